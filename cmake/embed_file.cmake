@@ -1,0 +1,12 @@
+# Turns INPUT into a C++ source defining gpusched::kSampleClusterYaml (a string_view over the bytes).
+file(READ ${INPUT} content HEX)
+string(LENGTH "${content}" hex_length)
+math(EXPR byte_count "${hex_length} / 2")
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${content}")
+file(WRITE ${OUTPUT}
+  "// Generated from ${INPUT}; do not edit.\n"
+  "#include <string_view>\n"
+  "namespace gpusched {\n"
+  "namespace {\nconst char kBytes[] = {${bytes} 0};\n}\n"
+  "extern const std::string_view kSampleClusterYaml(kBytes, ${byte_count});\n"
+  "}  // namespace gpusched\n")

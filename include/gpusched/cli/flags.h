@@ -1,0 +1,57 @@
+// FlagSet: the command-line flags of one subcommand, declared once and used both to parse
+// arguments and to print --help, so the two never disagree.
+//
+// Accepts --name value, --name=value, and bare --name for boolean flags. Not synchronized.
+#ifndef GPUSCHED_CLI_FLAGS_H_
+#define GPUSCHED_CLI_FLAGS_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpusched {
+
+struct FlagSpec {
+  std::string name;         // without the leading "--"
+  std::string value_name;   // e.g. "FILE"; empty for a boolean flag
+  std::string default_value;
+  std::string help;
+  bool repeatable = false;
+};
+
+class FlagSet {
+ public:
+  FlagSet(std::string command, std::string usage, std::string summary);
+
+  FlagSet& Add(FlagSpec spec);
+  // Parses `args` (without the program and subcommand names). Returns an error message, or
+  // nullopt on success. "--help" sets help_requested().
+  std::optional<std::string> Parse(const std::vector<std::string>& args);
+
+  bool help_requested() const { return help_requested_; }
+  // The last value given, or the default.
+  const std::string& Get(const std::string& name) const;
+  // Every value given, in order (for repeatable flags).
+  std::vector<std::string> GetAll(const std::string& name) const;
+  bool IsSet(const std::string& name) const { return values_.count(name) > 0; }
+  const std::vector<std::string>& positional() const { return positional_; }
+  const std::vector<FlagSpec>& specs() const { return specs_; }
+
+  std::string Help() const;
+
+ private:
+  const FlagSpec* Find(const std::string& name) const;
+
+  std::string command_;
+  std::string usage_;
+  std::string summary_;
+  std::vector<FlagSpec> specs_;
+  std::map<std::string, std::vector<std::string>> values_;
+  std::vector<std::string> positional_;
+  bool help_requested_ = false;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CLI_FLAGS_H_

@@ -1,0 +1,45 @@
+// ClusterSnapshot: an immutable view of every known node and its GPU usage at one moment.
+//
+// Request threads take a snapshot once per request and read it without locks. Node states are
+// shared (shared_ptr<const NodeState>) between consecutive snapshots, so publishing a new one copies
+// pointers, not nodes. Immutable; safe for concurrent access from multiple threads.
+#ifndef GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
+#define GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpusched/model/node.h"
+
+namespace gpusched {
+
+class ClusterSnapshot {
+ public:
+  using NodePtr = std::shared_ptr<const NodeState>;
+
+  // `nodes` must have unique names.
+  ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation);
+
+  // The node called `name`, or nullptr.
+  const NodeState* Find(std::string_view name) const;
+  std::span<const NodePtr> nodes() const { return nodes_; }
+  size_t size() const { return nodes_.size(); }
+  // Increases with every publication; 0 for an empty initial snapshot.
+  uint64_t generation() const { return generation_; }
+  std::chrono::steady_clock::time_point built_at() const { return built_at_; }
+
+ private:
+  std::vector<NodePtr> nodes_;
+  std::unordered_map<std::string_view, const NodeState*> by_name_;
+  uint64_t generation_;
+  std::chrono::steady_clock::time_point built_at_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_

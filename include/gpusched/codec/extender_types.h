@@ -1,0 +1,93 @@
+// The kube-scheduler extender wire types (k8s.io/kube-scheduler/extender/v1), decoded.
+//
+// Field names follow the Go structs; see shared/reference/extender-api.md. Envelope keys on the wire
+// are PascalCase with no omitempty; embedded Pods and Nodes use normal API JSON. Value types.
+#ifndef GPUSCHED_CODEC_EXTENDER_TYPES_H_
+#define GPUSCHED_CODEC_EXTENDER_TYPES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpusched/model/node.h"
+#include "gpusched/model/pod.h"
+
+namespace gpusched {
+
+// One item of a v1.NodeList: the decoded node plus its JSON exactly as received, so a filter
+// answer in full-Nodes mode can echo the object back unchanged.
+struct WireNode {
+  NodeInfo info;
+  std::string raw_json;
+};
+
+// A pod as received: decoded, plus its JSON exactly as received (so requests can be re-encoded).
+struct WirePod {
+  PodInfo info;
+  std::string raw_json;
+};
+
+// ExtenderArgs: the body of filter and prioritize. Exactly one of node_names / nodes is set
+// (nodeCacheCapable true / false).
+struct ExtenderArgs {
+  WirePod pod;
+  std::optional<std::vector<std::string>> node_names;
+  std::optional<std::vector<WireNode>> nodes;
+};
+
+using FailedNodesMap = std::vector<std::pair<std::string, std::string>>;  // node -> reason
+
+// ExtenderFilterResult. In names mode node_names is set; in full-Nodes mode nodes_raw holds the
+// passing nodes' JSON.
+struct ExtenderFilterResult {
+  std::optional<std::vector<std::string>> node_names;
+  std::optional<std::vector<std::string>> nodes_raw;
+  FailedNodesMap failed_nodes;
+  FailedNodesMap failed_and_unresolvable_nodes;
+  std::string error;
+};
+
+struct HostPriority {
+  std::string host;
+  int64_t score = 0;
+  bool operator==(const HostPriority&) const = default;
+};
+using HostPriorityList = std::vector<HostPriority>;
+
+struct ExtenderBindingArgs {
+  std::string pod_name;
+  std::string pod_namespace;
+  std::string pod_uid;
+  std::string node;
+};
+
+struct ExtenderBindingResult {
+  std::string error;
+};
+
+struct MetaVictims {
+  std::vector<std::string> pod_uids;
+  int64_t num_pdb_violations = 0;
+};
+
+// Victims with full pod objects (nodeCacheCapable false).
+struct Victims {
+  std::vector<WirePod> pods;
+  int64_t num_pdb_violations = 0;
+};
+
+struct ExtenderPreemptionArgs {
+  WirePod pod;
+  std::optional<std::vector<std::pair<std::string, Victims>>> node_to_victims;
+  std::optional<std::vector<std::pair<std::string, MetaVictims>>> node_to_meta_victims;
+};
+
+struct ExtenderPreemptionResult {
+  std::vector<std::pair<std::string, MetaVictims>> node_to_meta_victims;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CODEC_EXTENDER_TYPES_H_

@@ -1,0 +1,50 @@
+// Decoding of Kubernetes v1.Pod and v1.Node JSON into gpusched's model, with simdjson On-Demand.
+//
+// Only the fields the model needs are read; unknown fields are skipped. Quantities may be JSON
+// strings or numbers; label and annotation values may be any scalar (YAML converted to JSON turns
+// unquoted "8" into a number). Errors throw DecodeError with a short message naming the field.
+// Functions are reentrant; each thread uses its own parser.
+#ifndef GPUSCHED_CODEC_K8S_DECODE_H_
+#define GPUSCHED_CODEC_K8S_DECODE_H_
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <simdjson.h>
+
+#include "gpusched/model/node.h"
+#include "gpusched/model/pod.h"
+
+namespace gpusched {
+
+class DecodeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+PodInfo DecodePod(simdjson::ondemand::object object);
+NodeInfo DecodeNode(simdjson::ondemand::object object);
+
+// A scalar's text: strings unescaped, numbers and booleans as written, null as "".
+std::string_view ScalarText(simdjson::ondemand::value value);
+// Throws DecodeError when anything but whitespace follows the fully consumed document.
+void ExpectEnd(simdjson::ondemand::document& doc);
+// ASCII case-insensitive equality, as Go's encoding/json matches struct field names.
+bool KeyEquals(std::string_view key, std::string_view expected);
+
+// Runs `decode` and turns simdjson's errors into DecodeError("<what>: <simdjson message>").
+template <class F>
+auto WithContext(std::string_view what, F&& decode) -> decltype(decode()) {
+  try {
+    return decode();
+  } catch (const simdjson::simdjson_error& e) {
+    throw DecodeError(std::string(what) + ": " + simdjson::error_message(e.error()));
+  } catch (const DecodeError& e) {
+    throw DecodeError(std::string(what) + ": " + e.what());
+  }
+}
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CODEC_K8S_DECODE_H_

@@ -1,0 +1,48 @@
+// Cycle: everything one scheduling decision for one pod shares across plugins and nodes: the pod,
+// its GPU demand (computed once), the cluster snapshot, and storage for reason strings.
+//
+// A Cycle lives for one request and is used by one thread at a time.
+#ifndef GPUSCHED_ENGINE_CYCLE_H_
+#define GPUSCHED_ENGINE_CYCLE_H_
+
+#include <deque>
+#include <string>
+#include <string_view>
+
+#include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/model/pod.h"
+#include "gpusched/model/resource_list.h"
+
+namespace gpusched {
+
+class Cycle {
+ public:
+  Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot);
+  Cycle(const Cycle&) = delete;
+  Cycle& operator=(const Cycle&) = delete;
+
+  const PodInfo& pod() const { return pod_; }
+  // The pod's positive GPU requests; empty for a pod that asks for no GPU.
+  const ResourceList& gpu_demand() const { return gpu_demand_; }
+  const ClusterSnapshot& snapshot() const { return snapshot_; }
+
+  // The text `prefix + subject`, stored once per cycle; the view lives as long as the cycle.
+  // Plugins build their reasons with it so a reason shared by many nodes is allocated once.
+  std::string_view Reason(std::string_view prefix, std::string_view subject = {}) const;
+
+ private:
+  struct StoredReason {
+    std::string_view prefix;
+    std::string subject;
+    std::string text;
+  };
+
+  const PodInfo& pod_;
+  ResourceList gpu_demand_;
+  const ClusterSnapshot& snapshot_;
+  mutable std::deque<StoredReason> reasons_;  // deque: stored texts never move
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_ENGINE_CYCLE_H_

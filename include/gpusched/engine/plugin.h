@@ -1,0 +1,52 @@
+// Plugin: one judgement about one node for one pod. Filter passes or rejects a node (with a short
+// reason free of node names, and whether preemption could help); Score ranks the node in
+// [0, kMaxNodeScore]; Normalize rescales the scores of all candidates of a cycle.
+//
+// Plugins know nothing of HTTP, JSON or where the inventory comes from. Implementations hold only
+// configuration, are immutable after construction, and are safe to call from several threads.
+#ifndef GPUSCHED_ENGINE_PLUGIN_H_
+#define GPUSCHED_ENGINE_PLUGIN_H_
+
+#include <span>
+#include <string_view>
+
+#include "gpusched/engine/cycle.h"
+#include "gpusched/model/node.h"
+
+namespace gpusched {
+
+// Same range as kube-scheduler's framework.MaxNodeScore.
+inline constexpr double kMaxNodeScore = 100;
+
+enum class VerdictCode : unsigned char {
+  kPass,
+  kUnschedulable,  // preemption might help: ExtenderFilterResult.FailedNodes
+  kUnresolvable,   // preemption cannot help: FailedAndUnresolvableNodes
+};
+
+struct Verdict {
+  VerdictCode code = VerdictCode::kPass;
+  std::string_view reason;  // stored in the Cycle or static
+
+  static Verdict Pass() { return {}; }
+  static Verdict Unschedulable(std::string_view reason) {
+    return {VerdictCode::kUnschedulable, reason};
+  }
+  static Verdict Unresolvable(std::string_view reason) {
+    return {VerdictCode::kUnresolvable, reason};
+  }
+  bool passed() const { return code == VerdictCode::kPass; }
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view name() const = 0;
+  virtual Verdict Filter(const Cycle&, const NodeState&) const { return Verdict::Pass(); }
+  virtual double Score(const Cycle&, const NodeState&) const { return 0; }
+  virtual void Normalize(const Cycle&, std::span<double> /*scores*/) const {}
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_ENGINE_PLUGIN_H_

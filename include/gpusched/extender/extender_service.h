@@ -1,0 +1,39 @@
+// ExtenderService: answers the extender verbs for decoded requests, against the current cluster
+// snapshot and engine. It maps wire node lists to node states and engine verdicts back to wire
+// results, and knows nothing of HTTP.
+//
+// Names mode (nodeCacheCapable: true): nodes come from the snapshot; a name it lacks fails with
+// "node not in gpusched inventory" when the pod asks for GPUs. Full-Nodes mode: each node is built
+// from the object in the request, with the usage the snapshot records for that name (none if
+// unknown), and passing node objects are echoed back unchanged.
+// Thread-safe: each call reads the snapshot and engine once.
+#ifndef GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_
+#define GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_
+
+#include <string_view>
+
+#include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/cluster/published.h"
+#include "gpusched/codec/extender_types.h"
+#include "gpusched/engine/engine.h"
+
+namespace gpusched {
+
+inline constexpr std::string_view kUnknownNodeReason = "node not in gpusched inventory";
+
+class ExtenderService {
+ public:
+  // Borrows both; they must outlive the service.
+  ExtenderService(const Published<ClusterSnapshot>& snapshots, const Published<Engine>& engines);
+
+  ExtenderFilterResult Filter(const ExtenderArgs& args) const;
+  HostPriorityList Prioritize(const ExtenderArgs& args) const;
+
+ private:
+  const Published<ClusterSnapshot>& snapshots_;
+  const Published<Engine>& engines_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_

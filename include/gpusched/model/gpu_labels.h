@@ -1,0 +1,66 @@
+// The GPU facts a node's labels carry: GPU Feature Discovery (product, memory, count, family,
+// compute capability, driver and CUDA versions, sharing, MIG) and the GPU Operator's state labels
+// (MIG config and its state, driver upgrade state, operand deploy switches).
+//
+// See shared/reference/nvidia-gpu-conventions.md. A missing or malformed label leaves its field
+// unknown (empty string or nullopt); parsing never fails. Value type; not synchronized.
+#ifndef GPUSCHED_MODEL_GPU_LABELS_H_
+#define GPUSCHED_MODEL_GPU_LABELS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpusched/util/version.h"
+
+namespace gpusched {
+
+enum class SharingStrategy { kUnknown, kNone, kTimeSlicing, kMps };
+enum class MigStrategy { kAbsent, kNone, kSingle, kMixed, kUnknown };
+enum class MigConfigState { kAbsent, kPending, kRebooting, kSuccess, kFailed, kUnknown };
+
+// Labels of one MIG profile under the mixed strategy (nvidia.com/mig-<profile>.*).
+struct MigProfileLabels {
+  std::string profile;  // as in the resource name: "1g.5gb", "1g.10gb.me"
+  std::optional<int64_t> count;
+  std::optional<int64_t> memory_mib;
+  std::optional<int64_t> replicas;
+  std::string product;
+};
+
+struct GpuLabels {
+  std::string product;  // nvidia.com/gpu.product, e.g. NVIDIA-A100-SXM4-40GB or ...-MIG-1g.10gb
+  std::optional<int64_t> memory_mib;
+  std::optional<int64_t> count;
+  std::string family;  // ampere, hopper, ...
+  std::optional<Version> compute_capability;
+  std::optional<Version> driver_version;
+  std::optional<Version> cuda_runtime_version;
+  SharingStrategy sharing = SharingStrategy::kUnknown;
+  std::optional<int64_t> replicas;
+  MigStrategy mig_strategy = MigStrategy::kAbsent;
+  std::optional<bool> mig_capable;
+  std::string mig_config;
+  MigConfigState mig_config_state = MigConfigState::kAbsent;
+  std::string driver_upgrade_state;   // nvidia.com/gpu-driver-upgrade-state, "" when absent
+  std::string device_plugin_deploy;   // nvidia.com/gpu.deploy.device-plugin, "" when absent
+  std::string driver_deploy;          // nvidia.com/gpu.deploy.driver, "" when absent
+  std::optional<int64_t> gfd_timestamp;
+  std::vector<MigProfileLabels> mig_profiles;  // sorted by profile
+
+  // Under MIG single the product reads "<model>-MIG-<profile>[-SHARED]"; returns the profile.
+  std::string_view single_mig_profile() const;
+};
+
+GpuLabels ParseGpuLabels(const std::vector<std::pair<std::string_view, std::string_view>>& labels);
+
+std::string_view ToString(SharingStrategy s);
+std::string_view ToString(MigStrategy s);
+std::string_view ToString(MigConfigState s);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_MODEL_GPU_LABELS_H_

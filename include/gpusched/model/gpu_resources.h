@@ -1,0 +1,36 @@
+// Which extended resources gpusched treats as GPU resources, and what their names mean.
+//
+// Always: nvidia.com/gpu, nvidia.com/gpu.shared and nvidia.com/mig-<profile>[.shared]; plus any
+// extra names a configuration lists. Immutable after construction; thread-safe.
+#ifndef GPUSCHED_MODEL_GPU_RESOURCES_H_
+#define GPUSCHED_MODEL_GPU_RESOURCES_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpusched {
+
+inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+inline constexpr std::string_view kSharedGpuResource = "nvidia.com/gpu.shared";
+inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
+
+class GpuResourceNames {
+ public:
+  explicit GpuResourceNames(std::vector<std::string> extra = {});
+
+  bool IsGpuResource(std::string_view name) const;
+  const std::vector<std::string>& extra() const { return extra_; }
+
+ private:
+  std::vector<std::string> extra_;
+};
+
+// "nvidia.com/mig-1g.5gb" -> "1g.5gb"; "nvidia.com/mig-1g.5gb.shared" -> "1g.5gb"; else "".
+std::string_view MigProfileOf(std::string_view resource);
+// True for the time-sliced/MPS renamed resources (name ends in ".shared").
+bool IsSharedResourceName(std::string_view resource);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_MODEL_GPU_RESOURCES_H_

@@ -1,0 +1,63 @@
+// What gpusched knows of a pod: identity, phase, placement, and its effective resource requests.
+//
+// EffectiveRequests() applies Kubernetes' own rule (k8s.io/kubernetes pkg/api/v1/resource
+// PodRequests): max(sum of app containers, max over init containers), restartable (sidecar) init
+// containers added to everything that starts after them, plus pod overhead. A resource that has a
+// limit but no request takes the limit, as API-server defaulting does. Value types; not synchronized.
+#ifndef GPUSCHED_MODEL_POD_H_
+#define GPUSCHED_MODEL_POD_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpusched/model/gpu_resources.h"
+#include "gpusched/model/resource_list.h"
+
+namespace gpusched {
+
+using StringPairs = std::vector<std::pair<std::string, std::string>>;
+
+struct ContainerResources {
+  ResourceList requests;
+  ResourceList limits;
+  bool restartable = false;  // an init container with restartPolicy: Always (a sidecar)
+};
+
+struct PodResources {
+  std::vector<ContainerResources> containers;
+  std::vector<ContainerResources> init_containers;
+  ResourceList overhead;
+};
+
+ResourceList EffectiveRequests(const PodResources& resources);
+
+enum class PodPhase { kUnknown, kPending, kRunning, kSucceeded, kFailed };
+PodPhase ParsePodPhase(std::string_view text);
+
+// Annotations with this prefix are kept on a PodInfo; others are dropped to bound memory.
+inline constexpr std::string_view kGpuschedAnnotationPrefix = "gpusched.io/";
+
+struct PodInfo {
+  std::string name;
+  std::string namespace_name;
+  std::string uid;
+  std::string node_name;  // spec.nodeName; empty while pending
+  PodPhase phase = PodPhase::kUnknown;
+  StringPairs labels;
+  StringPairs annotations;  // only gpusched.io/ keys
+  ResourceList requests;    // effective requests, every resource
+
+  // Succeeded and Failed pods hold no resources.
+  bool terminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
+  // Value of annotation `key`, or nullptr when absent.
+  const std::string* annotation(std::string_view key) const;
+};
+
+// The pod's positive requests of GPU resources, in milli-units.
+ResourceList GpuDemand(const PodInfo& pod, const GpuResourceNames& gpu_names);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_MODEL_POD_H_

@@ -1,0 +1,24 @@
+// gpu-fit: a node passes when, for every GPU resource the pod asks for, allocatable minus what bound
+// pods use is at least the request.
+//
+// Rejections name the resource, never the node, so kube-scheduler can count identical reasons:
+//   "node offers no <resource>"                  unresolvable (no device plugin for it)
+//   "too few allocatable <resource> on node"     unresolvable (even an idle node is too small)
+//   "Insufficient <resource>"                    unschedulable (preemption may free enough)
+#ifndef GPUSCHED_PLUGINS_GPU_FIT_H_
+#define GPUSCHED_PLUGINS_GPU_FIT_H_
+
+#include "gpusched/engine/plugin.h"
+
+namespace gpusched {
+
+class GpuFitPlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "gpu-fit";
+  std::string_view name() const override { return kName; }
+  Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLUGINS_GPU_FIT_H_

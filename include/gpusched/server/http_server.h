@@ -1,0 +1,59 @@
+// HttpServer: the extender's HTTP endpoint (cpp-httplib). POST <prefix>/<filterVerb> and
+// <prefix>/<prioritizeVerb> decode the request, ask the ExtenderService and write the answer;
+// GET /healthz and /readyz report liveness and readiness.
+//
+// Every failure answers with a one-line JSON body {"error":"..."}: 400 for a malformed or oversized
+// request (logged, and the next request is served normally), 404 for unknown routes, 500 for a bug.
+// "No node fits" is a 200 with FailedNodes. Idle keep-alive connections are kept longer than the
+// 90 s kube-scheduler's Go client keeps them, so the server never races a client's reuse.
+#ifndef GPUSCHED_SERVER_HTTP_SERVER_H_
+#define GPUSCHED_SERVER_HTTP_SERVER_H_
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "gpusched/extender/extender_service.h"
+
+namespace gpusched {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8888;  // 0: pick a free port
+  std::string url_prefix;  // e.g. "/gpu-extender"; routes are <prefix>/<verb>
+  std::string filter_verb = "filter";
+  std::string prioritize_verb = "prioritize";
+  size_t max_body_bytes = 64 << 20;
+  int threads = 8;
+  int keep_alive_seconds = 150;
+};
+
+struct Readiness {
+  bool ready = false;
+  std::string detail;  // one line, shown in the /readyz body
+};
+
+class HttpServer {
+ public:
+  HttpServer(ServerOptions options, const ExtenderService& service,
+             std::function<Readiness()> readiness);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds the listening socket; returns the port. Throws std::runtime_error on failure.
+  int Bind();
+  // Serves until Stop(); call after Bind().
+  void Run();
+  // Makes Run() return; safe from any thread and from signal-handling threads.
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_SERVER_HTTP_SERVER_H_

@@ -1,0 +1,22 @@
+// Kubernetes resource quantities ("2", "500m", "16Gi", "1e3", "2113442296Ki").
+//
+// Quantities are parsed exactly (no floating point) into milli-units, rounding up as
+// Kubernetes' MilliValue() does, and saturating at the int64 range. Pure functions; thread-safe.
+#ifndef GPUSCHED_UTIL_QUANTITY_H_
+#define GPUSCHED_UTIL_QUANTITY_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace gpusched {
+
+// Returns the quantity in thousandths of its unit, or nullopt when `text` is not a quantity.
+std::optional<int64_t> ParseQuantityMilli(std::string_view text);
+
+// Whole units from milli-units, rounded up as Kubernetes' Value() does.
+int64_t MilliToUnitsCeil(int64_t milli);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_UTIL_QUANTITY_H_

@@ -1,0 +1,92 @@
+#include "gpusched/cli/flags.h"
+
+#include <algorithm>
+
+namespace gpusched {
+
+FlagSet::FlagSet(std::string command, std::string usage, std::string summary)
+    : command_(std::move(command)), usage_(std::move(usage)), summary_(std::move(summary)) {}
+
+FlagSet& FlagSet::Add(FlagSpec spec) {
+  specs_.push_back(std::move(spec));
+  return *this;
+}
+
+const FlagSpec* FlagSet::Find(const std::string& name) const {
+  for (const auto& s : specs_) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> FlagSet::Parse(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      help_requested_ = true;
+      continue;
+    }
+    if (!arg.starts_with("--")) {
+      positional_.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    const FlagSpec* spec = Find(name);
+    if (!spec) return "unknown flag --" + name + " (see " + command_ + " --help)";
+    if (spec->value_name.empty()) {
+      if (value && *value != "true" && *value != "false") {
+        return "--" + name + " takes no value other than true or false";
+      }
+      values_[name] = {value.value_or("true")};
+      continue;
+    }
+    if (!value) {
+      if (i + 1 >= args.size()) return "--" + name + " needs a value (" + spec->value_name + ")";
+      value = args[++i];
+    }
+    auto& slot = values_[name];
+    if (!spec->repeatable) slot.clear();
+    slot.push_back(*value);
+  }
+  return std::nullopt;
+}
+
+const std::string& FlagSet::Get(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it != values_.end() && !it->second.empty()) return it->second.back();
+  static const std::string kEmpty;
+  const FlagSpec* spec = Find(name);
+  return spec ? spec->default_value : kEmpty;
+}
+
+std::vector<std::string> FlagSet::GetAll(const std::string& name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::string FlagSet::Help() const {
+  std::string out = "Usage: " + usage_ + "\n\n" + summary_ + "\n";
+  if (specs_.empty()) return out;
+  out += "\nFlags:\n";
+  size_t width = 0;
+  auto left = [](const FlagSpec& s) {
+    return "--" + s.name + (s.value_name.empty() ? "" : " " + s.value_name);
+  };
+  for (const auto& s : specs_) width = std::max(width, left(s).size());
+  for (const auto& s : specs_) {
+    std::string l = left(s);
+    out += "  " + l + std::string(width - l.size() + 2, ' ') + s.help;
+    if (!s.default_value.empty()) out += " (default: " + s.default_value + ")";
+    if (s.repeatable) out += " (repeatable)";
+    out += "\n";
+  }
+  out += "  --help" + std::string(width > 4 ? width - 4 : 2, ' ') + "show this help\n";
+  return out;
+}
+
+}  // namespace gpusched

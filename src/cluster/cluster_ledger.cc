@@ -1,0 +1,87 @@
+#include "gpusched/cluster/cluster_ledger.h"
+
+#include <vector>
+
+namespace gpusched {
+
+ClusterLedger::ClusterLedger(GpuResourceNames gpu_names) : gpu_names_(std::move(gpu_names)) {}
+
+std::string ClusterLedger::PodKey(const PodInfo& pod) {
+  if (!pod.uid.empty()) return pod.uid;
+  return pod.namespace_name + "/" + pod.name;
+}
+
+void ClusterLedger::UpsertNode(NodeInfo node) {
+  std::string name = node.name;
+  nodes_.insert_or_assign(name, std::move(node));
+  dirty_.insert(std::move(name));
+}
+
+void ClusterLedger::DeleteNode(std::string_view name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return;
+  nodes_.erase(it);
+  dirty_.emplace(name);
+}
+
+void ClusterLedger::Charge(const PodRecord& pod, int sign) {
+  if (!pod.counted) return;
+  Usage& u = usage_[pod.node_name];
+  for (const auto& r : pod.gpu_requests) u.used.Add(r.name, sign * r.milli);
+  u.pods += sign;
+  if (u.pods == 0) usage_.erase(pod.node_name);
+  dirty_.insert(pod.node_name);
+}
+
+void ClusterLedger::UpsertPod(const PodInfo& pod) {
+  std::string key = PodKey(pod);
+  PodRecord record{pod.node_name, GpuDemand(pod, gpu_names_), false};
+  record.counted = !record.node_name.empty() && !pod.terminal() && !record.gpu_requests.empty();
+
+  auto it = pods_.find(key);
+  if (it != pods_.end()) {
+    Charge(it->second, -1);
+    pods_.erase(it);
+  }
+  if (record.gpu_requests.empty()) return;  // pods without GPU requests do not matter here
+  Charge(record, +1);
+  pods_.emplace(std::move(key), std::move(record));
+}
+
+void ClusterLedger::DeletePod(std::string_view key) {
+  auto it = pods_.find(std::string(key));
+  if (it == pods_.end()) return;
+  Charge(it->second, -1);
+  pods_.erase(it);
+}
+
+ResourceList ClusterLedger::UsageOf(std::string_view node) const {
+  auto it = usage_.find(std::string(node));
+  return it == usage_.end() ? ResourceList{} : it->second.used;
+}
+
+std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
+  for (const auto& name : dirty_) {
+    auto node = nodes_.find(name);
+    if (node == nodes_.end()) {
+      published_.erase(name);
+      continue;
+    }
+    auto state = std::make_shared<NodeState>();
+    state->info = node->second;
+    auto usage = usage_.find(name);
+    if (usage != usage_.end()) {
+      state->used = usage->second.used;
+      state->used.DropZeros();
+      state->pod_count = usage->second.pods;
+    }
+    published_.insert_or_assign(name, std::move(state));
+  }
+  dirty_.clear();
+  std::vector<ClusterSnapshot::NodePtr> nodes;
+  nodes.reserve(published_.size());
+  for (const auto& [name, state] : published_) nodes.push_back(state);
+  return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_);
+}
+
+}  // namespace gpusched

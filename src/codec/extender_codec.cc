@@ -1,0 +1,394 @@
+#include "gpusched/codec/extender_codec.h"
+
+#include "gpusched/codec/json_writer.h"
+#include "gpusched/codec/k8s_decode.h"
+
+namespace gpusched {
+namespace {
+
+using simdjson::ondemand::array;
+using simdjson::ondemand::field;
+using simdjson::ondemand::json_type;
+using simdjson::ondemand::object;
+using simdjson::ondemand::value;
+
+bool IsNull(value v) { return v.type() == json_type::null; }
+
+// Parses `json` as one JSON object and hands it to `decode`; rejects anything after it.
+template <class T, class F>
+T DecodeTop(std::string_view json, std::string_view type_name, F&& decode) {
+  thread_local simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(json);
+  return WithContext(type_name, [&] {
+    simdjson::ondemand::document doc = parser.iterate(padded);
+    T result = decode(doc);
+    ExpectEnd(doc);
+    return result;
+  });
+}
+
+WirePod DecodeWirePod(value v) {
+  object o = v.get_object();
+  WirePod pod;
+  pod.raw_json = std::string(o.raw_json().value());
+  o.reset();
+  pod.info = DecodePod(o);
+  return pod;
+}
+
+std::vector<std::string> DecodeStringArray(value v) {
+  std::vector<std::string> out;
+  for (value item : v.get_array()) out.emplace_back(item.get_string().value());
+  return out;
+}
+
+std::vector<WireNode> DecodeNodeList(value v) {
+  std::vector<WireNode> nodes;
+  for (field f : v.get_object()) {
+    if (f.unescaped_key().value() != "items") continue;
+    value items = f.value();
+    if (IsNull(items)) continue;
+    size_t index = 0;
+    for (value item : items.get_array()) {
+      WithContext("items[" + std::to_string(index++) + "]", [&] {
+        object o = item.get_object();
+        WireNode node;
+        node.raw_json = std::string(o.raw_json().value());
+        o.reset();
+        node.info = DecodeNode(o);
+        nodes.push_back(std::move(node));
+      });
+    }
+  }
+  return nodes;
+}
+
+FailedNodesMap DecodeStringMap(value v) {
+  FailedNodesMap out;
+  if (IsNull(v)) return out;
+  for (field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    out.emplace_back(std::string(key), std::string(f.value().get_string().value()));
+  }
+  return out;
+}
+
+MetaVictims DecodeMetaVictims(value v) {
+  MetaVictims victims;
+  for (field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    value val = f.value();
+    if (KeyEquals(key, "Pods") && !IsNull(val)) {
+      for (value pod : val.get_array()) {
+        for (field pf : pod.get_object()) {
+          if (KeyEquals(pf.unescaped_key(), "UID")) {
+            victims.pod_uids.emplace_back(pf.value().get_string().value());
+          }
+        }
+      }
+    } else if (KeyEquals(key, "NumPDBViolations")) {
+      victims.num_pdb_violations = val.get_int64();
+    }
+  }
+  return victims;
+}
+
+Victims DecodeVictims(value v) {
+  Victims victims;
+  for (field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    value val = f.value();
+    if (KeyEquals(key, "Pods") && !IsNull(val)) {
+      for (value pod : val.get_array()) victims.pods.push_back(DecodeWirePod(pod));
+    } else if (KeyEquals(key, "NumPDBViolations")) {
+      victims.num_pdb_violations = val.get_int64();
+    }
+  }
+  return victims;
+}
+
+template <class T, class F>
+std::vector<std::pair<std::string, T>> DecodeNodeMap(value v, F&& decode_one) {
+  std::vector<std::pair<std::string, T>> out;
+  for (field f : v.get_object()) {
+    std::string key(f.unescaped_key().value());
+    out.emplace_back(key, WithContext(key, [&] { return decode_one(f.value()); }));
+  }
+  return out;
+}
+
+void WriteStringArray(JsonWriter& w, const std::optional<std::vector<std::string>>& items) {
+  if (!items) {
+    w.Null();
+    return;
+  }
+  w.BeginArray();
+  for (const auto& s : *items) w.String(s);
+  w.EndArray();
+}
+
+void WriteNodeList(JsonWriter& w, const std::vector<std::string>& raw_nodes) {
+  w.BeginObject().Key("metadata").BeginObject().EndObject().Key("items").BeginArray();
+  for (const auto& raw : raw_nodes) w.Raw(raw);
+  w.EndArray().EndObject();
+}
+
+void WriteStringMap(JsonWriter& w, const FailedNodesMap& map) {
+  w.BeginObject();
+  for (const auto& [k, v] : map) w.Key(k).String(v);
+  w.EndObject();
+}
+
+void WriteMetaVictims(JsonWriter& w, const MetaVictims& victims) {
+  w.BeginObject().Key("Pods").BeginArray();
+  for (const auto& uid : victims.pod_uids) w.BeginObject().Key("UID").String(uid).EndObject();
+  w.EndArray().Key("NumPDBViolations").Int(victims.num_pdb_violations).EndObject();
+}
+
+void WriteMetaVictimsMap(JsonWriter& w,
+                         const std::vector<std::pair<std::string, MetaVictims>>& map) {
+  w.BeginObject();
+  for (const auto& [node, victims] : map) {
+    w.Key(node);
+    WriteMetaVictims(w, victims);
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+ExtenderArgs DecodeExtenderArgs(std::string_view json) {
+  return DecodeTop<ExtenderArgs>(json, "ExtenderArgs", [](auto& doc) {
+    ExtenderArgs args;
+    bool has_pod = false;
+    for (field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      value v = f.value();
+      if (KeyEquals(key, "Pod")) {
+        if (IsNull(v)) continue;
+        args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
+        has_pod = true;
+      } else if (KeyEquals(key, "NodeNames")) {
+        if (!IsNull(v)) args.node_names = WithContext("NodeNames", [&] { return DecodeStringArray(v); });
+      } else if (KeyEquals(key, "Nodes")) {
+        if (!IsNull(v)) args.nodes = WithContext("Nodes", [&] { return DecodeNodeList(v); });
+      }
+    }
+    if (!has_pod) throw DecodeError("no Pod in the request");
+    if (!args.node_names && !args.nodes) {
+      throw DecodeError("neither NodeNames nor Nodes in the request");
+    }
+    return args;
+  });
+}
+
+ExtenderFilterResult DecodeExtenderFilterResult(std::string_view json) {
+  return DecodeTop<ExtenderFilterResult>(json, "ExtenderFilterResult", [](auto& doc) {
+    ExtenderFilterResult result;
+    for (field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      value v = f.value();
+      if (KeyEquals(key, "NodeNames")) {
+        if (!IsNull(v)) result.node_names = DecodeStringArray(v);
+      } else if (KeyEquals(key, "Nodes")) {
+        if (IsNull(v)) continue;
+        result.nodes_raw.emplace();
+        for (auto& node : DecodeNodeList(v)) result.nodes_raw->push_back(std::move(node.raw_json));
+      } else if (KeyEquals(key, "FailedNodes")) {
+        result.failed_nodes = DecodeStringMap(v);
+      } else if (KeyEquals(key, "FailedAndUnresolvableNodes")) {
+        result.failed_and_unresolvable_nodes = DecodeStringMap(v);
+      } else if (KeyEquals(key, "Error")) {
+        if (!IsNull(v)) result.error = std::string(v.get_string().value());
+      }
+    }
+    return result;
+  });
+}
+
+HostPriorityList DecodeHostPriorityList(std::string_view json) {
+  return DecodeTop<HostPriorityList>(json, "HostPriorityList", [](auto& doc) {
+    HostPriorityList list;
+    if (doc.type() == json_type::null) return list;
+    for (value item : doc.get_array()) {
+      HostPriority hp;
+      for (field f : item.get_object()) {
+        std::string_view key = f.unescaped_key();
+        if (KeyEquals(key, "Host")) hp.host = std::string(f.value().get_string().value());
+        if (KeyEquals(key, "Score")) hp.score = f.value().get_int64();
+      }
+      list.push_back(std::move(hp));
+    }
+    return list;
+  });
+}
+
+ExtenderBindingArgs DecodeExtenderBindingArgs(std::string_view json) {
+  return DecodeTop<ExtenderBindingArgs>(json, "ExtenderBindingArgs", [](auto& doc) {
+    ExtenderBindingArgs args;
+    for (field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      value v = f.value();
+      if (KeyEquals(key, "PodName")) args.pod_name = ScalarText(v);
+      if (KeyEquals(key, "PodNamespace")) args.pod_namespace = ScalarText(v);
+      if (KeyEquals(key, "PodUID")) args.pod_uid = ScalarText(v);
+      if (KeyEquals(key, "Node")) args.node = ScalarText(v);
+    }
+    return args;
+  });
+}
+
+ExtenderBindingResult DecodeExtenderBindingResult(std::string_view json) {
+  return DecodeTop<ExtenderBindingResult>(json, "ExtenderBindingResult", [](auto& doc) {
+    ExtenderBindingResult result;
+    for (field f : doc.get_object()) {
+      if (KeyEquals(f.unescaped_key(), "Error")) result.error = ScalarText(f.value());
+    }
+    return result;
+  });
+}
+
+ExtenderPreemptionArgs DecodeExtenderPreemptionArgs(std::string_view json) {
+  return DecodeTop<ExtenderPreemptionArgs>(json, "ExtenderPreemptionArgs", [](auto& doc) {
+    ExtenderPreemptionArgs args;
+    bool has_pod = false;
+    for (field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      value v = f.value();
+      if (IsNull(v)) continue;
+      if (KeyEquals(key, "Pod")) {
+        args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
+        has_pod = true;
+      } else if (KeyEquals(key, "NodeNameToVictims")) {
+        args.node_to_victims = WithContext("NodeNameToVictims", [&] {
+          return DecodeNodeMap<Victims>(v, [](value x) { return DecodeVictims(x); });
+        });
+      } else if (KeyEquals(key, "NodeNameToMetaVictims")) {
+        args.node_to_meta_victims = WithContext("NodeNameToMetaVictims", [&] {
+          return DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
+        });
+      }
+    }
+    if (!has_pod) throw DecodeError("no Pod in the request");
+    return args;
+  });
+}
+
+ExtenderPreemptionResult DecodeExtenderPreemptionResult(std::string_view json) {
+  return DecodeTop<ExtenderPreemptionResult>(json, "ExtenderPreemptionResult", [](auto& doc) {
+    ExtenderPreemptionResult result;
+    for (field f : doc.get_object()) {
+      value v = f.value();
+      if (KeyEquals(f.unescaped_key(), "NodeNameToMetaVictims") && !IsNull(v)) {
+        result.node_to_meta_victims =
+            DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
+      }
+    }
+    return result;
+  });
+}
+
+std::string EncodeExtenderArgs(const ExtenderArgs& args) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject().Key("Pod").Raw(args.pod.raw_json).Key("Nodes");
+  if (args.nodes) {
+    std::vector<std::string> raw;
+    for (const auto& n : *args.nodes) raw.push_back(n.raw_json);
+    WriteNodeList(w, raw);
+  } else {
+    w.Null();
+  }
+  w.Key("NodeNames");
+  WriteStringArray(w, args.node_names);
+  w.EndObject();
+  return out;
+}
+
+std::string EncodeExtenderPreemptionArgs(const ExtenderPreemptionArgs& args) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject().Key("Pod").Raw(args.pod.raw_json).Key("NodeNameToVictims");
+  if (args.node_to_victims) {
+    w.BeginObject();
+    for (const auto& [node, victims] : *args.node_to_victims) {
+      w.Key(node).BeginObject().Key("Pods").BeginArray();
+      for (const auto& pod : victims.pods) w.Raw(pod.raw_json);
+      w.EndArray().Key("NumPDBViolations").Int(victims.num_pdb_violations).EndObject();
+    }
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("NodeNameToMetaVictims");
+  if (args.node_to_meta_victims) {
+    WriteMetaVictimsMap(w, *args.node_to_meta_victims);
+  } else {
+    w.Null();
+  }
+  w.EndObject();
+  return out;
+}
+
+std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject().Key("Nodes");
+  if (result.nodes_raw) {
+    WriteNodeList(w, *result.nodes_raw);
+  } else {
+    w.Null();
+  }
+  w.Key("NodeNames");
+  WriteStringArray(w, result.node_names);
+  w.Key("FailedNodes");
+  WriteStringMap(w, result.failed_nodes);
+  w.Key("FailedAndUnresolvableNodes");
+  WriteStringMap(w, result.failed_and_unresolvable_nodes);
+  w.Key("Error").String(result.error).EndObject();
+  return out;
+}
+
+std::string EncodeHostPriorityList(const HostPriorityList& list) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginArray();
+  for (const auto& hp : list) w.BeginObject().Key("Host").String(hp.host).Key("Score").Int(hp.score).EndObject();
+  w.EndArray();
+  return out;
+}
+
+std::string EncodeExtenderBindingArgs(const ExtenderBindingArgs& args) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject()
+      .Key("PodName").String(args.pod_name)
+      .Key("PodNamespace").String(args.pod_namespace)
+      .Key("PodUID").String(args.pod_uid)
+      .Key("Node").String(args.node)
+      .EndObject();
+  return out;
+}
+
+std::string EncodeExtenderBindingResult(const ExtenderBindingResult& result) {
+  std::string out;
+  JsonWriter(out).BeginObject().Key("Error").String(result.error).EndObject();
+  return out;
+}
+
+std::string EncodeExtenderPreemptionResult(const ExtenderPreemptionResult& result) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject().Key("NodeNameToMetaVictims");
+  WriteMetaVictimsMap(w, result.node_to_meta_victims);
+  w.EndObject();
+  return out;
+}
+
+std::string EncodeError(std::string_view message) {
+  std::string out;
+  JsonWriter(out).BeginObject().Key("error").String(message).EndObject();
+  return out;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,22 @@
+#include "gpusched/engine/cycle.h"
+
+namespace gpusched {
+
+Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot)
+    : pod_(pod), gpu_demand_(std::move(gpu_demand)), snapshot_(snapshot) {}
+
+std::string_view Cycle::Reason(std::string_view prefix, std::string_view subject) const {
+  for (const auto& r : reasons_) {
+    if (r.prefix.data() == prefix.data() && r.prefix.size() == prefix.size() &&
+        r.subject == subject) {
+      return r.text;
+    }
+  }
+  std::string text;
+  text.reserve(prefix.size() + subject.size());
+  text.append(prefix).append(subject);
+  reasons_.push_back(StoredReason{prefix, std::string(subject), std::move(text)});
+  return reasons_.back().text;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,218 @@
+// gpusched: the command-line entry point. Subcommands: serve, version, sample-cluster.
+#include <signal.h>
+
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "gpusched/cli/flags.h"
+#include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/cluster/published.h"
+#include "gpusched/extender/extender_service.h"
+#include "gpusched/inventory/static_inventory.h"
+#include "gpusched/plugins/registry.h"
+#include "gpusched/server/http_server.h"
+#include "gpusched/util/quantity.h"
+
+namespace gpusched {
+namespace {
+
+constexpr char kTopHelp[] =
+    "Usage: gpusched <command> [flags]\n"
+    "\n"
+    "gpusched is a GPU-aware scheduler extender for Kubernetes: kube-scheduler calls it to filter\n"
+    "and rank nodes for pods that ask for NVIDIA GPUs.\n"
+    "\n"
+    "Commands:\n"
+    "  serve           run the extender HTTP service\n"
+    "  sample-cluster  print the bundled sample cluster (the default inventory of serve)\n"
+    "  version         print the version\n"
+    "\n"
+    "Run 'gpusched <command> --help' for the flags of a command.\n";
+
+FlagSet ServeFlags() {
+  FlagSet f("gpusched serve", "gpusched serve [flags]",
+            "Serves the kube-scheduler extender API (filter, prioritize) over HTTP for the GPUs of an\n"
+            "inventory: the file named by --cluster, or the bundled sample cluster.");
+  f.Add({"listen", "HOST:PORT", "127.0.0.1:8888", "address to listen on"})
+      .Add({"cluster", "FILE", "", "static inventory: Nodes and Pods as YAML or JSON (a v1.List, "
+                                   "or kubectl get nodes,pods -A -o yaml output); default: the "
+                                   "bundled sample cluster"})
+      .Add({"url-prefix", "PATH", "", "path before the verbs; match the urlPrefix path of the "
+                                      "KubeSchedulerConfiguration extender"})
+      .Add({"filter-verb", "VERB", "filter", "route of the filter call: POST <url-prefix>/<VERB>"})
+      .Add({"prioritize-verb", "VERB", "prioritize",
+            "route of the prioritize call: POST <url-prefix>/<VERB>"})
+      .Add({"max-body-bytes", "QUANTITY", "64Mi",
+            "largest request body accepted; larger ones get HTTP 400"})
+      .Add({"threads", "N", "8", "HTTP worker threads (each open keep-alive connection holds one)"})
+      .Add({"keep-alive-timeout", "SECONDS", "150",
+            "idle keep-alive connections are closed after this; keep above kube-scheduler's 90"})
+      .Add({"gpu-resource", "NAME", "", "treat this extended resource as a GPU resource too",
+            true})
+      .Add({"log-level", "LEVEL", "info", "trace, debug, info, warn, error or off"});
+  return f;
+}
+
+// Parses a whole decimal number in [min, max].
+std::optional<int64_t> ParseInt(const std::string& s, int64_t min, int64_t max) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || v < min || v > max) return std::nullopt;
+  return v;
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "gpusched: %s\n", message.c_str());
+  return 2;
+}
+
+std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& error) {
+  ServerOptions o;
+  const std::string& listen = f.Get("listen");
+  auto colon = listen.rfind(':');
+  auto port = colon == std::string::npos ? std::nullopt
+                                         : ParseInt(listen.substr(colon + 1), 0, 65535);
+  if (!port || colon == 0) {
+    error = "--listen must be HOST:PORT, got \"" + listen + "\"";
+    return std::nullopt;
+  }
+  o.host = listen.substr(0, colon);
+  o.port = static_cast<int>(*port);
+  o.url_prefix = f.Get("url-prefix");
+  o.filter_verb = f.Get("filter-verb");
+  o.prioritize_verb = f.Get("prioritize-verb");
+  auto body = ParseQuantityMilli(f.Get("max-body-bytes"));
+  if (!body || *body < 1000) {
+    error = "--max-body-bytes must be a positive quantity such as 64Mi";
+    return std::nullopt;
+  }
+  o.max_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*body));
+  auto threads = ParseInt(f.Get("threads"), 1, 1024);
+  auto keep_alive = ParseInt(f.Get("keep-alive-timeout"), 1, 86400);
+  if (!threads || !keep_alive) {
+    error = "--threads and --keep-alive-timeout take positive whole numbers";
+    return std::nullopt;
+  }
+  o.threads = static_cast<int>(*threads);
+  o.keep_alive_seconds = static_cast<int>(*keep_alive);
+  return o;
+}
+
+int Serve(const std::vector<std::string>& args) {
+  FlagSet flags = ServeFlags();
+  if (auto error = flags.Parse(args)) return Fail(*error);
+  if (flags.help_requested()) {
+    std::cout << flags.Help();
+    return 0;
+  }
+  if (!flags.positional().empty()) return Fail("serve takes no arguments: " + flags.positional()[0]);
+  auto level = spdlog::level::from_str(flags.Get("log-level"));
+  if (level == spdlog::level::off && flags.Get("log-level") != "off") {
+    return Fail("unknown --log-level " + flags.Get("log-level"));
+  }
+  spdlog::set_level(level);
+  std::string error;
+  auto options = ServerOptionsFrom(flags, error);
+  if (!options) return Fail(error);
+
+  // Signals go to one thread that stops the server; block them before other threads start.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  EngineConfig config;
+  config.extra_gpu_resources = flags.GetAll("gpu-resource");
+  Published<Engine> engines(BuildEngine(config));
+
+  Inventory inventory;
+  std::string source = flags.Get("cluster");
+  try {
+    inventory = source.empty() ? ParseInventory(kSampleClusterYaml, "sample cluster")
+                               : LoadInventoryFile(source);
+  } catch (const InventoryError& e) {
+    return Fail(e.what());
+  }
+  ClusterLedger ledger(GpuResourceNames(config.extra_gpu_resources));
+  ApplyInventory(inventory, ledger);
+  Published<ClusterSnapshot> snapshots(ledger.BuildSnapshot());
+  std::string inventory_text = (source.empty() ? std::string("bundled sample cluster") : source) +
+                               ": " + std::to_string(ledger.node_count()) + " nodes, " +
+                               std::to_string(ledger.pod_count()) + " GPU pods";
+  if (inventory.skipped_objects > 0) {
+    spdlog::info("inventory: skipped {} objects that are neither Node nor Pod",
+                 inventory.skipped_objects);
+  }
+
+  ExtenderService service(snapshots, engines);
+  HttpServer server(*options, service, [&] { return Readiness{true, inventory_text}; });
+  int port = 0;
+  try {
+    port = server.Bind();
+  } catch (const std::exception& e) {
+    return Fail(e.what());
+  }
+  std::thread signal_waiter([&] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    spdlog::info("received signal {}, shutting down", signal);
+    server.Stop();
+  });
+  std::string prefix = options->url_prefix;
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  spdlog::info("gpusched {} serving http://{}:{}{}/{{{},{}}} from {}", GPUSCHED_VERSION,
+               options->host, port, prefix, options->filter_verb, options->prioritize_verb,
+               inventory_text);
+  server.Run();
+  // Run() also returns when the listener fails; wake the signal thread so it can be joined.
+  pthread_kill(signal_waiter.native_handle(), SIGTERM);
+  signal_waiter.join();
+  return 0;
+}
+
+int PrintVersion(const std::vector<std::string>& args) {
+  FlagSet flags("gpusched version", "gpusched version", "Prints the version of gpusched.");
+  if (auto error = flags.Parse(args)) return Fail(*error);
+  if (flags.help_requested()) {
+    std::cout << flags.Help();
+    return 0;
+  }
+  std::cout << "gpusched " << GPUSCHED_VERSION << "\n";
+  return 0;
+}
+
+int SampleCluster(const std::vector<std::string>& args) {
+  FlagSet flags("gpusched sample-cluster", "gpusched sample-cluster",
+                "Prints the bundled sample cluster (YAML), the inventory serve uses when no\n"
+                "--cluster is given. Save it, edit it, and pass it back with --cluster.");
+  if (auto error = flags.Parse(args)) return Fail(*error);
+  if (flags.help_requested()) {
+    std::cout << flags.Help();
+    return 0;
+  }
+  std::cout << kSampleClusterYaml;
+  return 0;
+}
+
+}  // namespace
+}  // namespace gpusched
+
+int main(int argc, char** argv) {
+  using namespace gpusched;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kTopHelp;
+    return args.empty() ? 2 : 0;
+  }
+  std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "serve") return Serve(args);
+  if (command == "version" || command == "--version") return PrintVersion(args);
+  if (command == "sample-cluster") return SampleCluster(args);
+  return Fail("unknown command \"" + command + "\"\n\n" + kTopHelp);
+}

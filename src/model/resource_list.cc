@@ -1,0 +1,83 @@
+#include "gpusched/model/resource_list.h"
+
+#include <algorithm>
+
+#include "gpusched/util/quantity.h"
+
+namespace gpusched {
+namespace {
+
+bool NameLess(const ResourceAmount& a, std::string_view name) { return a.name < name; }
+
+}  // namespace
+
+ResourceList::ResourceList(std::initializer_list<ResourceAmount> amounts) {
+  for (const auto& a : amounts) Add(a.name, a.milli);
+}
+
+std::vector<ResourceAmount>::iterator ResourceList::Find(std::string_view name) {
+  return std::lower_bound(entries_.begin(), entries_.end(), name, NameLess);
+}
+
+int64_t ResourceList::milli(std::string_view name) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), name, NameLess);
+  return it != entries_.end() && it->name == name ? it->milli : 0;
+}
+
+int64_t ResourceList::units(std::string_view name) const { return MilliToUnitsCeil(milli(name)); }
+
+bool ResourceList::contains(std::string_view name) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), name, NameLess);
+  return it != entries_.end() && it->name == name;
+}
+
+void ResourceList::Set(std::string_view name, int64_t milli) {
+  auto it = Find(name);
+  if (it != entries_.end() && it->name == name) {
+    it->milli = milli;
+  } else {
+    entries_.insert(it, ResourceAmount{std::string(name), milli});
+  }
+}
+
+void ResourceList::Add(std::string_view name, int64_t milli) {
+  auto it = Find(name);
+  if (it != entries_.end() && it->name == name) {
+    it->milli += milli;
+  } else {
+    entries_.insert(it, ResourceAmount{std::string(name), milli});
+  }
+}
+
+void ResourceList::Add(const ResourceList& other) {
+  for (const auto& a : other) Add(a.name, a.milli);
+}
+
+void ResourceList::Subtract(const ResourceList& other) {
+  for (const auto& a : other) Add(a.name, -a.milli);
+}
+
+void ResourceList::MaxWith(const ResourceList& other) {
+  for (const auto& a : other) {
+    auto it = Find(a.name);
+    if (it != entries_.end() && it->name == a.name) {
+      it->milli = std::max(it->milli, a.milli);
+    } else {
+      entries_.insert(it, a);
+    }
+  }
+}
+
+ResourceList ResourceList::Filtered(const std::function<bool(std::string_view)>& keep) const {
+  ResourceList out;
+  for (const auto& a : entries_) {
+    if (keep(a.name)) out.entries_.push_back(a);
+  }
+  return out;
+}
+
+void ResourceList::DropZeros() {
+  std::erase_if(entries_, [](const ResourceAmount& a) { return a.milli == 0; });
+}
+
+}  // namespace gpusched

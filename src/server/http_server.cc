@@ -1,0 +1,160 @@
+#include "gpusched/server/http_server.h"
+
+#include <chrono>
+#include <stdexcept>
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include "gpusched/codec/extender_codec.h"
+#include "gpusched/codec/k8s_decode.h"
+
+namespace gpusched {
+namespace {
+
+// Not "application/json": cpp-httplib gzips exactly that type when the client accepts gzip, as Go
+// does, and compressing megabytes of echoed Nodes would cost more than it saves on a local link.
+// Go's client does not look at the response Content-Type.
+constexpr char kJsonType[] = "application/json; charset=utf-8";
+
+std::string EscapeRegex(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string RoutePath(const std::string& prefix, const std::string& verb) {
+  std::string p = prefix;
+  while (!p.empty() && p.back() == '/') p.pop_back();
+  if (!p.empty() && p.front() != '/') p.insert(p.begin(), '/');
+  return p + "/" + verb;
+}
+
+std::string_view ReasonPhrase(int status) {
+  switch (status) {
+    case 400: return "bad request";
+    case 404: return "no such route";
+    case 405: return "method not allowed";
+    case 413: return "request body too large";
+    default: return "request failed";
+  }
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  ServerOptions options;
+  const ExtenderService& service;
+  std::function<Readiness()> readiness;
+  httplib::Server server;
+
+  Impl(ServerOptions o, const ExtenderService& s, std::function<Readiness()> r)
+      : options(std::move(o)), service(s), readiness(std::move(r)) {}
+
+  // Decodes the body, runs `answer`, writes the response; maps errors to 400/500.
+  template <class F>
+  void Serve(std::string_view verb, const httplib::Request& req, httplib::Response& res,
+             F&& answer) {
+    auto start = std::chrono::steady_clock::now();
+    try {
+      ExtenderArgs args = DecodeExtenderArgs(req.body);
+      size_t candidates = args.node_names ? args.node_names->size() : args.nodes->size();
+      res.set_content(answer(args), kJsonType);
+      auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+      spdlog::debug("{} pod={}/{} nodes={} took={}us", verb, args.pod.info.namespace_name,
+                    args.pod.info.name, candidates, micros);
+    } catch (const DecodeError& e) {
+      spdlog::warn("{}: rejected a malformed request from {}: {}", verb, req.remote_addr, e.what());
+      res.status = 400;
+      res.set_content(EncodeError(e.what()), kJsonType);
+    } catch (const std::exception& e) {
+      spdlog::error("{}: internal error: {}", verb, e.what());
+      res.status = 500;
+      res.set_content(EncodeError(std::string("internal error: ") + e.what()), kJsonType);
+    }
+  }
+
+  void Routes() {
+    server.Post(EscapeRegex(RoutePath(options.url_prefix, options.filter_verb)),
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  Serve("filter", req, res, [this](const ExtenderArgs& args) {
+                    return EncodeExtenderFilterResult(service.Filter(args));
+                  });
+                });
+    server.Post(EscapeRegex(RoutePath(options.url_prefix, options.prioritize_verb)),
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  Serve("prioritize", req, res, [this](const ExtenderArgs& args) {
+                    return EncodeHostPriorityList(service.Prioritize(args));
+                  });
+                });
+    server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("ok\n", "text/plain");
+    });
+    server.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+      Readiness r = readiness();
+      res.status = r.ready ? 200 : 503;
+      res.set_content((r.ready ? "ok: " : "not ready: ") + r.detail + "\n", "text/plain");
+    });
+    // Errors raised before a handler runs (unknown route, oversized or malformed HTTP) get the
+    // same JSON shape. An oversized body is a bad request for the scheduler's log, not a 413.
+    server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      if (res.status == 413) {
+        // cpp-httplib caps form-encoded bodies (curl's default type) at 8 KiB whatever the limit.
+        bool form = req.get_header_value("Content-Type") == "application/x-www-form-urlencoded";
+        std::string message = form ? "form-encoded request body too large: send Content-Type: "
+                                     "application/json"
+                                   : "request body larger than the server's limit";
+        spdlog::warn("rejected a request to {} from {}: {}", req.path, req.remote_addr, message);
+        res.status = 400;
+        res.set_content(EncodeError(message), kJsonType);
+        return;
+      }
+      res.set_content(EncodeError(ReasonPhrase(res.status)), kJsonType);
+    });
+  }
+};
+
+HttpServer::HttpServer(ServerOptions options, const ExtenderService& service,
+                       std::function<Readiness()> readiness)
+    : impl_(std::make_unique<Impl>(std::move(options), service, std::move(readiness))) {
+  // Create spdlog's registry here, on one thread, before worker threads log concurrently (its
+  // lazy initialization happens inside the uninstrumented shared library).
+  spdlog::default_logger_raw();
+  auto& s = impl_->server;
+  int threads = impl_->options.threads;
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  s.set_keep_alive_timeout(impl_->options.keep_alive_seconds);
+  s.set_keep_alive_max_count(1000000);
+  s.set_read_timeout(30, 0);
+  s.set_payload_max_length(impl_->options.max_body_bytes);
+  // Headers and body go out in separate writes; without this Nagle holds the body back for
+  // the client's delayed ACK (about 40 ms per call).
+  s.set_tcp_nodelay(true);
+  impl_->Routes();
+}
+
+HttpServer::~HttpServer() { Stop(); }
+
+int HttpServer::Bind() {
+  auto& o = impl_->options;
+  int port = o.port;
+  if (port == 0) {
+    port = impl_->server.bind_to_any_port(o.host);
+    if (port < 0) throw std::runtime_error("cannot bind " + o.host);
+  } else if (!impl_->server.bind_to_port(o.host, port)) {
+    throw std::runtime_error("cannot listen on " + o.host + ":" + std::to_string(port));
+  }
+  return port;
+}
+
+void HttpServer::Run() { impl_->server.listen_after_bind(); }
+
+void HttpServer::Stop() { impl_->server.stop(); }
+
+}  // namespace gpusched

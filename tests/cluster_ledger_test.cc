@@ -1,0 +1,151 @@
+#include "gpusched/cluster/cluster_ledger.h"
+
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gpusched/cluster/published.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+using testing::Units;
+
+NodeInfo GpuNode(const std::string& name, int64_t gpus) {
+  return testing::MakeNode(name, ResourceList{{"nvidia.com/gpu", Units(gpus)}}).info;
+}
+
+PodInfo BoundPod(const std::string& name, const std::string& node, int64_t gpus,
+                 PodPhase phase = PodPhase::kRunning) {
+  PodInfo p = testing::MakePod(name, ResourceList{{"nvidia.com/gpu", Units(gpus)}, {"cpu", 100}});
+  p.node_name = node;
+  p.phase = phase;
+  return p;
+}
+
+int64_t Used(const ClusterSnapshot& s, const char* node) {
+  return s.Find(node)->used.units("nvidia.com/gpu");
+}
+
+TEST(ClusterLedger, bound_running_pods_are_charged_to_their_node) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertPod(BoundPod("a", "n1", 2));
+  ledger.UpsertPod(BoundPod("b", "n1", 3));
+  ledger.UpsertPod(BoundPod("pending", "", 4));
+  auto s = ledger.BuildSnapshot();
+  EXPECT_EQ(Used(*s, "n1"), 5);
+  EXPECT_EQ(s->Find("n1")->pod_count, 2);
+  EXPECT_EQ(s->Find("n1")->used.milli("cpu"), 0);  // only GPU resources are kept
+}
+
+TEST(ClusterLedger, replayed_events_never_double_count) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  for (int i = 0; i < 3; ++i) ledger.UpsertPod(BoundPod("a", "n1", 2));
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 2);
+  ledger.DeletePod("uid-a");
+  ledger.DeletePod("uid-a");
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
+}
+
+TEST(ClusterLedger, finished_or_deleted_pods_release_gpus_at_once) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertPod(BoundPod("a", "n1", 2));
+  ledger.UpsertPod(BoundPod("b", "n1", 2));
+  ledger.UpsertPod(BoundPod("a", "n1", 2, PodPhase::kSucceeded));
+  ledger.UpsertPod(BoundPod("b", "n1", 2, PodPhase::kFailed));
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
+  ledger.DeletePod("uid-a");
+  EXPECT_EQ(ledger.pod_count(), 1u);
+}
+
+TEST(ClusterLedger, pod_seen_before_its_node_is_counted_when_the_node_arrives) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertPod(BoundPod("a", "late", 3));
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("late"), nullptr);
+  EXPECT_EQ(ledger.UsageOf("late").units("nvidia.com/gpu"), 3);
+  ledger.UpsertNode(GpuNode("late", 4));
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "late"), 3);
+}
+
+TEST(ClusterLedger, a_pod_rebound_to_another_node_moves_its_charge) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertNode(GpuNode("n2", 8));
+  ledger.UpsertPod(BoundPod("a", "n1", 2));
+  ledger.UpsertPod(BoundPod("a", "n2", 2));
+  auto s = ledger.BuildSnapshot();
+  EXPECT_EQ(Used(*s, "n1"), 0);
+  EXPECT_EQ(Used(*s, "n2"), 2);
+}
+
+TEST(ClusterLedger, pods_without_gpu_requests_are_not_stored) {
+  ClusterLedger ledger{GpuResourceNames()};
+  PodInfo cpu_only = testing::MakePod("c", ResourceList{{"cpu", 1000}});
+  cpu_only.node_name = "n1";
+  ledger.UpsertPod(cpu_only);
+  EXPECT_EQ(ledger.pod_count(), 0u);
+}
+
+TEST(ClusterLedger, snapshots_share_unchanged_nodes_and_never_change) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertNode(GpuNode("n2", 8));
+  auto first = ledger.BuildSnapshot();
+  ledger.UpsertPod(BoundPod("a", "n2", 2));
+  ledger.DeleteNode("n1");
+  auto second = ledger.BuildSnapshot();
+  EXPECT_GT(second->generation(), first->generation());
+  EXPECT_EQ(first->size(), 2u);
+  EXPECT_EQ(Used(*first, "n2"), 0);  // the old snapshot is untouched
+  EXPECT_EQ(second->size(), 1u);
+  EXPECT_EQ(second->Find("n1"), nullptr);
+  EXPECT_EQ(Used(*second, "n2"), 2);
+
+  ledger.UpsertNode(GpuNode("n3", 4));
+  auto third = ledger.BuildSnapshot();
+  EXPECT_EQ(third->Find("n2"), second->Find("n2"));  // shared, not copied
+  EXPECT_NE(third->Find("n3"), nullptr);
+}
+
+// A writer publishes snapshots while readers use them: every snapshot a reader sees is complete
+// and consistent. Run under ThreadSanitizer by the test script.
+TEST(ClusterLedger, readers_see_only_whole_snapshots_while_a_writer_publishes) {
+  constexpr int kNodes = 20;
+  constexpr int kRounds = 300;
+  ClusterLedger ledger{GpuResourceNames()};
+  for (int i = 0; i < kNodes; ++i) ledger.UpsertNode(GpuNode("n" + std::to_string(i), 8));
+  Published<ClusterSnapshot> published(ledger.BuildSnapshot());
+  std::atomic<bool> done{false};
+  std::atomic<int> violations{0};
+
+  auto reader = [&] {
+    for (int i = 0; i < 100000 && !done.load(); ++i) {
+      auto s = published.Get();
+      int64_t total = 0;
+      for (const auto& n : s->nodes()) total += n->used.units("nvidia.com/gpu");
+      // The writer always moves a whole pod in one publication, so totals are even.
+      if (s->size() != kNodes || total % 2 != 0) violations.fetch_add(1);
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  for (int round = 0; round < kRounds; ++round) {
+    std::string node = "n" + std::to_string(round % kNodes);
+    ledger.UpsertPod(BoundPod("p" + std::to_string(round % 7), node, 2));
+    published.Set(ledger.BuildSnapshot());
+  }
+  done = true;
+  r1.join();
+  r2.join();
+  EXPECT_EQ(violations.load(), 0);
+  int64_t total = 0;
+  for (const auto& n : published.Get()->nodes()) total += n->used.units("nvidia.com/gpu");
+  EXPECT_EQ(total, 7 * 2);
+}
+
+}  // namespace
+}  // namespace gpusched

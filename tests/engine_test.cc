@@ -1,0 +1,145 @@
+#include "gpusched/engine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include "gpusched/plugins/registry.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+using testing::Units;
+
+// Rejects nodes whose name is in `reject`; scores each node by a fixed table.
+class FakePlugin : public Plugin {
+ public:
+  FakePlugin(std::string name, std::map<std::string, Verdict> verdicts,
+             std::map<std::string, double> scores, bool invert_on_normalize = false)
+      : name_(std::move(name)),
+        verdicts_(std::move(verdicts)),
+        scores_(std::move(scores)),
+        invert_(invert_on_normalize) {}
+  std::string_view name() const override { return name_; }
+  Verdict Filter(const Cycle&, const NodeState& n) const override {
+    auto it = verdicts_.find(n.info.name);
+    return it == verdicts_.end() ? Verdict::Pass() : it->second;
+  }
+  double Score(const Cycle&, const NodeState& n) const override {
+    auto it = scores_.find(n.info.name);
+    return it == scores_.end() ? 0 : it->second;
+  }
+  void Normalize(const Cycle&, std::span<double> scores) const override {
+    if (!invert_) return;
+    for (double& s : scores) s = kMaxNodeScore - s;
+  }
+
+ private:
+  std::string name_;
+  std::map<std::string, Verdict> verdicts_;
+  std::map<std::string, double> scores_;
+  bool invert_;
+};
+
+struct EngineFixture : ::testing::Test {
+  NodeState a = testing::MakeNode("a", ResourceList{{"nvidia.com/gpu", Units(8)}});
+  NodeState b = testing::MakeNode("b", ResourceList{{"nvidia.com/gpu", Units(8)}});
+  NodeState c = testing::MakeNode("c", ResourceList{{"nvidia.com/gpu", Units(8)}});
+  std::vector<const NodeState*> nodes{&a, &b, &c};
+  ClusterSnapshot snapshot{{}, 1};
+  PodInfo gpu_pod = testing::MakePod("p", ResourceList{{"nvidia.com/gpu", Units(1)}});
+  PodInfo cpu_pod = testing::MakePod("q", ResourceList{{"cpu", Units(1)}});
+
+  static Engine Make(std::vector<WeightedPlugin> plugins) {
+    return Engine(GpuResourceNames(), std::move(plugins));
+  }
+};
+
+TEST_F(EngineFixture, first_rejecting_plugin_gives_the_verdict) {
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<FakePlugin>(
+                         "one", std::map<std::string, Verdict>{{"b", Verdict::Unschedulable("one")}},
+                         std::map<std::string, double>{}),
+                     0});
+  plugins.push_back({std::make_unique<FakePlugin>(
+                         "two",
+                         std::map<std::string, Verdict>{{"b", Verdict::Unresolvable("two")},
+                                                        {"c", Verdict::Unresolvable("two")}},
+                         std::map<std::string, double>{}),
+                     0});
+  Engine engine = Make(std::move(plugins));
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  auto v = engine.Filter(*cycle, nodes);
+  EXPECT_TRUE(v[0].passed());
+  EXPECT_EQ(v[1].code, VerdictCode::kUnschedulable);
+  EXPECT_EQ(v[1].reason, "one");
+  EXPECT_EQ(v[2].code, VerdictCode::kUnresolvable);
+  EXPECT_EQ(v[2].reason, "two");
+}
+
+TEST_F(EngineFixture, weighted_mean_maps_to_zero_to_ten) {
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<FakePlugin>(
+                         "x", std::map<std::string, Verdict>{},
+                         std::map<std::string, double>{{"a", 100}, {"b", 50}, {"c", 0}}),
+                     3});
+  plugins.push_back({std::make_unique<FakePlugin>(
+                         "y", std::map<std::string, Verdict>{},
+                         std::map<std::string, double>{{"a", 0}, {"b", 50}, {"c", 100}}),
+                     1});
+  Engine engine = Make(std::move(plugins));
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  // a: (300+0)/4 = 75 -> 7.5 -> 8; b: 50 -> 5; c: 100/4 = 25 -> 2.5 -> 3
+  EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{8, 5, 3}));
+}
+
+TEST_F(EngineFixture, normalize_runs_before_weighting_and_zero_weight_plugins_do_not_score) {
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<FakePlugin>(
+                         "inverted", std::map<std::string, Verdict>{},
+                         std::map<std::string, double>{{"a", 100}, {"b", 40}, {"c", 0}}, true),
+                     1});
+  plugins.push_back({std::make_unique<FakePlugin>(
+                         "ignored", std::map<std::string, Verdict>{},
+                         std::map<std::string, double>{{"a", 100}, {"b", 100}, {"c", 100}}),
+                     0});
+  Engine engine = Make(std::move(plugins));
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{0, 6, 10}));
+}
+
+TEST_F(EngineFixture, pod_without_gpu_demand_passes_everywhere_and_scores_zero) {
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<FakePlugin>(
+                         "x", std::map<std::string, Verdict>{{"a", Verdict::Unresolvable("no")}},
+                         std::map<std::string, double>{{"a", 100}}),
+                     1});
+  Engine engine = Make(std::move(plugins));
+  auto cycle = engine.NewCycle(cpu_pod, snapshot);
+  for (const auto& v : engine.Filter(*cycle, nodes)) EXPECT_TRUE(v.passed());
+  EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{0, 0, 0}));
+}
+
+TEST_F(EngineFixture, cycle_stores_each_reason_once) {
+  Engine engine = Make({});
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  static constexpr std::string_view kPrefix = "Insufficient ";
+  std::string_view r1 = cycle->Reason(kPrefix, "nvidia.com/gpu");
+  std::string_view r2 = cycle->Reason(kPrefix, "nvidia.com/gpu");
+  EXPECT_EQ(r1, "Insufficient nvidia.com/gpu");
+  EXPECT_EQ(r1.data(), r2.data());
+}
+
+TEST(Registry, builds_default_engine_and_rejects_unknown_plugins) {
+  EXPECT_NE(BuildEngine(EngineConfig{}), nullptr);
+  EngineConfig bad;
+  bad.plugins = {{"no-such-plugin", 1}};
+  EXPECT_THROW(BuildEngine(bad), std::invalid_argument);
+  EngineConfig negative;
+  negative.plugins = {{"gpu-binpack", -1}};
+  EXPECT_THROW(BuildEngine(negative), std::invalid_argument);
+  auto names = RegisteredPlugins();
+  EXPECT_NE(std::find(names.begin(), names.end(), "gpu-fit"), names.end());
+}
+
+}  // namespace
+}  // namespace gpusched

@@ -1,0 +1,126 @@
+#include "gpusched/extender/extender_service.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gpusched/codec/extender_codec.h"
+#include "gpusched/plugins/registry.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+using testing::Fixture;
+
+struct ServiceFixture : ::testing::Test {
+  Published<ClusterSnapshot> snapshots{testing::SampleSnapshot()};
+  Published<Engine> engines{BuildEngine(EngineConfig{})};
+  ExtenderService service{snapshots, engines};
+
+  static std::string PodWith(const std::string& resources) {
+    return R"({"metadata":{"name":"p","namespace":"ns","uid":"u"},"spec":{"containers":[{"name":"c","resources":{"limits":)" +
+           resources + "}}]}}";
+  }
+  static ExtenderArgs NamesRequest(const std::string& resources,
+                                   const std::vector<std::string>& names) {
+    nlohmann::json j = nlohmann::json::parse(R"({"Nodes":null})");
+    j["Pod"] = nlohmann::json::parse(PodWith(resources));
+    j["NodeNames"] = names;
+    return DecodeExtenderArgs(j.dump());
+  }
+};
+
+TEST_F(ServiceFixture, nodecache_fixture_keeps_nodes_that_fit_and_explains_the_rest) {
+  auto result = service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
+  // The pod asks for 2 GPUs. Sample usage: h100-01 2/8, a100-07 6/8, h100-02 4/8, h100-03 7/8.
+  ASSERT_TRUE(result.node_names.has_value());
+  EXPECT_EQ(*result.node_names,
+            (std::vector<std::string>{"gpu-node-h100-01", "gpu-node-a100-07", "gpu-node-h100-02"}));
+  EXPECT_EQ(result.failed_nodes,
+            (FailedNodesMap{{"gpu-node-h100-03", "Insufficient nvidia.com/gpu"}}));
+  EXPECT_TRUE(result.failed_and_unresolvable_nodes.empty());
+  EXPECT_FALSE(result.nodes_raw.has_value());
+  EXPECT_EQ(result.error, "");
+}
+
+TEST_F(ServiceFixture, prioritize_packs_the_fullest_node_first) {
+  auto scores = service.Prioritize(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
+  ASSERT_EQ(scores.size(), 4u);
+  // MostAllocated after placing 2 GPUs: h100-01 4/8 -> 5, a100-07 8/8 -> 10, h100-02 6/8 -> 8.
+  EXPECT_EQ(scores[0], (HostPriority{"gpu-node-h100-01", 5}));
+  EXPECT_EQ(scores[1], (HostPriority{"gpu-node-a100-07", 10}));
+  EXPECT_EQ(scores[2], (HostPriority{"gpu-node-h100-02", 8}));
+  for (const auto& s : scores) {
+    EXPECT_GE(s.score, 0);
+    EXPECT_LE(s.score, kMaxExtenderPriority);
+  }
+}
+
+TEST_F(ServiceFixture, full_nodes_are_echoed_unchanged_and_charged_with_known_usage) {
+  std::string text = Fixture("extender/filter-request-fullnodes.json");
+  auto args = DecodeExtenderArgs(text);
+  auto result = service.Filter(args);
+  EXPECT_FALSE(result.node_names.has_value());
+  ASSERT_TRUE(result.nodes_raw.has_value());
+  ASSERT_EQ(result.nodes_raw->size(), 2u);
+  EXPECT_EQ((*result.nodes_raw)[0], (*args.nodes)[0].raw_json);
+  EXPECT_EQ((*result.nodes_raw)[1], (*args.nodes)[1].raw_json);
+
+  // The same node objects renamed to gpu-node-h100-03 (7 of 8 GPUs used in the sample): rejected.
+  nlohmann::json j = nlohmann::json::parse(text);
+  j["Nodes"]["items"][0]["metadata"]["name"] = "gpu-node-h100-03";
+  j["Nodes"]["items"][1]["metadata"]["name"] = "not-in-the-sample";
+  auto renamed = service.Filter(DecodeExtenderArgs(j.dump()));
+  ASSERT_EQ(renamed.nodes_raw->size(), 1u);  // an unknown full node is judged on its own object
+  EXPECT_EQ(renamed.failed_nodes,
+            (FailedNodesMap{{"gpu-node-h100-03", "Insufficient nvidia.com/gpu"}}));
+}
+
+TEST_F(ServiceFixture, unknown_names_fail_with_the_inventory_reason) {
+  auto result = service.Filter(NamesRequest(R"({"nvidia.com/gpu":"1"})", {"ghost", "gpu-node-h100-01"}));
+  EXPECT_EQ(*result.node_names, std::vector<std::string>{"gpu-node-h100-01"});
+  EXPECT_EQ(result.failed_nodes, (FailedNodesMap{{"ghost", std::string(kUnknownNodeReason)}}));
+  auto scores = service.Prioritize(NamesRequest(R"({"nvidia.com/gpu":"1"})", {"ghost"}));
+  EXPECT_EQ(scores, (HostPriorityList{{"ghost", 0}}));
+}
+
+TEST_F(ServiceFixture, pod_without_gpus_passes_every_node_with_score_zero) {
+  auto args = NamesRequest(R"({"cpu":"1"})", {"ghost", "cpu-node-01", "gpu-node-h100-03"});
+  auto result = service.Filter(args);
+  EXPECT_EQ(result.node_names->size(), 3u);
+  EXPECT_TRUE(result.failed_nodes.empty());
+  for (const auto& s : service.Prioritize(args)) EXPECT_EQ(s.score, 0);
+}
+
+TEST_F(ServiceFixture, mig_and_shared_requests_go_only_where_offered) {
+  auto mig = service.Filter(NamesRequest(R"({"nvidia.com/mig-3g.20gb":"1"})",
+                                         {"gpu-node-a100-mig-01", "gpu-node-a100-mig-02",
+                                          "gpu-node-h100-01", "cpu-node-01"}));
+  EXPECT_EQ(*mig.node_names,
+            (std::vector<std::string>{"gpu-node-a100-mig-01", "gpu-node-a100-mig-02"}));
+  EXPECT_EQ(mig.failed_and_unresolvable_nodes,
+            (FailedNodesMap{{"gpu-node-h100-01", "node offers no nvidia.com/mig-3g.20gb"},
+                            {"cpu-node-01", "node offers no nvidia.com/mig-3g.20gb"}}));
+
+  auto shared = service.Filter(
+      NamesRequest(R"({"nvidia.com/gpu.shared":"3"})", {"gpu-node-t4-01", "gpu-node-t4-02"}));
+  EXPECT_TRUE(shared.node_names->empty());
+  EXPECT_EQ(shared.failed_nodes,
+            (FailedNodesMap{{"gpu-node-t4-01", "Insufficient nvidia.com/gpu.shared"}}));
+  EXPECT_EQ(shared.failed_and_unresolvable_nodes,
+            (FailedNodesMap{{"gpu-node-t4-02", "node offers no nvidia.com/gpu.shared"}}));
+}
+
+TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers) {
+  const char* dir = "extender/captured-kube-scheduler-1.26/";
+  auto names = service.Filter(DecodeExtenderArgs(Fixture(std::string(dir) + "filter-request.nodecache-true.json")));
+  EXPECT_TRUE(names.node_names->empty());  // gpu-node-1..3 are not in the sample cluster
+  EXPECT_EQ(names.failed_nodes.size(), 3u);
+  auto full = service.Filter(DecodeExtenderArgs(Fixture(std::string(dir) + "filter-request.nodecache-false.json")));
+  EXPECT_EQ(full.nodes_raw->size(), 3u);  // full objects carry 4 free GPUs each
+  auto prio = service.Prioritize(DecodeExtenderArgs(Fixture(std::string(dir) + "prioritize-request.nodecache-false.json")));
+  EXPECT_EQ(prio, (HostPriorityList{{"gpu-node-2", 3}, {"gpu-node-3", 3}}));  // 1/4 -> 25 -> 3
+}
+
+}  // namespace
+}  // namespace gpusched

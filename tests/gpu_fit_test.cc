@@ -1,0 +1,70 @@
+#include "gpusched/plugins/gpu_fit.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+using testing::Units;
+
+struct Case {
+  const char* name;
+  ResourceList capacity;
+  ResourceList allocatable;
+  ResourceList used;
+  ResourceList request;
+  VerdictCode code;
+  const char* reason;
+};
+
+TEST(GpuFit, verdicts_and_reasons) {
+  const Case cases[] = {
+      {"fits_exactly", {{"nvidia.com/gpu", Units(8)}}, {{"nvidia.com/gpu", Units(8)}},
+       {{"nvidia.com/gpu", Units(6)}}, {{"nvidia.com/gpu", Units(2)}}, VerdictCode::kPass, ""},
+      {"insufficient_free_may_preempt", {{"nvidia.com/gpu", Units(8)}},
+       {{"nvidia.com/gpu", Units(8)}}, {{"nvidia.com/gpu", Units(7)}},
+       {{"nvidia.com/gpu", Units(2)}}, VerdictCode::kUnschedulable, "Insufficient nvidia.com/gpu"},
+      {"resource_not_offered", {{"cpu", Units(8)}}, {{"cpu", Units(8)}}, {},
+       {{"nvidia.com/gpu", Units(1)}}, VerdictCode::kUnresolvable,
+       "node offers no nvidia.com/gpu"},
+      {"zero_marker_after_rename_is_not_offered",
+       {{"nvidia.com/gpu", 0}, {"nvidia.com/gpu.shared", Units(4)}},
+       {{"nvidia.com/gpu", 0}, {"nvidia.com/gpu.shared", Units(4)}}, {},
+       {{"nvidia.com/gpu", Units(1)}}, VerdictCode::kUnresolvable,
+       "node offers no nvidia.com/gpu"},
+      {"unhealthy_gpus_make_node_too_small", {{"nvidia.com/gpu", Units(8)}},
+       {{"nvidia.com/gpu", 0}}, {}, {{"nvidia.com/gpu", Units(1)}}, VerdictCode::kUnresolvable,
+       "too few allocatable nvidia.com/gpu on node"},
+      {"request_above_node_size", {{"nvidia.com/gpu", Units(4)}}, {{"nvidia.com/gpu", Units(4)}},
+       {}, {{"nvidia.com/gpu", Units(8)}}, VerdictCode::kUnresolvable,
+       "too few allocatable nvidia.com/gpu on node"},
+      {"every_requested_resource_must_fit",
+       {{"nvidia.com/mig-1g.5gb", Units(16)}, {"nvidia.com/mig-3g.20gb", Units(8)}},
+       {{"nvidia.com/mig-1g.5gb", Units(16)}, {"nvidia.com/mig-3g.20gb", Units(8)}},
+       {{"nvidia.com/mig-3g.20gb", Units(8)}},
+       {{"nvidia.com/mig-1g.5gb", Units(1)}, {"nvidia.com/mig-3g.20gb", Units(1)}},
+       VerdictCode::kUnschedulable, "Insufficient nvidia.com/mig-3g.20gb"},
+      {"shared_units_fit", {{"nvidia.com/gpu.shared", Units(4)}},
+       {{"nvidia.com/gpu.shared", Units(4)}}, {{"nvidia.com/gpu.shared", Units(2)}},
+       {{"nvidia.com/gpu.shared", Units(2)}}, VerdictCode::kPass, ""},
+  };
+  GpuFitPlugin plugin;
+  ClusterSnapshot snapshot({}, 1);
+  for (const auto& c : cases) {
+    NodeState node = MakeNode("gpu-node-x", c.allocatable, c.used);
+    node.info.capacity = c.capacity;
+    PodInfo pod = MakePod("p", c.request);
+    Cycle cycle(pod, c.request, snapshot);
+    Verdict v = plugin.Filter(cycle, node);
+    EXPECT_EQ(v.code, c.code) << c.name;
+    EXPECT_EQ(v.reason, c.reason) << c.name;
+    EXPECT_EQ(std::string(v.reason).find("gpu-node-x"), std::string::npos) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace gpusched

@@ -1,0 +1,120 @@
+#include "gpusched/model/gpu_labels.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+using testing::NodeFixture;
+
+TEST(GpuLabels, t4_plain_operator_node_is_full_gpus_despite_single_strategy) {
+  NodeInfo n = NodeFixture("01-t4-plain-1gpu.json");
+  EXPECT_EQ(n.gpu.product, "Tesla-T4");
+  EXPECT_EQ(n.gpu.memory_mib, 15360);
+  EXPECT_EQ(n.gpu.count, 1);
+  EXPECT_EQ(n.gpu.family, "turing");
+  EXPECT_EQ(n.gpu.compute_capability, Version::Parse("7.5"));
+  EXPECT_EQ(n.gpu.mig_strategy, MigStrategy::kSingle);
+  EXPECT_EQ(n.gpu.single_mig_profile(), "");
+  EXPECT_EQ(n.allocatable.units("nvidia.com/gpu"), 1);
+}
+
+TEST(GpuLabels, time_sliced_renamed_node_offers_shared_units) {
+  NodeInfo n = NodeFixture("02-t4-timeslice-4-renamed.json");
+  EXPECT_EQ(n.gpu.sharing, SharingStrategy::kTimeSlicing);
+  EXPECT_EQ(n.gpu.replicas, 4);
+  EXPECT_EQ(n.gpu.mig_strategy, MigStrategy::kAbsent);
+  EXPECT_EQ(n.allocatable.units("nvidia.com/gpu"), 0);
+  EXPECT_EQ(n.allocatable.units("nvidia.com/gpu.shared"), 4);
+  EXPECT_EQ(n.gpu.driver_version, Version::Parse("535.216.01"));
+  EXPECT_EQ(n.gpu.cuda_runtime_version, Version::Parse("12.2"));
+}
+
+TEST(GpuLabels, mig_mixed_node_lists_each_profile) {
+  NodeInfo n = NodeFixture("04-a100-40gb-x8-mig-mixed.json");
+  EXPECT_EQ(n.gpu.mig_strategy, MigStrategy::kMixed);
+  EXPECT_EQ(n.gpu.replicas, 0);
+  ASSERT_EQ(n.gpu.mig_profiles.size(), 3u);
+  EXPECT_EQ(n.gpu.mig_profiles[0].profile, "1g.5gb");
+  EXPECT_EQ(n.gpu.mig_profiles[0].count, 16);
+  EXPECT_EQ(n.gpu.mig_profiles[0].memory_mib, 4864);
+  EXPECT_EQ(n.gpu.mig_profiles[2].profile, "3g.20gb");
+  EXPECT_EQ(n.gpu.mig_profiles[2].product, "NVIDIA-A100-SXM4-40GB-MIG-3g.20gb");
+  EXPECT_EQ(n.gpu.mig_config, "all-balanced");
+  EXPECT_EQ(n.gpu.mig_config_state, MigConfigState::kSuccess);
+  EXPECT_EQ(n.allocatable.units("nvidia.com/mig-2g.10gb"), 8);
+}
+
+TEST(GpuLabels, mig_single_node_reports_its_profile) {
+  NodeInfo n = NodeFixture("06-h100-80gb-x8-mig-single-1g10gb.json");
+  EXPECT_EQ(n.gpu.single_mig_profile(), "1g.10gb");
+  EXPECT_EQ(n.gpu.count, 56);
+  EXPECT_EQ(n.allocatable.units("nvidia.com/gpu"), 56);
+}
+
+TEST(GpuLabels, mps_node_is_shared) {
+  NodeInfo n = NodeFixture("07-l4-x2-mps-4.json");
+  EXPECT_EQ(n.gpu.sharing, SharingStrategy::kMps);
+  EXPECT_EQ(n.gpu.family, "ada-lovelace");
+}
+
+TEST(GpuLabels, reconfiguring_node_shows_state_and_unhealthy_capacity) {
+  NodeInfo n = NodeFixture("08-a100-40gb-x8-mig-reconfig-pending.json");
+  EXPECT_EQ(n.gpu.mig_config_state, MigConfigState::kPending);
+  EXPECT_EQ(n.gpu.device_plugin_deploy, "paused-for-mig-change");
+  EXPECT_EQ(n.capacity.units("nvidia.com/gpu"), 8);
+  EXPECT_EQ(n.allocatable.units("nvidia.com/gpu"), 0);
+}
+
+TEST(GpuLabels, malformed_or_missing_labels_are_unknown_not_errors) {
+  std::vector<std::pair<std::string_view, std::string_view>> labels = {
+      {"nvidia.com/gpu.memory", "lots"},
+      {"nvidia.com/gpu.count", ""},
+      {"nvidia.com/cuda.driver-version.full", "5x5"},
+      {"nvidia.com/gpu.compute.major", "nine"},
+      {"nvidia.com/mig.strategy", "weird"},
+      {"nvidia.com/gpu.sharing-strategy", ""},
+      {"nvidia.com/mig.config.state", "exploded"},
+      {"nvidia.com/mig-1g.5gb.count", "many"},
+  };
+  GpuLabels g = ParseGpuLabels(labels);
+  EXPECT_FALSE(g.memory_mib.has_value());
+  EXPECT_FALSE(g.count.has_value());
+  EXPECT_FALSE(g.driver_version.has_value());
+  EXPECT_FALSE(g.compute_capability.has_value());
+  EXPECT_EQ(g.mig_strategy, MigStrategy::kUnknown);
+  EXPECT_EQ(g.sharing, SharingStrategy::kUnknown);
+  EXPECT_EQ(g.mig_config_state, MigConfigState::kUnknown);
+  ASSERT_EQ(g.mig_profiles.size(), 1u);
+  EXPECT_FALSE(g.mig_profiles[0].count.has_value());
+
+  GpuLabels empty = ParseGpuLabels({});
+  EXPECT_EQ(empty.product, "");
+  EXPECT_EQ(empty.mig_strategy, MigStrategy::kAbsent);
+  EXPECT_EQ(empty.mig_config_state, MigConfigState::kAbsent);
+}
+
+TEST(GpuLabels, deprecated_driver_labels_fill_in_for_old_gfd) {
+  GpuLabels g = ParseGpuLabels({{"nvidia.com/cuda.driver.major", "470"},
+                                {"nvidia.com/cuda.driver.minor", "57"},
+                                {"nvidia.com/cuda.driver.rev", "02"},
+                                {"nvidia.com/cuda.runtime.major", "11"},
+                                {"nvidia.com/cuda.runtime.minor", "4"}});
+  EXPECT_EQ(g.driver_version, Version::Parse("470.57.2"));
+  EXPECT_EQ(g.cuda_runtime_version, Version::Parse("11.4"));
+}
+
+TEST(GpuLabels, invalid_single_mig_product_has_no_profile) {
+  GpuLabels g = ParseGpuLabels({{"nvidia.com/mig.strategy", "single"},
+                                {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-INVALID"}});
+  EXPECT_EQ(g.single_mig_profile(), "");
+  GpuLabels shared = ParseGpuLabels(
+      {{"nvidia.com/mig.strategy", "single"},
+       {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED"}});
+  EXPECT_EQ(shared.single_mig_profile(), "1g.5gb");
+}
+
+}  // namespace
+}  // namespace gpusched

@@ -1,0 +1,55 @@
+#include "testing/test_support.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/inventory/static_inventory.h"
+
+namespace gpusched::testing {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Fixture(const std::string& relative) {
+  return ReadFile(std::string(GPUSCHED_TEST_FIXTURES) + "/" + relative);
+}
+
+NodeInfo NodeFixture(const std::string& file) {
+  Inventory inv = ParseInventory(Fixture("nodes/" + file), file);
+  if (inv.nodes.size() != 1) throw std::runtime_error(file + ": expected one node");
+  return inv.nodes[0];
+}
+
+NodeState MakeNode(const std::string& name, ResourceList allocatable, ResourceList used) {
+  NodeState n;
+  n.info.name = name;
+  n.info.capacity = allocatable;
+  n.info.allocatable = std::move(allocatable);
+  n.used = std::move(used);
+  return n;
+}
+
+PodInfo MakePod(const std::string& name, ResourceList requests) {
+  PodInfo p;
+  p.name = name;
+  p.namespace_name = "default";
+  p.uid = "uid-" + name;
+  p.phase = PodPhase::kPending;
+  p.requests = std::move(requests);
+  return p;
+}
+
+std::shared_ptr<const ClusterSnapshot> SampleSnapshot() {
+  ClusterLedger ledger{GpuResourceNames()};
+  ApplyInventory(ParseInventory(kSampleClusterYaml, "sample cluster"), ledger);
+  return ledger.BuildSnapshot();
+}
+
+}  // namespace gpusched::testing
