@@ -11,9 +11,12 @@
 #include "gpusched/cli/flags.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/published.h"
+#include "gpusched/codec/k8s_decode.h"
+#include "gpusched/explain/explain.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/inventory/static_inventory.h"
-#include "gpusched/plugins/registry.h"
+#include "gpusched/policy/policy_file.h"
+#include "gpusched/policy/policy_watcher.h"
 #include "gpusched/server/http_server.h"
 #include "gpusched/util/quantity.h"
 
@@ -28,6 +31,8 @@ constexpr char kTopHelp[] =
     "\n"
     "Commands:\n"
     "  serve           run the extender HTTP service\n"
+    "  explain         show, node by node, how a pod would be filtered and scored\n"
+    "  policy check    validate a policy file and print the effective policy\n"
     "  sample-cluster  print the bundled sample cluster (the default inventory of serve)\n"
     "  version         print the version\n"
     "\n"
@@ -51,8 +56,9 @@ FlagSet ServeFlags() {
       .Add({"threads", "N", "8", "HTTP worker threads (each open keep-alive connection holds one)"})
       .Add({"keep-alive-timeout", "SECONDS", "150",
             "idle keep-alive connections are closed after this; keep above kube-scheduler's 90"})
-      .Add({"gpu-resource", "NAME", "", "treat this extended resource as a GPU resource too",
-            true})
+      .Add({"policy", "FILE", "", "scheduling policy (YAML); reloaded when the file changes; "
+                                  "default: the built-in default policy"})
+      .Add({"policy-reload-interval", "SECONDS", "2", "how often the policy file is checked"})
       .Add({"log-level", "LEVEL", "info", "trace, debug, info, warn, error or off"});
   return f;
 }
@@ -126,9 +132,28 @@ int Serve(const std::vector<std::string>& args) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  EngineConfig config;
-  config.extra_gpu_resources = flags.GetAll("gpu-resource");
-  Published<Engine> engines(BuildEngine(config));
+  std::shared_ptr<const Policy> initial_policy;
+  const std::string& policy_path = flags.Get("policy");
+  auto reload_seconds = ParseInt(flags.Get("policy-reload-interval"), 1, 3600);
+  if (!reload_seconds) return Fail("--policy-reload-interval takes a whole number of seconds");
+  if (policy_path.empty()) {
+    initial_policy = std::make_shared<const Policy>(DefaultPolicySpec());
+  } else {
+    std::vector<std::string> errors;
+    initial_policy = LoadPolicy(policy_path, errors);
+    if (!initial_policy) {
+      for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
+      return Fail("invalid policy " + policy_path);
+    }
+  }
+  GpuResourceNames gpu_names(initial_policy->spec().gpu_resources);
+  Published<Policy> policies(initial_policy);
+  std::unique_ptr<PolicyWatcher> watcher;
+  if (!policy_path.empty()) {
+    watcher = std::make_unique<PolicyWatcher>(policy_path, policies,
+                                              std::chrono::seconds(*reload_seconds));
+    spdlog::info("policy {} loaded: digest {}", policy_path, initial_policy->digest());
+  }
 
   Inventory inventory;
   std::string source = flags.Get("cluster");
@@ -138,7 +163,7 @@ int Serve(const std::vector<std::string>& args) {
   } catch (const InventoryError& e) {
     return Fail(e.what());
   }
-  ClusterLedger ledger(GpuResourceNames(config.extra_gpu_resources));
+  ClusterLedger ledger(gpu_names);
   ApplyInventory(inventory, ledger);
   Published<ClusterSnapshot> snapshots(ledger.BuildSnapshot());
   std::string inventory_text = (source.empty() ? std::string("bundled sample cluster") : source) +
@@ -149,7 +174,7 @@ int Serve(const std::vector<std::string>& args) {
                  inventory.skipped_objects);
   }
 
-  ExtenderService service(snapshots, engines);
+  ExtenderService service(snapshots, policies);
   HttpServer server(*options, service, [&] { return Readiness{true, inventory_text}; });
   int port = 0;
   try {
@@ -172,6 +197,81 @@ int Serve(const std::vector<std::string>& args) {
   // Run() also returns when the listener fails; wake the signal thread so it can be joined.
   pthread_kill(signal_waiter.native_handle(), SIGTERM);
   signal_waiter.join();
+  return 0;
+}
+
+// The inventory of --cluster, or the bundled sample cluster.
+Inventory LoadInventoryOrSample(const std::string& path) {
+  return path.empty() ? ParseInventory(kSampleClusterYaml, "sample cluster")
+                      : LoadInventoryFile(path);
+}
+
+int Explain(const std::vector<std::string>& args) {
+  FlagSet flags("gpusched explain", "gpusched explain --pod POD.yaml [flags]",
+                "Shows how gpusched would place a pod: for every node of the inventory, the verdict,\n"
+                "the reason, each plugin's score and weight, the extender score; then the ranking.\n"
+                "It runs the same engine and policy as serve.");
+  flags.Add({"pod", "FILE", "", "the pod, YAML or JSON (a v1.Pod)"})
+      .Add({"cluster", "FILE", "", "inventory (as for serve); default: the bundled sample cluster"})
+      .Add({"policy", "FILE", "", "policy file; default: the built-in default policy"})
+      .Add({"output", "FORMAT", "text", "text or json"});
+  if (auto error = flags.Parse(args)) return Fail(*error);
+  if (flags.help_requested()) {
+    std::cout << flags.Help();
+    return 0;
+  }
+  if (flags.Get("pod").empty()) return Fail("explain needs --pod FILE");
+  const std::string& output = flags.Get("output");
+  if (output != "text" && output != "json") return Fail("--output must be text or json");
+  std::shared_ptr<const Policy> policy;
+  if (flags.Get("policy").empty()) {
+    policy = std::make_shared<const Policy>(DefaultPolicySpec());
+  } else {
+    std::vector<std::string> errors;
+    policy = LoadPolicy(flags.Get("policy"), errors);
+    if (!policy) {
+      for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
+      return Fail("invalid policy " + flags.Get("policy"));
+    }
+  }
+  Inventory inventory;
+  Inventory pod_file;
+  try {
+    inventory = LoadInventoryOrSample(flags.Get("cluster"));
+    pod_file = LoadInventoryFile(flags.Get("pod"));
+  } catch (const InventoryError& e) {
+    return Fail(e.what());
+  }
+  if (pod_file.pods.size() != 1) return Fail(flags.Get("pod") + ": expected exactly one Pod");
+  ClusterLedger ledger{GpuResourceNames(policy->spec().gpu_resources)};
+  ApplyInventory(inventory, ledger);
+  auto snapshot = ledger.BuildSnapshot();
+  Explanation e = gpusched::Explain(*policy, *snapshot, pod_file.pods[0]);
+  std::cout << (output == "json" ? FormatExplanationJson(e) : FormatExplanationText(e));
+  return 0;
+}
+
+int PolicyCommand(const std::vector<std::string>& args) {
+  FlagSet flags("gpusched policy", "gpusched policy check FILE",
+                "check: validates a policy file. Prints the effective policy (every default filled\n"
+                "in) and exits 0, or prints each error as FILE:LINE:COLUMN: KEY: PROBLEM and exits 1.");
+  if (auto error = flags.Parse(args)) return Fail(*error);
+  if (flags.help_requested()) {
+    std::cout << flags.Help();
+    return 0;
+  }
+  const auto& words = flags.positional();
+  if (words.size() != 2 || words[0] != "check") return Fail("usage: gpusched policy check FILE");
+  std::vector<std::string> errors;
+  auto policy = LoadPolicy(words[1], errors);
+  if (!policy) {
+    for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
+    std::fprintf(stderr, "%s: %zu error%s\n", words[1].c_str(), errors.size(),
+                 errors.size() == 1 ? "" : "s");
+    return 1;
+  }
+  std::cout << "# " << words[1] << ": valid, digest " << policy->digest() << "\n"
+            << FormatPolicy(policy->spec());
   return 0;
 }
 
@@ -214,5 +314,7 @@ int main(int argc, char** argv) {
   if (command == "serve") return Serve(args);
   if (command == "version" || command == "--version") return PrintVersion(args);
   if (command == "sample-cluster") return SampleCluster(args);
+  if (command == "explain") return Explain(args);
+  if (command == "policy") return PolicyCommand(args);
   return Fail("unknown command \"" + command + "\"\n\n" + kTopHelp);
 }

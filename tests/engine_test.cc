@@ -54,7 +54,7 @@ struct EngineFixture : ::testing::Test {
   }
 };
 
-TEST_F(EngineFixture, first_rejecting_plugin_gives_the_verdict) {
+TEST_F(EngineFixture, unresolvable_verdicts_win_over_earlier_unschedulable_ones) {
   std::vector<WeightedPlugin> plugins;
   plugins.push_back({std::make_unique<FakePlugin>(
                          "one", std::map<std::string, Verdict>{{"b", Verdict::Unschedulable("one")}},
@@ -70,10 +70,51 @@ TEST_F(EngineFixture, first_rejecting_plugin_gives_the_verdict) {
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
   auto v = engine.Filter(*cycle, nodes);
   EXPECT_TRUE(v[0].passed());
-  EXPECT_EQ(v[1].code, VerdictCode::kUnschedulable);
-  EXPECT_EQ(v[1].reason, "one");
+  EXPECT_EQ(v[1].code, VerdictCode::kUnresolvable);  // "one" said unschedulable first
+  EXPECT_EQ(v[1].reason, "two");
   EXPECT_EQ(v[2].code, VerdictCode::kUnresolvable);
   EXPECT_EQ(v[2].reason, "two");
+}
+
+TEST_F(EngineFixture, first_unschedulable_verdict_is_kept_among_equals) {
+  std::vector<WeightedPlugin> plugins;
+  for (const char* name : {"one", "two"}) {
+    plugins.push_back({std::make_unique<FakePlugin>(
+                           name, std::map<std::string, Verdict>{{"a", Verdict::Unschedulable(name)}},
+                           std::map<std::string, double>{}),
+                       0});
+  }
+  Engine engine = Make(std::move(plugins));
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  auto v = engine.Filter(*cycle, nodes);
+  EXPECT_EQ(v[0].reason, "one");
+  auto evaluation = engine.Evaluate(*cycle, nodes);
+  EXPECT_EQ(evaluation[0].rejected_by, "one");
+  EXPECT_TRUE(evaluation[1].verdict.passed());
+}
+
+TEST_F(EngineFixture, a_pod_intent_error_rejects_every_node_as_unresolvable) {
+  Engine engine = Make({});
+  gpu_pod.annotations.emplace_back("gpusched.io/min-gpu-memory", "lots");
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  for (const auto& v : engine.Filter(*cycle, nodes)) {
+    EXPECT_EQ(v.code, VerdictCode::kUnresolvable);
+    EXPECT_NE(std::string(v.reason).find("gpusched.io/min-gpu-memory"), std::string::npos);
+    EXPECT_NE(std::string(v.reason).find("40Gi"), std::string::npos);
+  }
+  auto selected = engine.NewCycle(cpu_pod, snapshot, "unknown profile");
+  EXPECT_TRUE(engine.Filter(*selected, nodes)[0].passed());  // no GPU demand: not our business
+}
+
+TEST_F(EngineFixture, minmax_mapping_spreads_candidates_over_zero_to_ten) {
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<FakePlugin>(
+                         "x", std::map<std::string, Verdict>{},
+                         std::map<std::string, double>{{"a", 60}, {"b", 55}, {"c", 50}}),
+                     1});
+  Engine engine(GpuResourceNames(), std::move(plugins), PodIntent{}, ScoreMapping::kMinMax);
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 5, 0}));
 }
 
 TEST_F(EngineFixture, weighted_mean_maps_to_zero_to_ten) {
@@ -130,15 +171,20 @@ TEST_F(EngineFixture, cycle_stores_each_reason_once) {
 }
 
 TEST(Registry, builds_default_engine_and_rejects_unknown_plugins) {
-  EXPECT_NE(BuildEngine(EngineConfig{}), nullptr);
-  EngineConfig bad;
-  bad.plugins = {{"no-such-plugin", 1}};
-  EXPECT_THROW(BuildEngine(bad), std::invalid_argument);
-  EngineConfig negative;
-  negative.plugins = {{"gpu-binpack", -1}};
-  EXPECT_THROW(BuildEngine(negative), std::invalid_argument);
-  auto names = RegisteredPlugins();
-  EXPECT_NE(std::find(names.begin(), names.end(), "gpu-fit"), names.end());
+  PolicySpec policy = DefaultPolicySpec();
+  EXPECT_NE(BuildEngine(policy, policy.profiles[0]), nullptr);
+  ProfileSpec bad = policy.profiles[0];
+  bad.plugins["no-such-plugin"] = {true, 1};
+  EXPECT_THROW(BuildEngine(policy, bad), std::invalid_argument);
+  ProfileSpec heavy = policy.profiles[0];
+  heavy.plugins["gpu-binpack"].weight = 101;
+  EXPECT_THROW(BuildEngine(policy, heavy), std::invalid_argument);
+  ProfileSpec disabled = policy.profiles[0];
+  disabled.plugins["gpu-fit"].enabled = false;
+  auto engine = BuildEngine(policy, disabled);
+  for (const auto& p : engine->plugins()) EXPECT_NE(p.plugin->name(), "gpu-fit");
+  EXPECT_TRUE(IsRegisteredPlugin("mig-fit"));
+  EXPECT_FALSE(IsRegisteredPlugin("gpu_fit"));
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusched/codec/extender_codec.h"
-#include "gpusched/plugins/registry.h"
+#include "gpusched/policy/policy.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
@@ -14,8 +14,8 @@ using testing::Fixture;
 
 struct ServiceFixture : ::testing::Test {
   Published<ClusterSnapshot> snapshots{testing::SampleSnapshot()};
-  Published<Engine> engines{BuildEngine(EngineConfig{})};
-  ExtenderService service{snapshots, engines};
+  Published<Policy> policies{std::make_shared<const Policy>(DefaultPolicySpec())};
+  ExtenderService service{snapshots, policies};
 
   static std::string PodWith(const std::string& resources) {
     return R"({"metadata":{"name":"p","namespace":"ns","uid":"u"},"spec":{"containers":[{"name":"c","resources":{"limits":)" +

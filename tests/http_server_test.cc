@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusched/codec/extender_codec.h"
-#include "gpusched/plugins/registry.h"
+#include "gpusched/policy/policy.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
@@ -45,8 +45,8 @@ class ServerFixture : public ::testing::Test {
   }
 
   Published<ClusterSnapshot> snapshots_{testing::SampleSnapshot()};
-  Published<Engine> engines_{BuildEngine(EngineConfig{})};
-  ExtenderService service_{snapshots_, engines_};
+  Published<Policy> policies_{std::make_shared<const Policy>(DefaultPolicySpec())};
+  ExtenderService service_{snapshots_, policies_};
   std::atomic<bool> ready_{true};
   std::unique_ptr<HttpServer> server_;
   std::thread thread_;

@@ -1,11 +1,24 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 
+#include <set>
+
+#include "gpusched/model/gpu_resources.h"
+
 namespace gpusched {
 
 ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation)
     : nodes_(std::move(nodes)), generation_(generation), built_at_(std::chrono::steady_clock::now()) {
   by_name_.reserve(nodes_.size());
-  for (const auto& n : nodes_) by_name_.emplace(n->info.name, n.get());
+  std::set<std::string, std::less<>> profiles;
+  for (const auto& n : nodes_) {
+    by_name_.emplace(n->info.name, n.get());
+    for (const auto& r : n->info.allocatable) {
+      if (r.milli > 0 && !MigProfileOf(r.name).empty()) profiles.emplace(MigProfileOf(r.name));
+    }
+    std::string_view single = n->info.gpu.single_mig_profile();
+    if (!single.empty() && n->info.allocatable.milli(kGpuResource) > 0) profiles.emplace(single);
+  }
+  offered_mig_profiles_.assign(profiles.begin(), profiles.end());
 }
 
 const NodeState* ClusterSnapshot::Find(std::string_view name) const {

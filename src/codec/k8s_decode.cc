@@ -175,6 +175,7 @@ PodInfo DecodePod(object o) {
     }
   }
   pod.requests = EffectiveRequests(resources);
+  pod.max_container_requests = MaxContainerRequests(resources);
   return pod;
 }
 

@@ -5,51 +5,119 @@
 
 namespace gpusched {
 
-Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins)
-    : gpu_names_(std::move(gpu_names)), plugins_(std::move(plugins)) {}
+Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
+               PodIntent intent_defaults, ScoreMapping mapping)
+    : gpu_names_(std::move(gpu_names)),
+      plugins_(std::move(plugins)),
+      intent_defaults_(std::move(intent_defaults)),
+      mapping_(mapping) {}
 
-std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod,
-                                        const ClusterSnapshot& snapshot) const {
-  return std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), snapshot);
+std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
+                                        std::string_view selection_error) const {
+  PodIntent intent = ParsePodIntent(pod, intent_defaults_);
+  if (!selection_error.empty()) intent.error = std::string(selection_error);
+  return std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent), snapshot);
+}
+
+std::pair<Verdict, int> Engine::FilterOne(const Cycle& cycle, const NodeState& node) const {
+  if (!cycle.intent().error.empty()) return {Verdict::Unresolvable(cycle.intent().error), -1};
+  // An unresolvable verdict from any plugin wins over an earlier unschedulable one, so
+  // kube-scheduler never preempts pods on a node that cannot host the pod anyway.
+  std::pair<Verdict, int> first_unschedulable{Verdict::Pass(), -1};
+  for (size_t p = 0; p < plugins_.size(); ++p) {
+    Verdict v = plugins_[p].plugin->Filter(cycle, node);
+    if (v.code == VerdictCode::kUnresolvable) return {v, static_cast<int>(p)};
+    if (v.code == VerdictCode::kUnschedulable && first_unschedulable.first.passed()) {
+      first_unschedulable = {v, static_cast<int>(p)};
+    }
+  }
+  return first_unschedulable;
 }
 
 std::vector<Verdict> Engine::Filter(const Cycle& cycle,
                                     std::span<const NodeState* const> nodes) const {
   std::vector<Verdict> verdicts(nodes.size());
   if (cycle.gpu_demand().empty()) return verdicts;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const auto& p : plugins_) {
-      Verdict v = p.plugin->Filter(cycle, *nodes[i]);
-      if (!v.passed()) {
-        verdicts[i] = v;
-        break;
-      }
-    }
-  }
+  for (size_t i = 0; i < nodes.size(); ++i) verdicts[i] = FilterOne(cycle, *nodes[i]).first;
   return verdicts;
+}
+
+std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
+    const Cycle& cycle, std::span<const NodeState* const> nodes) const {
+  std::vector<std::pair<size_t, std::vector<double>>> table;
+  for (size_t p = 0; p < plugins_.size(); ++p) {
+    const auto& wp = plugins_[p];
+    if (wp.weight <= 0 || !wp.plugin->ScoresPod(cycle)) continue;
+    std::vector<double> scores(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) scores[i] = wp.plugin->Score(cycle, *nodes[i]);
+    wp.plugin->Normalize(cycle, scores);
+    for (double& s : scores) s = std::clamp(s, 0.0, kMaxNodeScore);
+    table.emplace_back(p, std::move(scores));
+  }
+  return table;
+}
+
+std::vector<double> Engine::Combine(
+    const std::vector<std::pair<size_t, std::vector<double>>>& table,
+    const std::vector<WeightedPlugin>& plugins, size_t node_count) {
+  std::vector<double> combined(node_count, 0);
+  double weight_sum = 0;
+  for (const auto& [p, scores] : table) {
+    for (size_t i = 0; i < node_count; ++i) combined[i] += plugins[p].weight * scores[i];
+    weight_sum += plugins[p].weight;
+  }
+  if (weight_sum > 0) {
+    for (double& c : combined) c /= weight_sum;
+  }
+  return combined;
+}
+
+std::vector<int64_t> Engine::MapScores(const std::vector<double>& combined) const {
+  std::vector<int64_t> out(combined.size());
+  double lo = combined.empty() ? 0 : *std::min_element(combined.begin(), combined.end());
+  double hi = combined.empty() ? 0 : *std::max_element(combined.begin(), combined.end());
+  bool rescale = mapping_ == ScoreMapping::kMinMax && hi > lo;
+  for (size_t i = 0; i < combined.size(); ++i) {
+    double unit = rescale ? (combined[i] - lo) / (hi - lo) : combined[i] / kMaxNodeScore;
+    out[i] = std::clamp<int64_t>(std::llround(unit * kMaxExtenderPriority), 0,
+                                 kMaxExtenderPriority);
+  }
+  return out;
 }
 
 std::vector<int64_t> Engine::Prioritize(const Cycle& cycle,
                                         std::span<const NodeState* const> nodes) const {
-  std::vector<int64_t> result(nodes.size(), 0);
-  if (cycle.gpu_demand().empty()) return result;
-  std::vector<double> total(nodes.size(), 0);
-  std::vector<double> scores(nodes.size());
-  double weight_sum = 0;
-  for (const auto& p : plugins_) {
-    if (p.weight <= 0) continue;
-    for (size_t i = 0; i < nodes.size(); ++i) scores[i] = p.plugin->Score(cycle, *nodes[i]);
-    p.plugin->Normalize(cycle, scores);
-    for (size_t i = 0; i < nodes.size(); ++i) total[i] += p.weight * scores[i];
-    weight_sum += p.weight;
-  }
-  if (weight_sum == 0) return result;
+  if (cycle.gpu_demand().empty()) return std::vector<int64_t>(nodes.size(), 0);
+  return MapScores(Combine(ScoreAll(cycle, nodes), plugins_, nodes.size()));
+}
+
+std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle,
+                                             std::span<const NodeState* const> nodes) const {
+  std::vector<NodeEvaluation> out(nodes.size());
+  if (cycle.gpu_demand().empty()) return out;
+  std::vector<const NodeState*> passed;
+  std::vector<size_t> positions;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    double mean = total[i] / weight_sum;  // 0..kMaxNodeScore
-    auto scaled = std::llround(mean * kMaxExtenderPriority / kMaxNodeScore);
-    result[i] = std::clamp<int64_t>(scaled, 0, kMaxExtenderPriority);
+    auto [verdict, plugin] = FilterOne(cycle, *nodes[i]);
+    out[i].verdict = verdict;
+    if (plugin >= 0) out[i].rejected_by = plugins_[plugin].plugin->name();
+    if (verdict.passed()) {
+      passed.push_back(nodes[i]);
+      positions.push_back(i);
+    }
   }
-  return result;
+  auto table = ScoreAll(cycle, passed);
+  auto combined = Combine(table, plugins_, passed.size());
+  auto mapped = MapScores(combined);
+  for (size_t k = 0; k < passed.size(); ++k) {
+    NodeEvaluation& e = out[positions[k]];
+    for (const auto& [p, scores] : table) {
+      e.scores.push_back({plugins_[p].plugin->name(), plugins_[p].weight, scores[k]});
+    }
+    e.combined = combined[k];
+    e.score = mapped[k];
+  }
+  return out;
 }
 
 }  // namespace gpusched

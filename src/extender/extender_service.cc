@@ -50,14 +50,16 @@ void KnownSubset(const Candidates& c, std::vector<const NodeState*>& nodes,
 }  // namespace
 
 ExtenderService::ExtenderService(const Published<ClusterSnapshot>& snapshots,
-                                 const Published<Engine>& engines)
-    : snapshots_(snapshots), engines_(engines) {}
+                                 const Published<Policy>& policies)
+    : snapshots_(snapshots), policies_(policies) {}
 
 ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   auto snapshot = snapshots_.Get();
-  auto engine = engines_.Get();
+  auto policy = policies_.Get();
+  Policy::Selection selection = policy->Select(args.pod.info);
+  const Engine* engine = selection.engine;
   Candidates c = Resolve(args, *snapshot);
-  auto cycle = engine->NewCycle(args.pod.info, *snapshot);
+  auto cycle = engine->NewCycle(args.pod.info, *snapshot, selection.error);
 
   std::vector<const NodeState*> known;
   std::vector<size_t> positions;
@@ -104,9 +106,11 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
 
 HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   auto snapshot = snapshots_.Get();
-  auto engine = engines_.Get();
+  auto policy = policies_.Get();
+  Policy::Selection selection = policy->Select(args.pod.info);
+  const Engine* engine = selection.engine;
   Candidates c = Resolve(args, *snapshot);
-  auto cycle = engine->NewCycle(args.pod.info, *snapshot);
+  auto cycle = engine->NewCycle(args.pod.info, *snapshot, selection.error);
 
   std::vector<const NodeState*> known;
   std::vector<size_t> positions;

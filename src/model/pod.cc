@@ -36,6 +36,13 @@ ResourceList EffectiveRequests(const PodResources& resources) {
   return total;
 }
 
+ResourceList MaxContainerRequests(const PodResources& resources) {
+  ResourceList out;
+  for (const auto& c : resources.containers) out.MaxWith(RequestsOf(c));
+  for (const auto& c : resources.init_containers) out.MaxWith(RequestsOf(c));
+  return out;
+}
+
 PodPhase ParsePodPhase(std::string_view text) {
   if (text == "Pending") return PodPhase::kPending;
   if (text == "Running") return PodPhase::kRunning;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -32,10 +33,13 @@ class ClusterSnapshot {
   // Increases with every publication; 0 for an empty initial snapshot.
   uint64_t generation() const { return generation_; }
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
+  // Every MIG profile some node offers (allocatable > 0), under either MIG strategy; sorted.
+  const std::vector<std::string>& offered_mig_profiles() const { return offered_mig_profiles_; }
 
  private:
   std::vector<NodePtr> nodes_;
   std::unordered_map<std::string_view, const NodeState*> by_name_;
+  std::vector<std::string> offered_mig_profiles_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

@@ -1,5 +1,6 @@
 // Cycle: everything one scheduling decision for one pod shares across plugins and nodes: the pod,
-// its GPU demand (computed once), the cluster snapshot, and storage for reason strings.
+// its GPU demand and intent (requirements, preferences, exclusivity; parsed once), the cluster
+// snapshot, and storage for reason strings.
 //
 // A Cycle lives for one request and is used by one thread at a time.
 #ifndef GPUSCHED_ENGINE_CYCLE_H_
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/model/resource_list.h"
 
@@ -17,13 +19,15 @@ namespace gpusched {
 
 class Cycle {
  public:
-  Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot);
+  Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
+        const ClusterSnapshot& snapshot);
   Cycle(const Cycle&) = delete;
   Cycle& operator=(const Cycle&) = delete;
 
   const PodInfo& pod() const { return pod_; }
   // The pod's positive GPU requests; empty for a pod that asks for no GPU.
   const ResourceList& gpu_demand() const { return gpu_demand_; }
+  const PodIntent& intent() const { return intent_; }
   const ClusterSnapshot& snapshot() const { return snapshot_; }
 
   // The text `prefix + subject`, stored once per cycle; the view lives as long as the cycle.
@@ -39,6 +43,7 @@ class Cycle {
 
   const PodInfo& pod_;
   ResourceList gpu_demand_;
+  PodIntent intent_;
   const ClusterSnapshot& snapshot_;
   mutable std::deque<StoredReason> reasons_;  // deque: stored texts never move
 };

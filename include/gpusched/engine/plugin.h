@@ -43,6 +43,9 @@ class Plugin {
   virtual ~Plugin() = default;
   virtual std::string_view name() const = 0;
   virtual Verdict Filter(const Cycle&, const NodeState&) const { return Verdict::Pass(); }
+  // Whether Score means anything for this pod; a plugin that does not apply is left out of the
+  // weighted mean instead of dragging every node's score down.
+  virtual bool ScoresPod(const Cycle&) const { return true; }
   virtual double Score(const Cycle&, const NodeState&) const { return 0; }
   virtual void Normalize(const Cycle&, std::span<double> /*scores*/) const {}
 };

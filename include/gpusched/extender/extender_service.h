@@ -6,7 +6,8 @@
 // "node not in gpusched inventory" when the pod asks for GPUs. Full-Nodes mode: each node is built
 // from the object in the request, with the usage the snapshot records for that name (none if
 // unknown), and passing node objects are echoed back unchanged.
-// Thread-safe: each call reads the snapshot and engine once.
+// The pod's profile in the current policy picks the engine. Thread-safe: each call reads the
+// snapshot and the policy once.
 #ifndef GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_
 #define GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_
 
@@ -16,6 +17,7 @@
 #include "gpusched/cluster/published.h"
 #include "gpusched/codec/extender_types.h"
 #include "gpusched/engine/engine.h"
+#include "gpusched/policy/policy.h"
 
 namespace gpusched {
 
@@ -24,14 +26,14 @@ inline constexpr std::string_view kUnknownNodeReason = "node not in gpusched inv
 class ExtenderService {
  public:
   // Borrows both; they must outlive the service.
-  ExtenderService(const Published<ClusterSnapshot>& snapshots, const Published<Engine>& engines);
+  ExtenderService(const Published<ClusterSnapshot>& snapshots, const Published<Policy>& policies);
 
   ExtenderFilterResult Filter(const ExtenderArgs& args) const;
   HostPriorityList Prioritize(const ExtenderArgs& args) const;
 
  private:
   const Published<ClusterSnapshot>& snapshots_;
-  const Published<Engine>& engines_;
+  const Published<Policy>& policies_;
 };
 
 }  // namespace gpusched

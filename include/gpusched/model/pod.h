@@ -32,6 +32,9 @@ struct PodResources {
 };
 
 ResourceList EffectiveRequests(const PodResources& resources);
+// Per resource, the most any single container (app or init) requests; device plugins that refuse
+// more than one shared device judge each container alone.
+ResourceList MaxContainerRequests(const PodResources& resources);
 
 enum class PodPhase { kUnknown, kPending, kRunning, kSucceeded, kFailed };
 PodPhase ParsePodPhase(std::string_view text);
@@ -48,6 +51,7 @@ struct PodInfo {
   StringPairs labels;
   StringPairs annotations;  // only gpusched.io/ keys
   ResourceList requests;    // effective requests, every resource
+  ResourceList max_container_requests;
 
   // Succeeded and Failed pods hold no resources.
   bool terminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }

@@ -1,0 +1,30 @@
+// Facts derived from a node's labels and resources that several plugins need: MIG profile sizes,
+// the memory one unit of a resource gives, and whether a resource is a shared replica.
+// Pure functions; thread-safe.
+#ifndef GPUSCHED_MODEL_GPU_FACTS_H_
+#define GPUSCHED_MODEL_GPU_FACTS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "gpusched/model/gpu_labels.h"
+#include "gpusched/model/node.h"
+
+namespace gpusched {
+
+// Compute slices of a MIG profile: "3g.20gb" -> 3; 0 when the name is not a profile.
+int MigComputeSlices(std::string_view profile);
+// The nominal memory in a profile's name: "3g.20gb" -> 20480 MiB.
+std::optional<int64_t> MigNominalMemoryMib(std::string_view profile);
+
+// Memory one unit of `resource` gives a container on `node`, in MiB, if known: a MIG slice's
+// memory, a full GPU's, or an MPS replica's share.
+std::optional<int64_t> UnitMemoryMib(const NodeInfo& node, std::string_view resource);
+
+// How `resource` is shared on `node`: kNone when each unit is a whole device or MIG slice.
+SharingStrategy SharingOf(const NodeInfo& node, std::string_view resource);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_MODEL_GPU_FACTS_H_

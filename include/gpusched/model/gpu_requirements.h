@@ -1,0 +1,65 @@
+// What a pod wants of a GPU beyond the count: product, family, memory per GPU, compute capability,
+// driver and CUDA runtime versions (hard requirements or soft preferences), exclusivity, and the
+// pod annotations that express them.
+//
+// ParsePodIntent merges a profile's defaults with the pod's gpusched.io/ annotations; an annotation
+// it cannot parse yields an error naming the annotation and the form it expects. Value types.
+#ifndef GPUSCHED_MODEL_GPU_REQUIREMENTS_H_
+#define GPUSCHED_MODEL_GPU_REQUIREMENTS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusched/model/pod.h"
+#include "gpusched/util/version.h"
+
+namespace gpusched {
+
+inline constexpr std::string_view kProfileAnnotation = "gpusched.io/profile";
+inline constexpr std::string_view kGpuProductAnnotation = "gpusched.io/gpu-product";
+inline constexpr std::string_view kGpuFamilyAnnotation = "gpusched.io/gpu-family";
+inline constexpr std::string_view kMinGpuMemoryAnnotation = "gpusched.io/min-gpu-memory";
+inline constexpr std::string_view kMinComputeCapabilityAnnotation =
+    "gpusched.io/min-compute-capability";
+inline constexpr std::string_view kMinCudaDriverAnnotation = "gpusched.io/min-cuda-driver";
+inline constexpr std::string_view kMinCudaRuntimeAnnotation = "gpusched.io/min-cuda-runtime";
+inline constexpr std::string_view kSharingAnnotation = "gpusched.io/sharing";
+
+struct GpuRequirements {
+  std::vector<std::string> products;  // globs over nvidia.com/gpu.product; any may match
+  std::vector<std::string> families;  // any may match, case-insensitive
+  std::optional<int64_t> min_memory_mib;
+  std::optional<Version> min_compute_capability;
+  std::optional<Version> min_cuda_driver;
+  std::optional<Version> min_cuda_runtime;
+
+  bool empty() const;
+  // Number of criteria set (each list or minimum counts once).
+  int criteria() const;
+};
+
+enum class SharingMode { kAny, kExclusive };
+
+struct PodIntent {
+  GpuRequirements require;
+  GpuRequirements prefer;
+  bool prefer_cheapest = false;
+  SharingMode sharing = SharingMode::kAny;
+  std::string error;  // non-empty: the pod is rejected everywhere with this reason
+};
+
+// `defaults` with the pod's annotations applied on top (an annotation replaces the same criterion).
+PodIntent ParsePodIntent(const PodInfo& pod, const PodIntent& defaults);
+
+// Parsers shared by the annotations and the policy file; nullopt on malformed text.
+std::optional<int64_t> ParseMemoryMib(std::string_view quantity);  // "40Gi" -> 40960
+std::vector<std::string> SplitList(std::string_view comma_separated);
+// Case-insensitive glob with * and ?.
+bool GlobMatch(std::string_view pattern, std::string_view text);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_MODEL_GPU_REQUIREMENTS_H_

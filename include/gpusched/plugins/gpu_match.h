@@ -1,0 +1,42 @@
+// gpu-match: GPU product, family, memory per GPU, compute capability, CUDA driver and CUDA runtime.
+//
+// Filter: every hard requirement of the pod's intent (policy profile plus gpusched.io/ annotations)
+// must hold, else the node is unresolvable with a reason naming the requirement, not the node.
+// A node whose label for a required criterion is missing cannot prove it and fails too. Products
+// match as case-insensitive globs; old driver names without the "NVIDIA-" prefix and the "-SHARED"
+// suffix of shared resources are matched as well. Versions compare numerically.
+// Score (pods with preferences or preferCheapest): the share of preferences the node meets, and
+// its cheapness, cost(cheapest product in the table) / cost(node's product), averaged.
+#ifndef GPUSCHED_PLUGINS_GPU_MATCH_H_
+#define GPUSCHED_PLUGINS_GPU_MATCH_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpusched/engine/plugin.h"
+#include "gpusched/model/gpu_requirements.h"
+
+namespace gpusched {
+
+using CostTable = std::vector<std::pair<std::string, double>>;  // product glob -> cost
+
+class GpuMatchPlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "gpu-match";
+  explicit GpuMatchPlugin(CostTable costs) : costs_(std::move(costs)) {}
+  std::string_view name() const override { return kName; }
+  Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+  bool ScoresPod(const Cycle& cycle) const override;
+  double Score(const Cycle& cycle, const NodeState& node) const override;
+
+ private:
+  CostTable costs_;
+};
+
+// Whether `product` (a gpu.product label) matches `glob`, accepting old and shared spellings.
+bool ProductMatches(std::string_view glob, std::string_view product);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLUGINS_GPU_MATCH_H_

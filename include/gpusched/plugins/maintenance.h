@@ -1,0 +1,39 @@
+// maintenance: keeps new GPU pods away from nodes that NVIDIA's operators are changing
+// (shared/reference/nvidia-gpu-conventions.md section 4.3).
+//
+// Always unresolvable: product "...-MIG-INVALID", mig.config.state=failed,
+// gpu-driver-upgrade-state=upgrade-failed.
+// In progress (FailedNodes with action filter, score 0 with action score): mig.config.state
+// pending or rebooting; a driver upgrade state other than absent or upgrade-done; the device
+// plugin or the driver paused by the operator (gpu.deploy.device-plugin other than true,
+// gpu.deploy.driver containing "paused").
+// Score: 0 for nodes in progress; otherwise the healthy share (allocatable / capacity) of the GPU
+// resources the pod asks for, so nodes with failed GPUs rank last.
+#ifndef GPUSCHED_PLUGINS_MAINTENANCE_H_
+#define GPUSCHED_PLUGINS_MAINTENANCE_H_
+
+#include "gpusched/engine/plugin.h"
+#include "gpusched/policy/policy_spec.h"
+
+namespace gpusched {
+
+class MaintenancePlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "maintenance";
+  explicit MaintenancePlugin(MaintenanceAction action) : action_(action) {}
+  std::string_view name() const override { return kName; }
+  Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+  double Score(const Cycle& cycle, const NodeState& node) const override;
+
+ private:
+  MaintenanceAction action_;
+};
+
+// Why `node` is broken for GPU work (empty if it is not).
+std::string_view BrokenReason(const NodeInfo& node);
+// What `node` is in the middle of (empty if nothing).
+std::string_view InProgressReason(const NodeInfo& node);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLUGINS_MAINTENANCE_H_

@@ -1,0 +1,30 @@
+// mig-fit: places MIG slices.
+//
+// Filter: a pod asking for nvidia.com/mig-<profile> that no node in the cluster offers is rejected
+// everywhere as unresolvable, with a reason naming the profile and the profiles that exist.
+// (Per-node counts are gpu-fit's job.)
+// Score (pods asking for mig-* resources, or for nvidia.com/gpu with a required product that is a
+// MIG product): best fit. After the placement, the free MIG capacity left on the node is counted in
+// compute slices, with free slices of profiles larger than the requested one counted twice; the
+// node that strands the least (relative to its MIG capacity) scores highest. Small profiles thus
+// consolidate onto GPUs already cut small and busy, and nodes with large free profiles are kept for
+// large requests.
+#ifndef GPUSCHED_PLUGINS_MIG_FIT_H_
+#define GPUSCHED_PLUGINS_MIG_FIT_H_
+
+#include "gpusched/engine/plugin.h"
+
+namespace gpusched {
+
+class MigFitPlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "mig-fit";
+  std::string_view name() const override { return kName; }
+  Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+  bool ScoresPod(const Cycle& cycle) const override;
+  double Score(const Cycle& cycle, const NodeState& node) const override;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLUGINS_MIG_FIT_H_

@@ -1,0 +1,31 @@
+// sharing: time-slicing and MPS.
+//
+// Filter, unresolvable in every case (preemption cannot change how a node shares its GPUs):
+// - a pod that wants exclusive GPUs (gpusched.io/sharing: exclusive, or its profile's sharing:
+//   exclusive) is kept off nodes where the resource it asks for is a shared replica, and a pod that
+//   asks for a .shared resource cannot be exclusive at all;
+// - a container asking for more than 1 unit of a resource the node shares, where the device
+//   plugin's failRequestsGreaterThanOne would refuse it at admission (by default: MPS yes,
+//   time-slicing no; see the policy's sharing section).
+#ifndef GPUSCHED_PLUGINS_SHARING_H_
+#define GPUSCHED_PLUGINS_SHARING_H_
+
+#include "gpusched/engine/plugin.h"
+#include "gpusched/policy/policy_spec.h"
+
+namespace gpusched {
+
+class SharingPlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "sharing";
+  explicit SharingPlugin(SharingRules rules) : rules_(rules) {}
+  std::string_view name() const override { return kName; }
+  Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+
+ private:
+  SharingRules rules_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLUGINS_SHARING_H_

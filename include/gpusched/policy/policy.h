@@ -1,0 +1,43 @@
+// Policy: a PolicySpec compiled into one Engine per profile, and the rule that picks a pod's
+// profile: the gpusched.io/profile annotation, else the first profile whose selector matches the
+// pod (namespace in its list, all its labels present), else the default profile.
+// Immutable; safe for concurrent use from multiple threads. Swapped whole on reload.
+#ifndef GPUSCHED_POLICY_POLICY_H_
+#define GPUSCHED_POLICY_POLICY_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusched/engine/engine.h"
+#include "gpusched/policy/policy_spec.h"
+
+namespace gpusched {
+
+class Policy {
+ public:
+  // Builds every profile's engine; throws std::invalid_argument on an inconsistent spec.
+  // `digest` identifies the source text (shown in logs and metrics).
+  explicit Policy(PolicySpec spec, std::string digest = "built-in");
+
+  struct Selection {
+    const Engine* engine = nullptr;
+    std::string_view profile;
+    std::string error;  // non-empty: the annotation named no profile; reject the pod with it
+  };
+  Selection Select(const PodInfo& pod) const;
+
+  const PolicySpec& spec() const { return spec_; }
+  const std::string& digest() const { return digest_; }
+
+ private:
+  PolicySpec spec_;
+  std::string digest_;
+  std::vector<std::unique_ptr<Engine>> engines_;  // parallel to spec_.profiles
+  size_t default_index_ = 0;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_POLICY_POLICY_H_

@@ -1,0 +1,36 @@
+// Reading and printing policy files (YAML, apiVersion gpusched.io/v1alpha1, kind SchedulingPolicy).
+//
+// Validation is strict: unknown keys, wrong types, out-of-range weights, unknown plugin names,
+// duplicate profiles and malformed quantities or versions are all reported, each as
+// "<file>:<line>:<column>: <key path>: <problem>", and none of them yields a policy.
+// See docs/policy.md for every key.
+#ifndef GPUSCHED_POLICY_POLICY_FILE_H_
+#define GPUSCHED_POLICY_POLICY_FILE_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusched/policy/policy_spec.h"
+
+namespace gpusched {
+
+struct PolicyParseResult {
+  std::optional<PolicySpec> spec;  // set when errors is empty
+  std::vector<std::string> errors;
+};
+
+PolicyParseResult ParsePolicy(std::string_view yaml, std::string_view file_name);
+// Reads `path` and parses it; an unreadable file is one error.
+PolicyParseResult LoadPolicyFile(const std::string& path);
+
+// The effective policy, every default filled in, as YAML that ParsePolicy accepts.
+std::string FormatPolicy(const PolicySpec& spec);
+
+// A short stable digest of a policy's text (FNV-1a, 16 hex digits).
+std::string PolicyDigest(std::string_view text);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_POLICY_POLICY_FILE_H_

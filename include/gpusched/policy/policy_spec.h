@@ -1,0 +1,68 @@
+// PolicySpec: a scheduling policy as plain values, the result of reading a policy file (or the
+// built-in default) and the input from which engines are built. See docs/policy.md.
+#ifndef GPUSCHED_POLICY_POLICY_SPEC_H_
+#define GPUSCHED_POLICY_POLICY_SPEC_H_
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpusched/engine/engine.h"
+#include "gpusched/model/gpu_requirements.h"
+#include "gpusched/model/pod.h"
+#include "gpusched/plugins/gpu_binpack.h"
+
+namespace gpusched {
+
+inline constexpr char kPolicyApiVersion[] = "gpusched.io/v1alpha1";
+inline constexpr char kPolicyKind[] = "SchedulingPolicy";
+inline constexpr double kMaxPluginWeight = 100;
+
+struct PluginSetting {
+  bool enabled = true;
+  double weight = 0;  // 0: filter only
+};
+
+enum class MaintenanceAction {
+  kFilter,  // nodes being reconfigured or upgraded are rejected (as FailedNodes)
+  kScore,   // they stay eligible but score 0 in the maintenance plugin
+};
+
+struct ProfileSpec {
+  std::string name;
+  std::vector<std::string> namespaces;  // selector: pod namespace in this list (empty: any)
+  StringPairs match_labels;             // selector: pod has all these labels
+  std::map<std::string, PluginSetting, std::less<>> plugins;  // every registered plugin
+  ResourceWeights binpack_weights;
+  MaintenanceAction maintenance_action = MaintenanceAction::kFilter;
+  PodIntent intent;  // the profile's requirements, preferences and sharing mode
+
+  bool has_selector() const { return !namespaces.empty() || !match_labels.empty(); }
+};
+
+struct SharingRules {
+  // The device plugin's failRequestsGreaterThanOne: true by default for MPS, false for
+  // time-slicing.
+  bool mps_fail_requests_greater_than_one = true;
+  bool time_slicing_fail_requests_greater_than_one = false;
+};
+
+struct PolicySpec {
+  std::string source = "built-in default";
+  std::vector<std::string> gpu_resources;  // extra resources treated as GPUs
+  ScoreMapping score_mapping = ScoreMapping::kLinear;
+  std::vector<std::pair<std::string, double>> costs;  // product glob -> relative cost
+  SharingRules sharing;
+  std::string default_profile = "default";
+  std::vector<ProfileSpec> profiles;
+};
+
+// The plugin settings every profile starts from.
+std::map<std::string, PluginSetting, std::less<>> DefaultPluginSettings();
+// A policy with one profile, "default", using DefaultPluginSettings().
+PolicySpec DefaultPolicySpec();
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_POLICY_POLICY_SPEC_H_

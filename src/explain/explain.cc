@@ -1,0 +1,139 @@
+#include "gpusched/explain/explain.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "gpusched/codec/json_writer.h"
+
+namespace gpusched {
+namespace {
+
+std::string_view VerdictName(VerdictCode c) {
+  switch (c) {
+    case VerdictCode::kPass: return "pass";
+    case VerdictCode::kUnschedulable: return "fail";
+    case VerdictCode::kUnresolvable: return "fail-unresolvable";
+  }
+  return "";
+}
+
+std::string Fixed(double v, int decimals) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string DemandText(const ResourceList& demand) {
+  std::string out;
+  for (const auto& r : demand) {
+    out += (out.empty() ? "" : ", ") + r.name + ": " + std::to_string(r.milli / 1000);
+  }
+  return out.empty() ? "no GPU resources" : out;
+}
+
+std::string Pad(std::string s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+}  // namespace
+
+Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod) {
+  Explanation e;
+  e.pod = pod.namespace_name + "/" + pod.name;
+  e.policy_source = policy.spec().source;
+  Policy::Selection selection = policy.Select(pod);
+  e.profile = std::string(selection.profile);
+  auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
+  e.gpu_demand = cycle->gpu_demand();
+
+  std::vector<const NodeState*> nodes;
+  for (const auto& n : snapshot.nodes()) nodes.push_back(n.get());
+  std::vector<NodeEvaluation> evaluations = selection.engine->Evaluate(*cycle, nodes);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string reason(evaluations[i].verdict.reason);
+    evaluations[i].verdict.reason = {};
+    e.nodes.push_back({nodes[i]->info.name, std::move(evaluations[i]), std::move(reason)});
+    if (e.nodes.back().evaluation.verdict.passed()) e.ranking.push_back(i);
+  }
+  std::stable_sort(e.ranking.begin(), e.ranking.end(), [&](size_t a, size_t b) {
+    const auto& x = e.nodes[a].evaluation;
+    const auto& y = e.nodes[b].evaluation;
+    return x.score != y.score ? x.score > y.score : x.combined > y.combined;
+  });
+  for (const auto& n : e.nodes) {
+    for (const auto& s : n.evaluation.scores) {
+      if (std::find(e.plugins.begin(), e.plugins.end(), s.plugin) == e.plugins.end()) {
+        e.plugins.emplace_back(s.plugin);
+      }
+    }
+  }
+  return e;
+}
+
+std::string FormatExplanationText(const Explanation& e) {
+  std::string out = "pod " + e.pod + " asks for " + DemandText(e.gpu_demand) + "\n";
+  out += "profile " + e.profile + " of policy " + e.policy_source + "\n\n";
+  size_t name_width = 4;
+  for (const auto& n : e.nodes) name_width = std::max(name_width, n.node.size());
+  out += Pad("NODE", name_width + 2) + Pad("VERDICT", 19);
+  for (const auto& p : e.plugins) out += Pad(p, std::max<size_t>(p.size(), 6) + 2);
+  out += "SCORE  REASON\n";
+  for (const auto& n : e.nodes) {
+    const NodeEvaluation& ev = n.evaluation;
+    out += Pad(n.node, name_width + 2) + Pad(std::string(VerdictName(ev.verdict.code)), 19);
+    for (const auto& p : e.plugins) {
+      std::string cell = "-";
+      for (const auto& s : ev.scores) {
+        if (s.plugin == p) cell = Fixed(s.score, 0) + "x" + Fixed(s.weight, 0);
+      }
+      out += Pad(cell, std::max<size_t>(p.size(), 6) + 2);
+    }
+    out += Pad(ev.verdict.passed() ? std::to_string(ev.score) : "-", 7);
+    if (!ev.verdict.passed()) {
+      out += n.reason;
+      if (!ev.rejected_by.empty()) out += " [" + std::string(ev.rejected_by) + "]";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
+  }
+  out += "\nplugin cells: score (0..100) x weight; SCORE: the extender score 0..10 sent to "
+         "kube-scheduler\n";
+  if (e.ranking.empty()) {
+    out += "no node fits\n";
+    return out;
+  }
+  out += "ranking:";
+  for (size_t i = 0; i < e.ranking.size(); ++i) {
+    const auto& n = e.nodes[e.ranking[i]];
+    out += (i ? ", " : " ") + std::to_string(i + 1) + ". " + n.node + " (" +
+           std::to_string(n.evaluation.score) + ")";
+  }
+  return out + "\n";
+}
+
+std::string FormatExplanationJson(const Explanation& e) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject().Key("pod").String(e.pod).Key("profile").String(e.profile);
+  w.Key("policy").String(e.policy_source).Key("gpuDemand").BeginObject();
+  for (const auto& r : e.gpu_demand) w.Key(r.name).Int(r.milli / 1000);
+  w.EndObject().Key("nodes").BeginArray();
+  for (const auto& n : e.nodes) {
+    const NodeEvaluation& ev = n.evaluation;
+    w.BeginObject().Key("node").String(n.node).Key("verdict").String(VerdictName(ev.verdict.code));
+    w.Key("reason").String(n.reason).Key("rejectedBy").String(ev.rejected_by);
+    w.Key("plugins").BeginArray();
+    for (const auto& s : ev.scores) {
+      w.BeginObject().Key("name").String(s.plugin).Key("score").Double(s.score);
+      w.Key("weight").Double(s.weight).EndObject();
+    }
+    w.EndArray().Key("combined").Double(ev.combined).Key("score").Int(ev.score).EndObject();
+  }
+  w.EndArray().Key("ranking").BeginArray();
+  for (size_t i : e.ranking) w.String(e.nodes[i].node);
+  w.EndArray().EndObject();
+  return out + "\n";
+}
+
+}  // namespace gpusched

@@ -1,0 +1,71 @@
+#include "gpusched/model/gpu_facts.h"
+
+#include <charconv>
+
+#include "gpusched/model/gpu_resources.h"
+
+namespace gpusched {
+namespace {
+
+// Leading decimal number of `s`, or 0.
+int LeadingNumber(std::string_view s) {
+  int v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && ptr != s.data() ? v : 0;
+}
+
+const MigProfileLabels* ProfileLabels(const GpuLabels& gpu, std::string_view profile) {
+  for (const auto& p : gpu.mig_profiles) {
+    if (p.profile == profile) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int MigComputeSlices(std::string_view profile) {
+  size_t g = profile.find("g.");
+  if (g == std::string_view::npos || g == 0) return 0;
+  return LeadingNumber(profile);
+}
+
+std::optional<int64_t> MigNominalMemoryMib(std::string_view profile) {
+  size_t dot = profile.find("g.");
+  if (dot == std::string_view::npos) return std::nullopt;
+  int gb = LeadingNumber(profile.substr(dot + 2));
+  if (gb <= 0) return std::nullopt;
+  return static_cast<int64_t>(gb) * 1024;
+}
+
+std::optional<int64_t> UnitMemoryMib(const NodeInfo& node, std::string_view resource) {
+  std::string_view profile = MigProfileOf(resource);
+  if (!profile.empty()) {
+    const MigProfileLabels* labels = ProfileLabels(node.gpu, profile);
+    if (labels && labels->memory_mib) return labels->memory_mib;
+    return MigNominalMemoryMib(profile);
+  }
+  if (!node.gpu.memory_mib) return std::nullopt;
+  if (SharingOf(node, resource) == SharingStrategy::kMps && node.gpu.replicas &&
+      *node.gpu.replicas > 1) {
+    return *node.gpu.memory_mib / *node.gpu.replicas;
+  }
+  return node.gpu.memory_mib;
+}
+
+SharingStrategy SharingOf(const NodeInfo& node, std::string_view resource) {
+  std::string_view profile = MigProfileOf(resource);
+  if (!profile.empty()) {
+    const MigProfileLabels* labels = ProfileLabels(node.gpu, profile);
+    // MPS is not supported on MIG; shared MIG slices are time-sliced.
+    bool shared = IsSharedResourceName(resource) || (labels && labels->replicas.value_or(1) > 1);
+    return shared ? SharingStrategy::kTimeSlicing : SharingStrategy::kNone;
+  }
+  bool shared = IsSharedResourceName(resource) || node.gpu.replicas.value_or(1) > 1 ||
+                node.gpu.sharing == SharingStrategy::kTimeSlicing ||
+                node.gpu.sharing == SharingStrategy::kMps;
+  if (!shared) return SharingStrategy::kNone;
+  return node.gpu.sharing == SharingStrategy::kMps ? SharingStrategy::kMps
+                                                   : SharingStrategy::kTimeSlicing;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,112 @@
+#include "gpusched/model/gpu_requirements.h"
+
+#include <cctype>
+
+#include "gpusched/util/quantity.h"
+
+namespace gpusched {
+namespace {
+
+char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+std::string Trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::string Invalid(std::string_view annotation, std::string_view expected) {
+  return "invalid annotation " + std::string(annotation) + ": expected " + std::string(expected);
+}
+
+}  // namespace
+
+bool GpuRequirements::empty() const { return criteria() == 0; }
+
+int GpuRequirements::criteria() const {
+  return !products.empty() + !families.empty() + min_memory_mib.has_value() +
+         min_compute_capability.has_value() + min_cuda_driver.has_value() +
+         min_cuda_runtime.has_value();
+}
+
+std::optional<int64_t> ParseMemoryMib(std::string_view quantity) {
+  auto milli = ParseQuantityMilli(Trimmed(quantity));
+  if (!milli || *milli <= 0) return std::nullopt;
+  // bytes -> MiB, rounded up so "40G" asks for at least 40e9 bytes.
+  int64_t bytes = MilliToUnitsCeil(*milli);
+  constexpr int64_t kMib = 1024 * 1024;
+  return bytes / kMib + (bytes % kMib != 0);
+}
+
+std::vector<std::string> SplitList(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string item = Trimmed(text.substr(start, comma - start));
+    if (!item.empty()) out.push_back(std::move(item));
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool GlobMatch(std::string_view pattern, std::string_view text) {
+  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || Lower(pattern[p]) == Lower(text[t]))) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+PodIntent ParsePodIntent(const PodInfo& pod, const PodIntent& defaults) {
+  PodIntent intent = defaults;
+  auto version = [&](std::string_view key, std::optional<Version>& slot, const char* example) {
+    const std::string* v = pod.annotation(key);
+    if (!v || !intent.error.empty()) return;
+    slot = Version::Parse(Trimmed(*v));
+    if (!slot) intent.error = Invalid(key, std::string("a version such as ") + example);
+  };
+  auto list = [&](std::string_view key, std::vector<std::string>& slot, const char* example) {
+    const std::string* v = pod.annotation(key);
+    if (!v || !intent.error.empty()) return;
+    slot = SplitList(*v);
+    if (slot.empty()) intent.error = Invalid(key, std::string("a comma-separated list such as ") + example);
+  };
+  list(kGpuProductAnnotation, intent.require.products, "NVIDIA-A100-*,NVIDIA-H100-*");
+  list(kGpuFamilyAnnotation, intent.require.families, "ampere,hopper");
+  if (const std::string* v = pod.annotation(kMinGpuMemoryAnnotation); v && intent.error.empty()) {
+    intent.require.min_memory_mib = ParseMemoryMib(*v);
+    if (!intent.require.min_memory_mib) {
+      intent.error = Invalid(kMinGpuMemoryAnnotation, "a quantity per GPU such as 40Gi");
+    }
+  }
+  version(kMinComputeCapabilityAnnotation, intent.require.min_compute_capability, "8.0");
+  version(kMinCudaDriverAnnotation, intent.require.min_cuda_driver, "535.104");
+  version(kMinCudaRuntimeAnnotation, intent.require.min_cuda_runtime, "12.2");
+  if (const std::string* v = pod.annotation(kSharingAnnotation); v && intent.error.empty()) {
+    std::string mode = Trimmed(*v);
+    if (mode == "exclusive") {
+      intent.sharing = SharingMode::kExclusive;
+    } else if (mode == "any" || mode == "shared") {
+      intent.sharing = SharingMode::kAny;
+    } else {
+      intent.error = Invalid(kSharingAnnotation, "exclusive or any");
+    }
+  }
+  return intent;
+}
+
+}  // namespace gpusched

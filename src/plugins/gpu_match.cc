@@ -1,0 +1,119 @@
+#include "gpusched/plugins/gpu_match.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+#include "gpusched/model/gpu_facts.h"
+
+namespace gpusched {
+namespace {
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The resource whose unit the pod's memory requirement is about: its first GPU resource.
+std::string_view PrimaryResource(const Cycle& cycle) {
+  return cycle.gpu_demand().empty() ? std::string_view() : cycle.gpu_demand().begin()->name;
+}
+
+// Which criteria of `req` the node fails: the first failure's reason, or empty when all hold.
+// `met` counts the criteria that hold.
+std::string_view Check(const Cycle& cycle, const GpuRequirements& req, const NodeInfo& node,
+                       int* met) {
+  std::string_view failure;
+  auto record = [&](bool ok, std::string_view prefix, const std::string& subject) {
+    if (ok) {
+      ++*met;
+    } else if (failure.empty()) {
+      failure = cycle.Reason(prefix, subject);
+    }
+  };
+  const GpuLabels& g = node.gpu;
+  if (!req.products.empty()) {
+    bool ok = !g.product.empty() &&
+              std::any_of(req.products.begin(), req.products.end(),
+                          [&](const std::string& glob) { return ProductMatches(glob, g.product); });
+    record(ok, "GPU product does not match ", Join(req.products));
+  }
+  if (!req.families.empty()) {
+    bool ok = std::any_of(req.families.begin(), req.families.end(),
+                          [&](const std::string& f) { return EqualsIgnoreCase(f, g.family); });
+    record(ok, "GPU family not in ", Join(req.families));
+  }
+  if (req.min_memory_mib) {
+    auto memory = UnitMemoryMib(node, PrimaryResource(cycle));
+    record(memory && *memory >= *req.min_memory_mib, "GPU memory below ",
+           std::to_string(*req.min_memory_mib) + " MiB");
+  }
+  if (req.min_compute_capability) {
+    record(g.compute_capability && *g.compute_capability >= *req.min_compute_capability,
+           "GPU compute capability below ", req.min_compute_capability->ToString());
+  }
+  if (req.min_cuda_driver) {
+    record(g.driver_version && *g.driver_version >= *req.min_cuda_driver,
+           "CUDA driver older than ", req.min_cuda_driver->ToString());
+  }
+  if (req.min_cuda_runtime) {
+    record(g.cuda_runtime_version && *g.cuda_runtime_version >= *req.min_cuda_runtime,
+           "CUDA runtime older than ", req.min_cuda_runtime->ToString());
+  }
+  return failure;
+}
+
+}  // namespace
+
+bool ProductMatches(std::string_view glob, std::string_view product) {
+  if (product.ends_with("-SHARED")) product.remove_suffix(7);
+  if (GlobMatch(glob, product)) return true;
+  // Drivers before about R470 name products without the "NVIDIA " prefix.
+  return !product.starts_with("NVIDIA-") && GlobMatch(glob, "NVIDIA-" + std::string(product));
+}
+
+Verdict GpuMatchPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
+  const GpuRequirements& req = cycle.intent().require;
+  if (req.empty()) return Verdict::Pass();
+  int met = 0;
+  std::string_view failure = Check(cycle, req, node.info, &met);
+  return failure.empty() ? Verdict::Pass() : Verdict::Unresolvable(failure);
+}
+
+bool GpuMatchPlugin::ScoresPod(const Cycle& cycle) const {
+  return !cycle.intent().prefer.empty() || (cycle.intent().prefer_cheapest && !costs_.empty());
+}
+
+double GpuMatchPlugin::Score(const Cycle& cycle, const NodeState& node) const {
+  double total = 0;
+  int parts = 0;
+  const GpuRequirements& prefer = cycle.intent().prefer;
+  if (!prefer.empty()) {
+    int met = 0;
+    Check(cycle, prefer, node.info, &met);
+    total += kMaxNodeScore * met / prefer.criteria();
+    ++parts;
+  }
+  if (cycle.intent().prefer_cheapest && !costs_.empty()) {
+    double cheapest = std::numeric_limits<double>::max();
+    double cost = -1;
+    for (const auto& [glob, c] : costs_) {
+      cheapest = std::min(cheapest, c);
+      if (cost < 0 && ProductMatches(glob, node.info.gpu.product)) cost = c;
+    }
+    // Unknown products score as the most expensive; a free product scores as the cheapest.
+    total += cost < 0 ? 0 : cost == 0 ? kMaxNodeScore : kMaxNodeScore * cheapest / cost;
+    ++parts;
+  }
+  return parts ? total / parts : 0;
+}
+
+}  // namespace gpusched

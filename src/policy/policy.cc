@@ -1,0 +1,63 @@
+#include "gpusched/policy/policy.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "gpusched/model/gpu_requirements.h"
+#include "gpusched/plugins/registry.h"
+
+namespace gpusched {
+namespace {
+
+bool Selects(const ProfileSpec& profile, const PodInfo& pod) {
+  if (!profile.has_selector()) return false;
+  if (!profile.namespaces.empty() &&
+      std::find(profile.namespaces.begin(), profile.namespaces.end(), pod.namespace_name) ==
+          profile.namespaces.end()) {
+    return false;
+  }
+  for (const auto& [key, value] : profile.match_labels) {
+    auto it = std::find_if(pod.labels.begin(), pod.labels.end(),
+                           [&](const auto& l) { return l.first == key; });
+    if (it == pod.labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Policy::Policy(PolicySpec spec, std::string digest)
+    : spec_(std::move(spec)), digest_(std::move(digest)) {
+  bool found_default = false;
+  for (size_t i = 0; i < spec_.profiles.size(); ++i) {
+    engines_.push_back(BuildEngine(spec_, spec_.profiles[i]));
+    if (spec_.profiles[i].name == spec_.default_profile) {
+      default_index_ = i;
+      found_default = true;
+    }
+  }
+  if (!found_default) {
+    throw std::invalid_argument("default profile \"" + spec_.default_profile + "\" is not defined");
+  }
+}
+
+Policy::Selection Policy::Select(const PodInfo& pod) const {
+  if (const std::string* wanted = pod.annotation(kProfileAnnotation)) {
+    for (size_t i = 0; i < spec_.profiles.size(); ++i) {
+      if (spec_.profiles[i].name == *wanted) {
+        return {engines_[i].get(), spec_.profiles[i].name, {}};
+      }
+    }
+    std::string names;
+    for (const auto& p : spec_.profiles) names += (names.empty() ? "" : ", ") + p.name;
+    return {engines_[default_index_].get(), spec_.profiles[default_index_].name,
+            "unknown profile \"" + *wanted + "\" in annotation " + std::string(kProfileAnnotation) +
+                "; profiles: " + names};
+  }
+  for (size_t i = 0; i < spec_.profiles.size(); ++i) {
+    if (Selects(spec_.profiles[i], pod)) return {engines_[i].get(), spec_.profiles[i].name, {}};
+  }
+  return {engines_[default_index_].get(), spec_.profiles[default_index_].name, {}};
+}
+
+}  // namespace gpusched

@@ -1,0 +1,467 @@
+#include "gpusched/policy/policy_file.h"
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "gpusched/plugins/registry.h"
+
+namespace gpusched {
+namespace {
+
+// Walks a YAML document, collecting errors with their position and key path.
+class Reader {
+ public:
+  explicit Reader(std::string_view file) : file_(file) {}
+
+  void Error(const YAML::Node& at, const std::string& path, const std::string& message) {
+    YAML::Mark mark = at.Mark();
+    std::string where = std::string(file_);
+    if (mark.line >= 0) {
+      where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+    }
+    errors_.push_back(where + ": " + (path.empty() ? "" : path + ": ") + message);
+  }
+  void ErrorAtDocument(const std::string& message) { errors_.push_back(std::string(file_) + ": " + message); }
+
+  // Reports keys of `map` that are not in `allowed`; returns false if `node` is not a map.
+  bool Map(const YAML::Node& node, const std::string& path,
+           std::initializer_list<std::string_view> allowed) {
+    if (!node.IsMap()) {
+      Error(node, path, "must be a mapping");
+      return false;
+    }
+    for (const auto& kv : node) {
+      std::string key = kv.first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        std::string list;
+        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        Error(kv.first, Join(path, key), "unknown key (allowed: " + list + ")");
+      }
+    }
+    return true;
+  }
+
+  std::optional<std::string> String(const YAML::Node& node, const std::string& path) {
+    if (!node.IsScalar()) {
+      Error(node, path, "must be a string");
+      return std::nullopt;
+    }
+    return node.Scalar();
+  }
+
+  std::optional<bool> Bool(const YAML::Node& node, const std::string& path) {
+    if (node.IsScalar() && node.Tag() != "!") {
+      if (node.Scalar() == "true") return true;
+      if (node.Scalar() == "false") return false;
+    }
+    Error(node, path, "must be true or false");
+    return std::nullopt;
+  }
+
+  std::optional<double> Number(const YAML::Node& node, const std::string& path, double min,
+                               double max) {
+    if (node.IsScalar() && node.Tag() != "!") {
+      const std::string& s = node.Scalar();
+      double v = 0;
+      auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec == std::errc() && ptr == s.data() + s.size()) {
+        if (v >= min && v <= max) return v;
+        Error(node, path, "must be within " + Num(min) + ".." + Num(max) + ", got " + s);
+        return std::nullopt;
+      }
+    }
+    Error(node, path, "must be a number");
+    return std::nullopt;
+  }
+
+  std::optional<std::vector<std::string>> StringList(const YAML::Node& node,
+                                                     const std::string& path) {
+    if (node.IsScalar()) return SplitList(node.Scalar());  // "a,b" is accepted as a list
+    if (!node.IsSequence()) {
+      Error(node, path, "must be a list of strings");
+      return std::nullopt;
+    }
+    std::vector<std::string> out;
+    for (size_t i = 0; i < node.size(); ++i) {
+      if (auto s = String(node[i], path + "[" + std::to_string(i) + "]")) out.push_back(*s);
+    }
+    return out;
+  }
+
+  static std::string Join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+  static std::string Num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+  }
+
+  std::vector<std::string>& errors() { return errors_; }
+
+ private:
+  std::string_view file_;
+  std::vector<std::string> errors_;
+};
+
+// Applies the plugin entries of `node` (a map of plugin name -> settings) onto `profile`.
+void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, ProfileSpec& profile) {
+  if (!node.IsMap()) {
+    r.Error(node, path, "must be a mapping of plugin name to settings");
+    return;
+  }
+  for (const auto& kv : node) {
+    std::string name = kv.first.Scalar();
+    std::string ppath = Reader::Join(path, name);
+    if (!IsRegisteredPlugin(name)) {
+      std::string list;
+      for (auto n : RegisteredPlugins()) list += (list.empty() ? "" : ", ") + std::string(n);
+      r.Error(kv.first, ppath, "unknown plugin (known: " + list + ")");
+      continue;
+    }
+    const YAML::Node& settings = kv.second;
+    if (settings.IsNull()) continue;  // "gpu-fit:" alone keeps the defaults
+    bool ok = name == "gpu-binpack"
+                  ? r.Map(settings, ppath, {"enabled", "weight", "resourceWeights", "defaultResourceWeight"})
+              : name == "maintenance" ? r.Map(settings, ppath, {"enabled", "weight", "action"})
+                                      : r.Map(settings, ppath, {"enabled", "weight"});
+    if (!ok) continue;
+    PluginSetting& s = profile.plugins[name];
+    if (settings["enabled"]) {
+      if (auto b = r.Bool(settings["enabled"], ppath + ".enabled")) s.enabled = *b;
+    }
+    if (settings["weight"]) {
+      if (auto w = r.Number(settings["weight"], ppath + ".weight", 0, kMaxPluginWeight)) s.weight = *w;
+    }
+    if (settings["resourceWeights"]) {
+      const YAML::Node& rw = settings["resourceWeights"];
+      if (!rw.IsMap()) {
+        r.Error(rw, ppath + ".resourceWeights", "must be a mapping of resource name to weight");
+      } else {
+        profile.binpack_weights.by_name.clear();
+        for (const auto& e : rw) {
+          std::string res = e.first.Scalar();
+          if (auto w = r.Number(e.second, ppath + ".resourceWeights." + res, 0, kMaxPluginWeight)) {
+            profile.binpack_weights.by_name[res] = static_cast<int64_t>(*w);
+          }
+        }
+      }
+    }
+    if (settings["defaultResourceWeight"]) {
+      if (auto w = r.Number(settings["defaultResourceWeight"], ppath + ".defaultResourceWeight", 0,
+                            kMaxPluginWeight)) {
+        profile.binpack_weights.default_weight = static_cast<int64_t>(*w);
+      }
+    }
+    if (settings["action"]) {
+      auto a = r.String(settings["action"], ppath + ".action");
+      if (a && *a == "filter") {
+        profile.maintenance_action = MaintenanceAction::kFilter;
+      } else if (a && *a == "score") {
+        profile.maintenance_action = MaintenanceAction::kScore;
+      } else if (a) {
+        r.Error(settings["action"], ppath + ".action", "must be filter or score");
+      }
+    }
+  }
+}
+
+void ReadRequirements(Reader& r, const YAML::Node& node, const std::string& path,
+                      GpuRequirements& req, bool* cheapest) {
+  bool ok = cheapest ? r.Map(node, path, {"products", "families", "minGpuMemory",
+                                          "minComputeCapability", "minCudaDriver",
+                                          "minCudaRuntime", "cheapest"})
+                     : r.Map(node, path, {"products", "families", "minGpuMemory",
+                                          "minComputeCapability", "minCudaDriver",
+                                          "minCudaRuntime"});
+  if (!ok) return;
+  if (node["products"]) {
+    if (auto l = r.StringList(node["products"], path + ".products")) req.products = *l;
+  }
+  if (node["families"]) {
+    if (auto l = r.StringList(node["families"], path + ".families")) req.families = *l;
+  }
+  if (node["minGpuMemory"]) {
+    auto s = r.String(node["minGpuMemory"], path + ".minGpuMemory");
+    if (s) {
+      req.min_memory_mib = ParseMemoryMib(*s);
+      if (!req.min_memory_mib) {
+        r.Error(node["minGpuMemory"], path + ".minGpuMemory", "must be a quantity such as 40Gi");
+      }
+    }
+  }
+  auto version = [&](const char* key, std::optional<Version>& slot) {
+    if (!node[key]) return;
+    auto s = r.String(node[key], path + "." + key);
+    if (!s) return;
+    slot = Version::Parse(*s);
+    if (!slot) r.Error(node[key], path + "." + key, "must be a version such as 12.2");
+  };
+  version("minComputeCapability", req.min_compute_capability);
+  version("minCudaDriver", req.min_cuda_driver);
+  version("minCudaRuntime", req.min_cuda_runtime);
+  if (cheapest && node["cheapest"]) {
+    if (auto b = r.Bool(node["cheapest"], path + ".cheapest")) *cheapest = *b;
+  }
+}
+
+void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, ProfileSpec& p) {
+  if (!r.Map(node, path, {"name", "selector", "plugins", "require", "prefer", "sharing"})) return;
+  if (!node["name"]) {
+    r.Error(node, path + ".name", "is required");
+  } else if (auto n = r.String(node["name"], path + ".name")) {
+    p.name = *n;
+  }
+  if (const YAML::Node& sel = node["selector"]) {
+    if (r.Map(sel, path + ".selector", {"namespaces", "matchLabels"})) {
+      if (sel["namespaces"]) {
+        if (auto l = r.StringList(sel["namespaces"], path + ".selector.namespaces")) p.namespaces = *l;
+      }
+      if (const YAML::Node& labels = sel["matchLabels"]) {
+        if (!labels.IsMap()) {
+          r.Error(labels, path + ".selector.matchLabels", "must be a mapping of label to value");
+        } else {
+          for (const auto& kv : labels) {
+            auto v = r.String(kv.second, path + ".selector.matchLabels." + kv.first.Scalar());
+            if (v) p.match_labels.emplace_back(kv.first.Scalar(), *v);
+          }
+        }
+      }
+    }
+  }
+  if (node["plugins"]) ReadPlugins(r, node["plugins"], path + ".plugins", p);
+  if (node["require"]) ReadRequirements(r, node["require"], path + ".require", p.intent.require, nullptr);
+  if (node["prefer"]) {
+    ReadRequirements(r, node["prefer"], path + ".prefer", p.intent.prefer, &p.intent.prefer_cheapest);
+  }
+  if (node["sharing"]) {
+    auto s = r.String(node["sharing"], path + ".sharing");
+    if (s && *s == "exclusive") {
+      p.intent.sharing = SharingMode::kExclusive;
+    } else if (s && *s == "any") {
+      p.intent.sharing = SharingMode::kAny;
+    } else if (s) {
+      r.Error(node["sharing"], path + ".sharing", "must be exclusive or any");
+    }
+  }
+}
+
+void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
+  if (!r.Map(root, "", {"apiVersion", "kind", "metadata", "gpuResources", "scoreMapping", "costs",
+                        "sharing", "plugins", "defaultProfile", "profiles"})) {
+    return;
+  }
+  auto require_value = [&](const char* key, std::string_view expected) {
+    if (!root[key]) {
+      r.Error(root, key, "is required (" + std::string(expected) + ")");
+    } else if (auto v = r.String(root[key], key); v && *v != expected) {
+      r.Error(root[key], key, "must be " + std::string(expected) + ", got " + *v);
+    }
+  };
+  require_value("apiVersion", kPolicyApiVersion);
+  require_value("kind", kPolicyKind);
+  if (root["metadata"] && !root["metadata"].IsMap()) r.Error(root["metadata"], "metadata", "must be a mapping");
+  if (root["gpuResources"]) {
+    if (auto l = r.StringList(root["gpuResources"], "gpuResources")) spec.gpu_resources = *l;
+  }
+  if (root["scoreMapping"]) {
+    auto m = r.String(root["scoreMapping"], "scoreMapping");
+    if (m && *m == "linear") {
+      spec.score_mapping = ScoreMapping::kLinear;
+    } else if (m && *m == "minmax") {
+      spec.score_mapping = ScoreMapping::kMinMax;
+    } else if (m) {
+      r.Error(root["scoreMapping"], "scoreMapping", "must be linear or minmax");
+    }
+  }
+  if (const YAML::Node& costs = root["costs"]) {
+    if (!costs.IsMap()) {
+      r.Error(costs, "costs", "must be a mapping of product glob to cost");
+    } else {
+      for (const auto& kv : costs) {
+        if (auto c = r.Number(kv.second, "costs." + kv.first.Scalar(), 0, 1e9)) {
+          spec.costs.emplace_back(kv.first.Scalar(), *c);
+        }
+      }
+    }
+  }
+  if (const YAML::Node& sharing = root["sharing"]) {
+    if (r.Map(sharing, "sharing",
+              {"mpsFailRequestsGreaterThanOne", "timeSlicingFailRequestsGreaterThanOne"})) {
+      if (sharing["mpsFailRequestsGreaterThanOne"]) {
+        if (auto b = r.Bool(sharing["mpsFailRequestsGreaterThanOne"], "sharing.mpsFailRequestsGreaterThanOne")) {
+          spec.sharing.mps_fail_requests_greater_than_one = *b;
+        }
+      }
+      if (sharing["timeSlicingFailRequestsGreaterThanOne"]) {
+        if (auto b = r.Bool(sharing["timeSlicingFailRequestsGreaterThanOne"],
+                            "sharing.timeSlicingFailRequestsGreaterThanOne")) {
+          spec.sharing.time_slicing_fail_requests_greater_than_one = *b;
+        }
+      }
+    }
+  }
+  ProfileSpec base;
+  base.plugins = DefaultPluginSettings();
+  if (root["plugins"]) ReadPlugins(r, root["plugins"], "plugins", base);
+
+  std::set<std::string> seen;
+  if (const YAML::Node& profiles = root["profiles"]) {
+    if (!profiles.IsSequence()) {
+      r.Error(profiles, "profiles", "must be a list of profiles");
+    } else {
+      for (size_t i = 0; i < profiles.size(); ++i) {
+        std::string path = "profiles[" + std::to_string(i) + "]";
+        ProfileSpec p = base;
+        ReadProfile(r, profiles[i], path, p);
+        if (p.name.empty()) continue;
+        if (!seen.insert(p.name).second) {
+          r.Error(profiles[i]["name"], path + ".name", "duplicate profile \"" + p.name + "\"");
+          continue;
+        }
+        spec.profiles.push_back(std::move(p));
+      }
+    }
+  }
+  if (root["defaultProfile"]) {
+    if (auto d = r.String(root["defaultProfile"], "defaultProfile")) {
+      spec.default_profile = *d;
+      if (!seen.count(*d)) {
+        r.Error(root["defaultProfile"], "defaultProfile", "names no profile in profiles");
+      }
+    }
+  } else if (!seen.count("default")) {
+    base.name = "default";
+    spec.profiles.insert(spec.profiles.begin(), std::move(base));
+  }
+}
+
+void EmitRequirements(YAML::Emitter& out, const GpuRequirements& req, const bool* cheapest) {
+  out << YAML::BeginMap;
+  if (!req.products.empty()) out << YAML::Key << "products" << YAML::Value << YAML::Flow << req.products;
+  if (!req.families.empty()) out << YAML::Key << "families" << YAML::Value << YAML::Flow << req.families;
+  if (req.min_memory_mib) {
+    out << YAML::Key << "minGpuMemory" << YAML::Value << std::to_string(*req.min_memory_mib) + "Mi";
+  }
+  auto version = [&](const char* key, const std::optional<Version>& v) {
+    if (v) out << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << v->ToString();
+  };
+  version("minComputeCapability", req.min_compute_capability);
+  version("minCudaDriver", req.min_cuda_driver);
+  version("minCudaRuntime", req.min_cuda_runtime);
+  if (cheapest) out << YAML::Key << "cheapest" << YAML::Value << *cheapest;
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+PolicyParseResult ParsePolicy(std::string_view yaml, std::string_view file_name) {
+  PolicyParseResult result;
+  Reader r(file_name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    result.errors.push_back(std::string(file_name) + ":" + std::to_string(e.mark.line + 1) + ":" +
+                            std::to_string(e.mark.column + 1) + ": " + e.msg);
+    return result;
+  }
+  if (!root.IsDefined() || root.IsNull()) {
+    r.ErrorAtDocument("empty policy file");
+    result.errors = r.errors();
+    return result;
+  }
+  PolicySpec spec;
+  spec.source = std::string(file_name);
+  ReadTop(r, root, spec);
+  result.errors = std::move(r.errors());
+  if (result.errors.empty()) result.spec = std::move(spec);
+  return result;
+}
+
+PolicyParseResult LoadPolicyFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return PolicyParseResult{std::nullopt, {path + ": cannot open file"}};
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParsePolicy(buffer.str(), path);
+}
+
+std::string FormatPolicy(const PolicySpec& spec) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "apiVersion" << YAML::Value << kPolicyApiVersion;
+  out << YAML::Key << "kind" << YAML::Value << kPolicyKind;
+  out << YAML::Key << "gpuResources" << YAML::Value << YAML::Flow << spec.gpu_resources;
+  out << YAML::Key << "scoreMapping" << YAML::Value
+      << (spec.score_mapping == ScoreMapping::kMinMax ? "minmax" : "linear");
+  out << YAML::Key << "costs" << YAML::Value << YAML::BeginMap;
+  for (const auto& [glob, cost] : spec.costs) out << YAML::Key << glob << YAML::Value << cost;
+  out << YAML::EndMap;
+  out << YAML::Key << "sharing" << YAML::Value << YAML::BeginMap << YAML::Key
+      << "mpsFailRequestsGreaterThanOne" << YAML::Value << spec.sharing.mps_fail_requests_greater_than_one
+      << YAML::Key << "timeSlicingFailRequestsGreaterThanOne" << YAML::Value
+      << spec.sharing.time_slicing_fail_requests_greater_than_one << YAML::EndMap;
+  out << YAML::Key << "defaultProfile" << YAML::Value << spec.default_profile;
+  out << YAML::Key << "profiles" << YAML::Value << YAML::BeginSeq;
+  for (const auto& p : spec.profiles) {
+    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name;
+    if (p.has_selector()) {
+      out << YAML::Key << "selector" << YAML::Value << YAML::BeginMap;
+      if (!p.namespaces.empty()) out << YAML::Key << "namespaces" << YAML::Value << YAML::Flow << p.namespaces;
+      if (!p.match_labels.empty()) {
+        out << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
+        for (const auto& [k, v] : p.match_labels) out << YAML::Key << k << YAML::Value << v;
+        out << YAML::EndMap;
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::Key << "plugins" << YAML::Value << YAML::BeginMap;
+    for (std::string_view name : RegisteredPlugins()) {
+      auto it = p.plugins.find(name);
+      if (it == p.plugins.end()) continue;
+      out << YAML::Key << std::string(name) << YAML::Value << YAML::BeginMap << YAML::Key
+          << "enabled" << YAML::Value << it->second.enabled << YAML::Key << "weight" << YAML::Value
+          << it->second.weight;
+      if (name == "gpu-binpack") {
+        out << YAML::Key << "resourceWeights" << YAML::Value << YAML::BeginMap;
+        for (const auto& [res, w] : p.binpack_weights.by_name) out << YAML::Key << res << YAML::Value << w;
+        out << YAML::EndMap << YAML::Key << "defaultResourceWeight" << YAML::Value
+            << p.binpack_weights.default_weight;
+      }
+      if (name == "maintenance") {
+        out << YAML::Key << "action" << YAML::Value
+            << (p.maintenance_action == MaintenanceAction::kScore ? "score" : "filter");
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+    out << YAML::Key << "require" << YAML::Value;
+    EmitRequirements(out, p.intent.require, nullptr);
+    out << YAML::Key << "prefer" << YAML::Value;
+    EmitRequirements(out, p.intent.prefer, &p.intent.prefer_cheapest);
+    out << YAML::Key << "sharing" << YAML::Value
+        << (p.intent.sharing == SharingMode::kExclusive ? "exclusive" : "any");
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string PolicyDigest(std::string_view text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,23 @@
+#include "gpusched/policy/policy_spec.h"
+
+namespace gpusched {
+
+std::map<std::string, PluginSetting, std::less<>> DefaultPluginSettings() {
+  // Filter-only plugins have weight 0. Scoring plugins that do not apply to a pod (mig-fit for a
+  // pod without MIG requests, gpu-match without preferences) stay out of its weighted mean.
+  return {
+      {"gpu-fit", {true, 0}},     {"gpu-binpack", {true, 1}}, {"mig-fit", {true, 1}},
+      {"gpu-match", {true, 1}},   {"sharing", {true, 0}},     {"maintenance", {true, 0}},
+  };
+}
+
+PolicySpec DefaultPolicySpec() {
+  PolicySpec spec;
+  ProfileSpec profile;
+  profile.name = "default";
+  profile.plugins = DefaultPluginSettings();
+  spec.profiles.push_back(std::move(profile));
+  return spec;
+}
+
+}  // namespace gpusched

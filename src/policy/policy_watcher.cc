@@ -1,0 +1,92 @@
+#include "gpusched/policy/policy_watcher.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+#include "gpusched/policy/policy_file.h"
+
+namespace gpusched {
+namespace {
+
+bool ReadWhole(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  out = buffer.str();
+  return true;
+}
+
+std::shared_ptr<const Policy> Compile(const std::string& text, const std::string& path,
+                                      std::vector<std::string>& errors) {
+  PolicyParseResult parsed = ParsePolicy(text, path);
+  if (!parsed.spec) {
+    errors = std::move(parsed.errors);
+    return nullptr;
+  }
+  try {
+    return std::make_shared<const Policy>(std::move(*parsed.spec), PolicyDigest(text));
+  } catch (const std::invalid_argument& e) {
+    errors = {path + ": " + e.what()};
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const Policy> LoadPolicy(const std::string& path, std::vector<std::string>& errors) {
+  std::string text;
+  if (!ReadWhole(path, text)) {
+    errors = {path + ": cannot open file"};
+    return nullptr;
+  }
+  return Compile(text, path, errors);
+}
+
+PolicyWatcher::PolicyWatcher(std::string path, Published<Policy>& target,
+                             std::chrono::milliseconds interval)
+    : path_(std::move(path)), target_(target), interval_(interval) {
+  ReadWhole(path_, last_text_);
+  thread_ = std::thread([this] { Run(); });
+}
+
+PolicyWatcher::~PolicyWatcher() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void PolicyWatcher::Run() {
+  std::unique_lock lock(mu_);
+  while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
+    lock.unlock();
+    CheckOnce();
+    lock.lock();
+  }
+}
+
+void PolicyWatcher::CheckOnce() {
+  std::string text;
+  if (!ReadWhole(path_, text) || text == last_text_) return;  // a missing file mid-swap: wait
+  last_text_ = text;
+  std::vector<std::string> errors;
+  auto policy = Compile(text, path_, errors);
+  if (!policy) {
+    failures_.fetch_add(1);
+    for (const auto& e : errors) spdlog::error("policy reload rejected: {}", e);
+    spdlog::error("policy {}: keeping the last good policy ({})", path_, target_.Get()->digest());
+    return;
+  }
+  spdlog::info("policy {} reloaded: digest {}, {} profiles", path_, policy->digest(),
+               policy->spec().profiles.size());
+  target_.Set(std::move(policy));
+  reloads_.fetch_add(1);
+}
+
+}  // namespace gpusched
