@@ -52,4 +52,23 @@ std::shared_ptr<const ClusterSnapshot> SampleSnapshot() {
   return ledger.BuildSnapshot();
 }
 
+std::shared_ptr<const ClusterSnapshot> SnapshotOf(const std::vector<NodeState>& nodes) {
+  std::vector<ClusterSnapshot::NodePtr> ptrs;
+  for (const auto& n : nodes) ptrs.push_back(std::make_shared<const NodeState>(n));
+  return std::make_shared<const ClusterSnapshot>(std::move(ptrs), 1);
+}
+
+NodeState FixtureNode(const std::string& file, ResourceList used) {
+  NodeState n;
+  n.info = NodeFixture(file);
+  n.used = std::move(used);
+  return n;
+}
+
+TestCycle::TestCycle(PodInfo pod, PodIntent intent, std::shared_ptr<const ClusterSnapshot> snapshot)
+    : pod_(std::move(pod)), snapshot_(snapshot ? std::move(snapshot) : SnapshotOf({})) {
+  cycle_ = std::make_unique<Cycle>(pod_, GpuDemand(pod_, GpuResourceNames()), std::move(intent),
+                                   *snapshot_);
+}
+
 }  // namespace gpusched::testing

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/engine/cycle.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 
@@ -26,6 +27,23 @@ constexpr int64_t Units(int64_t n) { return n * 1000; }
 
 // The bundled sample cluster as a snapshot.
 std::shared_ptr<const ClusterSnapshot> SampleSnapshot();
+// A snapshot of exactly `nodes`.
+std::shared_ptr<const ClusterSnapshot> SnapshotOf(const std::vector<NodeState>& nodes);
+// A node fixture with `used` charged to it.
+NodeState FixtureNode(const std::string& file, ResourceList used = {});
+
+// A Cycle for one pod, owning what it borrows; for calling plugins directly.
+class TestCycle {
+ public:
+  explicit TestCycle(PodInfo pod, PodIntent intent = {},
+                     std::shared_ptr<const ClusterSnapshot> snapshot = nullptr);
+  const Cycle& operator*() const { return *cycle_; }
+
+ private:
+  PodInfo pod_;
+  std::shared_ptr<const ClusterSnapshot> snapshot_;
+  std::unique_ptr<Cycle> cycle_;
+};
 
 }  // namespace gpusched::testing
 

@@ -1,0 +1,71 @@
+#include "gpusched/explain/explain.h"
+
+#include <regex>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gpusched/inventory/static_inventory.h"
+#include "gpusched/policy/policy_watcher.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+PodInfo PodFile(const std::string& relative) {
+  Inventory inv = LoadInventoryFile(std::string(GPUSCHED_SOURCE_DIR) + "/" + relative);
+  return inv.pods.at(0);
+}
+
+std::shared_ptr<const Policy> PolicyFile(const std::string& relative) {
+  if (relative.empty()) return std::make_shared<const Policy>(DefaultPolicySpec());
+  std::vector<std::string> errors;
+  auto p = LoadPolicy(relative, errors);  // relative to the source dir: see the test's chdir
+  if (!p) throw std::runtime_error(errors.at(0));
+  return p;
+}
+
+TEST(Explain, ranks_passing_nodes_and_explains_the_rest) {
+  auto snapshot = testing::SampleSnapshot();
+  Policy policy(DefaultPolicySpec());
+  Explanation e = Explain(policy, *snapshot, PodFile("tests/fixtures/pods/llm-2gpu.yaml"));
+  EXPECT_EQ(e.pod, "inference/vllm-llama3-70b-0");
+  EXPECT_EQ(e.profile, "default");
+  ASSERT_EQ(e.nodes.size(), snapshot->size());
+  ASSERT_FALSE(e.ranking.empty());
+  EXPECT_EQ(e.nodes[e.ranking[0]].node, "gpu-node-a100-07");  // fullest node that fits
+  for (const auto& n : e.nodes) {
+    if (n.node == "gpu-node-t4-01") {
+      EXPECT_EQ(n.reason, "GPU product does not match NVIDIA-A100-*,NVIDIA-H100-*");
+      EXPECT_EQ(n.evaluation.rejected_by, "gpu-match");
+    }
+    if (n.node == "gpu-node-h100-03") {
+      EXPECT_EQ(n.reason, "Insufficient nvidia.com/gpu");
+    }
+  }
+  auto json = nlohmann::json::parse(FormatExplanationJson(e));
+  EXPECT_EQ(json["ranking"][0], "gpu-node-a100-07");
+  EXPECT_EQ(json["nodes"].size(), snapshot->size());
+}
+
+// docs/plugins.md shows explain output between markers naming the command's arguments:
+//   <!-- explain --pod P [--policy F] -->  ```text ... ```
+// Each block must be exactly what explain prints today.
+TEST(Explain, output_shown_in_docs_is_current) {
+  ASSERT_EQ(::chdir(GPUSCHED_SOURCE_DIR), 0);
+  std::string doc = testing::ReadFile("docs/plugins.md");
+  std::regex block(R"(<!-- explain --pod (\S+)(?: --policy (\S+))? -->\n```text\n([\s\S]*?)```)");
+  auto snapshot = testing::SampleSnapshot();
+  int blocks = 0;
+  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), block); it != std::sregex_iterator();
+       ++it) {
+    ++blocks;
+    std::string pod = (*it)[1], policy = (*it)[2], shown = (*it)[3];
+    Explanation e = Explain(*PolicyFile(policy), *snapshot, PodFile(pod));
+    EXPECT_EQ(FormatExplanationText(e), shown) << "docs/plugins.md block for " << pod;
+  }
+  EXPECT_GE(blocks, 2);
+}
+
+}  // namespace
+}  // namespace gpusched

@@ -1,0 +1,161 @@
+#include "gpusched/plugins/gpu_match.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+using testing::FixtureNode;
+using testing::MakePod;
+using testing::TestCycle;
+using testing::Units;
+
+PodInfo GpuPod(const char* resource = "nvidia.com/gpu") {
+  return MakePod("p", {{resource, Units(1)}});
+}
+
+struct Case {
+  const char* name;
+  const char* fixture;
+  const char* resource;
+  GpuRequirements require;
+  VerdictCode code;
+  const char* reason;
+};
+
+GpuRequirements Products(std::vector<std::string> p) {
+  GpuRequirements r;
+  r.products = std::move(p);
+  return r;
+}
+GpuRequirements Families(std::vector<std::string> f) {
+  GpuRequirements r;
+  r.families = std::move(f);
+  return r;
+}
+GpuRequirements Memory(int64_t mib) {
+  GpuRequirements r;
+  r.min_memory_mib = mib;
+  return r;
+}
+GpuRequirements Driver(const char* v) {
+  GpuRequirements r;
+  r.min_cuda_driver = Version::Parse(v);
+  return r;
+}
+GpuRequirements Runtime(const char* v) {
+  GpuRequirements r;
+  r.min_cuda_runtime = Version::Parse(v);
+  return r;
+}
+GpuRequirements Capability(const char* v) {
+  GpuRequirements r;
+  r.min_compute_capability = Version::Parse(v);
+  return r;
+}
+
+TEST(GpuMatch, hard_requirements_over_the_node_fixtures) {
+  const Case cases[] = {
+      {"product_glob_matches", "05-a100-80gb-x8-nomig.json", "nvidia.com/gpu",
+       Products({"NVIDIA-A100-*", "NVIDIA-H100-*"}), VerdictCode::kPass, ""},
+      {"product_glob_misses", "01-t4-plain-1gpu.json", "nvidia.com/gpu",
+       Products({"NVIDIA-A100-*", "NVIDIA-H100-*"}), VerdictCode::kUnresolvable,
+       "GPU product does not match NVIDIA-A100-*,NVIDIA-H100-*"},
+      {"shared_suffix_is_ignored", "07-l4-x2-mps-4.json", "nvidia.com/gpu", Products({"NVIDIA-L4"}),
+       VerdictCode::kPass, ""},
+      {"mig_single_product_matches_parent_glob", "06-h100-80gb-x8-mig-single-1g10gb.json",
+       "nvidia.com/gpu", Products({"NVIDIA-H100-*"}), VerdictCode::kPass, ""},
+      {"family_case_insensitive", "06-h100-80gb-x8-mig-single-1g10gb.json", "nvidia.com/gpu",
+       Families({"Hopper"}), VerdictCode::kPass, ""},
+      {"family_misses", "03-v100-x4-plain.json", "nvidia.com/gpu", Families({"ampere", "hopper"}),
+       VerdictCode::kUnresolvable, "GPU family not in ampere,hopper"},
+      {"memory_of_full_gpu", "05-a100-80gb-x8-nomig.json", "nvidia.com/gpu", Memory(80 * 1024),
+       VerdictCode::kPass, ""},
+      {"memory_of_mig_slice", "04-a100-40gb-x8-mig-mixed.json", "nvidia.com/mig-1g.5gb",
+       Memory(8 * 1024), VerdictCode::kUnresolvable, "GPU memory below 8192 MiB"},
+      {"memory_of_mig_slice_fits", "04-a100-40gb-x8-mig-mixed.json", "nvidia.com/mig-3g.20gb",
+       Memory(16 * 1024), VerdictCode::kPass, ""},
+      {"memory_of_mps_replica", "07-l4-x2-mps-4.json", "nvidia.com/gpu", Memory(8 * 1024),
+       VerdictCode::kUnresolvable, "GPU memory below 8192 MiB"},  // 23034 / 4 = 5758
+      {"memory_of_single_mig_device", "06-h100-80gb-x8-mig-single-1g10gb.json", "nvidia.com/gpu",
+       Memory(9984), VerdictCode::kPass, ""},
+      {"driver_compared_as_version", "02-t4-timeslice-4-renamed.json", "nvidia.com/gpu.shared",
+       Driver("535.54"), VerdictCode::kPass, ""},  // 535.216.01 > 535.54
+      {"driver_too_old", "02-t4-timeslice-4-renamed.json", "nvidia.com/gpu.shared",
+       Driver("535.216.2"), VerdictCode::kUnresolvable, "CUDA driver older than 535.216.2"},
+      {"runtime_ok", "05-a100-80gb-x8-nomig.json", "nvidia.com/gpu", Runtime("12.8"),
+       VerdictCode::kPass, ""},
+      {"runtime_too_old", "01-t4-plain-1gpu.json", "nvidia.com/gpu", Runtime("12.10"),
+       VerdictCode::kUnresolvable, "CUDA runtime older than 12.10"},  // 12.4 < 12.10
+      {"capability", "03-v100-x4-plain.json", "nvidia.com/gpu", Capability("8.0"),
+       VerdictCode::kUnresolvable, "GPU compute capability below 8.0"},
+  };
+  GpuMatchPlugin plugin({});
+  for (const auto& c : cases) {
+    PodIntent intent;
+    intent.require = c.require;
+    TestCycle cycle(GpuPod(c.resource), intent);
+    Verdict v = plugin.Filter(*cycle, FixtureNode(c.fixture));
+    EXPECT_EQ(v.code, c.code) << c.name << ": " << v.reason;
+    EXPECT_EQ(v.reason, c.reason) << c.name;
+  }
+}
+
+TEST(GpuMatch, driver_version_edge_cases) {
+  GpuMatchPlugin plugin({});
+  NodeState node = FixtureNode("04-a100-40gb-x8-mig-mixed.json");  // 550.127.05
+  for (auto [min, ok] : {std::pair{"550.127.05", true}, {"550.127.5", true}, {"550.127.6", false},
+                         {"550.54", true}, {"550", true}, {"551", false}, {"550.127.05.1", false}}) {
+    PodIntent intent;
+    intent.require = Driver(min);
+    TestCycle cycle(GpuPod("nvidia.com/mig-1g.5gb"), intent);
+    EXPECT_EQ(plugin.Filter(*cycle, node).passed(), ok) << min;
+  }
+}
+
+TEST(GpuMatch, missing_labels_cannot_prove_a_requirement) {
+  GpuMatchPlugin plugin({});
+  NodeState bare = testing::MakeNode("bare", {{"nvidia.com/gpu", Units(1)}});
+  PodIntent intent;
+  intent.require = Products({"*"});
+  EXPECT_EQ(plugin.Filter(*TestCycle(GpuPod(), intent), bare).code, VerdictCode::kUnresolvable);
+  intent.require = Memory(1);
+  EXPECT_EQ(plugin.Filter(*TestCycle(GpuPod(), intent), bare).code, VerdictCode::kUnresolvable);
+  intent.require = {};
+  EXPECT_TRUE(plugin.Filter(*TestCycle(GpuPod(), intent), bare).passed());
+}
+
+TEST(GpuMatch, old_driver_product_names_match_nvidia_globs) {
+  EXPECT_TRUE(ProductMatches("NVIDIA-A100-*", "A100-SXM4-40GB"));
+  EXPECT_TRUE(ProductMatches("A100-SXM4-40GB", "A100-SXM4-40GB"));
+  EXPECT_TRUE(ProductMatches("Tesla-T4", "Tesla-T4-SHARED"));
+  EXPECT_FALSE(ProductMatches("NVIDIA-A100-*", "Tesla-T4"));
+}
+
+TEST(GpuMatch, preferences_score_the_share_met) {
+  GpuMatchPlugin plugin({});
+  PodIntent intent;
+  intent.prefer.families = {"hopper"};
+  intent.prefer.min_memory_mib = 80 * 1024;
+  TestCycle cycle(GpuPod(), intent);
+  EXPECT_TRUE(plugin.ScoresPod(*cycle));
+  EXPECT_EQ(plugin.Score(*cycle, FixtureNode("05-a100-80gb-x8-nomig.json")), 50);  // memory only
+  EXPECT_EQ(plugin.Score(*cycle, FixtureNode("03-v100-x4-plain.json")), 0);
+  EXPECT_FALSE(plugin.ScoresPod(*TestCycle(GpuPod())));
+}
+
+TEST(GpuMatch, cheapest_product_scores_highest) {
+  GpuMatchPlugin plugin({{"Tesla-T4*", 1}, {"NVIDIA-A100-*", 4}, {"NVIDIA-H100-*", 10}});
+  PodIntent intent;
+  intent.prefer_cheapest = true;
+  TestCycle cycle(GpuPod(), intent);
+  EXPECT_EQ(plugin.Score(*cycle, FixtureNode("01-t4-plain-1gpu.json")), 100);
+  EXPECT_EQ(plugin.Score(*cycle, FixtureNode("05-a100-80gb-x8-nomig.json")), 25);
+  EXPECT_EQ(plugin.Score(*cycle, FixtureNode("06-h100-80gb-x8-mig-single-1g10gb.json")), 10);
+  EXPECT_EQ(plugin.Score(*cycle, FixtureNode("03-v100-x4-plain.json")), 0);  // not in the table
+}
+
+}  // namespace
+}  // namespace gpusched

@@ -1,0 +1,140 @@
+#include "gpusched/policy/policy_file.h"
+
+#include <gtest/gtest.h>
+
+#include "gpusched/policy/policy.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+constexpr char kHeader[] = "apiVersion: gpusched.io/v1alpha1\nkind: SchedulingPolicy\n";
+
+TEST(PolicyFile, every_example_policy_loads_and_compiles) {
+  for (const char* name : {"default", "training-binpack", "inference-latency", "mig-mixed"}) {
+    std::string path = std::string(GPUSCHED_SOURCE_DIR) + "/policies/" + name + ".yaml";
+    PolicyParseResult r = LoadPolicyFile(path);
+    ASSERT_TRUE(r.spec.has_value()) << path << ": " << (r.errors.empty() ? "" : r.errors[0]);
+    Policy policy(*r.spec);
+    EXPECT_FALSE(policy.spec().profiles.empty()) << name;
+    // The effective policy printed by `policy check` reads back to the same policy.
+    std::string printed = FormatPolicy(*r.spec);
+    PolicyParseResult again = ParsePolicy(printed, "printed");
+    ASSERT_TRUE(again.spec.has_value()) << printed << (again.errors.empty() ? "" : again.errors[0]);
+    EXPECT_EQ(FormatPolicy(*again.spec), printed) << name;
+  }
+}
+
+TEST(PolicyFile, default_example_equals_the_built_in_default) {
+  PolicyParseResult r = LoadPolicyFile(std::string(GPUSCHED_SOURCE_DIR) + "/policies/default.yaml");
+  ASSERT_TRUE(r.spec);
+  EXPECT_EQ(FormatPolicy(*r.spec), FormatPolicy(DefaultPolicySpec()));
+}
+
+TEST(PolicyFile, profiles_inherit_and_override_the_base_plugins) {
+  auto r = ParsePolicy(std::string(kHeader) +
+                           "plugins:\n  gpu-binpack: {weight: 2}\n"
+                           "profiles:\n- name: training\n  plugins:\n    gpu-binpack: {weight: 5}\n"
+                           "    mig-fit: {enabled: false}\n",
+                       "p.yaml");
+  ASSERT_TRUE(r.spec) << r.errors[0];
+  ASSERT_EQ(r.spec->profiles.size(), 2u);  // the implicit default comes first
+  EXPECT_EQ(r.spec->profiles[0].name, "default");
+  EXPECT_EQ(r.spec->profiles[0].plugins.at("gpu-binpack").weight, 2);
+  EXPECT_EQ(r.spec->profiles[1].plugins.at("gpu-binpack").weight, 5);
+  EXPECT_FALSE(r.spec->profiles[1].plugins.at("mig-fit").enabled);
+  EXPECT_TRUE(r.spec->profiles[0].plugins.at("mig-fit").enabled);
+}
+
+struct BadCase {
+  const char* name;
+  std::string yaml;
+  const char* expected;  // a substring of the first error
+};
+
+TEST(PolicyFile, bad_files_name_file_line_and_key) {
+  const std::string h = kHeader;
+  const BadCase cases[] = {
+      {"unknown_top_key", h + "colour: blue\n", "bad.yaml:3:1: colour: unknown key"},
+      {"wrong_api_version", "apiVersion: v1\nkind: SchedulingPolicy\n",
+       "bad.yaml:1:13: apiVersion: must be gpusched.io/v1alpha1, got v1"},
+      {"missing_kind", "apiVersion: gpusched.io/v1alpha1\n", "kind: is required"},
+      {"plugins_not_a_map", h + "plugins: [gpu-fit]\n", "bad.yaml:3:10: plugins: must be a mapping"},
+      {"weight_out_of_range", h + "plugins:\n  gpu-binpack: {weight: 101}\n",
+       "bad.yaml:4:25: plugins.gpu-binpack.weight: must be within 0..100, got 101"},
+      {"negative_weight", h + "plugins:\n  gpu-binpack: {weight: -1}\n",
+       "plugins.gpu-binpack.weight: must be within 0..100"},
+      {"weight_not_a_number", h + "plugins:\n  gpu-binpack: {weight: heavy}\n",
+       "plugins.gpu-binpack.weight: must be a number"},
+      {"unknown_plugin", h + "plugins:\n  gpu-binpak: {}\n",
+       "bad.yaml:4:3: plugins.gpu-binpak: unknown plugin"},
+      {"unknown_plugin_key", h + "plugins:\n  mig-fit: {weigth: 1}\n",
+       "bad.yaml:4:13: plugins.mig-fit.weigth: unknown key (allowed: enabled, weight)"},
+      {"bad_bool", h + "plugins:\n  gpu-fit: {enabled: yes please}\n",
+       "plugins.gpu-fit.enabled: must be true or false"},
+      {"duplicate_profiles", h + "profiles:\n- name: a\n- name: a\n",
+       "bad.yaml:5:9: profiles[1].name: duplicate profile \"a\""},
+      {"profile_without_name", h + "profiles:\n- sharing: any\n", "profiles[0].name: is required"},
+      {"bad_quantity", h + "profiles:\n- name: a\n  require: {minGpuMemory: lots}\n",
+       "profiles[0].require.minGpuMemory: must be a quantity such as 40Gi"},
+      {"bad_version", h + "profiles:\n- name: a\n  require: {minCudaDriver: latest}\n",
+       "profiles[0].require.minCudaDriver: must be a version"},
+      {"bad_sharing", h + "profiles:\n- name: a\n  sharing: sometimes\n",
+       "profiles[0].sharing: must be exclusive or any"},
+      {"cheapest_only_in_prefer", h + "profiles:\n- name: a\n  require: {cheapest: true}\n",
+       "profiles[0].require.cheapest: unknown key"},
+      {"default_profile_missing", h + "defaultProfile: nope\n",
+       "defaultProfile: names no profile in profiles"},
+      {"bad_action", h + "plugins:\n  maintenance: {action: ignore}\n",
+       "plugins.maintenance.action: must be filter or score"},
+      {"costs_negative", h + "costs:\n  \"Tesla-T4*\": -1\n", "costs.Tesla-T4*: must be within"},
+      {"yaml_syntax", h + "plugins: {gpu-fit: [\n", "bad.yaml:"},
+      {"empty_file", "", "bad.yaml: empty policy file"},
+  };
+  for (const auto& c : cases) {
+    PolicyParseResult r = ParsePolicy(c.yaml, "bad.yaml");
+    EXPECT_FALSE(r.spec.has_value()) << c.name;
+    ASSERT_FALSE(r.errors.empty()) << c.name;
+    EXPECT_NE(r.errors[0].find(c.expected), std::string::npos)
+        << c.name << ": got \"" << r.errors[0] << "\"";
+  }
+}
+
+TEST(PolicyFile, all_errors_are_reported_not_just_the_first) {
+  auto r = ParsePolicy(std::string(kHeader) + "a: 1\nb: 2\nscoreMapping: fancy\n", "bad.yaml");
+  EXPECT_EQ(r.errors.size(), 3u);
+}
+
+TEST(PolicyFile, digest_changes_with_content) {
+  EXPECT_EQ(PolicyDigest("a"), PolicyDigest("a"));
+  EXPECT_NE(PolicyDigest("a"), PolicyDigest("b"));
+  EXPECT_EQ(PolicyDigest("a").size(), 16u);
+}
+
+TEST(Policy, selects_by_annotation_then_selector_then_default) {
+  auto r = ParsePolicy(std::string(kHeader) +
+                           "profiles:\n"
+                           "- name: default\n"
+                           "- name: training\n  selector: {namespaces: [train]}\n"
+                           "- name: labelled\n  selector: {matchLabels: {tier: gold}}\n",
+                       "p.yaml");
+  ASSERT_TRUE(r.spec);
+  Policy policy(*r.spec);
+  PodInfo pod = testing::MakePod("p", {});
+  EXPECT_EQ(policy.Select(pod).profile, "default");
+  pod.namespace_name = "train";
+  EXPECT_EQ(policy.Select(pod).profile, "training");
+  pod.namespace_name = "other";
+  pod.labels = {{"tier", "gold"}};
+  EXPECT_EQ(policy.Select(pod).profile, "labelled");
+  pod.annotations = {{"gpusched.io/profile", "training"}};
+  EXPECT_EQ(policy.Select(pod).profile, "training");
+  pod.annotations = {{"gpusched.io/profile", "nope"}};
+  auto s = policy.Select(pod);
+  EXPECT_EQ(s.profile, "default");
+  EXPECT_NE(s.error.find("unknown profile \"nope\""), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("default, training, labelled"), std::string::npos) << s.error;
+}
+
+}  // namespace
+}  // namespace gpusched
