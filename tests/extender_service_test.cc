@@ -111,6 +111,29 @@ TEST_F(ServiceFixture, mig_and_shared_requests_go_only_where_offered) {
             (FailedNodesMap{{"gpu-node-t4-02", "node offers no nvidia.com/gpu.shared"}}));
 }
 
+TEST_F(ServiceFixture, a_bad_annotation_rejects_the_pod_everywhere_as_unresolvable) {
+  nlohmann::json j = nlohmann::json::parse(R"({"Nodes":null,"NodeNames":["gpu-node-h100-01","gpu-node-a100-07"]})");
+  j["Pod"] = nlohmann::json::parse(PodWith(R"({"nvidia.com/gpu":"1"})"));
+  j["Pod"]["metadata"]["annotations"]["gpusched.io/min-gpu-memory"] = "lots";
+  auto result = service.Filter(DecodeExtenderArgs(j.dump()));
+  EXPECT_TRUE(result.node_names->empty());
+  ASSERT_EQ(result.failed_and_unresolvable_nodes.size(), 2u);
+  for (const auto& [node, reason] : result.failed_and_unresolvable_nodes) {
+    EXPECT_EQ(reason,
+              "invalid annotation gpusched.io/min-gpu-memory: expected a quantity per GPU such as 40Gi");
+  }
+}
+
+TEST_F(ServiceFixture, the_policy_in_force_is_read_per_request) {
+  auto args = DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json"));
+  PolicySpec spec = DefaultPolicySpec();
+  spec.profiles[0].intent.require.families = {"ampere"};
+  policies.Set(std::make_shared<const Policy>(spec));
+  auto result = service.Filter(args);
+  EXPECT_EQ(*result.node_names, std::vector<std::string>{"gpu-node-a100-07"});
+  EXPECT_EQ(result.failed_and_unresolvable_nodes.size(), 3u);
+}
+
 TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers) {
   const char* dir = "extender/captured-kube-scheduler-1.26/";
   auto names = service.Filter(DecodeExtenderArgs(Fixture(std::string(dir) + "filter-request.nodecache-true.json")));

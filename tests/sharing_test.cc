@@ -86,5 +86,19 @@ TEST(Sharing, time_slicing_allows_more_than_one_unless_the_policy_says_otherwise
                   .passed());
 }
 
+TEST(Sharing, time_slicing_without_rename_in_the_sample_cluster) {
+  // gpu-node-t4-02 time-slices its T4s and still calls the replicas nvidia.com/gpu.
+  auto snapshot = testing::SampleSnapshot();
+  const NodeState& node = *snapshot->Find("gpu-node-t4-02");
+  SharingPlugin plugin{SharingRules{}};
+  TestCycle exclusive(PodWithContainer("nvidia.com/gpu", 1), Exclusive(), snapshot);
+  Verdict v = plugin.Filter(*exclusive, node);
+  EXPECT_EQ(v.code, VerdictCode::kUnresolvable);
+  EXPECT_EQ(v.reason, "exclusive GPUs requested; node shares nvidia.com/gpu by time-slicing");
+  TestCycle any(PodWithContainer("nvidia.com/gpu", 2), {}, snapshot);
+  EXPECT_TRUE(plugin.Filter(*any, node).passed());
+  EXPECT_TRUE(plugin.Filter(*exclusive, *snapshot->Find("gpu-node-h100-01")).passed());
+}
+
 }  // namespace
 }  // namespace gpusched
