@@ -15,6 +15,7 @@
 #include "gpusched/explain/explain.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/inventory/static_inventory.h"
+#include "gpusched/kube/live_inventory.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/policy/policy_watcher.h"
 #include "gpusched/server/http_server.h"
@@ -43,9 +44,14 @@ FlagSet ServeFlags() {
             "Serves the kube-scheduler extender API (filter, prioritize) over HTTP for the GPUs of an\n"
             "inventory: the file named by --cluster, or the bundled sample cluster.");
   f.Add({"listen", "HOST:PORT", "127.0.0.1:8888", "address to listen on"})
-      .Add({"cluster", "FILE", "", "static inventory: Nodes and Pods as YAML or JSON (a v1.List, "
-                                   "or kubectl get nodes,pods -A -o yaml output); default: the "
-                                   "bundled sample cluster"})
+      .Add({"kubeconfig", "FILE", "", "watch nodes and pods through the API server of this "
+                                      "kubeconfig (inside a pod the service account is used "
+                                      "without this flag)"})
+      .Add({"context", "NAME", "", "kubeconfig context; default: its current-context"})
+      .Add({"cluster", "FILE", "", "static inventory instead of the API server: Nodes and Pods as "
+                                   "YAML or JSON (a v1.List, or kubectl get nodes,pods -A -o yaml "
+                                   "output); default without an API server: the bundled sample "
+                                   "cluster"})
       .Add({"url-prefix", "PATH", "", "path before the verbs; match the urlPrefix path of the "
                                       "KubeSchedulerConfiguration extender"})
       .Add({"filter-verb", "VERB", "filter", "route of the filter call: POST <url-prefix>/<VERB>"})
@@ -155,27 +161,49 @@ int Serve(const std::vector<std::string>& args) {
     spdlog::info("policy {} loaded: digest {}", policy_path, initial_policy->digest());
   }
 
-  Inventory inventory;
-  std::string source = flags.Get("cluster");
-  try {
-    inventory = source.empty() ? ParseInventory(kSampleClusterYaml, "sample cluster")
-                               : LoadInventoryFile(source);
-  } catch (const InventoryError& e) {
-    return Fail(e.what());
-  }
-  ClusterLedger ledger(gpu_names);
-  ApplyInventory(inventory, ledger);
-  Published<ClusterSnapshot> snapshots(ledger.BuildSnapshot());
-  std::string inventory_text = (source.empty() ? std::string("bundled sample cluster") : source) +
-                               ": " + std::to_string(ledger.node_count()) + " nodes, " +
-                               std::to_string(ledger.pod_count()) + " GPU pods";
-  if (inventory.skipped_objects > 0) {
-    spdlog::info("inventory: skipped {} objects that are neither Node nor Pod",
-                 inventory.skipped_objects);
+  Published<ClusterSnapshot> snapshots;
+  std::unique_ptr<LiveInventory> live;
+  std::string inventory_text;
+  const std::string& source = flags.Get("cluster");
+  const std::string& kubeconfig = flags.Get("kubeconfig");
+  if (!source.empty() && !kubeconfig.empty()) return Fail("--cluster and --kubeconfig exclude each other");
+  if (!kubeconfig.empty() || (source.empty() && RunningInCluster())) {
+    KubeConfig kube;
+    try {
+      kube = kubeconfig.empty() ? InClusterConfig() : LoadKubeconfig(kubeconfig, flags.Get("context"));
+    } catch (const KubeConfigError& e) {
+      return Fail(e.what());
+    }
+    spdlog::info("watching nodes and pods at {} (context {})", kube.server, kube.context);
+    live = std::make_unique<LiveInventory>(kube, gpu_names, snapshots);
+    inventory_text = "API server " + kube.server;
+  } else {
+    Inventory inventory;
+    try {
+      inventory = source.empty() ? ParseInventory(kSampleClusterYaml, "sample cluster")
+                                 : LoadInventoryFile(source);
+    } catch (const InventoryError& e) {
+      return Fail(e.what());
+    }
+    ClusterLedger ledger(gpu_names);
+    ApplyInventory(inventory, ledger);
+    snapshots.Set(ledger.BuildSnapshot());
+    inventory_text = (source.empty() ? std::string("bundled sample cluster") : source) + ": " +
+                     std::to_string(ledger.node_count()) + " nodes, " +
+                     std::to_string(ledger.pod_count()) + " GPU pods";
+    if (inventory.skipped_objects > 0) {
+      spdlog::info("inventory: skipped {} objects that are neither Node nor Pod",
+                   inventory.skipped_objects);
+    }
   }
 
   ExtenderService service(snapshots, policies);
-  HttpServer server(*options, service, [&] { return Readiness{true, inventory_text}; });
+  auto readiness = [&]() -> Readiness {
+    if (!live) return Readiness{true, inventory_text};
+    InventoryStatus status = live->Status();
+    return Readiness{status.synced, status.detail};
+  };
+  HttpServer server(*options, service, readiness);
   int port = 0;
   try {
     port = server.Bind();

@@ -55,6 +55,28 @@ void ClusterLedger::DeletePod(std::string_view key) {
   pods_.erase(it);
 }
 
+void ClusterLedger::ReplaceNodes(std::vector<NodeInfo> nodes) {
+  std::set<std::string, std::less<>> keep;
+  for (const auto& n : nodes) keep.insert(n.name);
+  std::vector<std::string> gone;
+  for (const auto& [name, node] : nodes_) {
+    if (!keep.count(name)) gone.push_back(name);
+  }
+  for (const auto& name : gone) DeleteNode(name);
+  for (auto& n : nodes) UpsertNode(std::move(n));
+}
+
+void ClusterLedger::ReplacePods(const std::vector<PodInfo>& pods) {
+  std::set<std::string, std::less<>> keep;
+  for (const auto& p : pods) keep.insert(PodKey(p));
+  std::vector<std::string> gone;
+  for (const auto& [key, record] : pods_) {
+    if (!keep.count(key)) gone.push_back(key);
+  }
+  for (const auto& key : gone) DeletePod(key);
+  for (const auto& p : pods) UpsertPod(p);
+}
+
 ResourceList ClusterLedger::UsageOf(std::string_view node) const {
   auto it = usage_.find(std::string(node));
   return it == usage_.end() ? ResourceList{} : it->second.used;

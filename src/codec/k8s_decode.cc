@@ -83,6 +83,8 @@ void DecodePodMetadata(value v, PodInfo& pod) {
       pod.namespace_name = ScalarText(f.value());
     } else if (key == "uid") {
       pod.uid = ScalarText(f.value());
+    } else if (key == "resourceVersion") {
+      pod.resource_version = ScalarText(f.value());
     } else if (key == "labels") {
       for (const auto& [k, val] : DecodeStringMap(f.value())) pod.labels.emplace_back(k, val);
     } else if (key == "annotations") {
@@ -187,6 +189,7 @@ NodeInfo DecodeNode(object o) {
       for (field m : f.value().get_object()) {
         std::string_view mkey = m.unescaped_key();
         if (mkey == "name") node.name = ScalarText(m.value());
+        if (mkey == "resourceVersion") node.resource_version = ScalarText(m.value());
         if (mkey == "labels") {
           node.gpu = WithContext("labels", [&] { return ParseGpuLabels(DecodeStringMap(m.value())); });
         }

@@ -59,6 +59,13 @@ struct HttpServer::Impl {
   void Serve(std::string_view verb, const httplib::Request& req, httplib::Response& res,
              F&& answer) {
     auto start = std::chrono::steady_clock::now();
+    // Before the inventory is complete every answer would be wrong; an error makes
+    // kube-scheduler retry the pod with backoff instead of marking it unschedulable.
+    if (Readiness r = readiness(); !r.ready) {
+      res.status = 503;
+      res.set_content(EncodeError("gpusched is not ready: " + r.detail), kJsonType);
+      return;
+    }
     try {
       ExtenderArgs args = DecodeExtenderArgs(req.body);
       size_t candidates = args.node_names ? args.node_names->size() : args.nodes->size();

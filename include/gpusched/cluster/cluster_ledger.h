@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/model/gpu_resources.h"
@@ -32,6 +33,9 @@ class ClusterLedger {
   void UpsertPod(const PodInfo& pod);
   // `key` is what PodKey() returns for the pod.
   void DeletePod(std::string_view key);
+  // A fresh full list: upserts every entry and deletes what the list no longer has.
+  void ReplaceNodes(std::vector<NodeInfo> nodes);
+  void ReplacePods(const std::vector<PodInfo>& pods);
 
   // A snapshot of the current state; nodes unchanged since the last call are shared with it.
   std::shared_ptr<const ClusterSnapshot> BuildSnapshot();

@@ -17,6 +17,7 @@ namespace gpusched {
 
 struct NodeInfo {
   std::string name;
+  std::string resource_version;
   GpuLabels gpu;
   ResourceList capacity;
   ResourceList allocatable;

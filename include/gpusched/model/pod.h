@@ -47,6 +47,7 @@ struct PodInfo {
   std::string namespace_name;
   std::string uid;
   std::string node_name;  // spec.nodeName; empty while pending
+  std::string resource_version;
   PodPhase phase = PodPhase::kUnknown;
   StringPairs labels;
   StringPairs annotations;  // only gpusched.io/ keys

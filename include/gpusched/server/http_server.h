@@ -3,7 +3,9 @@
 // GET /healthz and /readyz report liveness and readiness.
 //
 // Every failure answers with a one-line JSON body {"error":"..."}: 400 for a malformed or oversized
-// request (logged, and the next request is served normally), 404 for unknown routes, 500 for a bug.
+// request (logged, and the next request is served normally), 404 for unknown routes, 503 while the
+// inventory is not ready (kube-scheduler then retries the pod), 500 for a bug. `readiness` is
+// called on every verb request and must be cheap and lock-free.
 // "No node fits" is a 200 with FailedNodes. Idle keep-alive connections are kept longer than the
 // 90 s kube-scheduler's Go client keeps them, so the server never races a client's reuse.
 #ifndef GPUSCHED_SERVER_HTTP_SERVER_H_

@@ -1,0 +1,63 @@
+// ApiClient: HTTP GETs against the Kubernetes API server over libcurl, whole or streamed line by
+// line (watch responses are newline-delimited JSON events in a chunked body, never buffered whole).
+//
+// One client holds one connection (kept alive between calls) and is used by one thread. TLS uses
+// the config's CA, client certificate and key from memory; a bearer token read from a file is
+// re-read whenever the file changes, since service-account tokens rotate.
+#ifndef GPUSCHED_KUBE_API_CLIENT_H_
+#define GPUSCHED_KUBE_API_CLIENT_H_
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "gpusched/kube/kube_config.h"
+
+namespace gpusched {
+
+struct HttpResult {
+  long status = 0;       // HTTP status; 0 when the transfer failed
+  std::string body;      // the whole body (Get), or what remained unparsed (Stream)
+  std::string error;     // transport error text, empty on success
+  bool ok() const { return error.empty() && status == 200; }
+};
+
+struct ApiClientOptions {
+  std::chrono::seconds connect_timeout{10};
+  std::chrono::seconds request_timeout{60};  // whole-request limit for Get
+  // A stream that delivers no byte for this long is abandoned (a hung or silent watch).
+  std::chrono::seconds stream_idle_timeout{120};
+};
+
+class ApiClient {
+ public:
+  ApiClient(KubeConfig config, ApiClientOptions options = {});
+  ~ApiClient();
+  ApiClient(const ApiClient&) = delete;
+  ApiClient& operator=(const ApiClient&) = delete;
+
+  // GET `path_and_query` (e.g. "/api/v1/nodes?limit=500").
+  HttpResult Get(const std::string& path_and_query);
+  // GET and hand each complete line to `on_line` as it arrives; stops when the response ends,
+  // `on_line` returns false, `cancel` turns true, or the stream idles past the limit.
+  HttpResult Stream(const std::string& path_and_query,
+                    const std::function<bool(std::string_view line)>& on_line,
+                    const std::atomic<bool>& cancel, std::chrono::seconds total_timeout);
+
+  const KubeConfig& config() const { return config_; }
+
+ private:
+  struct Impl;
+  void Prepare(const std::string& path_and_query);
+
+  KubeConfig config_;
+  ApiClientOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_KUBE_API_CLIENT_H_

@@ -1,0 +1,77 @@
+// LiveInventory: the cluster state kept live from the API server. Two reflectors (nodes, pods)
+// feed one ClusterLedger; a publisher thread turns accumulated changes into a new ClusterSnapshot
+// at most every `publish_interval`, so the cost of publishing does not grow with the event rate.
+//
+// Request threads only ever read the Published<ClusterSnapshot>; they never take the ledger's
+// lock. Safe for concurrent use; the destructor stops every thread.
+#ifndef GPUSCHED_KUBE_LIVE_INVENTORY_H_
+#define GPUSCHED_KUBE_LIVE_INVENTORY_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/cluster/published.h"
+#include "gpusched/kube/reflector.h"
+
+namespace gpusched {
+
+struct LiveInventoryOptions {
+  ReflectorOptions reflector;
+  std::chrono::milliseconds publish_interval{50};
+  uint64_t seed = 1;  // jitter
+};
+
+struct InventoryStatus {
+  bool synced = false;                      // both initial lists applied
+  std::chrono::steady_clock::duration age{};  // since the older of the two last contacts
+  size_t nodes = 0;
+  size_t gpu_pods = 0;
+  std::string detail;  // one line for /readyz and logs
+};
+
+class LiveInventory {
+ public:
+  LiveInventory(const KubeConfig& config, GpuResourceNames gpu_names,
+                Published<ClusterSnapshot>& out, LiveInventoryOptions options = {});
+  ~LiveInventory();
+  LiveInventory(const LiveInventory&) = delete;
+  LiveInventory& operator=(const LiveInventory&) = delete;
+
+  // Lock-free: safe to call on every request.
+  InventoryStatus Status() const;
+  uint64_t lists() const;
+  uint64_t watch_restarts() const;
+
+ private:
+  class NodeSink;
+  class PodSink;
+  void PublishLoop();
+  void MarkDirty();
+
+  GpuResourceNames gpu_names_;
+  Published<ClusterSnapshot>& out_;
+  LiveInventoryOptions options_;
+  mutable std::mutex ledger_mu_;  // guards ledger_ and dirty_; never held by request threads
+  ClusterLedger ledger_;
+  bool dirty_ = false;
+  bool stop_ = false;
+  std::atomic<size_t> published_nodes_{0};  // Status() reads these, never the ledger
+  std::atomic<size_t> published_pods_{0};
+  std::condition_variable wake_;
+  std::unique_ptr<NodeSink> node_sink_;
+  std::unique_ptr<PodSink> pod_sink_;
+  std::unique_ptr<Reflector> nodes_;
+  std::unique_ptr<Reflector> pods_;
+  std::thread publisher_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_KUBE_LIVE_INVENTORY_H_

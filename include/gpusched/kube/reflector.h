@@ -1,0 +1,95 @@
+// Reflector: keeps one resource kind (nodes or pods) in step with the API server.
+//
+// It LISTs in pages (limit/continue), hands the complete list to its sink to replace what it knew,
+// then WATCHes from the list's resourceVersion with bookmarks, applying each event as it arrives
+// and resuming from the last resourceVersion seen after a disconnect. "410 Gone" (as an HTTP status
+// or an ERROR event) means the server compacted past that version: it LISTs again. Other failures
+// back off exponentially with jitter. A watch that stays silent past the client's idle limit is
+// abandoned and resumed. Runs on its own thread; Stop() (or the destructor) ends it.
+#ifndef GPUSCHED_KUBE_REFLECTOR_H_
+#define GPUSCHED_KUBE_REFLECTOR_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+
+#include <simdjson.h>
+
+#include "gpusched/kube/api_client.h"
+
+namespace gpusched {
+
+// Where a reflector's objects go. Called from the reflector's thread only.
+class ReflectorSink {
+ public:
+  virtual ~ReflectorSink() = default;
+  // A list is starting; Add() follows for each item, then EndList() (or a new BeginList() if
+  // the list failed midway).
+  virtual void BeginList() = 0;
+  // Decodes one listed object.
+  virtual void AddListed(simdjson::ondemand::object object) = 0;
+  virtual void EndList() = 0;
+  // A watch event (ADDED, MODIFIED, DELETED) for one object.
+  virtual void Apply(std::string_view type, simdjson::ondemand::object object) = 0;
+};
+
+struct ReflectorOptions {
+  int page_size = 500;
+  std::chrono::seconds watch_timeout{300};  // asked of the server (timeoutSeconds)
+  std::chrono::milliseconds backoff_initial{500};
+  std::chrono::milliseconds backoff_max{30000};
+  ApiClientOptions client;
+};
+
+class Reflector {
+ public:
+  // `path` is the collection, e.g. "/api/v1/nodes". Starts the thread at once.
+  Reflector(std::string path, KubeConfig config, ReflectorSink& sink, ReflectorOptions options,
+            uint64_t seed);
+  ~Reflector();
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+
+  void Stop();
+  // True once a complete list has been applied.
+  bool synced() const { return synced_.load(); }
+  // When the server last answered (a list page, an event, a bookmark).
+  std::chrono::steady_clock::time_point last_contact() const;
+  uint64_t lists() const { return lists_.load(); }
+  uint64_t watch_restarts() const { return watch_restarts_.load(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  enum class WatchEnd { kClean, kGone, kFailed };
+  void Run();
+  bool List();
+  WatchEnd Watch();
+  void Backoff();
+  void Touch();
+
+  std::string path_;
+  ReflectorSink& sink_;
+  ReflectorOptions options_;
+  std::unique_ptr<ApiClient> client_;
+  std::string resource_version_;
+  std::chrono::milliseconds backoff_;
+  std::mt19937_64 rng_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> synced_{false};
+  std::atomic<int64_t> last_contact_ns_{0};
+  std::atomic<uint64_t> lists_{0};
+  std::atomic<uint64_t> watch_restarts_{0};
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::thread thread_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_KUBE_REFLECTOR_H_

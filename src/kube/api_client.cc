@@ -1,0 +1,174 @@
+#include "gpusched/kube/api_client.h"
+
+#include <curl/curl.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+namespace gpusched {
+namespace {
+
+void GlobalInitOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+size_t AppendBody(char* data, size_t size, size_t count, void* user) {
+  static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+struct StreamState {
+  std::string pending;
+  const std::function<bool(std::string_view)>* on_line;
+  const std::atomic<bool>* cancel;
+  CURL* curl;
+  bool stopped = false;
+};
+
+size_t SplitLines(char* data, size_t size, size_t count, void* user) {
+  auto* s = static_cast<StreamState*>(user);
+  s->pending.append(data, size * count);
+  long status = 0;
+  curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
+  if (status != 200) return size * count;  // an error body: kept whole for the caller
+  size_t start = 0;
+  while (true) {
+    size_t nl = s->pending.find('\n', start);
+    if (nl == std::string::npos) break;
+    std::string_view line(s->pending.data() + start, nl - start);
+    start = nl + 1;
+    if (!line.empty() && !(*s->on_line)(line)) {
+      s->stopped = true;
+      return 0;  // aborts the transfer
+    }
+  }
+  s->pending.erase(0, start);
+  return size * count;
+}
+
+int CheckCancel(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<StreamState*>(user)->cancel->load() ? 1 : 0;
+}
+
+void SetBlob(CURL* curl, CURLoption option, const std::string& pem) {
+  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+  curl_easy_setopt(curl, option, &blob);
+}
+
+}  // namespace
+
+struct ApiClient::Impl {
+  CURL* curl = nullptr;
+  curl_slist* headers = nullptr;
+  std::string token;
+  std::filesystem::file_time_type token_mtime{};
+  char error[CURL_ERROR_SIZE] = {};
+
+  ~Impl() {
+    if (headers) curl_slist_free_all(headers);
+    if (curl) curl_easy_cleanup(curl);
+  }
+};
+
+ApiClient::ApiClient(KubeConfig config, ApiClientOptions options)
+    : config_(std::move(config)), options_(options), impl_(std::make_unique<Impl>()) {
+  GlobalInitOnce();
+  impl_->curl = curl_easy_init();
+  impl_->token = config_.token;
+}
+
+ApiClient::~ApiClient() = default;
+
+void ApiClient::Prepare(const std::string& path_and_query) {
+  CURL* c = impl_->curl;
+  curl_easy_reset(c);  // keeps the connection cache, so the connection is reused
+  std::string url = config_.server + path_and_query;
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, impl_->error);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options_.connect_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // gzip if the server offers it
+  if (!config_.ca_pem.empty()) SetBlob(c, CURLOPT_CAINFO_BLOB, config_.ca_pem);
+  if (config_.insecure_skip_tls_verify) {
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  if (!config_.client_cert_pem.empty()) {
+    SetBlob(c, CURLOPT_SSLCERT_BLOB, config_.client_cert_pem);
+    curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+  }
+  if (!config_.client_key_pem.empty()) {
+    SetBlob(c, CURLOPT_SSLKEY_BLOB, config_.client_key_pem);
+    curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
+  }
+  // Re-read a token file whenever it changes: kubelet rotates projected service-account tokens.
+  if (!config_.token_file.empty()) {
+    std::error_code ec;
+    auto mtime = std::filesystem::last_write_time(config_.token_file, ec);
+    if (!ec && mtime != impl_->token_mtime) {
+      std::ifstream in(config_.token_file, std::ios::binary);
+      std::stringstream s;
+      s << in.rdbuf();
+      std::string token = s.str();
+      while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+      if (!token.empty()) {
+        impl_->token = token;
+        impl_->token_mtime = mtime;
+      }
+    }
+  }
+  if (impl_->headers) curl_slist_free_all(impl_->headers);
+  impl_->headers = curl_slist_append(nullptr, "Accept: application/json");
+  if (!impl_->token.empty()) {
+    std::string auth = "Authorization: Bearer " + impl_->token;
+    impl_->headers = curl_slist_append(impl_->headers, auth.c_str());
+  }
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, impl_->headers);
+  impl_->error[0] = '\0';
+}
+
+HttpResult ApiClient::Get(const std::string& path_and_query) {
+  Prepare(path_and_query);
+  HttpResult r;
+  curl_easy_setopt(impl_->curl, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(impl_->curl, CURLOPT_WRITEDATA, &r.body);
+  curl_easy_setopt(impl_->curl, CURLOPT_TIMEOUT, static_cast<long>(options_.request_timeout.count()));
+  CURLcode code = curl_easy_perform(impl_->curl);
+  if (code != CURLE_OK) {
+    r.error = impl_->error[0] ? impl_->error : curl_easy_strerror(code);
+    return r;
+  }
+  curl_easy_getinfo(impl_->curl, CURLINFO_RESPONSE_CODE, &r.status);
+  return r;
+}
+
+HttpResult ApiClient::Stream(const std::string& path_and_query,
+                             const std::function<bool(std::string_view)>& on_line,
+                             const std::atomic<bool>& cancel, std::chrono::seconds total_timeout) {
+  Prepare(path_and_query);
+  CURL* c = impl_->curl;
+  StreamState state{{}, &on_line, &cancel, c};
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, SplitLines);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, CheckCancel);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &state);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(total_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+                   static_cast<long>(options_.stream_idle_timeout.count()));
+  CURLcode code = curl_easy_perform(c);
+  HttpResult r;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  r.body = std::move(state.pending);
+  if (code != CURLE_OK && !state.stopped) {
+    r.error = impl_->error[0] ? impl_->error : curl_easy_strerror(code);
+  }
+  return r;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,140 @@
+#include "gpusched/kube/live_inventory.h"
+
+#include <spdlog/spdlog.h>
+
+#include "gpusched/codec/k8s_decode.h"
+
+namespace gpusched {
+
+class LiveInventory::NodeSink : public ReflectorSink {
+ public:
+  explicit NodeSink(LiveInventory& owner) : owner_(owner) {}
+  void BeginList() override { listed_.clear(); }
+  void AddListed(simdjson::ondemand::object o) override { listed_.push_back(DecodeNode(o)); }
+  void EndList() override {
+    std::lock_guard lock(owner_.ledger_mu_);
+    owner_.ledger_.ReplaceNodes(std::move(listed_));
+    listed_.clear();
+    owner_.MarkDirty();
+  }
+  void Apply(std::string_view type, simdjson::ondemand::object o) override {
+    NodeInfo node = DecodeNode(o);
+    std::lock_guard lock(owner_.ledger_mu_);
+    if (type == "DELETED") {
+      owner_.ledger_.DeleteNode(node.name);
+    } else {
+      owner_.ledger_.UpsertNode(std::move(node));
+    }
+    owner_.MarkDirty();
+  }
+
+ private:
+  LiveInventory& owner_;
+  std::vector<NodeInfo> listed_;
+};
+
+class LiveInventory::PodSink : public ReflectorSink {
+ public:
+  explicit PodSink(LiveInventory& owner) : owner_(owner) {}
+  void BeginList() override { listed_.clear(); }
+  void AddListed(simdjson::ondemand::object o) override {
+    PodInfo pod = DecodePod(o);
+    // Only GPU pods are kept, so a list of 150,000 pods costs memory for the GPU ones alone.
+    if (!GpuDemand(pod, owner_.gpu_names_).empty()) listed_.push_back(Slim(std::move(pod)));
+  }
+  void EndList() override {
+    std::lock_guard lock(owner_.ledger_mu_);
+    owner_.ledger_.ReplacePods(listed_);
+    listed_.clear();
+    owner_.MarkDirty();
+  }
+  void Apply(std::string_view type, simdjson::ondemand::object o) override {
+    PodInfo pod = DecodePod(o);
+    std::lock_guard lock(owner_.ledger_mu_);
+    if (type == "DELETED") {
+      owner_.ledger_.DeletePod(ClusterLedger::PodKey(pod));
+    } else {
+      owner_.ledger_.UpsertPod(pod);
+    }
+    owner_.MarkDirty();
+  }
+
+ private:
+  static PodInfo Slim(PodInfo pod) {
+    pod.labels.clear();
+    pod.annotations.clear();
+    return pod;
+  }
+  LiveInventory& owner_;
+  std::vector<PodInfo> listed_;
+};
+
+LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_names,
+                             Published<ClusterSnapshot>& out, LiveInventoryOptions options)
+    : gpu_names_(gpu_names), out_(out), options_(options), ledger_(std::move(gpu_names)) {
+  if (!out_.Get()) out_.Set(std::make_shared<const ClusterSnapshot>(
+      std::vector<ClusterSnapshot::NodePtr>{}, 0));
+  node_sink_ = std::make_unique<NodeSink>(*this);
+  pod_sink_ = std::make_unique<PodSink>(*this);
+  publisher_ = std::thread([this] { PublishLoop(); });
+  nodes_ = std::make_unique<Reflector>("/api/v1/nodes", config, *node_sink_, options_.reflector,
+                                       options_.seed);
+  pods_ = std::make_unique<Reflector>("/api/v1/pods", config, *pod_sink_, options_.reflector,
+                                      options_.seed + 1);
+}
+
+LiveInventory::~LiveInventory() {
+  nodes_->Stop();
+  pods_->Stop();
+  {
+    std::lock_guard lock(ledger_mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  publisher_.join();
+}
+
+void LiveInventory::MarkDirty() {
+  dirty_ = true;  // ledger_mu_ is held by the caller
+}
+
+void LiveInventory::PublishLoop() {
+  std::unique_lock lock(ledger_mu_);
+  while (!stop_) {
+    wake_.wait_for(lock, options_.publish_interval, [this] { return stop_; });
+    if (!dirty_) continue;
+    dirty_ = false;
+    auto snapshot = ledger_.BuildSnapshot();
+    published_nodes_ = ledger_.node_count();
+    published_pods_ = ledger_.pod_count();
+    lock.unlock();
+    out_.Set(std::move(snapshot));
+    lock.lock();
+  }
+}
+
+InventoryStatus LiveInventory::Status() const {
+  InventoryStatus s;
+  s.synced = nodes_->synced() && pods_->synced();
+  auto oldest = std::min(nodes_->last_contact(), pods_->last_contact());
+  s.age = std::chrono::steady_clock::now() - oldest;
+  s.nodes = published_nodes_.load();
+  s.gpu_pods = published_pods_.load();
+  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(s.age).count();
+  if (!s.synced) {
+    s.detail = std::string("waiting for the initial list of ") +
+               (!nodes_->synced() ? "nodes" : "pods");
+  } else {
+    s.detail = "live inventory: " + std::to_string(s.nodes) + " nodes, " +
+               std::to_string(s.gpu_pods) + " GPU pods, last contact " + std::to_string(seconds) +
+               "s ago";
+  }
+  return s;
+}
+
+uint64_t LiveInventory::lists() const { return nodes_->lists() + pods_->lists(); }
+uint64_t LiveInventory::watch_restarts() const {
+  return nodes_->watch_restarts() + pods_->watch_restarts();
+}
+
+}  // namespace gpusched
