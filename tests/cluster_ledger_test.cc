@@ -143,7 +143,8 @@ TEST(ClusterLedger, readers_see_only_whole_snapshots_while_a_writer_publishes) {
   r2.join();
   EXPECT_EQ(violations.load(), 0);
   int64_t total = 0;
-  for (const auto& n : published.Get()->nodes()) total += n->used.units("nvidia.com/gpu");
+  auto last = published.Get();
+  for (const auto& n : last->nodes()) total += n->used.units("nvidia.com/gpu");
   EXPECT_EQ(total, 7 * 2);
 }
 

@@ -91,7 +91,6 @@ void ApiClient::Prepare(const std::string& path_and_query) {
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, impl_->error);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options_.connect_timeout.count()));
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // gzip if the server offers it
   if (!config_.ca_pem.empty()) SetBlob(c, CURLOPT_CAINFO_BLOB, config_.ca_pem);
   if (config_.insecure_skip_tls_verify) {
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -134,6 +133,7 @@ void ApiClient::Prepare(const std::string& path_and_query) {
 HttpResult ApiClient::Get(const std::string& path_and_query) {
   Prepare(path_and_query);
   HttpResult r;
+  curl_easy_setopt(impl_->curl, CURLOPT_ACCEPT_ENCODING, "");  // lists compress well
   curl_easy_setopt(impl_->curl, CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(impl_->curl, CURLOPT_WRITEDATA, &r.body);
   curl_easy_setopt(impl_->curl, CURLOPT_TIMEOUT, static_cast<long>(options_.request_timeout.count()));
@@ -151,6 +151,8 @@ HttpResult ApiClient::Stream(const std::string& path_and_query,
                              const std::atomic<bool>& cancel, std::chrono::seconds total_timeout) {
   Prepare(path_and_query);
   CURL* c = impl_->curl;
+  // No Accept-Encoding on streams: a compressing server may hold small events in its
+  // compressor's buffer, and a watch must see each event as it happens.
   StreamState state{{}, &on_line, &cancel, c};
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, SplitLines);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &state);

@@ -1,0 +1,287 @@
+#include "gpusched/kube/live_inventory.h"
+
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gpusched/codec/extender_codec.h"
+#include "gpusched/inventory/static_inventory.h"
+#include "testing/fake_apiserver.h"
+
+namespace gpusched {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FakeApiServer;
+using testing::MakeGpuNode;
+using testing::MakeGpuPod;
+
+// Options that make every retry quick, so fault tests finish in well under a second each.
+LiveInventoryOptions FastOptions(uint64_t seed = 1) {
+  LiveInventoryOptions o;
+  o.reflector.page_size = 7;
+  o.reflector.watch_timeout = std::chrono::seconds(5);
+  o.reflector.backoff_initial = 5ms;
+  o.reflector.backoff_max = 100ms;
+  o.reflector.client.stream_idle_timeout = std::chrono::seconds(2);
+  o.reflector.client.request_timeout = std::chrono::seconds(5);
+  o.publish_interval = 5ms;
+  o.seed = seed;
+  return o;
+}
+
+KubeConfig ConfigFor(const FakeApiServer& server) {
+  KubeConfig c;
+  c.server = server.url();
+  c.token = FakeApiServer::kToken;
+  c.context = "fake";
+  return c;
+}
+
+// The per-node GPU usage and node set a correct inventory must show: the fake server's objects
+// run through a fresh ledger.
+std::map<std::string, int64_t> Truth(const FakeApiServer& server) {
+  std::string list = R"({"kind":"List","items":[)";
+  bool first = true;
+  for (const auto& n : server.Nodes()) {
+    nlohmann::json node = n;
+    node["kind"] = "Node";
+    list += (first ? "" : ",") + node.dump();
+    first = false;
+  }
+  for (const auto& p : server.Pods()) {
+    nlohmann::json pod = p;
+    pod["kind"] = "Pod";
+    list += (first ? "" : ",") + pod.dump();
+    first = false;
+  }
+  list += "]}";
+  ClusterLedger ledger{GpuResourceNames()};
+  ApplyInventory(ParseInventory(list, "truth"), ledger);
+  std::map<std::string, int64_t> usage;
+  auto snapshot = ledger.BuildSnapshot();
+  for (const auto& n : snapshot->nodes()) usage[n->info.name] = n->used.units("nvidia.com/gpu");
+  return usage;
+}
+
+std::map<std::string, int64_t> Seen(const Published<ClusterSnapshot>& published) {
+  std::map<std::string, int64_t> usage;
+  auto snapshot = published.Get();
+  for (const auto& n : snapshot->nodes()) usage[n->info.name] = n->used.units("nvidia.com/gpu");
+  return usage;
+}
+
+// Polls until the published snapshot equals the server's truth; at most `limit`.
+bool Converges(const FakeApiServer& server, const Published<ClusterSnapshot>& published,
+               std::chrono::milliseconds limit = 10000ms) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Seen(published) == Truth(server)) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return Seen(published) == Truth(server);
+}
+
+void Populate(FakeApiServer& server, int nodes, int pods) {
+  for (int i = 0; i < nodes; ++i) server.UpsertNode(MakeGpuNode("node-" + std::to_string(i), 8));
+  for (int i = 0; i < pods; ++i) {
+    server.UpsertPod(MakeGpuPod("ns", "pod-" + std::to_string(i), "uid-" + std::to_string(i),
+                                "node-" + std::to_string(i % nodes), 1 + i % 3));
+  }
+}
+
+TEST(LiveInventory, paged_initial_sync_matches_the_server_and_reports_ready) {
+  FakeApiServer server;
+  server.RequireToken(FakeApiServer::kToken);
+  Populate(server, 20, 45);
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+  ASSERT_TRUE(Converges(server, published));
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!inventory.Status().synced && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  InventoryStatus status = inventory.Status();
+  EXPECT_TRUE(status.synced);
+  EXPECT_NE(status.detail.find("20 nodes"), std::string::npos) << status.detail;
+  EXPECT_GE(server.lists_served(), 2u + 2u);  // 20 nodes and 45 pods in pages of 7
+}
+
+TEST(LiveInventory, created_deleted_and_finished_pods_change_usage_at_once) {
+  FakeApiServer server;
+  Populate(server, 3, 0);
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+  ASSERT_TRUE(Converges(server, published));
+  server.UpsertPod(MakeGpuPod("ns", "a", "uid-a", "node-0", 4));
+  server.UpsertPod(MakeGpuPod("ns", "b", "uid-b", "node-1", 2));
+  ASSERT_TRUE(Converges(server, published));
+  EXPECT_EQ(Seen(published)["node-0"], 4);
+  server.UpsertPod(MakeGpuPod("ns", "a", "uid-a", "node-0", 4, "Succeeded"));
+  server.DeletePod("ns", "b");
+  ASSERT_TRUE(Converges(server, published));
+  EXPECT_EQ(Seen(published)["node-0"], 0);
+  EXPECT_EQ(Seen(published)["node-1"], 0);
+  server.DeleteNode("node-2");
+  ASSERT_TRUE(Converges(server, published));
+  EXPECT_EQ(published.Get()->Find("node-2"), nullptr);
+}
+
+TEST(LiveInventory, compaction_while_disconnected_relists_and_drops_what_was_deleted) {
+  for (bool gone_as_http : {false, true}) {
+    FakeApiServer server;
+    server.SetGoneAsHttpStatus(gone_as_http);
+    Populate(server, 4, 8);
+    Published<ClusterSnapshot> published;
+    LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+    ASSERT_TRUE(Converges(server, published));
+    uint64_t lists_before = inventory.lists();
+    server.FailNextRequests(4, 503);  // keep the client away while things change
+    server.CloseWatches();
+    server.DeletePod("ns", "pod-0");
+    server.DeleteNode("node-3");
+    server.UpsertPod(MakeGpuPod("ns", "late", "uid-late", "node-1", 3));
+    server.Compact();
+    ASSERT_TRUE(Converges(server, published)) << "gone_as_http=" << gone_as_http;
+    EXPECT_GT(inventory.lists(), lists_before);
+    EXPECT_EQ(published.Get()->Find("node-3"), nullptr);
+  }
+}
+
+TEST(LiveInventory, survives_auth_errors_throttling_and_server_errors) {
+  FakeApiServer server;
+  server.RequireToken("another-token");  // our token is refused: 401 until fixed
+  Populate(server, 2, 2);
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(inventory.Status().synced);
+  server.RequireToken(FakeApiServer::kToken);
+  ASSERT_TRUE(Converges(server, published));
+  for (int status : {401, 403, 429, 500, 503}) {
+    server.FailNextRequests(3, status);
+    server.CloseWatches();
+    server.UpsertPod(MakeGpuPod("ns", "p" + std::to_string(status), "u" + std::to_string(status),
+                                "node-0", 1));
+    ASSERT_TRUE(Converges(server, published)) << status;
+  }
+}
+
+TEST(LiveInventory, dropped_mid_event_duplicates_and_hung_watches_do_not_corrupt_the_ledger) {
+  FakeApiServer server;
+  Populate(server, 3, 3);
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+  ASSERT_TRUE(Converges(server, published));
+  server.SetDuplicateEvents(true);
+  server.UpsertPod(MakeGpuPod("ns", "dup", "uid-dup", "node-0", 2));
+  ASSERT_TRUE(Converges(server, published));
+  EXPECT_EQ(Seen(published)["node-0"], 1 + 2);  // pod-0 (1 GPU) + dup, counted once
+
+  server.DropWatchesMidEvent();
+  server.UpsertPod(MakeGpuPod("ns", "after-drop", "uid-ad", "node-1", 1));
+  ASSERT_TRUE(Converges(server, published));
+
+  server.HangNextRequests(2);  // the next watches hang before answering; the idle limit ends them
+  server.CloseWatches();
+  server.UpsertPod(MakeGpuPod("ns", "after-hang", "uid-ah", "node-2", 1));
+  ASSERT_TRUE(Converges(server, published, 15000ms));
+  server.ClearFaults();
+}
+
+// Hundreds of random cluster changes mixed with injected faults; once the faults stop, the
+// inventory equals the server's truth within a bounded time, for every seed.
+TEST(LiveInventory, randomized_changes_with_faults_always_converge) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    std::mt19937_64 rng(seed);
+    FakeApiServer server;
+    server.SetBookmarkInterval(50ms);
+    Populate(server, 6, 6);
+    Published<ClusterSnapshot> published;
+    LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions(seed));
+    int next_pod = 100;
+    auto pick = [&](int n) { return static_cast<int>(rng() % n); };
+    for (int step = 0; step < 300; ++step) {
+      int op = pick(100);
+      std::string node = "node-" + std::to_string(pick(8));
+      if (op < 35) {
+        int id = next_pod++;
+        server.UpsertPod(MakeGpuPod("ns", "r" + std::to_string(id), "ru" + std::to_string(id),
+                                    pick(5) == 0 ? "" : node, 1 + pick(4)));
+      } else if (op < 55) {
+        auto pods = server.Pods();
+        if (!pods.empty()) {
+          auto& p = pods[pick(static_cast<int>(pods.size()))];
+          server.DeletePod(p["metadata"]["namespace"], p["metadata"]["name"]);
+        }
+      } else if (op < 65) {
+        auto pods = server.Pods();
+        if (!pods.empty()) {
+          auto p = pods[pick(static_cast<int>(pods.size()))];
+          p["status"]["phase"] = pick(2) ? "Succeeded" : "Failed";
+          server.UpsertPod(p);
+        }
+      } else if (op < 72) {
+        server.UpsertNode(MakeGpuNode(node, 4 + 4 * pick(2)));
+      } else if (op < 76) {
+        server.DeleteNode(node);
+      } else if (op < 80) {
+        server.FailNextRequests(1 + pick(3), std::vector<int>{401, 403, 429, 500, 503}[pick(5)]);
+      } else if (op < 84) {
+        server.DropWatchesMidEvent();
+      } else if (op < 88) {
+        server.CloseWatches();
+      } else if (op < 91) {
+        server.Compact();
+      } else if (op < 95) {
+        server.SetDuplicateEvents(pick(2) == 0);
+      } else if (op < 97) {
+        server.SetDelay(std::chrono::milliseconds(pick(20)));
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(pick(20)));
+      }
+    }
+    server.ClearFaults();
+    server.SetDelay(0ms);
+    ASSERT_TRUE(Converges(server, published, 15000ms)) << "seed " << seed;
+  }
+}
+
+TEST(LiveInventory, a_restarted_process_syncs_to_exactly_the_same_ledger) {
+  FakeApiServer server;
+  Populate(server, 10, 25);
+  server.UpsertPod(MakeGpuPod("ns", "done", "uid-done", "node-1", 3, "Succeeded"));
+  std::map<std::string, int64_t> before;
+  {
+    Published<ClusterSnapshot> published;
+    LiveInventory first(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+    ASSERT_TRUE(Converges(server, published));
+    before = Seen(published);
+  }
+  Published<ClusterSnapshot> published;
+  LiveInventory second(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+  ASSERT_TRUE(Converges(server, published));
+  EXPECT_EQ(Seen(published), before);
+}
+
+TEST(KubeConfig, reads_the_fake_servers_kubeconfig) {
+  FakeApiServer server;
+  std::string path = std::filesystem::temp_directory_path() / "gpusched-kubeconfig-test.yaml";
+  server.WriteKubeconfig(path);
+  KubeConfig c = LoadKubeconfig(path);
+  EXPECT_EQ(c.server, server.url());
+  EXPECT_EQ(c.token, FakeApiServer::kToken);
+  EXPECT_EQ(c.context, "fake");
+  EXPECT_THROW(LoadKubeconfig(path, "missing"), KubeConfigError);
+  std::filesystem::remove(path);
+}
+
+TEST(KubeConfig, base64_data_fields_decode) {
+  EXPECT_EQ(Base64Decode("aGVsbG8gd29ybGQ="), "hello world");
+  EXPECT_EQ(Base64Decode("YQ=="), "a");
+}
+
+}  // namespace
+}  // namespace gpusched

@@ -1,0 +1,111 @@
+// End to end: the gpusched binary, started with --kubeconfig against the fake API server, answers
+// filter from the live state, and a pod created or deleted on the server changes the next answer.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "testing/fake_apiserver.h"
+
+namespace gpusched {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FakeApiServer;
+
+// A port on 127.0.0.1 that was free a moment ago.
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class ServeLive : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_.RequireToken(FakeApiServer::kToken);
+    server_.UpsertNode(testing::MakeGpuNode("gpu-a", 8));
+    server_.UpsertNode(testing::MakeGpuNode("gpu-b", 8));
+    server_.UpsertPod(testing::MakeGpuPod("ns", "big", "uid-big", "gpu-a", 6));
+    kubeconfig_ = std::filesystem::temp_directory_path() /
+                  ("gpusched-serve-live-" + std::to_string(::getpid()) + ".yaml");
+    server_.WriteKubeconfig(kubeconfig_);
+    port_ = FreePort();
+    child_ = ::fork();
+    if (child_ == 0) {
+      std::string listen = "127.0.0.1:" + std::to_string(port_);
+      ::execl(GPUSCHED_BINARY, GPUSCHED_BINARY, "serve", "--kubeconfig", kubeconfig_.c_str(),
+              "--listen", listen.c_str(), "--log-level", "warn", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  void TearDown() override {
+    ::kill(child_, SIGTERM);
+    int status = 0;
+    ::waitpid(child_, &status, 0);
+    std::filesystem::remove(kubeconfig_);
+  }
+  // POSTs a filter request for a pod asking `gpus` GPUs on gpu-a and gpu-b.
+  nlohmann::json Filter(httplib::Client& c, int gpus) {
+    nlohmann::json pod = testing::MakeGpuPod("ns", "new", "uid-new", "", gpus, "Pending");
+    nlohmann::json args = {{"Pod", pod}, {"Nodes", nullptr}, {"NodeNames", {"gpu-a", "gpu-b"}}};
+    auto res = c.Post("/filter", args.dump(), "application/json");
+    if (!res || res->status != 200) return nullptr;
+    return nlohmann::json::parse(res->body);
+  }
+  template <class F>
+  bool Eventually(F condition) {
+    for (int i = 0; i < 500; ++i) {  // at most 10 s
+      if (condition()) return true;
+      std::this_thread::sleep_for(20ms);
+    }
+    return false;
+  }
+
+  FakeApiServer server_;
+  std::string kubeconfig_;
+  int port_ = 0;
+  pid_t child_ = -1;
+};
+
+TEST_F(ServeLive, answers_from_the_live_state_and_follows_pod_changes) {
+  httplib::Client c("127.0.0.1", port_);
+  c.set_connection_timeout(1, 0);
+  c.set_read_timeout(2, 0);
+  ASSERT_TRUE(Eventually([&] {
+    auto r = c.Get("/readyz");
+    return r && r->status == 200;
+  })) << "gpusched never became ready";
+  auto passes = [](const nlohmann::json& answer) {
+    std::vector<std::string> names;
+    if (answer.is_object()) names = answer["NodeNames"].get<std::vector<std::string>>();
+    return names;
+  };
+  // gpu-a has 2 free, gpu-b 8: a 4-GPU pod fits gpu-b only.
+  ASSERT_TRUE(Eventually([&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-b"}; }));
+  server_.DeletePod("ns", "big");
+  ASSERT_TRUE(Eventually(
+      [&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-a", "gpu-b"}; }));
+  server_.UpsertPod(testing::MakeGpuPod("ns", "filler", "uid-filler", "gpu-b", 7));
+  ASSERT_TRUE(Eventually([&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-a"}; }));
+  nlohmann::json answer = Filter(c, 4);
+  EXPECT_EQ(answer["FailedNodes"]["gpu-b"], "Insufficient nvidia.com/gpu");
+}
+
+}  // namespace
+}  // namespace gpusched

@@ -1,0 +1,442 @@
+#include "testing/fake_apiserver.h"
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <stdexcept>
+
+#include <httplib.h>
+
+namespace gpusched::testing {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+const std::string FakeApiServer::kToken = "fake-apiserver-token";
+
+namespace {
+
+struct Event {
+  int64_t rv;
+  bool pods;  // kind: pods or nodes
+  std::string line;  // {"type":...,"object":...}
+};
+
+std::string StatusJson(int code, const std::string& reason, const std::string& message) {
+  return json{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
+              {"status", "Failure"}, {"message", message}, {"reason", reason}, {"code", code}}
+      .dump();
+}
+
+}  // namespace
+
+struct FakeApiServer::Impl {
+  httplib::Server http;
+  mutable std::mutex mu;
+  std::condition_variable changed;
+  int64_t rv = 100;
+  int64_t compacted_rv = 0;
+  std::map<std::string, json> nodes;
+  std::map<std::string, json> pods;  // namespace/name
+  std::vector<Event> events;
+  std::map<std::string, std::pair<int64_t, std::vector<std::string>>> list_snapshots;
+  int list_tokens = 0;
+  // faults
+  std::string token;
+  int fail_count = 0;
+  int fail_status = 500;
+  std::chrono::milliseconds delay{0};
+  int hang_count = 0;
+  uint64_t hang_release_generation = 0;
+  bool duplicate = false;
+  uint64_t drop_generation = 0;
+  uint64_t close_generation = 0;
+  bool gone_as_http = false;
+  std::chrono::milliseconds bookmark_interval{1000};
+  std::atomic<uint64_t> lists{0};
+  std::atomic<uint64_t> watches{0};
+  bool stopping = false;
+
+  void Record(bool is_pod, const std::string& type, json object) {
+    object["metadata"]["resourceVersion"] = std::to_string(++rv);
+    events.push_back({rv, is_pod, json{{"type", type}, {"object", object}}.dump()});
+    if (type != "DELETED") {
+      std::string key = is_pod ? object["metadata"].value("namespace", "") + "/" +
+                                     object["metadata"].value("name", "")
+                               : object["metadata"].value("name", "");
+      (is_pod ? pods : nodes)[key] = std::move(object);
+    }
+    changed.notify_all();
+  }
+
+  // Applies delay, hang, auth and failure faults; true when the request was answered here.
+  bool Intercept(const httplib::Request& req, httplib::Response& res) {
+    std::unique_lock lock(mu);
+    if (delay.count() > 0) {
+      auto d = delay;
+      lock.unlock();
+      std::this_thread::sleep_for(d);
+      lock.lock();
+    }
+    if (hang_count > 0) {
+      --hang_count;
+      uint64_t generation = hang_release_generation;
+      changed.wait_for(lock, std::chrono::seconds(30),
+                       [&] { return stopping || hang_release_generation != generation; });
+    }
+    if (!token.empty() && req.get_header_value("Authorization") != "Bearer " + token) {
+      res.status = 401;
+      res.set_content(StatusJson(401, "Unauthorized", "Unauthorized"), "application/json");
+      return true;
+    }
+    if (fail_count > 0) {
+      --fail_count;
+      res.status = fail_status;
+      res.set_content(StatusJson(fail_status, "InjectedFault", "injected failure"),
+                      "application/json");
+      if (fail_status == 429) res.set_header("Retry-After", "1");
+      return true;
+    }
+    return false;
+  }
+
+  void List(bool is_pods, const httplib::Request& req, httplib::Response& res) {
+    lists.fetch_add(1);
+    std::lock_guard lock(mu);
+    size_t limit = req.has_param("limit") ? std::stoul(req.get_param_value("limit")) : 0;
+    std::string cont = req.get_param_value("continue");
+    std::string token_key = cont;
+    if (cont.empty()) {
+      std::vector<std::string> items;
+      for (const auto& [key, obj] : is_pods ? pods : nodes) items.push_back(obj.dump());
+      token_key = "t" + std::to_string(++list_tokens) + "-0";
+      list_snapshots[token_key] = {rv, std::move(items)};
+    }
+    auto it = list_snapshots.find(token_key);
+    if (it == list_snapshots.end() || it->second.first < compacted_rv) {
+      res.status = 410;
+      res.set_content(StatusJson(410, "Expired", "the continue token has expired"),
+                      "application/json");
+      return;
+    }
+    size_t offset = std::stoul(token_key.substr(token_key.rfind('-') + 1));
+    auto& [list_rv, items] = it->second;
+    size_t end = limit == 0 ? items.size() : std::min(items.size(), offset + limit);
+    std::string next;
+    if (end < items.size()) {
+      next = token_key.substr(0, token_key.rfind('-') + 1) + std::to_string(end);
+      list_snapshots[next] = it->second;
+    }
+    std::string body = std::string(R"({"kind":")") + (is_pods ? "PodList" : "NodeList") +
+                       R"(","apiVersion":"v1","metadata":{"resourceVersion":")" +
+                       std::to_string(list_rv) + "\"";
+    if (!next.empty()) body += R"(,"continue":")" + next + "\"";
+    body += R"(},"items":[)";
+    for (size_t i = offset; i < end; ++i) body += (i > offset ? "," : "") + items[i];
+    body += "]}";
+    list_snapshots.erase(token_key);
+    res.set_content(body, "application/json");
+  }
+
+  void Watch(bool is_pods, const httplib::Request& req, httplib::Response& res) {
+    watches.fetch_add(1);
+    int64_t from = 0;
+    try {
+      from = std::stoll(req.get_param_value("resourceVersion"));
+    } catch (...) {
+      from = 0;
+    }
+    int timeout = req.has_param("timeoutSeconds") ? std::stoi(req.get_param_value("timeoutSeconds")) : 60;
+    bool bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
+    std::unique_lock lock(mu);
+    if (from < compacted_rv) {
+      if (gone_as_http) {
+        res.status = 410;
+        res.set_content(StatusJson(410, "Expired", "too old resource version"), "application/json");
+        return;
+      }
+      std::string line = json{{"type", "ERROR"},
+                              {"object", json::parse(StatusJson(410, "Expired",
+                                                                "too old resource version"))}}
+                             .dump() + "\n";
+      res.set_content(line, "application/json");
+      return;
+    }
+    auto deadline = Clock::now() + std::chrono::seconds(timeout);
+    struct State {
+      int64_t next;
+      uint64_t drop_generation;
+      uint64_t close_generation;
+      Clock::time_point last_bookmark;
+    };
+    auto state = std::make_shared<State>(State{from, drop_generation, close_generation, Clock::now()});
+    lock.unlock();
+    res.set_chunked_content_provider(
+        "application/json",
+        [this, state, deadline, bookmarks, is_pods](size_t, httplib::DataSink& sink) {
+          std::unique_lock lock(mu);
+          auto pending = [&] {
+            return std::find_if(events.begin(), events.end(), [&](const Event& e) {
+              return e.rv > state->next && e.pods == is_pods;
+            });
+          };
+          auto next_wake = std::min(deadline, state->last_bookmark + bookmark_interval);
+          changed.wait_until(lock, next_wake, [&] {
+            return stopping || pending() != events.end() || state->next < compacted_rv ||
+                   drop_generation != state->drop_generation ||
+                   close_generation != state->close_generation;
+          });
+          if (stopping || close_generation != state->close_generation ||
+              Clock::now() >= deadline) {
+            sink.done();
+            return true;
+          }
+          if (state->next < compacted_rv) {  // compacted while watching: the server gives up
+            std::string line = json{{"type", "ERROR"},
+                                    {"object", json::parse(StatusJson(410, "Expired",
+                                                                      "too old resource version"))}}
+                                   .dump() + "\n";
+            sink.write(line.data(), line.size());
+            sink.done();
+            return true;
+          }
+          for (auto it = pending(); it != events.end(); ++it) {
+            if (it->pods != is_pods || it->rv <= state->next) continue;
+            std::string line = it->line + "\n";
+            if (drop_generation != state->drop_generation) {
+              sink.write(line.data(), line.size() / 2);
+              return false;  // drops the connection mid-event
+            }
+            for (int copy = 0; copy < (duplicate ? 2 : 1); ++copy) {
+              if (!sink.write(line.data(), line.size())) return false;
+            }
+            state->next = it->rv;
+          }
+          if (drop_generation != state->drop_generation) return false;
+          if (bookmarks && Clock::now() >= state->last_bookmark + bookmark_interval) {
+            state->last_bookmark = Clock::now();
+            state->next = std::max(state->next, rv);
+            std::string line =
+                json{{"type", "BOOKMARK"},
+                     {"object", {{"kind", is_pods ? "Pod" : "Node"},
+                                 {"apiVersion", "v1"},
+                                 {"metadata", {{"resourceVersion", std::to_string(state->next)}}}}}}
+                    .dump() + "\n";
+            if (!sink.write(line.data(), line.size())) return false;
+          }
+          return true;
+        });
+  }
+
+  void Route(bool is_pods, const httplib::Request& req, httplib::Response& res) {
+    if (Intercept(req, res)) return;
+    if (req.get_param_value("watch") == "true") {
+      Watch(is_pods, req, res);
+    } else {
+      List(is_pods, req, res);
+    }
+  }
+};
+
+FakeApiServer::FakeApiServer(int port) : impl_(std::make_unique<Impl>()) {
+  auto& http = impl_->http;
+  http.new_task_queue = [] { return new httplib::ThreadPool(32); };
+  http.set_tcp_nodelay(true);
+  http.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+    impl_->Route(false, req, res);
+  });
+  http.Get("/api/v1/pods", [this](const httplib::Request& req, httplib::Response& res) {
+    impl_->Route(true, req, res);
+  });
+  port_ = port == 0 ? http.bind_to_any_port("127.0.0.1") : port;
+  if (port != 0 && !http.bind_to_port("127.0.0.1", port)) port_ = -1;
+  if (port_ <= 0) throw std::runtime_error("fake API server: cannot bind 127.0.0.1");
+  thread_ = std::thread([this] { impl_->http.listen_after_bind(); });
+}
+
+FakeApiServer::~FakeApiServer() {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->stopping = true;
+  }
+  impl_->changed.notify_all();
+  impl_->http.stop();
+  thread_.join();
+}
+
+std::string FakeApiServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+void FakeApiServer::WriteKubeconfig(const std::string& path) const {
+  std::ofstream out(path);
+  out << "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+      << "clusters:\n- name: fake\n  cluster:\n    server: " << url() << "\n"
+      << "users:\n- name: fake\n  user:\n    token: " << kToken << "\n"
+      << "contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\n";
+}
+
+void FakeApiServer::UpsertNode(json node) {
+  std::lock_guard lock(impl_->mu);
+  bool exists = impl_->nodes.count(node["metadata"].value("name", ""));
+  impl_->Record(false, exists ? "MODIFIED" : "ADDED", std::move(node));
+}
+
+void FakeApiServer::DeleteNode(const std::string& name) {
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->nodes.find(name);
+  if (it == impl_->nodes.end()) return;
+  json last = it->second;
+  impl_->nodes.erase(it);
+  impl_->Record(false, "DELETED", std::move(last));
+}
+
+void FakeApiServer::UpsertPod(json pod) {
+  std::lock_guard lock(impl_->mu);
+  std::string key = pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
+  bool exists = impl_->pods.count(key);
+  impl_->Record(true, exists ? "MODIFIED" : "ADDED", std::move(pod));
+}
+
+void FakeApiServer::DeletePod(const std::string& ns, const std::string& name) {
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->pods.find(ns + "/" + name);
+  if (it == impl_->pods.end()) return;
+  json last = it->second;
+  impl_->pods.erase(it);
+  impl_->Record(true, "DELETED", std::move(last));
+}
+
+std::vector<json> FakeApiServer::Nodes() const {
+  std::lock_guard lock(impl_->mu);
+  std::vector<json> out;
+  for (const auto& [k, v] : impl_->nodes) out.push_back(v);
+  return out;
+}
+
+std::vector<json> FakeApiServer::Pods() const {
+  std::lock_guard lock(impl_->mu);
+  std::vector<json> out;
+  for (const auto& [k, v] : impl_->pods) out.push_back(v);
+  return out;
+}
+
+int64_t FakeApiServer::resource_version() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->rv;
+}
+
+void FakeApiServer::RequireToken(std::string token) {
+  std::lock_guard lock(impl_->mu);
+  impl_->token = std::move(token);
+}
+
+void FakeApiServer::FailNextRequests(int count, int status) {
+  std::lock_guard lock(impl_->mu);
+  impl_->fail_count = count;
+  impl_->fail_status = status;
+}
+
+void FakeApiServer::SetDelay(std::chrono::milliseconds delay) {
+  std::lock_guard lock(impl_->mu);
+  impl_->delay = delay;
+}
+
+void FakeApiServer::HangNextRequests(int count) {
+  std::lock_guard lock(impl_->mu);
+  impl_->hang_count = count;
+}
+
+void FakeApiServer::ReleaseHangs() {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->hang_count = 0;
+    ++impl_->hang_release_generation;
+  }
+  impl_->changed.notify_all();
+}
+
+void FakeApiServer::SetDuplicateEvents(bool on) {
+  std::lock_guard lock(impl_->mu);
+  impl_->duplicate = on;
+}
+
+void FakeApiServer::DropWatchesMidEvent() {
+  {
+    std::lock_guard lock(impl_->mu);
+    ++impl_->drop_generation;
+  }
+  impl_->changed.notify_all();
+}
+
+void FakeApiServer::CloseWatches() {
+  {
+    std::lock_guard lock(impl_->mu);
+    ++impl_->close_generation;
+  }
+  impl_->changed.notify_all();
+}
+
+void FakeApiServer::Compact() {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->compacted_rv = impl_->rv;
+    impl_->events.clear();
+  }
+  impl_->changed.notify_all();
+}
+
+void FakeApiServer::SetGoneAsHttpStatus(bool on) {
+  std::lock_guard lock(impl_->mu);
+  impl_->gone_as_http = on;
+}
+
+void FakeApiServer::SetBookmarkInterval(std::chrono::milliseconds interval) {
+  std::lock_guard lock(impl_->mu);
+  impl_->bookmark_interval = interval;
+}
+
+void FakeApiServer::ClearFaults() {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->fail_count = 0;
+    impl_->delay = std::chrono::milliseconds(0);
+    impl_->hang_count = 0;
+    ++impl_->hang_release_generation;
+    impl_->duplicate = false;
+  }
+  impl_->changed.notify_all();
+}
+
+uint64_t FakeApiServer::lists_served() const { return impl_->lists.load(); }
+uint64_t FakeApiServer::watches_served() const { return impl_->watches.load(); }
+
+json MakeGpuNode(const std::string& name, int gpus, const std::string& product) {
+  std::string count = std::to_string(gpus);
+  return json{
+      {"metadata",
+       {{"name", name},
+        {"uid", "node-uid-" + name},
+        {"labels",
+         {{"kubernetes.io/hostname", name},
+          {"nvidia.com/gpu.product", product},
+          {"nvidia.com/gpu.count", count},
+          {"nvidia.com/gpu.memory", "81920"},
+          {"nvidia.com/gpu.family", "ampere"},
+          {"nvidia.com/mig.strategy", "single"}}}}},
+      {"spec", json::object()},
+      {"status",
+       {{"capacity", {{"cpu", "96"}, {"memory", "1Ti"}, {"nvidia.com/gpu", count}}},
+        {"allocatable", {{"cpu", "96"}, {"memory", "1Ti"}, {"nvidia.com/gpu", count}}}}}};
+}
+
+json MakeGpuPod(const std::string& ns, const std::string& name, const std::string& uid,
+                const std::string& node, int gpus, const std::string& phase) {
+  json resources = {{"limits", {{"nvidia.com/gpu", std::to_string(gpus)}}},
+                    {"requests", {{"cpu", "1"}, {"nvidia.com/gpu", std::to_string(gpus)}}}};
+  json spec = {{"containers", json::array({{{"name", "main"}, {"image", "x"}, {"resources", resources}}})}};
+  if (!node.empty()) spec["nodeName"] = node;
+  return json{{"metadata", {{"name", name}, {"namespace", ns}, {"uid", uid}}},
+              {"spec", spec},
+              {"status", {{"phase", phase}}}};
+}
+
+}  // namespace gpusched::testing

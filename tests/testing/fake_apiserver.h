@@ -1,0 +1,84 @@
+// FakeApiServer: an in-process Kubernetes API server for nodes and pods, on 127.0.0.1, that speaks
+// the real protocol the reflectors use: paged LIST (limit/continue, snapshot-consistent pages,
+// list resourceVersion), WATCH from a resourceVersion as a chunked stream of newline-delimited
+// events, BOOKMARK events, "410 Gone" for versions older than the last compaction (as an ERROR
+// event or as an HTTP status), and bearer-token checks.
+//
+// Faults can be injected: failing the next requests with a status (401/403/429/500/503), slow and
+// hung responses, duplicate events, a watch connection dropped in the middle of an event, every
+// watch closed, and compaction of the history. Thread-safe.
+#ifndef GPUSCHED_TESTS_TESTING_FAKE_APISERVER_H_
+#define GPUSCHED_TESTS_TESTING_FAKE_APISERVER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpusched::testing {
+
+class FakeApiServer {
+ public:
+  // Starts listening on 127.0.0.1:`port` (0: any free port).
+  explicit FakeApiServer(int port = 0);
+  ~FakeApiServer();
+  FakeApiServer(const FakeApiServer&) = delete;
+  FakeApiServer& operator=(const FakeApiServer&) = delete;
+
+  int port() const { return port_; }
+  std::string url() const;
+  // Writes a kubeconfig for this server (bearer token `token`) to `path`.
+  void WriteKubeconfig(const std::string& path) const;
+
+  // Objects. Each change bumps the resourceVersion and records a watch event. Pods are keyed by
+  // namespace/name and must carry metadata.uid.
+  void UpsertNode(nlohmann::json node);
+  void DeleteNode(const std::string& name);
+  void UpsertPod(nlohmann::json pod);
+  void DeletePod(const std::string& ns, const std::string& name);
+  std::vector<nlohmann::json> Nodes() const;
+  std::vector<nlohmann::json> Pods() const;
+  int64_t resource_version() const;
+
+  // Faults.
+  void RequireToken(std::string token);  // requests without "Bearer <token>" get 401
+  void FailNextRequests(int count, int status);
+  void SetDelay(std::chrono::milliseconds delay);
+  void HangNextRequests(int count);  // held until ReleaseHangs() or 30 s
+  void ReleaseHangs();
+  void SetDuplicateEvents(bool on);
+  void DropWatchesMidEvent();  // each open watch writes half of its next event and disconnects
+  void CloseWatches();         // each open watch ends cleanly
+  void Compact();              // forget the event history; older versions get 410
+  void SetGoneAsHttpStatus(bool on);  // 410 as an HTTP status instead of an ERROR event
+  void SetBookmarkInterval(std::chrono::milliseconds interval);
+  void ClearFaults();
+
+  uint64_t lists_served() const;
+  uint64_t watches_served() const;
+
+  static const std::string kToken;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// Node and pod objects shaped like the API server's, for tests and benchmarks.
+nlohmann::json MakeGpuNode(const std::string& name, int gpus,
+                           const std::string& product = "NVIDIA-A100-SXM4-80GB");
+nlohmann::json MakeGpuPod(const std::string& ns, const std::string& name, const std::string& uid,
+                          const std::string& node, int gpus, const std::string& phase = "Running");
+
+}  // namespace gpusched::testing
+
+#endif  // GPUSCHED_TESTS_TESTING_FAKE_APISERVER_H_
