@@ -1,6 +1,8 @@
 #include "gpusched/server/http_server.h"
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 #include <stdexcept>
 
 #include <httplib.h>
@@ -50,6 +52,7 @@ struct HttpServer::Impl {
   const ExtenderService& service;
   std::function<Readiness()> readiness;
   httplib::Server server;
+  std::atomic<bool> run_called{false};
 
   Impl(ServerOptions o, const ExtenderService& s, std::function<Readiness()> r)
       : options(std::move(o)), service(s), readiness(std::move(r)) {}
@@ -160,8 +163,18 @@ int HttpServer::Bind() {
   return port;
 }
 
-void HttpServer::Run() { impl_->server.listen_after_bind(); }
+void HttpServer::Run() {
+  impl_->run_called = true;
+  impl_->server.listen_after_bind();
+}
 
-void HttpServer::Stop() { impl_->server.stop(); }
+void HttpServer::Stop() {
+  // cpp-httplib ignores stop() until its listen loop runs; if Run() has been called but the loop
+  // has not started yet, wait for it (briefly) so the stop is not lost.
+  for (int i = 0; i < 5000 && impl_->run_called && !impl_->server.is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  impl_->server.stop();
+}
 
 }  // namespace gpusched

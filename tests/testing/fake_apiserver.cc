@@ -252,6 +252,10 @@ FakeApiServer::FakeApiServer(int port) : impl_(std::make_unique<Impl>()) {
   if (port != 0 && !http.bind_to_port("127.0.0.1", port)) port_ = -1;
   if (port_ <= 0) throw std::runtime_error("fake API server: cannot bind 127.0.0.1");
   thread_ = std::thread([this] { impl_->http.listen_after_bind(); });
+  // stop() before the listen loop runs would be lost and the destructor would hang: wait for it.
+  for (int i = 0; i < 5000 && !impl_->http.is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 FakeApiServer::~FakeApiServer() {
