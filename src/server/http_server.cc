@@ -133,9 +133,6 @@ struct HttpServer::Impl {
 HttpServer::HttpServer(ServerOptions options, const ExtenderService& service,
                        std::function<Readiness()> readiness)
     : impl_(std::make_unique<Impl>(std::move(options), service, std::move(readiness))) {
-  // Create spdlog's registry here, on one thread, before worker threads log concurrently (its
-  // lazy initialization happens inside the uninstrumented shared library).
-  spdlog::default_logger_raw();
   auto& s = impl_->server;
   int threads = impl_->options.threads;
   s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
