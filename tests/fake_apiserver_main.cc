@@ -12,6 +12,7 @@
 #include "gpusched/cli/flags.h"
 #include "gpusched/codec/yaml_to_json.h"
 #include "testing/fake_apiserver.h"
+#include "testing/synthetic_cluster.h"
 #include "testing/test_support.h"
 
 namespace {
@@ -26,8 +27,9 @@ int main(int argc, char** argv) {
                 "127.0.0.1.");
   flags.Add({"port", "N", "0", "port on 127.0.0.1 (0: any free port)"})
       .Add({"cluster", "FILE", "", "Nodes and Pods to serve (YAML or JSON, e.g. a v1.List)"})
-      .Add({"synthetic-nodes", "N", "0", "also serve N generated 8-GPU nodes"})
-      .Add({"synthetic-pods", "N", "0", "and N generated 1-GPU pods bound to them"})
+      .Add({"synthetic-nodes", "N", "0", "also serve N generated GPU nodes of realistic size"})
+      .Add({"synthetic-pods", "N", "0", "and N generated pods bound to them (60% ask for GPUs)"})
+      .Add({"occupancy", "FRACTION", "0.5", "share of the synthetic nodes' GPUs the pods use"})
       .Add({"kubeconfig-out", "FILE", "", "write a kubeconfig for this server here"});
   if (auto error = flags.Parse(std::vector<std::string>(argv + 1, argv + argc))) {
     std::cerr << "fake_apiserver: " << *error << "\n";
@@ -49,12 +51,11 @@ int main(int argc, char** argv) {
     }
   }
   int nodes = std::stoi(flags.Get("synthetic-nodes"));
-  for (int i = 0; i < nodes; ++i) server.UpsertNode(testing::MakeGpuNode("synthetic-" + std::to_string(i), 8));
-  int pods = std::stoi(flags.Get("synthetic-pods"));
-  for (int i = 0; nodes > 0 && i < pods; ++i) {
-    server.UpsertPod(testing::MakeGpuPod("default", "synthetic-" + std::to_string(i),
-                                         "synthetic-uid-" + std::to_string(i),
-                                         "synthetic-" + std::to_string(i % nodes), 1));
+  if (nodes > 0) {
+    auto cluster = testing::MakeSyntheticCluster(nodes, std::stoi(flags.Get("synthetic-pods")), 0.6,
+                                                 std::stod(flags.Get("occupancy")), 42);
+    for (auto& n : cluster.nodes) server.UpsertNode(std::move(n));
+    for (auto& p : cluster.pods) server.UpsertPod(std::move(p));
   }
   if (!flags.Get("kubeconfig-out").empty()) server.WriteKubeconfig(flags.Get("kubeconfig-out"));
   std::cout << "fake API server at " << server.url() << " (" << server.Nodes().size() << " nodes, "

@@ -133,7 +133,9 @@ void ApiClient::Prepare(const std::string& path_and_query) {
 HttpResult ApiClient::Get(const std::string& path_and_query) {
   Prepare(path_and_query);
   HttpResult r;
-  curl_easy_setopt(impl_->curl, CURLOPT_ACCEPT_ENCODING, "");  // lists compress well
+  // gzip, which the API server offers for large responses (not "": that would also offer
+  // brotli, whose slow high-ratio modes some servers pick).
+  curl_easy_setopt(impl_->curl, CURLOPT_ACCEPT_ENCODING, "gzip");
   curl_easy_setopt(impl_->curl, CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(impl_->curl, CURLOPT_WRITEDATA, &r.body);
   curl_easy_setopt(impl_->curl, CURLOPT_TIMEOUT, static_cast<long>(options_.request_timeout.count()));

@@ -39,7 +39,9 @@ struct FakeApiServer::Impl {
   std::map<std::string, json> nodes;
   std::map<std::string, json> pods;  // namespace/name
   std::vector<Event> events;
-  std::map<std::string, std::pair<int64_t, std::vector<std::string>>> list_snapshots;
+  // Pages of one list come from the snapshot taken at its first page, as the real server's do.
+  std::map<std::string, std::pair<int64_t, std::shared_ptr<const std::vector<std::string>>>>
+      list_snapshots;
   int list_tokens = 0;
   // faults
   std::string token;
@@ -110,7 +112,8 @@ struct FakeApiServer::Impl {
       std::vector<std::string> items;
       for (const auto& [key, obj] : is_pods ? pods : nodes) items.push_back(obj.dump());
       token_key = "t" + std::to_string(++list_tokens) + "-0";
-      list_snapshots[token_key] = {rv, std::move(items)};
+      list_snapshots[token_key] = {
+          rv, std::make_shared<const std::vector<std::string>>(std::move(items))};
     }
     auto it = list_snapshots.find(token_key);
     if (it == list_snapshots.end() || it->second.first < compacted_rv) {
@@ -120,7 +123,8 @@ struct FakeApiServer::Impl {
       return;
     }
     size_t offset = std::stoul(token_key.substr(token_key.rfind('-') + 1));
-    auto& [list_rv, items] = it->second;
+    auto [list_rv, snapshot] = it->second;
+    const std::vector<std::string>& items = *snapshot;
     size_t end = limit == 0 ? items.size() : std::min(items.size(), offset + limit);
     std::string next;
     if (end < items.size()) {
