@@ -2,6 +2,8 @@
 #include <signal.h>
 
 #include <charconv>
+#include <condition_variable>
+#include <mutex>
 #include <cstdio>
 #include <iostream>
 #include <thread>
@@ -210,11 +212,22 @@ int Serve(const std::vector<std::string>& args) {
   } catch (const std::exception& e) {
     return Fail(e.what());
   }
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  bool run_returned = false;
   std::thread signal_waiter([&] {
     int signal = 0;
     sigwait(&signals, &signal);
     spdlog::info("received signal {}, shutting down", signal);
     server.Stop();
+    // cpp-httplib's listen loop returns only once every idle keep-alive connection has timed out
+    // (kube-scheduler keeps its connections open); exit after a short grace instead.
+    std::unique_lock lock(done_mu);
+    if (!done_cv.wait_for(lock, std::chrono::seconds(3), [&] { return run_returned; })) {
+      spdlog::info("closing idle connections and exiting");
+      spdlog::shutdown();
+      std::_Exit(0);
+    }
   });
   std::string prefix = options->url_prefix;
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
@@ -222,6 +235,11 @@ int Serve(const std::vector<std::string>& args) {
                options->host, port, prefix, options->filter_verb, options->prioritize_verb,
                inventory_text);
   server.Run();
+  {
+    std::lock_guard lock(done_mu);
+    run_returned = true;
+  }
+  done_cv.notify_all();
   // Run() also returns when the listener fails; wake the signal thread so it can be joined.
   pthread_kill(signal_waiter.native_handle(), SIGTERM);
   signal_waiter.join();

@@ -23,11 +23,12 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-ResourceList DecodeResourceList(value v) {
+ResourceList DecodeResourceList(value v, bool (*keep)(std::string_view) = nullptr) {
   ResourceList out;
   if (IsNull(v)) return out;
   for (field f : v.get_object()) {
     std::string_view name = f.unescaped_key();
+    if (keep && !keep(name)) continue;
     std::string_view text = ScalarText(f.value());
     auto milli = ParseQuantityMilli(text);
     if (!milli) {
@@ -113,13 +114,21 @@ PodResources DecodePodSpec(value v, PodInfo& pod) {
   return resources;
 }
 
+// Nodes keep only extended resources (names with a '/', such as nvidia.com/gpu): cpu, memory,
+// pods and storage are kube-scheduler's business, and fewer entries make every lookup cheaper.
+bool IsExtendedResource(std::string_view name) { return name.find('/') != std::string_view::npos; }
+
 void DecodeNodeStatus(value v, NodeInfo& node) {
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     if (key == "capacity") {
-      node.capacity = WithContext("capacity", [&] { return DecodeResourceList(f.value()); });
+      node.capacity = WithContext("capacity", [&] {
+        return DecodeResourceList(f.value(), IsExtendedResource);
+      });
     } else if (key == "allocatable") {
-      node.allocatable = WithContext("allocatable", [&] { return DecodeResourceList(f.value()); });
+      node.allocatable = WithContext("allocatable", [&] {
+        return DecodeResourceList(f.value(), IsExtendedResource);
+      });
     }
   }
 }

@@ -1,6 +1,7 @@
 // Decoding of Kubernetes v1.Pod and v1.Node JSON into gpusched's model, with simdjson On-Demand.
 //
-// Only the fields the model needs are read; unknown fields are skipped. Quantities may be JSON
+// Only the fields the model needs are read; unknown fields are skipped. Nodes keep only extended
+// resources (cpu, memory, pods and storage are left to kube-scheduler). Quantities may be JSON
 // strings or numbers; label and annotation values may be any scalar (YAML converted to JSON turns
 // unquoted "8" into a number). Errors throw DecodeError with a short message naming the field.
 // Functions are reentrant; each thread uses its own parser.

@@ -1,0 +1,87 @@
+// codec_bench: microbenchmarks of the request path's parts (Google Benchmark), production codec
+// next to the nlohmann DOM baseline, on the 5,000-node synthetic workload.
+//
+//   build/bench/codec_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
+#include "baseline_codec.h"
+#include "gpusched/codec/extender_codec.h"
+#include "gpusched/extender/extender_service.h"
+#include "gpusched/policy/policy.h"
+#include "workload.h"
+
+namespace {
+
+using namespace gpusched;
+
+const bench::Workload& Load() {
+  static const bench::Workload w = bench::MakeWorkload(5000, 0.5);
+  return w;
+}
+
+void BM_DecodeNodeNames(benchmark::State& state) {
+  const auto& w = Load();
+  for (auto _ : state) benchmark::DoNotOptimize(DecodeExtenderArgs(w.names_request));
+  state.SetBytesProcessed(state.iterations() * w.names_request.size());
+}
+BENCHMARK(BM_DecodeNodeNames)->Unit(benchmark::kMicrosecond);
+
+void BM_DecodeNodeNamesBaseline(benchmark::State& state) {
+  const auto& w = Load();
+  for (auto _ : state) benchmark::DoNotOptimize(baseline::DecodeExtenderArgs(w.names_request));
+  state.SetBytesProcessed(state.iterations() * w.names_request.size());
+}
+BENCHMARK(BM_DecodeNodeNamesBaseline)->Unit(benchmark::kMicrosecond);
+
+void BM_DecodeFullNodes(benchmark::State& state) {
+  const auto& w = Load();
+  for (auto _ : state) benchmark::DoNotOptimize(DecodeExtenderArgs(w.nodes_request));
+  state.SetBytesProcessed(state.iterations() * w.nodes_request.size());
+}
+BENCHMARK(BM_DecodeFullNodes)->Unit(benchmark::kMillisecond);
+
+void BM_DecodeFullNodesBaseline(benchmark::State& state) {
+  const auto& w = Load();
+  for (auto _ : state) benchmark::DoNotOptimize(baseline::DecodeExtenderArgs(w.nodes_request));
+  state.SetBytesProcessed(state.iterations() * w.nodes_request.size());
+}
+BENCHMARK(BM_DecodeFullNodesBaseline)->Unit(benchmark::kMillisecond);
+
+// Engine work per node: filter and prioritize for every node name, no decoding or encoding.
+void BM_EngineFilterAndScore(benchmark::State& state) {
+  const auto& w = Load();
+  Published<ClusterSnapshot> snapshots(w.snapshot);
+  Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
+  ExtenderService service(snapshots, policies);
+  ExtenderArgs args = DecodeExtenderArgs(w.names_request);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(service.Filter(args));
+    benchmark::DoNotOptimize(service.Prioritize(args));
+  }
+  state.SetItemsProcessed(state.iterations() * args.node_names->size());
+}
+BENCHMARK(BM_EngineFilterAndScore)->Unit(benchmark::kMicrosecond);
+
+void BM_EncodeFilterResult(benchmark::State& state) {
+  const auto& w = Load();
+  Published<ClusterSnapshot> snapshots(w.snapshot);
+  Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
+  ExtenderService service(snapshots, policies);
+  ExtenderFilterResult result = service.Filter(DecodeExtenderArgs(w.names_request));
+  for (auto _ : state) benchmark::DoNotOptimize(EncodeExtenderFilterResult(result));
+}
+BENCHMARK(BM_EncodeFilterResult)->Unit(benchmark::kMicrosecond);
+
+void BM_EncodeFilterResultBaseline(benchmark::State& state) {
+  const auto& w = Load();
+  Published<ClusterSnapshot> snapshots(w.snapshot);
+  Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
+  ExtenderService service(snapshots, policies);
+  ExtenderFilterResult result = service.Filter(DecodeExtenderArgs(w.names_request));
+  for (auto _ : state) benchmark::DoNotOptimize(baseline::EncodeExtenderFilterResult(result));
+}
+BENCHMARK(BM_EncodeFilterResultBaseline)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,152 @@
+// latency_bench: the extender's request path at 1,000 to 15,000 nodes.
+//
+//   build/bench/latency_bench [--sizes 1000,5000,15000] [--pairs 200]
+//
+// For each cluster size and GPU occupancy (50%, 90%) it serves a synthetic cluster from an
+// in-process HttpServer on 127.0.0.1 and drives filter + prioritize pairs over one keep-alive
+// connection, as kube-scheduler does, in both nodeCacheCapable modes: every node name, or the
+// full Node objects of the candidates kube-scheduler would send (its numFeasibleNodesToFind).
+// Reported: p50, p99 and max of the pair's round trip, and pairs per second.
+// Then, in the same run, the handler alone (decode, engine, encode; no HTTP) with the production
+// codec and with the straightforward nlohmann DOM codec, and their ratio.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "baseline_codec.h"
+#include "gpusched/cli/flags.h"
+#include "gpusched/model/gpu_requirements.h"
+#include "gpusched/codec/extender_codec.h"
+#include "gpusched/extender/extender_service.h"
+#include "gpusched/policy/policy.h"
+#include "gpusched/server/http_server.h"
+#include "workload.h"
+
+namespace {
+
+using namespace gpusched;
+using Clock = std::chrono::steady_clock;
+
+struct Stats {
+  double p50_ms, p99_ms, max_ms, per_second;
+};
+
+Stats Summarize(std::vector<double> ms, double total_seconds) {
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<size_t>(q * ms.size()))]; };
+  return {at(0.50), at(0.99), ms.back(), ms.size() / total_seconds};
+}
+
+template <class F>
+Stats Measure(int iterations, F&& once) {
+  for (int i = 0; i < std::max(3, iterations / 10); ++i) once();  // warm up
+  std::vector<double> ms;
+  auto start = Clock::now();
+  for (int i = 0; i < iterations; ++i) {
+    auto t0 = Clock::now();
+    once();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  return Summarize(ms, std::chrono::duration<double>(Clock::now() - start).count());
+}
+
+// The prioritize request kube-scheduler sends after filter: the same pod and the passing nodes.
+std::string PrioritizeRequest(const std::string& filter_request, const std::string& filter_answer) {
+  auto req = nlohmann::json::parse(filter_request);
+  auto ans = nlohmann::json::parse(filter_answer);
+  if (req["NodeNames"].is_array()) {
+    req["NodeNames"] = ans["NodeNames"];
+  } else {
+    req["Nodes"] = ans["Nodes"];
+  }
+  return req.dump();
+}
+
+void Row(const char* what, int nodes, double occupancy, const char* mode, int candidates, const Stats& s) {
+  std::printf("| %s | %d | %.0f%% | %s | %d | %.3f | %.3f | %.3f | %.0f |\n", what, nodes,
+              occupancy * 100, mode, candidates, s.p50_ms, s.p99_ms, s.max_ms, s.per_second);
+}
+
+void Run(int size, double occupancy, int pairs) {
+  bench::Workload w = bench::MakeWorkload(size, occupancy);
+  Published<ClusterSnapshot> snapshots(w.snapshot);
+  Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
+  ExtenderService service(snapshots, policies);
+  ServerOptions options;
+  options.port = 0;
+  HttpServer server(options, service, [] { return Readiness{true, "bench"}; });
+  int port = server.Bind();
+  std::thread serving([&] { server.Run(); });
+
+  auto client_owner = std::make_unique<httplib::Client>("127.0.0.1", port);
+  httplib::Client& client = *client_owner;
+  client.set_keep_alive(true);
+  client.set_tcp_nodelay(true);
+  client.set_read_timeout(60, 0);
+  struct Mode {
+    const char* name;
+    const std::string* filter;
+    int candidates;
+    int pairs;
+  } modes[] = {{"NodeNames", &w.names_request, size, pairs},
+               {"full Nodes", &w.nodes_request, w.full_node_candidates, std::max(20, pairs / 4)}};
+  for (const auto& m : modes) {
+    auto first = client.Post("/filter", *m.filter, "application/json");
+    std::string prioritize = PrioritizeRequest(*m.filter, first->body);
+    Stats http = Measure(m.pairs, [&] {
+      auto f = client.Post("/filter", *m.filter, "application/json");
+      auto p = client.Post("/prioritize", prioritize, "application/json");
+      if (!f || !p || f->status != 200 || p->status != 200) std::abort();
+    });
+    Row("HTTP pair", size, occupancy, m.name, m.candidates, http);
+    Stats fast = Measure(m.pairs, [&] {
+      auto a = EncodeExtenderFilterResult(service.Filter(DecodeExtenderArgs(*m.filter)));
+      auto b = EncodeHostPriorityList(service.Prioritize(DecodeExtenderArgs(prioritize)));
+      if (a.empty() || b.empty()) std::abort();
+    });
+    Row("handler, production codec", size, occupancy, m.name, m.candidates, fast);
+    Stats slow = Measure(std::max(10, m.pairs / 4), [&] {
+      auto a = baseline::EncodeExtenderFilterResult(service.Filter(baseline::DecodeExtenderArgs(*m.filter)));
+      auto b = baseline::EncodeHostPriorityList(service.Prioritize(baseline::DecodeExtenderArgs(prioritize)));
+      if (a.empty() || b.empty()) std::abort();
+    });
+    Row("handler, nlohmann DOM baseline", size, occupancy, m.name, m.candidates, slow);
+    std::printf("| speed-up (baseline p50 / production p50) | %d | %.0f%% | %s | %d | %.1fx | | | |\n",
+                size, occupancy * 100, m.name, m.candidates, slow.p50_ms / fast.p50_ms);
+  }
+  client_owner.reset();  // close the keep-alive connection, or the server waits for its timeout
+  server.Stop();
+  serving.join();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  FlagSet flags("latency_bench", "latency_bench [flags]", "Extender request latency at scale.");
+  flags.Add({"sizes", "N,N,...", "1000,5000,15000", "cluster sizes in nodes"})
+      .Add({"occupancy", "F,F", "0.5,0.9", "GPU occupancy levels"})
+      .Add({"pairs", "N", "200", "filter+prioritize pairs per NodeNames measurement"});
+  if (auto error = flags.Parse(std::vector<std::string>(argv + 1, argv + argc))) {
+    std::fprintf(stderr, "latency_bench: %s\n", error->c_str());
+    return 2;
+  }
+  if (flags.help_requested()) {
+    std::printf("%s", flags.Help().c_str());
+    return 0;
+  }
+  spdlog::set_level(spdlog::level::warn);
+  std::printf("| path | nodes | GPU occupancy | mode | nodes per request | p50 ms | p99 ms | max ms | pairs/s |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  for (const auto& size : SplitList(flags.Get("sizes"))) {
+    for (const auto& occ : SplitList(flags.Get("occupancy"))) {
+      Run(std::stoi(size), std::stod(occ), std::stoi(flags.Get("pairs")));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,33 @@
+// Benchmark workloads: a synthetic cluster loaded into a snapshot, and the extender requests
+// kube-scheduler would send for it in both nodeCacheCapable modes.
+#ifndef GPUSCHED_BENCH_WORKLOAD_H_
+#define GPUSCHED_BENCH_WORKLOAD_H_
+
+#include <memory>
+#include <string>
+
+#include "gpusched/cluster/cluster_snapshot.h"
+
+namespace gpusched::bench {
+
+struct Workload {
+  int nodes = 0;
+  double occupancy = 0;
+  std::shared_ptr<const ClusterSnapshot> snapshot;
+  std::string names_request;  // nodeCacheCapable: true, every node name
+  std::string nodes_request;  // nodeCacheCapable: false, the candidates kube-scheduler would send
+  int full_node_candidates = 0;
+  size_t nodes_request_bytes = 0;
+};
+
+// kube-scheduler's numFeasibleNodesToFind with the default adaptive percentage: all nodes below
+// 100, else max(5, 50 - n/125) percent, at least 100.
+int FeasibleNodesToFind(int nodes);
+
+// `nodes` nodes, 10 pods per node, GPUs about `occupancy` used. The pod asks for 1 nvidia.com/gpu
+// and is shaped like the captured vLLM pod in the extender fixtures.
+Workload MakeWorkload(int nodes, double occupancy, uint64_t seed = 42);
+
+}  // namespace gpusched::bench
+
+#endif  // GPUSCHED_BENCH_WORKLOAD_H_
