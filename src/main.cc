@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <charconv>
+#include <optional>
 #include <condition_variable>
 #include <mutex>
 #include <cstdio>
@@ -84,6 +85,27 @@ int Fail(const std::string& message) {
   return 2;
 }
 
+// Parses `args` into `flags`; returns the exit code when the command is already done (a flag
+// error, or --help printed).
+std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& args) {
+  if (auto error = flags.Parse(args)) return Fail(*error);
+  if (flags.help_requested()) {
+    std::cout << flags.Help();
+    return 0;
+  }
+  return std::nullopt;
+}
+
+// The policy at `path`, or the built-in default when `path` is empty; nullptr (errors printed)
+// when the file does not validate.
+std::shared_ptr<const Policy> PolicyOrDefault(const std::string& path) {
+  if (path.empty()) return std::make_shared<const Policy>(DefaultPolicySpec());
+  std::vector<std::string> errors;
+  auto policy = LoadPolicy(path, errors);
+  for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
+  return policy;
+}
+
 std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& error) {
   ServerOptions o;
   const std::string& listen = f.Get("listen");
@@ -118,11 +140,7 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
 
 int Serve(const std::vector<std::string>& args) {
   FlagSet flags = ServeFlags();
-  if (auto error = flags.Parse(args)) return Fail(*error);
-  if (flags.help_requested()) {
-    std::cout << flags.Help();
-    return 0;
-  }
+  if (auto done = ParseOrHelp(flags, args)) return *done;
   if (!flags.positional().empty()) return Fail("serve takes no arguments: " + flags.positional()[0]);
   auto level = spdlog::level::from_str(flags.Get("log-level"));
   if (level == spdlog::level::off && flags.Get("log-level") != "off") {
@@ -140,20 +158,11 @@ int Serve(const std::vector<std::string>& args) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  std::shared_ptr<const Policy> initial_policy;
   const std::string& policy_path = flags.Get("policy");
   auto reload_seconds = ParseInt(flags.Get("policy-reload-interval"), 1, 3600);
   if (!reload_seconds) return Fail("--policy-reload-interval takes a whole number of seconds");
-  if (policy_path.empty()) {
-    initial_policy = std::make_shared<const Policy>(DefaultPolicySpec());
-  } else {
-    std::vector<std::string> errors;
-    initial_policy = LoadPolicy(policy_path, errors);
-    if (!initial_policy) {
-      for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
-      return Fail("invalid policy " + policy_path);
-    }
-  }
+  std::shared_ptr<const Policy> initial_policy = PolicyOrDefault(policy_path);
+  if (!initial_policy) return Fail("invalid policy " + policy_path);
   GpuResourceNames gpu_names(initial_policy->spec().gpu_resources);
   Published<Policy> policies(initial_policy);
   std::unique_ptr<PolicyWatcher> watcher;
@@ -261,25 +270,12 @@ int Explain(const std::vector<std::string>& args) {
       .Add({"cluster", "FILE", "", "inventory (as for serve); default: the bundled sample cluster"})
       .Add({"policy", "FILE", "", "policy file; default: the built-in default policy"})
       .Add({"output", "FORMAT", "text", "text or json"});
-  if (auto error = flags.Parse(args)) return Fail(*error);
-  if (flags.help_requested()) {
-    std::cout << flags.Help();
-    return 0;
-  }
+  if (auto done = ParseOrHelp(flags, args)) return *done;
   if (flags.Get("pod").empty()) return Fail("explain needs --pod FILE");
   const std::string& output = flags.Get("output");
   if (output != "text" && output != "json") return Fail("--output must be text or json");
-  std::shared_ptr<const Policy> policy;
-  if (flags.Get("policy").empty()) {
-    policy = std::make_shared<const Policy>(DefaultPolicySpec());
-  } else {
-    std::vector<std::string> errors;
-    policy = LoadPolicy(flags.Get("policy"), errors);
-    if (!policy) {
-      for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
-      return Fail("invalid policy " + flags.Get("policy"));
-    }
-  }
+  std::shared_ptr<const Policy> policy = PolicyOrDefault(flags.Get("policy"));
+  if (!policy) return Fail("invalid policy " + flags.Get("policy"));
   Inventory inventory;
   Inventory pod_file;
   try {
@@ -301,11 +297,7 @@ int PolicyCommand(const std::vector<std::string>& args) {
   FlagSet flags("gpusched policy", "gpusched policy check FILE",
                 "check: validates a policy file. Prints the effective policy (every default filled\n"
                 "in) and exits 0, or prints each error as FILE:LINE:COLUMN: KEY: PROBLEM and exits 1.");
-  if (auto error = flags.Parse(args)) return Fail(*error);
-  if (flags.help_requested()) {
-    std::cout << flags.Help();
-    return 0;
-  }
+  if (auto done = ParseOrHelp(flags, args)) return *done;
   const auto& words = flags.positional();
   if (words.size() != 2 || words[0] != "check") return Fail("usage: gpusched policy check FILE");
   std::vector<std::string> errors;
@@ -323,11 +315,7 @@ int PolicyCommand(const std::vector<std::string>& args) {
 
 int PrintVersion(const std::vector<std::string>& args) {
   FlagSet flags("gpusched version", "gpusched version", "Prints the version of gpusched.");
-  if (auto error = flags.Parse(args)) return Fail(*error);
-  if (flags.help_requested()) {
-    std::cout << flags.Help();
-    return 0;
-  }
+  if (auto done = ParseOrHelp(flags, args)) return *done;
   std::cout << "gpusched " << GPUSCHED_VERSION << "\n";
   return 0;
 }
@@ -336,11 +324,7 @@ int SampleCluster(const std::vector<std::string>& args) {
   FlagSet flags("gpusched sample-cluster", "gpusched sample-cluster",
                 "Prints the bundled sample cluster (YAML), the inventory serve uses when no\n"
                 "--cluster is given. Save it, edit it, and pass it back with --cluster.");
-  if (auto error = flags.Parse(args)) return Fail(*error);
-  if (flags.help_requested()) {
-    std::cout << flags.Help();
-    return 0;
-  }
+  if (auto done = ParseOrHelp(flags, args)) return *done;
   std::cout << kSampleClusterYaml;
   return 0;
 }

@@ -1,0 +1,158 @@
+// manifests/ must deploy what the server actually is: least-privilege RBAC, probes on routes the
+// server serves, flags the binary accepts, and scheduler configurations whose urlPrefix, port and
+// verbs match the server's routes.
+#include <cstdio>
+#include <fstream>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <yaml-cpp/yaml.h>
+
+#include "gpusched/policy/policy.h"
+#include "gpusched/policy/policy_watcher.h"
+#include "gpusched/server/http_server.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kManifests = fs::path(GPUSCHED_SOURCE_DIR) / "manifests";
+
+std::vector<YAML::Node> Docs(const std::string& file) { return YAML::LoadAllFromFile((kManifests / file).string()); }
+
+YAML::Node Kind(const std::string& file, const std::string& kind) {
+  for (const auto& d : Docs(file)) {
+    if (d["kind"].as<std::string>() == kind) return d;
+  }
+  ADD_FAILURE() << file << " has no " << kind;
+  return YAML::Node();
+}
+
+std::set<std::string> Strings(const YAML::Node& seq) {
+  std::set<std::string> out;
+  for (const auto& s : seq) out.insert(s.as<std::string>());
+  return out;
+}
+
+TEST(Manifests, every_file_parses_and_kustomization_lists_them_all) {
+  std::set<std::string> files;
+  for (const auto& e : fs::directory_iterator(kManifests)) {
+    if (e.path().extension() == ".yaml" && e.path().filename() != "kustomization.yaml") {
+      files.insert(e.path().filename().string());
+    }
+    if (e.path().extension() == ".yaml") {
+      EXPECT_NO_THROW(Docs(e.path().filename().string())) << e.path();
+    }
+  }
+  for (const auto& e : fs::directory_iterator(kManifests / "scheduler-config")) {
+    EXPECT_NO_THROW(YAML::LoadAllFromFile(e.path().string())) << e.path();
+  }
+  YAML::Node k = YAML::LoadFile((kManifests / "kustomization.yaml").string());
+  EXPECT_EQ(Strings(k["resources"]), files);
+}
+
+TEST(Manifests, rbac_grants_get_list_watch_on_nodes_and_pods_and_nothing_more) {
+  YAML::Node role = Kind("rbac.yaml", "ClusterRole");
+  ASSERT_EQ(role["rules"].size(), 1u);
+  YAML::Node rule = role["rules"][0];
+  EXPECT_EQ(Strings(rule["apiGroups"]), (std::set<std::string>{""}));
+  EXPECT_EQ(Strings(rule["resources"]), (std::set<std::string>{"nodes", "pods"}));
+  EXPECT_EQ(Strings(rule["verbs"]), (std::set<std::string>{"get", "list", "watch"}));
+  YAML::Node binding = Kind("rbac.yaml", "ClusterRoleBinding");
+  EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), "gpusched");
+}
+
+TEST(Manifests, deployment_is_locked_down_and_probes_routes_the_server_serves) {
+  YAML::Node pod = Kind("deployment.yaml", "Deployment")["spec"]["template"]["spec"];
+  YAML::Node c = pod["containers"][0];
+  EXPECT_TRUE(pod["securityContext"]["runAsNonRoot"].as<bool>());
+  EXPECT_TRUE(c["securityContext"]["readOnlyRootFilesystem"].as<bool>());
+  EXPECT_FALSE(c["securityContext"]["allowPrivilegeEscalation"].as<bool>());
+  EXPECT_EQ(Strings(c["securityContext"]["capabilities"]["drop"]), (std::set<std::string>{"ALL"}));
+  EXPECT_TRUE(c["resources"]["requests"]["cpu"] && c["resources"]["limits"]["memory"]);
+  EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(), 8888);
+
+  // The probe paths answer (not 404) on a real server.
+  Published<ClusterSnapshot> snapshots(testing::SampleSnapshot());
+  Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
+  ExtenderService service(snapshots, policies);
+  ServerOptions o;
+  o.port = 0;
+  HttpServer server(o, service, [] { return Readiness{true, "test"}; });
+  int port = server.Bind();
+  std::thread t([&] { server.Run(); });
+  {
+    httplib::Client client("127.0.0.1", port);
+    for (const char* probe : {"livenessProbe", "readinessProbe"}) {
+      std::string path = c[probe]["httpGet"]["path"].as<std::string>();
+      auto res = client.Get(path.c_str());
+      ASSERT_TRUE(res) << path;
+      EXPECT_EQ(res->status, 200) << probe << " " << path;
+    }
+  }
+  server.Stop();
+  t.join();
+}
+
+TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
+  YAML::Node c = Kind("deployment.yaml", "Deployment")["spec"]["template"]["spec"]["containers"][0];
+  std::string help;
+  FILE* p = ::popen((std::string(GPUSCHED_BINARY) + " serve --help").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) help.append(buf, n);
+  ::pclose(p);
+  ASSERT_EQ(c["args"][0].as<std::string>(), "serve");
+  for (size_t i = 1; i < c["args"].size(); ++i) {
+    std::string arg = c["args"][i].as<std::string>();
+    std::string flag = arg.substr(0, arg.find('='));
+    EXPECT_NE(help.find(flag + " "), std::string::npos) << flag << " is not a serve flag";
+  }
+  // The policy the Deployment mounts is valid.
+  YAML::Node cm = Kind("policy-configmap.yaml", "ConfigMap");
+  std::string policy = cm["data"]["policy.yaml"].as<std::string>();
+  std::string path = (fs::temp_directory_path() / "gpusched-manifest-policy.yaml").string();
+  {
+    std::ofstream(path) << policy;
+  }
+  std::vector<std::string> errors;
+  EXPECT_NE(LoadPolicy(path, errors), nullptr) << (errors.empty() ? "" : errors[0]);
+  fs::remove(path);
+}
+
+TEST(Manifests, scheduler_configurations_match_the_servers_routes_and_port) {
+  ServerOptions defaults;
+  for (const char* file : {"extender-default-profile.yaml", "gpu-scheduler-profile.yaml"}) {
+    YAML::Node cfg = YAML::LoadFile((kManifests / "scheduler-config" / file).string());
+    EXPECT_EQ(cfg["apiVersion"].as<std::string>(), "kubescheduler.config.k8s.io/v1") << file;
+    ASSERT_EQ(cfg["extenders"].size(), 1u) << file;
+    YAML::Node e = cfg["extenders"][0];
+    std::string url = e["urlPrefix"].as<std::string>();
+    EXPECT_TRUE(url.starts_with("http://") || url.starts_with("https://")) << url;
+    EXPECT_TRUE(url.ends_with(":" + std::to_string(defaults.port))) << url;  // no path: verbs at /
+    EXPECT_EQ(e["filterVerb"].as<std::string>(), defaults.filter_verb) << file;
+    EXPECT_EQ(e["prioritizeVerb"].as<std::string>(), defaults.prioritize_verb) << file;
+    EXPECT_GT(e["weight"].as<int>(), 0) << file;
+    EXPECT_TRUE(e["nodeCacheCapable"].as<bool>()) << file;
+    std::set<std::string> managed;
+    for (const auto& r : e["managedResources"]) {
+      managed.insert(r["name"].as<std::string>());
+      EXPECT_FALSE(r["ignoredByScheduler"].as<bool>()) << file;
+    }
+    EXPECT_TRUE(managed.count("nvidia.com/gpu")) << file;
+    EXPECT_TRUE(managed.count("nvidia.com/gpu.shared")) << file;
+  }
+  YAML::Node gpu = YAML::LoadFile((kManifests / "scheduler-config" / "gpu-scheduler-profile.yaml").string());
+  YAML::Node fit = gpu["profiles"][1]["pluginConfig"][0];
+  EXPECT_EQ(gpu["profiles"][1]["schedulerName"].as<std::string>(), "gpu-scheduler");
+  EXPECT_EQ(fit["name"].as<std::string>(), "NodeResourcesFit");
+  EXPECT_EQ(fit["args"]["scoringStrategy"]["type"].as<std::string>(), "MostAllocated");
+  EXPECT_EQ(fit["args"]["scoringStrategy"]["resources"][0]["name"].as<std::string>(), "nvidia.com/gpu");
+}
+
+}  // namespace
+}  // namespace gpusched
