@@ -1,6 +1,7 @@
 #include "gpusched/kube/live_inventory.h"
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -264,6 +265,29 @@ TEST(LiveInventory, a_restarted_process_syncs_to_exactly_the_same_ledger) {
   LiveInventory second(ConfigFor(server), GpuResourceNames(), published, FastOptions());
   ASSERT_TRUE(Converges(server, published));
   EXPECT_EQ(Seen(published), before);
+}
+
+TEST(LiveInventory, rereads_a_rotated_token_file) {
+  FakeApiServer server;
+  server.RequireToken("token-one");
+  Populate(server, 2, 2);
+  std::string token_file = std::filesystem::temp_directory_path() /
+                           ("gpusched-token-" + std::to_string(::getpid()));
+  { std::ofstream(token_file) << "token-one\n"; }
+  KubeConfig config = ConfigFor(server);
+  config.token.clear();
+  config.token_file = token_file;
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(config, GpuResourceNames(), published, FastOptions());
+  ASSERT_TRUE(Converges(server, published));
+  // kubelet rotates the projected token; the server stops accepting the old one.
+  std::this_thread::sleep_for(20ms);  // a distinct mtime
+  { std::ofstream(token_file) << "token-two\n"; }
+  server.RequireToken("token-two");
+  server.CloseWatches();
+  server.UpsertPod(MakeGpuPod("ns", "after-rotation", "uid-rot", "node-0", 2));
+  ASSERT_TRUE(Converges(server, published));
+  std::filesystem::remove(token_file);
 }
 
 TEST(KubeConfig, reads_the_fake_servers_kubeconfig) {

@@ -31,7 +31,14 @@ std::string StatusJson(int code, const std::string& reason, const std::string& m
 }  // namespace
 
 struct FakeApiServer::Impl {
-  httplib::Server http;
+  explicit Impl(const FakeApiServerTls* tls)
+      : server(tls ? std::make_unique<httplib::SSLServer>(
+                         tls->cert_file.c_str(), tls->key_file.c_str(),
+                         tls->client_ca_file.empty() ? nullptr : tls->client_ca_file.c_str())
+                   : std::make_unique<httplib::Server>()),
+        http(*server) {}
+  std::unique_ptr<httplib::Server> server;
+  httplib::Server& http;
   mutable std::mutex mu;
   std::condition_variable changed;
   int64_t rv = 100;
@@ -242,8 +249,10 @@ struct FakeApiServer::Impl {
   }
 };
 
-FakeApiServer::FakeApiServer(int port) : impl_(std::make_unique<Impl>()) {
+FakeApiServer::FakeApiServer(int port, const FakeApiServerTls* tls)
+    : impl_(std::make_unique<Impl>(tls)), https_(tls != nullptr) {
   auto& http = impl_->http;
+  if (!http.is_valid()) throw std::runtime_error("fake API server: invalid TLS certificate or key");
   http.new_task_queue = [] { return new httplib::ThreadPool(32); };
   http.set_tcp_nodelay(true);
   http.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
@@ -272,7 +281,9 @@ FakeApiServer::~FakeApiServer() {
   thread_.join();
 }
 
-std::string FakeApiServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+std::string FakeApiServer::url() const {
+  return (https_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_);
+}
 
 void FakeApiServer::WriteKubeconfig(const std::string& path) const {
   std::ofstream out(path);

@@ -24,10 +24,18 @@
 
 namespace gpusched::testing {
 
+// Serve HTTPS with this certificate and key; with `client_ca_file`, require and verify a client
+// certificate signed by that CA.
+struct FakeApiServerTls {
+  std::string cert_file;
+  std::string key_file;
+  std::string client_ca_file;
+};
+
 class FakeApiServer {
  public:
-  // Starts listening on 127.0.0.1:`port` (0: any free port).
-  explicit FakeApiServer(int port = 0);
+  // Starts listening on 127.0.0.1:`port` (0: any free port), plain HTTP or HTTPS.
+  explicit FakeApiServer(int port = 0, const FakeApiServerTls* tls = nullptr);
   ~FakeApiServer();
   FakeApiServer(const FakeApiServer&) = delete;
   FakeApiServer& operator=(const FakeApiServer&) = delete;
@@ -70,6 +78,7 @@ class FakeApiServer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int port_ = 0;
+  bool https_ = false;
   std::thread thread_;
 };
 
