@@ -37,14 +37,36 @@ Candidates Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot) {
   return c;
 }
 
-// The known candidates only, with their positions in the full list.
-void KnownSubset(const Candidates& c, std::vector<const NodeState*>& nodes,
-                 std::vector<size_t>& positions) {
-  for (size_t i = 0; i < c.nodes.size(); ++i) {
-    if (c.nodes[i] == nullptr) continue;
-    nodes.push_back(c.nodes[i]);
-    positions.push_back(i);
+// One request's view of the world: the snapshot and policy it reads, the pod's cycle, and its
+// candidates, with the known ones (those the engine can judge) and their positions.
+struct Prepared {
+  std::shared_ptr<const ClusterSnapshot> snapshot;
+  std::shared_ptr<const Policy> policy;
+  const Engine* engine = nullptr;
+  Candidates candidates;
+  std::unique_ptr<Cycle> cycle;
+  std::vector<const NodeState*> known;
+  std::vector<size_t> positions;
+};
+
+Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& snapshots,
+                 const Published<Policy>& policies) {
+  Prepared p;
+  p.snapshot = snapshots.Get();
+  p.policy = policies.Get();
+  Policy::Selection selection = p.policy->Select(args.pod.info);
+  p.engine = selection.engine;
+  p.candidates = Resolve(args, *p.snapshot);
+  p.cycle = p.engine->NewCycle(args.pod.info, *p.snapshot, selection.error);
+  const auto& nodes = p.candidates.nodes;
+  p.known.reserve(nodes.size());
+  p.positions.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i] == nullptr) continue;
+    p.known.push_back(nodes[i]);
+    p.positions.push_back(i);
   }
+  return p;
 }
 
 }  // namespace
@@ -54,72 +76,45 @@ ExtenderService::ExtenderService(const Published<ClusterSnapshot>& snapshots,
     : snapshots_(snapshots), policies_(policies) {}
 
 ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
-  auto snapshot = snapshots_.Get();
-  auto policy = policies_.Get();
-  Policy::Selection selection = policy->Select(args.pod.info);
-  const Engine* engine = selection.engine;
-  Candidates c = Resolve(args, *snapshot);
-  auto cycle = engine->NewCycle(args.pod.info, *snapshot, selection.error);
-
-  std::vector<const NodeState*> known;
-  std::vector<size_t> positions;
-  KnownSubset(c, known, positions);
-  std::vector<Verdict> known_verdicts = engine->Filter(*cycle, known);
+  Prepared p = Prepare(args, snapshots_, policies_);
+  const Candidates& c = p.candidates;
+  std::vector<Verdict> known_verdicts = p.engine->Filter(*p.cycle, p.known);
 
   std::vector<Verdict> verdicts(c.nodes.size());
-  if (!cycle->gpu_demand().empty()) {
+  if (!p.cycle->gpu_demand().empty()) {
     for (size_t i = 0; i < c.nodes.size(); ++i) {
       if (c.nodes[i] == nullptr) verdicts[i] = Verdict::Unschedulable(kUnknownNodeReason);
     }
   }
-  for (size_t k = 0; k < positions.size(); ++k) verdicts[positions[k]] = known_verdicts[k];
+  for (size_t k = 0; k < p.positions.size(); ++k) verdicts[p.positions[k]] = known_verdicts[k];
 
   ExtenderFilterResult result;
   std::vector<std::string> passed;
-  std::vector<std::string> passed_raw;
+  passed.reserve(verdicts.size());
   for (size_t i = 0; i < verdicts.size(); ++i) {
     const Verdict& v = verdicts[i];
-    std::string name(c.names[i]);
     switch (v.code) {
       case VerdictCode::kPass:
-        if (args.nodes) {
-          passed_raw.push_back((*args.nodes)[i].raw_json);
-        } else {
-          passed.push_back(std::move(name));
-        }
+        passed.push_back(args.nodes ? (*args.nodes)[i].raw_json : std::string(c.names[i]));
         break;
       case VerdictCode::kUnschedulable:
-        result.failed_nodes.emplace_back(std::move(name), std::string(v.reason));
+        result.failed_nodes.emplace_back(c.names[i], v.reason);
         break;
       case VerdictCode::kUnresolvable:
-        result.failed_and_unresolvable_nodes.emplace_back(std::move(name), std::string(v.reason));
+        result.failed_and_unresolvable_nodes.emplace_back(c.names[i], v.reason);
         break;
     }
   }
-  if (args.nodes) {
-    result.nodes_raw = std::move(passed_raw);
-  } else {
-    result.node_names = std::move(passed);
-  }
+  (args.nodes ? result.nodes_raw : result.node_names) = std::move(passed);
   return result;
 }
 
 HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
-  auto snapshot = snapshots_.Get();
-  auto policy = policies_.Get();
-  Policy::Selection selection = policy->Select(args.pod.info);
-  const Engine* engine = selection.engine;
-  Candidates c = Resolve(args, *snapshot);
-  auto cycle = engine->NewCycle(args.pod.info, *snapshot, selection.error);
-
-  std::vector<const NodeState*> known;
-  std::vector<size_t> positions;
-  KnownSubset(c, known, positions);
-  std::vector<int64_t> scores = engine->Prioritize(*cycle, known);
-
-  HostPriorityList list(c.names.size());
-  for (size_t i = 0; i < c.names.size(); ++i) list[i].host = std::string(c.names[i]);
-  for (size_t k = 0; k < positions.size(); ++k) list[positions[k]].score = scores[k];
+  Prepared p = Prepare(args, snapshots_, policies_);
+  std::vector<int64_t> scores = p.engine->Prioritize(*p.cycle, p.known);
+  HostPriorityList list(p.candidates.names.size());
+  for (size_t i = 0; i < list.size(); ++i) list[i].host = std::string(p.candidates.names[i]);
+  for (size_t k = 0; k < p.positions.size(); ++k) list[p.positions[k]].score = scores[k];
   return list;
 }
 
