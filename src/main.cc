@@ -22,6 +22,7 @@
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/policy/policy_watcher.h"
 #include "gpusched/server/http_server.h"
+#include "gpusched/server/logging.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched {
@@ -68,7 +69,9 @@ FlagSet ServeFlags() {
       .Add({"policy", "FILE", "", "scheduling policy (YAML); reloaded when the file changes; "
                                   "default: the built-in default policy"})
       .Add({"policy-reload-interval", "SECONDS", "2", "how often the policy file is checked"})
-      .Add({"log-level", "LEVEL", "info", "trace, debug, info, warn, error or off"});
+      .Add({"log-level", "LEVEL", "info", "trace, debug, info, warn, error or off; debug logs one "
+                                          "line per decision"})
+      .Add({"log-format", "FORMAT", "text", "text, or json for one JSON object per line"});
   return f;
 }
 
@@ -146,7 +149,9 @@ int Serve(const std::vector<std::string>& args) {
   if (level == spdlog::level::off && flags.Get("log-level") != "off") {
     return Fail("unknown --log-level " + flags.Get("log-level"));
   }
-  spdlog::set_level(level);
+  auto log_format = ParseLogFormat(flags.Get("log-format"));
+  if (!log_format) return Fail("--log-format must be text or json");
+  ConfigureLogging(*log_format, level);
   std::string error;
   auto options = ServerOptionsFrom(flags, error);
   if (!options) return Fail(error);

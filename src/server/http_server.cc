@@ -1,7 +1,9 @@
 #include "gpusched/server/http_server.h"
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 #include <stdexcept>
 
@@ -33,6 +35,33 @@ std::string RoutePath(const std::string& prefix, const std::string& verb) {
   while (!p.empty() && p.back() == '/') p.pop_back();
   if (!p.empty() && p.front() != '/') p.insert(p.begin(), '/');
   return p + "/" + verb;
+}
+
+// "12x Insufficient nvidia.com/gpu, 3x node offers no nvidia.com/gpu": reasons counted, not
+// listed node by node, so a decision is one line whatever the cluster size.
+std::string CountReasons(const ExtenderFilterResult& r) {
+  std::map<std::string_view, size_t> counts;
+  for (const auto& [node, reason] : r.failed_nodes) ++counts[reason];
+  for (const auto& [node, reason] : r.failed_and_unresolvable_nodes) ++counts[reason];
+  std::string out;
+  for (const auto& [reason, n] : counts) {
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + std::string(reason);
+  }
+  return out;
+}
+
+// The three best-scored hosts, "host:score,...".
+std::string TopHosts(const HostPriorityList& list) {
+  std::vector<const HostPriority*> sorted;
+  for (const auto& hp : list) sorted.push_back(&hp);
+  size_t n = std::min<size_t>(3, sorted.size());
+  std::partial_sort(sorted.begin(), sorted.begin() + n, sorted.end(),
+                    [](const auto* a, const auto* b) { return a->score > b->score; });
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    out += (i ? "," : "") + sorted[i]->host + ":" + std::to_string(sorted[i]->score);
+  }
+  return out;
 }
 
 std::string_view ReasonPhrase(int status) {
@@ -72,12 +101,14 @@ struct HttpServer::Impl {
     try {
       ExtenderArgs args = DecodeExtenderArgs(req.body);
       size_t candidates = args.node_names ? args.node_names->size() : args.nodes->size();
-      res.set_content(answer(args), kJsonType);
+      std::string decision;
+      res.set_content(answer(args, spdlog::should_log(spdlog::level::debug) ? &decision : nullptr),
+                      kJsonType);
       auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                         std::chrono::steady_clock::now() - start)
                         .count();
-      spdlog::debug("{} pod={}/{} nodes={} took={}us", verb, args.pod.info.namespace_name,
-                    args.pod.info.name, candidates, micros);
+      spdlog::debug("{} pod={}/{} nodes={} took={}us {}", verb, args.pod.info.namespace_name,
+                    args.pod.info.name, candidates, micros, decision);
     } catch (const DecodeError& e) {
       spdlog::warn("{}: rejected a malformed request from {}: {}", verb, req.remote_addr, e.what());
       res.status = 400;
@@ -92,15 +123,25 @@ struct HttpServer::Impl {
   void Routes() {
     server.Post(EscapeRegex(RoutePath(options.url_prefix, options.filter_verb)),
                 [this](const httplib::Request& req, httplib::Response& res) {
-                  Serve("filter", req, res, [this](const ExtenderArgs& args) {
-                    return EncodeExtenderFilterResult(service.Filter(args));
+                  Serve("filter", req, res, [this](const ExtenderArgs& args, std::string* decision) {
+                    ExtenderFilterResult result = service.Filter(args);
+                    if (decision) {
+                      size_t passed = result.node_names ? result.node_names->size()
+                                                        : result.nodes_raw->size();
+                      *decision = "passed=" + std::to_string(passed) + " rejected=[" +
+                                  CountReasons(result) + "]";
+                    }
+                    return EncodeExtenderFilterResult(result);
                   });
                 });
     server.Post(EscapeRegex(RoutePath(options.url_prefix, options.prioritize_verb)),
                 [this](const httplib::Request& req, httplib::Response& res) {
-                  Serve("prioritize", req, res, [this](const ExtenderArgs& args) {
-                    return EncodeHostPriorityList(service.Prioritize(args));
-                  });
+                  Serve("prioritize", req, res,
+                        [this](const ExtenderArgs& args, std::string* decision) {
+                          HostPriorityList list = service.Prioritize(args);
+                          if (decision) *decision = "top=" + TopHosts(list);
+                          return EncodeHostPriorityList(list);
+                        });
                 });
     server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain");
