@@ -13,6 +13,7 @@ while (($#)); do
   if [ "$1" = "--" ]; then shift; targets=("$@"); break; fi
   cmake_args+=("$1"); shift
 done
-cmake -S "$root" -B "$build_dir" -G Ninja "${cmake_args[@]}" > "$build_dir.configure.log" 2>&1 ||
-  { cat "$build_dir.configure.log"; exit 1; }
+mkdir -p "$build_dir"
+cmake -S "$root" -B "$build_dir" -G Ninja "${cmake_args[@]}" > "$build_dir/configure.log" 2>&1 ||
+  { cat "$build_dir/configure.log"; exit 1; }
 ninja -C "$build_dir" -j 2 "${targets[@]}"
