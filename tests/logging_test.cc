@@ -47,22 +47,13 @@ TEST_F(LoggingTest, json_format_writes_one_valid_object_per_line) {
 TEST_F(LoggingTest, debug_logs_one_line_per_decision_with_counted_reasons) {
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out_);
   ConfigureLogging(LogFormat::kText, spdlog::level::debug, sink);
-  Published<ClusterSnapshot> snapshots(testing::SampleSnapshot());
-  Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
-  ExtenderService service(snapshots, policies);
-  ServerOptions o;
-  o.port = 0;
-  HttpServer server(o, service, [] { return Readiness{true, "test"}; });
-  int port = server.Bind();
-  std::thread t([&] { server.Run(); });
   {
-    httplib::Client c("127.0.0.1", port);
+    testing::SampleServer server;
+    httplib::Client c("127.0.0.1", server.port());
     std::string body = testing::Fixture("extender/filter-request-nodecache.json");
     ASSERT_EQ(c.Post("/filter", body, "application/json")->status, 200);
     ASSERT_EQ(c.Post("/prioritize", body, "application/json")->status, 200);
   }
-  server.Stop();
-  t.join();
   std::string log = out_.str();
   EXPECT_NE(log.find("filter pod=inference/vllm-llama3-8b-7f9c6d5b8-x2x9q nodes=4"), std::string::npos) << log;
   EXPECT_NE(log.find("passed=3 rejected=[1x Insufficient nvidia.com/gpu]"), std::string::npos) << log;

@@ -77,25 +77,14 @@ TEST(Manifests, deployment_is_locked_down_and_probes_routes_the_server_serves) {
   EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(), 8888);
 
   // The probe paths answer (not 404) on a real server.
-  Published<ClusterSnapshot> snapshots(testing::SampleSnapshot());
-  Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
-  ExtenderService service(snapshots, policies);
-  ServerOptions o;
-  o.port = 0;
-  HttpServer server(o, service, [] { return Readiness{true, "test"}; });
-  int port = server.Bind();
-  std::thread t([&] { server.Run(); });
-  {
-    httplib::Client client("127.0.0.1", port);
-    for (const char* probe : {"livenessProbe", "readinessProbe"}) {
-      std::string path = c[probe]["httpGet"]["path"].as<std::string>();
-      auto res = client.Get(path.c_str());
-      ASSERT_TRUE(res) << path;
-      EXPECT_EQ(res->status, 200) << probe << " " << path;
-    }
+  testing::SampleServer server;
+  httplib::Client client("127.0.0.1", server.port());
+  for (const char* probe : {"livenessProbe", "readinessProbe"}) {
+    std::string path = c[probe]["httpGet"]["path"].as<std::string>();
+    auto res = client.Get(path.c_str());
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 200) << probe << " " << path;
   }
-  server.Stop();
-  t.join();
 }
 
 TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {

@@ -71,4 +71,25 @@ TestCycle::TestCycle(PodInfo pod, PodIntent intent, std::shared_ptr<const Cluste
                                    *snapshot_);
 }
 
+namespace {
+ServerOptions AnyPort() {
+  ServerOptions o;
+  o.port = 0;
+  return o;
+}
+}  // namespace
+
+SampleServer::SampleServer()
+    : snapshots_(SampleSnapshot()),
+      policies_(std::make_shared<const Policy>(DefaultPolicySpec())),
+      service_(snapshots_, policies_),
+      server_(AnyPort(), service_, [] { return Readiness{true, "test"}; }),
+      port_(server_.Bind()),
+      thread_([this] { server_.Run(); }) {}
+
+SampleServer::~SampleServer() {
+  server_.Stop();
+  thread_.join();
+}
+
 }  // namespace gpusched::testing

@@ -3,10 +3,15 @@
 #define GPUSCHED_TESTS_TESTING_TEST_SUPPORT_H_
 
 #include <memory>
+#include <thread>
 #include <string>
 
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/cluster/published.h"
 #include "gpusched/engine/cycle.h"
+#include "gpusched/extender/extender_service.h"
+#include "gpusched/policy/policy.h"
+#include "gpusched/server/http_server.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 
@@ -43,6 +48,23 @@ class TestCycle {
   PodInfo pod_;
   std::shared_ptr<const ClusterSnapshot> snapshot_;
   std::unique_ptr<Cycle> cycle_;
+};
+
+// The extender served over HTTP on 127.0.0.1 (an OS-chosen port) for the sample cluster and the
+// built-in default policy, always ready. Stops in the destructor; close clients first.
+class SampleServer {
+ public:
+  SampleServer();
+  ~SampleServer();
+  int port() const { return port_; }
+
+ private:
+  Published<ClusterSnapshot> snapshots_;
+  Published<Policy> policies_;
+  ExtenderService service_;
+  HttpServer server_;
+  int port_ = 0;
+  std::thread thread_;
 };
 
 }  // namespace gpusched::testing
