@@ -19,6 +19,7 @@
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/live_inventory.h"
+#include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/policy/policy_watcher.h"
 #include "gpusched/server/http_server.h"
@@ -71,7 +72,17 @@ FlagSet ServeFlags() {
       .Add({"policy-reload-interval", "SECONDS", "2", "how often the policy file is checked"})
       .Add({"log-level", "LEVEL", "info", "trace, debug, info, warn, error or off; debug logs one "
                                           "line per decision"})
-      .Add({"log-format", "FORMAT", "text", "text, or json for one JSON object per line"});
+      .Add({"log-format", "FORMAT", "text", "text, or json for one JSON object per line"})
+      .Add({"tls-cert", "FILE", "", "serve HTTPS with this PEM certificate (and chain); re-read "
+                                    "when the file changes"})
+      .Add({"tls-key", "FILE", "", "PEM private key of --tls-cert"})
+      .Add({"client-ca", "FILE", "", "require a client certificate signed by this PEM CA bundle "
+                                     "(mutual TLS, so only kube-scheduler may call); needs "
+                                     "--tls-cert"})
+      .Add({"tls-reload-interval", "SECONDS", "10", "how often the TLS files are checked"})
+      .Add({"ops-listen", "HOST:PORT", "", "also serve /healthz, /readyz and /metrics over plain "
+                                           "HTTP here (for probes and Prometheus when the main "
+                                           "listener requires client certificates)"});
   return f;
 }
 
@@ -109,18 +120,24 @@ std::shared_ptr<const Policy> PolicyOrDefault(const std::string& path) {
   return policy;
 }
 
-std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& error) {
-  ServerOptions o;
-  const std::string& listen = f.Get("listen");
+// Splits HOST:PORT into `o`; false (with `error` naming `flag`) when malformed.
+bool ParseListen(const std::string& flag, const std::string& listen, ServerOptions& o,
+                 std::string& error) {
   auto colon = listen.rfind(':');
   auto port = colon == std::string::npos ? std::nullopt
                                          : ParseInt(listen.substr(colon + 1), 0, 65535);
   if (!port || colon == 0) {
-    error = "--listen must be HOST:PORT, got \"" + listen + "\"";
-    return std::nullopt;
+    error = "--" + flag + " must be HOST:PORT, got \"" + listen + "\"";
+    return false;
   }
   o.host = listen.substr(0, colon);
   o.port = static_cast<int>(*port);
+  return true;
+}
+
+std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& error) {
+  ServerOptions o;
+  if (!ParseListen("listen", f.Get("listen"), o, error)) return std::nullopt;
   o.url_prefix = f.Get("url-prefix");
   o.filter_verb = f.Get("filter-verb");
   o.prioritize_verb = f.Get("prioritize-verb");
@@ -138,6 +155,33 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
   }
   o.threads = static_cast<int>(*threads);
   o.keep_alive_seconds = static_cast<int>(*keep_alive);
+  o.tls = TlsFiles{f.Get("tls-cert"), f.Get("tls-key"), f.Get("client-ca")};
+  if (o.tls.cert.empty() != o.tls.key.empty()) {
+    error = "--tls-cert and --tls-key go together";
+    return std::nullopt;
+  }
+  if (!o.tls.client_ca.empty() && o.tls.cert.empty()) {
+    error = "--client-ca needs --tls-cert and --tls-key";
+    return std::nullopt;
+  }
+  auto tls_reload = ParseInt(f.Get("tls-reload-interval"), 1, 86400);
+  if (!tls_reload) {
+    error = "--tls-reload-interval takes a whole number of seconds";
+    return std::nullopt;
+  }
+  o.tls_reload_interval = std::chrono::seconds(*tls_reload);
+  return o;
+}
+
+// The plain-HTTP operations listener of --ops-listen, if any.
+std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOptions& main,
+                                            std::string& error) {
+  if (f.Get("ops-listen").empty()) return std::nullopt;
+  ServerOptions o;
+  o.serve_verbs = false;
+  o.threads = 2;
+  o.keep_alive_seconds = main.keep_alive_seconds;
+  if (!ParseListen("ops-listen", f.Get("ops-listen"), o, error)) return std::nullopt;
   return o;
 }
 
@@ -213,19 +257,50 @@ int Serve(const std::vector<std::string>& args) {
     }
   }
 
-  ExtenderService service(snapshots, policies);
+  Metrics metrics([&]() {
+    MetricsState m;
+    m.snapshot = snapshots.Get();
+    m.inventory_synced = true;
+    if (live) {
+      InventoryStatus status = live->Status();
+      m.inventory_synced = status.synced;
+      m.inventory_age_seconds = std::chrono::duration<double>(status.age).count();
+      m.inventory_lists = live->lists();
+      m.watch_restarts = live->watch_restarts();
+    }
+    m.policy_digest = policies.Get()->digest();
+    if (watcher) {
+      m.policy_reloads_ok = watcher->reloads();
+      m.policy_reloads_failed = watcher->failures();
+    }
+    return m;
+  });
+  ExtenderService service(snapshots, policies, &metrics);
   auto readiness = [&]() -> Readiness {
     if (!live) return Readiness{true, inventory_text};
     InventoryStatus status = live->Status();
     return Readiness{status.synced, status.detail};
   };
-  HttpServer server(*options, service, readiness);
+  std::optional<ServerOptions> ops_options = OpsOptionsFrom(flags, *options, error);
+  if (!ops_options && !error.empty()) return Fail(error);
+  std::unique_ptr<HttpServer> server_holder;
+  std::unique_ptr<HttpServer> ops;
   int port = 0;
   try {
-    port = server.Bind();
+    server_holder = std::make_unique<HttpServer>(*options, service, readiness, &metrics);
+    port = server_holder->Bind();
+    if (ops_options) {
+      ops = std::make_unique<HttpServer>(*ops_options, service, readiness, &metrics);
+      int ops_port = ops->Bind();
+      spdlog::info("serving /healthz, /readyz and /metrics on http://{}:{}", ops_options->host,
+                   ops_port);
+    }
   } catch (const std::exception& e) {
     return Fail(e.what());
   }
+  HttpServer& server = *server_holder;
+  std::thread ops_thread;
+  if (ops) ops_thread = std::thread([&] { ops->Run(); });
   std::mutex done_mu;
   std::condition_variable done_cv;
   bool run_returned = false;
@@ -234,6 +309,7 @@ int Serve(const std::vector<std::string>& args) {
     sigwait(&signals, &signal);
     spdlog::info("received signal {}, shutting down", signal);
     server.Stop();
+    if (ops) ops->Stop();
     // cpp-httplib's listen loop returns only once every idle keep-alive connection has timed out
     // (kube-scheduler keeps its connections open); exit after a short grace instead.
     std::unique_lock lock(done_mu);
@@ -245,9 +321,10 @@ int Serve(const std::vector<std::string>& args) {
   });
   std::string prefix = options->url_prefix;
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  spdlog::info("gpusched {} serving http://{}:{}{}/{{{},{}}} from {}", GPUSCHED_VERSION,
-               options->host, port, prefix, options->filter_verb, options->prioritize_verb,
-               inventory_text);
+  spdlog::info("gpusched {} serving {}://{}:{}{}/{{{},{}}} from {}{}", GPUSCHED_VERSION,
+               options->tls.cert.empty() ? "http" : "https", options->host, port, prefix,
+               options->filter_verb, options->prioritize_verb, inventory_text,
+               options->tls.client_ca.empty() ? "" : " (client certificates required)");
   server.Run();
   {
     std::lock_guard lock(done_mu);
@@ -257,6 +334,10 @@ int Serve(const std::vector<std::string>& args) {
   // Run() also returns when the listener fails; wake the signal thread so it can be joined.
   pthread_kill(signal_waiter.native_handle(), SIGTERM);
   signal_waiter.join();
+  if (ops) {
+    ops->Stop();
+    ops_thread.join();
+  }
   return 0;
 }
 

@@ -30,6 +30,9 @@ void ClusterLedger::Charge(const PodRecord& pod, int sign) {
   for (const auto& r : pod.gpu_requests) u.used.Add(r.name, sign * r.milli);
   u.pods += sign;
   if (u.pods == 0) usage_.erase(pod.node_name);
+  if (int64_t gpus = pod.gpu_requests.units(kGpuResource); gpus > 0) {
+    if ((whole_gpu_requests_[gpus] += sign) == 0) whole_gpu_requests_.erase(gpus);
+  }
   dirty_.insert(pod.node_name);
 }
 
@@ -103,7 +106,8 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   std::vector<ClusterSnapshot::NodePtr> nodes;
   nodes.reserve(published_.size());
   for (const auto& [name, state] : published_) nodes.push_back(state);
-  return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_);
+  return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
+                                                 whole_gpu_requests_);
 }
 
 }  // namespace gpusched

@@ -6,8 +6,12 @@
 
 namespace gpusched {
 
-ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation)
-    : nodes_(std::move(nodes)), generation_(generation), built_at_(std::chrono::steady_clock::now()) {
+ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
+                                 WholeGpuRequests whole_gpu_requests)
+    : nodes_(std::move(nodes)),
+      whole_gpu_requests_(std::move(whole_gpu_requests)),
+      generation_(generation),
+      built_at_(std::chrono::steady_clock::now()) {
   by_name_.reserve(nodes_.size());
   std::set<std::string, std::less<>> profiles;
   for (const auto& n : nodes_) {

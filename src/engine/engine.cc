@@ -34,11 +34,18 @@ std::pair<Verdict, int> Engine::FilterOne(const Cycle& cycle, const NodeState& n
   return first_unschedulable;
 }
 
-std::vector<Verdict> Engine::Filter(const Cycle& cycle,
-                                    std::span<const NodeState* const> nodes) const {
+std::vector<Verdict> Engine::Filter(const Cycle& cycle, std::span<const NodeState* const> nodes,
+                                    std::vector<std::string_view>* rejected_by) const {
   std::vector<Verdict> verdicts(nodes.size());
+  if (rejected_by) rejected_by->assign(nodes.size(), {});
   if (cycle.gpu_demand().empty()) return verdicts;
-  for (size_t i = 0; i < nodes.size(); ++i) verdicts[i] = FilterOne(cycle, *nodes[i]).first;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto [verdict, plugin] = FilterOne(cycle, *nodes[i]);
+    verdicts[i] = verdict;
+    if (rejected_by && !verdict.passed()) {
+      (*rejected_by)[i] = plugin >= 0 ? plugins_[plugin].plugin->name() : kPolicyRejection;
+    }
+  }
   return verdicts;
 }
 
@@ -100,7 +107,9 @@ std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle,
   for (size_t i = 0; i < nodes.size(); ++i) {
     auto [verdict, plugin] = FilterOne(cycle, *nodes[i]);
     out[i].verdict = verdict;
-    if (plugin >= 0) out[i].rejected_by = plugins_[plugin].plugin->name();
+    if (!verdict.passed()) {
+      out[i].rejected_by = plugin >= 0 ? plugins_[plugin].plugin->name() : kPolicyRejection;
+    }
     if (verdict.passed()) {
       passed.push_back(nodes[i]);
       positions.push_back(i);

@@ -1,5 +1,6 @@
 #include "gpusched/extender/extender_service.h"
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -43,6 +44,7 @@ struct Prepared {
   std::shared_ptr<const ClusterSnapshot> snapshot;
   std::shared_ptr<const Policy> policy;
   const Engine* engine = nullptr;
+  std::string_view profile;
   Candidates candidates;
   std::unique_ptr<Cycle> cycle;
   std::vector<const NodeState*> known;
@@ -56,6 +58,7 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   p.policy = policies.Get();
   Policy::Selection selection = p.policy->Select(args.pod.info);
   p.engine = selection.engine;
+  p.profile = selection.profile;
   p.candidates = Resolve(args, *p.snapshot);
   p.cycle = p.engine->NewCycle(args.pod.info, *p.snapshot, selection.error);
   const auto& nodes = p.candidates.nodes;
@@ -69,24 +72,50 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   return p;
 }
 
+// Rejections per (plugin, verdict class), counted locally so the shared counters are touched once
+// per class, not once per node.
+void CountRejections(Metrics& metrics, const std::vector<Verdict>& verdicts,
+                     const std::vector<std::string_view>& rejected_by) {
+  std::map<std::pair<std::string_view, VerdictCode>, uint64_t> counts;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (!verdicts[i].passed()) ++counts[{rejected_by[i], verdicts[i].code}];
+  }
+  for (const auto& [key, n] : counts) {
+    metrics.CountRejections(key.first,
+                            key.second == VerdictCode::kUnresolvable ? "unresolvable"
+                                                                     : "unschedulable",
+                            n);
+  }
+}
+
 }  // namespace
 
 ExtenderService::ExtenderService(const Published<ClusterSnapshot>& snapshots,
-                                 const Published<Policy>& policies)
-    : snapshots_(snapshots), policies_(policies) {}
+                                 const Published<Policy>& policies, Metrics* metrics)
+    : snapshots_(snapshots), policies_(policies), metrics_(metrics) {}
 
 ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
   const Candidates& c = p.candidates;
-  std::vector<Verdict> known_verdicts = p.engine->Filter(*p.cycle, p.known);
+  std::vector<std::string_view> known_rejected_by;
+  std::vector<Verdict> known_verdicts =
+      p.engine->Filter(*p.cycle, p.known, metrics_ ? &known_rejected_by : nullptr);
 
   std::vector<Verdict> verdicts(c.nodes.size());
+  std::vector<std::string_view> rejected_by(metrics_ ? c.nodes.size() : 0, kInventoryRejection);
   if (!p.cycle->gpu_demand().empty()) {
     for (size_t i = 0; i < c.nodes.size(); ++i) {
       if (c.nodes[i] == nullptr) verdicts[i] = Verdict::Unschedulable(kUnknownNodeReason);
     }
   }
-  for (size_t k = 0; k < p.positions.size(); ++k) verdicts[p.positions[k]] = known_verdicts[k];
+  for (size_t k = 0; k < p.positions.size(); ++k) {
+    verdicts[p.positions[k]] = known_verdicts[k];
+    if (metrics_) rejected_by[p.positions[k]] = known_rejected_by[k];
+  }
+  if (metrics_) {
+    metrics_->CountDecision("filter", p.profile);
+    CountRejections(*metrics_, verdicts, rejected_by);
+  }
 
   ExtenderFilterResult result;
   std::vector<std::string> passed;
@@ -112,6 +141,7 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
 HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
   std::vector<int64_t> scores = p.engine->Prioritize(*p.cycle, p.known);
+  if (metrics_) metrics_->CountDecision("prioritize", p.profile);
   HostPriorityList list(p.candidates.names.size());
   for (size_t i = 0; i < list.size(); ++i) list[i].host = std::string(p.candidates.names[i]);
   for (size_t k = 0; k < p.positions.size(); ++k) list[p.positions[k]].score = scores[k];

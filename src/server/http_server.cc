@@ -74,17 +74,46 @@ std::string_view ReasonPhrase(int status) {
   }
 }
 
+// A plain server, or an HTTPS one whose handshakes take their credentials from `tls`.
+std::unique_ptr<httplib::Server> MakeServer(TlsCredentials* tls) {
+  if (!tls) return std::make_unique<httplib::Server>();
+  auto server = std::make_unique<httplib::SSLServer>(
+      [tls](SSL_CTX& ctx) { return tls->Configure(ctx); });
+  if (!server->is_valid()) throw std::runtime_error("cannot set up TLS");
+  return server;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
 struct HttpServer::Impl {
   ServerOptions options;
   const ExtenderService& service;
   std::function<Readiness()> readiness;
-  httplib::Server server;
+  Metrics* metrics;
+  std::unique_ptr<TlsCredentials> tls;
+  std::unique_ptr<httplib::Server> owned_server;
+  httplib::Server& server;
   std::atomic<bool> run_called{false};
 
-  Impl(ServerOptions o, const ExtenderService& s, std::function<Readiness()> r)
-      : options(std::move(o)), service(s), readiness(std::move(r)) {}
+  Impl(ServerOptions o, const ExtenderService& s, std::function<Readiness()> r, Metrics* m)
+      : options(std::move(o)),
+        service(s),
+        readiness(std::move(r)),
+        metrics(m),
+        tls(options.tls.cert.empty()
+                ? nullptr
+                : std::make_unique<TlsCredentials>(options.tls, options.tls_reload_interval)),
+        owned_server(MakeServer(tls.get())),
+        server(*owned_server) {}
+
+  void Record(std::string_view verb, std::string_view outcome,
+              std::chrono::steady_clock::time_point start, size_t nodes) {
+    if (metrics) metrics->ObserveRequest(verb, outcome, SecondsSince(start), nodes);
+  }
 
   // Decodes the body, runs `answer`, writes the response; maps errors to 400/500.
   template <class F>
@@ -96,6 +125,7 @@ struct HttpServer::Impl {
     if (Readiness r = readiness(); !r.ready) {
       res.status = 503;
       res.set_content(EncodeError("gpusched is not ready: " + r.detail), kJsonType);
+      Record(verb, "not_ready", start, 0);
       return;
     }
     try {
@@ -109,18 +139,26 @@ struct HttpServer::Impl {
                         .count();
       spdlog::debug("{} pod={}/{} nodes={} took={}us {}", verb, args.pod.info.namespace_name,
                     args.pod.info.name, candidates, micros, decision);
+      Record(verb, "ok", start, candidates);
     } catch (const DecodeError& e) {
       spdlog::warn("{}: rejected a malformed request from {}: {}", verb, req.remote_addr, e.what());
       res.status = 400;
       res.set_content(EncodeError(e.what()), kJsonType);
+      Record(verb, "bad_request", start, 0);
     } catch (const std::exception& e) {
       spdlog::error("{}: internal error: {}", verb, e.what());
       res.status = 500;
       res.set_content(EncodeError(std::string("internal error: ") + e.what()), kJsonType);
+      Record(verb, "error", start, 0);
     }
   }
 
   void Routes() {
+    if (options.serve_verbs) VerbRoutes();
+    OperationRoutes();
+  }
+
+  void VerbRoutes() {
     server.Post(EscapeRegex(RoutePath(options.url_prefix, options.filter_verb)),
                 [this](const httplib::Request& req, httplib::Response& res) {
                   Serve("filter", req, res, [this](const ExtenderArgs& args, std::string* decision) {
@@ -143,6 +181,9 @@ struct HttpServer::Impl {
                           return EncodeHostPriorityList(list);
                         });
                 });
+  }
+
+  void OperationRoutes() {
     server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain");
     });
@@ -151,6 +192,11 @@ struct HttpServer::Impl {
       res.status = r.ready ? 200 : 503;
       res.set_content((r.ready ? "ok: " : "not ready: ") + r.detail + "\n", "text/plain");
     });
+    if (metrics) {
+      server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+        res.set_content(metrics->Scrape(), "text/plain; version=0.0.4; charset=utf-8");
+      });
+    }
     // Errors raised before a handler runs (unknown route, oversized or malformed HTTP) get the
     // same JSON shape. An oversized body is a bad request for the scheduler's log, not a 413.
     server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -172,8 +218,8 @@ struct HttpServer::Impl {
 };
 
 HttpServer::HttpServer(ServerOptions options, const ExtenderService& service,
-                       std::function<Readiness()> readiness)
-    : impl_(std::make_unique<Impl>(std::move(options), service, std::move(readiness))) {
+                       std::function<Readiness()> readiness, Metrics* metrics)
+    : impl_(std::make_unique<Impl>(std::move(options), service, std::move(readiness), metrics)) {
   auto& s = impl_->server;
   int threads = impl_->options.threads;
   s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };

@@ -67,6 +67,7 @@ class ClusterLedger {
   std::unordered_map<std::string, Usage> usage_;
   std::set<std::string, std::less<>> dirty_;
   std::map<std::string, std::shared_ptr<const NodeState>, std::less<>> published_;
+  ClusterSnapshot::WholeGpuRequests whole_gpu_requests_;  // of counted pods
   uint64_t generation_ = 0;
 };
 

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -23,8 +24,12 @@ class ClusterSnapshot {
  public:
   using NodePtr = std::shared_ptr<const NodeState>;
 
+  // Bound GPU pods by how many whole GPUs (nvidia.com/gpu) each asks for: {GPUs, pods}.
+  using WholeGpuRequests = std::map<int64_t, int64_t>;
+
   // `nodes` must have unique names.
-  ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation);
+  ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
+                  WholeGpuRequests whole_gpu_requests = {});
 
   // The node called `name`, or nullptr.
   const NodeState* Find(std::string_view name) const;
@@ -35,11 +40,14 @@ class ClusterSnapshot {
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
   // Every MIG profile some node offers (allocatable > 0), under either MIG strategy; sorted.
   const std::vector<std::string>& offered_mig_profiles() const { return offered_mig_profiles_; }
+  // The observed whole-GPU workload, the target workload of the fragmentation gauge.
+  const WholeGpuRequests& whole_gpu_requests() const { return whole_gpu_requests_; }
 
  private:
   std::vector<NodePtr> nodes_;
   std::unordered_map<std::string_view, const NodeState*> by_name_;
   std::vector<std::string> offered_mig_profiles_;
+  WholeGpuRequests whole_gpu_requests_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

@@ -26,6 +26,8 @@
 namespace gpusched {
 
 inline constexpr int64_t kMaxExtenderPriority = 10;
+// What rejected a node when no plugin did: the pod's intent or profile choice was invalid.
+inline constexpr std::string_view kPolicyRejection = "policy";
 
 enum class ScoreMapping {
   kLinear,  // round(mean / 10)
@@ -63,8 +65,10 @@ class Engine {
   std::unique_ptr<Cycle> NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
                                   std::string_view selection_error = {}) const;
 
-  // One verdict per node, in order.
-  std::vector<Verdict> Filter(const Cycle& cycle, std::span<const NodeState* const> nodes) const;
+  // One verdict per node, in order. With `rejected_by`, also the name of the plugin that rejected
+  // each node ("" when it passed; "policy" when the pod's intent or profile was invalid).
+  std::vector<Verdict> Filter(const Cycle& cycle, std::span<const NodeState* const> nodes,
+                              std::vector<std::string_view>* rejected_by = nullptr) const;
   // One score in [0, kMaxExtenderPriority] per node, in order.
   std::vector<int64_t> Prioritize(const Cycle& cycle,
                                   std::span<const NodeState* const> nodes) const;

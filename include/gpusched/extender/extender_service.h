@@ -6,8 +6,9 @@
 // "node not in gpusched inventory" when the pod asks for GPUs. Full-Nodes mode: each node is built
 // from the object in the request, with the usage the snapshot records for that name (none if
 // unknown), and passing node objects are echoed back unchanged.
-// The pod's profile in the current policy picks the engine. Thread-safe: each call reads the
-// snapshot and the policy once.
+// The pod's profile in the current policy picks the engine. With a Metrics, every call counts its
+// decision under the profile, and Filter counts rejected nodes by plugin (unknown names under
+// "inventory"). Thread-safe: each call reads the snapshot and the policy once.
 #ifndef GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_
 #define GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_
 
@@ -17,16 +18,19 @@
 #include "gpusched/cluster/published.h"
 #include "gpusched/codec/extender_types.h"
 #include "gpusched/engine/engine.h"
+#include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
 
 namespace gpusched {
 
 inline constexpr std::string_view kUnknownNodeReason = "node not in gpusched inventory";
+inline constexpr std::string_view kInventoryRejection = "inventory";
 
 class ExtenderService {
  public:
-  // Borrows both; they must outlive the service.
-  ExtenderService(const Published<ClusterSnapshot>& snapshots, const Published<Policy>& policies);
+  // Borrows all three (`metrics` may be null); they must outlive the service.
+  ExtenderService(const Published<ClusterSnapshot>& snapshots, const Published<Policy>& policies,
+                  Metrics* metrics = nullptr);
 
   ExtenderFilterResult Filter(const ExtenderArgs& args) const;
   HostPriorityList Prioritize(const ExtenderArgs& args) const;
@@ -34,6 +38,7 @@ class ExtenderService {
  private:
   const Published<ClusterSnapshot>& snapshots_;
   const Published<Policy>& policies_;
+  Metrics* metrics_;
 };
 
 }  // namespace gpusched

@@ -1,6 +1,10 @@
 // HttpServer: the extender's HTTP endpoint (cpp-httplib). POST <prefix>/<filterVerb> and
 // <prefix>/<prioritizeVerb> decode the request, ask the ExtenderService and write the answer;
-// GET /healthz and /readyz report liveness and readiness.
+// GET /healthz and /readyz report liveness and readiness; GET /metrics serves the Prometheus
+// exposition when a Metrics is given. With `serve_verbs` false only those three are served: the
+// plain-HTTP operations listener next to a mutual-TLS verb listener, for probes and Prometheus.
+// With TLS files the server speaks HTTPS only, reloads the certificate when the files change, and
+// with a client CA refuses every client without a certificate signed by it.
 //
 // Every failure answers with a one-line JSON body {"error":"..."}: 400 for a malformed or oversized
 // request (logged, and the next request is served normally), 404 for unknown routes, 503 while the
@@ -11,12 +15,15 @@
 #ifndef GPUSCHED_SERVER_HTTP_SERVER_H_
 #define GPUSCHED_SERVER_HTTP_SERVER_H_
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
 
 #include "gpusched/extender/extender_service.h"
+#include "gpusched/metrics/metrics.h"
+#include "gpusched/server/tls_credentials.h"
 
 namespace gpusched {
 
@@ -29,6 +36,9 @@ struct ServerOptions {
   size_t max_body_bytes = 64 << 20;
   int threads = 8;
   int keep_alive_seconds = 150;
+  bool serve_verbs = true;
+  TlsFiles tls;  // empty cert: plain HTTP
+  std::chrono::milliseconds tls_reload_interval{10000};
 };
 
 struct Readiness {
@@ -38,8 +48,10 @@ struct Readiness {
 
 class HttpServer {
  public:
+  // Borrows `service` and `metrics` (may be null). Throws std::runtime_error when the TLS files
+  // cannot be loaded.
   HttpServer(ServerOptions options, const ExtenderService& service,
-             std::function<Readiness()> readiness);
+             std::function<Readiness()> readiness, Metrics* metrics = nullptr);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

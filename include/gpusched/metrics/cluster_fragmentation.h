@@ -1,0 +1,24 @@
+// FragmentationOf: the packing benchmark's fragmentation measure (gpusched/packing/fragmentation.h)
+// applied to a live cluster snapshot, for the /metrics gauges.
+//
+// The live inventory counts whole devices, so the measure is taken on nvidia.com/gpu: each node's
+// free GPUs are fully idle, and the target workload is the GPU counts of the bound pods (the shapes
+// that cover 95% of them). A node's idle GPUs count as fragment for a shape that needs more GPUs
+// than the node has free. CPU is not tracked live and not part of the fit. Pure; thread-safe.
+#ifndef GPUSCHED_METRICS_CLUSTER_FRAGMENTATION_H_
+#define GPUSCHED_METRICS_CLUSTER_FRAGMENTATION_H_
+
+#include "gpusched/cluster/cluster_snapshot.h"
+
+namespace gpusched {
+
+struct ClusterFragmentation {
+  double idle_gpus = 0;        // free nvidia.com/gpu units over all nodes
+  double fragmented_gpus = 0;  // of those, weighted fragment; 0 when no workload is observed
+};
+
+ClusterFragmentation FragmentationOf(const ClusterSnapshot& snapshot);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_METRICS_CLUSTER_FRAGMENTATION_H_

@@ -1,0 +1,61 @@
+// Metrics: what gpusched exposes on /metrics, in the Prometheus text format (prometheus-cpp).
+//
+// Two kinds of series. Event series (requests, latencies, rejections, decisions) are counted as
+// they happen by the request threads: the Observe*/Count* calls are thread-safe and lock-free in
+// prometheus-cpp's counters and histograms. State series (inventory, policy, cluster capacity,
+// allocation and fragmentation) are read when Prometheus scrapes, from the `StateSource` given at
+// construction, so they are never stale and cost nothing between scrapes.
+// docs/metrics.md lists every series; a test keeps the two in step.
+#ifndef GPUSCHED_METRICS_METRICS_H_
+#define GPUSCHED_METRICS_METRICS_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpusched/cluster/cluster_snapshot.h"
+
+namespace gpusched {
+
+// The state read at scrape time. Absent parts are left out of the exposition.
+struct MetricsState {
+  std::shared_ptr<const ClusterSnapshot> snapshot;
+  bool inventory_synced = false;
+  std::optional<double> inventory_age_seconds;  // since the last contact with the API server
+  std::optional<uint64_t> inventory_lists;
+  std::optional<uint64_t> watch_restarts;
+  std::string policy_digest;
+  uint64_t policy_reloads_ok = 0;
+  uint64_t policy_reloads_failed = 0;
+};
+
+class Metrics {
+ public:
+  using StateSource = std::function<MetricsState()>;
+  explicit Metrics(StateSource state);
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // One extender call: `outcome` is ok, bad_request, not_ready or error.
+  void ObserveRequest(std::string_view verb, std::string_view outcome, double seconds,
+                      size_t nodes);
+  // A decision made for a pod under a policy profile.
+  void CountDecision(std::string_view verb, std::string_view profile);
+  // `count` nodes rejected by `plugin`; `verdict_class` is unschedulable or unresolvable.
+  void CountRejections(std::string_view plugin, std::string_view verdict_class, uint64_t count);
+
+  // The exposition, event series and state series together.
+  std::string Scrape() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_METRICS_METRICS_H_

@@ -1,0 +1,69 @@
+// GPU fragmentation as defined by FGD (Weng et al., "Beware of Fragmentation", USENIX ATC'23):
+// idle GPU capacity that the tasks a cluster typically runs could not use.
+//
+// The target workload is the set of task shapes (CPU, GPU count, milli-GPU per GPU, allowed GPU
+// models) that covers `coverage` of the tasks, each weighted by its frequency. For one node and one
+// shape: when the shape fits, the idle milli-GPU on GPUs with less free than the shape's share
+// counts as fragment; when it does not fit (too little CPU or GPU), asks for no GPU, or cannot use
+// the node's GPU model, all the node's idle milli-GPU counts. A node's fragment is the
+// weight-summed fragment over shapes. The packing simulator, its FGD policy and the live
+// fragmentation gauge all use these functions. Pure functions; thread-safe.
+#ifndef GPUSCHED_PACKING_FRAGMENTATION_H_
+#define GPUSCHED_PACKING_FRAGMENTATION_H_
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpusched {
+
+inline constexpr int64_t kMilliPerGpu = 1000;
+
+struct TaskShape {
+  int64_t cpu_milli = 0;
+  int32_t num_gpu = 0;
+  int64_t gpu_milli = 0;  // per GPU: 1000 for whole GPUs; below 1000 only when num_gpu == 1
+  std::vector<std::string> gpu_models;  // allowed GPU models; empty: any
+  auto operator<=>(const TaskShape&) const = default;
+  bool operator==(const TaskShape&) const = default;
+
+  bool wants_gpu() const { return num_gpu > 0 && gpu_milli > 0; }
+  bool AcceptsModel(std::string_view model) const;
+};
+
+struct WeightedShape {
+  TaskShape shape;
+  double weight = 0;  // frequency in the target workload; the weights sum to 1
+};
+
+// What is idle on one node.
+struct NodeIdle {
+  int64_t cpu_milli = 0;
+  std::span<const int64_t> gpu_free_milli;  // per GPU, 0..1000
+  std::string_view model;
+};
+
+// Whether a task of `shape` fits on the idle resources (CPU, GPU count and share, model).
+// A whole-GPU task needs `num_gpu` fully free GPUs; a sharing task one GPU with enough free.
+bool ShapeFits(const NodeIdle& node, const TaskShape& shape);
+
+// Idle milli-GPU of `node` that a task of `shape` could not use.
+int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape);
+
+// The weighted fragment of `node` under `workload`, in milli-GPU.
+double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload);
+
+// The most frequent shapes of `tasks` (ties: the smaller shape first) until they cover `coverage`
+// of the tasks, weighted by frequency among the kept shapes.
+std::vector<WeightedShape> TargetWorkload(std::span<const TaskShape> tasks, double coverage = 0.95);
+// The same from shape counts.
+std::vector<WeightedShape> TargetWorkload(const std::map<TaskShape, int64_t>& counts,
+                                          double coverage = 0.95);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PACKING_FRAGMENTATION_H_

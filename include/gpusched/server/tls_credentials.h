@@ -1,0 +1,68 @@
+// TlsCredentials: the serving certificate, its key and an optional client CA, read from PEM files
+// and re-read when the files change, so a rotated certificate (cert-manager, a renewed Secret)
+// is served without a restart.
+//
+// Configure() prepares an OpenSSL server context: every handshake picks up the credentials in force
+// at that moment; with a client CA, a client must present a certificate signed by it or the
+// handshake fails. A reload that fails (unreadable file, bad PEM, key not matching the certificate)
+// is logged and the last good credentials stay in force. The polling thread stops in the
+// destructor; the object must outlive every server context configured with it.
+#ifndef GPUSCHED_SERVER_TLS_CREDENTIALS_H_
+#define GPUSCHED_SERVER_TLS_CREDENTIALS_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <openssl/ssl.h>
+
+namespace gpusched {
+
+struct TlsFiles {
+  std::string cert;       // PEM: the certificate, then any intermediates
+  std::string key;        // PEM private key
+  std::string client_ca;  // PEM bundle; empty: clients are not asked for a certificate
+};
+
+class TlsCredentials {
+ public:
+  // Loads the files; throws std::runtime_error naming the file that failed.
+  TlsCredentials(TlsFiles files, std::chrono::milliseconds reload_interval);
+  ~TlsCredentials();
+  TlsCredentials(const TlsCredentials&) = delete;
+  TlsCredentials& operator=(const TlsCredentials&) = delete;
+
+  // Installs the handshake hooks in `ctx`. Returns false (with an error logged) on failure.
+  bool Configure(SSL_CTX& ctx);
+
+  uint64_t reloads() const { return reloads_.load(); }
+  uint64_t failures() const { return failures_.load(); }
+
+  struct Loaded;  // parsed OpenSSL objects; defined in the .cc
+
+ private:
+  static int OnHandshake(SSL* ssl, void* self);
+  std::shared_ptr<const Loaded> Current() const;
+  void Run();
+  void CheckOnce();
+
+  TlsFiles files_;
+  std::chrono::milliseconds interval_;
+  mutable std::mutex mu_;  // guards current_ and stop_; held only for pointer copies
+  std::shared_ptr<const Loaded> current_;
+  std::string last_text_;  // concatenated file contents last seen, good or bad
+  std::atomic<uint64_t> reloads_{0};
+  std::atomic<uint64_t> failures_{0};
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_SERVER_TLS_CREDENTIALS_H_

@@ -1,0 +1,66 @@
+#include "gpusched/packing/fragmentation.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace gpusched {
+
+bool TaskShape::AcceptsModel(std::string_view model) const {
+  return gpu_models.empty() ||
+         std::find(gpu_models.begin(), gpu_models.end(), model) != gpu_models.end();
+}
+
+bool ShapeFits(const NodeIdle& node, const TaskShape& shape) {
+  if (node.cpu_milli < shape.cpu_milli) return false;
+  if (!shape.wants_gpu()) return true;
+  if (!shape.AcceptsModel(node.model)) return false;
+  int64_t enough = std::count_if(node.gpu_free_milli.begin(), node.gpu_free_milli.end(),
+                                 [&](int64_t free) { return free >= shape.gpu_milli; });
+  return enough >= shape.num_gpu;
+}
+
+int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape) {
+  int64_t idle = std::accumulate(node.gpu_free_milli.begin(), node.gpu_free_milli.end(),
+                                 int64_t{0});
+  if (!shape.wants_gpu() || !ShapeFits(node, shape)) return idle;
+  int64_t fragment = 0;
+  for (int64_t free : node.gpu_free_milli) {
+    if (free < shape.gpu_milli) fragment += free;
+  }
+  return fragment;
+}
+
+double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload) {
+  double sum = 0;
+  for (const auto& w : workload) sum += w.weight * static_cast<double>(ShapeFragmentMilli(node, w.shape));
+  return sum;
+}
+
+std::vector<WeightedShape> TargetWorkload(std::span<const TaskShape> tasks, double coverage) {
+  std::map<TaskShape, int64_t> counts;
+  for (const auto& t : tasks) ++counts[t];
+  return TargetWorkload(counts, coverage);
+}
+
+std::vector<WeightedShape> TargetWorkload(const std::map<TaskShape, int64_t>& counts,
+                                          double coverage) {
+  int64_t total = 0;
+  for (const auto& [shape, n] : counts) total += n;
+  std::vector<std::pair<TaskShape, int64_t>> sorted(counts.begin(), counts.end());
+  // Stable: equal counts keep the map's order (smaller shape first), so the result is deterministic.
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<WeightedShape> kept;
+  int64_t covered = 0;
+  const double needed = coverage * static_cast<double>(total);
+  for (auto& [shape, n] : sorted) {
+    if (!kept.empty() && static_cast<double>(covered) >= needed) break;
+    kept.push_back({shape, static_cast<double>(n)});
+    covered += n;
+  }
+  for (auto& w : kept) w.weight /= static_cast<double>(covered);
+  return kept;
+}
+
+}  // namespace gpusched
