@@ -22,8 +22,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   run_ctest "$root/build-asan"
 
 echo "== build and test where threads meet under ThreadSanitizer"
-tsan_targets=(cluster_ledger_test http_server_test policy_watcher_test extender_service_test live_inventory_test)
+tsan_targets=(cluster_ledger_test http_server_test policy_watcher_test extender_service_test live_inventory_test
+  metrics_test tls_server_test)
 "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug \
   -DGPUSCHED_SANITIZE=thread -DGPUSCHED_BUILD_BENCH=OFF -- "${tsan_targets[@]}"
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
-  run_ctest "$root/build-tsan" -R '^(ClusterLedger|ServerFixture|SmallLimitServer|PolicyWatcherTest|ServiceFixture|LiveInventory)\.'
+  run_ctest "$root/build-tsan" -R '^(ClusterLedger|ServerFixture|SmallLimitServer|PolicyWatcherTest|ServiceFixture|LiveInventory|MetricsEndpoint|TlsServer|TlsCredentialsLoad)\.'

@@ -39,27 +39,7 @@ std::string Base64(const std::string& bytes) {
 
 class KubeTls : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gpusched-tls-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    Run("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca "
-        "-keyout ca.key -out ca.crt");
-    Run("printf 'subjectAltName=IP:127.0.0.1,DNS:localhost' > san.ext");
-    Run("openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr");
-    Run("openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 "
-        "-extfile san.ext -out server.crt");
-    Run("openssl req -newkey rsa:2048 -nodes -subj /CN=gpusched -keyout client.key -out client.csr");
-    Run("openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 "
-        "-out client.crt");
-    Run("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other-ca "
-        "-keyout other.key -out other.crt");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void Run(const std::string& command) {
-    std::string full = "cd " + dir_.string() + " && " + command + " > /dev/null 2>&1";
-    ASSERT_EQ(std::system(full.c_str()), 0) << command;
-  }
-  std::string File(const char* name) { return (dir_ / name).string(); }
+  std::string File(const char* name) { return certs_.Path(name); }
   std::string Read(const char* name) { return testing::ReadFile(File(name)); }
 
   // A kubeconfig with the CA as a file path and the client certificate and key as data.
@@ -76,7 +56,7 @@ class KubeTls : public ::testing::Test {
     return path;
   }
 
-  fs::path dir_;
+  testing::TestCertificates certs_;
 };
 
 bool Synced(LiveInventory& inventory, std::chrono::milliseconds limit) {
@@ -121,7 +101,7 @@ TEST_F(KubeTls, refuses_a_server_whose_certificate_another_ca_signed) {
   testing::FakeApiServerTls tls{File("server.crt"), File("server.key"), ""};
   FakeApiServer server(0, &tls);
   server.UpsertNode(testing::MakeGpuNode("n1", 8));
-  KubeConfig config = LoadKubeconfig(Kubeconfig(server, "other.crt"));
+  KubeConfig config = LoadKubeconfig(Kubeconfig(server, "other-ca.crt"));
   Published<ClusterSnapshot> published;
   LiveInventory inventory(config, GpuResourceNames(), published, Quick());
   EXPECT_FALSE(Synced(inventory, 1500ms));

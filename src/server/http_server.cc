@@ -98,6 +98,7 @@ struct HttpServer::Impl {
   std::unique_ptr<httplib::Server> owned_server;
   httplib::Server& server;
   std::atomic<bool> run_called{false};
+  std::atomic<bool> run_returned{false};
 
   Impl(ServerOptions o, const ExtenderService& s, std::function<Readiness()> r, Metrics* m)
       : options(std::move(o)),
@@ -250,12 +251,15 @@ int HttpServer::Bind() {
 void HttpServer::Run() {
   impl_->run_called = true;
   impl_->server.listen_after_bind();
+  impl_->run_returned = true;
 }
 
 void HttpServer::Stop() {
   // cpp-httplib ignores stop() until its listen loop runs; if Run() has been called but the loop
   // has not started yet, wait for it (briefly) so the stop is not lost.
-  for (int i = 0; i < 5000 && impl_->run_called && !impl_->server.is_running(); ++i) {
+  for (int i = 0; i < 5000 && impl_->run_called && !impl_->run_returned &&
+                  !impl_->server.is_running();
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   impl_->server.stop();

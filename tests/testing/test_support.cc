@@ -1,5 +1,9 @@
 #include "testing/test_support.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -71,25 +75,54 @@ TestCycle::TestCycle(PodInfo pod, PodIntent intent, std::shared_ptr<const Cluste
                                    *snapshot_);
 }
 
-namespace {
-ServerOptions AnyPort() {
-  ServerOptions o;
-  o.port = 0;
-  return o;
-}
-}  // namespace
-
-SampleServer::SampleServer()
+SampleServer::SampleServer(ServerOptions options)
     : snapshots_(SampleSnapshot()),
       policies_(std::make_shared<const Policy>(DefaultPolicySpec())),
-      service_(snapshots_, policies_),
-      server_(AnyPort(), service_, [] { return Readiness{true, "test"}; }),
+      metrics_([this] {
+        MetricsState m;
+        m.snapshot = snapshots_.Get();
+        m.inventory_synced = true;
+        m.policy_digest = policies_.Get()->digest();
+        return m;
+      }),
+      service_(snapshots_, policies_, &metrics_),
+      server_(options, service_, [] { return Readiness{true, "test"}; }, &metrics_),
       port_(server_.Bind()),
       thread_([this] { server_.Run(); }) {}
 
 SampleServer::~SampleServer() {
   server_.Stop();
   thread_.join();
+}
+
+TestCertificates::TestCertificates() {
+  char pattern[] = "/tmp/gpusched-certs-XXXXXX";
+  if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
+  dir_ = pattern;
+  std::ofstream(Path("san.ext")) << "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:gpusched.gpusched.svc\n";
+  for (const char* ca : {"ca", "other-ca"}) {
+    Run(std::string("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=") + ca +
+        " -keyout " + ca + ".key -out " + ca + ".crt");
+  }
+  Issue("server", "ca", "127.0.0.1", true);
+  Issue("client", "ca", "kube-scheduler", false);
+  Issue("other-client", "other-ca", "kube-scheduler", false);
+}
+
+TestCertificates::~TestCertificates() { std::filesystem::remove_all(dir_); }
+
+void TestCertificates::Run(const std::string& command) const {
+  std::string full = "cd " + dir_ + " && " + command + " > /dev/null 2>&1";
+  if (std::system(full.c_str()) != 0) throw std::runtime_error("failed: " + command);
+}
+
+void TestCertificates::Issue(const std::string& name, const std::string& issuer,
+                             const std::string& subject, bool server) const {
+  Run("openssl req -newkey rsa:2048 -nodes -subj /CN=" + subject + " -keyout " + name +
+      ".key -out " + name + ".csr");
+  Run("openssl x509 -req -in " + name + ".csr -CA " + issuer + ".crt -CAkey " + issuer +
+      ".key -CAcreateserial -days 2 " + (server ? "-extfile san.ext " : "") + "-out " + name +
+      ".crt");
 }
 
 }  // namespace gpusched::testing

@@ -10,6 +10,7 @@
 #include "gpusched/cluster/published.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/extender/extender_service.h"
+#include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_server.h"
 #include "gpusched/model/node.h"
@@ -50,21 +51,50 @@ class TestCycle {
   std::unique_ptr<Cycle> cycle_;
 };
 
-// The extender served over HTTP on 127.0.0.1 (an OS-chosen port) for the sample cluster and the
-// built-in default policy, always ready. Stops in the destructor; close clients first.
+// The extender served on 127.0.0.1 for the sample cluster and the built-in default policy, always
+// ready, with metrics (GET /metrics). Stops in the destructor; close clients first.
 class SampleServer {
  public:
-  SampleServer();
+  // `options.port` 0 picks a free port; set `options.tls` for HTTPS.
+  explicit SampleServer(ServerOptions options = AnyPort());
   ~SampleServer();
   int port() const { return port_; }
+  static ServerOptions AnyPort() {
+    ServerOptions o;
+    o.port = 0;
+    return o;
+  }
 
  private:
   Published<ClusterSnapshot> snapshots_;
   Published<Policy> policies_;
+  Metrics metrics_;
   ExtenderService service_;
   HttpServer server_;
   int port_ = 0;
   std::thread thread_;
+};
+
+// Certificates made with the openssl command in a fresh temporary directory, removed in the
+// destructor: ca.{crt,key}; server.{crt,key} signed by ca for IP 127.0.0.1 and DNS localhost;
+// client.{crt,key} signed by ca; other-ca.{crt,key}; other-client.{crt,key} signed by other-ca.
+class TestCertificates {
+ public:
+  TestCertificates();  // throws std::runtime_error when openssl fails
+  ~TestCertificates();
+  TestCertificates(const TestCertificates&) = delete;
+  TestCertificates& operator=(const TestCertificates&) = delete;
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  // Runs `command` in the directory; throws std::runtime_error when it fails.
+  void Run(const std::string& command) const;
+  // Makes NAME.{crt,key} signed by ISSUER (a *.crt/*.key pair's stem) for `subject`, with the
+  // server SANs when `server` is true.
+  void Issue(const std::string& name, const std::string& issuer, const std::string& subject,
+             bool server) const;
+
+ private:
+  std::string dir_;
 };
 
 }  // namespace gpusched::testing

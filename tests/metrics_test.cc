@@ -1,0 +1,102 @@
+// /metrics after a known sequence of requests: every event series counts exactly what happened,
+// and the state series read the inventory and policy as they are.
+#include <map>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include "gpusched/metrics/metrics.h"
+#include "gpusched/model/gpu_resources.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+// "name{labels} value" lines of an exposition, keyed by everything before the value.
+std::map<std::string, double> Parse(const std::string& text) {
+  std::map<std::string, double> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.empty() || line[0] == '#') continue;
+    size_t space = line.rfind(' ');
+    out[line.substr(0, space)] = std::stod(line.substr(space + 1));
+  }
+  return out;
+}
+
+double SumWithPrefix(const std::map<std::string, double>& m, const std::string& prefix) {
+  double sum = 0;
+  for (const auto& [k, v] : m) {
+    if (k.starts_with(prefix)) sum += v;
+  }
+  return sum;
+}
+
+TEST(MetricsEndpoint, counts_a_known_sequence_of_requests_and_reports_the_inventory) {
+  testing::SampleServer server;
+  httplib::Client c("127.0.0.1", server.port());
+  std::string body = testing::Fixture("extender/filter-request-nodecache.json");  // 4 nodes
+  ASSERT_EQ(c.Post("/filter", body, "application/json")->status, 200);
+  ASSERT_EQ(c.Post("/prioritize", body, "application/json")->status, 200);
+  ASSERT_EQ(c.Post("/prioritize", body, "application/json")->status, 200);
+  ASSERT_EQ(c.Post("/filter", "{not json", "application/json")->status, 400);
+
+  auto res = c.Get("/metrics");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  EXPECT_TRUE(res->get_header_value("Content-Type").starts_with("text/plain; version=0.0.4"));
+  auto m = Parse(res->body);
+
+  EXPECT_EQ(m["gpusched_extender_requests_total{outcome=\"ok\",verb=\"filter\"}"], 1);
+  EXPECT_EQ(m["gpusched_extender_requests_total{outcome=\"ok\",verb=\"prioritize\"}"], 2);
+  EXPECT_EQ(m["gpusched_extender_requests_total{outcome=\"bad_request\",verb=\"filter\"}"], 1);
+  EXPECT_EQ(m["gpusched_extender_request_duration_seconds_count{outcome=\"ok\",verb=\"prioritize\"}"], 2);
+  EXPECT_GT(m["gpusched_extender_request_duration_seconds_sum{outcome=\"ok\",verb=\"filter\"}"], 0);
+  EXPECT_EQ(m["gpusched_extender_request_nodes_sum{verb=\"filter\"}"], 4);
+  EXPECT_EQ(m["gpusched_extender_request_nodes_bucket{verb=\"filter\",le=\"1\"}"], 0);
+  EXPECT_EQ(m["gpusched_extender_request_nodes_bucket{verb=\"filter\",le=\"10\"}"], 1);
+  // The one rejected node (logging_test: "1x Insufficient nvidia.com/gpu") is gpu-fit's.
+  EXPECT_EQ(m["gpusched_filter_rejections_total{class=\"unschedulable\",plugin=\"gpu-fit\"}"], 1);
+  EXPECT_EQ(SumWithPrefix(m, "gpusched_filter_rejections_total"), 1);
+  EXPECT_EQ(m["gpusched_decisions_total{profile=\"default\",verb=\"filter\"}"], 1);
+  EXPECT_EQ(m["gpusched_decisions_total{profile=\"default\",verb=\"prioritize\"}"], 2);
+
+  auto snapshot = testing::SampleSnapshot();
+  EXPECT_EQ(m["gpusched_inventory_nodes"], static_cast<double>(snapshot->size()));
+  EXPECT_EQ(m["gpusched_inventory_synced"], 1);
+  EXPECT_EQ(m["gpusched_policy_info{digest=\"built-in\"}"], 1);
+  EXPECT_EQ(m["gpusched_policy_reloads_total{result=\"failed\"}"], 0);
+  double gpus = 0;
+  double used = 0;
+  for (const auto& node : snapshot->nodes()) {
+    gpus += static_cast<double>(node->info.allocatable.milli(kGpuResource)) / 1000;
+    used += static_cast<double>(node->used.milli(kGpuResource)) / 1000;
+  }
+  ASSERT_GT(gpus, 0);
+  double capacity = 0;
+  double allocated = 0;
+  for (const auto& [k, v] : m) {
+    if (k.find("resource=\"nvidia.com/gpu\"") == std::string::npos) continue;
+    if (k.starts_with("gpusched_cluster_gpu_capacity{")) capacity += v;
+    if (k.starts_with("gpusched_cluster_gpu_allocated{")) allocated += v;
+  }
+  EXPECT_EQ(capacity, gpus);
+  EXPECT_EQ(allocated, used);
+  EXPECT_TRUE(m.count("gpusched_cluster_gpu_fragmentation_ratio"));
+  EXPECT_EQ(m["gpusched_build_info{version=\"" GPUSCHED_VERSION "\"}"], 1);
+}
+
+TEST(MetricsEndpoint, not_ready_requests_are_counted_as_such) {
+  Metrics metrics({});
+  metrics.ObserveRequest("filter", "not_ready", 0.001, 0);
+  auto m = Parse(metrics.Scrape());
+  EXPECT_EQ(m["gpusched_extender_requests_total{outcome=\"not_ready\",verb=\"filter\"}"], 1);
+  EXPECT_FALSE(m.count("gpusched_inventory_nodes"));  // no state source: no state series
+}
+
+}  // namespace
+}  // namespace gpusched
