@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -141,6 +142,70 @@ TEST(Manifests, scheduler_configurations_match_the_servers_routes_and_port) {
   EXPECT_EQ(fit["name"].as<std::string>(), "NodeResourcesFit");
   EXPECT_EQ(fit["args"]["scoringStrategy"]["type"].as<std::string>(), "MostAllocated");
   EXPECT_EQ(fit["args"]["scoringStrategy"]["resources"][0]["name"].as<std::string>(), "nvidia.com/gpu");
+}
+
+// The serve flags of a container's args, checked against `gpusched serve --help`; returns
+// flag -> value.
+std::map<std::string, std::string> ServeArgs(const YAML::Node& container) {
+  std::string help;
+  FILE* p = ::popen((std::string(GPUSCHED_BINARY) + " serve --help").c_str(), "r");
+  char buf[4096];
+  while (p && std::fread(buf, 1, 1, p) == 1) help.push_back(buf[0]);
+  if (p) ::pclose(p);
+  std::map<std::string, std::string> out;
+  EXPECT_EQ(container["args"][0].as<std::string>(), "serve");
+  for (size_t i = 1; i < container["args"].size(); ++i) {
+    std::string arg = container["args"][i].as<std::string>();
+    size_t eq = arg.find('=');
+    std::string flag = arg.substr(0, eq);
+    EXPECT_NE(help.find("  " + flag + " "), std::string::npos) << flag << " is not a serve flag";
+    out[flag] = eq == std::string::npos ? "" : arg.substr(eq + 1);
+  }
+  return out;
+}
+
+int PortOf(const std::string& host_port) { return std::stoi(host_port.substr(host_port.rfind(':') + 1)); }
+
+TEST(Manifests, tls_overlay_serves_mtls_where_the_scheduler_config_points_and_probes_plain_ops) {
+  fs::path dir = kManifests / "tls";
+  YAML::Node k = YAML::LoadFile((dir / "kustomization.yaml").string());
+  EXPECT_EQ(k["resources"][0].as<std::string>(), "../");
+  YAML::Node patch = YAML::LoadFile((dir / "deployment-patch.yaml").string());
+  YAML::Node pod = patch["spec"]["template"]["spec"];
+  YAML::Node c = pod["containers"][0];
+  auto args = ServeArgs(c);
+  ASSERT_TRUE(args.count("--tls-cert") && args.count("--tls-key") && args.count("--client-ca"));
+  // Files come from the mounted Secret.
+  std::string mount = c["volumeMounts"][0]["mountPath"].as<std::string>();
+  for (const char* f : {"--tls-cert", "--tls-key", "--client-ca"}) {
+    EXPECT_TRUE(args[f].starts_with(mount + "/")) << f;
+  }
+  EXPECT_EQ(pod["volumes"][0]["secret"]["secretName"].as<std::string>(), "gpusched-tls");
+  std::map<std::string, int> ports;
+  for (const auto& p : c["ports"]) ports[p["name"].as<std::string>()] = p["containerPort"].as<int>();
+  EXPECT_EQ(ports["https"], PortOf(args["--listen"]));
+  EXPECT_EQ(ports["ops"], PortOf(args["--ops-listen"]));
+  // Probes cannot show a client certificate: they go to the plain operations port.
+  for (const char* probe : {"livenessProbe", "readinessProbe"}) {
+    EXPECT_EQ(c[probe]["httpGet"]["port"].as<std::string>(), "ops") << probe;
+  }
+  // kube-scheduler's example points at the Service's HTTPS port with mTLS client settings.
+  YAML::Node e = YAML::LoadFile((kManifests / "scheduler-config" / "extender-mtls.yaml").string())["extenders"][0];
+  std::string url = e["urlPrefix"].as<std::string>();
+  EXPECT_TRUE(url.starts_with("https://gpusched.gpusched.svc:")) << url;
+  YAML::Node svc = YAML::LoadFile((dir / "service-patch.yaml").string());
+  bool found = false;
+  for (const auto& p : svc["spec"]["ports"]) {
+    if (url.ends_with(":" + p["port"].as<std::string>())) {
+      found = true;
+      EXPECT_EQ(p["targetPort"].as<std::string>(), "https");
+    }
+  }
+  EXPECT_TRUE(found) << url << " is not a port of the Service";
+  EXPECT_TRUE(e["enableHTTPS"].as<bool>());
+  for (const char* f : {"caFile", "certFile", "keyFile"}) EXPECT_TRUE(e["tlsConfig"][f]) << f;
+  EXPECT_EQ(e["filterVerb"].as<std::string>(), ServerOptions().filter_verb);
+  EXPECT_TRUE(e["nodeCacheCapable"].as<bool>());
 }
 
 }  // namespace
