@@ -76,10 +76,16 @@ void Run(int size, double occupancy, int pairs) {
   bench::Workload w = bench::MakeWorkload(size, occupancy);
   Published<ClusterSnapshot> snapshots(w.snapshot);
   Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
-  ExtenderService service(snapshots, policies);
+  // Metrics on, as `gpusched serve` runs (request counters, latency histograms, rejections).
+  Metrics metrics([&] {
+    MetricsState state;
+    state.snapshot = snapshots.Get();
+    return state;
+  });
+  ExtenderService service(snapshots, policies, &metrics);
   ServerOptions options;
   options.port = 0;
-  HttpServer server(options, service, [] { return Readiness{true, "bench"}; });
+  HttpServer server(options, service, [] { return Readiness{true, "bench"}; }, &metrics);
   int port = server.Bind();
   std::thread serving([&] { server.Run(); });
 

@@ -1,7 +1,11 @@
 // gpusched: the command-line entry point. Subcommands: serve, version, sample-cluster.
 #include <signal.h>
 
+#include <atomic>
 #include <charconv>
+#include <climits>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <condition_variable>
 #include <mutex>
@@ -24,6 +28,9 @@
 #include "gpusched/policy/policy_watcher.h"
 #include "gpusched/server/http_server.h"
 #include "gpusched/server/logging.h"
+#include "gpusched/sim/openb_trace.h"
+#include "gpusched/sim/report.h"
+#include "gpusched/sim/simulator.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched {
@@ -40,6 +47,8 @@ constexpr char kTopHelp[] =
     "  explain         show, node by node, how a pod would be filtered and scored\n"
     "  policy check    validate a policy file and print the effective policy\n"
     "  sample-cluster  print the bundled sample cluster (the default inventory of serve)\n"
+    "  simulate        packing benchmark: place a GPU trace with scheduling policies, report\n"
+    "                  unallocated and fragmented GPU\n"
     "  version         print the version\n"
     "\n"
     "Run 'gpusched <command> --help' for the flags of a command.\n";
@@ -399,6 +408,195 @@ int PolicyCommand(const std::vector<std::string>& args) {
   return 0;
 }
 
+// "42-51" or "42,43,50" -> seeds; empty on a malformed list.
+std::vector<uint64_t> ParseSeeds(const std::string& text) {
+  std::vector<uint64_t> seeds;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    size_t dash = part.find('-');
+    auto first = ParseInt(part.substr(0, dash), 0, INT64_MAX);
+    auto last = dash == std::string::npos ? first : ParseInt(part.substr(dash + 1), 0, INT64_MAX);
+    if (!first || !last || *last < *first || *last - *first > 10000) return {};
+    for (int64_t v = *first; v <= *last; ++v) seeds.push_back(static_cast<uint64_t>(v));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return seeds;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+// Progress of all runs on one stderr line, redrawn at most every 200 ms.
+class ProgressBar {
+ public:
+  ProgressBar(size_t runs, bool enabled) : runs_(runs), enabled_(enabled) {}
+  void Update(size_t run, double fraction) {
+    if (!enabled_) return;
+    std::lock_guard lock(mu_);
+    fractions_[run] = fraction;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(200) && fraction < 1) return;
+    last_ = now;
+    double done = 0;
+    for (const auto& [r, f] : fractions_) done += f;
+    double share = done / static_cast<double>(runs_);
+    int filled = static_cast<int>(share * 30);
+    std::fprintf(stderr, "\r[%s%s] %3.0f%% of %zu runs", std::string(filled, '#').c_str(),
+                 std::string(30 - filled, ' ').c_str(), share * 100, runs_);
+  }
+  void Finish() {
+    if (enabled_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  size_t runs_;
+  bool enabled_;
+  std::mutex mu_;
+  std::map<size_t, double> fractions_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+int Simulate(const std::vector<std::string>& args) {
+  std::string names;
+  for (const auto& n : BuiltinSimPolicyNames()) names += (names.empty() ? "" : ", ") + n;
+  FlagSet flags("gpusched simulate", "gpusched simulate --nodes CSV --pods CSV [flags]",
+                "Packing benchmark (FGD, USENIX ATC'23 method): shuffles the pods with each seed, extends\n"
+                "them to --tune times the cluster's GPU capacity, places them one by one with each policy\n"
+                "through gpusched's engine, and reports unallocated and fragmented GPU against arrived\n"
+                "workload. Policies: " + names + ", or a policy file.");
+  flags.Add({"nodes", "CSV", "", "cluster: an openb node list (sn,cpu_milli,memory_mib,gpu,model)"})
+      .Add({"pods", "CSV", "", "workload: an openb pod list (name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec...])"})
+      .Add({"policy", "NAME[,NAME...]", "fgd,gpusched", "policies to compare: built-in names or policy files"})
+      .Add({"seeds", "LIST", "42-51", "seeds, as a range 42-51 or a list 42,43"})
+      .Add({"jobs", "N", "2", "runs simulated in parallel"})
+      .Add({"tune", "X", "1.3", "workload size as a multiple of the cluster's GPU capacity"})
+      .Add({"blend", "MODE", "", "score as a real kube-scheduler does: least-allocated or most-allocated "
+                                 "in-tree NodeResourcesFit plus the extender's 0..10 score x weight x 10"})
+      .Add({"extender-weight", "W", "1", "the extender's weight in --blend mode"})
+      .Add({"extender-filter-top", "BOOL", "false", "in --blend mode, the extender's filter passes only "
+                                                     "its best-scored nodes"})
+      .Add({"tie-break", "MODE", "", "override how equal scores are broken: node-order (one seeded node "
+                                     "order per run, the paper's behaviour) or per-pod (a fresh draw per "
+                                     "pod, as kube-scheduler); default: per-pod for random, else node-order"})
+      .Add({"out-json", "FILE", "", "write the report (policies, per-seed figures) as JSON"})
+      .Add({"out-csv", "FILE", "", "write the curves (policy, seed, arrived %, allocated %, ...) as CSV"})
+      .Add({"out-svg", "FILE", "", "plot unallocated GPU against arrived workload as SVG"})
+      .Add({"progress", "BOOL", "true", "show a progress bar on stderr"});
+  if (auto done = ParseOrHelp(flags, args)) return *done;
+  if (flags.Get("nodes").empty() || flags.Get("pods").empty()) return Fail("simulate needs --nodes and --pods");
+  std::vector<uint64_t> seeds = ParseSeeds(flags.Get("seeds"));
+  if (seeds.empty()) return Fail("--seeds must be a range such as 42-51 or a list such as 42,43");
+  auto jobs = ParseInt(flags.Get("jobs"), 1, 256);
+  if (!jobs) return Fail("--jobs takes a whole number from 1");
+  double tune = std::strtod(flags.Get("tune").c_str(), nullptr);
+  double weight = std::strtod(flags.Get("extender-weight").c_str(), nullptr);
+  if (tune <= 0 || tune > 10) return Fail("--tune must be in (0, 10]");
+  SimOptions base;
+  base.tune = tune;
+  const std::string& blend = flags.Get("blend");
+  if (!blend.empty()) {
+    if (blend != "least-allocated" && blend != "most-allocated") {
+      return Fail("--blend must be least-allocated or most-allocated");
+    }
+    if (weight <= 0 || weight > 100) return Fail("--extender-weight must be in (0, 100]");
+    base.blend = BlendOptions{true,
+                              blend == "most-allocated" ? InTreeScore::kMostAllocated
+                                                        : InTreeScore::kLeastAllocated,
+                              weight, flags.Get("extender-filter-top") == "true"};
+  }
+
+  const std::string& ties = flags.Get("tie-break");
+  if (ties == "node-order") {
+    base.ties = TieBreak::kNodeOrder;
+  } else if (ties == "per-pod") {
+    base.ties = TieBreak::kPerPod;
+  } else if (!ties.empty()) {
+    return Fail("--tie-break must be node-order or per-pod");
+  }
+
+  std::vector<SimPolicy> policies;
+  std::vector<std::string> order;
+  std::string list = flags.Get("policy");
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = list.find(',', start);
+    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? list.size() + 1 : comma + 1;
+    if (auto builtin = BuiltinSimPolicy(name)) {
+      policies.push_back(*builtin);
+    } else if (name.find('/') != std::string::npos || name.ends_with(".yaml") || name.ends_with(".yml")) {
+      std::shared_ptr<const Policy> policy = PolicyOrDefault(name);
+      if (!policy) return Fail("invalid policy " + name);
+      policies.push_back(SimPolicyFromFile(name, policy));
+    } else {
+      return Fail("unknown policy \"" + name + "\"; built-in: " + names + ", or a policy file path");
+    }
+    order.push_back(policies.back().name);
+  }
+  std::vector<TraceNode> nodes;
+  std::vector<TracePod> pods;
+  try {
+    nodes = LoadOpenbNodes(flags.Get("nodes"));
+    pods = LoadOpenbPods(flags.Get("pods"));
+  } catch (const TraceError& e) {
+    return Fail(e.what());
+  }
+
+  struct Task {
+    const SimPolicy* policy;
+    uint64_t seed;
+  };
+  std::vector<Task> tasks;
+  for (const auto& p : policies) {
+    for (uint64_t seed : seeds) tasks.push_back({&p, seed});
+  }
+  std::vector<SimRun> runs(tasks.size());
+  ProgressBar progress(tasks.size(), flags.Get("progress") == "true");
+  std::atomic<size_t> next{0};
+  auto started = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    for (size_t t; (t = next.fetch_add(1)) < tasks.size();) {
+      SimOptions options = base;
+      options.seed = tasks[t].seed;
+      options.progress = [&, t](size_t done, size_t total) {
+        progress.Update(t, static_cast<double>(done) / static_cast<double>(total));
+      };
+      runs[t] = gpusched::Simulate(nodes, pods, *tasks[t].policy, options);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int64_t i = 0; i < std::min<int64_t>(*jobs, static_cast<int64_t>(tasks.size())); ++i) {
+    threads.emplace_back(worker);
+  }
+  for (auto& th : threads) th.join();
+  progress.Finish();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  std::vector<PolicySummary> summary = Summarize(order, std::move(runs));
+  ReportInputs inputs{flags.Get("nodes"), flags.Get("pods"), tune,
+                      blend.empty() ? "" : blend + " + extender x " + flags.Get("extender-weight") +
+                                               (base.blend.filter_top ? ", filter top" : ""),
+                      ties};
+  std::cout << FormatSummaryTable(summary) << std::flush;
+  std::fprintf(stderr, "%zu runs in %.1f s with %lld jobs\n", tasks.size(), seconds,
+               static_cast<long long>(*jobs));
+  const std::pair<const char*, std::function<std::string()>> outputs[] = {
+      {"out-json", [&] { return FormatReportJson(inputs, summary); }},
+      {"out-csv", [&] { return FormatCurvesCsv(summary); }},
+      {"out-svg", [&] { return FormatCurvesSvg(summary, "Unallocated GPU, " + flags.Get("pods")); }},
+  };
+  for (const auto& [flag, format] : outputs) {
+    const std::string& path = flags.Get(flag);
+    if (!path.empty() && !WriteFile(path, format())) return Fail("cannot write " + path);
+  }
+  return 0;
+}
+
 int PrintVersion(const std::vector<std::string>& args) {
   FlagSet flags("gpusched version", "gpusched version", "Prints the version of gpusched.");
   if (auto done = ParseOrHelp(flags, args)) return *done;
@@ -432,5 +630,6 @@ int main(int argc, char** argv) {
   if (command == "sample-cluster") return SampleCluster(args);
   if (command == "explain") return Explain(args);
   if (command == "policy") return PolicyCommand(args);
+  if (command == "simulate") return Simulate(args);
   return Fail("unknown command \"" + command + "\"\n\n" + kTopHelp);
 }

@@ -12,8 +12,8 @@ namespace {
 TaskShape Shape(int64_t cpu, int32_t gpus, int64_t milli, std::vector<std::string> models = {}) {
   TaskShape s;
   s.cpu_milli = cpu;
-  s.num_gpu = gpus;
   s.gpu_milli = milli;
+  s.num_gpu = gpus;
   s.gpu_models = std::move(models);
   return s;
 }
@@ -78,13 +78,17 @@ TEST(Fragmentation, live_cluster_measure_uses_the_bound_pods_gpu_counts) {
   ledger.UpsertPod(p1);
   ledger.UpsertPod(p2);
   auto snapshot = ledger.BuildSnapshot();
-  EXPECT_EQ(snapshot->whole_gpu_requests(), (ClusterSnapshot::WholeGpuRequests{{1, 1}, {4, 1}}));
+  ASSERT_EQ(snapshot->target_workload().size(), 2u);
+  EXPECT_EQ(snapshot->target_workload()[0].shape.num_gpu, 4);  // equal counts: larger shape first
+  EXPECT_EQ(snapshot->target_workload()[1].shape.num_gpu, 1);
   ClusterFragmentation f = FragmentationOf(*snapshot);
   EXPECT_DOUBLE_EQ(f.idle_gpus, 11);
   // Shapes 1 GPU and 4 GPUs, half each: node a's 3 free GPUs are fragment for the 4-GPU shape.
   EXPECT_DOUBLE_EQ(f.fragmented_gpus, 0.5 * 3);
   ledger.DeletePod(ClusterLedger::PodKey(p1));
-  EXPECT_EQ(ledger.BuildSnapshot()->whole_gpu_requests(), (ClusterSnapshot::WholeGpuRequests{{1, 1}}));
+  auto after = ledger.BuildSnapshot();
+  ASSERT_EQ(after->target_workload().size(), 1u);
+  EXPECT_EQ(after->target_workload()[0].shape.num_gpu, 1);
 }
 
 }  // namespace

@@ -106,8 +106,16 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   std::vector<ClusterSnapshot::NodePtr> nodes;
   nodes.reserve(published_.size());
   for (const auto& [name, state] : published_) nodes.push_back(state);
+  // The typical pods are the bound pods' GPU counts (whole devices: the live model).
+  std::map<TaskShape, int64_t> shapes;
+  for (const auto& [gpus, pods] : whole_gpu_requests_) {
+    TaskShape shape;
+    shape.gpu_milli = kMilliPerGpu;
+    shape.num_gpu = static_cast<int32_t>(gpus);
+    shapes[shape] = pods;
+  }
   return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
-                                                 whole_gpu_requests_);
+                                                 TargetWorkload(shapes));
 }
 
 }  // namespace gpusched

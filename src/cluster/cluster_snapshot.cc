@@ -7,9 +7,9 @@
 namespace gpusched {
 
 ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
-                                 WholeGpuRequests whole_gpu_requests)
+                                 std::vector<WeightedShape> target_workload)
     : nodes_(std::move(nodes)),
-      whole_gpu_requests_(std::move(whole_gpu_requests)),
+      target_workload_(std::move(target_workload)),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   by_name_.reserve(nodes_.size());

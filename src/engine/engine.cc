@@ -6,11 +6,12 @@
 namespace gpusched {
 
 Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
-               PodIntent intent_defaults, ScoreMapping mapping)
+               PodIntent intent_defaults, ScoreMapping mapping, bool gpu_pods_only)
     : gpu_names_(std::move(gpu_names)),
       plugins_(std::move(plugins)),
       intent_defaults_(std::move(intent_defaults)),
-      mapping_(mapping) {}
+      mapping_(mapping),
+      gpu_pods_only_(gpu_pods_only) {}
 
 std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
                                         std::string_view selection_error) const {
@@ -38,7 +39,7 @@ std::vector<Verdict> Engine::Filter(const Cycle& cycle, std::span<const NodeStat
                                     std::vector<std::string_view>* rejected_by) const {
   std::vector<Verdict> verdicts(nodes.size());
   if (rejected_by) rejected_by->assign(nodes.size(), {});
-  if (cycle.gpu_demand().empty()) return verdicts;
+  if (Ignores(cycle)) return verdicts;
   for (size_t i = 0; i < nodes.size(); ++i) {
     auto [verdict, plugin] = FilterOne(cycle, *nodes[i]);
     verdicts[i] = verdict;
@@ -94,14 +95,14 @@ std::vector<int64_t> Engine::MapScores(const std::vector<double>& combined) cons
 
 std::vector<int64_t> Engine::Prioritize(const Cycle& cycle,
                                         std::span<const NodeState* const> nodes) const {
-  if (cycle.gpu_demand().empty()) return std::vector<int64_t>(nodes.size(), 0);
+  if (Ignores(cycle)) return std::vector<int64_t>(nodes.size(), 0);
   return MapScores(Combine(ScoreAll(cycle, nodes), plugins_, nodes.size()));
 }
 
 std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle,
                                              std::span<const NodeState* const> nodes) const {
   std::vector<NodeEvaluation> out(nodes.size());
-  if (cycle.gpu_demand().empty()) return out;
+  if (Ignores(cycle)) return out;
   std::vector<const NodeState*> passed;
   std::vector<size_t> positions;
   for (size_t i = 0; i < nodes.size(); ++i) {

@@ -47,8 +47,8 @@ std::vector<WeightedShape> TargetWorkload(const std::map<TaskShape, int64_t>& co
                                           double coverage) {
   int64_t total = 0;
   for (const auto& [shape, n] : counts) total += n;
-  std::vector<std::pair<TaskShape, int64_t>> sorted(counts.begin(), counts.end());
-  // Stable: equal counts keep the map's order (smaller shape first), so the result is deterministic.
+  // Map order reversed (larger shape first), then a stable sort by count: ties keep that order.
+  std::vector<std::pair<TaskShape, int64_t>> sorted(counts.rbegin(), counts.rend());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<WeightedShape> kept;

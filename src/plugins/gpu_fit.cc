@@ -1,5 +1,11 @@
 #include "gpusched/plugins/gpu_fit.h"
 
+#include <limits>
+#include <vector>
+
+#include "gpusched/engine/cycle.h"
+#include "gpusched/packing/gpu_devices.h"
+
 namespace gpusched {
 
 Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
@@ -14,6 +20,16 @@ Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
     }
     if (node.free_milli(want.name) < want.milli) {
       return Verdict::Unschedulable(cycle.Reason("Insufficient ", want.name));
+    }
+  }
+  // Per-device model (the packing simulator): a share needs one device with enough free, whole
+  // GPUs need fully free devices, whatever the node's total.
+  if (!node.device_free_milli.empty()) {
+    std::vector<int64_t> devices;
+    NodeIdle idle = IdleOf(node, devices);
+    idle.cpu_milli = std::numeric_limits<int64_t>::max();  // CPU is kube-scheduler's to check
+    if (!ShapeFits(idle, ShapeOf(cycle.pod()))) {
+      return Verdict::Unschedulable(cycle.Reason("no GPU device with enough free"));
     }
   }
   return Verdict::Pass();

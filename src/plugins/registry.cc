@@ -8,6 +8,7 @@
 #include "gpusched/plugins/gpu_match.h"
 #include "gpusched/plugins/maintenance.h"
 #include "gpusched/plugins/mig_fit.h"
+#include "gpusched/plugins/packing_scores.h"
 #include "gpusched/plugins/sharing.h"
 
 namespace gpusched {
@@ -22,6 +23,10 @@ std::unique_ptr<Plugin> MakePlugin(std::string_view name, const PolicySpec& poli
   if (name == SharingPlugin::kName) return std::make_unique<SharingPlugin>(policy.sharing);
   if (name == MigFitPlugin::kName) return std::make_unique<MigFitPlugin>();
   if (name == GpuFitPlugin::kName) return std::make_unique<GpuFitPlugin>();
+  if (name == FgdPlugin::kName) return std::make_unique<FgdPlugin>();
+  if (name == BestFitPlugin::kName) return std::make_unique<BestFitPlugin>();
+  if (name == DotProductPlugin::kName) return std::make_unique<DotProductPlugin>();
+  if (name == GpuPackingPlugin::kName) return std::make_unique<GpuPackingPlugin>();
   if (name == GpuBinpackPlugin::kName) {
     return std::make_unique<GpuBinpackPlugin>(profile.binpack_weights);
   }
@@ -35,7 +40,9 @@ const std::vector<std::string_view>& RegisteredPlugins() {
   // fundamental problem.
   static const std::vector<std::string_view> kNames = {
       MaintenancePlugin::kName, GpuMatchPlugin::kName, SharingPlugin::kName,
-      MigFitPlugin::kName,      GpuFitPlugin::kName,   GpuBinpackPlugin::kName};
+      MigFitPlugin::kName,      GpuFitPlugin::kName,   GpuBinpackPlugin::kName,
+      FgdPlugin::kName,         BestFitPlugin::kName,  DotProductPlugin::kName,
+      GpuPackingPlugin::kName};
   return kNames;
 }
 
@@ -58,7 +65,7 @@ std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec&
     plugins.push_back(WeightedPlugin{MakePlugin(name, policy, profile), it->second.weight});
   }
   return std::make_unique<Engine>(GpuResourceNames(policy.gpu_resources), std::move(plugins),
-                                  profile.intent, policy.score_mapping);
+                                  profile.intent, policy.score_mapping, profile.gpu_pods_only);
 }
 
 }  // namespace gpusched

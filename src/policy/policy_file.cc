@@ -125,13 +125,19 @@ void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, Pro
       continue;
     }
     const YAML::Node& settings = kv.second;
-    if (settings.IsNull()) continue;  // "gpu-fit:" alone keeps the defaults
+    // Naming a plugin turns it on (the packing scores are off by default); "gpu-fit:" alone
+    // keeps the other defaults.
+    if (settings.IsNull()) {
+      profile.plugins[name].enabled = true;
+      continue;
+    }
     bool ok = name == "gpu-binpack"
                   ? r.Map(settings, ppath, {"enabled", "weight", "resourceWeights", "defaultResourceWeight"})
               : name == "maintenance" ? r.Map(settings, ppath, {"enabled", "weight", "action"})
                                       : r.Map(settings, ppath, {"enabled", "weight"});
     if (!ok) continue;
     PluginSetting& s = profile.plugins[name];
+    s.enabled = true;
     if (settings["enabled"]) {
       if (auto b = r.Bool(settings["enabled"], ppath + ".enabled")) s.enabled = *b;
     }
@@ -211,7 +217,13 @@ void ReadRequirements(Reader& r, const YAML::Node& node, const std::string& path
 }
 
 void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, ProfileSpec& p) {
-  if (!r.Map(node, path, {"name", "selector", "plugins", "require", "prefer", "sharing"})) return;
+  if (!r.Map(node, path,
+             {"name", "selector", "plugins", "require", "prefer", "sharing", "gpuPodsOnly"})) {
+    return;
+  }
+  if (node["gpuPodsOnly"]) {
+    if (auto b = r.Bool(node["gpuPodsOnly"], path + ".gpuPodsOnly")) p.gpu_pods_only = *b;
+  }
   if (!node["name"]) {
     r.Error(node, path + ".name", "is required");
   } else if (auto n = r.String(node["name"], path + ".name")) {
@@ -447,6 +459,7 @@ std::string FormatPolicy(const PolicySpec& spec) {
     EmitRequirements(out, p.intent.prefer, &p.intent.prefer_cheapest);
     out << YAML::Key << "sharing" << YAML::Value
         << (p.intent.sharing == SharingMode::kExclusive ? "exclusive" : "any");
+    out << YAML::Key << "gpuPodsOnly" << YAML::Value << p.gpu_pods_only;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;

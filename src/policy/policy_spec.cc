@@ -8,6 +8,9 @@ std::map<std::string, PluginSetting, std::less<>> DefaultPluginSettings() {
   return {
       {"gpu-fit", {true, 0}},     {"gpu-binpack", {true, 1}}, {"mig-fit", {true, 1}},
       {"gpu-match", {true, 1}},   {"sharing", {true, 0}},     {"maintenance", {true, 0}},
+      // The packing-benchmark scores; off unless a policy turns them on.
+      {"fgd", {false, 1}},        {"best-fit", {false, 1}},   {"dot-product", {false, 1}},
+      {"gpu-packing", {false, 1}},
   };
 }
 

@@ -67,7 +67,7 @@ class ClusterLedger {
   std::unordered_map<std::string, Usage> usage_;
   std::set<std::string, std::less<>> dirty_;
   std::map<std::string, std::shared_ptr<const NodeState>, std::less<>> published_;
-  ClusterSnapshot::WholeGpuRequests whole_gpu_requests_;  // of counted pods
+  std::map<int64_t, int64_t> whole_gpu_requests_;  // GPUs per pod -> counted pods asking that
   uint64_t generation_ = 0;
 };
 

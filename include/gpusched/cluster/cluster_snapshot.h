@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gpusched/model/node.h"
+#include "gpusched/packing/fragmentation.h"
 
 namespace gpusched {
 
@@ -24,12 +25,10 @@ class ClusterSnapshot {
  public:
   using NodePtr = std::shared_ptr<const NodeState>;
 
-  // Bound GPU pods by how many whole GPUs (nvidia.com/gpu) each asks for: {GPUs, pods}.
-  using WholeGpuRequests = std::map<int64_t, int64_t>;
-
-  // `nodes` must have unique names.
+  // `nodes` must have unique names. `target_workload` is the workload fragmentation is measured
+  // against (gpusched/packing/fragmentation.h).
   ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
-                  WholeGpuRequests whole_gpu_requests = {});
+                  std::vector<WeightedShape> target_workload = {});
 
   // The node called `name`, or nullptr.
   const NodeState* Find(std::string_view name) const;
@@ -40,14 +39,15 @@ class ClusterSnapshot {
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
   // Every MIG profile some node offers (allocatable > 0), under either MIG strategy; sorted.
   const std::vector<std::string>& offered_mig_profiles() const { return offered_mig_profiles_; }
-  // The observed whole-GPU workload, the target workload of the fragmentation gauge.
-  const WholeGpuRequests& whole_gpu_requests() const { return whole_gpu_requests_; }
+  // The typical pods: in the live server the GPU counts of bound pods, in the packing simulator
+  // the trace's shapes. FGD scoring and the fragmentation gauge measure against it.
+  std::span<const WeightedShape> target_workload() const { return target_workload_; }
 
  private:
   std::vector<NodePtr> nodes_;
   std::unordered_map<std::string_view, const NodeState*> by_name_;
   std::vector<std::string> offered_mig_profiles_;
-  WholeGpuRequests whole_gpu_requests_;
+  std::vector<WeightedShape> target_workload_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

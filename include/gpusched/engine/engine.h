@@ -7,7 +7,8 @@
 // Prioritize: each plugin with a positive weight that applies to the pod scores every node (Score,
 // then Normalize); the weighted mean of those scores (0..100) is mapped to the extender score
 // 0..10 (MaxExtenderPriority) by the profile's ScoreMapping.
-// A pod that asks for no GPU passes everywhere and scores 0 everywhere.
+// A pod that asks for no GPU passes everywhere and scores 0 everywhere, unless the engine judges
+// all pods (the packing simulator, where CPU-only pods also compete for nodes).
 // Immutable after construction; safe for concurrent use from multiple threads.
 #ifndef GPUSCHED_ENGINE_ENGINE_H_
 #define GPUSCHED_ENGINE_ENGINE_H_
@@ -58,7 +59,8 @@ struct NodeEvaluation {
 class Engine {
  public:
   Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
-         PodIntent intent_defaults = {}, ScoreMapping mapping = ScoreMapping::kLinear);
+         PodIntent intent_defaults = {}, ScoreMapping mapping = ScoreMapping::kLinear,
+         bool gpu_pods_only = true);
 
   // The cycle for `pod`; it borrows `pod` and `snapshot`, which must outlive it. A non-empty
   // `selection_error` (from choosing the profile) rejects the pod everywhere.
@@ -90,11 +92,14 @@ class Engine {
       const std::vector<std::pair<size_t, std::vector<double>>>& table,
       const std::vector<WeightedPlugin>& plugins, size_t node_count);
   std::vector<int64_t> MapScores(const std::vector<double>& combined) const;
+  // Whether the pod is outside this engine's concern: no GPU asked and GPU pods only.
+  bool Ignores(const Cycle& cycle) const { return gpu_pods_only_ && cycle.gpu_demand().empty(); }
 
   GpuResourceNames gpu_names_;
   std::vector<WeightedPlugin> plugins_;
   PodIntent intent_defaults_;
   ScoreMapping mapping_;
+  bool gpu_pods_only_;
 };
 
 }  // namespace gpusched

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "gpusched/model/gpu_labels.h"
@@ -28,6 +29,9 @@ struct NodeState {
   NodeInfo info;
   ResourceList used;  // sum of effective GPU requests of bound, non-terminal pods
   int32_t pod_count = 0;
+  // Free milli-GPU per device (0..1000 each), in the packing simulator's model of GPU-sharing
+  // device plugins; empty in the live server, which counts whole devices per resource.
+  std::vector<int32_t> device_free_milli;
 
   // allocatable - used for `resource`, in milli-units (negative when over-committed).
   int64_t free_milli(std::string_view resource) const {

@@ -23,10 +23,12 @@ namespace gpusched {
 
 inline constexpr int64_t kMilliPerGpu = 1000;
 
+// Fields in FGD's key order (CPU, share, count, models): the target workload breaks frequency ties
+// by this order, as FGD's simulator does.
 struct TaskShape {
   int64_t cpu_milli = 0;
-  int32_t num_gpu = 0;
   int64_t gpu_milli = 0;  // per GPU: 1000 for whole GPUs; below 1000 only when num_gpu == 1
+  int32_t num_gpu = 0;
   std::vector<std::string> gpu_models;  // allowed GPU models; empty: any
   auto operator<=>(const TaskShape&) const = default;
   bool operator==(const TaskShape&) const = default;
@@ -57,7 +59,7 @@ int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape);
 // The weighted fragment of `node` under `workload`, in milli-GPU.
 double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload);
 
-// The most frequent shapes of `tasks` (ties: the smaller shape first) until they cover `coverage`
+// The most frequent shapes of `tasks` (ties: the larger shape first) until they cover `coverage`
 // of the tasks, weighted by frequency among the kept shapes.
 std::vector<WeightedShape> TargetWorkload(std::span<const TaskShape> tasks, double coverage = 0.95);
 // The same from shape counts.

@@ -5,6 +5,8 @@
 //   "node offers no <resource>"                  unresolvable (no device plugin for it)
 //   "too few allocatable <resource> on node"     unresolvable (even an idle node is too small)
 //   "Insufficient <resource>"                    unschedulable (preemption may free enough)
+//   "no GPU device with enough free"             unschedulable; only in the packing simulator's
+//                                                per-device model (NodeState::device_free_milli)
 #ifndef GPUSCHED_PLUGINS_GPU_FIT_H_
 #define GPUSCHED_PLUGINS_GPU_FIT_H_
 

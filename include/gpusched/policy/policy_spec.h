@@ -37,6 +37,9 @@ struct ProfileSpec {
   ResourceWeights binpack_weights;
   MaintenanceAction maintenance_action = MaintenanceAction::kFilter;
   PodIntent intent;  // the profile's requirements, preferences and sharing mode
+  // false: also judge pods that ask for no GPU (the packing simulator's CPU-only tasks); a live
+  // kube-scheduler only calls the extender for pods with managed GPU resources anyway.
+  bool gpu_pods_only = true;
 
   bool has_selector() const { return !namespaces.empty() || !match_labels.empty(); }
 };

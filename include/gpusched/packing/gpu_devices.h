@@ -1,0 +1,55 @@
+// The per-GPU view of a node and a pod that packing decisions need (FGD, best fit, GPU packing).
+//
+// The live server counts whole devices per resource, so a live node's devices are its
+// nvidia.com/gpu units: free ones have 1000 milli-GPU idle, used ones none. The packing simulator
+// models GPU-sharing device plugins instead: each device has its own free milli-GPU
+// (NodeState::device_free_milli), and a pod may ask for a share of one device. These functions
+// read either model, so the same plugins serve both. Pure functions; thread-safe.
+#ifndef GPUSCHED_PACKING_GPU_DEVICES_H_
+#define GPUSCHED_PACKING_GPU_DEVICES_H_
+
+#include <span>
+#include <vector>
+
+#include "gpusched/model/node.h"
+#include "gpusched/model/pod.h"
+#include "gpusched/packing/fragmentation.h"
+
+namespace gpusched {
+
+// The largest node the score formulas of the packing baselines normalize by (as FGD's simulator).
+inline constexpr double kMaxSpecCpuMilli = 128000;
+inline constexpr double kMaxSpecGpuMilli = 8000;
+
+// Free milli-GPU per device of `node`, written to `out`.
+void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out);
+
+// What is idle on `node`; `devices` receives the device view and must outlive the result. CPU is
+// unbounded when the node declares none (the live inventory keeps only extended resources).
+NodeIdle IdleOf(const NodeState& node, std::vector<int64_t>& devices);
+
+// Whether the node declares a CPU amount (simulated nodes do, live ones do not).
+bool DeclaresCpu(const NodeState& node);
+
+// The shape of a pod's request: its CPU request, and nvidia.com/gpu read as whole devices
+// (N x 1000 milli) or, below 1000 milli, a share of one device. `models` are the GPU models it
+// accepts (empty: any).
+TaskShape ShapeOf(const PodInfo& pod, std::vector<std::string> models = {});
+
+// The devices a pod of `shape` takes under the "best" rule: whole GPUs take the lowest-index fully
+// free devices; a share takes the device with the least free milli-GPU that still fits (lowest
+// index on ties). Empty when the shape does not fit or asks for no GPU.
+std::vector<int> BestFitDevices(std::span<const int64_t> free, const TaskShape& shape);
+
+// FGD: how much a placement grows the node's expected fragmentation, as kube-scheduler integer
+// score int(100 * sigmoid((before - after) / 1000)); for a share, the best device is tried.
+struct FgdChoice {
+  int64_t score = 0;
+  int device = -1;  // for a share: the device that gives `score`; otherwise -1
+};
+FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
+                   std::span<const WeightedShape> workload);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PACKING_GPU_DEVICES_H_

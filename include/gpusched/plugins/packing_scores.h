@@ -1,0 +1,56 @@
+// Packing scores for GPU-sharing workloads, from the FGD paper (Weng et al., USENIX ATC'23) and the
+// baselines it compares against, with the formulas and integer truncation of its simulator so the
+// packing benchmark reproduces the published figures:
+//
+//   fgd          int(100 * sigmoid((F_before - F_after) / 1000)): the placement that grows the
+//                node's expected fragmentation F least (gpusched/packing/fragmentation.h) scores
+//                highest; a share is tried on each device and the best counts.
+//   best-fit     int(100 * (1 - r)), r = 0.5 * cpu left after / 128 cores + 0.5 * GPU left
+//                after / 8 GPUs; then min-max normalized over the candidates.
+//   dot-product  int(100 * (1 - d)), d = half the dot product of the node's free (CPU, GPU)
+//                and the pod's request, each normalized as above: aligned shapes score low.
+//   gpu-packing  prefer devices already shared, then partly used nodes, then empty ones.
+//
+// They read devices through gpusched/packing/gpu_devices.h, so on the live server (whole devices,
+// no CPU) they score whole-GPU packing; CPU terms are 0 when nodes declare no CPU. They score every
+// pod, CPU-only ones included, when the profile judges all pods.
+#ifndef GPUSCHED_PLUGINS_PACKING_SCORES_H_
+#define GPUSCHED_PLUGINS_PACKING_SCORES_H_
+
+#include "gpusched/engine/plugin.h"
+
+namespace gpusched {
+
+class FgdPlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "fgd";
+  std::string_view name() const override { return kName; }
+  double Score(const Cycle& cycle, const NodeState& node) const override;
+};
+
+class BestFitPlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "best-fit";
+  std::string_view name() const override { return kName; }
+  double Score(const Cycle& cycle, const NodeState& node) const override;
+  // Integer min-max rescale to 0..100; all 0 when every candidate scores the same.
+  void Normalize(const Cycle& cycle, std::span<double> scores) const override;
+};
+
+class DotProductPlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "dot-product";
+  std::string_view name() const override { return kName; }
+  double Score(const Cycle& cycle, const NodeState& node) const override;
+};
+
+class GpuPackingPlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "gpu-packing";
+  std::string_view name() const override { return kName; }
+  double Score(const Cycle& cycle, const NodeState& node) const override;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLUGINS_PACKING_SCORES_H_

@@ -1,0 +1,51 @@
+// The openb GPU cluster trace (Alibaba cluster-trace-gpu-v2023, used by FGD, USENIX ATC'23): its
+// node and pod CSV files read into plain values for the packing simulator.
+//
+// Columns are found by header name, so the five-column multigpu files and the full eleven-column
+// files both read; columns the simulator does not use are ignored. A malformed file raises
+// TraceError with "FILE:LINE: column: problem". Pure functions; thread-safe.
+#ifndef GPUSCHED_SIM_OPENB_TRACE_H_
+#define GPUSCHED_SIM_OPENB_TRACE_H_
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpusched {
+
+class TraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TraceNode {
+  std::string name;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  int32_t gpus = 0;
+  std::string model;  // empty for CPU-only nodes
+};
+
+struct TracePod {
+  std::string name;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  int32_t num_gpu = 0;
+  int64_t gpu_milli = 0;              // per GPU; below 1000 only for a single shared GPU
+  std::vector<std::string> gpu_spec;  // allowed models; empty: any
+
+  // The pod's whole GPU request in milli-GPU (num_gpu x gpu_milli).
+  int64_t gpu_request_milli() const { return num_gpu * gpu_milli; }
+};
+
+// `source` names the text in errors.
+std::vector<TraceNode> ParseOpenbNodes(std::string_view csv, const std::string& source);
+std::vector<TracePod> ParseOpenbPods(std::string_view csv, const std::string& source);
+std::vector<TraceNode> LoadOpenbNodes(const std::string& path);
+std::vector<TracePod> LoadOpenbPods(const std::string& path);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_SIM_OPENB_TRACE_H_

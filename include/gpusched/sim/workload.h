@@ -1,0 +1,43 @@
+// Workload preparation for the packing simulator, as FGD's experiments do it (USENIX ATC'23 and
+// its simulator): the trace sorted by pod name, shuffled with the seed, then "tuned" to `tune`
+// times the cluster's GPU capacity. Pods never leave; the tuned list arrives one pod at a time.
+//
+// Tuning up appends copies of pods drawn at random (with replacement) from the name-sorted trace,
+// until a drawn pod would take the total past the target; that pod is dropped. As in the paper's
+// simulator, the check adds the pod's per-GPU share (not its whole request), so a multi-GPU draw
+// may overshoot the target by a few GPUs, and CPU-only draws are always appended. Tuning down (a
+// trace above the target) removes random pods, keeping the order. Deterministic for a seed.
+#ifndef GPUSCHED_SIM_WORKLOAD_H_
+#define GPUSCHED_SIM_WORKLOAD_H_
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "gpusched/sim/openb_trace.h"
+
+namespace gpusched {
+
+// The simulator's random source: a seeded 64-bit Mersenne Twister with an unbiased bounded draw
+// of our own (the standard distributions differ between library implementations).
+class SimRandom {
+ public:
+  explicit SimRandom(uint64_t seed) : engine_(seed) {}
+  // Uniform in [0, n); n > 0.
+  uint64_t Below(uint64_t n);
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+struct WorkloadOptions {
+  double tune = 1.3;  // target total GPU request as a multiple of cluster capacity
+};
+
+// The arrival order for one run. `capacity_gpu_milli` is the cluster's GPU capacity.
+std::vector<TracePod> PrepareWorkload(std::vector<TracePod> trace, int64_t capacity_gpu_milli,
+                                      SimRandom& random, WorkloadOptions options = {});
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_SIM_WORKLOAD_H_

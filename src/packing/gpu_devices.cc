@@ -1,0 +1,98 @@
+#include "gpusched/packing/gpu_devices.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "gpusched/model/gpu_resources.h"
+
+namespace gpusched {
+
+void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out) {
+  if (!node.device_free_milli.empty()) {
+    out.assign(node.device_free_milli.begin(), node.device_free_milli.end());
+    return;
+  }
+  int64_t total = node.info.allocatable.milli(kGpuResource) / kMilliPerGpu;
+  int64_t free = std::clamp<int64_t>(node.free_milli(kGpuResource) / kMilliPerGpu, 0, total);
+  out.assign(static_cast<size_t>(total), 0);
+  std::fill(out.begin(), out.begin() + free, kMilliPerGpu);
+}
+
+bool DeclaresCpu(const NodeState& node) { return node.info.allocatable.contains("cpu"); }
+
+NodeIdle IdleOf(const NodeState& node, std::vector<int64_t>& devices) {
+  DeviceFreeMilli(node, devices);
+  int64_t cpu = DeclaresCpu(node) ? node.free_milli("cpu") : std::numeric_limits<int64_t>::max();
+  return NodeIdle{.cpu_milli = cpu, .gpu_free_milli = devices, .model = node.info.gpu.product};
+}
+
+TaskShape ShapeOf(const PodInfo& pod, std::vector<std::string> models) {
+  TaskShape shape;
+  shape.cpu_milli = pod.requests.milli("cpu");
+  int64_t gpu = pod.requests.milli(kGpuResource);
+  if (gpu >= kMilliPerGpu) {
+    shape.num_gpu = static_cast<int32_t>((gpu + kMilliPerGpu - 1) / kMilliPerGpu);
+    shape.gpu_milli = kMilliPerGpu;
+  } else if (gpu > 0) {
+    shape.num_gpu = 1;
+    shape.gpu_milli = gpu;
+  }
+  shape.gpu_models = std::move(models);
+  return shape;
+}
+
+std::vector<int> BestFitDevices(std::span<const int64_t> free, const TaskShape& shape) {
+  std::vector<int> taken;
+  if (!shape.wants_gpu()) return taken;
+  if (shape.gpu_milli >= kMilliPerGpu) {
+    for (size_t i = 0; i < free.size() && static_cast<int32_t>(taken.size()) < shape.num_gpu; ++i) {
+      if (free[i] >= kMilliPerGpu) taken.push_back(static_cast<int>(i));
+    }
+    if (static_cast<int32_t>(taken.size()) < shape.num_gpu) taken.clear();
+    return taken;
+  }
+  int best = -1;
+  for (size_t i = 0; i < free.size(); ++i) {
+    if (free[i] >= shape.gpu_milli && (best < 0 || free[i] < free[best])) best = static_cast<int>(i);
+  }
+  if (best >= 0) taken.push_back(best);
+  return taken;
+}
+
+namespace {
+
+int64_t SigmoidScore(double before, double after) {
+  double x = (before - after) / static_cast<double>(kMilliPerGpu);
+  return static_cast<int64_t>(100.0 / (1.0 + std::exp(-x)));
+}
+
+}  // namespace
+
+FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
+                   std::span<const WeightedShape> workload) {
+  double before = NodeFragmentMilli(node, workload);
+  std::vector<int64_t> after(node.gpu_free_milli.begin(), node.gpu_free_milli.end());
+  NodeIdle placed = node;
+  placed.cpu_milli = node.cpu_milli == std::numeric_limits<int64_t>::max()
+                         ? node.cpu_milli
+                         : node.cpu_milli - pod.cpu_milli;
+  placed.gpu_free_milli = after;
+  FgdChoice choice;
+  if (pod.wants_gpu() && pod.gpu_milli < kMilliPerGpu) {
+    for (size_t i = 0; i < after.size(); ++i) {
+      if (after[i] < pod.gpu_milli) continue;
+      after[i] -= pod.gpu_milli;
+      int64_t score = SigmoidScore(before, NodeFragmentMilli(placed, workload));
+      after[i] += pod.gpu_milli;
+      if (choice.device < 0 || score > choice.score) choice = {score, static_cast<int>(i)};
+    }
+    return choice;
+  }
+  for (int device : BestFitDevices(node.gpu_free_milli, pod)) after[device] -= pod.gpu_milli;
+  choice.score = SigmoidScore(before, NodeFragmentMilli(placed, workload));
+  return choice;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,92 @@
+#include "gpusched/plugins/packing_scores.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/engine/cycle.h"
+#include "gpusched/packing/gpu_devices.h"
+
+namespace gpusched {
+namespace {
+
+// What a score formula needs of one node and the cycle's pod.
+struct Fit {
+  std::vector<int64_t> devices;
+  NodeIdle idle;
+  TaskShape pod;
+  double cpu_left = 0;  // 0 when the node declares no CPU
+  double gpu_left = 0;  // sum over devices, milli-GPU
+  double pod_gpu = 0;   // the pod's whole GPU request, milli-GPU
+
+  Fit(const Cycle& cycle, const NodeState& node) {
+    idle = IdleOf(node, devices);
+    pod = ShapeOf(cycle.pod());
+    cpu_left = DeclaresCpu(node) ? static_cast<double>(idle.cpu_milli) : 0;
+    gpu_left = static_cast<double>(std::accumulate(devices.begin(), devices.end(), int64_t{0}));
+    pod_gpu = static_cast<double>(pod.num_gpu * pod.gpu_milli);
+  }
+  double pod_cpu(const NodeState& node) const {
+    return DeclaresCpu(node) ? static_cast<double>(pod.cpu_milli) : 0;
+  }
+};
+
+}  // namespace
+
+double FgdPlugin::Score(const Cycle& cycle, const NodeState& node) const {
+  Fit f(cycle, node);
+  return static_cast<double>(FgdScore(f.idle, f.pod, cycle.snapshot().target_workload()).score);
+}
+
+double BestFitPlugin::Score(const Cycle& cycle, const NodeState& node) const {
+  Fit f(cycle, node);
+  double r = 0.5 * (f.cpu_left - f.pod_cpu(node)) / kMaxSpecCpuMilli +
+             0.5 * (f.gpu_left - f.pod_gpu) / kMaxSpecGpuMilli;
+  return static_cast<double>(static_cast<int64_t>((1 - r) * 100));
+}
+
+void BestFitPlugin::Normalize(const Cycle&, std::span<double> scores) const {
+  if (scores.empty()) return;
+  auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
+  int64_t low = static_cast<int64_t>(*lo);
+  int64_t range = static_cast<int64_t>(*hi) - low;
+  for (double& s : scores) {
+    s = range == 0 ? 0 : static_cast<double>((static_cast<int64_t>(s) - low) * 100 / range);
+  }
+}
+
+double DotProductPlugin::Score(const Cycle& cycle, const NodeState& node) const {
+  Fit f(cycle, node);
+  double d = (f.cpu_left / kMaxSpecCpuMilli * f.pod_cpu(node) / kMaxSpecCpuMilli +
+              f.gpu_left / kMaxSpecGpuMilli * f.pod_gpu / kMaxSpecGpuMilli) /
+             2;
+  return static_cast<double>(static_cast<int64_t>(100 * (1 - d)));
+}
+
+double GpuPackingPlugin::Score(const Cycle& cycle, const NodeState& node) const {
+  Fit f(cycle, node);
+  if (!f.pod.wants_gpu()) return 0;
+  const auto& free = f.devices;
+  int64_t fully_free = std::count(free.begin(), free.end(), kMilliPerGpu);
+  if (fully_free == static_cast<int64_t>(free.size())) {
+    return static_cast<double>(std::max<int64_t>(33 - fully_free, fully_free));  // untouched node
+  }
+  // The devices the pod would take, least free first; whole free devices taken cost the most.
+  std::vector<size_t> order(free.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return free[a] < free[b]; });
+  int64_t taken = 0;
+  int64_t whole = 0;
+  int64_t left_percent = 0;
+  for (size_t i : order) {
+    if (taken == f.pod.num_gpu) break;
+    if (free[i] < f.pod.gpu_milli) continue;
+    ++taken;
+    if (free[i] == kMilliPerGpu) ++whole;
+    left_percent += free[i] * 100 / kMilliPerGpu;
+  }
+  if (whole > 0) return static_cast<double>(std::max<int64_t>(50 - whole, 33));
+  return static_cast<double>(std::max<int64_t>(100 - left_percent / 10, 50));
+}
+
+}  // namespace gpusched

@@ -1,0 +1,134 @@
+#include "gpusched/sim/openb_trace.h"
+
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace gpusched {
+namespace {
+
+std::vector<std::string_view> SplitFields(std::string_view line, char sep) {
+  std::vector<std::string_view> fields;
+  size_t start = 0;
+  while (true) {
+    size_t end = line.find(sep, start);
+    fields.push_back(line.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return fields;
+    start = end + 1;
+  }
+}
+
+// Walks a CSV text row by row, giving typed access to named columns with located errors.
+class CsvRows {
+ public:
+  CsvRows(std::string_view text, std::string source) : text_(text), source_(std::move(source)) {
+    if (!Next()) throw TraceError(source_ + ": empty file, expected a header line");
+    for (size_t i = 0; i < fields_.size(); ++i) columns_[std::string(fields_[i])] = i;
+  }
+
+  // Advances to the next non-empty row; false at the end.
+  bool Next() {
+    while (pos_ < text_.size()) {
+      size_t end = text_.find('\n', pos_);
+      if (end == std::string_view::npos) end = text_.size();
+      std::string_view line = text_.substr(pos_, end - pos_);
+      pos_ = end + 1;
+      ++line_;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.empty()) continue;
+      fields_ = SplitFields(line, ',');
+      return true;
+    }
+    return false;
+  }
+
+  bool Has(const std::string& column) const { return columns_.count(column) > 0; }
+
+  std::string_view Text(const std::string& column) const {
+    auto it = columns_.find(column);
+    if (it == columns_.end()) throw TraceError(source_ + ": no column \"" + column + "\" in the header");
+    if (it->second >= fields_.size()) Fail(column, "missing field");
+    return fields_[it->second];
+  }
+
+  int64_t Int(const std::string& column, int64_t min, int64_t max) const {
+    std::string_view s = Text(column);
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size()) Fail(column, "not a whole number: \"" + std::string(s) + "\"");
+    if (v < min || v > max) {
+      Fail(column, std::to_string(v) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
+    }
+    return v;
+  }
+
+  [[noreturn]] void Fail(const std::string& column, const std::string& problem) const {
+    throw TraceError(source_ + ":" + std::to_string(line_) + ": " + column + ": " + problem);
+  }
+
+ private:
+  std::string_view text_;
+  std::string source_;
+  size_t pos_ = 0;
+  int line_ = 0;
+  std::vector<std::string_view> fields_;
+  std::map<std::string, size_t> columns_;
+};
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TraceError(path + ": cannot read");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+constexpr int64_t kLimit = int64_t{1} << 40;
+
+}  // namespace
+
+std::vector<TraceNode> ParseOpenbNodes(std::string_view csv, const std::string& source) {
+  CsvRows rows(csv, source);
+  std::vector<TraceNode> nodes;
+  while (rows.Next()) {
+    TraceNode n;
+    n.name = rows.Text("sn");
+    n.cpu_milli = rows.Int("cpu_milli", 0, kLimit);
+    n.memory_mib = rows.Int("memory_mib", 0, kLimit);
+    n.gpus = static_cast<int32_t>(rows.Int("gpu", 0, 64));
+    n.model = rows.Text("model");
+    if (n.gpus > 0 && n.model.empty()) rows.Fail("model", "empty for a node with GPUs");
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+std::vector<TracePod> ParseOpenbPods(std::string_view csv, const std::string& source) {
+  CsvRows rows(csv, source);
+  bool has_spec = rows.Has("gpu_spec");
+  std::vector<TracePod> pods;
+  while (rows.Next()) {
+    TracePod p;
+    p.name = rows.Text("name");
+    p.cpu_milli = rows.Int("cpu_milli", 0, kLimit);
+    p.memory_mib = rows.Int("memory_mib", 0, kLimit);
+    p.num_gpu = static_cast<int32_t>(rows.Int("num_gpu", 0, 64));
+    p.gpu_milli = rows.Int("gpu_milli", 0, 1000);
+    if (p.num_gpu > 1 && p.gpu_milli != 1000) rows.Fail("gpu_milli", "a multi-GPU task must ask for 1000 per GPU");
+    if ((p.num_gpu == 0) != (p.gpu_milli == 0)) rows.Fail("gpu_milli", "must be 0 exactly when num_gpu is 0");
+    if (has_spec) {
+      std::string_view spec = rows.Text("gpu_spec");
+      if (!spec.empty()) {
+        for (std::string_view model : SplitFields(spec, '|')) p.gpu_spec.emplace_back(model);
+      }
+    }
+    pods.push_back(std::move(p));
+  }
+  return pods;
+}
+
+std::vector<TraceNode> LoadOpenbNodes(const std::string& path) { return ParseOpenbNodes(ReadWhole(path), path); }
+std::vector<TracePod> LoadOpenbPods(const std::string& path) { return ParseOpenbPods(ReadWhole(path), path); }
+
+}  // namespace gpusched

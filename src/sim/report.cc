@@ -1,0 +1,220 @@
+#include "gpusched/sim/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "gpusched/codec/json_writer.h"
+
+namespace gpusched {
+namespace {
+
+// Four decimals: enough for percentages, and stable text for byte-identical reports.
+double Rounded(double v) { return std::nearbyint(v * 1e4) / 1e4; }
+
+std::string Fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+void OptionalDouble(JsonWriter& w, std::string_view key, const std::optional<double>& v) {
+  w.Key(key);
+  if (v) {
+    w.Double(Rounded(*v));
+  } else {
+    w.Null();
+  }
+}
+
+std::optional<double> Mean(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+std::optional<double> Median(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Mean unallocated GPU % per arrived percent over a policy's runs.
+std::vector<std::optional<double>> MeanCurve(const PolicySummary& p) {
+  std::vector<std::optional<double>> out(kMaxArrivedPct + 1);
+  for (int x = 0; x <= kMaxArrivedPct; ++x) {
+    std::vector<double> values;
+    for (const auto& r : p.runs) {
+      if (auto u = UnallocatedAt(r, x)) values.push_back(*u);
+    }
+    out[x] = Mean(values);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> UnallocatedAt(const SimRun& run, int arrived_pct) {
+  if (arrived_pct < 0 || arrived_pct >= static_cast<int>(run.curve.size())) return std::nullopt;
+  const auto& p = run.curve[arrived_pct];
+  if (!p) return std::nullopt;
+  return 100 - p->allocated_pct;
+}
+
+std::vector<PolicySummary> Summarize(const std::vector<std::string>& policy_order,
+                                     std::vector<SimRun> runs) {
+  std::sort(runs.begin(), runs.end(), [](const SimRun& a, const SimRun& b) { return a.seed < b.seed; });
+  std::vector<PolicySummary> out;
+  for (const auto& name : policy_order) {
+    PolicySummary s;
+    s.name = name;
+    std::vector<double> at100, at130, failures;
+    for (auto& r : runs) {
+      if (r.policy != name) continue;
+      if (auto u = UnallocatedAt(r, 100)) at100.push_back(*u);
+      if (auto u = UnallocatedAt(r, kMaxArrivedPct)) at130.push_back(*u);
+      if (r.first_failure_arrived_pct) failures.push_back(*r.first_failure_arrived_pct);
+      s.runs.push_back(std::move(r));
+    }
+    s.unallocated_gpu_pct_at_100 = Mean(at100);
+    s.unallocated_gpu_pct_at_130 = Mean(at130);
+    s.first_failure_arrived_pct = Median(failures);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string FormatReportJson(const ReportInputs& inputs, const std::vector<PolicySummary>& s) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Key("nodes").String(inputs.nodes_path).Key("pods").String(inputs.pods_path);
+  w.Key("tune").Double(inputs.tune).Key("blend").String(inputs.blend);
+  w.Key("tie_break").String(inputs.tie_break.empty() ? "policy" : inputs.tie_break);
+  w.Key("policies").BeginArray();
+  for (const auto& p : s) {
+    w.BeginObject().Key("name").String(p.name);
+    OptionalDouble(w, "unallocated_gpu_pct_at_100", p.unallocated_gpu_pct_at_100);
+    OptionalDouble(w, "unallocated_gpu_pct_at_130", p.unallocated_gpu_pct_at_130);
+    OptionalDouble(w, "first_failure_arrived_pct", p.first_failure_arrived_pct);
+    w.Key("per_seed").BeginArray();
+    for (const auto& r : p.runs) {
+      w.BeginObject().Key("seed").Int(static_cast<int64_t>(r.seed));
+      OptionalDouble(w, "unallocated_gpu_pct_at_100", UnallocatedAt(r, 100));
+      OptionalDouble(w, "unallocated_gpu_pct_at_130", UnallocatedAt(r, kMaxArrivedPct));
+      OptionalDouble(w, "first_failure_arrived_pct", r.first_failure_arrived_pct);
+      w.Key("pods").Int(r.pods).Key("pods_placed").Int(r.pods_placed);
+      w.Key("pods_failed").Int(r.pods_failed);
+      std::optional<double> frag100;
+      if (r.curve.size() > 100 && r.curve[100]) frag100 = r.curve[100]->frag_amount_pct;
+      OptionalDouble(w, "fragmentation_amount_pct_at_100", frag100);
+      w.Key("per_model").BeginObject();
+      for (const auto& [model, u] : r.per_model) {
+        double cap = static_cast<double>(u.capacity_milli);
+        w.Key(model).BeginObject().Key("gpus").Double(Rounded(cap / 1000));
+        w.Key("unallocated_gpu_pct_at_100")
+            .Double(Rounded(100.0 * (cap - static_cast<double>(u.allocated_at_100_milli)) / cap));
+        w.Key("unallocated_gpu_pct_at_end")
+            .Double(Rounded(100.0 * (cap - static_cast<double>(u.allocated_at_end_milli)) / cap));
+        w.EndObject();
+      }
+      w.EndObject();
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  out += '\n';
+  return out;
+}
+
+std::string FormatCurvesCsv(const std::vector<PolicySummary>& s) {
+  std::string out = "policy,seed,arrived_pct,allocated_pct,unallocated_pct,frag_amount_pct,frag_rate_pct\n";
+  for (const auto& p : s) {
+    for (const auto& r : p.runs) {
+      for (int x = 0; x < static_cast<int>(r.curve.size()); ++x) {
+        if (!r.curve[x]) continue;
+        const CurvePoint& c = *r.curve[x];
+        out += p.name + "," + std::to_string(r.seed) + "," + std::to_string(x) + "," +
+               Fixed(c.allocated_pct, 2) + "," + Fixed(100 - c.allocated_pct, 2) + "," +
+               Fixed(c.frag_amount_pct, 4) + "," + Fixed(c.frag_rate_pct, 4) + "\n";
+      }
+    }
+  }
+  return out;
+}
+
+std::string FormatCurvesSvg(const std::vector<PolicySummary>& s, const std::string& title) {
+  // Plot area: x 0..130 % arrived, y 0..max unallocated (rounded up to 10).
+  const double left = 60, top = 40, width = 640, height = 360;
+  std::vector<std::vector<std::optional<double>>> curves;
+  double ymax = 10;
+  for (const auto& p : s) {
+    curves.push_back(MeanCurve(p));
+    for (int x = 60; x <= kMaxArrivedPct; ++x) {
+      if (curves.back()[x]) ymax = std::max(ymax, *curves.back()[x]);
+    }
+  }
+  ymax = std::ceil(ymax / 10) * 10;
+  const double xmin = 60;  // below 60% every policy places everything
+  auto px = [&](double x) { return left + (x - xmin) / (kMaxArrivedPct - xmin) * width; };
+  auto py = [&](double y) { return top + height - std::min(y, ymax) / ymax * height; };
+  static const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  std::string out =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"860\" height=\"460\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"860\" height=\"460\" fill=\"white\"/>\n";
+  out += "<text x=\"" + Fixed(left, 0) + "\" y=\"24\" font-size=\"14\">" + title + "</text>\n";
+  for (int x = 60; x <= kMaxArrivedPct; x += 10) {
+    out += "<line x1=\"" + Fixed(px(x), 1) + "\" y1=\"" + Fixed(top, 1) + "\" x2=\"" + Fixed(px(x), 1) +
+           "\" y2=\"" + Fixed(top + height, 1) + "\" stroke=\"#eee\"/>\n";
+    out += "<text x=\"" + Fixed(px(x) - 8, 1) + "\" y=\"" + Fixed(top + height + 16, 1) + "\">" +
+           std::to_string(x) + "</text>\n";
+  }
+  for (double y = 0; y <= ymax; y += ymax / 5) {
+    out += "<line x1=\"" + Fixed(left, 1) + "\" y1=\"" + Fixed(py(y), 1) + "\" x2=\"" +
+           Fixed(left + width, 1) + "\" y2=\"" + Fixed(py(y), 1) + "\" stroke=\"#eee\"/>\n";
+    out += "<text x=\"" + Fixed(left - 30, 1) + "\" y=\"" + Fixed(py(y) + 4, 1) + "\">" + Fixed(y, 0) +
+           "</text>\n";
+  }
+  out += "<text x=\"" + Fixed(left + width / 2 - 90, 1) + "\" y=\"" + Fixed(top + height + 36, 1) +
+         "\">arrived workload (% of GPU capacity)</text>\n";
+  out += "<text transform=\"rotate(-90)\" x=\"" + Fixed(-(top + height / 2 + 60), 1) +
+         "\" y=\"16\">unallocated GPU (%)</text>\n";
+  for (size_t i = 0; i < s.size(); ++i) {
+    std::string points;
+    for (int x = 60; x <= kMaxArrivedPct; ++x) {
+      if (curves[i][x]) points += Fixed(px(x), 1) + "," + Fixed(py(*curves[i][x]), 1) + " ";
+    }
+    const char* color = kColors[i % std::size(kColors)];
+    out += "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" + std::string(color) +
+           "\" points=\"" + points + "\"/>\n";
+    double ly = top + 14 + 16 * static_cast<double>(i);
+    out += "<text x=\"" + Fixed(left + width + 12, 1) + "\" y=\"" + Fixed(ly, 1) + "\" fill=\"" + color +
+           "\">" + s[i].name + "</text>\n";
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+std::string FormatSummaryTable(const std::vector<PolicySummary>& s) {
+  auto cell = [](const std::optional<double>& v, int decimals) {
+    return v ? Fixed(*v, decimals) : std::string("-");
+  };
+  std::string out =
+      "| policy | unallocated GPU % at 100% arrived | at 130% | first failure at arrived % "
+      "(median) | seeds |\n|---|---|---|---|---|\n";
+  for (const auto& p : s) {
+    out += "| " + p.name + " | " + cell(p.unallocated_gpu_pct_at_100, 2) + " | " +
+           cell(p.unallocated_gpu_pct_at_130, 2) + " | " + cell(p.first_failure_arrived_pct, 1) +
+           " | " + std::to_string(p.runs.size()) + " |\n";
+  }
+  return out;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,375 @@
+#include "gpusched/sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/engine/cycle.h"
+#include "gpusched/model/gpu_requirements.h"
+#include "gpusched/model/gpu_resources.h"
+#include "gpusched/packing/gpu_devices.h"
+#include "gpusched/plugins/packing_scores.h"
+#include "gpusched/sim/workload.h"
+
+namespace gpusched {
+namespace {
+
+constexpr int64_t kBytesPerMib = 1 << 20;
+
+// A profile that judges every pod, filters with the default filters and scores only with
+// `scorer` (none: every feasible node ties and the pick is random).
+std::shared_ptr<const Policy> PackingPolicy(std::string_view scorer) {
+  PolicySpec spec = DefaultPolicySpec();
+  spec.source = "packing benchmark: " + std::string(scorer.empty() ? "no score" : scorer);
+  ProfileSpec& profile = spec.profiles[0];
+  profile.gpu_pods_only = false;
+  for (auto& [name, setting] : profile.plugins) {
+    setting.weight = 0;
+    if (name == scorer) setting = {true, 1};
+  }
+  return std::make_shared<const Policy>(std::move(spec), "built-in");
+}
+
+bool EnablesFgd(const Policy& policy) {
+  const ProfileSpec* profile = nullptr;
+  for (const auto& p : policy.spec().profiles) {
+    if (p.name == policy.spec().default_profile) profile = &p;
+  }
+  if (!profile) return false;
+  auto it = profile->plugins.find(FgdPlugin::kName);
+  return it != profile->plugins.end() && it->second.enabled && it->second.weight > 0;
+}
+
+NodeState MakeNode(const TraceNode& t) {
+  NodeState n;
+  n.info.name = t.name;
+  n.info.gpu.product = t.model;
+  n.info.allocatable.Set("cpu", t.cpu_milli);
+  n.info.allocatable.Set("memory", t.memory_mib * kBytesPerMib * 1000);
+  if (t.gpus > 0) {
+    n.info.allocatable.Set(kGpuResource, int64_t{t.gpus} * kMilliPerGpu);
+    n.info.gpu.count = t.gpus;
+  }
+  n.info.capacity = n.info.allocatable;
+  n.device_free_milli.assign(static_cast<size_t>(t.gpus), kMilliPerGpu);
+  return n;
+}
+
+PodInfo MakePod(const TracePod& t) {
+  PodInfo p;
+  p.name = t.name;
+  p.namespace_name = "openb";
+  p.uid = t.name;
+  p.phase = PodPhase::kPending;
+  p.requests.Set("cpu", t.cpu_milli);
+  p.requests.Set("memory", t.memory_mib * kBytesPerMib * 1000);
+  if (t.gpu_request_milli() > 0) p.requests.Set(kGpuResource, t.gpu_request_milli());
+  if (!t.gpu_spec.empty()) {
+    std::string models;
+    for (const auto& m : t.gpu_spec) models += (models.empty() ? "" : ",") + m;
+    p.annotations.emplace_back(std::string(kGpuProductAnnotation), models);
+  }
+  return p;
+}
+
+// kube-scheduler's NodeResourcesFit filter on what the in-tree scheduler checks itself.
+bool InTreeFits(const NodeState& node, const PodInfo& pod) {
+  for (const char* r : {"cpu", "memory"}) {
+    if (node.used.milli(r) + pod.requests.milli(r) > node.info.allocatable.milli(r)) return false;
+  }
+  return true;
+}
+
+// kube-scheduler's NodeResourcesFit score with the pod placed, in whole units as it computes.
+int64_t InTreeScoreOf(InTreeScore strategy, const NodeState& node, const PodInfo& pod) {
+  struct Weighted {
+    std::string_view resource;
+    int64_t weight;
+    int64_t divisor;  // milli-units per unit the scheduler counts in
+  };
+  static const Weighted kLeast[] = {{"cpu", 1, 1}, {"memory", 1, 1000}};
+  static const Weighted kMost[] = {{kGpuResource, 5, 1}, {"cpu", 1, 1}, {"memory", 1, 1000}};
+  std::span<const Weighted> resources = strategy == InTreeScore::kMostAllocated
+                                            ? std::span<const Weighted>(kMost)
+                                            : std::span<const Weighted>(kLeast);
+  int64_t sum = 0;
+  int64_t weights = 0;
+  for (const auto& r : resources) {
+    int64_t capacity = node.info.allocatable.milli(r.resource) / r.divisor;
+    int64_t requested = (node.used.milli(r.resource) + pod.requests.milli(r.resource)) / r.divisor;
+    int64_t score = 0;
+    if (capacity > 0) {
+      score = strategy == InTreeScore::kMostAllocated
+                  ? std::min(requested, capacity) * 100 / capacity
+                  : (requested > capacity ? 0 : (capacity - requested) * 100 / capacity);
+    }
+    sum += score * r.weight;
+    weights += r.weight;
+  }
+  return weights == 0 ? 0 : sum / weights;
+}
+
+// The devices a share or whole-GPU pod takes on `node` (empty for CPU-only pods).
+std::vector<int> ChooseDevices(const NodeState& node, const TaskShape& shape, DeviceChoice choice,
+                               std::span<const WeightedShape> workload, SimRandom& random) {
+  std::vector<int64_t> devices;
+  NodeIdle idle = IdleOf(node, devices);
+  if (!shape.wants_gpu() || shape.gpu_milli >= kMilliPerGpu || choice == DeviceChoice::kBestFit) {
+    return BestFitDevices(devices, shape);
+  }
+  if (choice == DeviceChoice::kFgd) {
+    int device = FgdScore(idle, shape, workload).device;
+    return device < 0 ? std::vector<int>{} : std::vector<int>{device};
+  }
+  int picked = -1;
+  uint64_t seen = 0;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i] >= shape.gpu_milli && random.Below(++seen) == 0) picked = static_cast<int>(i);
+  }
+  return picked < 0 ? std::vector<int>{} : std::vector<int>{picked};
+}
+
+// A random permutation: rank[i] is node i's place in the run's tie-break order.
+std::vector<size_t> RandomRanks(size_t n, SimRandom& random) {
+  std::vector<size_t> rank(n);
+  std::iota(rank.begin(), rank.end(), size_t{0});
+  for (size_t i = n; i > 1; --i) std::swap(rank[i - 1], rank[random.Below(i)]);
+  return rank;
+}
+
+// Whether a candidate tied with the current choice replaces it; `tied` counts the tied candidates
+// so far, this one included (reservoir sampling keeps each with probability 1/tied).
+bool WinsTie(TieBreak ties, size_t candidate_rank, size_t chosen_rank, uint64_t tied,
+             SimRandom& random) {
+  if (ties == TieBreak::kNodeOrder) return candidate_rank < chosen_rank;
+  return random.Below(tied) == 0;
+}
+
+void Commit(NodeState& node, const PodInfo& pod, const TaskShape& shape,
+            const std::vector<int>& devices) {
+  node.used.Add(pod.requests);
+  ++node.pod_count;
+  for (int d : devices) node.device_free_milli[d] -= static_cast<int32_t>(shape.gpu_milli);
+}
+
+struct Row {
+  double arrived_pct;
+  double allocated_pct;
+  double frag_amount_pct;
+  double frag_rate_pct;
+};
+
+double RoundTo(double v, double step) { return std::nearbyint(v / step) * step; }
+
+// The value per arrived percent: the mean over the pods whose arrival rounds to it (or within one
+// percent when none does), as FGD's analysis scripts compute it.
+std::vector<std::optional<CurvePoint>> Discretize(const std::vector<Row>& rows) {
+  std::vector<std::optional<CurvePoint>> curve(kMaxArrivedPct + 1);
+  std::map<int, std::vector<const Row*>> by_pct;
+  for (const auto& r : rows) by_pct[static_cast<int>(std::nearbyint(r.arrived_pct))].push_back(&r);
+  for (int x = 0; x <= kMaxArrivedPct; ++x) {
+    std::vector<const Row*> bucket;
+    if (auto it = by_pct.find(x); it != by_pct.end()) {
+      bucket = it->second;
+    } else {
+      for (int y : {x - 1, x + 1}) {
+        if (auto it2 = by_pct.find(y); it2 != by_pct.end()) {
+          bucket.insert(bucket.end(), it2->second.begin(), it2->second.end());
+        }
+      }
+    }
+    if (bucket.empty()) continue;
+    CurvePoint p;
+    for (const Row* r : bucket) {
+      p.allocated_pct += RoundTo(r->allocated_pct, 0.01);
+      p.frag_amount_pct += r->frag_amount_pct;
+      p.frag_rate_pct += r->frag_rate_pct;
+    }
+    double n = static_cast<double>(bucket.size());
+    curve[x] = CurvePoint{RoundTo(p.allocated_pct / n, 0.01), p.frag_amount_pct / n,
+                          p.frag_rate_pct / n};
+  }
+  return curve;
+}
+
+}  // namespace
+
+const std::vector<std::string>& BuiltinSimPolicyNames() {
+  static const std::vector<std::string> kNames = {
+      "random", "least-allocated", "most-allocated", "dot-product", "gpu-packing",
+      "best-fit", "fgd", "gpusched"};
+  return kNames;
+}
+
+std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name) {
+  if (name == "random") {
+    return SimPolicy{name, PackingPolicy(""), InTreeScore::kNone, DeviceChoice::kRandom,
+                     TieBreak::kPerPod};
+  }
+  if (name == "least-allocated") {
+    return SimPolicy{name, PackingPolicy(""), InTreeScore::kLeastAllocated, DeviceChoice::kBestFit,
+                     TieBreak::kNodeOrder};
+  }
+  if (name == "most-allocated") {
+    return SimPolicy{name, PackingPolicy(""), InTreeScore::kMostAllocated, DeviceChoice::kBestFit,
+                     TieBreak::kNodeOrder};
+  }
+  for (std::string_view scorer : {BestFitPlugin::kName, DotProductPlugin::kName,
+                                  GpuPackingPlugin::kName, FgdPlugin::kName}) {
+    if (name == scorer) {
+      return SimPolicy{name, PackingPolicy(scorer), InTreeScore::kNone,
+                       scorer == FgdPlugin::kName ? DeviceChoice::kFgd : DeviceChoice::kBestFit,
+                       TieBreak::kNodeOrder};
+    }
+  }
+  if (name == "gpusched") {
+    return SimPolicyFromFile(name, std::make_shared<const Policy>(DefaultPolicySpec()));
+  }
+  return std::nullopt;
+}
+
+SimPolicy SimPolicyFromFile(std::string name, std::shared_ptr<const Policy> policy) {
+  DeviceChoice devices = EnablesFgd(*policy) ? DeviceChoice::kFgd : DeviceChoice::kBestFit;
+  return SimPolicy{std::move(name), std::move(policy), InTreeScore::kNone, devices,
+                   TieBreak::kNodeOrder};
+}
+
+std::vector<WeightedShape> TraceTargetWorkload(const std::vector<TracePod>& trace) {
+  std::map<TaskShape, int64_t> counts;
+  for (const auto& p : trace) {
+    TaskShape s;
+    s.cpu_milli = p.cpu_milli;
+    s.gpu_milli = p.gpu_milli;
+    s.num_gpu = p.num_gpu;
+    s.gpu_models = p.gpu_spec;
+    ++counts[s];
+  }
+  return TargetWorkload(counts, 0.95);
+}
+
+SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
+                const SimPolicy& policy, const SimOptions& options) {
+  SimRandom random(options.seed);
+  std::vector<NodeState> nodes;
+  nodes.reserve(trace_nodes.size());
+  SimRun run;
+  run.policy = policy.name;
+  run.seed = options.seed;
+  int64_t capacity = 0;
+  for (const auto& t : trace_nodes) {
+    nodes.push_back(MakeNode(t));
+    capacity += int64_t{t.gpus} * kMilliPerGpu;
+    if (t.gpus > 0) run.per_model[t.model].capacity_milli += int64_t{t.gpus} * kMilliPerGpu;
+  }
+  std::vector<TracePod> pods = PrepareWorkload(trace, capacity, random, {options.tune});
+  const std::vector<size_t> node_rank = RandomRanks(nodes.size(), random);
+  const TieBreak ties = options.ties.value_or(policy.ties);
+  ClusterSnapshot snapshot({}, 1, TraceTargetWorkload(trace));
+  std::span<const WeightedShape> workload = snapshot.target_workload();
+
+  // Fragment and idle GPU per node, kept current as pods commit.
+  std::vector<double> fragment(nodes.size());
+  std::vector<int64_t> idle(nodes.size());
+  std::vector<int64_t> devices;
+  auto measure = [&](size_t i) {
+    NodeIdle view = IdleOf(nodes[i], devices);
+    fragment[i] = NodeFragmentMilli(view, workload);
+    idle[i] = std::accumulate(devices.begin(), devices.end(), int64_t{0});
+  };
+  for (size_t i = 0; i < nodes.size(); ++i) measure(i);
+  double fragment_sum = std::accumulate(fragment.begin(), fragment.end(), 0.0);
+  int64_t idle_sum = std::accumulate(idle.begin(), idle.end(), int64_t{0});
+
+  const BlendOptions& blend = options.blend;
+  InTreeScore in_tree = blend.enabled ? blend.in_tree : policy.in_tree;
+  int64_t arrived = 0;
+  bool reached_100 = false;
+  std::vector<Row> rows;
+  rows.reserve(pods.size());
+  std::vector<const NodeState*> feasible;
+  std::vector<size_t> feasible_index;
+  for (size_t k = 0; k < pods.size(); ++k) {
+    const TracePod& trace_pod = pods[k];
+    PodInfo pod = MakePod(trace_pod);
+    arrived += trace_pod.gpu_request_milli();
+    feasible.clear();
+    feasible_index.clear();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!InTreeFits(nodes[i], pod)) continue;
+      feasible.push_back(&nodes[i]);
+      feasible_index.push_back(i);
+    }
+    Policy::Selection selection = policy.policy->Select(pod);
+    auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
+    std::vector<NodeEvaluation> evals = selection.engine->Evaluate(*cycle, feasible);
+    double top_combined = -1;
+    if (blend.enabled && blend.filter_top) {
+      for (const auto& e : evals) {
+        if (e.verdict.passed()) top_combined = std::max(top_combined, e.combined);
+      }
+    }
+    int chosen = -1;
+    double best = 0;
+    uint64_t tied = 0;
+    for (size_t j = 0; j < evals.size(); ++j) {
+      const NodeEvaluation& e = evals[j];
+      if (!e.verdict.passed()) continue;
+      if (blend.enabled && blend.filter_top && e.combined < top_combined) continue;
+      double total = in_tree == InTreeScore::kNone
+                         ? 0
+                         : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], pod));
+      total += blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10
+                             : e.combined;
+      if (chosen < 0 || total > best) {
+        chosen = static_cast<int>(j);
+        best = total;
+        tied = 1;
+      } else if (total == best && WinsTie(ties, node_rank[feasible_index[j]],
+                                          node_rank[feasible_index[chosen]], ++tied, random)) {
+        chosen = static_cast<int>(j);
+      }
+    }
+    if (chosen < 0) {
+      ++run.pods_failed;
+      if (!run.first_failure_arrived_pct) {
+        run.first_failure_arrived_pct = 100.0 * static_cast<double>(arrived) / static_cast<double>(capacity);
+      }
+    } else {
+      size_t i = feasible_index[static_cast<size_t>(chosen)];
+      TaskShape shape = ShapeOf(pod);
+      Commit(nodes[i], pod, shape, ChooseDevices(nodes[i], shape, policy.devices, workload, random));
+      fragment_sum -= fragment[i];
+      idle_sum -= idle[i];
+      measure(i);
+      fragment_sum += fragment[i];
+      idle_sum += idle[i];
+      ++run.pods_placed;
+    }
+    double cap = static_cast<double>(capacity);
+    rows.push_back(Row{100.0 * static_cast<double>(arrived) / cap,
+                       100.0 * static_cast<double>(capacity - idle_sum) / cap,
+                       100.0 * fragment_sum / cap,
+                       idle_sum > 0 ? 100.0 * fragment_sum / static_cast<double>(idle_sum) : 0});
+    if (!reached_100 && arrived >= capacity) {
+      reached_100 = true;
+      for (const auto& n : nodes) {
+        if (!n.info.gpu.product.empty()) {
+          run.per_model[n.info.gpu.product].allocated_at_100_milli += n.used.milli(kGpuResource);
+        }
+      }
+    }
+    if (options.progress) options.progress(k + 1, pods.size());
+  }
+  for (const auto& n : nodes) {
+    if (!n.info.gpu.product.empty()) {
+      run.per_model[n.info.gpu.product].allocated_at_end_milli += n.used.milli(kGpuResource);
+    }
+  }
+  run.pods = static_cast<int64_t>(pods.size());
+  run.curve = Discretize(rows);
+  return run;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,45 @@
+#include "gpusched/sim/workload.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace gpusched {
+
+uint64_t SimRandom::Below(uint64_t n) {
+  // Rejection sampling: draws in the last partial block of n would bias small values.
+  uint64_t limit = std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % n;
+  uint64_t v = 0;
+  do {
+    v = engine_();
+  } while (v >= limit);
+  return v % n;
+}
+
+std::vector<TracePod> PrepareWorkload(std::vector<TracePod> trace, int64_t capacity_gpu_milli,
+                                      SimRandom& random, WorkloadOptions options) {
+  std::stable_sort(trace.begin(), trace.end(),
+                   [](const TracePod& a, const TracePod& b) { return a.name < b.name; });
+  std::vector<TracePod> pods = trace;
+  for (size_t i = pods.size(); i > 1; --i) std::swap(pods[i - 1], pods[random.Below(i)]);
+
+  int64_t total = 0;
+  for (const auto& p : pods) total += p.gpu_request_milli();
+  const double target = options.tune * static_cast<double>(capacity_gpu_milli);
+  if (static_cast<double>(total) < target && !trace.empty()) {
+    for (int i = 0;; ++i) {
+      TracePod p = trace[random.Below(trace.size())];
+      if (static_cast<double>(total + p.gpu_milli) > target) break;
+      total += p.gpu_request_milli();
+      p.name += "-tuned-" + std::to_string(i);
+      pods.push_back(std::move(p));
+    }
+  }
+  while (static_cast<double>(total) > target && !pods.empty()) {
+    auto victim = pods.begin() + static_cast<std::ptrdiff_t>(random.Below(pods.size()));
+    total -= victim->gpu_request_milli();
+    pods.erase(victim);
+  }
+  return pods;
+}
+
+}  // namespace gpusched
