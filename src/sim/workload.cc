@@ -25,14 +25,18 @@ std::vector<TracePod> PrepareWorkload(std::vector<TracePod> trace, int64_t capac
   int64_t total = 0;
   for (const auto& p : pods) total += p.gpu_request_milli();
   const double target = options.tune * static_cast<double>(capacity_gpu_milli);
-  if (static_cast<double>(total) < target && !trace.empty()) {
-    for (int i = 0;; ++i) {
+  // Clones are drawn until the GPU target is reached: a trace without GPU pods never reaches it.
+  bool any_gpu = std::any_of(trace.begin(), trace.end(),
+                             [](const TracePod& p) { return p.gpu_request_milli() > 0; });
+  if (static_cast<double>(total) < target) {
+    for (int i = 0; any_gpu; ++i) {
       TracePod p = trace[random.Below(trace.size())];
       if (static_cast<double>(total + p.gpu_milli) > target) break;
       total += p.gpu_request_milli();
       p.name += "-tuned-" + std::to_string(i);
       pods.push_back(std::move(p));
     }
+    return pods;  // a multi-GPU clone may overshoot the target: kept, as in the paper
   }
   while (static_cast<double>(total) > target && !pods.empty()) {
     auto victim = pods.begin() + static_cast<std::ptrdiff_t>(random.Below(pods.size()));

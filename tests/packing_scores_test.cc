@@ -1,0 +1,138 @@
+// The FGD paper's packing scores on hand-made nodes, with the values worked out by hand from the
+// published formulas (including their integer truncation).
+#include "gpusched/plugins/packing_scores.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "gpusched/packing/gpu_devices.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+using testing::Units;
+
+// A node with per-device free milli-GPU and CPU, as the simulator models it.
+NodeState SimNode(int64_t cpu_free, std::vector<int32_t> devices) {
+  NodeState n;
+  n.info.name = "n";
+  n.info.allocatable.Set("cpu", 64000);
+  n.info.allocatable.Set(kGpuResource, static_cast<int64_t>(devices.size()) * kMilliPerGpu);
+  n.used.Set("cpu", 64000 - cpu_free);
+  int64_t used = 0;
+  for (int32_t d : devices) used += kMilliPerGpu - d;
+  n.used.Set(kGpuResource, used);
+  n.device_free_milli = std::move(devices);
+  return n;
+}
+
+PodInfo SimPod(int64_t cpu, int64_t gpu_milli) {
+  ResourceList r;
+  r.Set("cpu", cpu);
+  if (gpu_milli > 0) r.Set(kGpuResource, gpu_milli);
+  return testing::MakePod("p", r);
+}
+
+struct Scored {
+  std::vector<WeightedShape> workload;
+  ClusterSnapshot snapshot;
+  explicit Scored(std::vector<WeightedShape> w) : workload(w), snapshot({}, 1, std::move(w)) {}
+  double Score(const Plugin& plugin, const PodInfo& pod, const NodeState& node) const {
+    Cycle cycle(pod, pod.requests, PodIntent{}, snapshot);
+    return plugin.Score(cycle, node);
+  }
+};
+
+TaskShape Shape(int64_t cpu, int32_t gpus, int64_t milli) {
+  TaskShape s;
+  s.cpu_milli = cpu;
+  s.num_gpu = gpus;
+  s.gpu_milli = milli;
+  return s;
+}
+
+int64_t Sigmoid100(double delta_milli) {
+  return static_cast<int64_t>(100.0 / (1.0 + std::exp(-delta_milli / 1000)));
+}
+
+TEST(FgdScore, a_share_goes_where_it_grows_fragmentation_least) {
+  // Workload: half 500-milli shares, half whole GPUs. Node devices {1000, 500}.
+  Scored s({{Shape(1000, 1, 500), 0.5}, {Shape(1000, 1, 1000), 0.5}});
+  NodeState node = SimNode(32000, {1000, 500});
+  // Before: share shape fits, no device below 500: 0; whole shape fits, 500 is fragment: 250.
+  // A share on device 1 -> {1000, 0}: 0 and 0, fragment falls by 250: int(100*sigmoid(0.25)).
+  // On device 0 -> {500, 500}: share fits (0), whole does not (all 1000 idle): 500.
+  FgdPlugin fgd;
+  EXPECT_EQ(s.Score(fgd, SimPod(1000, 500), node), Sigmoid100(250));
+  std::vector<int64_t> devices;
+  NodeIdle idle = IdleOf(node, devices);
+  FgdChoice choice = FgdScore(idle, ShapeOf(SimPod(1000, 500)), s.workload);
+  EXPECT_EQ(choice.device, 1);
+  EXPECT_EQ(choice.score, Sigmoid100(250));
+}
+
+TEST(FgdScore, cpu_use_that_starves_a_gpu_shape_scores_low) {
+  // One whole-GPU shape needing 8 cores. A CPU-only pod taking the node below 8 free cores makes
+  // both idle GPUs fragment (Q4, lack of CPU): fragment 0 -> 2000.
+  Scored s({{Shape(8000, 1, 1000), 1.0}});
+  NodeState node = SimNode(10000, {1000, 1000});
+  FgdPlugin fgd;
+  EXPECT_EQ(s.Score(fgd, SimPod(4000, 0), node), Sigmoid100(-2000));
+  EXPECT_EQ(s.Score(fgd, SimPod(1000, 0), node), 50);  // 9 cores left: nothing changes
+}
+
+TEST(BestFit, scores_by_what_is_left_and_normalizes_min_max_in_integers) {
+  Scored s({});
+  BestFitPlugin plugin;
+  PodInfo pod = SimPod(8000, 1000);
+  // r = 0.5 * (cpu left after) / 128 cores + 0.5 * (GPU left after) / 8 GPUs.
+  NodeState tight = SimNode(16000, {1000, 0});    // r = .5*8/128 + 0 = 0.03125 -> 96
+  NodeState roomy = SimNode(64000, {1000, 1000});  // r = .5*56/128 + .5*1/8 = 0.28125 -> 71
+  EXPECT_EQ(s.Score(plugin, pod, tight), 96);
+  EXPECT_EQ(s.Score(plugin, pod, roomy), 71);
+  std::vector<double> scores = {96, 71, 80};
+  Cycle cycle(pod, pod.requests, PodIntent{}, s.snapshot);
+  plugin.Normalize(cycle, scores);
+  EXPECT_EQ(scores, (std::vector<double>{100, 0, 36}));  // (80-71)*100/25 = 36
+  std::vector<double> equal = {50, 50};
+  plugin.Normalize(cycle, equal);
+  EXPECT_EQ(equal, (std::vector<double>{0, 0}));
+}
+
+TEST(DotProduct, aligned_free_and_requested_vectors_score_low) {
+  Scored s({});
+  DotProductPlugin plugin;
+  PodInfo pod = SimPod(64000, 4000);
+  // d = (64/128 * 64/128 + 2/8 * 4/8) / 2 = (0.25 + 0.125) / 2 = 0.1875 -> int(81.25) = 81.
+  EXPECT_EQ(s.Score(plugin, pod, SimNode(64000, {1000, 1000, 0, 0})), 81);
+}
+
+TEST(GpuPacking, prefers_shared_devices_then_used_nodes_then_empty_ones) {
+  Scored s({});
+  GpuPackingPlugin plugin;
+  PodInfo share = SimPod(1000, 300);
+  // An untouched 8-GPU node: max(33 - 8, 8) = 25; 2-GPU: 31.
+  EXPECT_EQ(s.Score(plugin, share, SimNode(8000, std::vector<int32_t>(8, 1000))), 25);
+  EXPECT_EQ(s.Score(plugin, share, SimNode(8000, {1000, 1000})), 31);
+  // A used node whose least-free fitting device is whole: max(50 - 1, 33) = 49.
+  EXPECT_EQ(s.Score(plugin, share, SimNode(8000, {1000, 0})), 49);
+  // A shared device with 400 free: max(100 - 40 / 10, 50) = 96.
+  EXPECT_EQ(s.Score(plugin, share, SimNode(8000, {1000, 400})), 96);
+  EXPECT_EQ(s.Score(plugin, SimPod(1000, 0), SimNode(8000, {1000, 400})), 0);  // CPU-only pods
+}
+
+TEST(PackingScores, on_live_nodes_devices_come_from_whole_gpu_counts) {
+  // The live server has no per-device state: free devices are the node's free whole GPUs.
+  NodeState live = testing::MakeNode("n", ResourceList{{std::string(kGpuResource), Units(4)}},
+                                     ResourceList{{std::string(kGpuResource), Units(1)}});
+  std::vector<int64_t> devices;
+  NodeIdle idle = IdleOf(live, devices);
+  EXPECT_EQ(devices, (std::vector<int64_t>{1000, 1000, 1000, 0}));
+  EXPECT_EQ(idle.cpu_milli, std::numeric_limits<int64_t>::max());  // no CPU declared: no limit
+}
+
+}  // namespace
+}  // namespace gpusched
