@@ -43,7 +43,13 @@ TEST_F(ServiceFixture, nodecache_fixture_keeps_nodes_that_fit_and_explains_the_r
   EXPECT_EQ(result.error, "");
 }
 
-TEST_F(ServiceFixture, prioritize_packs_the_fullest_node_first) {
+TEST_F(ServiceFixture, prioritize_with_binpack_packs_the_fullest_node_first) {
+  PolicySpec binpack = DefaultPolicySpec();
+  auto& plugins = binpack.profiles[0].plugins;
+  plugins["gpu-binpack"] = {true, 1};
+  plugins["fgd"].enabled = false;
+  plugins["consolidate"].enabled = false;
+  policies.Set(std::make_shared<const Policy>(binpack));
   auto scores = service.Prioritize(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
   ASSERT_EQ(scores.size(), 4u);
   // MostAllocated after placing 2 GPUs: h100-01 4/8 -> 5, a100-07 8/8 -> 10, h100-02 6/8 -> 8.

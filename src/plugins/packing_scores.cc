@@ -89,4 +89,15 @@ double GpuPackingPlugin::Score(const Cycle& cycle, const NodeState& node) const 
   return static_cast<double>(std::max<int64_t>(100 - left_percent / 10, 50));
 }
 
+double ConsolidatePlugin::Score(const Cycle&, const NodeState& node) const {
+  // FNV-1a: stable across runs, builds and platforms, unlike std::hash.
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : node.info.name) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  double u = static_cast<double>(h >> 11) * 0x1.0p-53;  // the top 53 bits, in [0, 1)
+  return 100.0 * (1.0 - u);
+}
+
 }  // namespace gpusched

@@ -27,6 +27,7 @@ std::unique_ptr<Plugin> MakePlugin(std::string_view name, const PolicySpec& poli
   if (name == BestFitPlugin::kName) return std::make_unique<BestFitPlugin>();
   if (name == DotProductPlugin::kName) return std::make_unique<DotProductPlugin>();
   if (name == GpuPackingPlugin::kName) return std::make_unique<GpuPackingPlugin>();
+  if (name == ConsolidatePlugin::kName) return std::make_unique<ConsolidatePlugin>();
   if (name == GpuBinpackPlugin::kName) {
     return std::make_unique<GpuBinpackPlugin>(profile.binpack_weights);
   }
@@ -42,7 +43,7 @@ const std::vector<std::string_view>& RegisteredPlugins() {
       MaintenancePlugin::kName, GpuMatchPlugin::kName, SharingPlugin::kName,
       MigFitPlugin::kName,      GpuFitPlugin::kName,   GpuBinpackPlugin::kName,
       FgdPlugin::kName,         BestFitPlugin::kName,  DotProductPlugin::kName,
-      GpuPackingPlugin::kName};
+      GpuPackingPlugin::kName,  ConsolidatePlugin::kName};
   return kNames;
 }
 

@@ -24,12 +24,20 @@ std::shared_ptr<const Policy> PackingPolicy(std::string_view scorer) {
   PolicySpec spec = DefaultPolicySpec();
   spec.source = "packing benchmark: " + std::string(scorer.empty() ? "no score" : scorer);
   ProfileSpec& profile = spec.profiles[0];
-  profile.gpu_pods_only = false;
   for (auto& [name, setting] : profile.plugins) {
     setting.weight = 0;
     if (name == scorer) setting = {true, 1};
   }
   return std::make_shared<const Policy>(std::move(spec), "built-in");
+}
+
+// In pure mode the simulator stands in for the whole scheduler, so the policy judges every pod, as
+// FGD's simulator does; in blend mode only pods asking for GPUs reach the extender, as with the
+// managedResources of the manifests' scheduler configurations.
+std::shared_ptr<const Policy> JudgingEveryPod(const Policy& policy) {
+  PolicySpec spec = policy.spec();
+  for (auto& profile : spec.profiles) profile.gpu_pods_only = false;
+  return std::make_shared<const Policy>(std::move(spec), policy.digest());
 }
 
 bool EnablesFgd(const Policy& policy) {
@@ -284,6 +292,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
 
   const BlendOptions& blend = options.blend;
   InTreeScore in_tree = blend.enabled ? blend.in_tree : policy.in_tree;
+  std::shared_ptr<const Policy> judge = blend.enabled ? policy.policy : JudgingEveryPod(*policy.policy);
   int64_t arrived = 0;
   bool reached_100 = false;
   std::vector<Row> rows;
@@ -301,7 +310,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       feasible.push_back(&nodes[i]);
       feasible_index.push_back(i);
     }
-    Policy::Selection selection = policy.policy->Select(pod);
+    Policy::Selection selection = judge->Select(pod);
     auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
     std::vector<NodeEvaluation> evals = selection.engine->Evaluate(*cycle, feasible);
     double top_combined = -1;

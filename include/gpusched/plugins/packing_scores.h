@@ -10,6 +10,11 @@
 //   dot-product  int(100 * (1 - d)), d = half the dot product of the node's free (CPU, GPU)
 //                and the pod's request, each normalized as above: aligned shapes score low.
 //   gpu-packing  prefer devices already shared, then partly used nodes, then empty ones.
+//   consolidate  a fixed preference over nodes, 100 * (1 - u) with u in [0, 1) a hash of the node
+//                name: every pod ranks the nodes the same way, so pods keep landing on the same
+//                nodes and the others stay whole for large requests. FGD's integer scores tie
+//                often; its published results rely on ties falling on the same nodes, which
+//                kube-scheduler's per-pod random tie-break does not do (docs/benchmarks.md).
 //
 // They read devices through gpusched/packing/gpu_devices.h, so on the live server (whole devices,
 // no CPU) they score whole-GPU packing; CPU terms are 0 when nodes declare no CPU. They score every
@@ -47,6 +52,13 @@ class DotProductPlugin : public Plugin {
 class GpuPackingPlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "gpu-packing";
+  std::string_view name() const override { return kName; }
+  double Score(const Cycle& cycle, const NodeState& node) const override;
+};
+
+class ConsolidatePlugin : public Plugin {
+ public:
+  static constexpr std::string_view kName = "consolidate";
   std::string_view name() const override { return kName; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
 };
