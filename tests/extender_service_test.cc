@@ -62,6 +62,23 @@ TEST_F(ServiceFixture, prioritize_with_binpack_packs_the_fullest_node_first) {
   }
 }
 
+TEST_F(ServiceFixture, filter_best_only_passes_the_top_node_and_reports_the_rest) {
+  PolicySpec spec = DefaultPolicySpec();
+  spec.filter_best_only = true;
+  policies.Set(std::make_shared<const Policy>(spec));
+  auto result = service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
+  // The default policy ranks a100-07 first (docs/plugins.md explain block for this pod).
+  ASSERT_TRUE(result.node_names.has_value());
+  EXPECT_EQ(*result.node_names, (std::vector<std::string>{"gpu-node-a100-07"}));
+  EXPECT_EQ(result.failed_nodes,
+            (FailedNodesMap{{"gpu-node-h100-01", std::string(kNotBestReason)},
+                            {"gpu-node-h100-02", std::string(kNotBestReason)},
+                            {"gpu-node-h100-03", "Insufficient nvidia.com/gpu"}}));
+  // A pod asking for no GPU is not ranked: every node passes.
+  auto cpu_only = service.Filter(NamesRequest(R"({"cpu":"1"})", {"gpu-node-h100-01", "gpu-node-a100-07"}));
+  EXPECT_EQ(cpu_only.node_names->size(), 2u);
+}
+
 TEST_F(ServiceFixture, full_nodes_are_echoed_unchanged_and_charged_with_known_usage) {
   std::string text = Fixture("extender/filter-request-fullnodes.json");
   auto args = DecodeExtenderArgs(text);

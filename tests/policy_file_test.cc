@@ -46,6 +46,22 @@ TEST(PolicyFile, profiles_inherit_and_override_the_base_plugins) {
   EXPECT_TRUE(r.spec->profiles[0].plugins.at("mig-fit").enabled);
 }
 
+TEST(PolicyFile, naming_a_plugin_turns_it_on_and_top_level_switches_parse) {
+  auto r = ParsePolicy(std::string(kHeader) +
+                           "filterBestOnly: true\nplugins:\n  best-fit:\n  gpu-binpack: {weight: 2}\n"
+                           "  fgd: {enabled: false}\nprofiles:\n- name: default\n  gpuPodsOnly: false\n",
+                       "p.yaml");
+  ASSERT_TRUE(r.spec) << r.errors[0];
+  const auto& plugins = r.spec->profiles[0].plugins;
+  EXPECT_TRUE(plugins.at("best-fit").enabled);  // off by default, named: on
+  EXPECT_TRUE(plugins.at("gpu-binpack").enabled);
+  EXPECT_FALSE(plugins.at("fgd").enabled);  // on by default, explicitly off
+  EXPECT_FALSE(plugins.at("dot-product").enabled);
+  EXPECT_TRUE(r.spec->filter_best_only);
+  EXPECT_FALSE(r.spec->profiles[0].gpu_pods_only);
+  EXPECT_NE(FormatPolicy(*r.spec).find("filterBestOnly: true"), std::string::npos);
+}
+
 struct BadCase {
   const char* name;
   std::string yaml;
@@ -90,6 +106,9 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
       {"costs_negative", h + "costs:\n  \"Tesla-T4*\": -1\n", "costs.Tesla-T4*: must be within"},
       {"yaml_syntax", h + "plugins: {gpu-fit: [\n", "bad.yaml:"},
       {"empty_file", "", "bad.yaml: empty policy file"},
+      {"bad_filter_best_only", h + "filterBestOnly: maybe\n", "filterBestOnly: must be true or false"},
+      {"bad_gpu_pods_only", h + "profiles:\n- name: a\n  gpuPodsOnly: 1x\n",
+       "profiles[0].gpuPodsOnly: must be true or false"},
   };
   for (const auto& c : cases) {
     PolicyParseResult r = ParsePolicy(c.yaml, "bad.yaml");

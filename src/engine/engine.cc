@@ -99,6 +99,16 @@ std::vector<int64_t> Engine::Prioritize(const Cycle& cycle,
   return MapScores(Combine(ScoreAll(cycle, nodes), plugins_, nodes.size()));
 }
 
+std::vector<bool> Engine::BestScored(const Cycle& cycle,
+                                     std::span<const NodeState* const> nodes) const {
+  if (Ignores(cycle)) return std::vector<bool>(nodes.size(), true);
+  std::vector<double> combined = Combine(ScoreAll(cycle, nodes), plugins_, nodes.size());
+  double best = combined.empty() ? 0 : *std::max_element(combined.begin(), combined.end());
+  std::vector<bool> out(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) out[i] = combined[i] == best;
+  return out;
+}
+
 std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle,
                                              std::span<const NodeState* const> nodes) const {
   std::vector<NodeEvaluation> out(nodes.size());

@@ -88,6 +88,28 @@ void CountRejections(Metrics& metrics, const std::vector<Verdict>& verdicts,
   }
 }
 
+// Demotes every passing node but the best-scored ones to unschedulable. Nodes missing from the
+// inventory cannot be ranked, so they go too when a known node passes.
+void KeepBestOnly(const Prepared& p, std::vector<Verdict>& verdicts,
+                  std::vector<std::string_view>* rejected_by) {
+  std::vector<const NodeState*> passing;
+  std::vector<size_t> at;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (!verdicts[i].passed() || p.candidates.nodes[i] == nullptr) continue;
+    passing.push_back(p.candidates.nodes[i]);
+    at.push_back(i);
+  }
+  if (passing.empty()) return;
+  std::vector<bool> keep(verdicts.size(), false);
+  std::vector<bool> best = p.engine->BestScored(*p.cycle, passing);
+  for (size_t k = 0; k < at.size(); ++k) keep[at[k]] = best[k];
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (!verdicts[i].passed() || keep[i]) continue;
+    verdicts[i] = Verdict::Unschedulable(kNotBestReason);
+    if (rejected_by) (*rejected_by)[i] = kNotBestRejection;
+  }
+}
+
 }  // namespace
 
 ExtenderService::ExtenderService(const Published<ClusterSnapshot>& snapshots,
@@ -112,6 +134,7 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
     verdicts[p.positions[k]] = known_verdicts[k];
     if (metrics_) rejected_by[p.positions[k]] = known_rejected_by[k];
   }
+  if (p.policy->spec().filter_best_only) KeepBestOnly(p, verdicts, metrics_ ? &rejected_by : nullptr);
   if (metrics_) {
     metrics_->CountDecision("filter", p.profile);
     CountRejections(*metrics_, verdicts, rejected_by);

@@ -264,7 +264,7 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
 }
 
 void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
-  if (!r.Map(root, "", {"apiVersion", "kind", "metadata", "gpuResources", "scoreMapping", "costs",
+  if (!r.Map(root, "", {"apiVersion", "kind", "metadata", "gpuResources", "scoreMapping", "filterBestOnly", "costs",
                         "sharing", "plugins", "defaultProfile", "profiles"})) {
     return;
   }
@@ -290,6 +290,9 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
     } else if (m) {
       r.Error(root["scoreMapping"], "scoreMapping", "must be linear or minmax");
     }
+  }
+  if (root["filterBestOnly"]) {
+    if (auto b = r.Bool(root["filterBestOnly"], "filterBestOnly")) spec.filter_best_only = *b;
   }
   if (const YAML::Node& costs = root["costs"]) {
     if (!costs.IsMap()) {
@@ -412,6 +415,7 @@ std::string FormatPolicy(const PolicySpec& spec) {
   out << YAML::Key << "gpuResources" << YAML::Value << YAML::Flow << spec.gpu_resources;
   out << YAML::Key << "scoreMapping" << YAML::Value
       << (spec.score_mapping == ScoreMapping::kMinMax ? "minmax" : "linear");
+  out << YAML::Key << "filterBestOnly" << YAML::Value << spec.filter_best_only;
   out << YAML::Key << "costs" << YAML::Value << YAML::BeginMap;
   for (const auto& [glob, cost] : spec.costs) out << YAML::Key << glob << YAML::Value << cost;
   out << YAML::EndMap;

@@ -293,6 +293,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   const BlendOptions& blend = options.blend;
   InTreeScore in_tree = blend.enabled ? blend.in_tree : policy.in_tree;
   std::shared_ptr<const Policy> judge = blend.enabled ? policy.policy : JudgingEveryPod(*policy.policy);
+  const bool filter_top = blend.enabled && (blend.filter_top || judge->spec().filter_best_only);
   int64_t arrived = 0;
   bool reached_100 = false;
   std::vector<Row> rows;
@@ -314,7 +315,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
     std::vector<NodeEvaluation> evals = selection.engine->Evaluate(*cycle, feasible);
     double top_combined = -1;
-    if (blend.enabled && blend.filter_top) {
+    if (filter_top) {
       for (const auto& e : evals) {
         if (e.verdict.passed()) top_combined = std::max(top_combined, e.combined);
       }
@@ -325,7 +326,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     for (size_t j = 0; j < evals.size(); ++j) {
       const NodeEvaluation& e = evals[j];
       if (!e.verdict.passed()) continue;
-      if (blend.enabled && blend.filter_top && e.combined < top_combined) continue;
+      if (filter_top && e.combined < top_combined) continue;
       double total = in_tree == InTreeScore::kNone
                          ? 0
                          : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], pod));

@@ -74,6 +74,9 @@ class Engine {
   // One score in [0, kMaxExtenderPriority] per node, in order.
   std::vector<int64_t> Prioritize(const Cycle& cycle,
                                   std::span<const NodeState* const> nodes) const;
+  // For nodes that all passed Filter: whether each has the highest weighted score (every node when
+  // the engine ignores the pod or nothing scores it).
+  std::vector<bool> BestScored(const Cycle& cycle, std::span<const NodeState* const> nodes) const;
   // Filter, then score the nodes that pass, keeping every plugin's part.
   std::vector<NodeEvaluation> Evaluate(const Cycle& cycle,
                                        std::span<const NodeState* const> nodes) const;

@@ -6,6 +6,8 @@
 // "node not in gpusched inventory" when the pod asks for GPUs. Full-Nodes mode: each node is built
 // from the object in the request, with the usage the snapshot records for that name (none if
 // unknown), and passing node objects are echoed back unchanged.
+// With the policy's filterBestOnly, Filter passes only the best-scored of the passing nodes and
+// reports the others as unschedulable (kNotBestReason).
 // The pod's profile in the current policy picks the engine. With a Metrics, every call counts its
 // decision under the profile, and Filter counts rejected nodes by plugin (unknown names under
 // "inventory"). Thread-safe: each call reads the snapshot and the policy once.
@@ -25,6 +27,9 @@ namespace gpusched {
 
 inline constexpr std::string_view kUnknownNodeReason = "node not in gpusched inventory";
 inline constexpr std::string_view kInventoryRejection = "inventory";
+// With the policy's filterBestOnly: the reason, and the metrics label, of passing nodes left out.
+inline constexpr std::string_view kNotBestReason = "gpusched prefers other nodes";
+inline constexpr std::string_view kNotBestRejection = "best-only";
 
 class ExtenderService {
  public:

@@ -55,6 +55,9 @@ struct PolicySpec {
   std::string source = "built-in default";
   std::vector<std::string> gpu_resources;  // extra resources treated as GPUs
   ScoreMapping score_mapping = ScoreMapping::kLinear;
+  // The filter verb passes only the best-scored nodes (ties kept), so kube-scheduler's own scores
+  // and random tie-break cannot overrule gpusched's choice (docs/benchmarks.md, blend mode).
+  bool filter_best_only = false;
   std::vector<std::pair<std::string, double>> costs;  // product glob -> relative cost
   SharingRules sharing;
   std::string default_profile = "default";

@@ -10,8 +10,8 @@
 // Totals: in pure mode, the engine's 0..100 combined score, plus kube-scheduler's NodeResourcesFit
 // score when the policy is an in-tree one. In blend mode, as a real kube-scheduler adds them: its
 // NodeResourcesFit score (LeastAllocated or MostAllocated, 0..100) plus the extender's 0..10 score
-// times its weight times 10; with `filter_top`, the extender's filter passes only its top-scored
-// nodes. GPUs are modelled per device with fractional shares (NodeState::device_free_milli), the
+// times its weight times 10; with `filter_top` or the policy's filterBestOnly, the extender's
+// filter passes only its top-scored nodes. GPUs are modelled per device with fractional shares (NodeState::device_free_milli), the
 // model of GPU-sharing device plugins the paper uses; the live server counts whole devices.
 // Thread-safe: runs share nothing mutable.
 #ifndef GPUSCHED_SIM_SIMULATOR_H_
@@ -62,7 +62,7 @@ struct BlendOptions {
   bool enabled = false;
   InTreeScore in_tree = InTreeScore::kLeastAllocated;
   double extender_weight = 1;
-  bool filter_top = false;  // the extender's filter passes only its best-scored nodes
+  bool filter_top = false;  // as the policy's filterBestOnly, whatever the policy says
 };
 
 struct SimOptions {
