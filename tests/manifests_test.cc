@@ -114,6 +114,21 @@ TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
   fs::remove(path);
 }
 
+TEST(Manifests, all_pods_configuration_pairs_with_the_best_only_policy) {
+  ServerOptions defaults;
+  YAML::Node e = YAML::LoadFile((kManifests / "scheduler-config" / "extender-all-pods.yaml").string())["extenders"][0];
+  EXPECT_FALSE(e["managedResources"]);  // every pod reaches gpusched
+  EXPECT_EQ(e["filterVerb"].as<std::string>(), defaults.filter_verb);
+  EXPECT_EQ(e["prioritizeVerb"].as<std::string>(), defaults.prioritize_verb);
+  EXPECT_TRUE(e["nodeCacheCapable"].as<bool>());
+  EXPECT_GT(e["weight"].as<int>(), 0);
+  std::vector<std::string> errors;
+  auto policy = LoadPolicy((kManifests.parent_path() / "policies" / "packing-all-pods.yaml").string(), errors);
+  ASSERT_NE(policy, nullptr) << (errors.empty() ? "" : errors[0]);
+  EXPECT_TRUE(policy->spec().filter_best_only);
+  for (const auto& profile : policy->spec().profiles) EXPECT_FALSE(profile.gpu_pods_only) << profile.name;
+}
+
 TEST(Manifests, scheduler_configurations_match_the_servers_routes_and_port) {
   ServerOptions defaults;
   for (const char* file : {"extender-default-profile.yaml", "gpu-scheduler-profile.yaml"}) {
