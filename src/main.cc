@@ -29,6 +29,7 @@
 #include "gpusched/server/http_server.h"
 #include "gpusched/server/logging.h"
 #include "gpusched/sim/openb_trace.h"
+#include "gpusched/sim/scenario.h"
 #include "gpusched/sim/report.h"
 #include "gpusched/sim/simulator.h"
 #include "gpusched/util/quantity.h"
@@ -465,13 +466,17 @@ class ProgressBar {
 int Simulate(const std::vector<std::string>& args) {
   std::string names;
   for (const auto& n : BuiltinSimPolicyNames()) names += (names.empty() ? "" : ", ") + n;
-  FlagSet flags("gpusched simulate", "gpusched simulate --nodes CSV --pods CSV [flags]",
+  FlagSet flags("gpusched simulate",
+                "gpusched simulate --nodes CSV --pods CSV [flags]\n       gpusched simulate --scenario FILE [flags]",
                 "Packing benchmark (FGD, USENIX ATC'23 method): shuffles the pods with each seed, extends\n"
                 "them to --tune times the cluster's GPU capacity, places them one by one with each policy\n"
                 "through gpusched's engine, and reports unallocated and fragmented GPU against arrived\n"
                 "workload. Policies: " + names + ", or a policy file.");
   flags.Add({"nodes", "CSV", "", "cluster: an openb node list (sn,cpu_milli,memory_mib,gpu,model)"})
       .Add({"pods", "CSV", "", "workload: an openb pod list (name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec...])"})
+      .Add({"scenario", "FILE", "", "cluster and workload from a scenario YAML (node templates with GFD "
+                                    "labels and MIG resources, pod mixes) instead of --nodes and --pods; "
+                                    "examples in bench/scenarios/"})
       .Add({"policy", "NAME[,NAME...]", "fgd,gpusched", "policies to compare: built-in names or policy files"})
       .Add({"seeds", "LIST", "42-51", "seeds, as a range 42-51 or a list 42,43"})
       .Add({"jobs", "N", "2", "runs simulated in parallel"})
@@ -489,7 +494,10 @@ int Simulate(const std::vector<std::string>& args) {
       .Add({"out-svg", "FILE", "", "plot unallocated GPU against arrived workload as SVG"})
       .Add({"progress", "BOOL", "true", "show a progress bar on stderr"});
   if (auto done = ParseOrHelp(flags, args)) return *done;
-  if (flags.Get("nodes").empty() || flags.Get("pods").empty()) return Fail("simulate needs --nodes and --pods");
+  const std::string& scenario = flags.Get("scenario");
+  if (scenario.empty() == (flags.Get("nodes").empty() || flags.Get("pods").empty())) {
+    return Fail("simulate needs --nodes and --pods, or --scenario");
+  }
   std::vector<uint64_t> seeds = ParseSeeds(flags.Get("seeds"));
   if (seeds.empty()) return Fail("--seeds must be a range such as 42-51 or a list such as 42,43");
   auto jobs = ParseInt(flags.Get("jobs"), 1, 256);
@@ -541,8 +549,14 @@ int Simulate(const std::vector<std::string>& args) {
   std::vector<TraceNode> nodes;
   std::vector<TracePod> pods;
   try {
-    nodes = LoadOpenbNodes(flags.Get("nodes"));
-    pods = LoadOpenbPods(flags.Get("pods"));
+    if (!scenario.empty()) {
+      Scenario s = LoadScenario(scenario);
+      nodes = std::move(s.nodes);
+      pods = std::move(s.pods);
+    } else {
+      nodes = LoadOpenbNodes(flags.Get("nodes"));
+      pods = LoadOpenbPods(flags.Get("pods"));
+    }
   } catch (const TraceError& e) {
     return Fail(e.what());
   }
@@ -578,7 +592,8 @@ int Simulate(const std::vector<std::string>& args) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   std::vector<PolicySummary> summary = Summarize(order, std::move(runs));
-  ReportInputs inputs{flags.Get("nodes"), flags.Get("pods"), tune,
+  ReportInputs inputs{scenario.empty() ? flags.Get("nodes") : scenario,
+                      scenario.empty() ? flags.Get("pods") : scenario, tune,
                       blend.empty() ? "" : blend + " + extender x " + flags.Get("extender-weight") +
                                                (base.blend.filter_top ? ", filter top" : ""),
                       ties};
@@ -588,7 +603,7 @@ int Simulate(const std::vector<std::string>& args) {
   const std::pair<const char*, std::function<std::string()>> outputs[] = {
       {"out-json", [&] { return FormatReportJson(inputs, summary); }},
       {"out-csv", [&] { return FormatCurvesCsv(summary); }},
-      {"out-svg", [&] { return FormatCurvesSvg(summary, "Unallocated GPU, " + flags.Get("pods")); }},
+      {"out-svg", [&] { return FormatCurvesSvg(summary, "Unallocated GPU, " + inputs.pods_path); }},
   };
   for (const auto& [flag, format] : outputs) {
     const std::string& path = flags.Get(flag);

@@ -10,6 +10,7 @@
 
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/report.h"
+#include "gpusched/sim/scenario.h"
 #include "gpusched/sim/simulator.h"
 #include "gpusched/sim/workload.h"
 
@@ -27,7 +28,13 @@ TracePod Pod(std::string name, int64_t cpu, int32_t gpus, int64_t milli) {
 }
 
 TraceNode Node(std::string name, int64_t cpu, int32_t gpus, std::string model = "T4") {
-  return TraceNode{std::move(name), cpu, 65536, gpus, std::move(model)};
+  TraceNode n;
+  n.name = std::move(name);
+  n.cpu_milli = cpu;
+  n.memory_mib = 65536;
+  n.gpus = gpus;
+  n.model = std::move(model);
+  return n;
 }
 
 int64_t TotalGpu(const std::vector<TracePod>& pods) {
@@ -309,6 +316,82 @@ TEST(SimPolicies, every_builtin_name_resolves_and_unknown_names_do_not) {
   EXPECT_FALSE(BuiltinSimPolicy("fgd2"));
   EXPECT_EQ(BuiltinSimPolicy("random")->ties, TieBreak::kPerPod);
   EXPECT_EQ(BuiltinSimPolicy("fgd")->devices, DeviceChoice::kFgd);
+}
+
+constexpr const char* kScenario = R"(apiVersion: gpusched.io/v1alpha1
+kind: PackingScenario
+nodes:
+- name: mig
+  count: 2
+  cpu: "64"
+  memory: 512Gi
+  product: NVIDIA-A100-SXM4-80GB
+  labels: {nvidia.com/mig.strategy: mixed, nvidia.com/gpu.family: ampere}
+  resources: {nvidia.com/mig-1g.10gb: 7, nvidia.com/mig-3g.40gb: 2}
+- {name: h100, cpu: "96", memory: 1Ti, gpus: 8, product: NVIDIA-H100-80GB-HBM3}
+pods:
+- {name: slice, count: 14, cpu: "2", memory: 8Gi, resources: {nvidia.com/mig-1g.10gb: 1}}
+- {name: half, count: 4, cpu: 500m, memory: 8Gi, resources: {nvidia.com/mig-3g.40gb: 1}}
+- {name: train, count: 1, cpu: "32", memory: 256Gi, gpus: 8, products: [NVIDIA-H100-80GB-HBM3]}
+- {name: nb, count: 2, cpu: "1", memory: 4Gi, gpus: 1, gpuMilli: 250}
+)";
+
+TEST(Scenario, templates_and_mixes_expand_with_quantities_labels_and_mig_resources) {
+  Scenario s = ParseScenario(kScenario, "s.yaml");
+  ASSERT_EQ(s.nodes.size(), 3u);
+  EXPECT_EQ(s.nodes[0].name, "mig-0");
+  EXPECT_EQ(s.nodes[1].name, "mig-1");
+  EXPECT_EQ(s.nodes[2].name, "h100-0");
+  EXPECT_EQ(s.nodes[0].cpu_milli, 64000);
+  EXPECT_EQ(s.nodes[0].memory_mib, 512 * 1024);
+  EXPECT_EQ(s.nodes[0].gpus, 0);
+  // 7 one-slice and 2 three-slice MIG devices: 13 of 7 slices per GPU = 1.857 GPUs.
+  EXPECT_EQ(s.nodes[0].gpu_capacity_milli(), 7 * 1000 / 7 + 2 * 3 * 1000 / 7);
+  EXPECT_EQ(s.nodes[2].gpu_capacity_milli(), 8000);
+  ASSERT_EQ(s.pods.size(), 21u);
+  EXPECT_EQ(s.pods[0].name, "slice-0");
+  EXPECT_EQ(s.pods[14].cpu_milli, 500);
+  EXPECT_EQ(s.pods[14].gpu_request_milli(), 428);
+  EXPECT_EQ(s.pods[18].gpu_request_milli(), 8000);
+  EXPECT_EQ(s.pods[18].gpu_spec, (std::vector<std::string>{"NVIDIA-H100-80GB-HBM3"}));
+  EXPECT_EQ(s.pods[19].gpu_request_milli(), 250);
+}
+
+TEST(Scenario, mig_pods_fill_the_mig_nodes_through_the_engine) {
+  Scenario s = ParseScenario(kScenario, "s.yaml");
+  SimOptions options = Options(42);
+  options.tune = 2.0;  // clones until twice the capacity has arrived: every slice gets taken
+  SimRun run = Simulate(s.nodes, s.pods, *BuiltinSimPolicy("gpusched"), options);
+  const ModelUsage& mig = run.per_model["NVIDIA-A100-SXM4-80GB"];
+  EXPECT_EQ(mig.capacity_milli, 2 * (7 * 1000 / 7 + 2 * 3 * 1000 / 7));
+  EXPECT_EQ(mig.allocated_at_end_milli, mig.capacity_milli);
+  EXPECT_GT(run.per_model["NVIDIA-H100-80GB-HBM3"].allocated_at_end_milli, 0);
+  EXPECT_GT(run.pods_failed, 0);
+}
+
+TEST(Scenario, errors_name_the_file_line_and_key) {
+  auto message = [](const std::string& yaml) {
+    try {
+      ParseScenario(yaml, "bad.yaml");
+    } catch (const TraceError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string head = "apiVersion: gpusched.io/v1alpha1\nkind: PackingScenario\n";
+  EXPECT_EQ(message(head + "nodes:\n- {name: a, gpus: 2}\npods: []\n"),
+            "bad.yaml:4: nodes[0].product: is required with gpus");
+  EXPECT_EQ(message(head + "nodes:\n- {name: a, cpu: lots}\npods: []\n"),
+            "bad.yaml:4: nodes[0].cpu: must be a quantity such as 96, 500m or 1Ti");
+  EXPECT_EQ(message(head + "nodes:\n- {name: a}\npods:\n- {name: p, gpus: 2, gpuMilli: 500}\n"),
+            "bad.yaml:6: pods[0].gpuMilli: a share needs gpus: 1");
+  EXPECT_EQ(message(head + "nodes:\n- {name: a, colour: red}\npods: []\n"),
+            "bad.yaml:4: nodes[0].colour: unknown key");
+  EXPECT_EQ(message("apiVersion: v1\nkind: PackingScenario\nnodes: []\npods: []\n"),
+            "bad.yaml:1: apiVersion: must be gpusched.io/v1alpha1");
+  EXPECT_EQ(message(head + "pods: []\n"), "bad.yaml:1: nodes: is required");
+  EXPECT_NE(message(head + "nodes: [\n").find("bad.yaml:"), std::string::npos);
+  EXPECT_EQ(message(""), "bad.yaml: empty scenario file");
 }
 
 // The openb default trace as FGD's simulator sees it (../shared/traces/openb): its target

@@ -5,7 +5,29 @@
 #include <map>
 #include <sstream>
 
+#include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_resources.h"
+
 namespace gpusched {
+
+int64_t GpuEquivalentMilli(std::string_view resource, int64_t units) {
+  constexpr int64_t kSlicesPerGpu = 7;
+  std::string_view profile = MigProfileOf(resource);
+  return profile.empty() ? 0 : units * MigComputeSlices(profile) * 1000 / kSlicesPerGpu;
+}
+
+int64_t TraceNode::gpu_capacity_milli() const {
+  int64_t milli = int64_t{gpus} * 1000;
+  for (const auto& [resource, units] : resources) milli += GpuEquivalentMilli(resource, units);
+  return milli;
+}
+
+int64_t TracePod::gpu_request_milli() const {
+  int64_t milli = num_gpu * gpu_milli;
+  for (const auto& [resource, units] : resources) milli += GpuEquivalentMilli(resource, units);
+  return milli;
+}
+
 namespace {
 
 std::vector<std::string_view> SplitFields(std::string_view line, char sep) {

@@ -7,6 +7,7 @@
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
+#include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/packing/gpu_devices.h"
@@ -53,13 +54,16 @@ bool EnablesFgd(const Policy& policy) {
 NodeState MakeNode(const TraceNode& t) {
   NodeState n;
   n.info.name = t.name;
-  n.info.gpu.product = t.model;
+  std::vector<std::pair<std::string_view, std::string_view>> labels(t.labels.begin(), t.labels.end());
+  n.info.gpu = ParseGpuLabels(labels);
+  if (n.info.gpu.product.empty()) n.info.gpu.product = t.model;
   n.info.allocatable.Set("cpu", t.cpu_milli);
   n.info.allocatable.Set("memory", t.memory_mib * kBytesPerMib * 1000);
   if (t.gpus > 0) {
     n.info.allocatable.Set(kGpuResource, int64_t{t.gpus} * kMilliPerGpu);
     n.info.gpu.count = t.gpus;
   }
+  for (const auto& [resource, units] : t.resources) n.info.allocatable.Set(resource, units * 1000);
   n.info.capacity = n.info.allocatable;
   n.device_free_milli.assign(static_cast<size_t>(t.gpus), kMilliPerGpu);
   return n;
@@ -73,7 +77,8 @@ PodInfo MakePod(const TracePod& t) {
   p.phase = PodPhase::kPending;
   p.requests.Set("cpu", t.cpu_milli);
   p.requests.Set("memory", t.memory_mib * kBytesPerMib * 1000);
-  if (t.gpu_request_milli() > 0) p.requests.Set(kGpuResource, t.gpu_request_milli());
+  if (t.num_gpu > 0) p.requests.Set(kGpuResource, t.num_gpu * t.gpu_milli);
+  for (const auto& [resource, units] : t.resources) p.requests.Set(resource, units * 1000);
   if (!t.gpu_spec.empty()) {
     std::string models;
     for (const auto& m : t.gpu_spec) models += (models.empty() ? "" : ",") + m;
@@ -81,6 +86,16 @@ PodInfo MakePod(const TracePod& t) {
   }
   return p;
 }
+
+// MIG slices among `resources`, in milli-GPU.
+int64_t MigMilli(const ResourceList& resources) {
+  int64_t milli = 0;
+  for (const auto& r : resources) milli += GpuEquivalentMilli(r.name, r.milli / 1000);
+  return milli;
+}
+
+// GPU in use on a node, in milli-GPU: whole and shared devices plus MIG slices.
+int64_t AllocatedMilli(const NodeState& n) { return n.used.milli(kGpuResource) + MigMilli(n.used); }
 
 // kube-scheduler's NodeResourcesFit filter on what the in-tree scheduler checks itself.
 bool InTreeFits(const NodeState& node, const PodInfo& pod) {
@@ -268,13 +283,20 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   int64_t capacity = 0;
   for (const auto& t : trace_nodes) {
     nodes.push_back(MakeNode(t));
-    capacity += int64_t{t.gpus} * kMilliPerGpu;
-    if (t.gpus > 0) run.per_model[t.model].capacity_milli += int64_t{t.gpus} * kMilliPerGpu;
+    capacity += t.gpu_capacity_milli();
+    if (t.gpu_capacity_milli() > 0) {
+      run.per_model[nodes.back().info.gpu.product].capacity_milli += t.gpu_capacity_milli();
+    }
   }
   std::vector<TracePod> pods = PrepareWorkload(trace, capacity, random, {options.tune});
   const std::vector<size_t> node_rank = RandomRanks(nodes.size(), random);
   const TieBreak ties = options.ties.value_or(policy.ties);
-  ClusterSnapshot snapshot({}, 1, TraceTargetWorkload(trace));
+  // Cluster-wide facts the plugins read (MIG profiles offered, the target workload) come from the
+  // snapshot; node states come from the run's own nodes, which change as pods commit.
+  std::vector<ClusterSnapshot::NodePtr> initial;
+  initial.reserve(nodes.size());
+  for (const auto& n : nodes) initial.push_back(std::make_shared<const NodeState>(n));
+  ClusterSnapshot snapshot(std::move(initial), 1, TraceTargetWorkload(trace));
   std::span<const WeightedShape> workload = snapshot.target_workload();
 
   // Fragment and idle GPU per node, kept current as pods commit.
@@ -284,7 +306,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   auto measure = [&](size_t i) {
     NodeIdle view = IdleOf(nodes[i], devices);
     fragment[i] = NodeFragmentMilli(view, workload);
-    idle[i] = std::accumulate(devices.begin(), devices.end(), int64_t{0});
+    idle[i] = std::accumulate(devices.begin(), devices.end(), int64_t{0}) +
+              MigMilli(nodes[i].info.allocatable) - MigMilli(nodes[i].used);
   };
   for (size_t i = 0; i < nodes.size(); ++i) measure(i);
   double fragment_sum = std::accumulate(fragment.begin(), fragment.end(), 0.0);
@@ -366,7 +389,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       reached_100 = true;
       for (const auto& n : nodes) {
         if (!n.info.gpu.product.empty()) {
-          run.per_model[n.info.gpu.product].allocated_at_100_milli += n.used.milli(kGpuResource);
+          run.per_model[n.info.gpu.product].allocated_at_100_milli += AllocatedMilli(n);
         }
       }
     }
@@ -374,7 +397,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   }
   for (const auto& n : nodes) {
     if (!n.info.gpu.product.empty()) {
-      run.per_model[n.info.gpu.product].allocated_at_end_milli += n.used.milli(kGpuResource);
+      run.per_model[n.info.gpu.product].allocated_at_end_milli += AllocatedMilli(n);
     }
   }
   run.pods = static_cast<int64_t>(pods.size());

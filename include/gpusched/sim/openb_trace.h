@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpusched {
@@ -20,12 +21,24 @@ class TraceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Other extended resources, in units (scenarios only: MIG slices, for one).
+using ExtraResources = std::vector<std::pair<std::string, int64_t>>;
+
+// Milli-GPU that `units` of `resource` stand for: a MIG slice by its compute slices out of 7;
+// 0 for resources that are not GPU capacity.
+int64_t GpuEquivalentMilli(std::string_view resource, int64_t units);
+
 struct TraceNode {
   std::string name;
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   int32_t gpus = 0;
   std::string model;  // empty for CPU-only nodes
+  std::vector<std::pair<std::string, std::string>> labels;  // GFD labels (scenarios)
+  ExtraResources resources;
+
+  // GPU capacity in milli-GPU: whole devices plus MIG slices.
+  int64_t gpu_capacity_milli() const;
 };
 
 struct TracePod {
@@ -35,9 +48,10 @@ struct TracePod {
   int32_t num_gpu = 0;
   int64_t gpu_milli = 0;              // per GPU; below 1000 only for a single shared GPU
   std::vector<std::string> gpu_spec;  // allowed models; empty: any
+  ExtraResources resources;
 
-  // The pod's whole GPU request in milli-GPU (num_gpu x gpu_milli).
-  int64_t gpu_request_milli() const { return num_gpu * gpu_milli; }
+  // The pod's whole GPU request in milli-GPU: num_gpu x gpu_milli, plus MIG slices.
+  int64_t gpu_request_milli() const;
 };
 
 // `source` names the text in errors.

@@ -1,0 +1,185 @@
+#include "gpusched/sim/scenario.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "gpusched/util/quantity.h"
+
+namespace gpusched {
+namespace {
+
+constexpr std::string_view kScenarioApiVersion = "gpusched.io/v1alpha1";
+constexpr std::string_view kScenarioKind = "PackingScenario";
+constexpr int64_t kMaxCount = 1'000'000;
+constexpr int64_t kBytesPerMib = int64_t{1} << 20;
+
+// Reads one document, throwing TraceError at the first problem with the file, line and key.
+class ScenarioReader {
+ public:
+  explicit ScenarioReader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void Fail(const YAML::Node& at, const std::string& key, const std::string& problem) const {
+    YAML::Mark mark = at.Mark();
+    std::string where = source_;
+    if (mark.line >= 0) where += ":" + std::to_string(mark.line + 1);
+    throw TraceError(where + ": " + key + ": " + problem);
+  }
+
+  void Keys(const YAML::Node& map, const std::string& key,
+            std::initializer_list<std::string_view> allowed) const {
+    if (!map.IsMap()) Fail(map, key, "must be a mapping");
+    for (const auto& kv : map) {
+      std::string name = kv.first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+        Fail(kv.first, key + "." + name, "unknown key");
+      }
+    }
+  }
+
+  std::string Text(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar()) Fail(node, key, "must be a string");
+    return node.Scalar();
+  }
+
+  // A whole number in [lo, hi].
+  int64_t Int(const YAML::Node& node, const std::string& key, int64_t lo, int64_t hi) const {
+    auto milli = node.IsScalar() ? ParseQuantityMilli(node.Scalar()) : std::nullopt;
+    if (!milli || *milli % 1000 != 0 || *milli / 1000 < lo || *milli / 1000 > hi) {
+      Fail(node, key, "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+    }
+    return *milli / 1000;
+  }
+
+  // A Kubernetes quantity in milli-units ("96", "500m", "1Ti"); absent: 0.
+  int64_t QuantityMilli(const YAML::Node& node, const std::string& key) const {
+    if (!node) return 0;
+    auto milli = node.IsScalar() ? ParseQuantityMilli(node.Scalar()) : std::nullopt;
+    if (!milli || *milli < 0) Fail(node, key, "must be a quantity such as 96, 500m or 1Ti");
+    return *milli;
+  }
+
+  ExtraResources Resources(const YAML::Node& node, const std::string& key) const {
+    ExtraResources out;
+    if (!node) return out;
+    if (!node.IsMap()) Fail(node, key, "must be a mapping of resource name to units");
+    for (const auto& kv : node) {
+      std::string name = kv.first.Scalar();
+      out.emplace_back(name, Int(kv.second, key + "." + name, 0, kMaxCount));
+    }
+    return out;
+  }
+
+ private:
+  std::string source_;
+};
+
+std::vector<TraceNode> ReadNodes(const ScenarioReader& r, const YAML::Node& list) {
+  if (!list.IsSequence()) r.Fail(list, "nodes", "must be a list of node templates");
+  std::vector<TraceNode> nodes;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node& t = list[i];
+    std::string key = "nodes[" + std::to_string(i) + "]";
+    r.Keys(t, key, {"name", "count", "cpu", "memory", "gpus", "product", "labels", "resources"});
+    if (!t["name"]) r.Fail(t, key + ".name", "is required");
+    TraceNode node;
+    node.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu");
+    node.memory_mib = r.QuantityMilli(t["memory"], key + ".memory") / 1000 / kBytesPerMib;
+    node.gpus = t["gpus"] ? static_cast<int32_t>(r.Int(t["gpus"], key + ".gpus", 0, 64)) : 0;
+    if (t["product"]) node.model = r.Text(t["product"], key + ".product");
+    if (const YAML::Node& labels = t["labels"]) {
+      if (!labels.IsMap()) r.Fail(labels, key + ".labels", "must be a mapping of label to value");
+      for (const auto& kv : labels) {
+        node.labels.emplace_back(kv.first.Scalar(), r.Text(kv.second, key + ".labels." + kv.first.Scalar()));
+      }
+    }
+    node.resources = r.Resources(t["resources"], key + ".resources");
+    if (node.gpus > 0 && node.model.empty()) r.Fail(t, key + ".product", "is required with gpus");
+    std::string name = r.Text(t["name"], key + ".name");
+    int64_t count = t["count"] ? r.Int(t["count"], key + ".count", 1, kMaxCount) : 1;
+    for (int64_t n = 0; n < count; ++n) {
+      nodes.push_back(node);
+      nodes.back().name = name + "-" + std::to_string(n);
+    }
+  }
+  return nodes;
+}
+
+std::vector<TracePod> ReadPods(const ScenarioReader& r, const YAML::Node& list) {
+  if (!list.IsSequence()) r.Fail(list, "pods", "must be a list of pod mixes");
+  std::vector<TracePod> pods;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node& t = list[i];
+    std::string key = "pods[" + std::to_string(i) + "]";
+    r.Keys(t, key, {"name", "count", "cpu", "memory", "gpus", "gpuMilli", "products", "resources"});
+    if (!t["name"]) r.Fail(t, key + ".name", "is required");
+    TracePod pod;
+    pod.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu");
+    pod.memory_mib = r.QuantityMilli(t["memory"], key + ".memory") / 1000 / kBytesPerMib;
+    pod.num_gpu = t["gpus"] ? static_cast<int32_t>(r.Int(t["gpus"], key + ".gpus", 0, 64)) : 0;
+    pod.gpu_milli = pod.num_gpu > 0 ? 1000 : 0;
+    if (t["gpuMilli"]) {
+      pod.gpu_milli = r.Int(t["gpuMilli"], key + ".gpuMilli", 1, 1000);
+      if (pod.num_gpu != 1) r.Fail(t["gpuMilli"], key + ".gpuMilli", "a share needs gpus: 1");
+    }
+    if (const YAML::Node& products = t["products"]) {
+      if (!products.IsSequence()) r.Fail(products, key + ".products", "must be a list of products");
+      for (const auto& p : products) pod.gpu_spec.push_back(r.Text(p, key + ".products"));
+    }
+    pod.resources = r.Resources(t["resources"], key + ".resources");
+    std::string name = r.Text(t["name"], key + ".name");
+    int64_t count = t["count"] ? r.Int(t["count"], key + ".count", 1, kMaxCount) : 1;
+    for (int64_t n = 0; n < count; ++n) {
+      pods.push_back(pod);
+      pods.back().name = name + "-" + std::to_string(n);
+    }
+  }
+  return pods;
+}
+
+Scenario Read(const YAML::Node& root, const std::string& source) {
+  ScenarioReader r(source);
+  if (!root || root.IsNull()) throw TraceError(source + ": empty scenario file");
+  r.Keys(root, "scenario", {"apiVersion", "kind", "metadata", "nodes", "pods"});
+  for (auto [key, expected] : {std::pair{"apiVersion", kScenarioApiVersion}, {"kind", kScenarioKind}}) {
+    if (!root[key] || r.Text(root[key], key) != expected) {
+      r.Fail(root[key] ? root[key] : root, key, "must be " + std::string(expected));
+    }
+  }
+  if (!root["nodes"]) r.Fail(root, "nodes", "is required");
+  if (!root["pods"]) r.Fail(root, "pods", "is required");
+  Scenario s{ReadNodes(r, root["nodes"]), ReadPods(r, root["pods"])};
+  if (s.nodes.empty()) r.Fail(root["nodes"], "nodes", "must not be empty");
+  return s;
+}
+
+}  // namespace
+
+Scenario ParseScenario(std::string_view yaml, const std::string& source) {
+  try {
+    return Read(YAML::Load(std::string(yaml)), source);
+  } catch (const YAML::ParserException& e) {
+    throw TraceError(source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw TraceError(source + ": " + e.msg);
+  }
+}
+
+Scenario LoadScenario(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw TraceError(path + ": cannot read");
+  } catch (const YAML::ParserException& e) {
+    throw TraceError(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  try {
+    return Read(root, path);
+  } catch (const YAML::Exception& e) {
+    throw TraceError(path + ": " + e.msg);
+  }
+}
+
+}  // namespace gpusched
