@@ -47,11 +47,24 @@ void BM_DecodeFullNodesBaseline(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeFullNodesBaseline)->Unit(benchmark::kMillisecond);
 
+// The default policy (fgd + consolidate), or with range(0) == 1 the MostAllocated policy that was
+// the default before: the cost of fragmentation-aware scoring, measured in the same run.
+PolicySpec BenchPolicy(int64_t which) {
+  PolicySpec spec = DefaultPolicySpec();
+  if (which == 1) {
+    auto& plugins = spec.profiles[0].plugins;
+    plugins["gpu-binpack"] = {true, 1};
+    plugins["fgd"].enabled = false;
+    plugins["consolidate"].enabled = false;
+  }
+  return spec;
+}
+
 // Engine work per node: filter and prioritize for every node name, no decoding or encoding.
 void BM_EngineFilterAndScore(benchmark::State& state) {
   const auto& w = Load();
   Published<ClusterSnapshot> snapshots(w.snapshot);
-  Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
+  Published<Policy> policies(std::make_shared<const Policy>(BenchPolicy(state.range(0))));
   ExtenderService service(snapshots, policies);
   ExtenderArgs args = DecodeExtenderArgs(w.names_request);
   for (auto _ : state) {
@@ -60,7 +73,7 @@ void BM_EngineFilterAndScore(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * args.node_names->size());
 }
-BENCHMARK(BM_EngineFilterAndScore)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EngineFilterAndScore)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 void BM_EncodeFilterResult(benchmark::State& state) {
   const auto& w = Load();
