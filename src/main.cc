@@ -485,7 +485,8 @@ int Simulate(const std::vector<std::string>& args) {
                                  "in-tree NodeResourcesFit plus the extender's 0..10 score x weight x 10"})
       .Add({"extender-weight", "W", "1", "the extender's weight in --blend mode"})
       .Add({"extender-filter-top", "BOOL", "false", "in --blend mode, the extender's filter passes only "
-                                                     "its best-scored nodes"})
+                                                     "its best-scored nodes (as a policy with "
+                                                     "filterBestOnly: true does anyway)"})
       .Add({"tie-break", "MODE", "", "override how equal scores are broken: node-order (one seeded node "
                                      "order per run, the paper's behaviour) or per-pod (a fresh draw per "
                                      "pod, as kube-scheduler); default: per-pod for random, else node-order"})
@@ -519,6 +520,11 @@ int Simulate(const std::vector<std::string>& args) {
                               weight, flags.Get("extender-filter-top") == "true"};
   }
 
+  for (const char* flag : {"extender-filter-top", "progress"}) {
+    if (flags.Get(flag) != "true" && flags.Get(flag) != "false") {
+      return Fail(std::string("--") + flag + " must be true or false");
+    }
+  }
   const std::string& ties = flags.Get("tie-break");
   if (ties == "node-order") {
     base.ties = TieBreak::kNodeOrder;
