@@ -75,6 +75,33 @@ class ScenarioReader {
   std::string source_;
 };
 
+struct Sizes {
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  int32_t gpus = 0;
+};
+
+// CPU, memory and whole GPUs, which node templates and pod mixes spell alike.
+Sizes ReadSizes(const ScenarioReader& r, const YAML::Node& t, const std::string& key) {
+  Sizes s;
+  s.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu");
+  s.memory_mib = r.QuantityMilli(t["memory"], key + ".memory") / 1000 / kBytesPerMib;
+  s.gpus = t["gpus"] ? static_cast<int32_t>(r.Int(t["gpus"], key + ".gpus", 0, 64)) : 0;
+  return s;
+}
+
+// Appends `count` copies of `item` named <name>-0, <name>-1, ... from the entry's name and count.
+template <typename T>
+void Expand(const ScenarioReader& r, const YAML::Node& t, const std::string& key, const T& item,
+            std::vector<T>& out) {
+  std::string name = r.Text(t["name"], key + ".name");
+  int64_t count = t["count"] ? r.Int(t["count"], key + ".count", 1, kMaxCount) : 1;
+  for (int64_t n = 0; n < count; ++n) {
+    out.push_back(item);
+    out.back().name = name + "-" + std::to_string(n);
+  }
+}
+
 std::vector<TraceNode> ReadNodes(const ScenarioReader& r, const YAML::Node& list) {
   if (!list.IsSequence()) r.Fail(list, "nodes", "must be a list of node templates");
   std::vector<TraceNode> nodes;
@@ -83,10 +110,11 @@ std::vector<TraceNode> ReadNodes(const ScenarioReader& r, const YAML::Node& list
     std::string key = "nodes[" + std::to_string(i) + "]";
     r.Keys(t, key, {"name", "count", "cpu", "memory", "gpus", "product", "labels", "resources"});
     if (!t["name"]) r.Fail(t, key + ".name", "is required");
+    Sizes sizes = ReadSizes(r, t, key);
     TraceNode node;
-    node.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu");
-    node.memory_mib = r.QuantityMilli(t["memory"], key + ".memory") / 1000 / kBytesPerMib;
-    node.gpus = t["gpus"] ? static_cast<int32_t>(r.Int(t["gpus"], key + ".gpus", 0, 64)) : 0;
+    node.cpu_milli = sizes.cpu_milli;
+    node.memory_mib = sizes.memory_mib;
+    node.gpus = sizes.gpus;
     if (t["product"]) node.model = r.Text(t["product"], key + ".product");
     if (const YAML::Node& labels = t["labels"]) {
       if (!labels.IsMap()) r.Fail(labels, key + ".labels", "must be a mapping of label to value");
@@ -96,12 +124,7 @@ std::vector<TraceNode> ReadNodes(const ScenarioReader& r, const YAML::Node& list
     }
     node.resources = r.Resources(t["resources"], key + ".resources");
     if (node.gpus > 0 && node.model.empty()) r.Fail(t, key + ".product", "is required with gpus");
-    std::string name = r.Text(t["name"], key + ".name");
-    int64_t count = t["count"] ? r.Int(t["count"], key + ".count", 1, kMaxCount) : 1;
-    for (int64_t n = 0; n < count; ++n) {
-      nodes.push_back(node);
-      nodes.back().name = name + "-" + std::to_string(n);
-    }
+    Expand(r, t, key, node, nodes);
   }
   return nodes;
 }
@@ -114,10 +137,11 @@ std::vector<TracePod> ReadPods(const ScenarioReader& r, const YAML::Node& list) 
     std::string key = "pods[" + std::to_string(i) + "]";
     r.Keys(t, key, {"name", "count", "cpu", "memory", "gpus", "gpuMilli", "products", "resources"});
     if (!t["name"]) r.Fail(t, key + ".name", "is required");
+    Sizes sizes = ReadSizes(r, t, key);
     TracePod pod;
-    pod.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu");
-    pod.memory_mib = r.QuantityMilli(t["memory"], key + ".memory") / 1000 / kBytesPerMib;
-    pod.num_gpu = t["gpus"] ? static_cast<int32_t>(r.Int(t["gpus"], key + ".gpus", 0, 64)) : 0;
+    pod.cpu_milli = sizes.cpu_milli;
+    pod.memory_mib = sizes.memory_mib;
+    pod.num_gpu = sizes.gpus;
     pod.gpu_milli = pod.num_gpu > 0 ? 1000 : 0;
     if (t["gpuMilli"]) {
       pod.gpu_milli = r.Int(t["gpuMilli"], key + ".gpuMilli", 1, 1000);
@@ -128,12 +152,7 @@ std::vector<TracePod> ReadPods(const ScenarioReader& r, const YAML::Node& list) 
       for (const auto& p : products) pod.gpu_spec.push_back(r.Text(p, key + ".products"));
     }
     pod.resources = r.Resources(t["resources"], key + ".resources");
-    std::string name = r.Text(t["name"], key + ".name");
-    int64_t count = t["count"] ? r.Int(t["count"], key + ".count", 1, kMaxCount) : 1;
-    for (int64_t n = 0; n < count; ++n) {
-      pods.push_back(pod);
-      pods.back().name = name + "-" + std::to_string(n);
-    }
+    Expand(r, t, key, pod, pods);
   }
   return pods;
 }
