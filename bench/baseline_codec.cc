@@ -50,7 +50,8 @@ PodInfo Pod(const ordered_json& p) {
   }
   if (meta.contains("annotations") && meta["annotations"].is_object()) {
     for (const auto& [k, v] : meta["annotations"].items()) {
-      if (std::string_view(k).starts_with(kGpuschedAnnotationPrefix)) pod.annotations.emplace_back(k, Text(v));
+      if (std::string_view(k).starts_with(kGpuschedAnnotationPrefix))
+        pod.annotations.emplace_back(k, Text(v));
     }
   }
   PodResources resources;

@@ -15,14 +15,14 @@
 #include <thread>
 
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "baseline_codec.h"
 #include "gpusched/cli/flags.h"
-#include "gpusched/model/gpu_requirements.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/extender/extender_service.h"
+#include "gpusched/model/gpu_requirements.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_server.h"
 #include "workload.h"
@@ -38,7 +38,9 @@ struct Stats {
 
 Stats Summarize(std::vector<double> ms, double total_seconds) {
   std::sort(ms.begin(), ms.end());
-  auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<size_t>(q * ms.size()))]; };
+  auto at = [&](double q) {
+    return ms[std::min(ms.size() - 1, static_cast<size_t>(q * ms.size()))];
+  };
   return {at(0.50), at(0.99), ms.back(), ms.size() / total_seconds};
 }
 
@@ -67,7 +69,8 @@ std::string PrioritizeRequest(const std::string& filter_request, const std::stri
   return req.dump();
 }
 
-void Row(const char* what, int nodes, double occupancy, const char* mode, int candidates, const Stats& s) {
+void Row(const char* what, int nodes, double occupancy, const char* mode, int candidates,
+         const Stats& s) {
   std::printf("| %s | %d | %.0f%% | %s | %d | %.3f | %.3f | %.3f | %.0f |\n", what, nodes,
               occupancy * 100, mode, candidates, s.p50_ms, s.p99_ms, s.max_ms, s.per_second);
 }
@@ -85,7 +88,12 @@ void Run(int size, double occupancy, int pairs) {
   ExtenderService service(snapshots, policies, &metrics);
   ServerOptions options;
   options.port = 0;
-  HttpServer server(options, service, [] { return Readiness{true, "bench"}; }, &metrics);
+  HttpServer server(
+      options, service,
+      [] {
+        return Readiness{true, "bench"};
+      },
+      &metrics);
   int port = server.Bind();
   std::thread serving([&] { server.Run(); });
 
@@ -117,13 +125,16 @@ void Run(int size, double occupancy, int pairs) {
     });
     Row("handler, production codec", size, occupancy, m.name, m.candidates, fast);
     Stats slow = Measure(std::max(10, m.pairs / 4), [&] {
-      auto a = baseline::EncodeExtenderFilterResult(service.Filter(baseline::DecodeExtenderArgs(*m.filter)));
-      auto b = baseline::EncodeHostPriorityList(service.Prioritize(baseline::DecodeExtenderArgs(prioritize)));
+      auto a = baseline::EncodeExtenderFilterResult(
+          service.Filter(baseline::DecodeExtenderArgs(*m.filter)));
+      auto b = baseline::EncodeHostPriorityList(
+          service.Prioritize(baseline::DecodeExtenderArgs(prioritize)));
       if (a.empty() || b.empty()) std::abort();
     });
     Row("handler, nlohmann DOM baseline", size, occupancy, m.name, m.candidates, slow);
-    std::printf("| speed-up (baseline p50 / production p50) | %d | %.0f%% | %s | %d | %.1fx | | | |\n",
-                size, occupancy * 100, m.name, m.candidates, slow.p50_ms / fast.p50_ms);
+    std::printf(
+        "| speed-up (baseline p50 / production p50) | %d | %.0f%% | %s | %d | %.1fx | | | |\n",
+        size, occupancy * 100, m.name, m.candidates, slow.p50_ms / fast.p50_ms);
   }
   client_owner.reset();  // close the keep-alive connection, or the server waits for its timeout
   server.Stop();
@@ -146,7 +157,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   spdlog::set_level(spdlog::level::warn);
-  std::printf("| path | nodes | GPU occupancy | mode | nodes per request | p50 ms | p99 ms | max ms | pairs/s |\n");
+  std::printf(
+      "| path | nodes | GPU occupancy | mode | nodes per request | p50 ms | p99 ms | max ms | "
+      "pairs/s |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& size : SplitList(flags.Get("sizes"))) {
     for (const auto& occ : SplitList(flags.Get("occupancy"))) {

@@ -17,8 +17,8 @@
 #include <string>
 #include <thread>
 
-#include "gpusched/cli/flags.h"
 #include <spdlog/spdlog.h>
+#include "gpusched/cli/flags.h"
 
 #include "gpusched/kube/live_inventory.h"
 #include "testing/fake_apiserver.h"
@@ -83,13 +83,18 @@ void InitialSync(int nodes, int pods) {
   auto start = Clock::now();
   {
     LiveInventory inventory(LoadKubeconfig(kubeconfig), GpuResourceNames(), published);
-    bool ok = WaitUntil([&] { return inventory.Status().synced && published.Get()->size() == static_cast<size_t>(nodes); },
-                        std::chrono::seconds(600));
+    bool ok = WaitUntil(
+        [&] {
+          return inventory.Status().synced && published.Get()->size() == static_cast<size_t>(nodes);
+        },
+        std::chrono::seconds(600));
     double took = Seconds(Clock::now() - start);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let the counters publish
     InventoryStatus s = inventory.Status();
-    std::printf("| initial sync | %d nodes, %d pods (%zu GPU pods kept) | %.2f s | peak RSS %ld MiB (%ld MiB before) |%s\n",
-                nodes, pods, s.gpu_pods, took, PeakRssMiB(), rss_before, ok ? "" : " TIMED OUT");
+    std::printf(
+        "| initial sync | %d nodes, %d pods (%zu GPU pods kept) | %.2f s | peak RSS %ld MiB (%ld "
+        "MiB before) |%s\n",
+        nodes, pods, s.gpu_pods, took, PeakRssMiB(), rss_before, ok ? "" : " TIMED OUT");
   }
   kill(server, SIGTERM);
   waitpid(server, nullptr, 0);
@@ -122,14 +127,16 @@ void EventRate(int events) {
   bool ok = WaitUntil([&] { return inventory.Status().gpu_pods == static_cast<size_t>(events); },
                       std::chrono::seconds(300));
   double took = Seconds(Clock::now() - start);
-  std::printf("| watch replay | %d pod ADDED events over one watch stream | %.2f s | %.0f events/s |%s\n",
-              events, took, events / took, ok ? "" : " TIMED OUT");
+  std::printf(
+      "| watch replay | %d pod ADDED events over one watch stream | %.2f s | %.0f events/s |%s\n",
+      events, took, events / took, ok ? "" : " TIMED OUT");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  FlagSet flags("sync_bench", "sync_bench [flags]", "Initial-sync time, peak RSS and watch event rate of the live inventory.");
+  FlagSet flags("sync_bench", "sync_bench [flags]",
+                "Initial-sync time, peak RSS and watch event rate of the live inventory.");
   flags.Add({"nodes", "N", "15000", "nodes in the synthetic cluster"})
       .Add({"pods", "N", "150000", "pods in the synthetic cluster (60% ask for GPUs)"})
       .Add({"events", "N", "50000", "pod events in the watch-rate phase"});

@@ -36,9 +36,8 @@ Workload MakeWorkload(int nodes, double occupancy, uint64_t seed) {
   ApplyInventory(ParseInventory(list, "synthetic"), ledger);
   w.snapshot = ledger.BuildSnapshot();
 
-  nlohmann::json fixture = nlohmann::json::parse(
-      testing::ReadFile(std::string(GPUSCHED_SOURCE_DIR) +
-                        "/tests/fixtures/extender/filter-request-nodecache.json"));
+  nlohmann::json fixture = nlohmann::json::parse(testing::ReadFile(
+      std::string(GPUSCHED_SOURCE_DIR) + "/tests/fixtures/extender/filter-request-nodecache.json"));
   nlohmann::json pod = fixture["Pod"];
   pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1";
   pod["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = "1";
@@ -55,10 +54,11 @@ Workload MakeWorkload(int nodes, double occupancy, uint64_t seed) {
     n.erase("kind");
     items.push_back(n);
   }
-  w.nodes_request = nlohmann::json{{"Pod", pod},
-                                   {"Nodes", {{"metadata", nlohmann::json::object()}, {"items", items}}},
-                                   {"NodeNames", nullptr}}
-                        .dump();
+  w.nodes_request = nlohmann::json{
+      {"Pod", pod},
+      {"Nodes", {{"metadata", nlohmann::json::object()}, {"items", items}}},
+      {"NodeNames",
+       nullptr}}.dump();
   w.nodes_request_bytes = w.nodes_request.size();
   return w;
 }

@@ -4,13 +4,13 @@
 #include <atomic>
 #include <charconv>
 #include <climits>
-#include <fstream>
-#include <map>
-#include <optional>
 #include <condition_variable>
-#include <mutex>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -29,8 +29,8 @@
 #include "gpusched/server/http_server.h"
 #include "gpusched/server/logging.h"
 #include "gpusched/sim/openb_trace.h"
-#include "gpusched/sim/scenario.h"
 #include "gpusched/sim/report.h"
+#include "gpusched/sim/scenario.h"
 #include "gpusched/sim/simulator.h"
 #include "gpusched/util/quantity.h"
 
@@ -55,20 +55,24 @@ constexpr char kTopHelp[] =
     "Run 'gpusched <command> --help' for the flags of a command.\n";
 
 FlagSet ServeFlags() {
-  FlagSet f("gpusched serve", "gpusched serve [flags]",
-            "Serves the kube-scheduler extender API (filter, prioritize) over HTTP for the GPUs of an\n"
-            "inventory: the file named by --cluster, or the bundled sample cluster.");
+  FlagSet f(
+      "gpusched serve", "gpusched serve [flags]",
+      "Serves the kube-scheduler extender API (filter, prioritize) over HTTP for the GPUs of an\n"
+      "inventory: the file named by --cluster, or the bundled sample cluster.");
   f.Add({"listen", "HOST:PORT", "127.0.0.1:8888", "address to listen on"})
-      .Add({"kubeconfig", "FILE", "", "watch nodes and pods through the API server of this "
-                                      "kubeconfig (inside a pod the service account is used "
-                                      "without this flag)"})
+      .Add({"kubeconfig", "FILE", "",
+            "watch nodes and pods through the API server of this "
+            "kubeconfig (inside a pod the service account is used "
+            "without this flag)"})
       .Add({"context", "NAME", "", "kubeconfig context; default: its current-context"})
-      .Add({"cluster", "FILE", "", "static inventory instead of the API server: Nodes and Pods as "
-                                   "YAML or JSON (a v1.List, or kubectl get nodes,pods -A -o yaml "
-                                   "output); default without an API server: the bundled sample "
-                                   "cluster"})
-      .Add({"url-prefix", "PATH", "", "path before the verbs; match the urlPrefix path of the "
-                                      "KubeSchedulerConfiguration extender"})
+      .Add({"cluster", "FILE", "",
+            "static inventory instead of the API server: Nodes and Pods as "
+            "YAML or JSON (a v1.List, or kubectl get nodes,pods -A -o yaml "
+            "output); default without an API server: the bundled sample "
+            "cluster"})
+      .Add({"url-prefix", "PATH", "",
+            "path before the verbs; match the urlPrefix path of the "
+            "KubeSchedulerConfiguration extender"})
       .Add({"filter-verb", "VERB", "filter", "route of the filter call: POST <url-prefix>/<VERB>"})
       .Add({"prioritize-verb", "VERB", "prioritize",
             "route of the prioritize call: POST <url-prefix>/<VERB>"})
@@ -77,22 +81,27 @@ FlagSet ServeFlags() {
       .Add({"threads", "N", "8", "HTTP worker threads (each open keep-alive connection holds one)"})
       .Add({"keep-alive-timeout", "SECONDS", "150",
             "idle keep-alive connections are closed after this; keep above kube-scheduler's 90"})
-      .Add({"policy", "FILE", "", "scheduling policy (YAML); reloaded when the file changes; "
-                                  "default: the built-in default policy"})
+      .Add({"policy", "FILE", "",
+            "scheduling policy (YAML); reloaded when the file changes; "
+            "default: the built-in default policy"})
       .Add({"policy-reload-interval", "SECONDS", "2", "how often the policy file is checked"})
-      .Add({"log-level", "LEVEL", "info", "trace, debug, info, warn, error or off; debug logs one "
-                                          "line per decision"})
+      .Add({"log-level", "LEVEL", "info",
+            "trace, debug, info, warn, error or off; debug logs one "
+            "line per decision"})
       .Add({"log-format", "FORMAT", "text", "text, or json for one JSON object per line"})
-      .Add({"tls-cert", "FILE", "", "serve HTTPS with this PEM certificate (and chain); re-read "
-                                    "when the file changes"})
+      .Add({"tls-cert", "FILE", "",
+            "serve HTTPS with this PEM certificate (and chain); re-read "
+            "when the file changes"})
       .Add({"tls-key", "FILE", "", "PEM private key of --tls-cert"})
-      .Add({"client-ca", "FILE", "", "require a client certificate signed by this PEM CA bundle "
-                                     "(mutual TLS, so only kube-scheduler may call); needs "
-                                     "--tls-cert"})
+      .Add({"client-ca", "FILE", "",
+            "require a client certificate signed by this PEM CA bundle "
+            "(mutual TLS, so only kube-scheduler may call); needs "
+            "--tls-cert"})
       .Add({"tls-reload-interval", "SECONDS", "10", "how often the TLS files are checked"})
-      .Add({"ops-listen", "HOST:PORT", "", "also serve /healthz, /readyz and /metrics over plain "
-                                           "HTTP here (for probes and Prometheus when the main "
-                                           "listener requires client certificates)"});
+      .Add({"ops-listen", "HOST:PORT", "",
+            "also serve /healthz, /readyz and /metrics over plain "
+            "HTTP here (for probes and Prometheus when the main "
+            "listener requires client certificates)"});
   return f;
 }
 
@@ -134,8 +143,8 @@ std::shared_ptr<const Policy> PolicyOrDefault(const std::string& path) {
 bool ParseListen(const std::string& flag, const std::string& listen, ServerOptions& o,
                  std::string& error) {
   auto colon = listen.rfind(':');
-  auto port = colon == std::string::npos ? std::nullopt
-                                         : ParseInt(listen.substr(colon + 1), 0, 65535);
+  auto port =
+      colon == std::string::npos ? std::nullopt : ParseInt(listen.substr(colon + 1), 0, 65535);
   if (!port || colon == 0) {
     error = "--" + flag + " must be HOST:PORT, got \"" + listen + "\"";
     return false;
@@ -198,7 +207,8 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
 int Serve(const std::vector<std::string>& args) {
   FlagSet flags = ServeFlags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
-  if (!flags.positional().empty()) return Fail("serve takes no arguments: " + flags.positional()[0]);
+  if (!flags.positional().empty())
+    return Fail("serve takes no arguments: " + flags.positional()[0]);
   auto level = spdlog::level::from_str(flags.Get("log-level"));
   if (level == spdlog::level::off && flags.Get("log-level") != "off") {
     return Fail("unknown --log-level " + flags.Get("log-level"));
@@ -236,11 +246,13 @@ int Serve(const std::vector<std::string>& args) {
   std::string inventory_text;
   const std::string& source = flags.Get("cluster");
   const std::string& kubeconfig = flags.Get("kubeconfig");
-  if (!source.empty() && !kubeconfig.empty()) return Fail("--cluster and --kubeconfig exclude each other");
+  if (!source.empty() && !kubeconfig.empty())
+    return Fail("--cluster and --kubeconfig exclude each other");
   if (!kubeconfig.empty() || (source.empty() && RunningInCluster())) {
     KubeConfig kube;
     try {
-      kube = kubeconfig.empty() ? InClusterConfig() : LoadKubeconfig(kubeconfig, flags.Get("context"));
+      kube =
+          kubeconfig.empty() ? InClusterConfig() : LoadKubeconfig(kubeconfig, flags.Get("context"));
     } catch (const KubeConfigError& e) {
       return Fail(e.what());
     }
@@ -358,10 +370,11 @@ Inventory LoadInventoryOrSample(const std::string& path) {
 }
 
 int Explain(const std::vector<std::string>& args) {
-  FlagSet flags("gpusched explain", "gpusched explain --pod POD.yaml [flags]",
-                "Shows how gpusched would place a pod: for every node of the inventory, the verdict,\n"
-                "the reason, each plugin's score and weight, the extender score; then the ranking.\n"
-                "It runs the same engine and policy as serve.");
+  FlagSet flags(
+      "gpusched explain", "gpusched explain --pod POD.yaml [flags]",
+      "Shows how gpusched would place a pod: for every node of the inventory, the verdict,\n"
+      "the reason, each plugin's score and weight, the extender score; then the ranking.\n"
+      "It runs the same engine and policy as serve.");
   flags.Add({"pod", "FILE", "", "the pod, YAML or JSON (a v1.Pod)"})
       .Add({"cluster", "FILE", "", "inventory (as for serve); default: the bundled sample cluster"})
       .Add({"policy", "FILE", "", "policy file; default: the built-in default policy"})
@@ -390,9 +403,10 @@ int Explain(const std::vector<std::string>& args) {
 }
 
 int PolicyCommand(const std::vector<std::string>& args) {
-  FlagSet flags("gpusched policy", "gpusched policy check FILE",
-                "check: validates a policy file. Prints the effective policy (every default filled\n"
-                "in) and exits 0, or prints each error as FILE:LINE:COLUMN: KEY: PROBLEM and exits 1.");
+  FlagSet flags(
+      "gpusched policy", "gpusched policy check FILE",
+      "check: validates a policy file. Prints the effective policy (every default filled\n"
+      "in) and exits 0, or prints each error as FILE:LINE:COLUMN: KEY: PROBLEM and exits 1.");
   if (auto done = ParseOrHelp(flags, args)) return *done;
   const auto& words = flags.positional();
   if (words.size() != 2 || words[0] != "check") return Fail("usage: gpusched policy check FILE");
@@ -415,7 +429,8 @@ std::vector<uint64_t> ParseSeeds(const std::string& text) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string part =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     size_t dash = part.find('-');
     auto first = ParseInt(part.substr(0, dash), 0, INT64_MAX);
     auto last = dash == std::string::npos ? first : ParseInt(part.substr(dash + 1), 0, INT64_MAX);
@@ -466,32 +481,43 @@ class ProgressBar {
 int Simulate(const std::vector<std::string>& args) {
   std::string names;
   for (const auto& n : BuiltinSimPolicyNames()) names += (names.empty() ? "" : ", ") + n;
-  FlagSet flags("gpusched simulate",
-                "gpusched simulate --nodes CSV --pods CSV [flags]\n       gpusched simulate --scenario FILE [flags]",
-                "Packing benchmark (FGD, USENIX ATC'23 method): shuffles the pods with each seed, extends\n"
-                "them to --tune times the cluster's GPU capacity, places them one by one with each policy\n"
-                "through gpusched's engine, and reports unallocated and fragmented GPU against arrived\n"
-                "workload. Policies: " + names + ", or a policy file.");
+  FlagSet flags(
+      "gpusched simulate",
+      "gpusched simulate --nodes CSV --pods CSV [flags]\n       gpusched simulate --scenario FILE "
+      "[flags]",
+      "Packing benchmark (FGD, USENIX ATC'23 method): shuffles the pods with each seed, extends\n"
+      "them to --tune times the cluster's GPU capacity, places them one by one with each policy\n"
+      "through gpusched's engine, and reports unallocated and fragmented GPU against arrived\n"
+      "workload. Policies: " +
+          names + ", or a policy file.");
   flags.Add({"nodes", "CSV", "", "cluster: an openb node list (sn,cpu_milli,memory_mib,gpu,model)"})
-      .Add({"pods", "CSV", "", "workload: an openb pod list (name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec...])"})
-      .Add({"scenario", "FILE", "", "cluster and workload from a scenario YAML (node templates with GFD "
-                                    "labels and MIG resources, pod mixes) instead of --nodes and --pods; "
-                                    "examples in bench/scenarios/"})
-      .Add({"policy", "NAME[,NAME...]", "fgd,gpusched", "policies to compare: built-in names or policy files"})
+      .Add({"pods", "CSV", "",
+            "workload: an openb pod list "
+            "(name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec...])"})
+      .Add({"scenario", "FILE", "",
+            "cluster and workload from a scenario YAML (node templates with GFD "
+            "labels and MIG resources, pod mixes) instead of --nodes and --pods; "
+            "examples in bench/scenarios/"})
+      .Add({"policy", "NAME[,NAME...]", "fgd,gpusched",
+            "policies to compare: built-in names or policy files"})
       .Add({"seeds", "LIST", "42-51", "seeds, as a range 42-51 or a list 42,43"})
       .Add({"jobs", "N", "2", "runs simulated in parallel"})
       .Add({"tune", "X", "1.3", "workload size as a multiple of the cluster's GPU capacity"})
-      .Add({"blend", "MODE", "", "score as a real kube-scheduler does: least-allocated or most-allocated "
-                                 "in-tree NodeResourcesFit plus the extender's 0..10 score x weight x 10"})
+      .Add({"blend", "MODE", "",
+            "score as a real kube-scheduler does: least-allocated or most-allocated "
+            "in-tree NodeResourcesFit plus the extender's 0..10 score x weight x 10"})
       .Add({"extender-weight", "W", "1", "the extender's weight in --blend mode"})
-      .Add({"extender-filter-top", "BOOL", "false", "in --blend mode, the extender's filter passes only "
-                                                     "its best-scored nodes (as a policy with "
-                                                     "filterBestOnly: true does anyway)"})
-      .Add({"tie-break", "MODE", "", "override how equal scores are broken: node-order (one seeded node "
-                                     "order per run, the paper's behaviour) or per-pod (a fresh draw per "
-                                     "pod, as kube-scheduler); default: per-pod for random, else node-order"})
+      .Add({"extender-filter-top", "BOOL", "false",
+            "in --blend mode, the extender's filter passes only "
+            "its best-scored nodes (as a policy with "
+            "filterBestOnly: true does anyway)"})
+      .Add({"tie-break", "MODE", "",
+            "override how equal scores are broken: node-order (one seeded node "
+            "order per run, the paper's behaviour) or per-pod (a fresh draw per "
+            "pod, as kube-scheduler); default: per-pod for random, else node-order"})
       .Add({"out-json", "FILE", "", "write the report (policies, per-seed figures) as JSON"})
-      .Add({"out-csv", "FILE", "", "write the curves (policy, seed, arrived %, allocated %, ...) as CSV"})
+      .Add({"out-csv", "FILE", "",
+            "write the curves (policy, seed, arrived %, allocated %, ...) as CSV"})
       .Add({"out-svg", "FILE", "", "plot unallocated GPU against arrived workload as SVG"})
       .Add({"progress", "BOOL", "true", "show a progress bar on stderr"});
   if (auto done = ParseOrHelp(flags, args)) return *done;
@@ -514,10 +540,10 @@ int Simulate(const std::vector<std::string>& args) {
       return Fail("--blend must be least-allocated or most-allocated");
     }
     if (weight <= 0 || weight > 100) return Fail("--extender-weight must be in (0, 100]");
-    base.blend = BlendOptions{true,
-                              blend == "most-allocated" ? InTreeScore::kMostAllocated
-                                                        : InTreeScore::kLeastAllocated,
-                              weight, flags.Get("extender-filter-top") == "true"};
+    base.blend = BlendOptions{
+        true,
+        blend == "most-allocated" ? InTreeScore::kMostAllocated : InTreeScore::kLeastAllocated,
+        weight, flags.Get("extender-filter-top") == "true"};
   }
 
   for (const char* flag : {"extender-filter-top", "progress"}) {
@@ -539,16 +565,19 @@ int Simulate(const std::vector<std::string>& args) {
   std::string list = flags.Get("policy");
   for (size_t start = 0; start <= list.size();) {
     size_t comma = list.find(',', start);
-    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string name =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? list.size() + 1 : comma + 1;
     if (auto builtin = BuiltinSimPolicy(name)) {
       policies.push_back(*builtin);
-    } else if (name.find('/') != std::string::npos || name.ends_with(".yaml") || name.ends_with(".yml")) {
+    } else if (name.find('/') != std::string::npos || name.ends_with(".yaml") ||
+               name.ends_with(".yml")) {
       std::shared_ptr<const Policy> policy = PolicyOrDefault(name);
       if (!policy) return Fail("invalid policy " + name);
       policies.push_back(SimPolicyFromFile(name, policy));
     } else {
-      return Fail("unknown policy \"" + name + "\"; built-in: " + names + ", or a policy file path");
+      return Fail("unknown policy \"" + name + "\"; built-in: " + names +
+                  ", or a policy file path");
     }
     order.push_back(policies.back().name);
   }
@@ -595,13 +624,15 @@ int Simulate(const std::vector<std::string>& args) {
   }
   for (auto& th : threads) th.join();
   progress.Finish();
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   std::vector<PolicySummary> summary = Summarize(order, std::move(runs));
   ReportInputs inputs{scenario.empty() ? flags.Get("nodes") : scenario,
                       scenario.empty() ? flags.Get("pods") : scenario, tune,
-                      blend.empty() ? "" : blend + " + extender x " + flags.Get("extender-weight") +
-                                               (base.blend.filter_top ? ", filter top" : ""),
+                      blend.empty() ? ""
+                                    : blend + " + extender x " + flags.Get("extender-weight") +
+                                          (base.blend.filter_top ? ", filter top" : ""),
                       ties};
   std::cout << FormatSummaryTable(summary) << std::flush;
   std::fprintf(stderr, "%zu runs in %.1f s with %lld jobs\n", tasks.size(), seconds,

@@ -18,7 +18,9 @@ namespace {
 
 const std::filesystem::path kRoot = GPUSCHED_SOURCE_DIR;
 
-std::string Doc(const std::string& relative) { return testing::ReadFile((kRoot / relative).string()); }
+std::string Doc(const std::string& relative) {
+  return testing::ReadFile((kRoot / relative).string());
+}
 
 std::string ServeHelp() {
   std::string help;

@@ -56,10 +56,11 @@ struct EngineFixture : ::testing::Test {
 
 TEST_F(EngineFixture, unresolvable_verdicts_win_over_earlier_unschedulable_ones) {
   std::vector<WeightedPlugin> plugins;
-  plugins.push_back({std::make_unique<FakePlugin>(
-                         "one", std::map<std::string, Verdict>{{"b", Verdict::Unschedulable("one")}},
-                         std::map<std::string, double>{}),
-                     0});
+  plugins.push_back(
+      {std::make_unique<FakePlugin>(
+           "one", std::map<std::string, Verdict>{{"b", Verdict::Unschedulable("one")}},
+           std::map<std::string, double>{}),
+       0});
   plugins.push_back({std::make_unique<FakePlugin>(
                          "two",
                          std::map<std::string, Verdict>{{"b", Verdict::Unresolvable("two")},
@@ -79,10 +80,11 @@ TEST_F(EngineFixture, unresolvable_verdicts_win_over_earlier_unschedulable_ones)
 TEST_F(EngineFixture, first_unschedulable_verdict_is_kept_among_equals) {
   std::vector<WeightedPlugin> plugins;
   for (const char* name : {"one", "two"}) {
-    plugins.push_back({std::make_unique<FakePlugin>(
-                           name, std::map<std::string, Verdict>{{"a", Verdict::Unschedulable(name)}},
-                           std::map<std::string, double>{}),
-                       0});
+    plugins.push_back(
+        {std::make_unique<FakePlugin>(
+             name, std::map<std::string, Verdict>{{"a", Verdict::Unschedulable(name)}},
+             std::map<std::string, double>{}),
+         0});
   }
   Engine engine = Make(std::move(plugins));
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
@@ -108,10 +110,10 @@ TEST_F(EngineFixture, a_pod_intent_error_rejects_every_node_as_unresolvable) {
 
 TEST_F(EngineFixture, minmax_mapping_spreads_candidates_over_zero_to_ten) {
   std::vector<WeightedPlugin> plugins;
-  plugins.push_back({std::make_unique<FakePlugin>(
-                         "x", std::map<std::string, Verdict>{},
-                         std::map<std::string, double>{{"a", 60}, {"b", 55}, {"c", 50}}),
-                     1});
+  plugins.push_back(
+      {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{},
+                                    std::map<std::string, double>{{"a", 60}, {"b", 55}, {"c", 50}}),
+       1});
   Engine engine(GpuResourceNames(), std::move(plugins), PodIntent{}, ScoreMapping::kMinMax);
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
   EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 5, 0}));
@@ -119,14 +121,14 @@ TEST_F(EngineFixture, minmax_mapping_spreads_candidates_over_zero_to_ten) {
 
 TEST_F(EngineFixture, weighted_mean_maps_to_zero_to_ten) {
   std::vector<WeightedPlugin> plugins;
-  plugins.push_back({std::make_unique<FakePlugin>(
-                         "x", std::map<std::string, Verdict>{},
-                         std::map<std::string, double>{{"a", 100}, {"b", 50}, {"c", 0}}),
-                     3});
-  plugins.push_back({std::make_unique<FakePlugin>(
-                         "y", std::map<std::string, Verdict>{},
-                         std::map<std::string, double>{{"a", 0}, {"b", 50}, {"c", 100}}),
-                     1});
+  plugins.push_back(
+      {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{},
+                                    std::map<std::string, double>{{"a", 100}, {"b", 50}, {"c", 0}}),
+       3});
+  plugins.push_back(
+      {std::make_unique<FakePlugin>("y", std::map<std::string, Verdict>{},
+                                    std::map<std::string, double>{{"a", 0}, {"b", 50}, {"c", 100}}),
+       1});
   Engine engine = Make(std::move(plugins));
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
   // a: (300+0)/4 = 75 -> 7.5 -> 8; b: 50 -> 5; c: 100/4 = 25 -> 2.5 -> 3

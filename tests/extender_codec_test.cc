@@ -125,7 +125,8 @@ TEST(ExtenderCodec, scores_are_json_integers) {
 }
 
 TEST(ExtenderCodec, envelope_keys_match_case_insensitively_like_go) {
-  auto args = DecodeExtenderArgs(R"({"pod":{"metadata":{"name":"p"}},"nodes":null,"nodenames":["x"]})");
+  auto args =
+      DecodeExtenderArgs(R"({"pod":{"metadata":{"name":"p"}},"nodes":null,"nodenames":["x"]})");
   EXPECT_EQ(args.pod.info.name, "p");
   EXPECT_EQ(*args.node_names, std::vector<std::string>{"x"});
 }

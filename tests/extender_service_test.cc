@@ -31,7 +31,8 @@ struct ServiceFixture : ::testing::Test {
 };
 
 TEST_F(ServiceFixture, nodecache_fixture_keeps_nodes_that_fit_and_explains_the_rest) {
-  auto result = service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
+  auto result =
+      service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
   // The pod asks for 2 GPUs. Sample usage: h100-01 2/8, a100-07 6/8, h100-02 4/8, h100-03 7/8.
   ASSERT_TRUE(result.node_names.has_value());
   EXPECT_EQ(*result.node_names,
@@ -50,7 +51,8 @@ TEST_F(ServiceFixture, prioritize_with_binpack_packs_the_fullest_node_first) {
   plugins["fgd"].enabled = false;
   plugins["consolidate"].enabled = false;
   policies.Set(std::make_shared<const Policy>(binpack));
-  auto scores = service.Prioritize(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
+  auto scores =
+      service.Prioritize(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
   ASSERT_EQ(scores.size(), 4u);
   // MostAllocated after placing 2 GPUs: h100-01 4/8 -> 5, a100-07 8/8 -> 10, h100-02 6/8 -> 8.
   EXPECT_EQ(scores[0], (HostPriority{"gpu-node-h100-01", 5}));
@@ -66,7 +68,8 @@ TEST_F(ServiceFixture, filter_best_only_passes_the_top_node_and_reports_the_rest
   PolicySpec spec = DefaultPolicySpec();
   spec.filter_best_only = true;
   policies.Set(std::make_shared<const Policy>(spec));
-  auto result = service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
+  auto result =
+      service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
   // The default policy ranks a100-07 first (docs/plugins.md explain block for this pod).
   ASSERT_TRUE(result.node_names.has_value());
   EXPECT_EQ(*result.node_names, (std::vector<std::string>{"gpu-node-a100-07"}));
@@ -75,7 +78,8 @@ TEST_F(ServiceFixture, filter_best_only_passes_the_top_node_and_reports_the_rest
                             {"gpu-node-h100-02", std::string(kNotBestReason)},
                             {"gpu-node-h100-03", "Insufficient nvidia.com/gpu"}}));
   // A pod asking for no GPU is not ranked: every node passes.
-  auto cpu_only = service.Filter(NamesRequest(R"({"cpu":"1"})", {"gpu-node-h100-01", "gpu-node-a100-07"}));
+  auto cpu_only =
+      service.Filter(NamesRequest(R"({"cpu":"1"})", {"gpu-node-h100-01", "gpu-node-a100-07"}));
   EXPECT_EQ(cpu_only.node_names->size(), 2u);
 }
 
@@ -100,7 +104,8 @@ TEST_F(ServiceFixture, full_nodes_are_echoed_unchanged_and_charged_with_known_us
 }
 
 TEST_F(ServiceFixture, unknown_names_fail_with_the_inventory_reason) {
-  auto result = service.Filter(NamesRequest(R"({"nvidia.com/gpu":"1"})", {"ghost", "gpu-node-h100-01"}));
+  auto result =
+      service.Filter(NamesRequest(R"({"nvidia.com/gpu":"1"})", {"ghost", "gpu-node-h100-01"}));
   EXPECT_EQ(*result.node_names, std::vector<std::string>{"gpu-node-h100-01"});
   EXPECT_EQ(result.failed_nodes, (FailedNodesMap{{"ghost", std::string(kUnknownNodeReason)}}));
   auto scores = service.Prioritize(NamesRequest(R"({"nvidia.com/gpu":"1"})", {"ghost"}));
@@ -116,9 +121,9 @@ TEST_F(ServiceFixture, pod_without_gpus_passes_every_node_with_score_zero) {
 }
 
 TEST_F(ServiceFixture, mig_and_shared_requests_go_only_where_offered) {
-  auto mig = service.Filter(NamesRequest(R"({"nvidia.com/mig-3g.20gb":"1"})",
-                                         {"gpu-node-a100-mig-01", "gpu-node-a100-mig-02",
-                                          "gpu-node-h100-01", "cpu-node-01"}));
+  auto mig = service.Filter(NamesRequest(
+      R"({"nvidia.com/mig-3g.20gb":"1"})",
+      {"gpu-node-a100-mig-01", "gpu-node-a100-mig-02", "gpu-node-h100-01", "cpu-node-01"}));
   EXPECT_EQ(*mig.node_names,
             (std::vector<std::string>{"gpu-node-a100-mig-01", "gpu-node-a100-mig-02"}));
   EXPECT_EQ(mig.failed_and_unresolvable_nodes,
@@ -135,15 +140,17 @@ TEST_F(ServiceFixture, mig_and_shared_requests_go_only_where_offered) {
 }
 
 TEST_F(ServiceFixture, a_bad_annotation_rejects_the_pod_everywhere_as_unresolvable) {
-  nlohmann::json j = nlohmann::json::parse(R"({"Nodes":null,"NodeNames":["gpu-node-h100-01","gpu-node-a100-07"]})");
+  nlohmann::json j = nlohmann::json::parse(
+      R"({"Nodes":null,"NodeNames":["gpu-node-h100-01","gpu-node-a100-07"]})");
   j["Pod"] = nlohmann::json::parse(PodWith(R"({"nvidia.com/gpu":"1"})"));
   j["Pod"]["metadata"]["annotations"]["gpusched.io/min-gpu-memory"] = "lots";
   auto result = service.Filter(DecodeExtenderArgs(j.dump()));
   EXPECT_TRUE(result.node_names->empty());
   ASSERT_EQ(result.failed_and_unresolvable_nodes.size(), 2u);
   for (const auto& [node, reason] : result.failed_and_unresolvable_nodes) {
-    EXPECT_EQ(reason,
-              "invalid annotation gpusched.io/min-gpu-memory: expected a quantity per GPU such as 40Gi");
+    EXPECT_EQ(
+        reason,
+        "invalid annotation gpusched.io/min-gpu-memory: expected a quantity per GPU such as 40Gi");
   }
 }
 
@@ -159,12 +166,15 @@ TEST_F(ServiceFixture, the_policy_in_force_is_read_per_request) {
 
 TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers) {
   const char* dir = "extender/captured-kube-scheduler-1.26/";
-  auto names = service.Filter(DecodeExtenderArgs(Fixture(std::string(dir) + "filter-request.nodecache-true.json")));
+  auto names = service.Filter(
+      DecodeExtenderArgs(Fixture(std::string(dir) + "filter-request.nodecache-true.json")));
   EXPECT_TRUE(names.node_names->empty());  // gpu-node-1..3 are not in the sample cluster
   EXPECT_EQ(names.failed_nodes.size(), 3u);
-  auto full = service.Filter(DecodeExtenderArgs(Fixture(std::string(dir) + "filter-request.nodecache-false.json")));
+  auto full = service.Filter(
+      DecodeExtenderArgs(Fixture(std::string(dir) + "filter-request.nodecache-false.json")));
   EXPECT_EQ(full.nodes_raw->size(), 3u);  // full objects carry 4 free GPUs each
-  auto prio = service.Prioritize(DecodeExtenderArgs(Fixture(std::string(dir) + "prioritize-request.nodecache-false.json")));
+  auto prio = service.Prioritize(
+      DecodeExtenderArgs(Fixture(std::string(dir) + "prioritize-request.nodecache-false.json")));
   EXPECT_EQ(prio, (HostPriorityList{{"gpu-node-2", 3}, {"gpu-node-3", 3}}));  // 1/4 -> 25 -> 3
 }
 

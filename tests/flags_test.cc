@@ -44,8 +44,8 @@ TEST(Flags, help_lists_every_flag_with_its_default) {
   ASSERT_FALSE(f.Parse({"--help"}));
   EXPECT_TRUE(f.help_requested());
   std::string help = f.Help();
-  for (const char* s : {"--listen ADDR", "--verbose", "--extra NAME", "127.0.0.1:1", "repeatable",
-                        "--help"}) {
+  for (const char* s :
+       {"--listen ADDR", "--verbose", "--extra NAME", "127.0.0.1:1", "repeatable", "--help"}) {
     EXPECT_NE(help.find(s), std::string::npos) << s;
   }
 }

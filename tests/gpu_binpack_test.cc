@@ -32,7 +32,7 @@ TEST(GpuBinpack, matches_kube_scheduler_most_allocated_on_worked_examples) {
   EXPECT_EQ(ScoreOf(plugin, gpu_node(8, 0), two), 25);   // 2*100/8
   EXPECT_EQ(ScoreOf(plugin, gpu_node(8, 7), two), 100);  // capped at allocatable
   EXPECT_EQ(ScoreOf(plugin, gpu_node(3, 0), ResourceList{{"nvidia.com/gpu", Units(1)}}), 33);
-  EXPECT_EQ(ScoreOf(plugin, gpu_node(0, 0), two), 0);    // node without the resource
+  EXPECT_EQ(ScoreOf(plugin, gpu_node(0, 0), two), 0);  // node without the resource
 }
 
 TEST(GpuBinpack, per_resource_weights_use_integer_weighted_mean) {
@@ -53,7 +53,8 @@ TEST(GpuBinpack, zero_weight_and_unoffered_resources_are_skipped) {
   weights.by_name = {{"nvidia.com/gpu.shared", 0}};
   GpuBinpackPlugin plugin{weights};
   NodeState node = MakeNode("n", ResourceList{{"nvidia.com/gpu", Units(4)}});
-  ResourceList request{{"nvidia.com/gpu", Units(1)}, {"nvidia.com/gpu.shared", Units(1)},
+  ResourceList request{{"nvidia.com/gpu", Units(1)},
+                       {"nvidia.com/gpu.shared", Units(1)},
                        {"nvidia.com/mig-1g.5gb", Units(1)}};
   EXPECT_EQ(ScoreOf(plugin, node, request), 25);
 }

@@ -110,9 +110,9 @@ TEST(GpuLabels, invalid_single_mig_product_has_no_profile) {
   GpuLabels g = ParseGpuLabels({{"nvidia.com/mig.strategy", "single"},
                                 {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-INVALID"}});
   EXPECT_EQ(g.single_mig_profile(), "");
-  GpuLabels shared = ParseGpuLabels(
-      {{"nvidia.com/mig.strategy", "single"},
-       {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED"}});
+  GpuLabels shared =
+      ParseGpuLabels({{"nvidia.com/mig.strategy", "single"},
+                      {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED"}});
   EXPECT_EQ(shared.single_mig_profile(), "1g.5gb");
 }
 

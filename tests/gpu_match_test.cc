@@ -106,8 +106,13 @@ TEST(GpuMatch, hard_requirements_over_the_node_fixtures) {
 TEST(GpuMatch, driver_version_edge_cases) {
   GpuMatchPlugin plugin({});
   NodeState node = FixtureNode("04-a100-40gb-x8-mig-mixed.json");  // 550.127.05
-  for (auto [min, ok] : {std::pair{"550.127.05", true}, {"550.127.5", true}, {"550.127.6", false},
-                         {"550.54", true}, {"550", true}, {"551", false}, {"550.127.05.1", false}}) {
+  for (auto [min, ok] : {std::pair{"550.127.05", true},
+                         {"550.127.5", true},
+                         {"550.127.6", false},
+                         {"550.54", true},
+                         {"550", true},
+                         {"551", false},
+                         {"550.127.05.1", false}}) {
     PodIntent intent;
     intent.require = Driver(min);
     TestCycle cycle(GpuPod("nvidia.com/mig-1g.5gb"), intent);

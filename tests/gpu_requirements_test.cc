@@ -14,15 +14,15 @@ PodInfo Annotated(std::vector<std::pair<std::string, std::string>> annotations) 
 }
 
 TEST(PodIntent, annotations_set_hard_requirements) {
-  PodIntent i = ParsePodIntent(
-      Annotated({{"gpusched.io/gpu-product", "NVIDIA-A100-*, NVIDIA-H100-*"},
-                 {"gpusched.io/gpu-family", "ampere,hopper"},
-                 {"gpusched.io/min-gpu-memory", "40Gi"},
-                 {"gpusched.io/min-compute-capability", "8.0"},
-                 {"gpusched.io/min-cuda-driver", "535.104"},
-                 {"gpusched.io/min-cuda-runtime", "12.2"},
-                 {"gpusched.io/sharing", "exclusive"}}),
-      PodIntent{});
+  PodIntent i =
+      ParsePodIntent(Annotated({{"gpusched.io/gpu-product", "NVIDIA-A100-*, NVIDIA-H100-*"},
+                                {"gpusched.io/gpu-family", "ampere,hopper"},
+                                {"gpusched.io/min-gpu-memory", "40Gi"},
+                                {"gpusched.io/min-compute-capability", "8.0"},
+                                {"gpusched.io/min-cuda-driver", "535.104"},
+                                {"gpusched.io/min-cuda-runtime", "12.2"},
+                                {"gpusched.io/sharing", "exclusive"}}),
+                     PodIntent{});
   EXPECT_EQ(i.error, "");
   EXPECT_EQ(i.require.products, (std::vector<std::string>{"NVIDIA-A100-*", "NVIDIA-H100-*"}));
   EXPECT_EQ(i.require.families, (std::vector<std::string>{"ampere", "hopper"}));
@@ -39,9 +39,8 @@ TEST(PodIntent, annotations_override_profile_defaults_criterion_by_criterion) {
   defaults.require.families = {"ampere"};
   defaults.require.min_memory_mib = 1000;
   defaults.sharing = SharingMode::kExclusive;
-  PodIntent i = ParsePodIntent(Annotated({{"gpusched.io/gpu-family", "hopper"},
-                                          {"gpusched.io/sharing", "any"}}),
-                               defaults);
+  PodIntent i = ParsePodIntent(
+      Annotated({{"gpusched.io/gpu-family", "hopper"}, {"gpusched.io/sharing", "any"}}), defaults);
   EXPECT_EQ(i.require.families, std::vector<std::string>{"hopper"});
   EXPECT_EQ(i.require.min_memory_mib, 1000);
   EXPECT_EQ(i.sharing, SharingMode::kAny);

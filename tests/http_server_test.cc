@@ -23,8 +23,9 @@ class ServerFixture : public ::testing::Test {
   void Start(ServerOptions options) {
     options.host = "127.0.0.1";
     options.port = 0;
-    server_ = std::make_unique<HttpServer>(options, service_,
-                                           [this] { return Readiness{ready_.load(), "test"}; });
+    server_ = std::make_unique<HttpServer>(options, service_, [this] {
+      return Readiness{ready_.load(), "test"};
+    });
     port_ = server_->Bind();
     thread_ = std::thread([this] { server_->Run(); });
   }
@@ -55,22 +56,24 @@ class ServerFixture : public ::testing::Test {
 
 TEST_F(ServerFixture, filter_and_prioritize_answer_every_fixture) {
   auto c = Client();
-  for (const char* f : {"extender/filter-request-nodecache.json",
-                        "extender/filter-request-fullnodes.json",
-                        "extender/captured-kube-scheduler-1.26/filter-request.nodecache-true.json",
-                        "extender/captured-kube-scheduler-1.26/filter-request.nodecache-false.json"}) {
+  for (const char* f :
+       {"extender/filter-request-nodecache.json", "extender/filter-request-fullnodes.json",
+        "extender/captured-kube-scheduler-1.26/filter-request.nodecache-true.json",
+        "extender/captured-kube-scheduler-1.26/filter-request.nodecache-false.json"}) {
     std::string body = Fixture(f);
     auto res = Post(c, "/filter", body);
     ASSERT_TRUE(res) << f;
     EXPECT_EQ(res->status, 200) << f;
-    EXPECT_EQ(res->body, EncodeExtenderFilterResult(service_.Filter(DecodeExtenderArgs(body)))) << f;
+    EXPECT_EQ(res->body, EncodeExtenderFilterResult(service_.Filter(DecodeExtenderArgs(body))))
+        << f;
     json j = json::parse(res->body);
     EXPECT_TRUE(j.contains("FailedAndUnresolvableNodes"));
     EXPECT_EQ(j["Error"], "");
   }
-  for (const char* f : {"extender/captured-kube-scheduler-1.26/prioritize-request.nodecache-true.json",
-                        "extender/captured-kube-scheduler-1.26/prioritize-request.nodecache-false.json",
-                        "extender/filter-request-nodecache.json"}) {
+  for (const char* f :
+       {"extender/captured-kube-scheduler-1.26/prioritize-request.nodecache-true.json",
+        "extender/captured-kube-scheduler-1.26/prioritize-request.nodecache-false.json",
+        "extender/filter-request-nodecache.json"}) {
     std::string body = Fixture(f);
     auto res = Post(c, "/prioritize", body);
     ASSERT_TRUE(res) << f;
@@ -91,9 +94,14 @@ TEST_F(ServerFixture, filter_and_prioritize_answer_every_fixture) {
 TEST_F(ServerFixture, bad_requests_get_400_json_and_the_next_request_succeeds) {
   const std::string good = Fixture("extender/filter-request-nodecache.json");
   const std::string bad_bodies[] = {
-      "", "not json", "[]", R"({"Pod":5,"NodeNames":[]})",
-      R"({"Pod":{},"NodeNames":"gpu-node-1"})", R"({"NodeNames":["a"]})",
-      R"({"Pod":{"metadata":{}},"NodeNames":["a"]}garbage)", "{\"Pod\":{\"metadata\":",
+      "",
+      "not json",
+      "[]",
+      R"({"Pod":5,"NodeNames":[]})",
+      R"({"Pod":{},"NodeNames":"gpu-node-1"})",
+      R"({"NodeNames":["a"]})",
+      R"({"Pod":{"metadata":{}},"NodeNames":["a"]}garbage)",
+      "{\"Pod\":{\"metadata\":",
       R"({"Pod":{"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":"lots"}}}]}},"NodeNames":[]})",
   };
   auto c = Client();
@@ -136,7 +144,8 @@ TEST_F(ServerFixture, health_and_readiness) {
 
 TEST_F(ServerFixture, concurrent_clients_get_consistent_answers) {
   const std::string body = Fixture("extender/filter-request-nodecache.json");
-  const std::string expected = EncodeExtenderFilterResult(service_.Filter(DecodeExtenderArgs(body)));
+  const std::string expected =
+      EncodeExtenderFilterResult(service_.Filter(DecodeExtenderArgs(body)));
   std::atomic<int> mismatches{0};
   auto worker = [&] {
     auto c = Client();
@@ -164,7 +173,8 @@ class SmallLimitServer : public ServerFixture {
 TEST_F(SmallLimitServer, oversized_body_is_400_and_routes_follow_prefix_and_verbs) {
   auto c = Client();
   std::string big = R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":[)";
-  for (int i = 0; i < 500; ++i) big += (i ? ",\"" : "\"") + std::string("node-") + std::to_string(i) + "\"";
+  for (int i = 0; i < 500; ++i)
+    big += (i ? ",\"" : "\"") + std::string("node-") + std::to_string(i) + "\"";
   big += "]}";
   ASSERT_GT(big.size(), 4096u);
   auto res = Post(c, "/gpu-extender/filterVerb", big);
@@ -173,7 +183,8 @@ TEST_F(SmallLimitServer, oversized_body_is_400_and_routes_follow_prefix_and_verb
   EXPECT_TRUE(json::parse(res->body)["error"].is_string());
 
   auto c2 = Client();
-  std::string small = Fixture("extender/captured-kube-scheduler-1.26/filter-request.nodecache-true.json");
+  std::string small =
+      Fixture("extender/captured-kube-scheduler-1.26/filter-request.nodecache-true.json");
   auto ok = Post(c2, "/gpu-extender/filterVerb", small);
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);

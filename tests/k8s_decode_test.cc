@@ -49,7 +49,8 @@ TEST(DecodePod, accepts_nulls_where_go_would) {
 
 TEST(DecodePod, rejects_bad_quantities_and_types_naming_the_field) {
   try {
-    DecodePodText(R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":"two"}}}]}})");
+    DecodePodText(
+        R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":"two"}}}]}})");
     FAIL() << "expected DecodeError";
   } catch (const DecodeError& e) {
     EXPECT_NE(std::string(e.what()).find("nvidia.com/gpu"), std::string::npos) << e.what();

@@ -164,8 +164,8 @@ TEST(LiveInventory, survives_auth_errors_throttling_and_server_errors) {
   for (int status : {401, 403, 429, 500, 503}) {
     server.FailNextRequests(3, status);
     server.CloseWatches();
-    server.UpsertPod(MakeGpuPod("ns", "p" + std::to_string(status), "u" + std::to_string(status),
-                                "node-0", 1));
+    server.UpsertPod(
+        MakeGpuPod("ns", "p" + std::to_string(status), "u" + std::to_string(status), "node-0", 1));
     ASSERT_TRUE(Converges(server, published)) << status;
   }
 }
@@ -271,8 +271,8 @@ TEST(LiveInventory, rereads_a_rotated_token_file) {
   FakeApiServer server;
   server.RequireToken("token-one");
   Populate(server, 2, 2);
-  std::string token_file = std::filesystem::temp_directory_path() /
-                           ("gpusched-token-" + std::to_string(::getpid()));
+  std::string token_file =
+      std::filesystem::temp_directory_path() / ("gpusched-token-" + std::to_string(::getpid()));
   { std::ofstream(token_file) << "token-one\n"; }
   KubeConfig config = ConfigFor(server);
   config.token.clear();

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/sinks/ostream_sink.h>
+#include <nlohmann/json.hpp>
 
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_server.h"
@@ -55,8 +55,11 @@ TEST_F(LoggingTest, debug_logs_one_line_per_decision_with_counted_reasons) {
     ASSERT_EQ(c.Post("/prioritize", body, "application/json")->status, 200);
   }
   std::string log = out_.str();
-  EXPECT_NE(log.find("filter pod=inference/vllm-llama3-8b-7f9c6d5b8-x2x9q nodes=4"), std::string::npos) << log;
-  EXPECT_NE(log.find("passed=3 rejected=[1x Insufficient nvidia.com/gpu]"), std::string::npos) << log;
+  EXPECT_NE(log.find("filter pod=inference/vllm-llama3-8b-7f9c6d5b8-x2x9q nodes=4"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("passed=3 rejected=[1x Insufficient nvidia.com/gpu]"), std::string::npos)
+      << log;
   EXPECT_NE(log.find("top=gpu-node-"), std::string::npos) << log;
 }
 

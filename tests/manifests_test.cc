@@ -2,8 +2,8 @@
 // server serves, flags the binary accepts, and scheduler configurations whose urlPrefix, port and
 // verbs match the server's routes.
 #include <cstdio>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -23,7 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kManifests = fs::path(GPUSCHED_SOURCE_DIR) / "manifests";
 
-std::vector<YAML::Node> Docs(const std::string& file) { return YAML::LoadAllFromFile((kManifests / file).string()); }
+std::vector<YAML::Node> Docs(const std::string& file) {
+  return YAML::LoadAllFromFile((kManifests / file).string());
+}
 
 YAML::Node Kind(const std::string& file, const std::string& kind) {
   for (const auto& d : Docs(file)) {
@@ -106,9 +108,7 @@ TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
   YAML::Node cm = Kind("policy-configmap.yaml", "ConfigMap");
   std::string policy = cm["data"]["policy.yaml"].as<std::string>();
   std::string path = (fs::temp_directory_path() / "gpusched-manifest-policy.yaml").string();
-  {
-    std::ofstream(path) << policy;
-  }
+  { std::ofstream(path) << policy; }
   std::vector<std::string> errors;
   EXPECT_NE(LoadPolicy(path, errors), nullptr) << (errors.empty() ? "" : errors[0]);
   fs::remove(path);
@@ -116,17 +116,20 @@ TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
 
 TEST(Manifests, all_pods_configuration_pairs_with_the_best_only_policy) {
   ServerOptions defaults;
-  YAML::Node e = YAML::LoadFile((kManifests / "scheduler-config" / "extender-all-pods.yaml").string())["extenders"][0];
+  YAML::Node e = YAML::LoadFile(
+      (kManifests / "scheduler-config" / "extender-all-pods.yaml").string())["extenders"][0];
   EXPECT_FALSE(e["managedResources"]);  // every pod reaches gpusched
   EXPECT_EQ(e["filterVerb"].as<std::string>(), defaults.filter_verb);
   EXPECT_EQ(e["prioritizeVerb"].as<std::string>(), defaults.prioritize_verb);
   EXPECT_TRUE(e["nodeCacheCapable"].as<bool>());
   EXPECT_GT(e["weight"].as<int>(), 0);
   std::vector<std::string> errors;
-  auto policy = LoadPolicy((kManifests.parent_path() / "policies" / "packing-all-pods.yaml").string(), errors);
+  auto policy = LoadPolicy(
+      (kManifests.parent_path() / "policies" / "packing-all-pods.yaml").string(), errors);
   ASSERT_NE(policy, nullptr) << (errors.empty() ? "" : errors[0]);
   EXPECT_TRUE(policy->spec().filter_best_only);
-  for (const auto& profile : policy->spec().profiles) EXPECT_FALSE(profile.gpu_pods_only) << profile.name;
+  for (const auto& profile : policy->spec().profiles)
+    EXPECT_FALSE(profile.gpu_pods_only) << profile.name;
 }
 
 TEST(Manifests, scheduler_configurations_match_the_servers_routes_and_port) {
@@ -151,12 +154,14 @@ TEST(Manifests, scheduler_configurations_match_the_servers_routes_and_port) {
     EXPECT_TRUE(managed.count("nvidia.com/gpu")) << file;
     EXPECT_TRUE(managed.count("nvidia.com/gpu.shared")) << file;
   }
-  YAML::Node gpu = YAML::LoadFile((kManifests / "scheduler-config" / "gpu-scheduler-profile.yaml").string());
+  YAML::Node gpu =
+      YAML::LoadFile((kManifests / "scheduler-config" / "gpu-scheduler-profile.yaml").string());
   YAML::Node fit = gpu["profiles"][1]["pluginConfig"][0];
   EXPECT_EQ(gpu["profiles"][1]["schedulerName"].as<std::string>(), "gpu-scheduler");
   EXPECT_EQ(fit["name"].as<std::string>(), "NodeResourcesFit");
   EXPECT_EQ(fit["args"]["scoringStrategy"]["type"].as<std::string>(), "MostAllocated");
-  EXPECT_EQ(fit["args"]["scoringStrategy"]["resources"][0]["name"].as<std::string>(), "nvidia.com/gpu");
+  EXPECT_EQ(fit["args"]["scoringStrategy"]["resources"][0]["name"].as<std::string>(),
+            "nvidia.com/gpu");
 }
 
 // The serve flags of a container's args, checked against `gpusched serve --help`; returns
@@ -179,7 +184,9 @@ std::map<std::string, std::string> ServeArgs(const YAML::Node& container) {
   return out;
 }
 
-int PortOf(const std::string& host_port) { return std::stoi(host_port.substr(host_port.rfind(':') + 1)); }
+int PortOf(const std::string& host_port) {
+  return std::stoi(host_port.substr(host_port.rfind(':') + 1));
+}
 
 TEST(Manifests, tls_overlay_serves_mtls_where_the_scheduler_config_points_and_probes_plain_ops) {
   fs::path dir = kManifests / "tls";
@@ -197,7 +204,8 @@ TEST(Manifests, tls_overlay_serves_mtls_where_the_scheduler_config_points_and_pr
   }
   EXPECT_EQ(pod["volumes"][0]["secret"]["secretName"].as<std::string>(), "gpusched-tls");
   std::map<std::string, int> ports;
-  for (const auto& p : c["ports"]) ports[p["name"].as<std::string>()] = p["containerPort"].as<int>();
+  for (const auto& p : c["ports"])
+    ports[p["name"].as<std::string>()] = p["containerPort"].as<int>();
   EXPECT_EQ(ports["https"], PortOf(args["--listen"]));
   EXPECT_EQ(ports["ops"], PortOf(args["--ops-listen"]));
   // Probes cannot show a client certificate: they go to the plain operations port.
@@ -205,7 +213,8 @@ TEST(Manifests, tls_overlay_serves_mtls_where_the_scheduler_config_points_and_pr
     EXPECT_EQ(c[probe]["httpGet"]["port"].as<std::string>(), "ops") << probe;
   }
   // kube-scheduler's example points at the Service's HTTPS port with mTLS client settings.
-  YAML::Node e = YAML::LoadFile((kManifests / "scheduler-config" / "extender-mtls.yaml").string())["extenders"][0];
+  YAML::Node e = YAML::LoadFile(
+      (kManifests / "scheduler-config" / "extender-mtls.yaml").string())["extenders"][0];
   std::string url = e["urlPrefix"].as<std::string>();
   EXPECT_TRUE(url.starts_with("https://gpusched.gpusched.svc:")) << url;
   YAML::Node svc = YAML::LoadFile((dir / "service-patch.yaml").string());

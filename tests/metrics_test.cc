@@ -54,7 +54,8 @@ TEST(MetricsEndpoint, counts_a_known_sequence_of_requests_and_reports_the_invent
   EXPECT_EQ(m["gpusched_extender_requests_total{outcome=\"ok\",verb=\"filter\"}"], 1);
   EXPECT_EQ(m["gpusched_extender_requests_total{outcome=\"ok\",verb=\"prioritize\"}"], 2);
   EXPECT_EQ(m["gpusched_extender_requests_total{outcome=\"bad_request\",verb=\"filter\"}"], 1);
-  EXPECT_EQ(m["gpusched_extender_request_duration_seconds_count{outcome=\"ok\",verb=\"prioritize\"}"], 2);
+  EXPECT_EQ(
+      m["gpusched_extender_request_duration_seconds_count{outcome=\"ok\",verb=\"prioritize\"}"], 2);
   EXPECT_GT(m["gpusched_extender_request_duration_seconds_sum{outcome=\"ok\",verb=\"filter\"}"], 0);
   EXPECT_EQ(m["gpusched_extender_request_nodes_sum{verb=\"filter\"}"], 4);
   EXPECT_EQ(m["gpusched_extender_request_nodes_bucket{verb=\"filter\",le=\"1\"}"], 0);

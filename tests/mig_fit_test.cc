@@ -35,7 +35,8 @@ TEST(MigFit, scores_only_pods_that_ask_for_mig) {
   EXPECT_FALSE(plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/gpu", Units(1)}}))));
   PodIntent mig_product;
   mig_product.require.products = {"NVIDIA-H100-80GB-HBM3-MIG-1g.10gb"};
-  EXPECT_TRUE(plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/gpu", Units(1)}}), mig_product)));
+  EXPECT_TRUE(
+      plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/gpu", Units(1)}}), mig_product)));
 }
 
 TEST(MigFit, small_slices_consolidate_on_nodes_already_cut_small_and_busy) {

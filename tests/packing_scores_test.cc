@@ -89,7 +89,7 @@ TEST(BestFit, scores_by_what_is_left_and_normalizes_min_max_in_integers) {
   BestFitPlugin plugin;
   PodInfo pod = SimPod(8000, 1000);
   // r = 0.5 * (cpu left after) / 128 cores + 0.5 * (GPU left after) / 8 GPUs.
-  NodeState tight = SimNode(16000, {1000, 0});    // r = .5*8/128 + 0 = 0.03125 -> 96
+  NodeState tight = SimNode(16000, {1000, 0});     // r = .5*8/128 + 0 = 0.03125 -> 96
   NodeState roomy = SimNode(64000, {1000, 1000});  // r = .5*56/128 + .5*1/8 = 0.28125 -> 71
   EXPECT_EQ(s.Score(plugin, pod, tight), 96);
   EXPECT_EQ(s.Score(plugin, pod, roomy), 71);

@@ -82,8 +82,11 @@ TEST(GpuDemand, keeps_positive_gpu_resources_only) {
 
 TEST(PodPhase, terminal_phases_hold_nothing) {
   PodInfo p;
-  for (auto [text, terminal] : {std::pair{"Succeeded", true}, {"Failed", true},
-                                {"Running", false}, {"Pending", false}, {"", false}}) {
+  for (auto [text, terminal] : {std::pair{"Succeeded", true},
+                                {"Failed", true},
+                                {"Running", false},
+                                {"Pending", false},
+                                {"", false}}) {
     p.phase = ParsePodPhase(text);
     EXPECT_EQ(p.terminal(), terminal) << text;
   }

@@ -47,10 +47,11 @@ TEST(PolicyFile, profiles_inherit_and_override_the_base_plugins) {
 }
 
 TEST(PolicyFile, naming_a_plugin_turns_it_on_and_top_level_switches_parse) {
-  auto r = ParsePolicy(std::string(kHeader) +
-                           "filterBestOnly: true\nplugins:\n  best-fit:\n  gpu-binpack: {weight: 2}\n"
-                           "  fgd: {enabled: false}\nprofiles:\n- name: default\n  gpuPodsOnly: false\n",
-                       "p.yaml");
+  auto r =
+      ParsePolicy(std::string(kHeader) +
+                      "filterBestOnly: true\nplugins:\n  best-fit:\n  gpu-binpack: {weight: 2}\n"
+                      "  fgd: {enabled: false}\nprofiles:\n- name: default\n  gpuPodsOnly: false\n",
+                  "p.yaml");
   ASSERT_TRUE(r.spec) << r.errors[0];
   const auto& plugins = r.spec->profiles[0].plugins;
   EXPECT_TRUE(plugins.at("best-fit").enabled);  // off by default, named: on
@@ -75,7 +76,8 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
       {"wrong_api_version", "apiVersion: v1\nkind: SchedulingPolicy\n",
        "bad.yaml:1:13: apiVersion: must be gpusched.io/v1alpha1, got v1"},
       {"missing_kind", "apiVersion: gpusched.io/v1alpha1\n", "kind: is required"},
-      {"plugins_not_a_map", h + "plugins: [gpu-fit]\n", "bad.yaml:3:10: plugins: must be a mapping"},
+      {"plugins_not_a_map", h + "plugins: [gpu-fit]\n",
+       "bad.yaml:3:10: plugins: must be a mapping"},
       {"weight_out_of_range", h + "plugins:\n  gpu-binpack: {weight: 101}\n",
        "bad.yaml:4:25: plugins.gpu-binpack.weight: must be within 0..100, got 101"},
       {"negative_weight", h + "plugins:\n  gpu-binpack: {weight: -1}\n",
@@ -106,7 +108,8 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
       {"costs_negative", h + "costs:\n  \"Tesla-T4*\": -1\n", "costs.Tesla-T4*: must be within"},
       {"yaml_syntax", h + "plugins: {gpu-fit: [\n", "bad.yaml:"},
       {"empty_file", "", "bad.yaml: empty policy file"},
-      {"bad_filter_best_only", h + "filterBestOnly: maybe\n", "filterBestOnly: must be true or false"},
+      {"bad_filter_best_only", h + "filterBestOnly: maybe\n",
+       "filterBestOnly: must be true or false"},
       {"bad_gpu_pods_only", h + "profiles:\n- name: a\n  gpuPodsOnly: 1x\n",
        "profiles[0].gpuPodsOnly: must be true or false"},
   };

@@ -53,8 +53,8 @@ TEST(Quantity, saturates_instead_of_overflowing) {
 }
 
 TEST(Quantity, rejects_malformed_text) {
-  for (const char* bad : {"", "abc", "1.2.3", "Gi", "1Xi", "1 Gi", "1GiB", "1e", "1e+", "--1",
-                          "1ee3", "lots"}) {
+  for (const char* bad :
+       {"", "abc", "1.2.3", "Gi", "1Xi", "1 Gi", "1GiB", "1e", "1e+", "--1", "1ee3", "lots"}) {
     EXPECT_EQ(ParseQuantityMilli(bad), std::nullopt) << bad;
   }
 }

@@ -97,12 +97,15 @@ TEST_F(ServeLive, answers_from_the_live_state_and_follows_pod_changes) {
     return names;
   };
   // gpu-a has 2 free, gpu-b 8: a 4-GPU pod fits gpu-b only.
-  ASSERT_TRUE(Eventually([&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-b"}; }));
+  ASSERT_TRUE(
+      Eventually([&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-b"}; }));
   server_.DeletePod("ns", "big");
-  ASSERT_TRUE(Eventually(
-      [&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-a", "gpu-b"}; }));
+  ASSERT_TRUE(Eventually([&] {
+    return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-a", "gpu-b"};
+  }));
   server_.UpsertPod(testing::MakeGpuPod("ns", "filler", "uid-filler", "gpu-b", 7));
-  ASSERT_TRUE(Eventually([&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-a"}; }));
+  ASSERT_TRUE(
+      Eventually([&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-a"}; }));
   nlohmann::json answer = Filter(c, 4);
   EXPECT_EQ(answer["FailedNodes"]["gpu-b"], "Insufficient nvidia.com/gpu");
 }

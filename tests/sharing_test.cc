@@ -34,14 +34,16 @@ TEST(Sharing, exclusive_pods_avoid_shared_replicas) {
   // Plain full GPUs and MIG single devices are exclusive.
   for (const char* f : {"01-t4-plain-1gpu.json", "06-h100-80gb-x8-mig-single-1g10gb.json",
                         "05-a100-80gb-x8-nomig.json"}) {
-    EXPECT_TRUE(plugin.Filter(*TestCycle(PodWithContainer("nvidia.com/gpu", 1), Exclusive()),
-                              FixtureNode(f))
-                    .passed())
+    EXPECT_TRUE(
+        plugin
+            .Filter(*TestCycle(PodWithContainer("nvidia.com/gpu", 1), Exclusive()), FixtureNode(f))
+            .passed())
         << f;
   }
   // MIG mixed slices are not shared unless their replicas say so.
-  EXPECT_TRUE(plugin.Filter(*TestCycle(PodWithContainer("nvidia.com/mig-1g.5gb", 1), Exclusive()),
-                            FixtureNode("04-a100-40gb-x8-mig-mixed.json"))
+  EXPECT_TRUE(plugin
+                  .Filter(*TestCycle(PodWithContainer("nvidia.com/mig-1g.5gb", 1), Exclusive()),
+                          FixtureNode("04-a100-40gb-x8-mig-mixed.json"))
                   .passed());
 }
 

@@ -57,9 +57,11 @@ TEST(OpenbTrace, reads_columns_by_header_name_and_splits_gpu_spec) {
   EXPECT_TRUE(pods[2].gpu_spec.empty());
   EXPECT_EQ(pods[2].gpu_request_milli(), 0);
   // The five-column multigpu files have no gpu_spec column.
-  auto short_form = ParseOpenbPods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\nq,1,2,1,1000\n", "x");
+  auto short_form =
+      ParseOpenbPods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\nq,1,2,1,1000\n", "x");
   ASSERT_EQ(short_form.size(), 1u);
-  auto nodes = ParseOpenbNodes("sn,cpu_milli,memory_mib,gpu,model\nn-0,96000,393216,8,G2\n", "n.csv");
+  auto nodes =
+      ParseOpenbNodes("sn,cpu_milli,memory_mib,gpu,model\nn-0,96000,393216,8,G2\n", "n.csv");
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_EQ(nodes[0].gpus, 8);
   EXPECT_EQ(nodes[0].model, "G2");
@@ -75,10 +77,13 @@ TEST(OpenbTrace, errors_name_the_file_line_and_column) {
     return std::string("no error");
   };
   EXPECT_EQ(message([] {
-              ParseOpenbPods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1,2,one,1000\n", "pods.csv");
+              ParseOpenbPods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1,2,one,1000\n",
+                             "pods.csv");
             }).substr(0, 24),
             "pods.csv:2: num_gpu: not");
-  EXPECT_NE(message([] { ParseOpenbNodes("sn,cpu_milli,memory_mib,model\nn,1,2,T4\n", "nodes.csv"); }).find("\"gpu\""),
+  EXPECT_NE(message([] {
+              ParseOpenbNodes("sn,cpu_milli,memory_mib,model\nn,1,2,T4\n", "nodes.csv");
+            }).find("\"gpu\""),
             std::string::npos);
   EXPECT_NE(message([] { ParseOpenbPods("", "empty.csv"); }).find("empty.csv: empty file"),
             std::string::npos);
@@ -91,7 +96,8 @@ std::vector<TracePod> SmallTrace() {
   std::vector<TracePod> pods;
   for (int i = 0; i < 20; ++i) {
     bool cpu_only = i % 4 == 0;
-    pods.push_back(Pod("pod-" + std::to_string(100 + i), 1000, cpu_only ? 0 : 1, cpu_only ? 0 : 100));
+    pods.push_back(
+        Pod("pod-" + std::to_string(100 + i), 1000, cpu_only ? 0 : 1, cpu_only ? 0 : 100));
   }
   return pods;
 }
@@ -190,7 +196,8 @@ TEST(Simulator, shares_are_placed_per_device_not_against_the_node_total) {
   // One 2-GPU node and three 600-milli shares: 1800 of 2000 milli fit the node's total, but no two
   // shares fit one device, so the third always fails.
   std::vector<TraceNode> nodes = {Node("n0", 64000, 2)};
-  std::vector<TracePod> trace = {Pod("a", 1000, 1, 600), Pod("b", 1000, 1, 600), Pod("c", 1000, 1, 600)};
+  std::vector<TracePod> trace = {Pod("a", 1000, 1, 600), Pod("b", 1000, 1, 600),
+                                 Pod("c", 1000, 1, 600)};
   SimOptions options = Options(1);
   options.tune = 0.95;  // above the trace's 90%: no clone fits under the target
   for (uint64_t seed = 1; seed <= 5; ++seed) {
@@ -293,13 +300,16 @@ TEST(SimReport, same_inputs_and_seed_give_byte_identical_json) {
     std::vector<std::string> order;
     for (const char* name : {"fgd", "random", "gpusched"}) {
       order.push_back(name);
-      for (uint64_t seed : {42, 43}) runs.push_back(Simulate(nodes, trace, *BuiltinSimPolicy(name), Options(seed)));
+      for (uint64_t seed : {42, 43})
+        runs.push_back(Simulate(nodes, trace, *BuiltinSimPolicy(name), Options(seed)));
     }
-    return FormatReportJson({"nodes.csv", "pods.csv", 1.3, "", ""}, Summarize(order, std::move(runs)));
+    return FormatReportJson({"nodes.csv", "pods.csv", 1.3, "", ""},
+                            Summarize(order, std::move(runs)));
   };
   std::string first = report();
   EXPECT_EQ(first, report());
-  EXPECT_NE(first.find("\"policies\":[{\"name\":\"fgd\",\"unallocated_gpu_pct_at_100\":"), std::string::npos);
+  EXPECT_NE(first.find("\"policies\":[{\"name\":\"fgd\",\"unallocated_gpu_pct_at_100\":"),
+            std::string::npos);
   for (const char* key : {"\"unallocated_gpu_pct_at_130\":", "\"first_failure_arrived_pct\":",
                           "\"per_seed\":[{\"seed\":42,"}) {
     EXPECT_NE(first.find(key), std::string::npos) << key;

@@ -33,7 +33,8 @@ TEST(StaticInventory, sample_cluster_usage_matches_its_header) {
 TEST(StaticInventory, reads_json_lists_typed_lists_and_yaml_streams) {
   Inventory json_list = ParseInventory(
       R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n1"}},
-          {"kind":"Pod","metadata":{"name":"p1"}},{"kind":"ConfigMap"}]})", "t");
+          {"kind":"Pod","metadata":{"name":"p1"}},{"kind":"ConfigMap"}]})",
+      "t");
   EXPECT_EQ(json_list.nodes.size(), 1u);
   EXPECT_EQ(json_list.pods.size(), 1u);
   EXPECT_EQ(json_list.skipped_objects, 1u);
@@ -44,7 +45,8 @@ TEST(StaticInventory, reads_json_lists_typed_lists_and_yaml_streams) {
 
   Inventory yaml = ParseInventory(
       "kind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {nvidia.com/gpu: 4}}\n---\n"
-      "kind: PodList\nitems:\n- metadata: {name: p1}\n  spec: {nodeName: n1}\n", "t");
+      "kind: PodList\nitems:\n- metadata: {name: p1}\n  spec: {nodeName: n1}\n",
+      "t");
   ASSERT_EQ(yaml.nodes.size(), 1u);
   EXPECT_EQ(yaml.nodes[0].allocatable.units("nvidia.com/gpu"), 4);  // unquoted number works
   EXPECT_EQ(yaml.pods.size(), 1u);

@@ -30,10 +30,10 @@ using namespace std::chrono_literals;
 
 // What a client presents and checks, as in kube-scheduler's ExtenderTLSConfig.
 struct ClientTls {
-  std::string ca;         // verify the server with this CA; empty: no verification
-  std::string cert, key;  // client certificate; empty: none
+  std::string ca;                  // verify the server with this CA; empty: no verification
+  std::string cert, key;           // client certificate; empty: none
   std::string host = "localhost";  // checked against the server certificate, sent as SNI
-  bool offer_h2 = true;   // ALPN "h2,http/1.1" like Go's HTTP/2-enabled transport
+  bool offer_h2 = true;            // ALPN "h2,http/1.1" like Go's HTTP/2-enabled transport
 };
 
 struct Exchange {
@@ -95,9 +95,10 @@ std::string Get(const std::string& path) {
 }
 
 std::string Post(const std::string& path, const std::string& body) {
-  return "POST " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-         "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-         "\r\n\r\n" + body;
+  return "POST " + path +
+         " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+         "Content-Type: application/json\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 class TlsServer : public ::testing::Test {
@@ -109,7 +110,9 @@ class TlsServer : public ::testing::Test {
     o.tls_reload_interval = 20ms;
     return o;
   }
-  ClientTls Trusted() { return {certs_.Path("ca.crt"), certs_.Path("client.crt"), certs_.Path("client.key")}; }
+  ClientTls Trusted() {
+    return {certs_.Path("ca.crt"), certs_.Path("client.crt"), certs_.Path("client.key")};
+  }
 
   testing::TestCertificates certs_;
 };
@@ -153,8 +156,8 @@ TEST_F(TlsServer, kube_scheduler_client_settings_from_the_example_configuration_
 
   testing::SampleServer server(Options(true));
   std::string body = testing::Fixture("extender/filter-request-nodecache.json");
-  Exchange x = Request(server.port(), scheduler,
-                       Post("/" + e["filterVerb"].as<std::string>(), body));
+  Exchange x =
+      Request(server.port(), scheduler, Post("/" + e["filterVerb"].as<std::string>(), body));
   ASSERT_TRUE(x.ok) << x.response;
   EXPECT_NE(x.response.find(" 200 "), std::string::npos) << x.response;
   EXPECT_NE(x.response.find("\"NodeNames\""), std::string::npos) << x.response;
@@ -200,9 +203,8 @@ TEST(TlsCredentialsLoad, names_the_file_that_is_missing_or_does_not_match) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
   }
-  TlsCredentials ok(TlsFiles{certs.Path("server.crt"), certs.Path("server.key"),
-                             certs.Path("ca.crt")},
-                    10ms);
+  TlsCredentials ok(
+      TlsFiles{certs.Path("server.crt"), certs.Path("server.key"), certs.Path("ca.crt")}, 10ms);
   { std::ofstream(certs.Path("server.crt")) << "garbage\n"; }
   for (int i = 0; i < 500 && ok.failures() == 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(ok.failures(), 1u);

@@ -30,8 +30,8 @@ TEST(Version, leading_zeros_are_numeric) {
 }
 
 TEST(Version, rejects_malformed_text) {
-  for (const char* bad : {"", ".", "1.", ".1", "a.b", "1..2", "1.2.3.4.5", "1.-2", "v1.2",
-                          "1234567890"}) {
+  for (const char* bad :
+       {"", ".", "1.", ".1", "a.b", "1..2", "1.2.3.4.5", "1.-2", "v1.2", "1234567890"}) {
     EXPECT_FALSE(Version::Parse(bad).has_value()) << bad;
   }
 }

@@ -169,7 +169,8 @@ ExtenderArgs DecodeExtenderArgs(std::string_view json) {
         args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
         has_pod = true;
       } else if (KeyEquals(key, "NodeNames")) {
-        if (!IsNull(v)) args.node_names = WithContext("NodeNames", [&] { return DecodeStringArray(v); });
+        if (!IsNull(v))
+          args.node_names = WithContext("NodeNames", [&] { return DecodeStringArray(v); });
       } else if (KeyEquals(key, "Nodes")) {
         if (!IsNull(v)) args.nodes = WithContext("Nodes", [&] { return DecodeNodeList(v); });
       }
@@ -353,7 +354,8 @@ std::string EncodeHostPriorityList(const HostPriorityList& list) {
   std::string out;
   JsonWriter w(out);
   w.BeginArray();
-  for (const auto& hp : list) w.BeginObject().Key("Host").String(hp.host).Key("Score").Int(hp.score).EndObject();
+  for (const auto& hp : list)
+    w.BeginObject().Key("Host").String(hp.host).Key("Score").Int(hp.score).EndObject();
   w.EndArray();
   return out;
 }
@@ -362,10 +364,14 @@ std::string EncodeExtenderBindingArgs(const ExtenderBindingArgs& args) {
   std::string out;
   JsonWriter w(out);
   w.BeginObject()
-      .Key("PodName").String(args.pod_name)
-      .Key("PodNamespace").String(args.pod_namespace)
-      .Key("PodUID").String(args.pod_uid)
-      .Key("Node").String(args.node)
+      .Key("PodName")
+      .String(args.pod_name)
+      .Key("PodNamespace")
+      .String(args.pod_namespace)
+      .Key("PodUID")
+      .String(args.pod_uid)
+      .Key("Node")
+      .String(args.node)
       .EndObject();
   return out;
 }

@@ -16,8 +16,8 @@ using LabelViews = std::vector<std::pair<std::string_view, std::string_view>>;
 bool IsNull(value v) { return v.type() == json_type::null; }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' ||
-                        s.back() == '\t')) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t')) {
     s.remove_suffix(1);
   }
   return s;
@@ -122,13 +122,11 @@ void DecodeNodeStatus(value v, NodeInfo& node) {
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     if (key == "capacity") {
-      node.capacity = WithContext("capacity", [&] {
-        return DecodeResourceList(f.value(), IsExtendedResource);
-      });
+      node.capacity = WithContext(
+          "capacity", [&] { return DecodeResourceList(f.value(), IsExtendedResource); });
     } else if (key == "allocatable") {
-      node.allocatable = WithContext("allocatable", [&] {
-        return DecodeResourceList(f.value(), IsExtendedResource);
-      });
+      node.allocatable = WithContext(
+          "allocatable", [&] { return DecodeResourceList(f.value(), IsExtendedResource); });
     }
   }
 }
@@ -160,11 +158,15 @@ bool KeyEquals(std::string_view key, std::string_view expected) {
 
 std::string_view ScalarText(value v) {
   switch (v.type()) {
-    case json_type::string: return v.get_string();
+    case json_type::string:
+      return v.get_string();
     case json_type::number:
-    case json_type::boolean: return Trim(v.raw_json_token());
-    case json_type::null: return {};
-    default: throw DecodeError("expected a scalar, found an object or array");
+    case json_type::boolean:
+      return Trim(v.raw_json_token());
+    case json_type::null:
+      return {};
+    default:
+      throw DecodeError("expected a scalar, found an object or array");
   }
 }
 
@@ -200,14 +202,16 @@ NodeInfo DecodeNode(object o) {
         if (mkey == "name") node.name = ScalarText(m.value());
         if (mkey == "resourceVersion") node.resource_version = ScalarText(m.value());
         if (mkey == "labels") {
-          node.gpu = WithContext("labels", [&] { return ParseGpuLabels(DecodeStringMap(m.value())); });
+          node.gpu =
+              WithContext("labels", [&] { return ParseGpuLabels(DecodeStringMap(m.value())); });
         }
       }
     } else if (key == "spec") {
       value spec = f.value();
       if (IsNull(spec)) continue;
       for (field s : spec.get_object()) {
-        if (s.unescaped_key().value() == "unschedulable") node.unschedulable = DecodeBool(s.value());
+        if (s.unescaped_key().value() == "unschedulable")
+          node.unschedulable = DecodeBool(s.value());
       }
     } else if (key == "status") {
       value status = f.value();

@@ -4,7 +4,10 @@ namespace gpusched {
 
 Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
              const ClusterSnapshot& snapshot)
-    : pod_(pod), gpu_demand_(std::move(gpu_demand)), intent_(std::move(intent)), snapshot_(snapshot) {}
+    : pod_(pod),
+      gpu_demand_(std::move(gpu_demand)),
+      intent_(std::move(intent)),
+      snapshot_(snapshot) {}
 
 std::string_view Cycle::Reason(std::string_view prefix, std::string_view subject) const {
   for (const auto& r : reasons_) {

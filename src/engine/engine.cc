@@ -87,8 +87,8 @@ std::vector<int64_t> Engine::MapScores(const std::vector<double>& combined) cons
   bool rescale = mapping_ == ScoreMapping::kMinMax && hi > lo;
   for (size_t i = 0; i < combined.size(); ++i) {
     double unit = rescale ? (combined[i] - lo) / (hi - lo) : combined[i] / kMaxNodeScore;
-    out[i] = std::clamp<int64_t>(std::llround(unit * kMaxExtenderPriority), 0,
-                                 kMaxExtenderPriority);
+    out[i] =
+        std::clamp<int64_t>(std::llround(unit * kMaxExtenderPriority), 0, kMaxExtenderPriority);
   }
   return out;
 }

@@ -10,9 +10,12 @@ namespace {
 
 std::string_view VerdictName(VerdictCode c) {
   switch (c) {
-    case VerdictCode::kPass: return "pass";
-    case VerdictCode::kUnschedulable: return "fail";
-    case VerdictCode::kUnresolvable: return "fail-unresolvable";
+    case VerdictCode::kPass:
+      return "pass";
+    case VerdictCode::kUnschedulable:
+      return "fail";
+    case VerdictCode::kUnresolvable:
+      return "fail-unresolvable";
   }
   return "";
 }
@@ -97,8 +100,9 @@ std::string FormatExplanationText(const Explanation& e) {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "\n";
   }
-  out += "\nplugin cells: score (0..100) x weight; SCORE: the extender score 0..10 sent to "
-         "kube-scheduler\n";
+  out +=
+      "\nplugin cells: score (0..100) x weight; SCORE: the extender score 0..10 sent to "
+      "kube-scheduler\n";
   if (e.ranking.empty()) {
     out += "no node fits\n";
     return out;

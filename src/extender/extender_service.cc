@@ -81,10 +81,8 @@ void CountRejections(Metrics& metrics, const std::vector<Verdict>& verdicts,
     if (!verdicts[i].passed()) ++counts[{rejected_by[i], verdicts[i].code}];
   }
   for (const auto& [key, n] : counts) {
-    metrics.CountRejections(key.first,
-                            key.second == VerdictCode::kUnresolvable ? "unresolvable"
-                                                                     : "unschedulable",
-                            n);
+    metrics.CountRejections(
+        key.first, key.second == VerdictCode::kUnresolvable ? "unresolvable" : "unschedulable", n);
   }
 }
 
@@ -134,7 +132,8 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
     verdicts[p.positions[k]] = known_verdicts[k];
     if (metrics_) rejected_by[p.positions[k]] = known_rejected_by[k];
   }
-  if (p.policy->spec().filter_best_only) KeepBestOnly(p, verdicts, metrics_ ? &rejected_by : nullptr);
+  if (p.policy->spec().filter_best_only)
+    KeepBestOnly(p, verdicts, metrics_ ? &rejected_by : nullptr);
   if (metrics_) {
     metrics_->CountDecision("filter", p.profile);
     CountRejections(*metrics_, verdicts, rejected_by);

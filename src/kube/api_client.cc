@@ -138,7 +138,8 @@ HttpResult ApiClient::Get(const std::string& path_and_query) {
   curl_easy_setopt(impl_->curl, CURLOPT_ACCEPT_ENCODING, "gzip");
   curl_easy_setopt(impl_->curl, CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(impl_->curl, CURLOPT_WRITEDATA, &r.body);
-  curl_easy_setopt(impl_->curl, CURLOPT_TIMEOUT, static_cast<long>(options_.request_timeout.count()));
+  curl_easy_setopt(impl_->curl, CURLOPT_TIMEOUT,
+                   static_cast<long>(options_.request_timeout.count()));
   CURLcode code = curl_easy_perform(impl_->curl);
   if (code != CURLE_OK) {
     r.error = impl_->error[0] ? impl_->error : curl_easy_strerror(code);

@@ -90,7 +90,8 @@ KubeConfig LoadKubeconfig(const std::string& path, const std::string& context) {
   KubeConfig c;
   c.context = name;
   c.server = Str(cluster["server"]);
-  if (c.server.empty()) throw KubeConfigError(path + ": cluster of context " + name + " has no server");
+  if (c.server.empty())
+    throw KubeConfigError(path + ": cluster of context " + name + " has no server");
   c.insecure_skip_tls_verify = Str(cluster["insecure-skip-tls-verify"]) == "true";
   if (!Str(cluster["certificate-authority-data"]).empty()) {
     c.ca_pem = Base64Decode(Str(cluster["certificate-authority-data"]));
@@ -104,7 +105,8 @@ KubeConfig LoadKubeconfig(const std::string& path, const std::string& context) {
     if (!Str(user["client-certificate-data"]).empty()) {
       c.client_cert_pem = Base64Decode(Str(user["client-certificate-data"]));
     } else if (!Str(user["client-certificate"]).empty()) {
-      c.client_cert_pem = ReadFileOrThrow(Resolve(dir, Str(user["client-certificate"])), "client certificate");
+      c.client_cert_pem =
+          ReadFileOrThrow(Resolve(dir, Str(user["client-certificate"])), "client certificate");
     }
     if (!Str(user["client-key-data"]).empty()) {
       c.client_key_pem = Base64Decode(Str(user["client-key-data"]));

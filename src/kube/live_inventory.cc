@@ -72,8 +72,8 @@ class LiveInventory::PodSink : public ReflectorSink {
 LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_names,
                              Published<ClusterSnapshot>& out, LiveInventoryOptions options)
     : gpu_names_(gpu_names), out_(out), options_(options), ledger_(std::move(gpu_names)) {
-  if (!out_.Get()) out_.Set(std::make_shared<const ClusterSnapshot>(
-      std::vector<ClusterSnapshot::NodePtr>{}, 0));
+  if (!out_.Get())
+    out_.Set(std::make_shared<const ClusterSnapshot>(std::vector<ClusterSnapshot::NodePtr>{}, 0));
   node_sink_ = std::make_unique<NodeSink>(*this);
   pod_sink_ = std::make_unique<PodSink>(*this);
   publisher_ = std::thread([this] { PublishLoop(); });
@@ -122,8 +122,8 @@ InventoryStatus LiveInventory::Status() const {
   s.gpu_pods = published_pods_.load();
   auto seconds = std::chrono::duration_cast<std::chrono::seconds>(s.age).count();
   if (!s.synced) {
-    s.detail = std::string("waiting for the initial list of ") +
-               (!nodes_->synced() ? "nodes" : "pods");
+    s.detail =
+        std::string("waiting for the initial list of ") + (!nodes_->synced() ? "nodes" : "pods");
   } else {
     s.detail = "live inventory: " + std::to_string(s.nodes) + " nodes, " +
                std::to_string(s.gpu_pods) + " GPU pods, last contact " + std::to_string(seconds) +

@@ -131,9 +131,8 @@ bool Reflector::List() {
   std::string cont;
   std::string list_rv;
   do {
-    HttpResult r = client_->Get(Query(
-        path_, {"limit=" + std::to_string(options_.page_size),
-                cont.empty() ? "" : "continue=" + UrlEncode(cont)}));
+    HttpResult r = client_->Get(Query(path_, {"limit=" + std::to_string(options_.page_size),
+                                              cont.empty() ? "" : "continue=" + UrlEncode(cont)}));
     if (!r.ok()) {
       spdlog::warn("{}: list failed: {}", path_,
                    r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error);
@@ -213,11 +212,11 @@ Reflector::WatchEnd Reflector::Watch() {
     }
   };
   std::chrono::seconds timeout = options_.watch_timeout;
-  HttpResult r = client_->Stream(
-      Query(path_, {"watch=true", "allowWatchBookmarks=true",
-                    "resourceVersion=" + UrlEncode(resource_version_),
-                    "timeoutSeconds=" + std::to_string(timeout.count())}),
-      on_line, stop_, timeout + std::chrono::seconds(30));
+  HttpResult r =
+      client_->Stream(Query(path_, {"watch=true", "allowWatchBookmarks=true",
+                                    "resourceVersion=" + UrlEncode(resource_version_),
+                                    "timeoutSeconds=" + std::to_string(timeout.count())}),
+                      on_line, stop_, timeout + std::chrono::seconds(30));
   if (gone || r.status == 410) return WatchEnd::kGone;
   if (bad_event || !r.error.empty() || r.status != 200) {
     if (!stop_) {

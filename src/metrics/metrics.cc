@@ -52,7 +52,8 @@ void AddStateSeries(const MetricsState& state, prometheus::Registry& r) {
   if (state.inventory_age_seconds) {
     prometheus::BuildGauge()
         .Name("gpusched_inventory_last_sync_age_seconds")
-        .Help("Seconds since the inventory last heard from the API server (list, event or bookmark)")
+        .Help(
+            "Seconds since the inventory last heard from the API server (list, event or bookmark)")
         .Register(r)
         .Add({})
         .Set(*state.inventory_age_seconds);
@@ -117,8 +118,9 @@ void AddStateSeries(const MetricsState& state, prometheus::Registry& r) {
   ClusterFragmentation frag = FragmentationOf(snap);
   prometheus::BuildGauge()
       .Name("gpusched_cluster_gpu_fragmentation_gpus")
-      .Help("Idle whole GPUs (nvidia.com/gpu) that the observed GPU workload could not use "
-            "(the packing benchmark's fragmentation measure)")
+      .Help(
+          "Idle whole GPUs (nvidia.com/gpu) that the observed GPU workload could not use "
+          "(the packing benchmark's fragmentation measure)")
       .Register(r)
       .Add({})
       .Set(frag.fragmented_gpus);
@@ -158,8 +160,9 @@ struct Metrics::Impl {
   prometheus::Family<prometheus::Counter>& rejections =
       prometheus::BuildCounter()
           .Name("gpusched_filter_rejections_total")
-          .Help("Nodes rejected by filter, by plugin and verdict class (unschedulable: "
-                "preemption may help; unresolvable: it cannot)")
+          .Help(
+              "Nodes rejected by filter, by plugin and verdict class (unschedulable: "
+              "preemption may help; unresolvable: it cannot)")
           .Register(*events);
 
   explicit Impl(StateSource s) : state(std::move(s)) {

@@ -95,45 +95,71 @@ GpuLabels ParseGpuLabels(const std::vector<std::pair<std::string_view, std::stri
   for (const auto& [key, value] : labels) {
     if (!key.starts_with(kNvidia)) continue;
     std::string_view k = key.substr(kNvidia.size());
-    if (k == "gpu.product") g.product = std::string(value);
-    else if (k == "gpu.memory") g.memory_mib = ParseInt(value);
-    else if (k == "gpu.count") g.count = ParseInt(value);
-    else if (k == "gpu.family") g.family = std::string(value);
-    else if (k == "gpu.compute.major") cc_major = value;
-    else if (k == "gpu.compute.minor") cc_minor = value;
-    else if (k == "cuda.driver-version.full") driver_full = Version::Parse(value);
-    else if (k == "cuda.driver-version.major") drv_major = value;
-    else if (k == "cuda.driver-version.minor") drv_minor = value;
-    else if (k == "cuda.driver-version.revision") drv_rev = value;
-    else if (k == "cuda.driver.major") old_drv_major = value;
-    else if (k == "cuda.driver.minor") old_drv_minor = value;
-    else if (k == "cuda.driver.rev") old_drv_rev = value;
-    else if (k == "cuda.runtime-version.full") runtime_full = Version::Parse(value);
-    else if (k == "cuda.runtime-version.major") rt_major = value;
-    else if (k == "cuda.runtime-version.minor") rt_minor = value;
-    else if (k == "cuda.runtime.major") old_rt_major = value;
-    else if (k == "cuda.runtime.minor") old_rt_minor = value;
-    else if (k == "gpu.sharing-strategy") g.sharing = ParseSharing(value);
-    else if (k == "gpu.replicas") g.replicas = ParseInt(value);
-    else if (k == "mig.strategy") g.mig_strategy = ParseMigStrategy(value);
+    if (k == "gpu.product")
+      g.product = std::string(value);
+    else if (k == "gpu.memory")
+      g.memory_mib = ParseInt(value);
+    else if (k == "gpu.count")
+      g.count = ParseInt(value);
+    else if (k == "gpu.family")
+      g.family = std::string(value);
+    else if (k == "gpu.compute.major")
+      cc_major = value;
+    else if (k == "gpu.compute.minor")
+      cc_minor = value;
+    else if (k == "cuda.driver-version.full")
+      driver_full = Version::Parse(value);
+    else if (k == "cuda.driver-version.major")
+      drv_major = value;
+    else if (k == "cuda.driver-version.minor")
+      drv_minor = value;
+    else if (k == "cuda.driver-version.revision")
+      drv_rev = value;
+    else if (k == "cuda.driver.major")
+      old_drv_major = value;
+    else if (k == "cuda.driver.minor")
+      old_drv_minor = value;
+    else if (k == "cuda.driver.rev")
+      old_drv_rev = value;
+    else if (k == "cuda.runtime-version.full")
+      runtime_full = Version::Parse(value);
+    else if (k == "cuda.runtime-version.major")
+      rt_major = value;
+    else if (k == "cuda.runtime-version.minor")
+      rt_minor = value;
+    else if (k == "cuda.runtime.major")
+      old_rt_major = value;
+    else if (k == "cuda.runtime.minor")
+      old_rt_minor = value;
+    else if (k == "gpu.sharing-strategy")
+      g.sharing = ParseSharing(value);
+    else if (k == "gpu.replicas")
+      g.replicas = ParseInt(value);
+    else if (k == "mig.strategy")
+      g.mig_strategy = ParseMigStrategy(value);
     else if (k == "mig.capable") {
       if (value == "true") g.mig_capable = true;
       if (value == "false") g.mig_capable = false;
-    }
-    else if (k == "mig.config") g.mig_config = std::string(value);
-    else if (k == "mig.config.state") g.mig_config_state = ParseMigConfigState(value);
-    else if (k == "gpu-driver-upgrade-state") g.driver_upgrade_state = std::string(value);
-    else if (k == "gpu.deploy.device-plugin") g.device_plugin_deploy = std::string(value);
-    else if (k == "gpu.deploy.driver") g.driver_deploy = std::string(value);
-    else if (k == "gfd.timestamp") g.gfd_timestamp = ParseInt(value);
-    else if (key.starts_with(kMigLabelPrefix)) ParseMigLabel(key, value, g.mig_profiles);
+    } else if (k == "mig.config")
+      g.mig_config = std::string(value);
+    else if (k == "mig.config.state")
+      g.mig_config_state = ParseMigConfigState(value);
+    else if (k == "gpu-driver-upgrade-state")
+      g.driver_upgrade_state = std::string(value);
+    else if (k == "gpu.deploy.device-plugin")
+      g.device_plugin_deploy = std::string(value);
+    else if (k == "gpu.deploy.driver")
+      g.driver_deploy = std::string(value);
+    else if (k == "gfd.timestamp")
+      g.gfd_timestamp = ParseInt(value);
+    else if (key.starts_with(kMigLabelPrefix))
+      ParseMigLabel(key, value, g.mig_profiles);
   }
   // The newer label names win; the deprecated duplicates fill in for old GFD releases.
-  g.driver_version = driver_full ? driver_full
-                                 : drv_major.empty()
-                                       ? JoinVersion(old_drv_major, old_drv_minor, old_drv_rev)
-                                       : JoinVersion(drv_major, drv_minor, drv_rev);
-  g.cuda_runtime_version = runtime_full ? runtime_full
+  g.driver_version = driver_full         ? driver_full
+                     : drv_major.empty() ? JoinVersion(old_drv_major, old_drv_minor, old_drv_rev)
+                                         : JoinVersion(drv_major, drv_minor, drv_rev);
+  g.cuda_runtime_version = runtime_full       ? runtime_full
                            : rt_major.empty() ? JoinVersion(old_rt_major, old_rt_minor, {})
                                               : JoinVersion(rt_major, rt_minor, {});
   g.compute_capability = JoinVersion(cc_major, cc_minor, {});
@@ -144,33 +170,48 @@ GpuLabels ParseGpuLabels(const std::vector<std::pair<std::string_view, std::stri
 
 std::string_view ToString(SharingStrategy s) {
   switch (s) {
-    case SharingStrategy::kNone: return "none";
-    case SharingStrategy::kTimeSlicing: return "time-slicing";
-    case SharingStrategy::kMps: return "mps";
-    case SharingStrategy::kUnknown: break;
+    case SharingStrategy::kNone:
+      return "none";
+    case SharingStrategy::kTimeSlicing:
+      return "time-slicing";
+    case SharingStrategy::kMps:
+      return "mps";
+    case SharingStrategy::kUnknown:
+      break;
   }
   return "unknown";
 }
 
 std::string_view ToString(MigStrategy s) {
   switch (s) {
-    case MigStrategy::kAbsent: return "absent";
-    case MigStrategy::kNone: return "none";
-    case MigStrategy::kSingle: return "single";
-    case MigStrategy::kMixed: return "mixed";
-    case MigStrategy::kUnknown: break;
+    case MigStrategy::kAbsent:
+      return "absent";
+    case MigStrategy::kNone:
+      return "none";
+    case MigStrategy::kSingle:
+      return "single";
+    case MigStrategy::kMixed:
+      return "mixed";
+    case MigStrategy::kUnknown:
+      break;
   }
   return "unknown";
 }
 
 std::string_view ToString(MigConfigState s) {
   switch (s) {
-    case MigConfigState::kAbsent: return "absent";
-    case MigConfigState::kPending: return "pending";
-    case MigConfigState::kRebooting: return "rebooting";
-    case MigConfigState::kSuccess: return "success";
-    case MigConfigState::kFailed: return "failed";
-    case MigConfigState::kUnknown: break;
+    case MigConfigState::kAbsent:
+      return "absent";
+    case MigConfigState::kPending:
+      return "pending";
+    case MigConfigState::kRebooting:
+      return "rebooting";
+    case MigConfigState::kSuccess:
+      return "success";
+    case MigConfigState::kFailed:
+      return "failed";
+    case MigConfigState::kUnknown:
+      break;
   }
   return "unknown";
 }

@@ -83,7 +83,8 @@ PodIntent ParsePodIntent(const PodInfo& pod, const PodIntent& defaults) {
     const std::string* v = pod.annotation(key);
     if (!v || !intent.error.empty()) return;
     slot = SplitList(*v);
-    if (slot.empty()) intent.error = Invalid(key, std::string("a comma-separated list such as ") + example);
+    if (slot.empty())
+      intent.error = Invalid(key, std::string("a comma-separated list such as ") + example);
   };
   list(kGpuProductAnnotation, intent.require.products, "NVIDIA-A100-*,NVIDIA-H100-*");
   list(kGpuFamilyAnnotation, intent.require.families, "ampere,hopper");

@@ -18,8 +18,8 @@ ResourceList EffectiveRequests(const PodResources& resources) {
   ResourceList total;
   for (const auto& c : resources.containers) total.Add(RequestsOf(c));
 
-  ResourceList sidecars;        // sum of restartable init containers started so far
-  ResourceList init_peak;       // the most any single init step needs
+  ResourceList sidecars;   // sum of restartable init containers started so far
+  ResourceList init_peak;  // the most any single init step needs
   for (const auto& c : resources.init_containers) {
     ResourceList step = RequestsOf(c);
     if (c.restartable) {
@@ -59,8 +59,8 @@ const std::string* PodInfo::annotation(std::string_view key) const {
 }
 
 ResourceList GpuDemand(const PodInfo& pod, const GpuResourceNames& gpu_names) {
-  ResourceList demand = pod.requests.Filtered(
-      [&](std::string_view name) { return gpu_names.IsGpuResource(name); });
+  ResourceList demand =
+      pod.requests.Filtered([&](std::string_view name) { return gpu_names.IsGpuResource(name); });
   demand.DropZeros();
   return demand;
 }

@@ -21,8 +21,8 @@ bool ShapeFits(const NodeIdle& node, const TaskShape& shape) {
 }
 
 int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape) {
-  int64_t idle = std::accumulate(node.gpu_free_milli.begin(), node.gpu_free_milli.end(),
-                                 int64_t{0});
+  int64_t idle =
+      std::accumulate(node.gpu_free_milli.begin(), node.gpu_free_milli.end(), int64_t{0});
   if (!shape.wants_gpu() || !ShapeFits(node, shape)) return idle;
   int64_t fragment = 0;
   for (int64_t free : node.gpu_free_milli) {
@@ -33,7 +33,8 @@ int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape) {
 
 double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload) {
   double sum = 0;
-  for (const auto& w : workload) sum += w.weight * static_cast<double>(ShapeFragmentMilli(node, w.shape));
+  for (const auto& w : workload)
+    sum += w.weight * static_cast<double>(ShapeFragmentMilli(node, w.shape));
   return sum;
 }
 

@@ -55,7 +55,8 @@ std::vector<int> BestFitDevices(std::span<const int64_t> free, const TaskShape& 
   }
   int best = -1;
   for (size_t i = 0; i < free.size(); ++i) {
-    if (free[i] >= shape.gpu_milli && (best < 0 || free[i] < free[best])) best = static_cast<int>(i);
+    if (free[i] >= shape.gpu_milli && (best < 0 || free[i] < free[best]))
+      best = static_cast<int>(i);
   }
   if (best >= 0) taken.push_back(best);
   return taken;

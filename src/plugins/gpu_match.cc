@@ -61,8 +61,8 @@ std::string_view Check(const Cycle& cycle, const GpuRequirements& req, const Nod
            "GPU compute capability below ", req.min_compute_capability->ToString());
   }
   if (req.min_cuda_driver) {
-    record(g.driver_version && *g.driver_version >= *req.min_cuda_driver,
-           "CUDA driver older than ", req.min_cuda_driver->ToString());
+    record(g.driver_version && *g.driver_version >= *req.min_cuda_driver, "CUDA driver older than ",
+           req.min_cuda_driver->ToString());
   }
   if (req.min_cuda_runtime) {
     record(g.cuda_runtime_version && *g.cuda_runtime_version >= *req.min_cuda_runtime,

@@ -44,8 +44,8 @@ double MaintenancePlugin::Score(const Cycle& cycle, const NodeState& node) const
   for (const auto& want : cycle.gpu_demand()) {
     int64_t capacity = node.info.capacity.milli(want.name);
     if (capacity <= 0) continue;
-    double share = static_cast<double>(node.info.allocatable.milli(want.name)) /
-                   static_cast<double>(capacity);
+    double share =
+        static_cast<double>(node.info.allocatable.milli(want.name)) / static_cast<double>(capacity);
     healthy = std::min(healthy, share);
   }
   return kMaxNodeScore * std::clamp(healthy, 0.0, 1.0);

@@ -50,9 +50,9 @@ Verdict MigFitPlugin::Filter(const Cycle& cycle, const NodeState&) const {
     if (profile.empty() || std::binary_search(offered.begin(), offered.end(), profile)) continue;
     std::string list;
     for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
-    return Verdict::Unresolvable(cycle.Reason(
-        "no node offers MIG profile ",
-        std::string(profile) + "; offered: " + (list.empty() ? "none" : list)));
+    return Verdict::Unresolvable(
+        cycle.Reason("no node offers MIG profile ",
+                     std::string(profile) + "; offered: " + (list.empty() ? "none" : list)));
   }
   return Verdict::Pass();
 }

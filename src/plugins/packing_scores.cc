@@ -74,7 +74,8 @@ double GpuPackingPlugin::Score(const Cycle& cycle, const NodeState& node) const 
   // The devices the pod would take, least free first; whole free devices taken cost the most.
   std::vector<size_t> order(free.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return free[a] < free[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return free[a] < free[b]; });
   int64_t taken = 0;
   int64_t whole = 0;
   int64_t left_percent = 0;

@@ -11,9 +11,8 @@ namespace {
 
 bool Selects(const ProfileSpec& profile, const PodInfo& pod) {
   if (!profile.has_selector()) return false;
-  if (!profile.namespaces.empty() &&
-      std::find(profile.namespaces.begin(), profile.namespaces.end(), pod.namespace_name) ==
-          profile.namespaces.end()) {
+  if (!profile.namespaces.empty() && std::find(profile.namespaces.begin(), profile.namespaces.end(),
+                                               pod.namespace_name) == profile.namespaces.end()) {
     return false;
   }
   for (const auto& [key, value] : profile.match_labels) {

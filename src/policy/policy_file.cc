@@ -26,7 +26,9 @@ class Reader {
     }
     errors_.push_back(where + ": " + (path.empty() ? "" : path + ": ") + message);
   }
-  void ErrorAtDocument(const std::string& message) { errors_.push_back(std::string(file_) + ": " + message); }
+  void ErrorAtDocument(const std::string& message) {
+    errors_.push_back(std::string(file_) + ": " + message);
+  }
 
   // Reports keys of `map` that are not in `allowed`; returns false if `node` is not a map.
   bool Map(const YAML::Node& node, const std::string& path,
@@ -132,7 +134,8 @@ void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, Pro
       continue;
     }
     bool ok = name == "gpu-binpack"
-                  ? r.Map(settings, ppath, {"enabled", "weight", "resourceWeights", "defaultResourceWeight"})
+                  ? r.Map(settings, ppath,
+                          {"enabled", "weight", "resourceWeights", "defaultResourceWeight"})
               : name == "maintenance" ? r.Map(settings, ppath, {"enabled", "weight", "action"})
                                       : r.Map(settings, ppath, {"enabled", "weight"});
     if (!ok) continue;
@@ -142,7 +145,8 @@ void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, Pro
       if (auto b = r.Bool(settings["enabled"], ppath + ".enabled")) s.enabled = *b;
     }
     if (settings["weight"]) {
-      if (auto w = r.Number(settings["weight"], ppath + ".weight", 0, kMaxPluginWeight)) s.weight = *w;
+      if (auto w = r.Number(settings["weight"], ppath + ".weight", 0, kMaxPluginWeight))
+        s.weight = *w;
     }
     if (settings["resourceWeights"]) {
       const YAML::Node& rw = settings["resourceWeights"];
@@ -179,12 +183,12 @@ void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, Pro
 
 void ReadRequirements(Reader& r, const YAML::Node& node, const std::string& path,
                       GpuRequirements& req, bool* cheapest) {
-  bool ok = cheapest ? r.Map(node, path, {"products", "families", "minGpuMemory",
-                                          "minComputeCapability", "minCudaDriver",
-                                          "minCudaRuntime", "cheapest"})
-                     : r.Map(node, path, {"products", "families", "minGpuMemory",
-                                          "minComputeCapability", "minCudaDriver",
-                                          "minCudaRuntime"});
+  bool ok = cheapest ? r.Map(node, path,
+                             {"products", "families", "minGpuMemory", "minComputeCapability",
+                              "minCudaDriver", "minCudaRuntime", "cheapest"})
+                     : r.Map(node, path,
+                             {"products", "families", "minGpuMemory", "minComputeCapability",
+                              "minCudaDriver", "minCudaRuntime"});
   if (!ok) return;
   if (node["products"]) {
     if (auto l = r.StringList(node["products"], path + ".products")) req.products = *l;
@@ -232,7 +236,8 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
   if (const YAML::Node& sel = node["selector"]) {
     if (r.Map(sel, path + ".selector", {"namespaces", "matchLabels"})) {
       if (sel["namespaces"]) {
-        if (auto l = r.StringList(sel["namespaces"], path + ".selector.namespaces")) p.namespaces = *l;
+        if (auto l = r.StringList(sel["namespaces"], path + ".selector.namespaces"))
+          p.namespaces = *l;
       }
       if (const YAML::Node& labels = sel["matchLabels"]) {
         if (!labels.IsMap()) {
@@ -247,9 +252,11 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
     }
   }
   if (node["plugins"]) ReadPlugins(r, node["plugins"], path + ".plugins", p);
-  if (node["require"]) ReadRequirements(r, node["require"], path + ".require", p.intent.require, nullptr);
+  if (node["require"])
+    ReadRequirements(r, node["require"], path + ".require", p.intent.require, nullptr);
   if (node["prefer"]) {
-    ReadRequirements(r, node["prefer"], path + ".prefer", p.intent.prefer, &p.intent.prefer_cheapest);
+    ReadRequirements(r, node["prefer"], path + ".prefer", p.intent.prefer,
+                     &p.intent.prefer_cheapest);
   }
   if (node["sharing"]) {
     auto s = r.String(node["sharing"], path + ".sharing");
@@ -264,8 +271,9 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
 }
 
 void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
-  if (!r.Map(root, "", {"apiVersion", "kind", "metadata", "gpuResources", "scoreMapping", "filterBestOnly", "costs",
-                        "sharing", "plugins", "defaultProfile", "profiles"})) {
+  if (!r.Map(root, "",
+             {"apiVersion", "kind", "metadata", "gpuResources", "scoreMapping", "filterBestOnly",
+              "costs", "sharing", "plugins", "defaultProfile", "profiles"})) {
     return;
   }
   auto require_value = [&](const char* key, std::string_view expected) {
@@ -277,7 +285,8 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
   };
   require_value("apiVersion", kPolicyApiVersion);
   require_value("kind", kPolicyKind);
-  if (root["metadata"] && !root["metadata"].IsMap()) r.Error(root["metadata"], "metadata", "must be a mapping");
+  if (root["metadata"] && !root["metadata"].IsMap())
+    r.Error(root["metadata"], "metadata", "must be a mapping");
   if (root["gpuResources"]) {
     if (auto l = r.StringList(root["gpuResources"], "gpuResources")) spec.gpu_resources = *l;
   }
@@ -309,7 +318,8 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
     if (r.Map(sharing, "sharing",
               {"mpsFailRequestsGreaterThanOne", "timeSlicingFailRequestsGreaterThanOne"})) {
       if (sharing["mpsFailRequestsGreaterThanOne"]) {
-        if (auto b = r.Bool(sharing["mpsFailRequestsGreaterThanOne"], "sharing.mpsFailRequestsGreaterThanOne")) {
+        if (auto b = r.Bool(sharing["mpsFailRequestsGreaterThanOne"],
+                            "sharing.mpsFailRequestsGreaterThanOne")) {
           spec.sharing.mps_fail_requests_greater_than_one = *b;
         }
       }
@@ -358,8 +368,10 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
 
 void EmitRequirements(YAML::Emitter& out, const GpuRequirements& req, const bool* cheapest) {
   out << YAML::BeginMap;
-  if (!req.products.empty()) out << YAML::Key << "products" << YAML::Value << YAML::Flow << req.products;
-  if (!req.families.empty()) out << YAML::Key << "families" << YAML::Value << YAML::Flow << req.families;
+  if (!req.products.empty())
+    out << YAML::Key << "products" << YAML::Value << YAML::Flow << req.products;
+  if (!req.families.empty())
+    out << YAML::Key << "families" << YAML::Value << YAML::Flow << req.families;
   if (req.min_memory_mib) {
     out << YAML::Key << "minGpuMemory" << YAML::Value << std::to_string(*req.min_memory_mib) + "Mi";
   }
@@ -420,8 +432,9 @@ std::string FormatPolicy(const PolicySpec& spec) {
   for (const auto& [glob, cost] : spec.costs) out << YAML::Key << glob << YAML::Value << cost;
   out << YAML::EndMap;
   out << YAML::Key << "sharing" << YAML::Value << YAML::BeginMap << YAML::Key
-      << "mpsFailRequestsGreaterThanOne" << YAML::Value << spec.sharing.mps_fail_requests_greater_than_one
-      << YAML::Key << "timeSlicingFailRequestsGreaterThanOne" << YAML::Value
+      << "mpsFailRequestsGreaterThanOne" << YAML::Value
+      << spec.sharing.mps_fail_requests_greater_than_one << YAML::Key
+      << "timeSlicingFailRequestsGreaterThanOne" << YAML::Value
       << spec.sharing.time_slicing_fail_requests_greater_than_one << YAML::EndMap;
   out << YAML::Key << "defaultProfile" << YAML::Value << spec.default_profile;
   out << YAML::Key << "profiles" << YAML::Value << YAML::BeginSeq;
@@ -429,7 +442,8 @@ std::string FormatPolicy(const PolicySpec& spec) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name;
     if (p.has_selector()) {
       out << YAML::Key << "selector" << YAML::Value << YAML::BeginMap;
-      if (!p.namespaces.empty()) out << YAML::Key << "namespaces" << YAML::Value << YAML::Flow << p.namespaces;
+      if (!p.namespaces.empty())
+        out << YAML::Key << "namespaces" << YAML::Value << YAML::Flow << p.namespaces;
       if (!p.match_labels.empty()) {
         out << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
         for (const auto& [k, v] : p.match_labels) out << YAML::Key << k << YAML::Value << v;
@@ -446,7 +460,8 @@ std::string FormatPolicy(const PolicySpec& spec) {
           << it->second.weight;
       if (name == "gpu-binpack") {
         out << YAML::Key << "resourceWeights" << YAML::Value << YAML::BeginMap;
-        for (const auto& [res, w] : p.binpack_weights.by_name) out << YAML::Key << res << YAML::Value << w;
+        for (const auto& [res, w] : p.binpack_weights.by_name)
+          out << YAML::Key << res << YAML::Value << w;
         out << YAML::EndMap << YAML::Key << "defaultResourceWeight" << YAML::Value
             << p.binpack_weights.default_weight;
       }

@@ -37,7 +37,8 @@ std::shared_ptr<const Policy> Compile(const std::string& text, const std::string
 
 }  // namespace
 
-std::shared_ptr<const Policy> LoadPolicy(const std::string& path, std::vector<std::string>& errors) {
+std::shared_ptr<const Policy> LoadPolicy(const std::string& path,
+                                         std::vector<std::string>& errors) {
   std::string text;
   if (!ReadWhole(path, text)) {
     errors = {path + ": cannot open file"};

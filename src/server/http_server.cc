@@ -1,11 +1,11 @@
 #include "gpusched/server/http_server.h"
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
-#include <thread>
 #include <stdexcept>
+#include <thread>
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
@@ -66,19 +66,24 @@ std::string TopHosts(const HostPriorityList& list) {
 
 std::string_view ReasonPhrase(int status) {
   switch (status) {
-    case 400: return "bad request";
-    case 404: return "no such route";
-    case 405: return "method not allowed";
-    case 413: return "request body too large";
-    default: return "request failed";
+    case 400:
+      return "bad request";
+    case 404:
+      return "no such route";
+    case 405:
+      return "method not allowed";
+    case 413:
+      return "request body too large";
+    default:
+      return "request failed";
   }
 }
 
 // A plain server, or an HTTPS one whose handshakes take their credentials from `tls`.
 std::unique_ptr<httplib::Server> MakeServer(TlsCredentials* tls) {
   if (!tls) return std::make_unique<httplib::Server>();
-  auto server = std::make_unique<httplib::SSLServer>(
-      [tls](SSL_CTX& ctx) { return tls->Configure(ctx); });
+  auto server =
+      std::make_unique<httplib::SSLServer>([tls](SSL_CTX& ctx) { return tls->Configure(ctx); });
   if (!server->is_valid()) throw std::runtime_error("cannot set up TLS");
   return server;
 }
@@ -160,19 +165,20 @@ struct HttpServer::Impl {
   }
 
   void VerbRoutes() {
-    server.Post(EscapeRegex(RoutePath(options.url_prefix, options.filter_verb)),
-                [this](const httplib::Request& req, httplib::Response& res) {
-                  Serve("filter", req, res, [this](const ExtenderArgs& args, std::string* decision) {
-                    ExtenderFilterResult result = service.Filter(args);
-                    if (decision) {
-                      size_t passed = result.node_names ? result.node_names->size()
-                                                        : result.nodes_raw->size();
-                      *decision = "passed=" + std::to_string(passed) + " rejected=[" +
-                                  CountReasons(result) + "]";
-                    }
-                    return EncodeExtenderFilterResult(result);
-                  });
-                });
+    server.Post(
+        EscapeRegex(RoutePath(options.url_prefix, options.filter_verb)),
+        [this](const httplib::Request& req, httplib::Response& res) {
+          Serve("filter", req, res, [this](const ExtenderArgs& args, std::string* decision) {
+            ExtenderFilterResult result = service.Filter(args);
+            if (decision) {
+              size_t passed =
+                  result.node_names ? result.node_names->size() : result.nodes_raw->size();
+              *decision =
+                  "passed=" + std::to_string(passed) + " rejected=[" + CountReasons(result) + "]";
+            }
+            return EncodeExtenderFilterResult(result);
+          });
+        });
     server.Post(EscapeRegex(RoutePath(options.url_prefix, options.prioritize_verb)),
                 [this](const httplib::Request& req, httplib::Response& res) {
                   Serve("prioritize", req, res,
@@ -257,9 +263,8 @@ void HttpServer::Run() {
 void HttpServer::Stop() {
   // cpp-httplib ignores stop() until its listen loop runs; if Run() has been called but the loop
   // has not started yet, wait for it (briefly) so the stop is not lost.
-  for (int i = 0; i < 5000 && impl_->run_called && !impl_->run_returned &&
-                  !impl_->server.is_running();
-       ++i) {
+  for (int i = 0;
+       i < 5000 && impl_->run_called && !impl_->run_returned && !impl_->server.is_running(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   impl_->server.stop();

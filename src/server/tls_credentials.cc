@@ -14,10 +14,10 @@ namespace gpusched {
 
 struct TlsCredentials::Loaded {
   X509* cert = nullptr;
-  STACK_OF(X509)* chain = nullptr;
+  STACK_OF(X509) * chain = nullptr;
   EVP_PKEY* key = nullptr;
-  X509_STORE* client_store = nullptr;        // null without a client CA
-  STACK_OF(X509_NAME)* client_names = nullptr;  // sent in the CertificateRequest
+  X509_STORE* client_store = nullptr;            // null without a client CA
+  STACK_OF(X509_NAME) * client_names = nullptr;  // sent in the CertificateRequest
 
   Loaded() = default;
   Loaded(const Loaded&) = delete;

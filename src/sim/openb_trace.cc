@@ -69,7 +69,8 @@ class CsvRows {
 
   std::string_view Text(const std::string& column) const {
     auto it = columns_.find(column);
-    if (it == columns_.end()) throw TraceError(source_ + ": no column \"" + column + "\" in the header");
+    if (it == columns_.end())
+      throw TraceError(source_ + ": no column \"" + column + "\" in the header");
     if (it->second >= fields_.size()) Fail(column, "missing field");
     return fields_[it->second];
   }
@@ -78,9 +79,11 @@ class CsvRows {
     std::string_view s = Text(column);
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || ptr != s.data() + s.size()) Fail(column, "not a whole number: \"" + std::string(s) + "\"");
+    if (ec != std::errc() || ptr != s.data() + s.size())
+      Fail(column, "not a whole number: \"" + std::string(s) + "\"");
     if (v < min || v > max) {
-      Fail(column, std::to_string(v) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
+      Fail(column,
+           std::to_string(v) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
     }
     return v;
   }
@@ -137,8 +140,10 @@ std::vector<TracePod> ParseOpenbPods(std::string_view csv, const std::string& so
     p.memory_mib = rows.Int("memory_mib", 0, kLimit);
     p.num_gpu = static_cast<int32_t>(rows.Int("num_gpu", 0, 64));
     p.gpu_milli = rows.Int("gpu_milli", 0, 1000);
-    if (p.num_gpu > 1 && p.gpu_milli != 1000) rows.Fail("gpu_milli", "a multi-GPU task must ask for 1000 per GPU");
-    if ((p.num_gpu == 0) != (p.gpu_milli == 0)) rows.Fail("gpu_milli", "must be 0 exactly when num_gpu is 0");
+    if (p.num_gpu > 1 && p.gpu_milli != 1000)
+      rows.Fail("gpu_milli", "a multi-GPU task must ask for 1000 per GPU");
+    if ((p.num_gpu == 0) != (p.gpu_milli == 0))
+      rows.Fail("gpu_milli", "must be 0 exactly when num_gpu is 0");
     if (has_spec) {
       std::string_view spec = rows.Text("gpu_spec");
       if (!spec.empty()) {
@@ -150,7 +155,11 @@ std::vector<TracePod> ParseOpenbPods(std::string_view csv, const std::string& so
   return pods;
 }
 
-std::vector<TraceNode> LoadOpenbNodes(const std::string& path) { return ParseOpenbNodes(ReadWhole(path), path); }
-std::vector<TracePod> LoadOpenbPods(const std::string& path) { return ParseOpenbPods(ReadWhole(path), path); }
+std::vector<TraceNode> LoadOpenbNodes(const std::string& path) {
+  return ParseOpenbNodes(ReadWhole(path), path);
+}
+std::vector<TracePod> LoadOpenbPods(const std::string& path) {
+  return ParseOpenbPods(ReadWhole(path), path);
+}
 
 }  // namespace gpusched

@@ -66,7 +66,8 @@ std::optional<double> UnallocatedAt(const SimRun& run, int arrived_pct) {
 
 std::vector<PolicySummary> Summarize(const std::vector<std::string>& policy_order,
                                      std::vector<SimRun> runs) {
-  std::sort(runs.begin(), runs.end(), [](const SimRun& a, const SimRun& b) { return a.seed < b.seed; });
+  std::sort(runs.begin(), runs.end(),
+            [](const SimRun& a, const SimRun& b) { return a.seed < b.seed; });
   std::vector<PolicySummary> out;
   for (const auto& name : policy_order) {
     PolicySummary s;
@@ -134,7 +135,8 @@ std::string FormatReportJson(const ReportInputs& inputs, const std::vector<Polic
 }
 
 std::string FormatCurvesCsv(const std::vector<PolicySummary>& s) {
-  std::string out = "policy,seed,arrived_pct,allocated_pct,unallocated_pct,frag_amount_pct,frag_rate_pct\n";
+  std::string out =
+      "policy,seed,arrived_pct,allocated_pct,unallocated_pct,frag_amount_pct,frag_rate_pct\n";
   for (const auto& p : s) {
     for (const auto& r : p.runs) {
       for (int x = 0; x < static_cast<int>(r.curve.size()); ++x) {
@@ -168,19 +170,20 @@ std::string FormatCurvesSvg(const std::vector<PolicySummary>& s, const std::stri
                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
   std::string out =
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"860\" height=\"460\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"860\" height=\"460\" fill=\"white\"/>\n";
+      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"860\" height=\"460\" "
+      "fill=\"white\"/>\n";
   out += "<text x=\"" + Fixed(left, 0) + "\" y=\"24\" font-size=\"14\">" + title + "</text>\n";
   for (int x = 60; x <= kMaxArrivedPct; x += 10) {
-    out += "<line x1=\"" + Fixed(px(x), 1) + "\" y1=\"" + Fixed(top, 1) + "\" x2=\"" + Fixed(px(x), 1) +
-           "\" y2=\"" + Fixed(top + height, 1) + "\" stroke=\"#eee\"/>\n";
+    out += "<line x1=\"" + Fixed(px(x), 1) + "\" y1=\"" + Fixed(top, 1) + "\" x2=\"" +
+           Fixed(px(x), 1) + "\" y2=\"" + Fixed(top + height, 1) + "\" stroke=\"#eee\"/>\n";
     out += "<text x=\"" + Fixed(px(x) - 8, 1) + "\" y=\"" + Fixed(top + height + 16, 1) + "\">" +
            std::to_string(x) + "</text>\n";
   }
   for (double y = 0; y <= ymax; y += ymax / 5) {
     out += "<line x1=\"" + Fixed(left, 1) + "\" y1=\"" + Fixed(py(y), 1) + "\" x2=\"" +
            Fixed(left + width, 1) + "\" y2=\"" + Fixed(py(y), 1) + "\" stroke=\"#eee\"/>\n";
-    out += "<text x=\"" + Fixed(left - 30, 1) + "\" y=\"" + Fixed(py(y) + 4, 1) + "\">" + Fixed(y, 0) +
-           "</text>\n";
+    out += "<text x=\"" + Fixed(left - 30, 1) + "\" y=\"" + Fixed(py(y) + 4, 1) + "\">" +
+           Fixed(y, 0) + "</text>\n";
   }
   out += "<text x=\"" + Fixed(left + width / 2 - 90, 1) + "\" y=\"" + Fixed(top + height + 36, 1) +
          "\">arrived workload (% of GPU capacity)</text>\n";
@@ -195,8 +198,8 @@ std::string FormatCurvesSvg(const std::vector<PolicySummary>& s, const std::stri
     out += "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" + std::string(color) +
            "\" points=\"" + points + "\"/>\n";
     double ly = top + 14 + 16 * static_cast<double>(i);
-    out += "<text x=\"" + Fixed(left + width + 12, 1) + "\" y=\"" + Fixed(ly, 1) + "\" fill=\"" + color +
-           "\">" + s[i].name + "</text>\n";
+    out += "<text x=\"" + Fixed(left + width + 12, 1) + "\" y=\"" + Fixed(ly, 1) + "\" fill=\"" +
+           color + "\">" + s[i].name + "</text>\n";
   }
   out += "</svg>\n";
   return out;

@@ -20,7 +20,8 @@ class ScenarioReader {
  public:
   explicit ScenarioReader(const std::string& source) : source_(source) {}
 
-  [[noreturn]] void Fail(const YAML::Node& at, const std::string& key, const std::string& problem) const {
+  [[noreturn]] void Fail(const YAML::Node& at, const std::string& key,
+                         const std::string& problem) const {
     YAML::Mark mark = at.Mark();
     std::string where = source_;
     if (mark.line >= 0) where += ":" + std::to_string(mark.line + 1);
@@ -47,7 +48,8 @@ class ScenarioReader {
   int64_t Int(const YAML::Node& node, const std::string& key, int64_t lo, int64_t hi) const {
     auto milli = node.IsScalar() ? ParseQuantityMilli(node.Scalar()) : std::nullopt;
     if (!milli || *milli % 1000 != 0 || *milli / 1000 < lo || *milli / 1000 > hi) {
-      Fail(node, key, "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+      Fail(node, key,
+           "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
     }
     return *milli / 1000;
   }
@@ -119,7 +121,8 @@ std::vector<TraceNode> ReadNodes(const ScenarioReader& r, const YAML::Node& list
     if (const YAML::Node& labels = t["labels"]) {
       if (!labels.IsMap()) r.Fail(labels, key + ".labels", "must be a mapping of label to value");
       for (const auto& kv : labels) {
-        node.labels.emplace_back(kv.first.Scalar(), r.Text(kv.second, key + ".labels." + kv.first.Scalar()));
+        node.labels.emplace_back(kv.first.Scalar(),
+                                 r.Text(kv.second, key + ".labels." + kv.first.Scalar()));
       }
     }
     node.resources = r.Resources(t["resources"], key + ".resources");
@@ -161,7 +164,8 @@ Scenario Read(const YAML::Node& root, const std::string& source) {
   ScenarioReader r(source);
   if (!root || root.IsNull()) throw TraceError(source + ": empty scenario file");
   r.Keys(root, "scenario", {"apiVersion", "kind", "metadata", "nodes", "pods"});
-  for (auto [key, expected] : {std::pair{"apiVersion", kScenarioApiVersion}, {"kind", kScenarioKind}}) {
+  for (auto [key, expected] :
+       {std::pair{"apiVersion", kScenarioApiVersion}, {"kind", kScenarioKind}}) {
     if (!root[key] || r.Text(root[key], key) != expected) {
       r.Fail(root[key] ? root[key] : root, key, "must be " + std::string(expected));
     }

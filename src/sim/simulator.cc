@@ -54,7 +54,8 @@ bool EnablesFgd(const Policy& policy) {
 NodeState MakeNode(const TraceNode& t) {
   NodeState n;
   n.info.name = t.name;
-  std::vector<std::pair<std::string_view, std::string_view>> labels(t.labels.begin(), t.labels.end());
+  std::vector<std::pair<std::string_view, std::string_view>> labels(t.labels.begin(),
+                                                                    t.labels.end());
   n.info.gpu = ParseGpuLabels(labels);
   if (n.info.gpu.product.empty()) n.info.gpu.product = t.model;
   n.info.allocatable.Set("cpu", t.cpu_milli);
@@ -211,8 +212,8 @@ std::vector<std::optional<CurvePoint>> Discretize(const std::vector<Row>& rows) 
       p.frag_rate_pct += r->frag_rate_pct;
     }
     double n = static_cast<double>(bucket.size());
-    curve[x] = CurvePoint{RoundTo(p.allocated_pct / n, 0.01), p.frag_amount_pct / n,
-                          p.frag_rate_pct / n};
+    curve[x] =
+        CurvePoint{RoundTo(p.allocated_pct / n, 0.01), p.frag_amount_pct / n, p.frag_rate_pct / n};
   }
   return curve;
 }
@@ -221,8 +222,8 @@ std::vector<std::optional<CurvePoint>> Discretize(const std::vector<Row>& rows) 
 
 const std::vector<std::string>& BuiltinSimPolicyNames() {
   static const std::vector<std::string> kNames = {
-      "random", "least-allocated", "most-allocated", "dot-product", "gpu-packing",
-      "best-fit", "fgd", "gpusched"};
+      "random", "least-allocated", "most-allocated", "dot-product", "gpu-packing", "best-fit",
+      "fgd",    "gpusched"};
   return kNames;
 }
 
@@ -239,8 +240,8 @@ std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name) {
     return SimPolicy{name, PackingPolicy(""), InTreeScore::kMostAllocated, DeviceChoice::kBestFit,
                      TieBreak::kNodeOrder};
   }
-  for (std::string_view scorer : {BestFitPlugin::kName, DotProductPlugin::kName,
-                                  GpuPackingPlugin::kName, FgdPlugin::kName}) {
+  for (std::string_view scorer :
+       {BestFitPlugin::kName, DotProductPlugin::kName, GpuPackingPlugin::kName, FgdPlugin::kName}) {
     if (name == scorer) {
       return SimPolicy{name, PackingPolicy(scorer), InTreeScore::kNone,
                        scorer == FgdPlugin::kName ? DeviceChoice::kFgd : DeviceChoice::kBestFit,
@@ -315,7 +316,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
 
   const BlendOptions& blend = options.blend;
   InTreeScore in_tree = blend.enabled ? blend.in_tree : policy.in_tree;
-  std::shared_ptr<const Policy> judge = blend.enabled ? policy.policy : JudgingEveryPod(*policy.policy);
+  std::shared_ptr<const Policy> judge =
+      blend.enabled ? policy.policy : JudgingEveryPod(*policy.policy);
   const bool filter_top = blend.enabled && (blend.filter_top || judge->spec().filter_best_only);
   int64_t arrived = 0;
   bool reached_100 = false;
@@ -353,8 +355,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       double total = in_tree == InTreeScore::kNone
                          ? 0
                          : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], pod));
-      total += blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10
-                             : e.combined;
+      total +=
+          blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10 : e.combined;
       if (chosen < 0 || total > best) {
         chosen = static_cast<int>(j);
         best = total;
@@ -367,12 +369,14 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     if (chosen < 0) {
       ++run.pods_failed;
       if (!run.first_failure_arrived_pct) {
-        run.first_failure_arrived_pct = 100.0 * static_cast<double>(arrived) / static_cast<double>(capacity);
+        run.first_failure_arrived_pct =
+            100.0 * static_cast<double>(arrived) / static_cast<double>(capacity);
       }
     } else {
       size_t i = feasible_index[static_cast<size_t>(chosen)];
       TaskShape shape = ShapeOf(pod);
-      Commit(nodes[i], pod, shape, ChooseDevices(nodes[i], shape, policy.devices, workload, random));
+      Commit(nodes[i], pod, shape,
+             ChooseDevices(nodes[i], shape, policy.devices, workload, random));
       fragment_sum -= fragment[i];
       idle_sum -= idle[i];
       measure(i);

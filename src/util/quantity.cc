@@ -26,14 +26,22 @@ std::optional<Suffix> ParseSuffix(std::string_view s) {
   }
   if (s.size() == 1) {
     switch (s[0]) {
-      case 'm': return Suffix{0, -3};
-      case 'k': return Suffix{0, 3};
-      case 'M': return Suffix{0, 6};
-      case 'G': return Suffix{0, 9};
-      case 'T': return Suffix{0, 12};
-      case 'P': return Suffix{0, 15};
-      case 'E': return Suffix{0, 18};
-      default: return std::nullopt;
+      case 'm':
+        return Suffix{0, -3};
+      case 'k':
+        return Suffix{0, 3};
+      case 'M':
+        return Suffix{0, 6};
+      case 'G':
+        return Suffix{0, 9};
+      case 'T':
+        return Suffix{0, 12};
+      case 'P':
+        return Suffix{0, 15};
+      case 'E':
+        return Suffix{0, 18};
+      default:
+        return std::nullopt;
     }
   }
   if (s[0] == 'e' || s[0] == 'E') {

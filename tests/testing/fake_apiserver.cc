@@ -18,13 +18,14 @@ namespace {
 
 struct Event {
   int64_t rv;
-  bool pods;  // kind: pods or nodes
+  bool pods;         // kind: pods or nodes
   std::string line;  // {"type":...,"object":...}
 };
 
 std::string StatusJson(int code, const std::string& reason, const std::string& message) {
-  return json{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
-              {"status", "Failure"}, {"message", message}, {"reason", reason}, {"code", code}}
+  return json{{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", json::object()},
+              {"status", "Failure"}, {"message", message}, {"reason", reason},
+              {"code", code}}
       .dump();
 }
 
@@ -157,7 +158,8 @@ struct FakeApiServer::Impl {
     } catch (...) {
       from = 0;
     }
-    int timeout = req.has_param("timeoutSeconds") ? std::stoi(req.get_param_value("timeoutSeconds")) : 60;
+    int timeout =
+        req.has_param("timeoutSeconds") ? std::stoi(req.get_param_value("timeoutSeconds")) : 60;
     bool bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
     std::unique_lock lock(mu);
     if (from < compacted_rv) {
@@ -166,10 +168,11 @@ struct FakeApiServer::Impl {
         res.set_content(StatusJson(410, "Expired", "too old resource version"), "application/json");
         return;
       }
-      std::string line = json{{"type", "ERROR"},
-                              {"object", json::parse(StatusJson(410, "Expired",
-                                                                "too old resource version"))}}
-                             .dump() + "\n";
+      std::string line =
+          json{{"type", "ERROR"},
+               {"object", json::parse(StatusJson(410, "Expired", "too old resource version"))}}
+              .dump() +
+          "\n";
       res.set_content(line, "application/json");
       return;
     }
@@ -180,63 +183,66 @@ struct FakeApiServer::Impl {
       uint64_t close_generation;
       Clock::time_point last_bookmark;
     };
-    auto state = std::make_shared<State>(State{from, drop_generation, close_generation, Clock::now()});
+    auto state =
+        std::make_shared<State>(State{from, drop_generation, close_generation, Clock::now()});
     lock.unlock();
-    res.set_chunked_content_provider(
-        "application/json",
-        [this, state, deadline, bookmarks, is_pods](size_t, httplib::DataSink& sink) {
-          std::unique_lock lock(mu);
-          auto pending = [&] {
-            return std::find_if(events.begin(), events.end(), [&](const Event& e) {
-              return e.rv > state->next && e.pods == is_pods;
-            });
-          };
-          auto next_wake = std::min(deadline, state->last_bookmark + bookmark_interval);
-          changed.wait_until(lock, next_wake, [&] {
-            return stopping || pending() != events.end() || state->next < compacted_rv ||
-                   drop_generation != state->drop_generation ||
-                   close_generation != state->close_generation;
-          });
-          if (stopping || close_generation != state->close_generation ||
-              Clock::now() >= deadline) {
-            sink.done();
-            return true;
-          }
-          if (state->next < compacted_rv) {  // compacted while watching: the server gives up
-            std::string line = json{{"type", "ERROR"},
-                                    {"object", json::parse(StatusJson(410, "Expired",
-                                                                      "too old resource version"))}}
-                                   .dump() + "\n";
-            sink.write(line.data(), line.size());
-            sink.done();
-            return true;
-          }
-          for (auto it = pending(); it != events.end(); ++it) {
-            if (it->pods != is_pods || it->rv <= state->next) continue;
-            std::string line = it->line + "\n";
-            if (drop_generation != state->drop_generation) {
-              sink.write(line.data(), line.size() / 2);
-              return false;  // drops the connection mid-event
-            }
-            for (int copy = 0; copy < (duplicate ? 2 : 1); ++copy) {
-              if (!sink.write(line.data(), line.size())) return false;
-            }
-            state->next = it->rv;
-          }
-          if (drop_generation != state->drop_generation) return false;
-          if (bookmarks && Clock::now() >= state->last_bookmark + bookmark_interval) {
-            state->last_bookmark = Clock::now();
-            state->next = std::max(state->next, rv);
-            std::string line =
-                json{{"type", "BOOKMARK"},
-                     {"object", {{"kind", is_pods ? "Pod" : "Node"},
-                                 {"apiVersion", "v1"},
-                                 {"metadata", {{"resourceVersion", std::to_string(state->next)}}}}}}
-                    .dump() + "\n";
-            if (!sink.write(line.data(), line.size())) return false;
-          }
-          return true;
+    res.set_chunked_content_provider("application/json", [this, state, deadline, bookmarks,
+                                                          is_pods](size_t,
+                                                                   httplib::DataSink& sink) {
+      std::unique_lock lock(mu);
+      auto pending = [&] {
+        return std::find_if(events.begin(), events.end(), [&](const Event& e) {
+          return e.rv > state->next && e.pods == is_pods;
         });
+      };
+      auto next_wake = std::min(deadline, state->last_bookmark + bookmark_interval);
+      changed.wait_until(lock, next_wake, [&] {
+        return stopping || pending() != events.end() || state->next < compacted_rv ||
+               drop_generation != state->drop_generation ||
+               close_generation != state->close_generation;
+      });
+      if (stopping || close_generation != state->close_generation || Clock::now() >= deadline) {
+        sink.done();
+        return true;
+      }
+      if (state->next < compacted_rv) {  // compacted while watching: the server gives up
+        std::string line =
+            json{{"type", "ERROR"},
+                 {"object", json::parse(StatusJson(410, "Expired", "too old resource version"))}}
+                .dump() +
+            "\n";
+        sink.write(line.data(), line.size());
+        sink.done();
+        return true;
+      }
+      for (auto it = pending(); it != events.end(); ++it) {
+        if (it->pods != is_pods || it->rv <= state->next) continue;
+        std::string line = it->line + "\n";
+        if (drop_generation != state->drop_generation) {
+          sink.write(line.data(), line.size() / 2);
+          return false;  // drops the connection mid-event
+        }
+        for (int copy = 0; copy < (duplicate ? 2 : 1); ++copy) {
+          if (!sink.write(line.data(), line.size())) return false;
+        }
+        state->next = it->rv;
+      }
+      if (drop_generation != state->drop_generation) return false;
+      if (bookmarks && Clock::now() >= state->last_bookmark + bookmark_interval) {
+        state->last_bookmark = Clock::now();
+        state->next = std::max(state->next, rv);
+        std::string line =
+            json{{"type", "BOOKMARK"},
+                 {"object",
+                  {{"kind", is_pods ? "Pod" : "Node"},
+                   {"apiVersion", "v1"},
+                   {"metadata", {{"resourceVersion", std::to_string(state->next)}}}}}}
+                .dump() +
+            "\n";
+        if (!sink.write(line.data(), line.size())) return false;
+      }
+      return true;
+    });
   }
 
   void Route(bool is_pods, const httplib::Request& req, httplib::Response& res) {
@@ -310,7 +316,8 @@ void FakeApiServer::DeleteNode(const std::string& name) {
 
 void FakeApiServer::UpsertPod(json pod) {
   std::lock_guard lock(impl_->mu);
-  std::string key = pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
+  std::string key =
+      pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
   bool exists = impl_->pods.count(key);
   impl_->Record(true, exists ? "MODIFIED" : "ADDED", std::move(pod));
 }
@@ -430,28 +437,28 @@ uint64_t FakeApiServer::watches_served() const { return impl_->watches.load(); }
 
 json MakeGpuNode(const std::string& name, int gpus, const std::string& product) {
   std::string count = std::to_string(gpus);
-  return json{
-      {"metadata",
-       {{"name", name},
-        {"uid", "node-uid-" + name},
-        {"labels",
-         {{"kubernetes.io/hostname", name},
-          {"nvidia.com/gpu.product", product},
-          {"nvidia.com/gpu.count", count},
-          {"nvidia.com/gpu.memory", "81920"},
-          {"nvidia.com/gpu.family", "ampere"},
-          {"nvidia.com/mig.strategy", "single"}}}}},
-      {"spec", json::object()},
-      {"status",
-       {{"capacity", {{"cpu", "96"}, {"memory", "1Ti"}, {"nvidia.com/gpu", count}}},
-        {"allocatable", {{"cpu", "96"}, {"memory", "1Ti"}, {"nvidia.com/gpu", count}}}}}};
+  return json{{"metadata",
+               {{"name", name},
+                {"uid", "node-uid-" + name},
+                {"labels",
+                 {{"kubernetes.io/hostname", name},
+                  {"nvidia.com/gpu.product", product},
+                  {"nvidia.com/gpu.count", count},
+                  {"nvidia.com/gpu.memory", "81920"},
+                  {"nvidia.com/gpu.family", "ampere"},
+                  {"nvidia.com/mig.strategy", "single"}}}}},
+              {"spec", json::object()},
+              {"status",
+               {{"capacity", {{"cpu", "96"}, {"memory", "1Ti"}, {"nvidia.com/gpu", count}}},
+                {"allocatable", {{"cpu", "96"}, {"memory", "1Ti"}, {"nvidia.com/gpu", count}}}}}};
 }
 
 json MakeGpuPod(const std::string& ns, const std::string& name, const std::string& uid,
                 const std::string& node, int gpus, const std::string& phase) {
   json resources = {{"limits", {{"nvidia.com/gpu", std::to_string(gpus)}}},
                     {"requests", {{"cpu", "1"}, {"nvidia.com/gpu", std::to_string(gpus)}}}};
-  json spec = {{"containers", json::array({{{"name", "main"}, {"image", "x"}, {"resources", resources}}})}};
+  json spec = {
+      {"containers", json::array({{{"name", "main"}, {"image", "x"}, {"resources", resources}}})}};
   if (!node.empty()) spec["nodeName"] = node;
   return json{{"metadata", {{"name", name}, {"namespace", ns}, {"uid", uid}}},
               {"spec", spec},

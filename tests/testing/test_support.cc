@@ -86,7 +86,12 @@ SampleServer::SampleServer(ServerOptions options)
         return m;
       }),
       service_(snapshots_, policies_, &metrics_),
-      server_(options, service_, [] { return Readiness{true, "test"}; }, &metrics_),
+      server_(
+          options, service_,
+          [] {
+            return Readiness{true, "test"};
+          },
+          &metrics_),
       port_(server_.Bind()),
       thread_([this] { server_.Run(); }) {}
 
@@ -99,7 +104,8 @@ TestCertificates::TestCertificates() {
   char pattern[] = "/tmp/gpusched-certs-XXXXXX";
   if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
-  std::ofstream(Path("san.ext")) << "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:gpusched.gpusched.svc\n";
+  std::ofstream(Path("san.ext"))
+      << "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:gpusched.gpusched.svc\n";
   for (const char* ca : {"ca", "other-ca"}) {
     Run(std::string("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=") + ca +
         " -keyout " + ca + ".key -out " + ca + ".crt");

@@ -3,18 +3,18 @@
 #define GPUSCHED_TESTS_TESTING_TEST_SUPPORT_H_
 
 #include <memory>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/cluster/published.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/metrics/metrics.h"
-#include "gpusched/policy/policy.h"
-#include "gpusched/server/http_server.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/policy/policy.h"
+#include "gpusched/server/http_server.h"
 
 namespace gpusched::testing {
 

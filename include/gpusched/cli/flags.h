@@ -13,8 +13,8 @@
 namespace gpusched {
 
 struct FlagSpec {
-  std::string name;         // without the leading "--"
-  std::string value_name;   // e.g. "FILE"; empty for a boolean flag
+  std::string name;        // without the leading "--"
+  std::string value_name;  // e.g. "FILE"; empty for a boolean flag
   std::string default_value;
   std::string help;
   bool repeatable = false;

@@ -1,8 +1,8 @@
 // ClusterSnapshot: an immutable view of every known node and its GPU usage at one moment.
 //
 // Request threads take a snapshot once per request and read it without locks. Node states are
-// shared (shared_ptr<const NodeState>) between consecutive snapshots, so publishing a new one copies
-// pointers, not nodes. Immutable; safe for concurrent access from multiple threads.
+// shared (shared_ptr<const NodeState>) between consecutive snapshots, so publishing a new one
+// copies pointers, not nodes. Immutable; safe for concurrent access from multiple threads.
 #ifndef GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 #define GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 

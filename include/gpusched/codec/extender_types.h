@@ -1,7 +1,7 @@
 // The kube-scheduler extender wire types (k8s.io/kube-scheduler/extender/v1), decoded.
 //
-// Field names follow the Go structs; see shared/reference/extender-api.md. Envelope keys on the wire
-// are PascalCase with no omitempty; embedded Pods and Nodes use normal API JSON. Value types.
+// Field names follow the Go structs; see shared/reference/extender-api.md. Envelope keys on the
+// wire are PascalCase with no omitempty; embedded Pods and Nodes use normal API JSON. Value types.
 #ifndef GPUSCHED_CODEC_EXTENDER_TYPES_H_
 #define GPUSCHED_CODEC_EXTENDER_TYPES_H_
 

@@ -20,7 +20,7 @@ struct NodeExplanation {
 };
 
 struct Explanation {
-  std::string pod;      // namespace/name
+  std::string pod;  // namespace/name
   std::string profile;
   std::string policy_source;
   ResourceList gpu_demand;

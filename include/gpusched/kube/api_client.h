@@ -19,9 +19,9 @@
 namespace gpusched {
 
 struct HttpResult {
-  long status = 0;       // HTTP status; 0 when the transfer failed
-  std::string body;      // the whole body (Get), or what remained unparsed (Stream)
-  std::string error;     // transport error text, empty on success
+  long status = 0;    // HTTP status; 0 when the transfer failed
+  std::string body;   // the whole body (Get), or what remained unparsed (Stream)
+  std::string error;  // transport error text, empty on success
   bool ok() const { return error.empty() && status == 200; }
 };
 

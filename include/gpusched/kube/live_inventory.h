@@ -29,7 +29,7 @@ struct LiveInventoryOptions {
 };
 
 struct InventoryStatus {
-  bool synced = false;                      // both initial lists applied
+  bool synced = false;                        // both initial lists applied
   std::chrono::steady_clock::duration age{};  // since the older of the two last contacts
   size_t nodes = 0;
   size_t gpu_pods = 0;

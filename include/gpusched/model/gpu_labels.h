@@ -45,9 +45,9 @@ struct GpuLabels {
   std::optional<bool> mig_capable;
   std::string mig_config;
   MigConfigState mig_config_state = MigConfigState::kAbsent;
-  std::string driver_upgrade_state;   // nvidia.com/gpu-driver-upgrade-state, "" when absent
-  std::string device_plugin_deploy;   // nvidia.com/gpu.deploy.device-plugin, "" when absent
-  std::string driver_deploy;          // nvidia.com/gpu.deploy.driver, "" when absent
+  std::string driver_upgrade_state;  // nvidia.com/gpu-driver-upgrade-state, "" when absent
+  std::string device_plugin_deploy;  // nvidia.com/gpu.deploy.device-plugin, "" when absent
+  std::string driver_deploy;         // nvidia.com/gpu.deploy.driver, "" when absent
   std::optional<int64_t> gfd_timestamp;
   std::vector<MigProfileLabels> mig_profiles;  // sorted by profile
 

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/resource_list.h"

@@ -3,7 +3,8 @@
 // EffectiveRequests() applies Kubernetes' own rule (k8s.io/kubernetes pkg/api/v1/resource
 // PodRequests): max(sum of app containers, max over init containers), restartable (sidecar) init
 // containers added to everything that starts after them, plus pod overhead. A resource that has a
-// limit but no request takes the limit, as API-server defaulting does. Value types; not synchronized.
+// limit but no request takes the limit, as API-server defaulting does. Value types; not
+// synchronized.
 #ifndef GPUSCHED_MODEL_POD_H_
 #define GPUSCHED_MODEL_POD_H_
 

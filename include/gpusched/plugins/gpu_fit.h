@@ -1,5 +1,5 @@
-// gpu-fit: a node passes when, for every GPU resource the pod asks for, allocatable minus what bound
-// pods use is at least the request.
+// gpu-fit: a node passes when, for every GPU resource the pod asks for, allocatable minus what
+// bound pods use is at least the request.
 //
 // Rejections name the resource, never the node, so kube-scheduler can count identical reasons:
 //   "node offers no <resource>"                  unresolvable (no device plugin for it)

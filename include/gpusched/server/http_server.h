@@ -29,7 +29,7 @@ namespace gpusched {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 8888;  // 0: pick a free port
+  int port = 8888;         // 0: pick a free port
   std::string url_prefix;  // e.g. "/gpu-extender"; routes are <prefix>/<verb>
   std::string filter_verb = "filter";
   std::string prioritize_verb = "prioritize";

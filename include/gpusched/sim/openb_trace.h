@@ -33,7 +33,7 @@ struct TraceNode {
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   int32_t gpus = 0;
-  std::string model;  // empty for CPU-only nodes
+  std::string model;                                        // empty for CPU-only nodes
   std::vector<std::pair<std::string, std::string>> labels;  // GFD labels (scenarios)
   ExtraResources resources;
 

@@ -14,7 +14,7 @@ namespace gpusched {
 
 struct PolicySummary {
   std::string name;
-  std::vector<SimRun> runs;  // one per seed, in seed order
+  std::vector<SimRun> runs;                          // one per seed, in seed order
   std::optional<double> unallocated_gpu_pct_at_100;  // mean over seeds
   std::optional<double> unallocated_gpu_pct_at_130;
   std::optional<double> first_failure_arrived_pct;  // median over seeds that had a failure

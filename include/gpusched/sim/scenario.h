@@ -9,7 +9,8 @@
 //   - {name: h100, count: 16, cpu: "96", memory: 1Ti, gpus: 8, product: NVIDIA-H100-80GB-HBM3,
 //      labels: {nvidia.com/gpu.family: hopper}, resources: {nvidia.com/mig-1g.10gb: 7}}
 //   pods:                      # mix -> pods <name>-0 .. ; the simulator shuffles and tunes them
-//   - {name: train, count: 40, cpu: "32", memory: 256Gi, gpus: 8, products: [NVIDIA-H100-80GB-HBM3]}
+//   - {name: train, count: 40, cpu: "32", memory: 256Gi, gpus: 8, products:
+//   [NVIDIA-H100-80GB-HBM3]}
 //   - {name: notebook, count: 200, cpu: "4", memory: 16Gi, gpus: 1, gpuMilli: 300}
 //   - {name: infer-mig, count: 300, cpu: "8", memory: 32Gi, resources: {nvidia.com/mig-1g.10gb: 1}}
 //

@@ -11,9 +11,9 @@
 // score when the policy is an in-tree one. In blend mode, as a real kube-scheduler adds them: its
 // NodeResourcesFit score (LeastAllocated or MostAllocated, 0..100) plus the extender's 0..10 score
 // times its weight times 10; with `filter_top` or the policy's filterBestOnly, the extender's
-// filter passes only its top-scored nodes. GPUs are modelled per device with fractional shares (NodeState::device_free_milli), the
-// model of GPU-sharing device plugins the paper uses; the live server counts whole devices.
-// Thread-safe: runs share nothing mutable.
+// filter passes only its top-scored nodes. GPUs are modelled per device with fractional shares
+// (NodeState::device_free_milli), the model of GPU-sharing device plugins the paper uses; the live
+// server counts whole devices. Thread-safe: runs share nothing mutable.
 #ifndef GPUSCHED_SIM_SIMULATOR_H_
 #define GPUSCHED_SIM_SIMULATOR_H_
 
@@ -77,9 +77,9 @@ struct SimOptions {
 inline constexpr int kMaxArrivedPct = 130;
 
 struct CurvePoint {
-  double allocated_pct = 0;      // allocated GPU / capacity
-  double frag_amount_pct = 0;    // fragmented GPU / capacity
-  double frag_rate_pct = 0;      // fragmented GPU / idle GPU
+  double allocated_pct = 0;    // allocated GPU / capacity
+  double frag_amount_pct = 0;  // fragmented GPU / capacity
+  double frag_rate_pct = 0;    // fragmented GPU / idle GPU
 };
 
 struct ModelUsage {
