@@ -1,5 +1,7 @@
 #include "gpusched/engine/cycle.h"
 
+#include "gpusched/packing/gpu_devices.h"
+
 namespace gpusched {
 
 Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
@@ -7,6 +9,7 @@ Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
     : pod_(pod),
       gpu_demand_(std::move(gpu_demand)),
       intent_(std::move(intent)),
+      task_shape_(ShapeOf(pod)),
       snapshot_(snapshot) {}
 
 std::string_view Cycle::Reason(std::string_view prefix, std::string_view subject) const {

@@ -28,7 +28,7 @@ Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
     std::vector<int64_t> devices;
     NodeIdle idle = IdleOf(node, devices);
     idle.cpu_milli = std::numeric_limits<int64_t>::max();  // CPU is kube-scheduler's to check
-    if (!ShapeFits(idle, ShapeOf(cycle.pod()))) {
+    if (!ShapeFits(idle, cycle.task_shape())) {
       return Verdict::Unschedulable(cycle.Reason("no GPU device with enough free"));
     }
   }

@@ -14,14 +14,13 @@ namespace {
 struct Fit {
   std::vector<int64_t> devices;
   NodeIdle idle;
-  TaskShape pod;
+  const TaskShape& pod;
   double cpu_left = 0;  // 0 when the node declares no CPU
   double gpu_left = 0;  // sum over devices, milli-GPU
   double pod_gpu = 0;   // the pod's whole GPU request, milli-GPU
 
-  Fit(const Cycle& cycle, const NodeState& node) {
+  Fit(const Cycle& cycle, const NodeState& node) : pod(cycle.task_shape()) {
     idle = IdleOf(node, devices);
-    pod = ShapeOf(cycle.pod());
     cpu_left = DeclaresCpu(node) ? static_cast<double>(idle.cpu_milli) : 0;
     gpu_left = static_cast<double>(std::accumulate(devices.begin(), devices.end(), int64_t{0}));
     pod_gpu = static_cast<double>(pod.num_gpu * pod.gpu_milli);

@@ -1,5 +1,6 @@
 // Cycle: everything one scheduling decision for one pod shares across plugins and nodes: the pod,
-// its GPU demand and intent (requirements, preferences, exclusivity; parsed once), the cluster
+// its GPU demand, intent (requirements, preferences, exclusivity) and task shape, each computed
+// once, the cluster
 // snapshot, and storage for reason strings.
 //
 // A Cycle lives for one request and is used by one thread at a time.
@@ -14,6 +15,7 @@
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/model/resource_list.h"
+#include "gpusched/packing/fragmentation.h"
 
 namespace gpusched {
 
@@ -28,6 +30,8 @@ class Cycle {
   // The pod's positive GPU requests; empty for a pod that asks for no GPU.
   const ResourceList& gpu_demand() const { return gpu_demand_; }
   const PodIntent& intent() const { return intent_; }
+  // The pod as a task shape (CPU, GPU count and share per GPU), for the packing plugins.
+  const TaskShape& task_shape() const { return task_shape_; }
   const ClusterSnapshot& snapshot() const { return snapshot_; }
 
   // The text `prefix + subject`, stored once per cycle; the view lives as long as the cycle.
@@ -44,6 +48,7 @@ class Cycle {
   const PodInfo& pod_;
   ResourceList gpu_demand_;
   PodIntent intent_;
+  TaskShape task_shape_;
   const ClusterSnapshot& snapshot_;
   mutable std::deque<StoredReason> reasons_;  // deque: stored texts never move
 };
