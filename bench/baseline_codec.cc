@@ -1,5 +1,6 @@
 #include "baseline_codec.h"
 
+#include <deque>
 #include <nlohmann/json.hpp>
 
 #include "gpusched/codec/k8s_decode.h"
@@ -111,16 +112,21 @@ ExtenderArgs DecodeExtenderArgs(std::string_view json) {
   ExtenderArgs args;
   args.pod.info = Pod(doc["Pod"]);
   args.pod.raw_json = doc["Pod"].dump();
+  // The names and node objects' JSON the args point into.
+  auto text = std::make_shared<std::deque<std::string>>();
   if (doc.contains("NodeNames") && doc["NodeNames"].is_array()) {
     args.node_names.emplace();
-    for (const auto& n : doc["NodeNames"]) args.node_names->push_back(n.get<std::string>());
+    for (const auto& n : doc["NodeNames"]) {
+      args.node_names->push_back(text->emplace_back(n.get<std::string>()));
+    }
   }
   if (doc.contains("Nodes") && doc["Nodes"].is_object()) {
     args.nodes.emplace();
     for (const auto& item : doc["Nodes"].value("items", ordered_json::array())) {
-      args.nodes->push_back(WireNode{Node(item), item.dump()});
+      args.nodes->push_back(WireNode{Node(item), text->emplace_back(item.dump())});
     }
   }
+  args.text = std::move(text);
   return args;
 }
 
@@ -146,7 +152,7 @@ std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result) {
 
 std::string EncodeHostPriorityList(const HostPriorityList& list) {
   ordered_json out = ordered_json::array();
-  for (const auto& hp : list) out.push_back({{"Host", hp.host}, {"Score", hp.score}});
+  for (const auto& hp : list.hosts) out.push_back({{"Host", hp.host}, {"Score", hp.score}});
   return out.dump();
 }
 

@@ -30,7 +30,8 @@ TEST(ExtenderCodec, captured_nodecache_request_decodes) {
   EXPECT_EQ(args.pod.info.requests.units("nvidia.com/gpu"), 1);
   EXPECT_FALSE(args.nodes.has_value());
   ASSERT_TRUE(args.node_names.has_value());
-  EXPECT_EQ(*args.node_names, (std::vector<std::string>{"gpu-node-1", "gpu-node-2", "gpu-node-3"}));
+  EXPECT_EQ(*args.node_names,
+            (std::vector<std::string_view>{"gpu-node-1", "gpu-node-2", "gpu-node-3"}));
 }
 
 TEST(ExtenderCodec, captured_full_nodes_request_decodes) {
@@ -106,20 +107,20 @@ TEST(ExtenderCodec, preemption_args_with_full_victims_round_trip) {
 
 TEST(ExtenderCodec, filter_result_uses_exact_keys_and_nulls) {
   ExtenderFilterResult r;
-  r.node_names = std::vector<std::string>{"a"};
+  r.node_names = std::vector<std::string_view>{"a"};
   r.failed_nodes = {{"b", "Insufficient nvidia.com/gpu"}};
   EXPECT_EQ(EncodeExtenderFilterResult(r),
             R"({"Nodes":null,"NodeNames":["a"],"FailedNodes":{"b":"Insufficient nvidia.com/gpu"},)"
             R"("FailedAndUnresolvableNodes":{},"Error":""})");
   ExtenderFilterResult full;
-  full.nodes_raw = std::vector<std::string>{R"({"metadata":{"name":"a"}})"};
+  full.nodes_raw = std::vector<std::string_view>{R"({"metadata":{"name":"a"}})"};
   EXPECT_EQ(EncodeExtenderFilterResult(full),
             R"({"Nodes":{"metadata":{},"items":[{"metadata":{"name":"a"}}]},"NodeNames":null,)"
             R"("FailedNodes":{},"FailedAndUnresolvableNodes":{},"Error":""})");
 }
 
 TEST(ExtenderCodec, scores_are_json_integers) {
-  EXPECT_EQ(EncodeHostPriorityList({{"n1", 8}, {"n2", 0}}),
+  EXPECT_EQ(EncodeHostPriorityList({{{"n1", 8}, {"n2", 0}}, {}}),
             R"([{"Host":"n1","Score":8},{"Host":"n2","Score":0}])");
   EXPECT_THROW(DecodeHostPriorityList(R"([{"Host":"n1","Score":8.0}])"), DecodeError);
 }
@@ -128,7 +129,7 @@ TEST(ExtenderCodec, envelope_keys_match_case_insensitively_like_go) {
   auto args =
       DecodeExtenderArgs(R"({"pod":{"metadata":{"name":"p"}},"nodes":null,"nodenames":["x"]})");
   EXPECT_EQ(args.pod.info.name, "p");
-  EXPECT_EQ(*args.node_names, std::vector<std::string>{"x"});
+  EXPECT_EQ(*args.node_names, std::vector<std::string_view>{"x"});
 }
 
 TEST(ExtenderCodec, unknown_fields_are_ignored_and_escapes_decoded) {

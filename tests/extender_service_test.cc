@@ -35,8 +35,8 @@ TEST_F(ServiceFixture, nodecache_fixture_keeps_nodes_that_fit_and_explains_the_r
       service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
   // The pod asks for 2 GPUs. Sample usage: h100-01 2/8, a100-07 6/8, h100-02 4/8, h100-03 7/8.
   ASSERT_TRUE(result.node_names.has_value());
-  EXPECT_EQ(*result.node_names,
-            (std::vector<std::string>{"gpu-node-h100-01", "gpu-node-a100-07", "gpu-node-h100-02"}));
+  EXPECT_EQ(*result.node_names, (std::vector<std::string_view>{
+                                    "gpu-node-h100-01", "gpu-node-a100-07", "gpu-node-h100-02"}));
   EXPECT_EQ(result.failed_nodes,
             (FailedNodesMap{{"gpu-node-h100-03", "Insufficient nvidia.com/gpu"}}));
   EXPECT_TRUE(result.failed_and_unresolvable_nodes.empty());
@@ -51,8 +51,8 @@ TEST_F(ServiceFixture, prioritize_with_binpack_packs_the_fullest_node_first) {
   plugins["fgd"].enabled = false;
   plugins["consolidate"].enabled = false;
   policies.Set(std::make_shared<const Policy>(binpack));
-  auto scores =
-      service.Prioritize(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
+  ExtenderArgs args = DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json"));
+  auto scores = service.Prioritize(args).hosts;  // points into args
   ASSERT_EQ(scores.size(), 4u);
   // MostAllocated after placing 2 GPUs: h100-01 4/8 -> 5, a100-07 8/8 -> 10, h100-02 6/8 -> 8.
   EXPECT_EQ(scores[0], (HostPriority{"gpu-node-h100-01", 5}));
@@ -72,7 +72,7 @@ TEST_F(ServiceFixture, filter_best_only_passes_the_top_node_and_reports_the_rest
       service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
   // The default policy ranks a100-07 first (docs/plugins.md explain block for this pod).
   ASSERT_TRUE(result.node_names.has_value());
-  EXPECT_EQ(*result.node_names, (std::vector<std::string>{"gpu-node-a100-07"}));
+  EXPECT_EQ(*result.node_names, (std::vector<std::string_view>{"gpu-node-a100-07"}));
   EXPECT_EQ(result.failed_nodes,
             (FailedNodesMap{{"gpu-node-h100-01", std::string(kNotBestReason)},
                             {"gpu-node-h100-02", std::string(kNotBestReason)},
@@ -106,10 +106,10 @@ TEST_F(ServiceFixture, full_nodes_are_echoed_unchanged_and_charged_with_known_us
 TEST_F(ServiceFixture, unknown_names_fail_with_the_inventory_reason) {
   auto result =
       service.Filter(NamesRequest(R"({"nvidia.com/gpu":"1"})", {"ghost", "gpu-node-h100-01"}));
-  EXPECT_EQ(*result.node_names, std::vector<std::string>{"gpu-node-h100-01"});
+  EXPECT_EQ(*result.node_names, std::vector<std::string_view>{"gpu-node-h100-01"});
   EXPECT_EQ(result.failed_nodes, (FailedNodesMap{{"ghost", std::string(kUnknownNodeReason)}}));
   auto scores = service.Prioritize(NamesRequest(R"({"nvidia.com/gpu":"1"})", {"ghost"}));
-  EXPECT_EQ(scores, (HostPriorityList{{"ghost", 0}}));
+  EXPECT_EQ(scores.hosts, (std::vector<HostPriority>{{"ghost", 0}}));
 }
 
 TEST_F(ServiceFixture, pod_without_gpus_passes_every_node_with_score_zero) {
@@ -117,7 +117,7 @@ TEST_F(ServiceFixture, pod_without_gpus_passes_every_node_with_score_zero) {
   auto result = service.Filter(args);
   EXPECT_EQ(result.node_names->size(), 3u);
   EXPECT_TRUE(result.failed_nodes.empty());
-  for (const auto& s : service.Prioritize(args)) EXPECT_EQ(s.score, 0);
+  for (const auto& s : service.Prioritize(args).hosts) EXPECT_EQ(s.score, 0);
 }
 
 TEST_F(ServiceFixture, mig_and_shared_requests_go_only_where_offered) {
@@ -125,7 +125,7 @@ TEST_F(ServiceFixture, mig_and_shared_requests_go_only_where_offered) {
       R"({"nvidia.com/mig-3g.20gb":"1"})",
       {"gpu-node-a100-mig-01", "gpu-node-a100-mig-02", "gpu-node-h100-01", "cpu-node-01"}));
   EXPECT_EQ(*mig.node_names,
-            (std::vector<std::string>{"gpu-node-a100-mig-01", "gpu-node-a100-mig-02"}));
+            (std::vector<std::string_view>{"gpu-node-a100-mig-01", "gpu-node-a100-mig-02"}));
   EXPECT_EQ(mig.failed_and_unresolvable_nodes,
             (FailedNodesMap{{"gpu-node-h100-01", "node offers no nvidia.com/mig-3g.20gb"},
                             {"cpu-node-01", "node offers no nvidia.com/mig-3g.20gb"}}));
@@ -160,7 +160,7 @@ TEST_F(ServiceFixture, the_policy_in_force_is_read_per_request) {
   spec.profiles[0].intent.require.families = {"ampere"};
   policies.Set(std::make_shared<const Policy>(spec));
   auto result = service.Filter(args);
-  EXPECT_EQ(*result.node_names, std::vector<std::string>{"gpu-node-a100-07"});
+  EXPECT_EQ(*result.node_names, std::vector<std::string_view>{"gpu-node-a100-07"});
   EXPECT_EQ(result.failed_and_unresolvable_nodes.size(), 3u);
 }
 
@@ -175,7 +175,8 @@ TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers
   EXPECT_EQ(full.nodes_raw->size(), 3u);  // full objects carry 4 free GPUs each
   auto prio = service.Prioritize(
       DecodeExtenderArgs(Fixture(std::string(dir) + "prioritize-request.nodecache-false.json")));
-  EXPECT_EQ(prio, (HostPriorityList{{"gpu-node-2", 3}, {"gpu-node-3", 3}}));  // 1/4 -> 25 -> 3
+  EXPECT_EQ(prio.hosts,
+            (std::vector<HostPriority>{{"gpu-node-2", 3}, {"gpu-node-3", 3}}));  // 1/4 -> 25 -> 3
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 
 #include <set>
+#include <unordered_map>
 
 #include "gpusched/model/gpu_resources.h"
 
@@ -12,22 +13,50 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
       target_workload_(std::move(target_workload)),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
-  by_name_.reserve(nodes_.size());
+  std::vector<std::string_view> names;
+  names.reserve(nodes_.size());
   std::set<std::string, std::less<>> profiles;
   for (const auto& n : nodes_) {
-    by_name_.emplace(n->info.name, n.get());
+    names.push_back(n->info.name);
     for (const auto& r : n->info.allocatable) {
       if (r.milli > 0 && !MigProfileOf(r.name).empty()) profiles.emplace(MigProfileOf(r.name));
     }
     std::string_view single = n->info.gpu.single_mig_profile();
     if (!single.empty() && n->info.allocatable.milli(kGpuResource) > 0) profiles.emplace(single);
   }
+  index_ = NodeIndex(names);
   offered_mig_profiles_.assign(profiles.begin(), profiles.end());
+  NumberClasses();
+}
+
+void ClusterSnapshot::NumberClasses() {
+  // Per content hash, the classes (by a node of each) seen with it; a hash shared by nodes of
+  // different content gets one class per distinct content.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash;
+  std::vector<uint32_t> first_node_of_class;
+  class_of_.resize(nodes_.size());
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    std::vector<uint32_t>& candidates = by_hash[SchedulingContentHash(*nodes_[i])];
+    uint32_t cls = UINT32_MAX;
+    for (uint32_t c : candidates) {
+      if (SameSchedulingContent(*nodes_[first_node_of_class[c]], *nodes_[i])) {
+        cls = c;
+        break;
+      }
+    }
+    if (cls == UINT32_MAX) {
+      cls = static_cast<uint32_t>(first_node_of_class.size());
+      first_node_of_class.push_back(i);
+      candidates.push_back(cls);
+    }
+    class_of_[i] = cls;
+  }
+  class_count_ = first_node_of_class.size();
 }
 
 const NodeState* ClusterSnapshot::Find(std::string_view name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : it->second;
+  uint32_t i = index_.Find(name);
+  return i == NodeIndex::kAbsent ? nullptr : nodes_[i].get();
 }
 
 }  // namespace gpusched

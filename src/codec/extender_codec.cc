@@ -2,6 +2,7 @@
 
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/util/text_store.h"
 
 namespace gpusched {
 namespace {
@@ -14,14 +15,23 @@ using simdjson::ondemand::value;
 
 bool IsNull(value v) { return v.type() == json_type::null; }
 
-// Parses `json` as one JSON object and hands it to `decode`; rejects anything after it.
+// The text a decoded value's views point into: the JSON as received (raw objects are views of
+// it) and copies of unescaped strings.
+struct DecodedText {
+  explicit DecodedText(std::string_view json) : body(json), strings(json.size()) {}
+  simdjson::padded_string body;
+  TextStore strings;
+};
+
+// Parses `json` as one JSON object and hands it to `decode` with the text, which the decoded value
+// keeps when it points into it; rejects anything after the object.
 template <class T, class F>
 T DecodeTop(std::string_view json, std::string_view type_name, F&& decode) {
   thread_local simdjson::ondemand::parser parser;
-  simdjson::padded_string padded(json);
+  auto text = std::make_shared<DecodedText>(json);
   return WithContext(type_name, [&] {
-    simdjson::ondemand::document doc = parser.iterate(padded);
-    T result = decode(doc);
+    simdjson::ondemand::document doc = parser.iterate(text->body);
+    T result = decode(doc, text);
     ExpectEnd(doc);
     return result;
   });
@@ -36,9 +46,9 @@ WirePod DecodeWirePod(value v) {
   return pod;
 }
 
-std::vector<std::string> DecodeStringArray(value v) {
-  std::vector<std::string> out;
-  for (value item : v.get_array()) out.emplace_back(item.get_string().value());
+std::vector<std::string_view> DecodeStringArray(value v, TextStore& text) {
+  std::vector<std::string_view> out;
+  for (value item : v.get_array()) out.push_back(text.Keep(item.get_string().value()));
   return out;
 }
 
@@ -53,7 +63,7 @@ std::vector<WireNode> DecodeNodeList(value v) {
       WithContext("items[" + std::to_string(index++) + "]", [&] {
         object o = item.get_object();
         WireNode node;
-        node.raw_json = std::string(o.raw_json().value());
+        node.raw_json = o.raw_json().value();
         o.reset();
         node.info = DecodeNode(o);
         nodes.push_back(std::move(node));
@@ -63,12 +73,12 @@ std::vector<WireNode> DecodeNodeList(value v) {
   return nodes;
 }
 
-FailedNodesMap DecodeStringMap(value v) {
+FailedNodesMap DecodeStringMap(value v, TextStore& text) {
   FailedNodesMap out;
   if (IsNull(v)) return out;
   for (field f : v.get_object()) {
-    std::string_view key = f.unescaped_key();
-    out.emplace_back(std::string(key), std::string(f.value().get_string().value()));
+    std::string_view key = text.Keep(f.unescaped_key());
+    out.emplace_back(key, text.Keep(f.value().get_string().value()));
   }
   return out;
 }
@@ -117,7 +127,7 @@ std::vector<std::pair<std::string, T>> DecodeNodeMap(value v, F&& decode_one) {
   return out;
 }
 
-void WriteStringArray(JsonWriter& w, const std::optional<std::vector<std::string>>& items) {
+void WriteStringArray(JsonWriter& w, const std::optional<std::vector<std::string_view>>& items) {
   if (!items) {
     w.Null();
     return;
@@ -127,7 +137,7 @@ void WriteStringArray(JsonWriter& w, const std::optional<std::vector<std::string
   w.EndArray();
 }
 
-void WriteNodeList(JsonWriter& w, const std::vector<std::string>& raw_nodes) {
+void WriteNodeList(JsonWriter& w, std::span<const std::string_view> raw_nodes) {
   w.BeginObject().Key("metadata").BeginObject().EndObject().Key("items").BeginArray();
   for (const auto& raw : raw_nodes) w.Raw(raw);
   w.EndArray().EndObject();
@@ -158,135 +168,151 @@ void WriteMetaVictimsMap(JsonWriter& w,
 }  // namespace
 
 ExtenderArgs DecodeExtenderArgs(std::string_view json) {
-  return DecodeTop<ExtenderArgs>(json, "ExtenderArgs", [](auto& doc) {
-    ExtenderArgs args;
-    bool has_pod = false;
-    for (field f : doc.get_object()) {
-      std::string_view key = f.unescaped_key();
-      value v = f.value();
-      if (KeyEquals(key, "Pod")) {
-        if (IsNull(v)) continue;
-        args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
-        has_pod = true;
-      } else if (KeyEquals(key, "NodeNames")) {
-        if (!IsNull(v))
-          args.node_names = WithContext("NodeNames", [&] { return DecodeStringArray(v); });
-      } else if (KeyEquals(key, "Nodes")) {
-        if (!IsNull(v)) args.nodes = WithContext("Nodes", [&] { return DecodeNodeList(v); });
-      }
-    }
-    if (!has_pod) throw DecodeError("no Pod in the request");
-    if (!args.node_names && !args.nodes) {
-      throw DecodeError("neither NodeNames nor Nodes in the request");
-    }
-    return args;
-  });
+  return DecodeTop<ExtenderArgs>(
+      json, "ExtenderArgs", [](auto& doc, const std::shared_ptr<DecodedText>& text) {
+        ExtenderArgs args;
+        bool has_pod = false;
+        for (field f : doc.get_object()) {
+          std::string_view key = f.unescaped_key();
+          value v = f.value();
+          if (KeyEquals(key, "Pod")) {
+            if (IsNull(v)) continue;
+            args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
+            has_pod = true;
+          } else if (KeyEquals(key, "NodeNames")) {
+            if (!IsNull(v))
+              args.node_names =
+                  WithContext("NodeNames", [&] { return DecodeStringArray(v, text->strings); });
+          } else if (KeyEquals(key, "Nodes")) {
+            if (!IsNull(v)) args.nodes = WithContext("Nodes", [&] { return DecodeNodeList(v); });
+          }
+        }
+        if (!has_pod) throw DecodeError("no Pod in the request");
+        if (!args.node_names && !args.nodes) {
+          throw DecodeError("neither NodeNames nor Nodes in the request");
+        }
+        args.text = text;
+        return args;
+      });
 }
 
 ExtenderFilterResult DecodeExtenderFilterResult(std::string_view json) {
-  return DecodeTop<ExtenderFilterResult>(json, "ExtenderFilterResult", [](auto& doc) {
-    ExtenderFilterResult result;
-    for (field f : doc.get_object()) {
-      std::string_view key = f.unescaped_key();
-      value v = f.value();
-      if (KeyEquals(key, "NodeNames")) {
-        if (!IsNull(v)) result.node_names = DecodeStringArray(v);
-      } else if (KeyEquals(key, "Nodes")) {
-        if (IsNull(v)) continue;
-        result.nodes_raw.emplace();
-        for (auto& node : DecodeNodeList(v)) result.nodes_raw->push_back(std::move(node.raw_json));
-      } else if (KeyEquals(key, "FailedNodes")) {
-        result.failed_nodes = DecodeStringMap(v);
-      } else if (KeyEquals(key, "FailedAndUnresolvableNodes")) {
-        result.failed_and_unresolvable_nodes = DecodeStringMap(v);
-      } else if (KeyEquals(key, "Error")) {
-        if (!IsNull(v)) result.error = std::string(v.get_string().value());
-      }
-    }
-    return result;
-  });
+  return DecodeTop<ExtenderFilterResult>(
+      json, "ExtenderFilterResult", [](auto& doc, const std::shared_ptr<DecodedText>& text) {
+        ExtenderFilterResult result;
+        for (field f : doc.get_object()) {
+          std::string_view key = f.unescaped_key();
+          value v = f.value();
+          if (KeyEquals(key, "NodeNames")) {
+            if (!IsNull(v)) result.node_names = DecodeStringArray(v, text->strings);
+          } else if (KeyEquals(key, "Nodes")) {
+            if (IsNull(v)) continue;
+            result.nodes_raw.emplace();
+            for (auto& node : DecodeNodeList(v)) result.nodes_raw->push_back(node.raw_json);
+          } else if (KeyEquals(key, "FailedNodes")) {
+            result.failed_nodes = DecodeStringMap(v, text->strings);
+          } else if (KeyEquals(key, "FailedAndUnresolvableNodes")) {
+            result.failed_and_unresolvable_nodes = DecodeStringMap(v, text->strings);
+          } else if (KeyEquals(key, "Error")) {
+            if (!IsNull(v)) result.error = std::string(v.get_string().value());
+          }
+        }
+        result.text = text;
+        return result;
+      });
 }
 
 HostPriorityList DecodeHostPriorityList(std::string_view json) {
-  return DecodeTop<HostPriorityList>(json, "HostPriorityList", [](auto& doc) {
-    HostPriorityList list;
-    if (doc.type() == json_type::null) return list;
-    for (value item : doc.get_array()) {
-      HostPriority hp;
-      for (field f : item.get_object()) {
-        std::string_view key = f.unescaped_key();
-        if (KeyEquals(key, "Host")) hp.host = std::string(f.value().get_string().value());
-        if (KeyEquals(key, "Score")) hp.score = f.value().get_int64();
-      }
-      list.push_back(std::move(hp));
-    }
-    return list;
-  });
+  return DecodeTop<HostPriorityList>(
+      json, "HostPriorityList", [](auto& doc, const std::shared_ptr<DecodedText>& text) {
+        HostPriorityList list;
+        if (doc.type() == json_type::null) return list;
+        for (value item : doc.get_array()) {
+          HostPriority hp;
+          for (field f : item.get_object()) {
+            std::string_view key = f.unescaped_key();
+            if (KeyEquals(key, "Host"))
+              hp.host = text->strings.Keep(f.value().get_string().value());
+            if (KeyEquals(key, "Score")) hp.score = f.value().get_int64();
+          }
+          list.hosts.push_back(hp);
+        }
+        list.text = text;
+        return list;
+      });
 }
 
 ExtenderBindingArgs DecodeExtenderBindingArgs(std::string_view json) {
-  return DecodeTop<ExtenderBindingArgs>(json, "ExtenderBindingArgs", [](auto& doc) {
-    ExtenderBindingArgs args;
-    for (field f : doc.get_object()) {
-      std::string_view key = f.unescaped_key();
-      value v = f.value();
-      if (KeyEquals(key, "PodName")) args.pod_name = ScalarText(v);
-      if (KeyEquals(key, "PodNamespace")) args.pod_namespace = ScalarText(v);
-      if (KeyEquals(key, "PodUID")) args.pod_uid = ScalarText(v);
-      if (KeyEquals(key, "Node")) args.node = ScalarText(v);
-    }
-    return args;
-  });
+  return DecodeTop<ExtenderBindingArgs>(json, "ExtenderBindingArgs",
+                                        [](auto& doc, const auto& /*text*/) {
+                                          ExtenderBindingArgs args;
+                                          for (field f : doc.get_object()) {
+                                            std::string_view key = f.unescaped_key();
+                                            value v = f.value();
+                                            if (KeyEquals(key, "PodName"))
+                                              args.pod_name = ScalarText(v);
+                                            if (KeyEquals(key, "PodNamespace"))
+                                              args.pod_namespace = ScalarText(v);
+                                            if (KeyEquals(key, "PodUID"))
+                                              args.pod_uid = ScalarText(v);
+                                            if (KeyEquals(key, "Node")) args.node = ScalarText(v);
+                                          }
+                                          return args;
+                                        });
 }
 
 ExtenderBindingResult DecodeExtenderBindingResult(std::string_view json) {
-  return DecodeTop<ExtenderBindingResult>(json, "ExtenderBindingResult", [](auto& doc) {
-    ExtenderBindingResult result;
-    for (field f : doc.get_object()) {
-      if (KeyEquals(f.unescaped_key(), "Error")) result.error = ScalarText(f.value());
-    }
-    return result;
-  });
+  return DecodeTop<ExtenderBindingResult>(json, "ExtenderBindingResult",
+                                          [](auto& doc, const auto& /*text*/) {
+                                            ExtenderBindingResult result;
+                                            for (field f : doc.get_object()) {
+                                              if (KeyEquals(f.unescaped_key(), "Error"))
+                                                result.error = ScalarText(f.value());
+                                            }
+                                            return result;
+                                          });
 }
 
 ExtenderPreemptionArgs DecodeExtenderPreemptionArgs(std::string_view json) {
-  return DecodeTop<ExtenderPreemptionArgs>(json, "ExtenderPreemptionArgs", [](auto& doc) {
-    ExtenderPreemptionArgs args;
-    bool has_pod = false;
-    for (field f : doc.get_object()) {
-      std::string_view key = f.unescaped_key();
-      value v = f.value();
-      if (IsNull(v)) continue;
-      if (KeyEquals(key, "Pod")) {
-        args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
-        has_pod = true;
-      } else if (KeyEquals(key, "NodeNameToVictims")) {
-        args.node_to_victims = WithContext("NodeNameToVictims", [&] {
-          return DecodeNodeMap<Victims>(v, [](value x) { return DecodeVictims(x); });
-        });
-      } else if (KeyEquals(key, "NodeNameToMetaVictims")) {
-        args.node_to_meta_victims = WithContext("NodeNameToMetaVictims", [&] {
-          return DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
-        });
-      }
-    }
-    if (!has_pod) throw DecodeError("no Pod in the request");
-    return args;
-  });
+  return DecodeTop<ExtenderPreemptionArgs>(
+      json, "ExtenderPreemptionArgs", [](auto& doc, const auto& /*text*/) {
+        ExtenderPreemptionArgs args;
+        bool has_pod = false;
+        for (field f : doc.get_object()) {
+          std::string_view key = f.unescaped_key();
+          value v = f.value();
+          if (IsNull(v)) continue;
+          if (KeyEquals(key, "Pod")) {
+            args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
+            has_pod = true;
+          } else if (KeyEquals(key, "NodeNameToVictims")) {
+            args.node_to_victims = WithContext("NodeNameToVictims", [&] {
+              return DecodeNodeMap<Victims>(v, [](value x) { return DecodeVictims(x); });
+            });
+          } else if (KeyEquals(key, "NodeNameToMetaVictims")) {
+            args.node_to_meta_victims = WithContext("NodeNameToMetaVictims", [&] {
+              return DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
+            });
+          }
+        }
+        if (!has_pod) throw DecodeError("no Pod in the request");
+        return args;
+      });
 }
 
 ExtenderPreemptionResult DecodeExtenderPreemptionResult(std::string_view json) {
-  return DecodeTop<ExtenderPreemptionResult>(json, "ExtenderPreemptionResult", [](auto& doc) {
-    ExtenderPreemptionResult result;
-    for (field f : doc.get_object()) {
-      value v = f.value();
-      if (KeyEquals(f.unescaped_key(), "NodeNameToMetaVictims") && !IsNull(v)) {
-        result.node_to_meta_victims =
-            DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
-      }
-    }
-    return result;
-  });
+  return DecodeTop<ExtenderPreemptionResult>(
+      json, "ExtenderPreemptionResult", [](auto& doc, const auto& /*text*/) {
+        ExtenderPreemptionResult result;
+        for (field f : doc.get_object()) {
+          value v = f.value();
+          if (KeyEquals(f.unescaped_key(), "NodeNameToMetaVictims") && !IsNull(v)) {
+            result.node_to_meta_victims =
+                DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
+          }
+        }
+        return result;
+      });
 }
 
 std::string EncodeExtenderArgs(const ExtenderArgs& args) {
@@ -294,7 +320,7 @@ std::string EncodeExtenderArgs(const ExtenderArgs& args) {
   JsonWriter w(out);
   w.BeginObject().Key("Pod").Raw(args.pod.raw_json).Key("Nodes");
   if (args.nodes) {
-    std::vector<std::string> raw;
+    std::vector<std::string_view> raw;
     for (const auto& n : *args.nodes) raw.push_back(n.raw_json);
     WriteNodeList(w, raw);
   } else {
@@ -354,7 +380,7 @@ std::string EncodeHostPriorityList(const HostPriorityList& list) {
   std::string out;
   JsonWriter w(out);
   w.BeginArray();
-  for (const auto& hp : list)
+  for (const auto& hp : list.hosts)
     w.BeginObject().Key("Host").String(hp.host).Key("Score").Int(hp.score).EndObject();
   w.EndArray();
   return out;

@@ -35,13 +35,30 @@ std::pair<Verdict, int> Engine::FilterOne(const Cycle& cycle, const NodeState& n
   return first_unschedulable;
 }
 
-std::vector<Verdict> Engine::Filter(const Cycle& cycle, std::span<const NodeState* const> nodes,
+std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
+                                                       const Candidates& nodes) const {
+  std::vector<std::pair<Verdict, int>> by_class(nodes.classes_size());
+  std::vector<bool> judged(by_class.size(), false);
+  std::vector<std::pair<Verdict, int>> out(nodes.nodes.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint32_t c = nodes.class_of(i);
+    if (!judged[c]) {
+      by_class[c] = FilterOne(cycle, *nodes.nodes[i]);
+      judged[c] = true;
+    }
+    out[i] = by_class[c];
+  }
+  return out;
+}
+
+std::vector<Verdict> Engine::Filter(const Cycle& cycle, const Candidates& nodes,
                                     std::vector<std::string_view>* rejected_by) const {
-  std::vector<Verdict> verdicts(nodes.size());
-  if (rejected_by) rejected_by->assign(nodes.size(), {});
+  std::vector<Verdict> verdicts(nodes.nodes.size());
+  if (rejected_by) rejected_by->assign(nodes.nodes.size(), {});
   if (Ignores(cycle)) return verdicts;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    auto [verdict, plugin] = FilterOne(cycle, *nodes[i]);
+  std::vector<std::pair<Verdict, int>> all = FilterAll(cycle, nodes);
+  for (size_t i = 0; i < all.size(); ++i) {
+    auto [verdict, plugin] = all[i];
     verdicts[i] = verdict;
     if (rejected_by && !verdict.passed()) {
       (*rejected_by)[i] = plugin >= 0 ? plugins_[plugin].plugin->name() : kPolicyRejection;
@@ -50,14 +67,33 @@ std::vector<Verdict> Engine::Filter(const Cycle& cycle, std::span<const NodeStat
   return verdicts;
 }
 
+std::vector<double> Engine::ScoreWith(const Plugin& plugin, const Cycle& cycle,
+                                      const Candidates& nodes) {
+  std::vector<double> scores(nodes.nodes.size());
+  if (plugin.ScoresByName()) {
+    for (size_t i = 0; i < scores.size(); ++i) scores[i] = plugin.Score(cycle, *nodes.nodes[i]);
+    return scores;
+  }
+  std::vector<double> by_class(nodes.classes_size());
+  std::vector<bool> scored(by_class.size(), false);
+  for (size_t i = 0; i < scores.size(); ++i) {
+    uint32_t c = nodes.class_of(i);
+    if (!scored[c]) {
+      by_class[c] = plugin.Score(cycle, *nodes.nodes[i]);
+      scored[c] = true;
+    }
+    scores[i] = by_class[c];
+  }
+  return scores;
+}
+
 std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
-    const Cycle& cycle, std::span<const NodeState* const> nodes) const {
+    const Cycle& cycle, const Candidates& nodes) const {
   std::vector<std::pair<size_t, std::vector<double>>> table;
   for (size_t p = 0; p < plugins_.size(); ++p) {
     const auto& wp = plugins_[p];
     if (wp.weight <= 0 || !wp.plugin->ScoresPod(cycle)) continue;
-    std::vector<double> scores(nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i) scores[i] = wp.plugin->Score(cycle, *nodes[i]);
+    std::vector<double> scores = ScoreWith(*wp.plugin, cycle, nodes);
     wp.plugin->Normalize(cycle, scores);
     for (double& s : scores) s = std::clamp(s, 0.0, kMaxNodeScore);
     table.emplace_back(p, std::move(scores));
@@ -93,40 +129,41 @@ std::vector<int64_t> Engine::MapScores(const std::vector<double>& combined) cons
   return out;
 }
 
-std::vector<int64_t> Engine::Prioritize(const Cycle& cycle,
-                                        std::span<const NodeState* const> nodes) const {
-  if (Ignores(cycle)) return std::vector<int64_t>(nodes.size(), 0);
-  return MapScores(Combine(ScoreAll(cycle, nodes), plugins_, nodes.size()));
+std::vector<int64_t> Engine::Prioritize(const Cycle& cycle, const Candidates& nodes) const {
+  size_t n = nodes.nodes.size();
+  if (Ignores(cycle)) return std::vector<int64_t>(n, 0);
+  return MapScores(Combine(ScoreAll(cycle, nodes), plugins_, n));
 }
 
-std::vector<bool> Engine::BestScored(const Cycle& cycle,
-                                     std::span<const NodeState* const> nodes) const {
-  if (Ignores(cycle)) return std::vector<bool>(nodes.size(), true);
-  std::vector<double> combined = Combine(ScoreAll(cycle, nodes), plugins_, nodes.size());
+std::vector<bool> Engine::BestScored(const Cycle& cycle, const Candidates& nodes) const {
+  size_t n = nodes.nodes.size();
+  if (Ignores(cycle)) return std::vector<bool>(n, true);
+  std::vector<double> combined = Combine(ScoreAll(cycle, nodes), plugins_, n);
   double best = combined.empty() ? 0 : *std::max_element(combined.begin(), combined.end());
-  std::vector<bool> out(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) out[i] = combined[i] == best;
+  std::vector<bool> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = combined[i] == best;
   return out;
 }
 
-std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle,
-                                             std::span<const NodeState* const> nodes) const {
-  std::vector<NodeEvaluation> out(nodes.size());
+std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle, const Candidates& nodes) const {
+  std::vector<NodeEvaluation> out(nodes.nodes.size());
   if (Ignores(cycle)) return out;
   std::vector<const NodeState*> passed;
+  std::vector<uint32_t> passed_classes;
   std::vector<size_t> positions;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    auto [verdict, plugin] = FilterOne(cycle, *nodes[i]);
+  std::vector<std::pair<Verdict, int>> all = FilterAll(cycle, nodes);
+  for (size_t i = 0; i < all.size(); ++i) {
+    auto [verdict, plugin] = all[i];
     out[i].verdict = verdict;
     if (!verdict.passed()) {
       out[i].rejected_by = plugin >= 0 ? plugins_[plugin].plugin->name() : kPolicyRejection;
+      continue;
     }
-    if (verdict.passed()) {
-      passed.push_back(nodes[i]);
-      positions.push_back(i);
-    }
+    passed.push_back(nodes.nodes[i]);
+    passed_classes.push_back(nodes.class_of(i));
+    positions.push_back(i);
   }
-  auto table = ScoreAll(cycle, passed);
+  auto table = ScoreAll(cycle, {passed, passed_classes, nodes.classes_size()});
   auto combined = Combine(table, plugins_, passed.size());
   auto mapped = MapScores(combined);
   for (size_t k = 0; k < passed.size(); ++k) {

@@ -4,23 +4,42 @@
 #include <memory>
 #include <vector>
 
+#include "gpusched/util/text_store.h"
+
 namespace gpusched {
 namespace {
 
-// The candidates of one request as node states. Unknown names map to nullptr. Nodes built from
-// request objects are owned here.
-struct Candidates {
+// The text an answer's views point into: the request's (names in names mode, node objects in
+// full-Nodes mode), and copies of what else it quotes (node names in full-Nodes mode, reasons).
+struct AnswerText {
+  std::shared_ptr<const void> request;
+  TextStore copies;
+};
+
+// The nodes of one request as node states, with their content classes in names mode (nodes
+// built from request objects are each a class of their own). Unknown names map to nullptr. Nodes
+// built from request objects are owned here; names point into the request or the answer's text.
+struct RequestNodes {
   std::vector<std::string_view> names;
   std::vector<const NodeState*> nodes;
+  std::vector<uint32_t> classes;  // names mode only
   std::vector<std::unique_ptr<NodeState>> owned;
 };
 
-Candidates Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot) {
-  Candidates c;
+RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot, AnswerText& text) {
+  RequestNodes c;
   if (args.node_names) {
+    size_t n = args.node_names->size();
+    c.names.reserve(n);
+    c.nodes.reserve(n);
+    c.classes.reserve(n);
+    auto all = snapshot.nodes();
+    auto classes = snapshot.classes();
     for (const auto& name : *args.node_names) {
+      uint32_t i = snapshot.IndexOf(name);
       c.names.push_back(name);
-      c.nodes.push_back(snapshot.Find(name));
+      c.nodes.push_back(i == NodeIndex::kAbsent ? nullptr : all[i].get());
+      c.classes.push_back(i == NodeIndex::kAbsent ? 0 : classes[i]);
     }
     return c;
   }
@@ -31,7 +50,7 @@ Candidates Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot) {
       state->used = known->used;
       state->pod_count = known->pod_count;
     }
-    c.names.push_back(wire.info.name);
+    c.names.push_back(text.copies.Keep(wire.info.name));
     c.nodes.push_back(state.get());
     c.owned.push_back(std::move(state));
   }
@@ -39,16 +58,23 @@ Candidates Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot) {
 }
 
 // One request's view of the world: the snapshot and policy it reads, the pod's cycle, and its
-// candidates, with the known ones (those the engine can judge) and their positions.
+// candidates, with the known ones (those the engine can judge), their classes and positions.
 struct Prepared {
   std::shared_ptr<const ClusterSnapshot> snapshot;
   std::shared_ptr<const Policy> policy;
   const Engine* engine = nullptr;
   std::string_view profile;
-  Candidates candidates;
+  std::shared_ptr<AnswerText> text;
+  RequestNodes candidates;
   std::unique_ptr<Cycle> cycle;
   std::vector<const NodeState*> known;
+  std::vector<uint32_t> known_classes;  // empty in full-Nodes mode
   std::vector<size_t> positions;
+
+  // The known nodes with their classes.
+  Candidates Known() const {
+    return {known, known_classes, known_classes.empty() ? 0 : snapshot->class_count()};
+  }
 };
 
 Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& snapshots,
@@ -59,14 +85,19 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   Policy::Selection selection = p.policy->Select(args.pod.info);
   p.engine = selection.engine;
   p.profile = selection.profile;
-  p.candidates = Resolve(args, *p.snapshot);
+  p.text = std::make_shared<AnswerText>();
+  p.text->request = args.text;
+  p.candidates = Resolve(args, *p.snapshot, *p.text);
   p.cycle = p.engine->NewCycle(args.pod.info, *p.snapshot, selection.error);
   const auto& nodes = p.candidates.nodes;
+  const auto& classes = p.candidates.classes;
   p.known.reserve(nodes.size());
+  p.known_classes.reserve(classes.size());
   p.positions.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (nodes[i] == nullptr) continue;
     p.known.push_back(nodes[i]);
+    if (!classes.empty()) p.known_classes.push_back(classes[i]);
     p.positions.push_back(i);
   }
   return p;
@@ -90,16 +121,21 @@ void CountRejections(Metrics& metrics, const std::vector<Verdict>& verdicts,
 // inventory cannot be ranked, so they go too when a known node passes.
 void KeepBestOnly(const Prepared& p, std::vector<Verdict>& verdicts,
                   std::vector<std::string_view>* rejected_by) {
+  const RequestNodes& c = p.candidates;
   std::vector<const NodeState*> passing;
+  std::vector<uint32_t> passing_classes;
   std::vector<size_t> at;
   for (size_t i = 0; i < verdicts.size(); ++i) {
-    if (!verdicts[i].passed() || p.candidates.nodes[i] == nullptr) continue;
-    passing.push_back(p.candidates.nodes[i]);
+    if (!verdicts[i].passed() || c.nodes[i] == nullptr) continue;
+    passing.push_back(c.nodes[i]);
+    if (!c.classes.empty()) passing_classes.push_back(c.classes[i]);
     at.push_back(i);
   }
   if (passing.empty()) return;
   std::vector<bool> keep(verdicts.size(), false);
-  std::vector<bool> best = p.engine->BestScored(*p.cycle, passing);
+  size_t class_count = c.classes.empty() ? 0 : p.snapshot->class_count();
+  std::vector<bool> best =
+      p.engine->BestScored(*p.cycle, Candidates{passing, passing_classes, class_count});
   for (size_t k = 0; k < at.size(); ++k) keep[at[k]] = best[k];
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].passed() || keep[i]) continue;
@@ -107,6 +143,25 @@ void KeepBestOnly(const Prepared& p, std::vector<Verdict>& verdicts,
     if (rejected_by) (*rejected_by)[i] = kNotBestRejection;
   }
 }
+
+// Copies of the verdict reasons an answer quotes, each distinct reason once, in the answer's text:
+// the cycle that holds them ends with the call. Reasons are few and stored once per cycle, so
+// they are told apart by address.
+class ReasonCopies {
+ public:
+  explicit ReasonCopies(AnswerText& text) : text_(text) {}
+  std::string_view Of(std::string_view reason) {
+    for (const auto& [original, copy] : copies_) {
+      if (original.data() == reason.data() && original.size() == reason.size()) return copy;
+    }
+    copies_.emplace_back(reason, text_.copies.Keep(reason));
+    return copies_.back().second;
+  }
+
+ private:
+  AnswerText& text_;
+  std::vector<std::pair<std::string_view, std::string_view>> copies_;
+};
 
 }  // namespace
 
@@ -116,10 +171,10 @@ ExtenderService::ExtenderService(const Published<ClusterSnapshot>& snapshots,
 
 ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
-  const Candidates& c = p.candidates;
+  const RequestNodes& c = p.candidates;
   std::vector<std::string_view> known_rejected_by;
   std::vector<Verdict> known_verdicts =
-      p.engine->Filter(*p.cycle, p.known, metrics_ ? &known_rejected_by : nullptr);
+      p.engine->Filter(*p.cycle, p.Known(), metrics_ ? &known_rejected_by : nullptr);
 
   std::vector<Verdict> verdicts(c.nodes.size());
   std::vector<std::string_view> rejected_by(metrics_ ? c.nodes.size() : 0, kInventoryRejection);
@@ -140,33 +195,37 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   }
 
   ExtenderFilterResult result;
-  std::vector<std::string> passed;
+  ReasonCopies reasons(*p.text);
+  std::vector<std::string_view> passed;
   passed.reserve(verdicts.size());
   for (size_t i = 0; i < verdicts.size(); ++i) {
     const Verdict& v = verdicts[i];
     switch (v.code) {
       case VerdictCode::kPass:
-        passed.push_back(args.nodes ? (*args.nodes)[i].raw_json : std::string(c.names[i]));
+        passed.push_back(args.nodes ? std::string_view((*args.nodes)[i].raw_json) : c.names[i]);
         break;
       case VerdictCode::kUnschedulable:
-        result.failed_nodes.emplace_back(c.names[i], v.reason);
+        result.failed_nodes.emplace_back(c.names[i], reasons.Of(v.reason));
         break;
       case VerdictCode::kUnresolvable:
-        result.failed_and_unresolvable_nodes.emplace_back(c.names[i], v.reason);
+        result.failed_and_unresolvable_nodes.emplace_back(c.names[i], reasons.Of(v.reason));
         break;
     }
   }
   (args.nodes ? result.nodes_raw : result.node_names) = std::move(passed);
+  result.text = p.text;
   return result;
 }
 
 HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
-  std::vector<int64_t> scores = p.engine->Prioritize(*p.cycle, p.known);
+  std::vector<int64_t> scores = p.engine->Prioritize(*p.cycle, p.Known());
   if (metrics_) metrics_->CountDecision("prioritize", p.profile);
-  HostPriorityList list(p.candidates.names.size());
-  for (size_t i = 0; i < list.size(); ++i) list[i].host = std::string(p.candidates.names[i]);
-  for (size_t k = 0; k < p.positions.size(); ++k) list[p.positions[k]].score = scores[k];
+  HostPriorityList list;
+  list.hosts.resize(p.candidates.names.size());
+  for (size_t i = 0; i < list.hosts.size(); ++i) list.hosts[i].host = p.candidates.names[i];
+  for (size_t k = 0; k < p.positions.size(); ++k) list.hosts[p.positions[k]].score = scores[k];
+  list.text = p.text;
   return list;
 }
 

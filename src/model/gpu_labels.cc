@@ -150,8 +150,6 @@ GpuLabels ParseGpuLabels(const std::vector<std::pair<std::string_view, std::stri
       g.device_plugin_deploy = std::string(value);
     else if (k == "gpu.deploy.driver")
       g.driver_deploy = std::string(value);
-    else if (k == "gfd.timestamp")
-      g.gfd_timestamp = ParseInt(value);
     else if (key.starts_with(kMigLabelPrefix))
       ParseMigLabel(key, value, g.mig_profiles);
   }

@@ -53,13 +53,14 @@ std::string CountReasons(const ExtenderFilterResult& r) {
 // The three best-scored hosts, "host:score,...".
 std::string TopHosts(const HostPriorityList& list) {
   std::vector<const HostPriority*> sorted;
-  for (const auto& hp : list) sorted.push_back(&hp);
+  for (const auto& hp : list.hosts) sorted.push_back(&hp);
   size_t n = std::min<size_t>(3, sorted.size());
   std::partial_sort(sorted.begin(), sorted.begin() + n, sorted.end(),
                     [](const auto* a, const auto* b) { return a->score > b->score; });
   std::string out;
   for (size_t i = 0; i < n; ++i) {
-    out += (i ? "," : "") + sorted[i]->host + ":" + std::to_string(sorted[i]->score);
+    out.append(i ? "," : "").append(sorted[i]->host).append(":");
+    out += std::to_string(sorted[i]->score);
   }
   return out;
 }

@@ -3,6 +3,10 @@
 // Request threads take a snapshot once per request and read it without locks. Node states are
 // shared (shared_ptr<const NodeState>) between consecutive snapshots, so publishing a new one
 // copies pointers, not nodes. Immutable; safe for concurrent access from multiple threads.
+//
+// Built once per publication so requests need not: a name index (gpusched/cluster/node_index.h)
+// and the nodes' content classes, nodes of equal scheduling content (gpusched/model/node.h)
+// sharing one class number, which the engine uses to judge each class once per request.
 #ifndef GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 #define GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 
@@ -13,9 +17,9 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "gpusched/cluster/node_index.h"
 #include "gpusched/model/node.h"
 #include "gpusched/packing/fragmentation.h"
 
@@ -32,8 +36,13 @@ class ClusterSnapshot {
 
   // The node called `name`, or nullptr.
   const NodeState* Find(std::string_view name) const;
+  // The position in nodes() of the node called `name`, or NodeIndex::kAbsent.
+  uint32_t IndexOf(std::string_view name) const { return index_.Find(name); }
   std::span<const NodePtr> nodes() const { return nodes_; }
   size_t size() const { return nodes_.size(); }
+  // Per position in nodes(), its content class, in 0..class_count()-1.
+  std::span<const uint32_t> classes() const { return class_of_; }
+  size_t class_count() const { return class_count_; }
   // Increases with every publication; 0 for an empty initial snapshot.
   uint64_t generation() const { return generation_; }
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
@@ -44,8 +53,12 @@ class ClusterSnapshot {
   std::span<const WeightedShape> target_workload() const { return target_workload_; }
 
  private:
+  void NumberClasses();
+
   std::vector<NodePtr> nodes_;
-  std::unordered_map<std::string_view, const NodeState*> by_name_;
+  NodeIndex index_;
+  std::vector<uint32_t> class_of_;
+  size_t class_count_ = 0;
   std::vector<std::string> offered_mig_profiles_;
   std::vector<WeightedShape> target_workload_;
   uint64_t generation_;

@@ -1,13 +1,20 @@
 // The kube-scheduler extender wire types (k8s.io/kube-scheduler/extender/v1), decoded.
 //
 // Field names follow the Go structs; see shared/reference/extender-api.md. Envelope keys on the
-// wire are PascalCase with no omitempty; embedded Pods and Nodes use normal API JSON. Value types.
+// wire are PascalCase with no omitempty; embedded Pods and Nodes use normal API JSON.
+//
+// The node lists of filter and prioritize, thousands of names per request, are string_views so
+// that no name or node object is copied per node: a decoded value keeps the text its views point
+// into in `text`, and an answer from ExtenderService keeps the request's text and its own (verdict
+// reasons) the same way, so each value owns what it shows. Other types are plain values.
 #ifndef GPUSCHED_CODEC_EXTENDER_TYPES_H_
 #define GPUSCHED_CODEC_EXTENDER_TYPES_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,7 +27,7 @@ namespace gpusched {
 // answer in full-Nodes mode can echo the object back unchanged.
 struct WireNode {
   NodeInfo info;
-  std::string raw_json;
+  std::string_view raw_json;  // into the ExtenderArgs' text
 };
 
 // A pod as received: decoded, plus its JSON exactly as received (so requests can be re-encoded).
@@ -33,28 +40,34 @@ struct WirePod {
 // (nodeCacheCapable true / false).
 struct ExtenderArgs {
   WirePod pod;
-  std::optional<std::vector<std::string>> node_names;
+  std::optional<std::vector<std::string_view>> node_names;
   std::optional<std::vector<WireNode>> nodes;
+  std::shared_ptr<const void> text;  // what node_names and raw_json point into, when decoded
 };
 
-using FailedNodesMap = std::vector<std::pair<std::string, std::string>>;  // node -> reason
+using FailedNodesMap = std::vector<std::pair<std::string_view, std::string_view>>;  // node, reason
 
 // ExtenderFilterResult. In names mode node_names is set; in full-Nodes mode nodes_raw holds the
 // passing nodes' JSON.
 struct ExtenderFilterResult {
-  std::optional<std::vector<std::string>> node_names;
-  std::optional<std::vector<std::string>> nodes_raw;
+  std::optional<std::vector<std::string_view>> node_names;
+  std::optional<std::vector<std::string_view>> nodes_raw;
   FailedNodesMap failed_nodes;
   FailedNodesMap failed_and_unresolvable_nodes;
   std::string error;
+  std::shared_ptr<const void> text;  // keeps alive what the views point into
 };
 
 struct HostPriority {
-  std::string host;
+  std::string_view host;
   int64_t score = 0;
   bool operator==(const HostPriority&) const = default;
 };
-using HostPriorityList = std::vector<HostPriority>;
+// HostPriorityList: the wire value is a JSON array of HostPriority.
+struct HostPriorityList {
+  std::vector<HostPriority> hosts;
+  std::shared_ptr<const void> text;  // keeps alive what the hosts point into, when decoded
+};
 
 struct ExtenderBindingArgs {
   std::string pod_name;

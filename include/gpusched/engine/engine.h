@@ -9,6 +9,8 @@
 // 0..10 (MaxExtenderPriority) by the profile's ScoreMapping.
 // A pod that asks for no GPU passes everywhere and scores 0 everywhere, unless the engine judges
 // all pods (the packing simulator, where CPU-only pods also compete for nodes).
+// Nodes of one content class (Candidates) are judged once: plugins judge by content
+// (gpusched/engine/plugin.h), so the answers are those of judging every node.
 // Immutable after construction; safe for concurrent use from multiple threads.
 #ifndef GPUSCHED_ENGINE_ENGINE_H_
 #define GPUSCHED_ENGINE_ENGINE_H_
@@ -56,6 +58,19 @@ struct NodeEvaluation {
   int64_t score = 0;    // extender score, 0..10
 };
 
+// The nodes one call judges, with each node's content class (as numbered by ClusterSnapshot).
+// Without classes every node is a class of its own.
+struct Candidates {
+  std::span<const NodeState* const> nodes;
+  std::span<const uint32_t> classes;  // empty, or one per node, each < class_count
+  size_t class_count = 0;
+
+  uint32_t class_of(size_t i) const {
+    return classes.empty() ? static_cast<uint32_t>(i) : classes[i];
+  }
+  size_t classes_size() const { return classes.empty() ? nodes.size() : class_count; }
+};
+
 class Engine {
  public:
   Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
@@ -69,17 +84,32 @@ class Engine {
 
   // One verdict per node, in order. With `rejected_by`, also the name of the plugin that rejected
   // each node ("" when it passed; "policy" when the pod's intent or profile was invalid).
-  std::vector<Verdict> Filter(const Cycle& cycle, std::span<const NodeState* const> nodes,
+  std::vector<Verdict> Filter(const Cycle& cycle, const Candidates& nodes,
                               std::vector<std::string_view>* rejected_by = nullptr) const;
   // One score in [0, kMaxExtenderPriority] per node, in order.
-  std::vector<int64_t> Prioritize(const Cycle& cycle,
-                                  std::span<const NodeState* const> nodes) const;
+  std::vector<int64_t> Prioritize(const Cycle& cycle, const Candidates& nodes) const;
   // For nodes that all passed Filter: whether each has the highest weighted score (every node when
   // the engine ignores the pod or nothing scores it).
-  std::vector<bool> BestScored(const Cycle& cycle, std::span<const NodeState* const> nodes) const;
+  std::vector<bool> BestScored(const Cycle& cycle, const Candidates& nodes) const;
   // Filter, then score the nodes that pass, keeping every plugin's part.
+  std::vector<NodeEvaluation> Evaluate(const Cycle& cycle, const Candidates& nodes) const;
+
+  // The same, each node a class of its own.
+  std::vector<Verdict> Filter(const Cycle& cycle, std::span<const NodeState* const> nodes,
+                              std::vector<std::string_view>* rejected_by = nullptr) const {
+    return Filter(cycle, Candidates{nodes, {}, 0}, rejected_by);
+  }
+  std::vector<int64_t> Prioritize(const Cycle& cycle,
+                                  std::span<const NodeState* const> nodes) const {
+    return Prioritize(cycle, Candidates{nodes, {}, 0});
+  }
+  std::vector<bool> BestScored(const Cycle& cycle, std::span<const NodeState* const> nodes) const {
+    return BestScored(cycle, Candidates{nodes, {}, 0});
+  }
   std::vector<NodeEvaluation> Evaluate(const Cycle& cycle,
-                                       std::span<const NodeState* const> nodes) const;
+                                       std::span<const NodeState* const> nodes) const {
+    return Evaluate(cycle, Candidates{nodes, {}, 0});
+  }
 
   const GpuResourceNames& gpu_names() const { return gpu_names_; }
   const std::vector<WeightedPlugin>& plugins() const { return plugins_; }
@@ -87,9 +117,14 @@ class Engine {
  private:
   // The verdict for one node and the index of the plugin that rejected it (-1 when passed).
   std::pair<Verdict, int> FilterOne(const Cycle& cycle, const NodeState& node) const;
+  // FilterOne for every node, judging one node per class.
+  std::vector<std::pair<Verdict, int>> FilterAll(const Cycle& cycle, const Candidates& nodes) const;
+  // One plugin's scores of `nodes`, before Normalize.
+  static std::vector<double> ScoreWith(const Plugin& plugin, const Cycle& cycle,
+                                       const Candidates& nodes);
   // Per scoring plugin (index into plugins_), the normalized scores of `nodes`.
-  std::vector<std::pair<size_t, std::vector<double>>> ScoreAll(
-      const Cycle& cycle, std::span<const NodeState* const> nodes) const;
+  std::vector<std::pair<size_t, std::vector<double>>> ScoreAll(const Cycle& cycle,
+                                                               const Candidates& nodes) const;
   // Weighted means (0..100) from ScoreAll's table.
   static std::vector<double> Combine(
       const std::vector<std::pair<size_t, std::vector<double>>>& table,

@@ -2,6 +2,10 @@
 // reason free of node names, and whether preemption could help); Score ranks the node in
 // [0, kMaxNodeScore]; Normalize rescales the scores of all candidates of a cycle.
 //
+// Filter and Score judge a node by its scheduling content (gpusched/model/node.h), so nodes of
+// equal content get equal answers and the engine asks once per content class; a plugin whose
+// Score reads the node's name says so with ScoresByName and is asked for every node.
+//
 // Plugins know nothing of HTTP, JSON or where the inventory comes from. Implementations hold only
 // configuration, are immutable after construction, and are safe to call from several threads.
 #ifndef GPUSCHED_ENGINE_PLUGIN_H_
@@ -47,6 +51,7 @@ class Plugin {
   // weighted mean instead of dragging every node's score down.
   virtual bool ScoresPod(const Cycle&) const { return true; }
   virtual double Score(const Cycle&, const NodeState&) const { return 0; }
+  virtual bool ScoresByName() const { return false; }
   virtual void Normalize(const Cycle&, std::span<double> /*scores*/) const {}
 };
 

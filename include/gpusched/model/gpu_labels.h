@@ -29,6 +29,7 @@ struct MigProfileLabels {
   std::optional<int64_t> memory_mib;
   std::optional<int64_t> replicas;
   std::string product;
+  bool operator==(const MigProfileLabels&) const = default;
 };
 
 struct GpuLabels {
@@ -48,11 +49,11 @@ struct GpuLabels {
   std::string driver_upgrade_state;  // nvidia.com/gpu-driver-upgrade-state, "" when absent
   std::string device_plugin_deploy;  // nvidia.com/gpu.deploy.device-plugin, "" when absent
   std::string driver_deploy;         // nvidia.com/gpu.deploy.driver, "" when absent
-  std::optional<int64_t> gfd_timestamp;
   std::vector<MigProfileLabels> mig_profiles;  // sorted by profile
 
   // Under MIG single the product reads "<model>-MIG-<profile>[-SHARED]"; returns the profile.
   std::string_view single_mig_profile() const;
+  bool operator==(const GpuLabels&) const = default;
 };
 
 GpuLabels ParseGpuLabels(const std::vector<std::pair<std::string_view, std::string_view>>& labels);

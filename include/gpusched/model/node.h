@@ -3,6 +3,11 @@
 //
 // Built from the parts the codec extracts from a v1.Node. Value types; immutable once
 // published in a ClusterSnapshot.
+//
+// A node's scheduling content is everything the engine's plugins may judge it by: GPU labels,
+// capacity, allocatable, cordon flag, usage and device shares; not its name, resourceVersion or
+// pod count. Nodes of equal content get equal verdicts and content-based scores, which lets the
+// engine judge one node per class of equals (gpusched/cluster/cluster_snapshot.h).
 #ifndef GPUSCHED_MODEL_NODE_H_
 #define GPUSCHED_MODEL_NODE_H_
 
@@ -38,6 +43,11 @@ struct NodeState {
     return info.allocatable.milli(resource) - used.milli(resource);
   }
 };
+
+// Whether `a` and `b` have the same scheduling content.
+bool SameSchedulingContent(const NodeState& a, const NodeState& b);
+// A hash of part of the scheduling content: equal content gives equal hashes.
+uint64_t SchedulingContentHash(const NodeState& node);
 
 }  // namespace gpusched
 

@@ -61,6 +61,7 @@ class ConsolidatePlugin : public Plugin {
   static constexpr std::string_view kName = "consolidate";
   std::string_view name() const override { return kName; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
+  bool ScoresByName() const override { return true; }
 };
 
 }  // namespace gpusched

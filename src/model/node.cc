@@ -1,0 +1,53 @@
+#include "gpusched/model/node.h"
+
+namespace gpusched {
+namespace {
+
+// FNV-1a, fed field by field.
+class Fnv {
+ public:
+  void Add(std::string_view bytes) {
+    for (unsigned char c : bytes) Mix(c);
+    Mix(0xff);  // field separator, so ("ab","c") and ("a","bc") differ
+  }
+  void Add(int64_t value) {
+    for (int i = 0; i < 8; ++i) Mix(static_cast<unsigned char>(value >> (8 * i)));
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  void Mix(unsigned char c) {
+    h_ ^= c;
+    h_ *= 1099511628211ull;
+  }
+  uint64_t h_ = 14695981039346656037ull;
+};
+
+void AddResources(Fnv& h, const ResourceList& list) {
+  h.Add(static_cast<int64_t>(list.size()));
+  for (const auto& r : list) {
+    h.Add(r.name);
+    h.Add(r.milli);
+  }
+}
+
+}  // namespace
+
+bool SameSchedulingContent(const NodeState& a, const NodeState& b) {
+  return a.info.unschedulable == b.info.unschedulable && a.used == b.used &&
+         a.info.allocatable == b.info.allocatable && a.info.capacity == b.info.capacity &&
+         a.device_free_milli == b.device_free_milli && a.info.gpu == b.info.gpu;
+}
+
+uint64_t SchedulingContentHash(const NodeState& node) {
+  // The fields that tell nodes apart most often; SameSchedulingContent settles the rest.
+  Fnv h;
+  h.Add(node.info.gpu.product);
+  h.Add(node.info.unschedulable ? 1 : 0);
+  AddResources(h, node.info.allocatable);
+  AddResources(h, node.used);
+  for (int32_t share : node.device_free_milli) h.Add(share);
+  return h.value();
+}
+
+}  // namespace gpusched
