@@ -1,12 +1,17 @@
-// The production codec and the nlohmann DOM baseline the benchmarks compare it with return the
-// same answers on every request of the benchmark workload (on a smaller cluster).
+// The production request path and the straightforward one the benchmarks compare it with give the
+// same answers on the benchmark workload (on a smaller cluster): the codec against the nlohmann
+// DOM baseline, and the engine judging one node per content class against judging every node.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "baseline_codec.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/extender/extender_service.h"
+#include "gpusched/plugins/registry.h"
 #include "gpusched/policy/policy.h"
+#include "testing/test_support.h"
 #include "workload.h"
 
 namespace gpusched {
@@ -34,6 +39,86 @@ TEST(BaselineIdentity, fast_and_baseline_paths_answer_identically) {
       auto parsed = nlohmann::json::parse(fast_filter);
       EXPECT_FALSE(parsed["FailedNodes"].empty() && parsed["FailedAndUnresolvableNodes"].empty());
     }
+  }
+}
+
+// Every registered plugin on, each with weight 1.
+PolicySpec AllPlugins() {
+  PolicySpec spec = DefaultPolicySpec();
+  for (std::string_view name : RegisteredPlugins()) {
+    spec.profiles[0].plugins[std::string(name)] = {true, 1};
+  }
+  return spec;
+}
+
+void ExpectSameEvaluation(const NodeEvaluation& a, const NodeEvaluation& b, const std::string& at) {
+  EXPECT_EQ(a.verdict.code, b.verdict.code) << at;
+  EXPECT_EQ(a.verdict.reason, b.verdict.reason) << at;
+  EXPECT_EQ(a.rejected_by, b.rejected_by) << at;
+  ASSERT_EQ(a.scores.size(), b.scores.size()) << at;
+  for (size_t k = 0; k < a.scores.size(); ++k) {
+    EXPECT_EQ(a.scores[k].plugin, b.scores[k].plugin) << at;
+    EXPECT_EQ(a.scores[k].score, b.scores[k].score) << at << " " << a.scores[k].plugin;
+  }
+  EXPECT_EQ(a.combined, b.combined) << at;
+  EXPECT_EQ(a.score, b.score) << at;
+}
+
+// The benchmark cluster with each node's usage of each resource drawn anew, so classes mix
+// products and usage levels and scores differ between them.
+std::shared_ptr<const ClusterSnapshot> VariedUsage(const ClusterSnapshot& base, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<ClusterSnapshot::NodePtr> nodes;
+  for (const auto& n : base.nodes()) {
+    NodeState copy = *n;
+    copy.used = {};
+    for (const auto& r : copy.info.allocatable) {
+      int64_t units = r.milli / 1000;
+      copy.used.Set(r.name, 1000 * std::uniform_int_distribution<int64_t>(0, units)(random));
+    }
+    copy.used.DropZeros();
+    nodes.push_back(std::make_shared<const NodeState>(std::move(copy)));
+  }
+  return std::make_shared<const ClusterSnapshot>(
+      std::move(nodes), 2,
+      std::vector<WeightedShape>(base.target_workload().begin(), base.target_workload().end()));
+}
+
+TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer) {
+  using testing::Units;
+  const std::vector<ResourceList> pods = {
+      {{"nvidia.com/gpu", Units(1)}},        {{"nvidia.com/gpu", Units(2)}},
+      {{"nvidia.com/gpu", Units(8)}},        {{"nvidia.com/gpu.shared", Units(1)}},
+      {{"nvidia.com/mig-1g.5gb", Units(1)}}, {{"nvidia.com/mig-3g.20gb", Units(1)}},
+  };
+  Policy policy(AllPlugins());
+  for (uint64_t seed : {11, 12}) {
+    bench::Workload w = bench::MakeWorkload(300, 0.5, seed);
+    auto varied = VariedUsage(*w.snapshot, seed);
+    const ClusterSnapshot& snapshot = *varied;
+    // Far fewer classes than nodes, so the classes are really shared.
+    EXPECT_LT(snapshot.class_count() * 3, snapshot.size());
+    EXPECT_GT(snapshot.class_count(), 20u);
+    std::vector<const NodeState*> nodes;
+    for (const auto& n : snapshot.nodes()) nodes.push_back(n.get());
+    Candidates by_class{nodes, snapshot.classes(), snapshot.class_count()};
+    size_t passed = 0;
+    size_t failed = 0;
+    for (const auto& requests : pods) {
+      PodInfo pod = testing::MakePod("p", requests);
+      const Engine& engine = *policy.Select(pod).engine;
+      auto cycle = engine.NewCycle(pod, snapshot);
+      std::vector<NodeEvaluation> grouped = engine.Evaluate(*cycle, by_class);
+      std::vector<NodeEvaluation> each = engine.Evaluate(*cycle, nodes);
+      ASSERT_EQ(grouped.size(), each.size());
+      for (size_t i = 0; i < each.size(); ++i) {
+        ExpectSameEvaluation(grouped[i], each[i], nodes[i]->info.name);
+        (each[i].verdict.passed() ? passed : failed) += 1;
+      }
+      EXPECT_EQ(engine.Prioritize(*cycle, by_class), engine.Prioritize(*cycle, nodes));
+    }
+    EXPECT_GT(passed, 100u);
+    EXPECT_GT(failed, 100u);
   }
 }
 

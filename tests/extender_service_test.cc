@@ -181,3 +181,33 @@ TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers
 
 }  // namespace
 }  // namespace gpusched
+
+namespace gpusched {
+namespace {
+
+// Answers point into the request's text instead of copying names and node objects; they keep that
+// text alive, so an answer outlives the request it answers (AddressSanitizer checks the reads).
+TEST_F(ServiceFixture, answers_keep_the_text_they_show_after_the_request_is_gone) {
+  for (const char* file :
+       {"extender/filter-request-nodecache.json", "extender/filter-request-fullnodes.json"}) {
+    std::string filter_while_alive;
+    std::string prioritize_while_alive;
+    ExtenderFilterResult filter;
+    HostPriorityList prioritize;
+    {
+      std::string text = Fixture(file);
+      ExtenderArgs args = DecodeExtenderArgs(text);
+      filter = service.Filter(args);
+      prioritize = service.Prioritize(args);
+      filter_while_alive = EncodeExtenderFilterResult(filter);
+      prioritize_while_alive = EncodeHostPriorityList(prioritize);
+      std::fill(text.begin(), text.end(), ' ');
+    }
+    EXPECT_EQ(EncodeExtenderFilterResult(filter), filter_while_alive) << file;
+    EXPECT_EQ(EncodeHostPriorityList(prioritize), prioritize_while_alive) << file;
+    EXPECT_FALSE(prioritize.hosts.empty());
+  }
+}
+
+}  // namespace
+}  // namespace gpusched

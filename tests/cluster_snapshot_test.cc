@@ -1,0 +1,120 @@
+#include "gpusched/cluster/cluster_snapshot.h"
+
+#include <gtest/gtest.h>
+
+#include "gpusched/cluster/node_index.h"
+#include "gpusched/util/text_store.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+using testing::Units;
+
+TEST(NodeIndex, finds_every_name_and_nothing_else) {
+  std::vector<std::string> owned;
+  for (int i = 0; i < 20000; ++i) owned.push_back("gpu-node-" + std::to_string(i));
+  std::vector<std::string_view> names(owned.begin(), owned.end());
+  NodeIndex index(names);
+  for (uint32_t i = 0; i < names.size(); ++i) ASSERT_EQ(index.Find(names[i]), i) << names[i];
+  EXPECT_EQ(index.Find("gpu-node-20000"), NodeIndex::kAbsent);
+  EXPECT_EQ(index.Find("gpu-node-"), NodeIndex::kAbsent);
+  EXPECT_EQ(index.Find("gpu-node-1 "), NodeIndex::kAbsent);
+  EXPECT_EQ(index.Find(""), NodeIndex::kAbsent);
+}
+
+TEST(NodeIndex, empty_index_finds_nothing) {
+  EXPECT_EQ(NodeIndex().Find("a"), NodeIndex::kAbsent);
+  EXPECT_EQ(NodeIndex(std::span<const std::string_view>{}).Find("a"), NodeIndex::kAbsent);
+}
+
+TEST(TextStore, kept_text_stays_put_as_the_store_grows) {
+  TextStore store(8);
+  std::vector<std::pair<std::string, std::string_view>> kept;
+  for (int i = 0; i < 3000; ++i) {
+    std::string s(static_cast<size_t>(i % 50), static_cast<char>('a' + i % 26));
+    kept.emplace_back(s, store.Keep(s));
+  }
+  std::string big(100000, 'x');
+  std::string_view big_view = store.Keep(big);
+  for (const auto& [original, view] : kept) ASSERT_EQ(view, original);
+  EXPECT_EQ(big_view, big);
+  EXPECT_NE(big_view.data(), big.data());  // a copy
+}
+
+// A node with every part of its scheduling content set, to vary one part at a time.
+NodeState RichNode(const std::string& name) {
+  NodeState n = testing::MakeNode(name, ResourceList{{"nvidia.com/gpu", Units(8)}},
+                                  ResourceList{{"nvidia.com/gpu", Units(2)}});
+  n.info.gpu.product = "NVIDIA-H100-80GB-HBM3";
+  n.info.gpu.memory_mib = 81559;
+  n.info.resource_version = "100";
+  n.pod_count = 2;
+  return n;
+}
+
+std::vector<uint32_t> ClassesOf(const std::vector<NodeState>& nodes) {
+  auto snapshot = testing::SnapshotOf(nodes);
+  std::vector<uint32_t> out;
+  for (const auto& name : {"base", "other"}) {
+    out.push_back(snapshot->classes()[snapshot->IndexOf(name)]);
+  }
+  return out;
+}
+
+TEST(ClusterSnapshot, nodes_differing_only_in_name_version_or_pod_count_share_a_class) {
+  NodeState other = RichNode("other");
+  other.info.resource_version = "200";
+  other.pod_count = 7;
+  auto classes = ClassesOf({RichNode("base"), other});
+  EXPECT_EQ(classes[0], classes[1]);
+}
+
+TEST(ClusterSnapshot, any_difference_in_scheduling_content_splits_the_class) {
+  std::vector<std::pair<std::string, std::function<void(NodeState&)>>> changes = {
+      {"used", [](NodeState& n) { n.used.Set("nvidia.com/gpu", Units(3)); }},
+      {"allocatable", [](NodeState& n) { n.info.allocatable.Set("nvidia.com/gpu", Units(7)); }},
+      {"capacity", [](NodeState& n) { n.info.capacity.Set("nvidia.com/gpu.shared", Units(4)); }},
+      {"cordon", [](NodeState& n) { n.info.unschedulable = true; }},
+      {"product", [](NodeState& n) { n.info.gpu.product = "NVIDIA-A100-SXM4-80GB"; }},
+      {"memory label", [](NodeState& n) { n.info.gpu.memory_mib = 40960; }},
+      {"driver upgrade", [](NodeState& n) { n.info.gpu.driver_upgrade_state = "upgrade-failed"; }},
+      {"MIG profile label",
+       [](NodeState& n) { n.info.gpu.mig_profiles.emplace_back().profile = "1g.10gb"; }},
+      {"device shares",
+       [](NodeState& n) {
+         n.device_free_milli = {1000, 500};
+       }},
+  };
+  for (const auto& [what, change] : changes) {
+    NodeState other = RichNode("other");
+    change(other);
+    auto classes = ClassesOf({RichNode("base"), other});
+    EXPECT_NE(classes[0], classes[1]) << what;
+  }
+}
+
+TEST(ClusterSnapshot, classes_are_numbered_densely_and_names_resolve) {
+  std::vector<NodeState> nodes;
+  for (int i = 0; i < 30; ++i) {
+    NodeState n = RichNode("n" + std::to_string(i));
+    n.used.Set("nvidia.com/gpu", Units(i % 3));
+    nodes.push_back(n);
+  }
+  auto snapshot = testing::SnapshotOf(nodes);
+  EXPECT_EQ(snapshot->class_count(), 3u);
+  for (int i = 0; i < 30; ++i) {
+    std::string name = "n" + std::to_string(i);
+    uint32_t at = snapshot->IndexOf(name);
+    ASSERT_NE(at, NodeIndex::kAbsent);
+    EXPECT_EQ(snapshot->nodes()[at]->info.name, name);
+    EXPECT_EQ(snapshot->Find(name), snapshot->nodes()[at].get());
+    EXPECT_LT(snapshot->classes()[at], 3u);
+    EXPECT_EQ(snapshot->classes()[at],
+              snapshot->classes()[snapshot->IndexOf("n" + std::to_string(i % 3))]);
+  }
+  EXPECT_EQ(snapshot->Find("n30"), nullptr);
+}
+
+}  // namespace
+}  // namespace gpusched
