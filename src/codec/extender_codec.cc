@@ -1,5 +1,7 @@
 #include "gpusched/codec/extender_codec.h"
 
+#include <charconv>
+
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/util/text_store.h"
@@ -163,6 +165,19 @@ void WriteMetaVictimsMap(JsonWriter& w,
     WriteMetaVictims(w, victims);
   }
   w.EndObject();
+}
+
+// About the size of `result` encoded, so the answer is written into one buffer without regrowing.
+size_t EncodedSizeHint(const ExtenderFilterResult& result) {
+  size_t bytes = 128;
+  for (const auto* list : {&result.node_names, &result.nodes_raw}) {
+    if (!*list) continue;
+    for (std::string_view s : **list) bytes += s.size() + 3;
+  }
+  for (const auto* map : {&result.failed_nodes, &result.failed_and_unresolvable_nodes}) {
+    for (const auto& [node, reason] : *map) bytes += node.size() + reason.size() + 6;
+  }
+  return bytes + result.error.size();
 }
 
 }  // namespace
@@ -359,6 +374,7 @@ std::string EncodeExtenderPreemptionArgs(const ExtenderPreemptionArgs& args) {
 
 std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result) {
   std::string out;
+  out.reserve(EncodedSizeHint(result));
   JsonWriter w(out);
   w.BeginObject().Key("Nodes");
   if (result.nodes_raw) {
@@ -377,12 +393,25 @@ std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result) {
 }
 
 std::string EncodeHostPriorityList(const HostPriorityList& list) {
+  // Thousands of entries per answer: written directly rather than through JsonWriter.
+  static constexpr std::string_view kHost = R"({"Host":)";
+  static constexpr std::string_view kScore = R"(,"Score":)";
   std::string out;
-  JsonWriter w(out);
-  w.BeginArray();
-  for (const auto& hp : list.hosts)
-    w.BeginObject().Key("Host").String(hp.host).Key("Score").Int(hp.score).EndObject();
-  w.EndArray();
+  size_t bytes = 2;
+  for (const auto& hp : list.hosts) bytes += hp.host.size() + kHost.size() + kScore.size() + 8;
+  out.reserve(bytes);
+  out.push_back('[');
+  for (size_t i = 0; i < list.hosts.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out.append(kHost);
+    AppendJsonString(out, list.hosts[i].host);
+    out.append(kScore);
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, list.hosts[i].score);
+    out.append(digits, end);
+    out.push_back('}');
+  }
+  out.push_back(']');
   return out;
 }
 

@@ -1,18 +1,27 @@
 #include "gpusched/codec/json_writer.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 
 namespace gpusched {
 namespace {
 
-void AppendEscaped(std::string& out, std::string_view s) {
+// Which bytes RFC 8259 requires escaped inside a string: control characters, '"' and '\\'.
+constexpr std::array<bool, 256> kNeedsEscape = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = true;
+  t['"'] = true;
+  t['\\'] = true;
+  return t;
+}();
+
+void AppendEscapedSlow(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
   size_t run = 0;  // start of the pending run of characters that need no escaping
   for (size_t i = 0; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (!kNeedsEscape[c]) continue;
     out.append(s, run, i - run);
     run = i + 1;
     switch (c) {
@@ -44,10 +53,22 @@ void AppendEscaped(std::string& out, std::string_view s) {
     }
   }
   out.append(s, run, s.size() - run);
-  out.push_back('"');
 }
 
 }  // namespace
+
+void AppendJsonString(std::string& out, std::string_view s) {
+  out.push_back('"');
+  // Names, keys and reasons almost never need escaping: one scan, then one copy.
+  bool plain = true;
+  for (char c : s) plain &= !kNeedsEscape[static_cast<unsigned char>(c)];
+  if (plain) {
+    out.append(s);
+  } else {
+    AppendEscapedSlow(out, s);
+  }
+  out.push_back('"');
+}
 
 void JsonWriter::BeforeValue() {
   if (after_key_) {
@@ -88,7 +109,7 @@ JsonWriter& JsonWriter::EndArray() {
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
-  AppendEscaped(out_, key);
+  AppendJsonString(out_, key);
   out_.push_back(':');
   after_key_ = true;
   return *this;
@@ -96,7 +117,7 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
 
 JsonWriter& JsonWriter::String(std::string_view value) {
   BeforeValue();
-  AppendEscaped(out_, value);
+  AppendJsonString(out_, value);
   return *this;
 }
 
@@ -137,7 +158,7 @@ JsonWriter& JsonWriter::Raw(std::string_view json) {
 
 std::string JsonQuote(std::string_view text) {
   std::string out;
-  AppendEscaped(out, text);
+  AppendJsonString(out, text);
   return out;
 }
 

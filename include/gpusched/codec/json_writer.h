@@ -40,6 +40,8 @@ class JsonWriter {
 
 // `text` as a quoted, escaped JSON string.
 std::string JsonQuote(std::string_view text);
+// Appends `text` to `out` as a quoted, escaped JSON string.
+void AppendJsonString(std::string& out, std::string_view text);
 
 }  // namespace gpusched
 
