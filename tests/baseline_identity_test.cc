@@ -101,7 +101,9 @@ TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer)
     EXPECT_GT(snapshot.class_count(), 20u);
     std::vector<const NodeState*> nodes;
     for (const auto& n : snapshot.nodes()) nodes.push_back(n.get());
-    Candidates by_class{nodes, snapshot.classes(), snapshot.class_count()};
+    std::vector<std::string_view> names;
+    for (const auto* n : nodes) names.push_back(n->info.name);
+    Candidates by_class{nodes, snapshot.classes(), snapshot.class_count(), names};
     size_t passed = 0;
     size_t failed = 0;
     for (const auto& requests : pods) {

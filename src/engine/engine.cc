@@ -71,7 +71,8 @@ std::vector<double> Engine::ScoreWith(const Plugin& plugin, const Cycle& cycle,
                                       const Candidates& nodes) {
   std::vector<double> scores(nodes.nodes.size());
   if (plugin.ScoresByName()) {
-    for (size_t i = 0; i < scores.size(); ++i) scores[i] = plugin.Score(cycle, *nodes.nodes[i]);
+    for (size_t i = 0; i < scores.size(); ++i)
+      scores[i] = plugin.ScoreName(cycle, nodes.name_of(i));
     return scores;
   }
   std::vector<double> by_class(nodes.classes_size());
@@ -150,6 +151,7 @@ std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle, const Candidate
   if (Ignores(cycle)) return out;
   std::vector<const NodeState*> passed;
   std::vector<uint32_t> passed_classes;
+  std::vector<std::string_view> passed_names;
   std::vector<size_t> positions;
   std::vector<std::pair<Verdict, int>> all = FilterAll(cycle, nodes);
   for (size_t i = 0; i < all.size(); ++i) {
@@ -161,9 +163,10 @@ std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle, const Candidate
     }
     passed.push_back(nodes.nodes[i]);
     passed_classes.push_back(nodes.class_of(i));
+    passed_names.push_back(nodes.name_of(i));
     positions.push_back(i);
   }
-  auto table = ScoreAll(cycle, {passed, passed_classes, nodes.classes_size()});
+  auto table = ScoreAll(cycle, {passed, passed_classes, nodes.classes_size(), passed_names});
   auto combined = Combine(table, plugins_, passed.size());
   auto mapped = MapScores(combined);
   for (size_t k = 0; k < passed.size(); ++k) {

@@ -69,11 +69,12 @@ struct Prepared {
   std::unique_ptr<Cycle> cycle;
   std::vector<const NodeState*> known;
   std::vector<uint32_t> known_classes;  // empty in full-Nodes mode
+  std::vector<std::string_view> known_names;
   std::vector<size_t> positions;
 
-  // The known nodes with their classes.
+  // The known nodes with their classes and names.
   Candidates Known() const {
-    return {known, known_classes, known_classes.empty() ? 0 : snapshot->class_count()};
+    return {known, known_classes, known_classes.empty() ? 0 : snapshot->class_count(), known_names};
   }
 };
 
@@ -93,11 +94,13 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   const auto& classes = p.candidates.classes;
   p.known.reserve(nodes.size());
   p.known_classes.reserve(classes.size());
+  p.known_names.reserve(nodes.size());
   p.positions.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (nodes[i] == nullptr) continue;
     p.known.push_back(nodes[i]);
     if (!classes.empty()) p.known_classes.push_back(classes[i]);
+    p.known_names.push_back(p.candidates.names[i]);
     p.positions.push_back(i);
   }
   return p;
@@ -124,18 +127,20 @@ void KeepBestOnly(const Prepared& p, std::vector<Verdict>& verdicts,
   const RequestNodes& c = p.candidates;
   std::vector<const NodeState*> passing;
   std::vector<uint32_t> passing_classes;
+  std::vector<std::string_view> passing_names;
   std::vector<size_t> at;
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].passed() || c.nodes[i] == nullptr) continue;
     passing.push_back(c.nodes[i]);
     if (!c.classes.empty()) passing_classes.push_back(c.classes[i]);
+    passing_names.push_back(c.names[i]);
     at.push_back(i);
   }
   if (passing.empty()) return;
   std::vector<bool> keep(verdicts.size(), false);
   size_t class_count = c.classes.empty() ? 0 : p.snapshot->class_count();
-  std::vector<bool> best =
-      p.engine->BestScored(*p.cycle, Candidates{passing, passing_classes, class_count});
+  std::vector<bool> best = p.engine->BestScored(
+      *p.cycle, Candidates{passing, passing_classes, class_count, passing_names});
   for (size_t k = 0; k < at.size(); ++k) keep[at[k]] = best[k];
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].passed() || keep[i]) continue;

@@ -89,10 +89,10 @@ double GpuPackingPlugin::Score(const Cycle& cycle, const NodeState& node) const 
   return static_cast<double>(std::max<int64_t>(100 - left_percent / 10, 50));
 }
 
-double ConsolidatePlugin::Score(const Cycle&, const NodeState& node) const {
+double ConsolidatePlugin::ScoreName(const Cycle&, std::string_view node_name) const {
   // FNV-1a: stable across runs, builds and platforms, unlike std::hash.
   uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : node.info.name) {
+  for (unsigned char c : node_name) {
     h ^= c;
     h *= 1099511628211ull;
   }

@@ -59,11 +59,17 @@ struct NodeEvaluation {
 };
 
 // The nodes one call judges, with each node's content class (as numbered by ClusterSnapshot).
-// Without classes every node is a class of its own.
+// Without classes every node is a class of its own. With names, plugins that score by name read
+// them there rather than from each node's state (the request's names lie together in memory).
 struct Candidates {
   std::span<const NodeState* const> nodes;
   std::span<const uint32_t> classes;  // empty, or one per node, each < class_count
   size_t class_count = 0;
+  std::span<const std::string_view> names;  // empty, or each node's name
+
+  std::string_view name_of(size_t i) const {
+    return names.empty() ? std::string_view(nodes[i]->info.name) : names[i];
+  }
 
   uint32_t class_of(size_t i) const {
     return classes.empty() ? static_cast<uint32_t>(i) : classes[i];
@@ -97,18 +103,18 @@ class Engine {
   // The same, each node a class of its own.
   std::vector<Verdict> Filter(const Cycle& cycle, std::span<const NodeState* const> nodes,
                               std::vector<std::string_view>* rejected_by = nullptr) const {
-    return Filter(cycle, Candidates{nodes, {}, 0}, rejected_by);
+    return Filter(cycle, Candidates{nodes, {}, 0, {}}, rejected_by);
   }
   std::vector<int64_t> Prioritize(const Cycle& cycle,
                                   std::span<const NodeState* const> nodes) const {
-    return Prioritize(cycle, Candidates{nodes, {}, 0});
+    return Prioritize(cycle, Candidates{nodes, {}, 0, {}});
   }
   std::vector<bool> BestScored(const Cycle& cycle, std::span<const NodeState* const> nodes) const {
-    return BestScored(cycle, Candidates{nodes, {}, 0});
+    return BestScored(cycle, Candidates{nodes, {}, 0, {}});
   }
   std::vector<NodeEvaluation> Evaluate(const Cycle& cycle,
                                        std::span<const NodeState* const> nodes) const {
-    return Evaluate(cycle, Candidates{nodes, {}, 0});
+    return Evaluate(cycle, Candidates{nodes, {}, 0, {}});
   }
 
   const GpuResourceNames& gpu_names() const { return gpu_names_; }

@@ -3,8 +3,9 @@
 // [0, kMaxNodeScore]; Normalize rescales the scores of all candidates of a cycle.
 //
 // Filter and Score judge a node by its scheduling content (gpusched/model/node.h), so nodes of
-// equal content get equal answers and the engine asks once per content class; a plugin whose
-// Score reads the node's name says so with ScoresByName and is asked for every node.
+// equal content get equal answers and the engine asks once per content class. A plugin whose score
+// depends on the node's name alone says so with ScoresByName; the engine then asks ScoreName for
+// every node.
 //
 // Plugins know nothing of HTTP, JSON or where the inventory comes from. Implementations hold only
 // configuration, are immutable after construction, and are safe to call from several threads.
@@ -52,6 +53,7 @@ class Plugin {
   virtual bool ScoresPod(const Cycle&) const { return true; }
   virtual double Score(const Cycle&, const NodeState&) const { return 0; }
   virtual bool ScoresByName() const { return false; }
+  virtual double ScoreName(const Cycle&, std::string_view /*node_name*/) const { return 0; }
   virtual void Normalize(const Cycle&, std::span<double> /*scores*/) const {}
 };
 

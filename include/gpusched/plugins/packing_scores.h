@@ -60,8 +60,11 @@ class ConsolidatePlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "consolidate";
   std::string_view name() const override { return kName; }
-  double Score(const Cycle& cycle, const NodeState& node) const override;
+  double Score(const Cycle& cycle, const NodeState& node) const override {
+    return ScoreName(cycle, node.info.name);
+  }
   bool ScoresByName() const override { return true; }
+  double ScoreName(const Cycle& cycle, std::string_view node_name) const override;
 };
 
 }  // namespace gpusched
