@@ -2,7 +2,11 @@
 // next to the nlohmann DOM baseline, on the 5,000-node synthetic workload.
 //
 //   build/bench/codec_bench [--benchmark_filter=...]
+//
+// Everything runs on the 5,000-node workload except the /15000 variants.
 #include <benchmark/benchmark.h>
+
+#include <map>
 
 #include "baseline_codec.h"
 #include "gpusched/codec/extender_codec.h"
@@ -15,9 +19,12 @@ namespace {
 
 using namespace gpusched;
 
-const bench::Workload& Load() {
-  static const bench::Workload w = bench::MakeWorkload(5000, 0.5);
-  return w;
+// The workload of `nodes` nodes at 50% GPU occupancy, built once per size.
+const bench::Workload& Load(int nodes = 5000) {
+  static std::map<int, bench::Workload> loaded;
+  auto it = loaded.find(nodes);
+  if (it == loaded.end()) it = loaded.emplace(nodes, bench::MakeWorkload(nodes, 0.5)).first;
+  return it->second;
 }
 
 void BM_DecodeNodeNames(benchmark::State& state) {
@@ -76,6 +83,34 @@ void BM_EngineFilterAndScore(benchmark::State& state) {
 }
 BENCHMARK(BM_EngineFilterAndScore)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
+// The engine alone on all 5,000 nodes, judging them per content class as requests do
+// (range(0) == 0), or every node on its own (1): the worst case, a cluster where no two nodes
+// have the same labels, allocatable and usage.
+void BM_EngineClasses(benchmark::State& state) {
+  const auto& w = Load();
+  Policy policy(DefaultPolicySpec());
+  PodInfo pod = DecodeExtenderArgs(w.names_request).pod.info;
+  const Engine& engine = *policy.Select(pod).engine;
+  auto cycle = engine.NewCycle(pod, *w.snapshot);
+  std::vector<const NodeState*> nodes;
+  std::vector<std::string_view> names;
+  for (const auto& n : w.snapshot->nodes()) {
+    nodes.push_back(n.get());
+    names.push_back(n->info.name);
+  }
+  Candidates candidates{nodes, {}, 0, names};
+  if (state.range(0) == 0) {
+    candidates.classes = w.snapshot->classes();
+    candidates.class_count = w.snapshot->class_count();
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(engine.Filter(*cycle, candidates));
+    benchmark::DoNotOptimize(engine.Prioritize(*cycle, candidates));
+  }
+  state.SetItemsProcessed(state.iterations() * nodes.size());
+}
+BENCHMARK(BM_EngineClasses)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 void BM_EncodeFilterResult(benchmark::State& state) {
   const auto& w = Load();
   Published<ClusterSnapshot> snapshots(w.snapshot);
@@ -118,10 +153,10 @@ void BM_EncodeHostPriorityListBaseline(benchmark::State& state) {
 }
 BENCHMARK(BM_EncodeHostPriorityListBaseline)->Unit(benchmark::kMicrosecond);
 
-// The whole handler for one filter + prioritize pair on 5,000 names, as `serve` runs it (metrics
-// counted): decode, engine, encode, twice. No HTTP.
+// The whole handler for one filter + prioritize pair on range(0) names, as `serve` runs it
+// (metrics counted): decode, engine, encode, twice. No HTTP.
 void BM_HandlerPair(benchmark::State& state) {
-  const auto& w = Load();
+  const auto& w = Load(static_cast<int>(state.range(0)));
   Published<ClusterSnapshot> snapshots(w.snapshot);
   Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
   Metrics metrics([&] {
@@ -137,7 +172,21 @@ void BM_HandlerPair(benchmark::State& state) {
         EncodeHostPriorityList(service.Prioritize(DecodeExtenderArgs(w.names_request))));
   }
 }
-BENCHMARK(BM_HandlerPair)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_HandlerPair)->Arg(5000)->Arg(15000)->Unit(benchmark::kMicrosecond);
+
+// Publishing a snapshot of range(0) nodes: the name index and content classes are built here,
+// once per publication (at most every 50 ms), so requests need not.
+void BM_PublishSnapshot(benchmark::State& state) {
+  const auto& w = Load(static_cast<int>(state.range(0)));
+  std::vector<ClusterSnapshot::NodePtr> nodes(w.snapshot->nodes().begin(),
+                                              w.snapshot->nodes().end());
+  for (auto _ : state) {
+    ClusterSnapshot snapshot(nodes, 2);
+    benchmark::DoNotOptimize(snapshot.class_count());
+  }
+  state.counters["classes"] = static_cast<double>(w.snapshot->class_count());
+}
+BENCHMARK(BM_PublishSnapshot)->Arg(5000)->Arg(15000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
