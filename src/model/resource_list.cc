@@ -19,17 +19,28 @@ std::vector<ResourceAmount>::iterator ResourceList::Find(std::string_view name) 
   return std::lower_bound(entries_.begin(), entries_.end(), name, NameLess);
 }
 
-int64_t ResourceList::milli(std::string_view name) const {
+const ResourceAmount* ResourceList::Lookup(std::string_view name) const {
+  // Plugins look amounts up per node and request; most lists hold a handful of names that share
+  // the "nvidia.com/" prefix, where comparing lengths first beats a binary search of compares.
+  constexpr size_t kScanLimit = 16;
+  if (entries_.size() <= kScanLimit) {
+    for (const auto& e : entries_) {
+      if (std::string_view(e.name) == name) return &e;
+    }
+    return nullptr;
+  }
   auto it = std::lower_bound(entries_.begin(), entries_.end(), name, NameLess);
-  return it != entries_.end() && it->name == name ? it->milli : 0;
+  return it != entries_.end() && it->name == name ? &*it : nullptr;
+}
+
+int64_t ResourceList::milli(std::string_view name) const {
+  const ResourceAmount* a = Lookup(name);
+  return a ? a->milli : 0;
 }
 
 int64_t ResourceList::units(std::string_view name) const { return MilliToUnitsCeil(milli(name)); }
 
-bool ResourceList::contains(std::string_view name) const {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), name, NameLess);
-  return it != entries_.end() && it->name == name;
-}
+bool ResourceList::contains(std::string_view name) const { return Lookup(name) != nullptr; }
 
 void ResourceList::Set(std::string_view name, int64_t milli) {
   auto it = Find(name);

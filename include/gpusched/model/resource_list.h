@@ -49,6 +49,7 @@ class ResourceList {
 
  private:
   std::vector<ResourceAmount>::iterator Find(std::string_view name);
+  const ResourceAmount* Lookup(std::string_view name) const;
   std::vector<ResourceAmount> entries_;
 };
 
