@@ -40,9 +40,15 @@ bool SameSchedulingContent(const NodeState& a, const NodeState& b) {
 }
 
 uint64_t SchedulingContentHash(const NodeState& node) {
-  // The fields that tell nodes apart most often; SameSchedulingContent settles the rest.
+  // The fields that tell nodes apart most often, including some that differ between nodes of one
+  // product during a rollout (MIG layout, upgrade state), so a bucket rarely holds more than a few
+  // classes (one per driver version, say); SameSchedulingContent settles the rest.
+  const GpuLabels& g = node.info.gpu;
   Fnv h;
-  h.Add(node.info.gpu.product);
+  h.Add(g.product);
+  h.Add(g.mig_config);
+  h.Add(g.driver_upgrade_state);
+  h.Add(static_cast<int64_t>(g.mig_config_state));
   h.Add(node.info.unschedulable ? 1 : 0);
   AddResources(h, node.info.allocatable);
   AddResources(h, node.used);
