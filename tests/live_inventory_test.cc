@@ -110,6 +110,24 @@ TEST(LiveInventory, paged_initial_sync_matches_the_server_and_reports_ready) {
   EXPECT_GE(server.lists_served(), 2u + 2u);  // 20 nodes and 45 pods in pages of 7
 }
 
+// Readiness gates the extender verbs, so it must not be reported before a snapshot holding both
+// initial lists is published: with a slow publisher, the lists are in the ledger well before that.
+TEST(LiveInventory, reports_synced_only_once_the_complete_snapshot_is_published) {
+  FakeApiServer server;
+  server.RequireToken(FakeApiServer::kToken);
+  Populate(server, 20, 45);
+  LiveInventoryOptions options = FastOptions();
+  options.publish_interval = 300ms;
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, options);
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!inventory.Status().synced && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_TRUE(inventory.Status().synced);
+  EXPECT_EQ(Seen(published), Truth(server));  // at once, no waiting
+}
+
 TEST(LiveInventory, created_deleted_and_finished_pods_change_usage_at_once) {
   FakeApiServer server;
   Populate(server, 3, 0);

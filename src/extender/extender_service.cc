@@ -57,8 +57,40 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot, 
   return c;
 }
 
+// Some of a request's nodes, all known, as the engine takes them, with their positions in the
+// request.
+struct NodeSubset {
+  std::vector<const NodeState*> nodes;
+  std::vector<uint32_t> classes;  // empty in full-Nodes mode
+  std::vector<std::string_view> names;
+  std::vector<size_t> positions;
+  size_t class_count = 0;
+
+  Candidates candidates() const { return {nodes, classes, class_count, names}; }
+};
+
+// The known nodes of `request` at the positions where `take` holds.
+template <class Take>
+NodeSubset KnownNodes(const RequestNodes& request, const ClusterSnapshot& snapshot, Take&& take) {
+  NodeSubset s;
+  size_t n = request.nodes.size();
+  s.nodes.reserve(n);
+  s.classes.reserve(request.classes.size());
+  s.names.reserve(n);
+  s.positions.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (request.nodes[i] == nullptr || !take(i)) continue;
+    s.nodes.push_back(request.nodes[i]);
+    if (!request.classes.empty()) s.classes.push_back(request.classes[i]);
+    s.names.push_back(request.names[i]);
+    s.positions.push_back(i);
+  }
+  s.class_count = request.classes.empty() ? 0 : snapshot.class_count();
+  return s;
+}
+
 // One request's view of the world: the snapshot and policy it reads, the pod's cycle, and its
-// candidates, with the known ones (those the engine can judge), their classes and positions.
+// candidates, with the known ones (those the engine can judge).
 struct Prepared {
   std::shared_ptr<const ClusterSnapshot> snapshot;
   std::shared_ptr<const Policy> policy;
@@ -67,15 +99,7 @@ struct Prepared {
   std::shared_ptr<AnswerText> text;
   RequestNodes candidates;
   std::unique_ptr<Cycle> cycle;
-  std::vector<const NodeState*> known;
-  std::vector<uint32_t> known_classes;  // empty in full-Nodes mode
-  std::vector<std::string_view> known_names;
-  std::vector<size_t> positions;
-
-  // The known nodes with their classes and names.
-  Candidates Known() const {
-    return {known, known_classes, known_classes.empty() ? 0 : snapshot->class_count(), known_names};
-  }
+  NodeSubset known;
 };
 
 Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& snapshots,
@@ -90,19 +114,7 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   p.text->request = args.text;
   p.candidates = Resolve(args, *p.snapshot, *p.text);
   p.cycle = p.engine->NewCycle(args.pod.info, *p.snapshot, selection.error);
-  const auto& nodes = p.candidates.nodes;
-  const auto& classes = p.candidates.classes;
-  p.known.reserve(nodes.size());
-  p.known_classes.reserve(classes.size());
-  p.known_names.reserve(nodes.size());
-  p.positions.reserve(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i] == nullptr) continue;
-    p.known.push_back(nodes[i]);
-    if (!classes.empty()) p.known_classes.push_back(classes[i]);
-    p.known_names.push_back(p.candidates.names[i]);
-    p.positions.push_back(i);
-  }
+  p.known = KnownNodes(p.candidates, *p.snapshot, [](size_t) { return true; });
   return p;
 }
 
@@ -124,24 +136,12 @@ void CountRejections(Metrics& metrics, const std::vector<Verdict>& verdicts,
 // inventory cannot be ranked, so they go too when a known node passes.
 void KeepBestOnly(const Prepared& p, std::vector<Verdict>& verdicts,
                   std::vector<std::string_view>* rejected_by) {
-  const RequestNodes& c = p.candidates;
-  std::vector<const NodeState*> passing;
-  std::vector<uint32_t> passing_classes;
-  std::vector<std::string_view> passing_names;
-  std::vector<size_t> at;
-  for (size_t i = 0; i < verdicts.size(); ++i) {
-    if (!verdicts[i].passed() || c.nodes[i] == nullptr) continue;
-    passing.push_back(c.nodes[i]);
-    if (!c.classes.empty()) passing_classes.push_back(c.classes[i]);
-    passing_names.push_back(c.names[i]);
-    at.push_back(i);
-  }
-  if (passing.empty()) return;
+  NodeSubset passing =
+      KnownNodes(p.candidates, *p.snapshot, [&](size_t i) { return verdicts[i].passed(); });
+  if (passing.nodes.empty()) return;
   std::vector<bool> keep(verdicts.size(), false);
-  size_t class_count = c.classes.empty() ? 0 : p.snapshot->class_count();
-  std::vector<bool> best = p.engine->BestScored(
-      *p.cycle, Candidates{passing, passing_classes, class_count, passing_names});
-  for (size_t k = 0; k < at.size(); ++k) keep[at[k]] = best[k];
+  std::vector<bool> best = p.engine->BestScored(*p.cycle, passing.candidates());
+  for (size_t k = 0; k < passing.positions.size(); ++k) keep[passing.positions[k]] = best[k];
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].passed() || keep[i]) continue;
     verdicts[i] = Verdict::Unschedulable(kNotBestReason);
@@ -179,7 +179,7 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   const RequestNodes& c = p.candidates;
   std::vector<std::string_view> known_rejected_by;
   std::vector<Verdict> known_verdicts =
-      p.engine->Filter(*p.cycle, p.Known(), metrics_ ? &known_rejected_by : nullptr);
+      p.engine->Filter(*p.cycle, p.known.candidates(), metrics_ ? &known_rejected_by : nullptr);
 
   std::vector<Verdict> verdicts(c.nodes.size());
   std::vector<std::string_view> rejected_by(metrics_ ? c.nodes.size() : 0, kInventoryRejection);
@@ -188,9 +188,9 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
       if (c.nodes[i] == nullptr) verdicts[i] = Verdict::Unschedulable(kUnknownNodeReason);
     }
   }
-  for (size_t k = 0; k < p.positions.size(); ++k) {
-    verdicts[p.positions[k]] = known_verdicts[k];
-    if (metrics_) rejected_by[p.positions[k]] = known_rejected_by[k];
+  for (size_t k = 0; k < p.known.positions.size(); ++k) {
+    verdicts[p.known.positions[k]] = known_verdicts[k];
+    if (metrics_) rejected_by[p.known.positions[k]] = known_rejected_by[k];
   }
   if (p.policy->spec().filter_best_only)
     KeepBestOnly(p, verdicts, metrics_ ? &rejected_by : nullptr);
@@ -224,12 +224,14 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
 
 HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
-  std::vector<int64_t> scores = p.engine->Prioritize(*p.cycle, p.Known());
+  std::vector<int64_t> scores = p.engine->Prioritize(*p.cycle, p.known.candidates());
   if (metrics_) metrics_->CountDecision("prioritize", p.profile);
   HostPriorityList list;
   list.hosts.resize(p.candidates.names.size());
   for (size_t i = 0; i < list.hosts.size(); ++i) list.hosts[i].host = p.candidates.names[i];
-  for (size_t k = 0; k < p.positions.size(); ++k) list.hosts[p.positions[k]].score = scores[k];
+  for (size_t k = 0; k < p.known.positions.size(); ++k) {
+    list.hosts[p.known.positions[k]].score = scores[k];
+  }
   list.text = p.text;
   return list;
 }

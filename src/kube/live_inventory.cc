@@ -15,6 +15,7 @@ class LiveInventory::NodeSink : public ReflectorSink {
     std::lock_guard lock(owner_.ledger_mu_);
     owner_.ledger_.ReplaceNodes(std::move(listed_));
     listed_.clear();
+    owner_.nodes_listed_ = true;
     owner_.MarkDirty();
   }
   void Apply(std::string_view type, simdjson::ondemand::object o) override {
@@ -46,6 +47,7 @@ class LiveInventory::PodSink : public ReflectorSink {
     std::lock_guard lock(owner_.ledger_mu_);
     owner_.ledger_.ReplacePods(listed_);
     listed_.clear();
+    owner_.pods_listed_ = true;
     owner_.MarkDirty();
   }
   void Apply(std::string_view type, simdjson::ondemand::object o) override {
@@ -104,24 +106,29 @@ void LiveInventory::PublishLoop() {
     wake_.wait_for(lock, options_.publish_interval, [this] { return stop_; });
     if (!dirty_) continue;
     dirty_ = false;
+    bool complete = nodes_listed_ && pods_listed_;
     auto snapshot = ledger_.BuildSnapshot();
     published_nodes_ = ledger_.node_count();
     published_pods_ = ledger_.pod_count();
     lock.unlock();
     out_.Set(std::move(snapshot));
+    // Only now may requests be answered: the snapshot they read holds both initial lists.
+    if (complete) complete_published_ = true;
     lock.lock();
   }
 }
 
 InventoryStatus LiveInventory::Status() const {
   InventoryStatus s;
-  s.synced = nodes_->synced() && pods_->synced();
+  s.synced = complete_published_.load();
   auto oldest = std::min(nodes_->last_contact(), pods_->last_contact());
   s.age = std::chrono::steady_clock::now() - oldest;
   s.nodes = published_nodes_.load();
   s.gpu_pods = published_pods_.load();
   auto seconds = std::chrono::duration_cast<std::chrono::seconds>(s.age).count();
-  if (!s.synced) {
+  if (!s.synced && nodes_->synced() && pods_->synced()) {
+    s.detail = "publishing the first complete snapshot";
+  } else if (!s.synced) {
     s.detail =
         std::string("waiting for the initial list of ") + (!nodes_->synced() ? "nodes" : "pods");
   } else {

@@ -29,7 +29,7 @@ struct LiveInventoryOptions {
 };
 
 struct InventoryStatus {
-  bool synced = false;                        // both initial lists applied
+  bool synced = false;  // both initial lists applied and in the published snapshot
   std::chrono::steady_clock::duration age{};  // since the older of the two last contacts
   size_t nodes = 0;
   size_t gpu_pods = 0;
@@ -58,11 +58,15 @@ class LiveInventory {
   GpuResourceNames gpu_names_;
   Published<ClusterSnapshot>& out_;
   LiveInventoryOptions options_;
-  mutable std::mutex ledger_mu_;  // guards ledger_ and dirty_; never held by request threads
+  // Guards ledger_, dirty_, stop_ and the *_listed_ flags; never held by request threads.
+  mutable std::mutex ledger_mu_;
   ClusterLedger ledger_;
   bool dirty_ = false;
   bool stop_ = false;
-  std::atomic<size_t> published_nodes_{0};  // Status() reads these, never the ledger
+  bool nodes_listed_ = false;                    // an initial node list is in the ledger
+  bool pods_listed_ = false;                     // an initial pod list is in the ledger
+  std::atomic<bool> complete_published_{false};  // a snapshot with both lists is published
+  std::atomic<size_t> published_nodes_{0};       // Status() reads these, never the ledger
   std::atomic<size_t> published_pods_{0};
   std::condition_variable wake_;
   std::unique_ptr<NodeSink> node_sink_;
