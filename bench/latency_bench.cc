@@ -162,15 +162,10 @@ struct Selection {
 
 void Run(int size, double occupancy, int pairs, const Selection& only) {
   bench::Workload w = bench::MakeWorkload(size, occupancy);
-  Published<ClusterSnapshot> snapshots(w.snapshot);
-  Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
   // Metrics on, as `gpusched serve` runs (request counters, latency histograms, rejections).
-  Metrics metrics([&] {
-    MetricsState state;
-    state.snapshot = snapshots.Get();
-    return state;
-  });
-  ExtenderService service(snapshots, policies, &metrics);
+  bench::ServiceStack stack(w);
+  ExtenderService& service = stack.service;
+  Metrics& metrics = stack.metrics;
   ServerOptions options;
   options.port = 0;
   HttpServer server(

@@ -63,4 +63,14 @@ Workload MakeWorkload(int nodes, double occupancy, uint64_t seed) {
   return w;
 }
 
+ServiceStack::ServiceStack(const Workload& w, const PolicySpec& policy, bool count_metrics)
+    : snapshots(w.snapshot),
+      policies(std::make_shared<const Policy>(policy)),
+      metrics([this] {
+        MetricsState state;
+        state.snapshot = snapshots.Get();
+        return state;
+      }),
+      service(snapshots, policies, count_metrics ? &metrics : nullptr) {}
+
 }  // namespace gpusched::bench

@@ -7,6 +7,10 @@
 #include <string>
 
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/cluster/published.h"
+#include "gpusched/extender/extender_service.h"
+#include "gpusched/metrics/metrics.h"
+#include "gpusched/policy/policy.h"
 
 namespace gpusched::bench {
 
@@ -27,6 +31,20 @@ int FeasibleNodesToFind(int nodes);
 // `nodes` nodes, 10 pods per node, GPUs about `occupancy` used. The pod asks for 1 nvidia.com/gpu
 // and is shaped like the captured vLLM pod in the extender fixtures.
 Workload MakeWorkload(int nodes, double occupancy, uint64_t seed = 42);
+
+// The extender service over a workload's snapshot, as `gpusched serve` runs it: the snapshot and a
+// policy published, Prometheus metrics counted unless `count_metrics` is false.
+struct ServiceStack {
+  explicit ServiceStack(const Workload& w, const PolicySpec& policy = DefaultPolicySpec(),
+                        bool count_metrics = true);
+  ServiceStack(const ServiceStack&) = delete;
+  ServiceStack& operator=(const ServiceStack&) = delete;
+
+  Published<ClusterSnapshot> snapshots;
+  Published<Policy> policies;
+  Metrics metrics;
+  ExtenderService service;
+};
 
 }  // namespace gpusched::bench
 
