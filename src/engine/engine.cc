@@ -35,20 +35,31 @@ std::pair<Verdict, int> Engine::FilterOne(const Cycle& cycle, const NodeState& n
   return first_unschedulable;
 }
 
-std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
-                                                       const Candidates& nodes) const {
-  std::vector<std::pair<Verdict, int>> by_class(nodes.classes_size());
+namespace {
+
+// `judge` of the first node of each class, handed to every node of that class.
+template <class T, class Judge>
+std::vector<T> OncePerClass(const Candidates& nodes, Judge&& judge) {
+  std::vector<T> by_class(nodes.classes_size());
   std::vector<bool> judged(by_class.size(), false);
-  std::vector<std::pair<Verdict, int>> out(nodes.nodes.size());
+  std::vector<T> out(nodes.nodes.size());
   for (size_t i = 0; i < out.size(); ++i) {
     uint32_t c = nodes.class_of(i);
     if (!judged[c]) {
-      by_class[c] = FilterOne(cycle, *nodes.nodes[i]);
+      by_class[c] = judge(*nodes.nodes[i]);
       judged[c] = true;
     }
     out[i] = by_class[c];
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
+                                                       const Candidates& nodes) const {
+  return OncePerClass<std::pair<Verdict, int>>(
+      nodes, [&](const NodeState& node) { return FilterOne(cycle, node); });
 }
 
 std::vector<Verdict> Engine::Filter(const Cycle& cycle, const Candidates& nodes,
@@ -69,22 +80,12 @@ std::vector<Verdict> Engine::Filter(const Cycle& cycle, const Candidates& nodes,
 
 std::vector<double> Engine::ScoreWith(const Plugin& plugin, const Cycle& cycle,
                                       const Candidates& nodes) {
+  if (!plugin.ScoresByName()) {
+    return OncePerClass<double>(nodes,
+                                [&](const NodeState& node) { return plugin.Score(cycle, node); });
+  }
   std::vector<double> scores(nodes.nodes.size());
-  if (plugin.ScoresByName()) {
-    for (size_t i = 0; i < scores.size(); ++i)
-      scores[i] = plugin.ScoreName(cycle, nodes.name_of(i));
-    return scores;
-  }
-  std::vector<double> by_class(nodes.classes_size());
-  std::vector<bool> scored(by_class.size(), false);
-  for (size_t i = 0; i < scores.size(); ++i) {
-    uint32_t c = nodes.class_of(i);
-    if (!scored[c]) {
-      by_class[c] = plugin.Score(cycle, *nodes.nodes[i]);
-      scored[c] = true;
-    }
-    scores[i] = by_class[c];
-  }
+  for (size_t i = 0; i < scores.size(); ++i) scores[i] = plugin.ScoreName(cycle, nodes.name_of(i));
   return scores;
 }
 
