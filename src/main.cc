@@ -1,4 +1,5 @@
 // gpusched: the command-line entry point. Subcommands: serve, version, sample-cluster.
+#include <malloc.h>
 #include <signal.h>
 
 #include <atomic>
@@ -78,9 +79,17 @@ FlagSet ServeFlags() {
             "route of the prioritize call: POST <url-prefix>/<VERB>"})
       .Add({"max-body-bytes", "QUANTITY", "64Mi",
             "largest request body accepted; larger ones get HTTP 400"})
-      .Add({"threads", "N", "8", "HTTP worker threads (each open keep-alive connection holds one)"})
+      .Add({"threads", "N", "8",
+            "HTTP worker threads; a thread serves one request at a time, idle connections hold "
+            "none"})
       .Add({"keep-alive-timeout", "SECONDS", "150",
             "idle keep-alive connections are closed after this; keep above kube-scheduler's 90"})
+      .Add({"request-timeout", "SECONDS", "10",
+            "a request (TLS handshake included) must arrive whole within this of its first "
+            "byte, and its answer be taken within it; else the connection is closed"})
+      .Add({"max-connections", "N", "10000",
+            "open connections at most (also bounded by the open-file limit); beyond it the "
+            "longest-idle connection is closed for a new one"})
       .Add({"policy", "FILE", "",
             "scheduling policy (YAML); reloaded when the file changes; "
             "default: the built-in default policy"})
@@ -174,6 +183,14 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
   }
   o.threads = static_cast<int>(*threads);
   o.keep_alive_seconds = static_cast<int>(*keep_alive);
+  auto request_timeout = ParseInt(f.Get("request-timeout"), 1, 3600);
+  auto max_connections = ParseInt(f.Get("max-connections"), 16, 1 << 20);
+  if (!request_timeout || !max_connections) {
+    error = "--request-timeout takes whole seconds (1-3600), --max-connections 16 to 1048576";
+    return std::nullopt;
+  }
+  o.request_timeout = std::chrono::seconds(*request_timeout);
+  o.max_connections = static_cast<size_t>(*max_connections);
   o.tls = TlsFiles{f.Get("tls-cert"), f.Get("tls-key"), f.Get("client-ca")};
   if (o.tls.cert.empty() != o.tls.key.empty()) {
     error = "--tls-cert and --tls-key go together";
@@ -200,11 +217,18 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
   o.serve_verbs = false;
   o.threads = 2;
   o.keep_alive_seconds = main.keep_alive_seconds;
+  o.request_timeout = main.request_timeout;
+  o.max_connections = main.max_connections;
   if (!ParseListen("ops-listen", f.Get("ops-listen"), o, error)) return std::nullopt;
   return o;
 }
 
 int Serve(const std::vector<std::string>& args) {
+  // Request bodies and their decoded forms can be tens of MB. Above this size glibc maps each
+  // block on its own and unmaps it when freed; without a fixed threshold it raises the threshold
+  // as blocks are freed and keeps later large blocks in per-thread heaps, where a burst of large
+  // requests stays resident long after it is answered.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   FlagSet flags = ServeFlags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
   if (!flags.positional().empty())

@@ -27,9 +27,19 @@ struct DecodedText {
 
 // Parses `json` as one JSON object and hands it to `decode` with the text, which the decoded value
 // keeps when it points into it; rejects anything after the object.
+// Documents larger than this do not leave their parser buffers behind in the thread's parser:
+// after a burst of large requests the memory goes back, not into eight idle parsers.
+constexpr size_t kKeepParserBytes = 4 << 20;
+
 template <class T, class F>
 T DecodeTop(std::string_view json, std::string_view type_name, F&& decode) {
   thread_local simdjson::ondemand::parser parser;
+  struct ShrinkAfterLarge {
+    size_t bytes;
+    ~ShrinkAfterLarge() {
+      if (bytes > kKeepParserBytes) parser = simdjson::ondemand::parser();
+    }
+  } shrink{json.size()};
   auto text = std::make_shared<DecodedText>(json);
   return WithContext(type_name, [&] {
     simdjson::ondemand::document doc = parser.iterate(text->body);
@@ -90,15 +100,15 @@ MetaVictims DecodeMetaVictims(value v) {
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     value val = f.value();
-    if (KeyEquals(key, "Pods") && !IsNull(val)) {
+    if (key == "Pods" && !IsNull(val)) {
       for (value pod : val.get_array()) {
         for (field pf : pod.get_object()) {
-          if (KeyEquals(pf.unescaped_key(), "UID")) {
+          if (pf.unescaped_key().value() == "UID") {
             victims.pod_uids.emplace_back(pf.value().get_string().value());
           }
         }
       }
-    } else if (KeyEquals(key, "NumPDBViolations")) {
+    } else if (key == "NumPDBViolations") {
       victims.num_pdb_violations = val.get_int64();
     }
   }
@@ -110,9 +120,9 @@ Victims DecodeVictims(value v) {
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     value val = f.value();
-    if (KeyEquals(key, "Pods") && !IsNull(val)) {
+    if (key == "Pods" && !IsNull(val)) {
       for (value pod : val.get_array()) victims.pods.push_back(DecodeWirePod(pod));
-    } else if (KeyEquals(key, "NumPDBViolations")) {
+    } else if (key == "NumPDBViolations") {
       victims.num_pdb_violations = val.get_int64();
     }
   }
@@ -190,21 +200,26 @@ ExtenderArgs DecodeExtenderArgs(std::string_view json) {
         for (field f : doc.get_object()) {
           std::string_view key = f.unescaped_key();
           value v = f.value();
-          if (KeyEquals(key, "Pod")) {
+          if (key == "Pod") {
             if (IsNull(v)) continue;
             args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
             has_pod = true;
-          } else if (KeyEquals(key, "NodeNames")) {
+          } else if (key == "NodeNames") {
             if (!IsNull(v))
               args.node_names =
                   WithContext("NodeNames", [&] { return DecodeStringArray(v, text->strings); });
-          } else if (KeyEquals(key, "Nodes")) {
+          } else if (key == "Nodes") {
             if (!IsNull(v)) args.nodes = WithContext("Nodes", [&] { return DecodeNodeList(v); });
           }
         }
         if (!has_pod) throw DecodeError("no Pod in the request");
         if (!args.node_names && !args.nodes) {
           throw DecodeError("neither NodeNames nor Nodes in the request");
+        }
+        // kube-scheduler sends exactly one list (NodeNames when nodeCacheCapable is true); with
+        // both, which one the answer should follow is a guess, so the request is refused.
+        if (args.node_names && args.nodes) {
+          throw DecodeError("both NodeNames and Nodes in the request: send exactly one");
         }
         args.text = text;
         return args;
@@ -218,17 +233,17 @@ ExtenderFilterResult DecodeExtenderFilterResult(std::string_view json) {
         for (field f : doc.get_object()) {
           std::string_view key = f.unescaped_key();
           value v = f.value();
-          if (KeyEquals(key, "NodeNames")) {
+          if (key == "NodeNames") {
             if (!IsNull(v)) result.node_names = DecodeStringArray(v, text->strings);
-          } else if (KeyEquals(key, "Nodes")) {
+          } else if (key == "Nodes") {
             if (IsNull(v)) continue;
             result.nodes_raw.emplace();
             for (auto& node : DecodeNodeList(v)) result.nodes_raw->push_back(node.raw_json);
-          } else if (KeyEquals(key, "FailedNodes")) {
+          } else if (key == "FailedNodes") {
             result.failed_nodes = DecodeStringMap(v, text->strings);
-          } else if (KeyEquals(key, "FailedAndUnresolvableNodes")) {
+          } else if (key == "FailedAndUnresolvableNodes") {
             result.failed_and_unresolvable_nodes = DecodeStringMap(v, text->strings);
-          } else if (KeyEquals(key, "Error")) {
+          } else if (key == "Error") {
             if (!IsNull(v)) result.error = std::string(v.get_string().value());
           }
         }
@@ -246,9 +261,9 @@ HostPriorityList DecodeHostPriorityList(std::string_view json) {
           HostPriority hp;
           for (field f : item.get_object()) {
             std::string_view key = f.unescaped_key();
-            if (KeyEquals(key, "Host"))
+            if (key == "Host")
               hp.host = text->strings.Keep(f.value().get_string().value());
-            if (KeyEquals(key, "Score")) hp.score = f.value().get_int64();
+            if (key == "Score") hp.score = f.value().get_int64();
           }
           list.hosts.push_back(hp);
         }
@@ -264,13 +279,13 @@ ExtenderBindingArgs DecodeExtenderBindingArgs(std::string_view json) {
                                           for (field f : doc.get_object()) {
                                             std::string_view key = f.unescaped_key();
                                             value v = f.value();
-                                            if (KeyEquals(key, "PodName"))
+                                            if (key == "PodName")
                                               args.pod_name = ScalarText(v);
-                                            if (KeyEquals(key, "PodNamespace"))
+                                            if (key == "PodNamespace")
                                               args.pod_namespace = ScalarText(v);
-                                            if (KeyEquals(key, "PodUID"))
+                                            if (key == "PodUID")
                                               args.pod_uid = ScalarText(v);
-                                            if (KeyEquals(key, "Node")) args.node = ScalarText(v);
+                                            if (key == "Node") args.node = ScalarText(v);
                                           }
                                           return args;
                                         });
@@ -281,7 +296,7 @@ ExtenderBindingResult DecodeExtenderBindingResult(std::string_view json) {
                                           [](auto& doc, const auto& /*text*/) {
                                             ExtenderBindingResult result;
                                             for (field f : doc.get_object()) {
-                                              if (KeyEquals(f.unescaped_key(), "Error"))
+                                              if (f.unescaped_key().value() == "Error")
                                                 result.error = ScalarText(f.value());
                                             }
                                             return result;
@@ -297,14 +312,14 @@ ExtenderPreemptionArgs DecodeExtenderPreemptionArgs(std::string_view json) {
           std::string_view key = f.unescaped_key();
           value v = f.value();
           if (IsNull(v)) continue;
-          if (KeyEquals(key, "Pod")) {
+          if (key == "Pod") {
             args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
             has_pod = true;
-          } else if (KeyEquals(key, "NodeNameToVictims")) {
+          } else if (key == "NodeNameToVictims") {
             args.node_to_victims = WithContext("NodeNameToVictims", [&] {
               return DecodeNodeMap<Victims>(v, [](value x) { return DecodeVictims(x); });
             });
-          } else if (KeyEquals(key, "NodeNameToMetaVictims")) {
+          } else if (key == "NodeNameToMetaVictims") {
             args.node_to_meta_victims = WithContext("NodeNameToMetaVictims", [&] {
               return DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
             });
@@ -321,7 +336,7 @@ ExtenderPreemptionResult DecodeExtenderPreemptionResult(std::string_view json) {
         ExtenderPreemptionResult result;
         for (field f : doc.get_object()) {
           value v = f.value();
-          if (KeyEquals(f.unescaped_key(), "NodeNameToMetaVictims") && !IsNull(v)) {
+          if (f.unescaped_key().value() == "NodeNameToMetaVictims" && !IsNull(v)) {
             result.node_to_meta_victims =
                 DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
           }
