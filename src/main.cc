@@ -1,5 +1,4 @@
 // gpusched: the command-line entry point. Subcommands: serve, version, sample-cluster.
-#include <malloc.h>
 #include <signal.h>
 
 #include <atomic>
@@ -28,6 +27,7 @@
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/policy/policy_watcher.h"
 #include "gpusched/server/http_server.h"
+#include "gpusched/server/http_transport.h"
 #include "gpusched/server/logging.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/report.h"
@@ -78,7 +78,8 @@ FlagSet ServeFlags() {
       .Add({"prioritize-verb", "VERB", "prioritize",
             "route of the prioritize call: POST <url-prefix>/<VERB>"})
       .Add({"max-body-bytes", "QUANTITY", "64Mi",
-            "largest request body accepted; larger ones get HTTP 400"})
+            "largest request body accepted, counted after chunked decoding; larger ones get HTTP 413 "
+            "and are read no further"})
       .Add({"threads", "N", "8",
             "HTTP worker threads; a thread serves one request at a time, idle connections hold "
             "none"})
@@ -224,11 +225,7 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
 }
 
 int Serve(const std::vector<std::string>& args) {
-  // Request bodies and their decoded forms can be tens of MB. Above this size glibc maps each
-  // block on its own and unmaps it when freed; without a fixed threshold it raises the threshold
-  // as blocks are freed and keeps later large blocks in per-thread heaps, where a burst of large
-  // requests stays resident long after it is answered.
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  ReturnLargeBlocksToTheSystem();
   FlagSet flags = ServeFlags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
   if (!flags.positional().empty())

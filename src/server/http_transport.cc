@@ -380,7 +380,13 @@ struct HttpTransport::Impl {
       c = it->second.get();
       c->busy = true;
     }
-    Next next = (events & EPOLLERR) ? Next::kClose : Drive(*c);
+    Next next = Next::kClose;
+    try {
+      if (!(events & EPOLLERR)) next = Drive(*c);
+    } catch (const std::exception& e) {
+      // Out of memory for one connection's buffers: that connection goes, the server stays.
+      spdlog::error("closing the connection from {}: {}", c->peer, e.what());
+    }
     std::lock_guard lock(mu);
     c->busy = false;
     if (next == Next::kClose || stopping) {
@@ -548,6 +554,8 @@ struct HttpTransport::Impl {
     return Io::kDone;
   }
 };
+
+void ReturnLargeBlocksToTheSystem() { mallopt(M_MMAP_THRESHOLD, 1 << 20); }
 
 HttpTransport::HttpTransport(TransportOptions options, HttpHandlers handlers)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(handlers))) {}

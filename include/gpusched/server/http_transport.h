@@ -54,6 +54,12 @@ struct TransportOptions {
   SSL_CTX* tls = nullptr;  // borrowed; null: plain HTTP
 };
 
+// Request bodies and their decoded forms can be tens of MB. This makes the allocator map every
+// block of 1 MiB or more on its own and unmap it when freed, so a burst of large requests does
+// not stay resident after it is answered (glibc otherwise raises its threshold as large blocks
+// are freed and keeps later ones in per-thread heaps). Process-wide; call once at start.
+void ReturnLargeBlocksToTheSystem();
+
 class HttpTransport {
  public:
   HttpTransport(TransportOptions options, HttpHandlers handlers);
