@@ -336,6 +336,7 @@ namespace {
 // answers (covered above). Here the idle limit is 1 s and the cluster is silent for 3 s.
 TEST(LiveInventory, a_quiet_watch_is_not_cut_by_the_idle_limit) {
   FakeApiServer server;
+  server.SetBookmarkInterval(std::chrono::seconds(20));  // not even a bookmark while we wait
   Populate(server, 3, 3);
   Published<ClusterSnapshot> published;
   LiveInventoryOptions options = FastOptions();
