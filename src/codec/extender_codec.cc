@@ -20,8 +20,26 @@ bool IsNull(value v) { return v.type() == json_type::null; }
 // The text a decoded value's views point into: the JSON as received (raw objects are views of
 // it) and copies of unescaped strings.
 struct DecodedText {
-  explicit DecodedText(std::string_view json) : body(json), strings(json.size()) {}
-  simdjson::padded_string body;
+  // A copy of `json`, padded as simdjson reads.
+  explicit DecodedText(std::string_view json)
+      : copy(json), body(copy.data(), copy.size(), copy.size() + simdjson::SIMDJSON_PADDING),
+        strings(json.size()) {}
+  // `json` itself, taken over, with its spare capacity as the padding (grown only when short):
+  // a request body of megabytes is not copied once more.
+  explicit DecodedText(std::string&& json)
+      : owned(WithPadding(std::move(json))), body(owned.data(), owned.size(), owned.capacity()),
+        strings(owned.size()) {}
+
+  static std::string WithPadding(std::string&& json) {
+    if (json.capacity() < json.size() + simdjson::SIMDJSON_PADDING) {
+      json.reserve(json.size() + simdjson::SIMDJSON_PADDING);
+    }
+    return std::move(json);
+  }
+
+  simdjson::padded_string copy;  // decoding a view
+  std::string owned;             // decoding a string handed over
+  simdjson::padded_string_view body;
   TextStore strings;
 };
 
@@ -31,8 +49,8 @@ struct DecodedText {
 // after a burst of large requests the memory goes back, not into eight idle parsers.
 constexpr size_t kKeepParserBytes = 4 << 20;
 
-template <class T, class F>
-T DecodeTop(std::string_view json, std::string_view type_name, F&& decode) {
+template <class T, class Json, class F>
+T DecodeTop(Json&& json, std::string_view type_name, F&& decode) {
   thread_local simdjson::ondemand::parser parser;
   struct ShrinkAfterLarge {
     size_t bytes;
@@ -40,7 +58,7 @@ T DecodeTop(std::string_view json, std::string_view type_name, F&& decode) {
       if (bytes > kKeepParserBytes) parser = simdjson::ondemand::parser();
     }
   } shrink{json.size()};
-  auto text = std::make_shared<DecodedText>(json);
+  auto text = std::make_shared<DecodedText>(std::forward<Json>(json));
   return WithContext(type_name, [&] {
     simdjson::ondemand::document doc = parser.iterate(text->body);
     T result = decode(doc, text);
@@ -192,9 +210,13 @@ size_t EncodedSizeHint(const ExtenderFilterResult& result) {
 
 }  // namespace
 
-ExtenderArgs DecodeExtenderArgs(std::string_view json) {
+namespace {
+
+template <class Json>
+ExtenderArgs DecodeArgs(Json&& json) {
   return DecodeTop<ExtenderArgs>(
-      json, "ExtenderArgs", [](auto& doc, const std::shared_ptr<DecodedText>& text) {
+      std::forward<Json>(json), "ExtenderArgs",
+      [](auto& doc, const std::shared_ptr<DecodedText>& text) {
         ExtenderArgs args;
         bool has_pod = false;
         for (field f : doc.get_object()) {
@@ -225,6 +247,12 @@ ExtenderArgs DecodeExtenderArgs(std::string_view json) {
         return args;
       });
 }
+
+}  // namespace
+
+ExtenderArgs DecodeExtenderArgs(std::string_view json) { return DecodeArgs(json); }
+
+ExtenderArgs TakeAndDecodeExtenderArgs(std::string&& json) { return DecodeArgs(std::move(json)); }
 
 ExtenderFilterResult DecodeExtenderFilterResult(std::string_view json) {
   return DecodeTop<ExtenderFilterResult>(

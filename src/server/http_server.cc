@@ -136,8 +136,8 @@ struct HttpServer::Impl {
         r.allow = "POST";
         return r;
       }
-      if (path == filter_path) return Filter(req.body, peer);
-      return Prioritize(req.body, peer);
+      if (path == filter_path) return Filter(std::move(req.body), peer);
+      return Prioritize(std::move(req.body), peer);
     }
     if (path == "/healthz" || path == "/readyz" || (metrics && path == "/metrics")) {
       if (req.method != "GET") {
@@ -155,8 +155,8 @@ struct HttpServer::Impl {
     return JsonError(404, "no such route");
   }
 
-  HttpResponse Filter(const std::string& body, std::string_view peer) {
-    return Serve("filter", body, peer, [this](const ExtenderArgs& args, std::string* decision) {
+  HttpResponse Filter(std::string&& body, std::string_view peer) {
+    return Serve("filter", std::move(body), peer, [this](const ExtenderArgs& args, std::string* decision) {
       ExtenderFilterResult result = service.Filter(args);
       if (decision) {
         size_t passed = result.node_names ? result.node_names->size() : result.nodes_raw->size();
@@ -166,8 +166,8 @@ struct HttpServer::Impl {
     });
   }
 
-  HttpResponse Prioritize(const std::string& body, std::string_view peer) {
-    return Serve("prioritize", body, peer, [this](const ExtenderArgs& args, std::string* decision) {
+  HttpResponse Prioritize(std::string&& body, std::string_view peer) {
+    return Serve("prioritize", std::move(body), peer, [this](const ExtenderArgs& args, std::string* decision) {
       HostPriorityList list = service.Prioritize(args);
       if (decision) *decision = "top=" + TopHosts(list);
       return EncodeHostPriorityList(list);
@@ -176,7 +176,7 @@ struct HttpServer::Impl {
 
   // Decodes the body, runs `answer`; maps errors to 400/500 and an unready inventory to 503.
   template <class F>
-  HttpResponse Serve(std::string_view verb, const std::string& body, std::string_view peer,
+  HttpResponse Serve(std::string_view verb, std::string&& body, std::string_view peer,
                      F&& answer) {
     auto start = std::chrono::steady_clock::now();
     // Before the inventory is complete every answer would be wrong; an error makes
@@ -186,7 +186,7 @@ struct HttpServer::Impl {
       return JsonError(503, "gpusched is not ready: " + r.detail);
     }
     try {
-      ExtenderArgs args = DecodeExtenderArgs(body);
+      ExtenderArgs args = TakeAndDecodeExtenderArgs(std::move(body));
       size_t candidates = args.node_names ? args.node_names->size() : args.nodes->size();
       std::string decision;
       HttpResponse response{
