@@ -371,16 +371,16 @@ int Serve(const std::vector<std::string>& args) {
   return 0;
 }
 
-
 int Explain(const std::vector<std::string>& args) {
   FlagSet flags(
       "gpusched explain", "gpusched explain --pod POD.yaml [flags]",
       "Shows how gpusched would place a pod: for every node of the inventory, the verdict,\n"
       "the reason, each plugin's score and weight, the extender score; then the ranking.\n"
       "It runs the same engine and policy as serve.");
-  flags.Add({"pod", "FILE", "",
-             "the pod, YAML or JSON (a v1.Pod; apiVersion and kind may be left out, as in the "
-             "Pod of an extender request)"})
+  flags
+      .Add({"pod", "FILE", "",
+            "the pod, YAML or JSON (a v1.Pod; apiVersion and kind may be left out, as in the "
+            "Pod of an extender request)"})
       .Add({"cluster", "FILE", "", "inventory (as for serve); default: the bundled sample cluster"})
       .Add({"allow-empty-inventory", "", "false", "accept a --cluster holding no Node"})
       .Add({"policy", "FILE", "", "policy file; default: the built-in default policy"})
@@ -394,8 +394,8 @@ int Explain(const std::vector<std::string>& args) {
   Inventory inventory;
   PodInfo pod;
   try {
-    inventory = LoadInventoryOrSample(flags.Get("cluster"),
-                                      flags.Get("allow-empty-inventory") == "true");
+    inventory =
+        LoadInventoryOrSample(flags.Get("cluster"), flags.Get("allow-empty-inventory") == "true");
     pod = LoadPodFile(flags.Get("pod"));
   } catch (const InventoryError& e) {
     return Fail(e.what());

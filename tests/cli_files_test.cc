@@ -138,17 +138,15 @@ TEST_F(CliFiles, an_empty_inventory_or_a_directory_is_refused) {
 TEST_F(CliFiles, allow_empty_inventory_starts_on_no_nodes) {
   std::string empty = Write("empty.yaml", "");
   std::string pod = Write("pod.json", kRequestPodJson);
-  Result explained =
-      Run({"explain", "--pod", pod, "--cluster", empty, "--allow-empty-inventory"});
+  Result explained = Run({"explain", "--pod", pod, "--cluster", empty, "--allow-empty-inventory"});
   EXPECT_EQ(explained.exit_code, 0) << explained.output;
-  Gpusched serve({"serve", "--cluster", empty, "--allow-empty-inventory", "--listen",
-                  "127.0.0.1:0"},
-                 Path("serve-output"));
+  Gpusched serve(
+      {"serve", "--cluster", empty, "--allow-empty-inventory", "--listen", "127.0.0.1:0"},
+      Path("serve-output"));
   ASSERT_TRUE(Gpusched::Eventually(60s, [&] {
     return serve.Output().find("0 nodes") != std::string::npos || serve.Wait(0ms).has_value();
   })) << serve.Output();
-  EXPECT_NE(serve.Output().find("serving http://127.0.0.1:"), std::string::npos)
-      << serve.Output();
+  EXPECT_NE(serve.Output().find("serving http://127.0.0.1:"), std::string::npos) << serve.Output();
   ::kill(serve.pid(), SIGTERM);
   EXPECT_EQ(serve.Wait(60s), 0) << serve.Output();
 }
@@ -184,15 +182,14 @@ TEST_F(CliFiles, policy_check_names_a_directory_and_escapes_binary_bytes) {
 TEST_F(CliFiles, serve_flags_are_validated) {
   ExpectFailure({"serve", "--max-body-bytes", "1e309"}, 2, "--max-body-bytes must be");
   ExpectFailure({"serve", "--max-body-bytes", "5Gi"}, 2, "--max-body-bytes must be");
-  ExpectFailure({"serve", "--filter-verb", "same", "--prioritize-verb", "same"}, 2,
-                "must differ");
+  ExpectFailure({"serve", "--filter-verb", "same", "--prioritize-verb", "same"}, 2, "must differ");
   ExpectFailure({"serve", "--filter-verb", "a/b"}, 2, "single path segments");
   ExpectFailure({"serve", "--prioritize-verb", ""}, 2, "single path segments");
 }
 
 TEST_F(CliFiles, explain_takes_a_pod_without_type_meta_as_json_or_yaml) {
-  for (const auto& [name, text] : {std::pair{"pod.json", kRequestPodJson},
-                                   std::pair{"pod.yaml", kRequestPodYaml}}) {
+  for (const auto& [name, text] :
+       {std::pair{"pod.json", kRequestPodJson}, std::pair{"pod.yaml", kRequestPodYaml}}) {
     Result r = Run({"explain", "--pod", Write(name, text)});
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;
     EXPECT_NE(r.output.find("pod ns/p asks for nvidia.com/gpu: 1"), std::string::npos) << r.output;
@@ -209,7 +206,8 @@ TEST_F(CliFiles, a_signal_during_the_inventory_load_ends_serve) {
   // Loading has begun once the process holds the FIFO open.
   ASSERT_TRUE(Gpusched::Eventually(60s, [&] {
     std::error_code ec;
-    for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(serve.pid()) + "/fd", ec)) {
+    for (const auto& fd :
+         fs::directory_iterator("/proc/" + std::to_string(serve.pid()) + "/fd", ec)) {
       if (fs::read_symlink(fd.path(), ec) == fifo) return true;
     }
     return false;

@@ -183,7 +183,8 @@ TEST(PolicyFile, errors_quote_input_bytes_escaped) {
 TEST(PolicyFile, aliases_cannot_multiply_the_errors) {
   // Each alias repeats 50 unknown keys; the report stops at 100 errors.
   std::string yaml = std::string(kHeader) + "plugins: &p {";
-  for (int i = 0; i < 50; ++i) yaml += (i ? ", " : "") + std::string("k") + std::to_string(i) + ": 1";
+  for (int i = 0; i < 50; ++i)
+    yaml += (i ? ", " : "") + std::string("k") + std::to_string(i) + ": 1";
   yaml += "}\nprofiles:\n";
   for (int i = 0; i < 1000; ++i) yaml += "- {name: n" + std::to_string(i) + ", plugins: *p}\n";
   auto r = ParsePolicy(yaml, "p.yaml");

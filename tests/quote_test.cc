@@ -8,7 +8,7 @@ namespace {
 TEST(QuoteForMessage, keeps_printable_ascii_and_escapes_every_other_byte) {
   EXPECT_EQ(QuoteForMessage("gpu: \"8\""), "gpu: \"8\"");
   EXPECT_EQ(QuoteForMessage(std::string("a\0b\n\x7f\xff", 6)), "a\\x00b\\x0a\\x7f\\xff");
-  EXPECT_EQ(QuoteForMessage("gr\xc3\xb6\xc3\x9f" "e"), "gr\\xc3\\xb6\\xc3\\x9fe");
+  EXPECT_EQ(QuoteForMessage("gr\xc3\xb6\xc3\x9f!"), "gr\\xc3\\xb6\\xc3\\x9f!");
 }
 
 TEST(QuoteForMessage, truncates_past_max_len) {

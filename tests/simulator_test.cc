@@ -391,9 +391,11 @@ TEST(Scenario, files_are_read_within_limits) {
   std::string dir = std::filesystem::temp_directory_path().string();
   EXPECT_EQ(message([&] { LoadScenario(dir); }), dir + " is a directory");
   // 2,000 aliases of one template with 2,000 labels: 4 million labels from 40 KB of text.
-  std::string yaml = "apiVersion: gpusched.io/v1alpha1\nkind: PackingScenario\npods: []\n"
-                     "nodes:\n- &t {name: n, labels: {";
-  for (int i = 0; i < 2000; ++i) yaml += (i ? "," : "") + std::string("l") + std::to_string(i) + ": v";
+  std::string yaml =
+      "apiVersion: gpusched.io/v1alpha1\nkind: PackingScenario\npods: []\n"
+      "nodes:\n- &t {name: n, labels: {";
+  for (int i = 0; i < 2000; ++i)
+    yaml += (i ? "," : "") + std::string("l") + std::to_string(i) + ": v";
   yaml += "}}\n";
   for (int i = 0; i < 2000; ++i) yaml += "- *t\n";
   EXPECT_NE(message([&] { ParseScenario(yaml, "s.yaml"); }).find("alias expansion exceeds"),

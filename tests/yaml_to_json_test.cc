@@ -59,8 +59,9 @@ TEST(YamlToJson, long_scalars_are_checked_without_recursion) {
 }
 
 TEST(YamlToJson, numbers_follow_json_grammar) {
-  json j = json::parse(YamlDocumentsToJson("[0, -1, 1.25, 2e9, 3E-2, -0.5e+1, 1., .5, 1e, 00, "
-                                            "1.5.2, +1, 1_000]")[0]);
+  json j =
+      json::parse(YamlDocumentsToJson("[0, -1, 1.25, 2e9, 3E-2, -0.5e+1, 1., .5, 1e, 00, "
+                                      "1.5.2, +1, 1_000]")[0]);
   EXPECT_EQ(j, json::parse(R"([0, -1, 1.25, 2e9, 3E-2, -0.5e+1, "1.", ".5", "1e", "00",
                                "1.5.2", "+1", "1_000"])"));
 }
@@ -79,7 +80,8 @@ TEST(YamlToJson, an_alias_bomb_fails_at_once) {
     for (int i = 0; i < 8; ++i) yaml += "," + previous;
     yaml += "]\n";
   }
-  EXPECT_NE(Error(yaml).find("alias expansion exceeds the limit"), std::string::npos) << Error(yaml);
+  EXPECT_NE(Error(yaml).find("alias expansion exceeds the limit"), std::string::npos)
+      << Error(yaml);
 }
 
 TEST(YamlToJson, deep_nesting_and_alias_cycles_are_refused) {
