@@ -233,7 +233,9 @@ TEST_F(TlsServer, idle_handshakes_do_not_hold_the_server) {
     addr.sin_port = htons(static_cast<uint16_t>(server.port()));
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    if (i % 2 == 1) ASSERT_EQ(::send(fd, "\x16\x03\x01", 3, MSG_NOSIGNAL), 3);  // half a hello
+    if (i % 2 == 1) {
+      ASSERT_EQ(::send(fd, "\x16\x03\x01", 3, MSG_NOSIGNAL), 3);  // half a hello
+    }
     idle.push_back(fd);
   }
   Exchange e = Request(server.port(), Trusted(), Get("/healthz"));

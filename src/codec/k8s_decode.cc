@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gpusched/util/quantity.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
@@ -35,17 +36,14 @@ ResourceList DecodeResourceList(value v, bool (*keep)(std::string_view) = nullpt
     if (keep && !keep(name)) continue;
     std::string_view text = ScalarText(f.value());
     auto milli = ParseQuantityMilli(text);
-    if (!milli) {
-      throw DecodeError("invalid quantity \"" + std::string(text) + "\" for " + std::string(name));
-    }
+    // Quoted safely: these messages go to the scheduler's log and ours.
+    auto quoted = [&] { return "\"" + QuoteForMessage(text, 64) + "\" for " + QuoteForMessage(name, 128); };
+    if (!milli) throw DecodeError("invalid quantity " + quoted());
     // The API server stores no negative amount and only whole amounts of extended resources
     // (names with a '/', such as nvidia.com/gpu); anything else did not come from it.
-    if (*milli < 0) {
-      throw DecodeError("negative quantity \"" + std::string(text) + "\" for " + std::string(name));
-    }
+    if (*milli < 0) throw DecodeError("negative quantity " + quoted());
     if (IsExtendedResource(name) && *milli % 1000 != 0) {
-      throw DecodeError(std::string(name) + " must be a whole number, got \"" + std::string(text) +
-                        "\"");
+      throw DecodeError("fractional quantity " + quoted() + ": extended resources are whole numbers");
     }
     out.Set(name, *milli);
   }
