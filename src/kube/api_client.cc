@@ -1,11 +1,12 @@
 #include "gpusched/kube/api_client.h"
 
-#include <curl/curl.h>
-
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
+
+#include <curl/curl.h>
+#include <spdlog/spdlog.h>
+
+#include "gpusched/util/file_text.h"
 
 namespace gpusched {
 namespace {
@@ -19,6 +20,9 @@ size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
   return size * count;
 }
+
+// Service account tokens are a few KB; the file is re-read on every change.
+constexpr size_t kMaxTokenBytes = 1 << 20;
 
 struct StreamState {
   std::string pending;
@@ -122,10 +126,12 @@ void ApiClient::Prepare(const std::string& path_and_query) {
     std::error_code ec;
     auto mtime = std::filesystem::last_write_time(config_.token_file, ec);
     if (!ec && mtime != impl_->token_mtime) {
-      std::ifstream in(config_.token_file, std::ios::binary);
-      std::stringstream s;
-      s << in.rdbuf();
-      std::string token = s.str();
+      std::string token;
+      try {
+        token = ReadFileText(config_.token_file, kMaxTokenBytes, "service account token");
+      } catch (const FileError& e) {
+        spdlog::warn("keeping the previous token: {}", e.what());
+      }
       while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
       if (!token.empty()) {
         impl_->token = token;
