@@ -259,7 +259,7 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
 }
 
 int Serve(const std::vector<std::string>& args) {
-  ReturnLargeBlocksToTheSystem();
+  UseOneAllocatorArena();
   FlagSet flags = ServeFlags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
   if (!flags.positional().empty())

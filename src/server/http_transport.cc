@@ -555,7 +555,7 @@ struct HttpTransport::Impl {
   }
 };
 
-void ReturnLargeBlocksToTheSystem() { mallopt(M_MMAP_THRESHOLD, 1 << 20); }
+void UseOneAllocatorArena() { mallopt(M_ARENA_MAX, 1); }
 
 HttpTransport::HttpTransport(TransportOptions options, HttpHandlers handlers)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(handlers))) {}
