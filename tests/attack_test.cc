@@ -34,18 +34,6 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
 // A TCP connection to 127.0.0.1:port speaking raw bytes; every wait is bounded.
 class Socket {
  public:
@@ -173,14 +161,14 @@ class Attack : public ::testing::Test {
   virtual const char* RequestTimeout() const { return "3"; }
 
   void SetUp() override {
-    port_ = FreePort();
-    ops_port_ = FreePort();
+    port_ = testing::FreePort();
+    ops_port_ = testing::FreePort();
     child_ = ::fork();
     if (child_ == 0) {
       std::string listen = "127.0.0.1:" + std::to_string(port_);
       std::string ops = "127.0.0.1:" + std::to_string(ops_port_);
-      ::execl(GPUSCHED_BINARY, GPUSCHED_BINARY, "serve", "--listen", listen.c_str(),
-              "--ops-listen", ops.c_str(), "--log-level", "error", "--request-timeout", RequestTimeout(),
+      ::execl(GPUSCHED_BINARY, GPUSCHED_BINARY, "serve", "--listen", listen.c_str(), "--ops-listen",
+              ops.c_str(), "--log-level", "error", "--request-timeout", RequestTimeout(),
               "--max-body-bytes", "64Mi", static_cast<char*>(nullptr));
       ::_exit(127);
     }
@@ -238,10 +226,9 @@ class Attack : public ::testing::Test {
 };
 
 TEST_F(Attack, both_node_lists_in_one_request_are_refused_not_crashing) {
-  for (const char* body :
-       {R"({"Pod":{},"Nodes":{"items":[]},"NodeNames":["gpu-node-h100-01"]})",
-        R"({"Pod":{},"Nodes":{"items":[{}]},"NodeNames":["a","b"]})",
-        R"({"Pod":{},"Nodes":{"items":[{}]},"NodeNames":["a","b","c","d"]})"}) {
+  for (const char* body : {R"({"Pod":{},"Nodes":{"items":[]},"NodeNames":["gpu-node-h100-01"]})",
+                           R"({"Pod":{},"Nodes":{"items":[{}]},"NodeNames":["a","b"]})",
+                           R"({"Pod":{},"Nodes":{"items":[{}]},"NodeNames":["a","b","c","d"]})"}) {
     for (const char* verb : {"/filter", "/prioritize"}) ExpectError(verb, body, 400);
   }
   ExpectUnharmed();
@@ -261,7 +248,8 @@ TEST_F(Attack, idle_slow_and_lying_connections_do_not_starve_the_verbs_or_the_pr
     }
     for (int i = 0; i < 16; ++i) {  // announce a big body, send a little
       held.emplace_back(port);
-      held.back().Send("POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n{\"Pod\":");
+      held.back().Send(
+          "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n{\"Pod\":");
     }
   }
   for (auto& s : held) ASSERT_TRUE(s.ok());
@@ -277,8 +265,9 @@ TEST_F(Attack, idle_slow_and_lying_connections_do_not_starve_the_verbs_or_the_pr
   double health_ms = MillisSince(start);
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
-  std::printf("filter unloaded %.2f ms, with 2x1080 connections held %.2f ms; ops healthz %.2f ms\n",
-              unloaded_ms, loaded_ms, health_ms);
+  std::printf(
+      "filter unloaded %.2f ms, with 2x1080 connections held %.2f ms; ops healthz %.2f ms\n",
+      unloaded_ms, loaded_ms, health_ms);
   EXPECT_LT(loaded_ms, 1000.0);
   EXPECT_LT(health_ms, 1000.0);
 
@@ -425,12 +414,17 @@ class AttackLargeBodies : public Attack {
 };
 
 TEST_F(AttackLargeBodies, memory_returns_after_a_burst_of_large_requests) {
+#ifdef __SANITIZE_ADDRESS__
+  // ASan's allocator keeps freed memory in quarantine on purpose; the figure is glibc's.
+  GTEST_SKIP() << "resident memory is only meaningful with the production allocator";
+#endif
   std::this_thread::sleep_for(300ms);
   long idle = RssKiB(child_);
   ASSERT_GT(idle, 0);
   // Large but valid bodies: an unknown field carries the bulk, which the decoder skips.
-  std::string body = R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":["gpu-node-h100-01"],"Pad":")" +
-                     std::string(40 << 20, 'x') + "\"}";
+  std::string body =
+      R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":["gpu-node-h100-01"],"Pad":")" +
+      std::string(40 << 20, 'x') + "\"}";
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i) {
     threads.emplace_back([&] {

@@ -159,13 +159,7 @@ TEST_F(CliFiles, a_50000_digit_scalar_is_no_crash) {
 }
 
 TEST_F(CliFiles, an_alias_bomb_fails_at_once) {
-  std::string yaml = "a: &a [x,x,x,x,x,x,x,x,x]\n";
-  for (char level = 'b'; level <= 'i'; ++level) {
-    std::string previous = "*" + std::string(1, static_cast<char>(level - 1));
-    yaml += std::string(1, level) + ": &" + level + " [" + previous;
-    for (int i = 0; i < 8; ++i) yaml += "," + previous;
-    yaml += "]\n";
-  }
+  std::string yaml = testing::BillionLaughsYaml();
   ExpectFailure({"serve", "--cluster", Write("bomb.yaml", yaml)}, 2,
                 "alias expansion exceeds the limit");
 }

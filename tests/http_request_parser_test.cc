@@ -48,8 +48,9 @@ TEST(HttpRequestParser, keeps_pipelined_bytes_for_the_next_request) {
 
 TEST(HttpRequestParser, decodes_chunked_bodies_and_counts_the_limit_after_dechunking) {
   HttpRequestParser p(HttpLimits{});
-  ASSERT_EQ(FeedByteByByte(p, "POST /f HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
-                              "3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: x\r\n\r\n"),
+  ASSERT_EQ(FeedByteByByte(p,
+                           "POST /f HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                           "3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: x\r\n\r\n"),
             State::kComplete);
   EXPECT_EQ(p.request().body, "abcde");
 
@@ -79,11 +80,14 @@ TEST(HttpRequestParser, refuses_what_breaks_its_limits_or_framing) {
       {"POST  /f HTTP/1.1\r\n\r\n", 400},
       {"POST /f HTTP/1.1\r\nNo colon here\r\n\r\n", 400},
       {"POST /f HTTP/1.1\r\n folded: x\r\n\r\n", 400},
-      {"POST /f HTTP/1.1\r\nX: a\x01" "b\r\n\r\n", 400},
+      {"POST /f HTTP/1.1\r\nX: a\x01"
+       "b\r\n\r\n",
+       400},
       {"POST /f HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400},
       {"POST /f HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nabc", 400},
       {"POST /f HTTP/1.1\r\n" + std::string(300, 'X') + ": y\r\n\r\n", 431},
-      {"POST /f HTTP/1.1\r\nA: 1\r\nB: 1\r\nC: 1\r\nD: 1\r\nE: 1\r\nF: 1\r\nG: 1\r\nH: 1\r\nI: 1\r\n\r\n",
+      {"POST /f HTTP/1.1\r\nA: 1\r\nB: 1\r\nC: 1\r\nD: 1\r\nE: 1\r\nF: 1\r\nG: 1\r\nH: 1\r\nI: "
+       "1\r\n\r\n",
        431},
   };
   for (const auto& c : cases) {
@@ -112,7 +116,8 @@ TEST(HttpRequestParser, an_endless_header_fails_at_the_limit_not_at_the_end) {
 
 TEST(HttpRequestParser, connection_and_version_decide_keep_alive_and_expect_is_seen) {
   HttpRequestParser close(HttpLimits{});
-  ASSERT_EQ(close.Feed("GET / HTTP/1.1\r\nConnection: keep-alive, Close\r\n\r\n"), State::kComplete);
+  ASSERT_EQ(close.Feed("GET / HTTP/1.1\r\nConnection: keep-alive, Close\r\n\r\n"),
+            State::kComplete);
   EXPECT_FALSE(close.request().keep_alive);
   HttpRequestParser old(HttpLimits{});
   ASSERT_EQ(old.Feed("GET / HTTP/1.0\r\n\r\n"), State::kComplete);

@@ -15,25 +15,13 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/fake_apiserver.h"
+#include "testing/test_support.h"
 
 namespace gpusched {
 namespace {
 
 using namespace std::chrono_literals;
 using testing::FakeApiServer;
-
-// A port on 127.0.0.1 that was free a moment ago.
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 class ServeLive : public ::testing::Test {
  protected:
@@ -45,7 +33,7 @@ class ServeLive : public ::testing::Test {
     kubeconfig_ = std::filesystem::temp_directory_path() /
                   ("gpusched-serve-live-" + std::to_string(::getpid()) + ".yaml");
     server_.WriteKubeconfig(kubeconfig_);
-    port_ = FreePort();
+    port_ = testing::FreePort();
     child_ = ::fork();
     if (child_ == 0) {
       std::string listen = "127.0.0.1:" + std::to_string(port_);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "testing/test_support.h"
+
 namespace gpusched {
 namespace {
 
@@ -72,14 +74,7 @@ TEST(YamlToJson, aliases_expand_within_the_budget) {
 }
 
 TEST(YamlToJson, an_alias_bomb_fails_at_once) {
-  // "Billion laughs": nine levels of nine aliases each, 9^9 strings from 300 bytes.
-  std::string yaml = "a: &a [x,x,x,x,x,x,x,x,x]\n";
-  for (char level = 'b'; level <= 'i'; ++level) {
-    std::string previous = "*" + std::string(1, static_cast<char>(level - 1));
-    yaml += std::string(1, level) + ": &" + level + " [" + previous;
-    for (int i = 0; i < 8; ++i) yaml += "," + previous;
-    yaml += "]\n";
-  }
+  std::string yaml = testing::BillionLaughsYaml();
   EXPECT_NE(Error(yaml).find("alias expansion exceeds the limit"), std::string::npos)
       << Error(yaml);
 }

@@ -22,12 +22,14 @@ bool IsNull(value v) { return v.type() == json_type::null; }
 struct DecodedText {
   // A copy of `json`, padded as simdjson reads.
   explicit DecodedText(std::string_view json)
-      : copy(json), body(copy.data(), copy.size(), copy.size() + simdjson::SIMDJSON_PADDING),
+      : copy(json),
+        body(copy.data(), copy.size(), copy.size() + simdjson::SIMDJSON_PADDING),
         strings(json.size()) {}
   // `json` itself, taken over, with its spare capacity as the padding (grown only when short):
   // a request body of megabytes is not copied once more.
   explicit DecodedText(std::string&& json)
-      : owned(WithPadding(std::move(json))), body(owned.data(), owned.size(), owned.capacity()),
+      : owned(WithPadding(std::move(json))),
+        body(owned.data(), owned.size(), owned.capacity()),
         strings(owned.size()) {}
 
   static std::string WithPadding(std::string&& json) {
@@ -289,8 +291,7 @@ HostPriorityList DecodeHostPriorityList(std::string_view json) {
           HostPriority hp;
           for (field f : item.get_object()) {
             std::string_view key = f.unescaped_key();
-            if (key == "Host")
-              hp.host = text->strings.Keep(f.value().get_string().value());
+            if (key == "Host") hp.host = text->strings.Keep(f.value().get_string().value());
             if (key == "Score") hp.score = f.value().get_int64();
           }
           list.hosts.push_back(hp);
@@ -307,12 +308,10 @@ ExtenderBindingArgs DecodeExtenderBindingArgs(std::string_view json) {
                                           for (field f : doc.get_object()) {
                                             std::string_view key = f.unescaped_key();
                                             value v = f.value();
-                                            if (key == "PodName")
-                                              args.pod_name = ScalarText(v);
+                                            if (key == "PodName") args.pod_name = ScalarText(v);
                                             if (key == "PodNamespace")
                                               args.pod_namespace = ScalarText(v);
-                                            if (key == "PodUID")
-                                              args.pod_uid = ScalarText(v);
+                                            if (key == "PodUID") args.pod_uid = ScalarText(v);
                                             if (key == "Node") args.node = ScalarText(v);
                                           }
                                           return args;

@@ -37,13 +37,16 @@ ResourceList DecodeResourceList(value v, bool (*keep)(std::string_view) = nullpt
     std::string_view text = ScalarText(f.value());
     auto milli = ParseQuantityMilli(text);
     // Quoted safely: these messages go to the scheduler's log and ours.
-    auto quoted = [&] { return "\"" + QuoteForMessage(text, 64) + "\" for " + QuoteForMessage(name, 128); };
+    auto quoted = [&] {
+      return "\"" + QuoteForMessage(text, 64) + "\" for " + QuoteForMessage(name, 128);
+    };
     if (!milli) throw DecodeError("invalid quantity " + quoted());
     // The API server stores no negative amount and only whole amounts of extended resources
     // (names with a '/', such as nvidia.com/gpu); anything else did not come from it.
     if (*milli < 0) throw DecodeError("negative quantity " + quoted());
     if (IsExtendedResource(name) && *milli % 1000 != 0) {
-      throw DecodeError("fractional quantity " + quoted() + ": extended resources are whole numbers");
+      throw DecodeError("fractional quantity " + quoted() +
+                        ": extended resources are whole numbers");
     }
     out.Set(name, *milli);
   }
@@ -124,7 +127,6 @@ PodResources DecodePodSpec(value v, PodInfo& pod) {
   }
   return resources;
 }
-
 
 void DecodeNodeStatus(value v, NodeInfo& node) {
   for (field f : v.get_object()) {

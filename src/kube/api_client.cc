@@ -175,8 +175,8 @@ HttpResult ApiClient::Stream(const std::string& path_and_query,
   CURL* c = impl_->curl;
   // No Accept-Encoding on streams: a compressing server may hold small events in its
   // compressor's buffer, and a watch must see each event as it happens.
-  StreamState state{{}, &on_line, &cancel, c,
-                    std::chrono::steady_clock::now() + options_.stream_idle_timeout};
+  StreamState state{
+      {}, &on_line, &cancel, c, std::chrono::steady_clock::now() + options_.stream_idle_timeout};
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, SplitLines);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &state);
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);

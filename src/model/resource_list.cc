@@ -57,7 +57,8 @@ void ResourceList::Add(std::string_view name, int64_t milli) {
   if (it != entries_.end() && it->name == name) {
     // Amounts come from requests and saturate at the int64 range; so do their sums.
     if (__builtin_add_overflow(it->milli, milli, &it->milli)) {
-      it->milli = milli > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+      it->milli =
+          milli > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
     }
   } else {
     entries_.insert(it, ResourceAmount{std::string(name), milli});

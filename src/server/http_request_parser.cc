@@ -13,7 +13,9 @@ bool IsTokenChar(char c) {
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-bool IsToken(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), IsTokenChar); }
+bool IsToken(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), IsTokenChar);
+}
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -24,8 +26,8 @@ std::string LowerCase(std::string_view s) {
 }
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return Lower(x) == Lower(y); });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [](char x, char y) { return Lower(x) == Lower(y); });
 }
 
 std::string_view TrimSpace(std::string_view s) {
@@ -126,15 +128,15 @@ HttpRequestParser::State HttpRequestParser::ParseHeader() {
   size_t end = buffer_.find("\r\n\r\n", from);
   if (end == std::string::npos) {
     if (buffer_.size() > limits_.max_header_bytes) {
-      return Fail(431, "request header larger than " + std::to_string(limits_.max_header_bytes) +
-                           " bytes");
+      return Fail(
+          431, "request header larger than " + std::to_string(limits_.max_header_bytes) + " bytes");
     }
     scanned_ = buffer_.size();
     return State::kNeedMore;
   }
   if (end + 4 > limits_.max_header_bytes) {
-    return Fail(431,
-                "request header larger than " + std::to_string(limits_.max_header_bytes) + " bytes");
+    return Fail(
+        431, "request header larger than " + std::to_string(limits_.max_header_bytes) + " bytes");
   }
   std::string_view head(buffer_.data(), end + 2);  // every line ends in CRLF
   size_t eol = head.find(kCrlf);
@@ -232,8 +234,9 @@ bool HttpRequestParser::ApplyHeaders() {
   }
   request_.keep_alive = !close && (request_.minor_version == 1 || keep_alive);
   if (has_length && content_length_ > limits_.max_body_bytes) {
-    Fail(413, "request body of " + std::to_string(content_length_) + " bytes is over the limit of " +
-                  std::to_string(limits_.max_body_bytes) + " bytes");
+    Fail(413, "request body of " + std::to_string(content_length_) +
+                  " bytes is over the limit of " + std::to_string(limits_.max_body_bytes) +
+                  " bytes");
     return false;
   }
   stage_ = chunked ? Stage::kChunkSize : (content_length_ > 0 ? Stage::kLengthBody : Stage::kDone);

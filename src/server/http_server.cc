@@ -116,12 +116,11 @@ struct HttpServer::Impl {
         filter_path(RoutePath(options.url_prefix, options.filter_verb)),
         prioritize_path(RoutePath(options.url_prefix, options.prioritize_verb)),
         transport(TransportOptionsOf(options, tls_context.get()),
-                  HttpHandlers{[this](HttpRequest& req, std::string_view peer) {
-                                 return Handle(req, peer);
-                               },
-                               [](int status, const std::string& reason, std::string_view) {
-                                 return JsonError(status, reason);
-                               }}) {}
+                  HttpHandlers{
+                      [this](HttpRequest& req, std::string_view peer) { return Handle(req, peer); },
+                      [](int status, const std::string& reason, std::string_view) {
+                        return JsonError(status, reason);
+                      }}) {}
 
   void Record(std::string_view verb, std::string_view outcome,
               std::chrono::steady_clock::time_point start, size_t nodes) {
@@ -156,28 +155,31 @@ struct HttpServer::Impl {
   }
 
   HttpResponse Filter(std::string&& body, std::string_view peer) {
-    return Serve("filter", std::move(body), peer, [this](const ExtenderArgs& args, std::string* decision) {
-      ExtenderFilterResult result = service.Filter(args);
-      if (decision) {
-        size_t passed = result.node_names ? result.node_names->size() : result.nodes_raw->size();
-        *decision = "passed=" + std::to_string(passed) + " rejected=[" + CountReasons(result) + "]";
-      }
-      return EncodeExtenderFilterResult(result);
-    });
+    return Serve(
+        "filter", std::move(body), peer, [this](const ExtenderArgs& args, std::string* decision) {
+          ExtenderFilterResult result = service.Filter(args);
+          if (decision) {
+            size_t passed =
+                result.node_names ? result.node_names->size() : result.nodes_raw->size();
+            *decision =
+                "passed=" + std::to_string(passed) + " rejected=[" + CountReasons(result) + "]";
+          }
+          return EncodeExtenderFilterResult(result);
+        });
   }
 
   HttpResponse Prioritize(std::string&& body, std::string_view peer) {
-    return Serve("prioritize", std::move(body), peer, [this](const ExtenderArgs& args, std::string* decision) {
-      HostPriorityList list = service.Prioritize(args);
-      if (decision) *decision = "top=" + TopHosts(list);
-      return EncodeHostPriorityList(list);
-    });
+    return Serve("prioritize", std::move(body), peer,
+                 [this](const ExtenderArgs& args, std::string* decision) {
+                   HostPriorityList list = service.Prioritize(args);
+                   if (decision) *decision = "top=" + TopHosts(list);
+                   return EncodeHostPriorityList(list);
+                 });
   }
 
   // Decodes the body, runs `answer`; maps errors to 400/500 and an unready inventory to 503.
   template <class F>
-  HttpResponse Serve(std::string_view verb, std::string&& body, std::string_view peer,
-                     F&& answer) {
+  HttpResponse Serve(std::string_view verb, std::string&& body, std::string_view peer, F&& answer) {
     auto start = std::chrono::steady_clock::now();
     // Before the inventory is complete every answer would be wrong; an error makes
     // kube-scheduler retry the pod with backoff instead of marking it unschedulable.

@@ -50,21 +50,36 @@ constexpr rlim_t kReservedDescriptors = 128;
 
 std::string_view ReasonPhrase(int status) {
   switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Content Too Large";
-    case 415: return "Unsupported Media Type";
-    case 417: return "Expectation Failed";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Status";
+    case 100:
+      return "Continue";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Content Too Large";
+    case 415:
+      return "Unsupported Media Type";
+    case 417:
+      return "Expectation Failed";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 503:
+      return "Service Unavailable";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return "Status";
   }
 }
 
@@ -189,7 +204,8 @@ struct HttpTransport::Impl {
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     std::string host = options.host;
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+      host = host.substr(1, host.size() - 2);
     addrinfo* found = nullptr;
     std::string port = std::to_string(options.port);
     if (int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &found)) {
@@ -297,8 +313,8 @@ struct HttpTransport::Impl {
     if (connections.size() >= options.max_connections && !EvictIdleLocked()) {
       lock.unlock();
       close(fd);
-      spdlog::warn("refused a connection from {}: {} connections open, none idle",
-                   PeerName(addr), options.max_connections);
+      spdlog::warn("refused a connection from {}: {} connections open, none idle", PeerName(addr),
+                   options.max_connections);
       return;
     }
     auto c = std::make_unique<Connection>(next_id++, fd, PeerName(addr), options.limits);
@@ -363,7 +379,8 @@ struct HttpTransport::Impl {
       if (c.phase == Phase::kReading && c.parser.started() && !c.ssl) {
         HttpResponse r = handlers.failure(408, "request not received in time", c.peer);
         std::string out = StatusHead(r, true) + r.body;
-        [[maybe_unused]] ssize_t n = send(c.fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        [[maybe_unused]] ssize_t n =
+            send(c.fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       }
       CloseLocked(id);
     }
@@ -393,7 +410,8 @@ struct HttpTransport::Impl {
       CloseLocked(id);
       return;
     }
-    uint32_t want = next == Next::kRead ? EPOLLIN : (next == Next::kWrite ? EPOLLOUT : EPOLLIN | EPOLLOUT);
+    uint32_t want =
+        next == Next::kRead ? EPOLLIN : (next == Next::kWrite ? EPOLLOUT : EPOLLIN | EPOLLOUT);
     Rearm(c->fd, id, want);
   }
 
@@ -451,10 +469,14 @@ struct HttpTransport::Impl {
 
   static Next Wait(Io io) {
     switch (io) {
-      case Io::kWantRead: return Next::kRead;
-      case Io::kWantWrite: return Next::kWrite;
-      case Io::kMore: return Next::kYield;
-      default: return Next::kClose;
+      case Io::kWantRead:
+        return Next::kRead;
+      case Io::kWantWrite:
+        return Next::kWrite;
+      case Io::kMore:
+        return Next::kYield;
+      default:
+        return Next::kClose;
     }
   }
 
@@ -530,7 +552,8 @@ struct HttpTransport::Impl {
     size_t total = c.head.size() + c.body.size();
     while (c.written < total) {
       bool in_head = c.written < c.head.size();
-      const char* data = in_head ? c.head.data() + c.written : c.body.data() + (c.written - c.head.size());
+      const char* data =
+          in_head ? c.head.data() + c.written : c.body.data() + (c.written - c.head.size());
       size_t len = in_head ? c.head.size() - c.written : total - c.written;
       ssize_t n;
       if (c.ssl) {

@@ -1,5 +1,8 @@
 #include "testing/test_support.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -19,6 +22,29 @@ std::string ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::string BillionLaughsYaml() {
+  std::string yaml = "a: &a [x,x,x,x,x,x,x,x,x]\n";
+  for (char level = 'b'; level <= 'i'; ++level) {
+    std::string previous = "*" + std::string(1, static_cast<char>(level - 1));
+    yaml += std::string(1, level) + ": &" + level + " [" + previous;
+    for (int i = 0; i < 8; ++i) yaml += "," + previous;
+    yaml += "]\n";
+  }
+  return yaml;
 }
 
 std::string Fixture(const std::string& relative) {

@@ -31,6 +31,11 @@ PodInfo MakePod(const std::string& name, ResourceList requests);
 // Milli-units of `n` whole units, for building ResourceLists.
 constexpr int64_t Units(int64_t n) { return n * 1000; }
 
+// A port on 127.0.0.1 that was free a moment ago.
+int FreePort();
+// "Billion laughs": nine levels of nine YAML aliases each, 9^9 strings from about 300 bytes.
+std::string BillionLaughsYaml();
+
 // The bundled sample cluster as a snapshot.
 std::shared_ptr<const ClusterSnapshot> SampleSnapshot();
 // A snapshot of exactly `nodes`.

@@ -64,7 +64,15 @@ class HttpRequestParser {
   State Reset();
 
  private:
-  enum class Stage { kHeaders, kLengthBody, kChunkSize, kChunkData, kChunkDataEnd, kTrailers, kDone };
+  enum class Stage {
+    kHeaders,
+    kLengthBody,
+    kChunkSize,
+    kChunkData,
+    kChunkDataEnd,
+    kTrailers,
+    kDone
+  };
 
   State Parse();
   State ParseHeader();
