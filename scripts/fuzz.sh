@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz (build-fuzz/, clang, ASan + UBSan) and runs each on a
 # corpus seeded from the fixtures, one after the other, for a bounded time.
-#   scripts/fuzz.sh [SECONDS_PER_TARGET (default 30)] [--runs N] [--only TARGET]...
-# --runs stops a target after N executions when that comes first. Prints per target the
+#   scripts/fuzz.sh [SECONDS_PER_TARGET (default 30)] [--runs N] [--timeout S] [--only TARGET]...
+# --runs stops a target after N executions when that comes first. An input running longer than
+# --timeout seconds (default 10; wall-clock, so raise it for long runs under nice beside builds)
+# counts as a crash. Prints per target the
 # executions and the result; exits non-zero when any target crashed, after printing the path of
 # each crash input (build-fuzz/artifacts/<target>/). Installs nothing: scripts/install-deps.sh
 # brings clang and libclang-rt-14-dev. Corpora grow in build-fuzz/corpus/<target>/ across runs.
@@ -13,10 +15,12 @@ fuzz_dir=$root/tests/fuzz
 
 seconds=30
 runs=()
+timeout=10
 only=()
 while (($#)); do
   case $1 in
     --runs) runs=(-runs="$2"); shift 2 ;;
+    --timeout) timeout=$2; shift 2 ;;
     --only) only+=("$2"); shift 2 ;;
     *) seconds=$1; shift ;;
   esac
@@ -65,7 +69,7 @@ for t in "${targets[@]}"; do
   done < <(seed_files "$t"; find "$fuzz_dir/seeds/$t" "$fuzz_dir/regressions/$t" -type f 2>/dev/null)
   start=$(date +%s)
   status=0
-  "$build/tests/fuzz/${t}_fuzz" -max_total_time="$seconds" "${runs[@]}" -rss_limit_mb=2048 -timeout=10 \
+  "$build/tests/fuzz/${t}_fuzz" -max_total_time="$seconds" "${runs[@]}" -rss_limit_mb=2048 -timeout="$timeout" \
     -dict="$(dict_of "$t")" -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus" \
     > "$log" 2>&1 || status=$?
   elapsed=$(($(date +%s) - start))

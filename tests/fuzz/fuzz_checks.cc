@@ -34,6 +34,8 @@
 namespace gpusched::fuzz {
 namespace {
 
+bool step_over_known_bugs = false;
+
 // A broken property is a bug like a crash: say which, and stop where a debugger or libFuzzer sees
 // the stack.
 void Require(bool holds, const char* property) {
@@ -92,6 +94,8 @@ class PrivateDir {
 
 }  // namespace
 
+void StepOverKnownBugs() { step_over_known_bugs = true; }
+
 void CheckExtenderRequest(std::string_view input) {
   static const SampleStack stack;
   ExtenderArgs args;
@@ -104,7 +108,7 @@ void CheckExtenderRequest(std::string_view input) {
   if (args.node_names && args.nodes) return;
   // TODO remove when the decoder rejects malformed JSON in the values it skips, which full-Nodes
   // answers echo (regressions/extender_request/DISABLED_echoed_node_is_not_json.json)
-  if (!IsJsonText(input)) return;
+  if (step_over_known_bugs && !IsJsonText(input)) return;
   size_t nodes = args.node_names ? args.node_names->size() : args.nodes->size();
 
   ExtenderFilterResult filtered = stack.service.Filter(args);
@@ -192,6 +196,7 @@ void CheckKubeconfigReader(std::string_view input) {
   } catch (const YAML::Exception&) {
     // TODO remove when LoadKubeconfig reports sections of the wrong shape as KubeConfigError
     // (regressions/kubeconfig/DISABLED_user_is_a_scalar.yaml)
+    if (!step_over_known_bugs) throw;
   }
 }
 
