@@ -89,8 +89,10 @@ done
 if ((${#failed[@]})); then
   echo "fuzz: crashes in ${failed[*]}; each log ends with the sanitizer's report" >&2
   for t in "${failed[@]}"; do
+    # The report's headline and the frames in gpusched's own code.
     echo "== $t: $build/logs/$t.log" >&2
-    grep -E '^(==[0-9]+==|SUMMARY|fuzz check failed|    #[0-9]+ )' "$build/logs/$t.log" | head -40 >&2 || true
+    grep -E "^==[0-9]+==|^SUMMARY|fuzz check failed|what\(\)|#[0-9]+ .* $root/(src|tests)/" \
+      "$build/logs/$t.log" | head -20 >&2 || true
   done
   exit 1
 fi

@@ -17,6 +17,7 @@
 
 #include "fuzz/json_grammar.h"
 #include "fuzz/quantity_oracle.h"
+#include "fuzz/yaml_cpp_hang.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/published.h"
 #include "gpusched/codec/extender_codec.h"
@@ -142,6 +143,9 @@ void CheckNodeDecoder(std::string_view input) {
 }
 
 void CheckYamlToJson(std::string_view input) {
+  // TODO remove when YamlDocumentsToJson no longer hangs where yaml-cpp 0.7's LoadAll does
+  // (regressions/yaml_to_json/DISABLED_lone_comma)
+  if (step_over_known_bugs && LoadAllWouldHang(input)) return;
   std::vector<std::string> documents;
   try {
     documents = YamlDocumentsToJson(input);
