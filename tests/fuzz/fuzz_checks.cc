@@ -157,6 +157,13 @@ void CheckYamlToJson(std::string_view input) {
   // U+10FFFF that such input spells as UTF-8-like bytes that are not UTF-8.
   bool utf8 = simdjson::validate_utf8(input.data(), input.size()) &&
               input.find('\0') == std::string_view::npos;
+  // TODO remove when YamlDocumentsToJson writes the escapes \N and \_ as UTF-8: yaml-cpp 0.7
+  // unescapes them to the single bytes 0x85 and 0xA0
+  // (regressions/yaml_to_json/DISABLED_nel_and_nbsp_escapes.yaml)
+  if (step_over_known_bugs && (input.find("\\N") != std::string_view::npos ||
+                               input.find("\\_") != std::string_view::npos)) {
+    utf8 = false;
+  }
   for (const std::string& json : documents) {
     Require(utf8 ? IsJsonText(json) : MatchesJsonGrammar(json), "yaml: every document is JSON");
   }
