@@ -153,8 +153,8 @@ void CheckYamlToJson(std::string_view input) {
     return;
   }
   // Only UTF-8 input must come out as UTF-8: other bytes pass through. Input with NUL bytes may
-  // read as UTF-16 or UTF-32 (YAML's encoding detection), and yaml-cpp writes code points past
-  // U+10FFFF that such input spells as UTF-8-like bytes that are not UTF-8.
+  // read as UTF-16 or UTF-32 (YAML's encoding detection), and yaml-cpp then writes the code points
+  // such input spells, even those past U+10FFFF, as bytes that are not UTF-8.
   bool utf8 = simdjson::validate_utf8(input.data(), input.size()) &&
               input.find('\0') == std::string_view::npos;
   // TODO remove when YamlDocumentsToJson writes the escapes \N and \_ as UTF-8: yaml-cpp 0.7
