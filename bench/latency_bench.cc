@@ -36,6 +36,7 @@
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_server.h"
+#include "gpusched/server/http_transport.h"
 #include "workload.h"
 
 namespace {
@@ -236,6 +237,7 @@ void Run(int size, double occupancy, int pairs, const Selection& only) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ReturnLargeBlocksToTheSystem();  // as gpusched serve does, so the figures are the server's
   FlagSet flags("latency_bench", "latency_bench [flags]", "Extender request latency at scale.");
   flags.Add({"sizes", "N,N,...", "1000,5000,15000", "cluster sizes in nodes"})
       .Add({"occupancy", "F,F", "0.5,0.9", "GPU occupancy levels"})

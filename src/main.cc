@@ -1,10 +1,8 @@
 // gpusched: the command-line entry point. Subcommands: serve, version, sample-cluster.
-#include <signal.h>
-
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <climits>
-#include <condition_variable>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/signal_shutdown.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/published.h"
 #include "gpusched/codec/k8s_decode.h"
@@ -27,6 +26,7 @@
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/policy/policy_watcher.h"
 #include "gpusched/server/http_server.h"
+#include "gpusched/server/http_transport.h"
 #include "gpusched/server/logging.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/report.h"
@@ -70,17 +70,31 @@ FlagSet ServeFlags() {
             "YAML or JSON (a v1.List, or kubectl get nodes,pods -A -o yaml "
             "output); default without an API server: the bundled sample "
             "cluster"})
+      .Add({"allow-empty-inventory", "", "false",
+            "start even when --cluster holds no Node (otherwise an error, as a wrong file is "
+            "the likelier cause)"})
       .Add({"url-prefix", "PATH", "",
             "path before the verbs; match the urlPrefix path of the "
             "KubeSchedulerConfiguration extender"})
-      .Add({"filter-verb", "VERB", "filter", "route of the filter call: POST <url-prefix>/<VERB>"})
+      .Add({"filter-verb", "VERB", "filter",
+            "route of the filter call: POST <url-prefix>/<VERB>; one path segment"})
       .Add({"prioritize-verb", "VERB", "prioritize",
-            "route of the prioritize call: POST <url-prefix>/<VERB>"})
+            "route of the prioritize call: POST <url-prefix>/<VERB>; one path segment, not the "
+            "filter verb"})
       .Add({"max-body-bytes", "QUANTITY", "64Mi",
-            "largest request body accepted; larger ones get HTTP 400"})
-      .Add({"threads", "N", "8", "HTTP worker threads (each open keep-alive connection holds one)"})
+            "largest request body accepted (at most 4Gi), counted after chunked decoding; larger "
+            "ones get HTTP 413 and are read no further"})
+      .Add({"threads", "N", "8",
+            "HTTP worker threads; a thread serves one request at a time, idle connections hold "
+            "none"})
       .Add({"keep-alive-timeout", "SECONDS", "150",
             "idle keep-alive connections are closed after this; keep above kube-scheduler's 90"})
+      .Add({"request-timeout", "SECONDS", "10",
+            "a request (TLS handshake included) must arrive whole within this of its first "
+            "byte, and its answer be taken within it; else the connection is closed"})
+      .Add({"max-connections", "N", "10000",
+            "open connections at most (also bounded by the open-file limit); beyond it the "
+            "longest-idle connection is closed for a new one"})
       .Add({"policy", "FILE", "",
             "scheduling policy (YAML); reloaded when the file changes; "
             "default: the built-in default policy"})
@@ -139,6 +153,26 @@ std::shared_ptr<const Policy> PolicyOrDefault(const std::string& path) {
   return policy;
 }
 
+// The inventory of --cluster, or the bundled sample cluster. An inventory without a Node is an
+// error unless `allow_empty`: an empty file or the wrong one is likelier than an empty cluster.
+Inventory LoadInventoryOrSample(const std::string& path, bool allow_empty) {
+  if (path.empty()) return ParseInventory(kSampleClusterYaml, "sample cluster");
+  Inventory inventory = LoadInventoryFile(path);
+  if (inventory.nodes.empty() && !allow_empty) {
+    throw InventoryError(path + ": no Node in the inventory (" +
+                         std::to_string(inventory.pods.size()) + " pods, " +
+                         std::to_string(inventory.skipped_objects) +
+                         " other objects); --allow-empty-inventory accepts that");
+  }
+  return inventory;
+}
+
+// A route verb is one path segment: not empty, no '/', nothing but printable ASCII without space.
+bool IsVerb(const std::string& verb) {
+  return !verb.empty() && std::all_of(verb.begin(), verb.end(),
+                                      [](char c) { return c > ' ' && c < 0x7f && c != '/'; });
+}
+
 // Splits HOST:PORT into `o`; false (with `error` naming `flag`) when malformed.
 bool ParseListen(const std::string& flag, const std::string& listen, ServerOptions& o,
                  std::string& error) {
@@ -160,9 +194,19 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
   o.url_prefix = f.Get("url-prefix");
   o.filter_verb = f.Get("filter-verb");
   o.prioritize_verb = f.Get("prioritize-verb");
+  if (!IsVerb(o.filter_verb) || !IsVerb(o.prioritize_verb)) {
+    error = "--filter-verb and --prioritize-verb must be single path segments (no '/' or spaces)";
+    return std::nullopt;
+  }
+  if (o.filter_verb == o.prioritize_verb) {
+    error = "--filter-verb and --prioritize-verb must differ";
+    return std::nullopt;
+  }
+  // Quantities saturate (1e309 reads as the int64 maximum): bound them, or that means no limit.
+  constexpr int64_t kMaxBodyMilli = (int64_t{4} << 30) * 1000;
   auto body = ParseQuantityMilli(f.Get("max-body-bytes"));
-  if (!body || *body < 1000) {
-    error = "--max-body-bytes must be a positive quantity such as 64Mi";
+  if (!body || *body < 1000 || *body > kMaxBodyMilli) {
+    error = "--max-body-bytes must be a quantity from 1 to 4Gi, such as 64Mi";
     return std::nullopt;
   }
   o.max_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*body));
@@ -174,6 +218,14 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
   }
   o.threads = static_cast<int>(*threads);
   o.keep_alive_seconds = static_cast<int>(*keep_alive);
+  auto request_timeout = ParseInt(f.Get("request-timeout"), 1, 3600);
+  auto max_connections = ParseInt(f.Get("max-connections"), 16, 1 << 20);
+  if (!request_timeout || !max_connections) {
+    error = "--request-timeout takes whole seconds (1-3600), --max-connections 16 to 1048576";
+    return std::nullopt;
+  }
+  o.request_timeout = std::chrono::seconds(*request_timeout);
+  o.max_connections = static_cast<size_t>(*max_connections);
   o.tls = TlsFiles{f.Get("tls-cert"), f.Get("tls-key"), f.Get("client-ca")};
   if (o.tls.cert.empty() != o.tls.key.empty()) {
     error = "--tls-cert and --tls-key go together";
@@ -200,11 +252,14 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
   o.serve_verbs = false;
   o.threads = 2;
   o.keep_alive_seconds = main.keep_alive_seconds;
+  o.request_timeout = main.request_timeout;
+  o.max_connections = main.max_connections;
   if (!ParseListen("ops-listen", f.Get("ops-listen"), o, error)) return std::nullopt;
   return o;
 }
 
 int Serve(const std::vector<std::string>& args) {
+  ReturnLargeBlocksToTheSystem();
   FlagSet flags = ServeFlags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
   if (!flags.positional().empty())
@@ -220,12 +275,8 @@ int Serve(const std::vector<std::string>& args) {
   auto options = ServerOptionsFrom(flags, error);
   if (!options) return Fail(error);
 
-  // Signals go to one thread that stops the server; block them before other threads start.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Before any other thread starts (they inherit its signal mask).
+  SignalShutdown shutdown(std::chrono::seconds(3));
 
   const std::string& policy_path = flags.Get("policy");
   auto reload_seconds = ParseInt(flags.Get("policy-reload-interval"), 1, 3600);
@@ -262,8 +313,7 @@ int Serve(const std::vector<std::string>& args) {
   } else {
     Inventory inventory;
     try {
-      inventory = source.empty() ? ParseInventory(kSampleClusterYaml, "sample cluster")
-                                 : LoadInventoryFile(source);
+      inventory = LoadInventoryOrSample(source, flags.Get("allow-empty-inventory") == "true");
     } catch (const InventoryError& e) {
       return Fail(e.what());
     }
@@ -323,23 +373,9 @@ int Serve(const std::vector<std::string>& args) {
   HttpServer& server = *server_holder;
   std::thread ops_thread;
   if (ops) ops_thread = std::thread([&] { ops->Run(); });
-  std::mutex done_mu;
-  std::condition_variable done_cv;
-  bool run_returned = false;
-  std::thread signal_waiter([&] {
-    int signal = 0;
-    sigwait(&signals, &signal);
-    spdlog::info("received signal {}, shutting down", signal);
+  shutdown.Serving([&] {
     server.Stop();
     if (ops) ops->Stop();
-    // cpp-httplib's listen loop returns only once every idle keep-alive connection has timed out
-    // (kube-scheduler keeps its connections open); exit after a short grace instead.
-    std::unique_lock lock(done_mu);
-    if (!done_cv.wait_for(lock, std::chrono::seconds(3), [&] { return run_returned; })) {
-      spdlog::info("closing idle connections and exiting");
-      spdlog::shutdown();
-      std::_Exit(0);
-    }
   });
   std::string prefix = options->url_prefix;
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
@@ -348,25 +384,12 @@ int Serve(const std::vector<std::string>& args) {
                options->filter_verb, options->prioritize_verb, inventory_text,
                options->tls.client_ca.empty() ? "" : " (client certificates required)");
   server.Run();
-  {
-    std::lock_guard lock(done_mu);
-    run_returned = true;
-  }
-  done_cv.notify_all();
-  // Run() also returns when the listener fails; wake the signal thread so it can be joined.
-  pthread_kill(signal_waiter.native_handle(), SIGTERM);
-  signal_waiter.join();
+  shutdown.Finish();  // Run() also returns when the listener fails
   if (ops) {
     ops->Stop();
     ops_thread.join();
   }
   return 0;
-}
-
-// The inventory of --cluster, or the bundled sample cluster.
-Inventory LoadInventoryOrSample(const std::string& path) {
-  return path.empty() ? ParseInventory(kSampleClusterYaml, "sample cluster")
-                      : LoadInventoryFile(path);
 }
 
 int Explain(const std::vector<std::string>& args) {
@@ -375,8 +398,12 @@ int Explain(const std::vector<std::string>& args) {
       "Shows how gpusched would place a pod: for every node of the inventory, the verdict,\n"
       "the reason, each plugin's score and weight, the extender score; then the ranking.\n"
       "It runs the same engine and policy as serve.");
-  flags.Add({"pod", "FILE", "", "the pod, YAML or JSON (a v1.Pod)"})
+  flags
+      .Add({"pod", "FILE", "",
+            "the pod, YAML or JSON (a v1.Pod; apiVersion and kind may be left out, as in the "
+            "Pod of an extender request)"})
       .Add({"cluster", "FILE", "", "inventory (as for serve); default: the bundled sample cluster"})
+      .Add({"allow-empty-inventory", "", "false", "accept a --cluster holding no Node"})
       .Add({"policy", "FILE", "", "policy file; default: the built-in default policy"})
       .Add({"output", "FORMAT", "text", "text or json"});
   if (auto done = ParseOrHelp(flags, args)) return *done;
@@ -386,18 +413,18 @@ int Explain(const std::vector<std::string>& args) {
   std::shared_ptr<const Policy> policy = PolicyOrDefault(flags.Get("policy"));
   if (!policy) return Fail("invalid policy " + flags.Get("policy"));
   Inventory inventory;
-  Inventory pod_file;
+  PodInfo pod;
   try {
-    inventory = LoadInventoryOrSample(flags.Get("cluster"));
-    pod_file = LoadInventoryFile(flags.Get("pod"));
+    inventory =
+        LoadInventoryOrSample(flags.Get("cluster"), flags.Get("allow-empty-inventory") == "true");
+    pod = LoadPodFile(flags.Get("pod"));
   } catch (const InventoryError& e) {
     return Fail(e.what());
   }
-  if (pod_file.pods.size() != 1) return Fail(flags.Get("pod") + ": expected exactly one Pod");
   ClusterLedger ledger{GpuResourceNames(policy->spec().gpu_resources)};
   ApplyInventory(inventory, ledger);
   auto snapshot = ledger.BuildSnapshot();
-  Explanation e = gpusched::Explain(*policy, *snapshot, pod_file.pods[0]);
+  Explanation e = gpusched::Explain(*policy, *snapshot, pod);
   std::cout << (output == "json" ? FormatExplanationJson(e) : FormatExplanationText(e));
   return 0;
 }

@@ -13,8 +13,7 @@ namespace gpusched {
 namespace {
 
 PodInfo PodFile(const std::string& relative) {
-  Inventory inv = LoadInventoryFile(std::string(GPUSCHED_SOURCE_DIR) + "/" + relative);
-  return inv.pods.at(0);
+  return LoadPodFile(std::string(GPUSCHED_SOURCE_DIR) + "/" + relative);
 }
 
 std::shared_ptr<const Policy> PolicyFile(const std::string& relative) {
@@ -46,6 +45,21 @@ TEST(Explain, ranks_passing_nodes_and_explains_the_rest) {
   auto json = nlohmann::json::parse(FormatExplanationJson(e));
   EXPECT_EQ(json["ranking"][0], "gpu-node-a100-07");
   EXPECT_EQ(json["nodes"].size(), snapshot->size());
+}
+
+// explain --pod takes the Pod as kube-scheduler sends it in an extender request: no TypeMeta.
+TEST(Explain, a_pod_without_type_meta_explains_like_the_full_object) {
+  auto snapshot = testing::SampleSnapshot();
+  Policy policy(DefaultPolicySpec());
+  PodInfo request_pod = ParsePod(
+      R"({"metadata":{"name":"vllm-llama3-70b-0","namespace":"inference","annotations":{
+            "gpusched.io/gpu-product":"NVIDIA-A100-*,NVIDIA-H100-*",
+            "gpusched.io/min-cuda-runtime":"12.4"}},
+          "spec":{"containers":[{"name":"vllm","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}})",
+      "request.json");
+  EXPECT_EQ(FormatExplanationText(Explain(policy, *snapshot, request_pod)),
+            FormatExplanationText(
+                Explain(policy, *snapshot, PodFile("tests/fixtures/pods/llm-2gpu.yaml"))));
 }
 
 // docs/plugins.md shows explain output between markers naming the command's arguments:

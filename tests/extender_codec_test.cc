@@ -125,11 +125,24 @@ TEST(ExtenderCodec, scores_are_json_integers) {
   EXPECT_THROW(DecodeHostPriorityList(R"([{"Host":"n1","Score":8.0}])"), DecodeError);
 }
 
-TEST(ExtenderCodec, envelope_keys_match_case_insensitively_like_go) {
-  auto args =
-      DecodeExtenderArgs(R"({"pod":{"metadata":{"name":"p"}},"nodes":null,"nodenames":["x"]})");
-  EXPECT_EQ(args.pod.info.name, "p");
+// kube-scheduler writes the Go field names exactly; other spellings are not the envelope's keys
+// (and two spellings of one key would make the request ambiguous).
+TEST(ExtenderCodec, envelope_keys_match_exactly) {
+  EXPECT_THROW(
+      DecodeExtenderArgs(R"({"pOD":{"metadata":{"name":"p"}},"NodeNames":["x"]})"), DecodeError);
+  EXPECT_THROW(DecodeExtenderArgs(R"({"Pod":{"metadata":{"name":"p"}},"nodenames":["x"]})"),
+               DecodeError);
+  auto args = DecodeExtenderArgs(R"({"Pod":{"metadata":{"name":"p"}},"Nodes":null,"NodeNames":["x"]})");
   EXPECT_EQ(*args.node_names, std::vector<std::string_view>{"x"});
+}
+
+TEST(ExtenderCodec, a_request_with_both_node_lists_is_refused) {
+  try {
+    DecodeExtenderArgs(R"({"Pod":{},"Nodes":{"items":[{}]},"NodeNames":["a","b","c"]})");
+    FAIL() << "decoded";
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("both NodeNames and Nodes"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ExtenderCodec, unknown_fields_are_ignored_and_escapes_decoded) {

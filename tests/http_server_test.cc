@@ -128,8 +128,13 @@ TEST_F(ServerFixture, unknown_routes_and_methods_get_json_errors) {
   EXPECT_TRUE(json::parse(res->body)["error"].is_string());
   auto get = c.Get("/filter");
   ASSERT_TRUE(get);
-  EXPECT_GE(get->status, 400);
+  EXPECT_EQ(get->status, 405);
+  EXPECT_EQ(get->get_header_value("Allow"), "POST");
   EXPECT_TRUE(json::parse(get->body)["error"].is_string());
+  auto post_health = Post(c, "/healthz", "{}");
+  ASSERT_TRUE(post_health);
+  EXPECT_EQ(post_health->status, 405);
+  EXPECT_EQ(post_health->get_header_value("Allow"), "GET");
 }
 
 TEST_F(ServerFixture, health_and_readiness) {
@@ -170,7 +175,7 @@ class SmallLimitServer : public ServerFixture {
   }
 };
 
-TEST_F(SmallLimitServer, oversized_body_is_400_and_routes_follow_prefix_and_verbs) {
+TEST_F(SmallLimitServer, oversized_body_is_413_and_routes_follow_prefix_and_verbs) {
   auto c = Client();
   std::string big = R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":[)";
   for (int i = 0; i < 500; ++i)
@@ -179,7 +184,7 @@ TEST_F(SmallLimitServer, oversized_body_is_400_and_routes_follow_prefix_and_verb
   ASSERT_GT(big.size(), 4096u);
   auto res = Post(c, "/gpu-extender/filterVerb", big);
   ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(res->status, 413);
   EXPECT_TRUE(json::parse(res->body)["error"].is_string());
 
   auto c2 = Client();

@@ -73,11 +73,5 @@ TEST(DecodeNode, reads_every_fixture_node) {
   EXPECT_EQ(testing::NodeFixture("03-v100-x4-plain.json").allocatable.units("nvidia.com/gpu"), 4);
 }
 
-TEST(KeyEquals, matches_ascii_case_insensitively) {
-  EXPECT_TRUE(KeyEquals("nodenames", "NodeNames"));
-  EXPECT_TRUE(KeyEquals("NODENAMES", "NodeNames"));
-  EXPECT_FALSE(KeyEquals("NodeName", "NodeNames"));
-}
-
 }  // namespace
 }  // namespace gpusched

@@ -327,3 +327,30 @@ TEST(KubeConfig, base64_data_fields_decode) {
 
 }  // namespace
 }  // namespace gpusched
+
+namespace gpusched {
+namespace {
+
+// A calm cluster sends nothing on a watch for minutes. A watch that has been answered lives until
+// its own timeoutSeconds however quiet it is; the idle limit is only for a server that never
+// answers (covered above). Here the idle limit is 1 s and the cluster is silent for 3 s.
+TEST(LiveInventory, a_quiet_watch_is_not_cut_by_the_idle_limit) {
+  FakeApiServer server;
+  server.SetBookmarkInterval(std::chrono::seconds(20));  // not even a bookmark while we wait
+  Populate(server, 3, 3);
+  Published<ClusterSnapshot> published;
+  LiveInventoryOptions options = FastOptions();
+  options.reflector.client.stream_idle_timeout = std::chrono::seconds(1);
+  options.reflector.watch_timeout = std::chrono::seconds(30);
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, options);
+  ASSERT_TRUE(Converges(server, published));
+  uint64_t watches = server.watches_served();
+  std::this_thread::sleep_for(3s);
+  EXPECT_EQ(server.watches_served(), watches) << "a quiet watch was re-established";
+  EXPECT_EQ(inventory.watch_restarts(), 0u);
+  server.UpsertPod(MakeGpuPod("ns", "late", "uid-late", "node-0", 1));
+  EXPECT_TRUE(Converges(server, published));
+}
+
+}  // namespace
+}  // namespace gpusched

@@ -1,8 +1,11 @@
 #include "gpusched/policy/policy_file.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "gpusched/policy/policy.h"
+#include "gpusched/policy/policy_watcher.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
@@ -156,6 +159,37 @@ TEST(Policy, selects_by_annotation_then_selector_then_default) {
   EXPECT_EQ(s.profile, "default");
   EXPECT_NE(s.error.find("unknown profile \"nope\""), std::string::npos) << s.error;
   EXPECT_NE(s.error.find("default, training, labelled"), std::string::npos) << s.error;
+}
+
+TEST(PolicyFile, a_directory_is_refused_as_such) {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  PolicyParseResult r = LoadPolicyFile(dir);
+  EXPECT_EQ(r.errors, std::vector<std::string>{dir + " is a directory"});
+  std::vector<std::string> errors;  // what policy check and serve --policy use
+  EXPECT_EQ(LoadPolicy(dir, errors), nullptr);
+  EXPECT_EQ(errors, std::vector<std::string>{dir + " is a directory"});
+}
+
+TEST(PolicyFile, errors_quote_input_bytes_escaped) {
+  auto r = ParsePolicy(std::string(kHeader) + "x\x01\x7f: 1\n", "p.yaml");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].rfind("p.yaml:3:1: x\\x01\\x7f: unknown key", 0), 0u) << r.errors[0];
+  auto bad_escape = ParsePolicy("a: \"\\\x01\"\n", "p.yaml");
+  ASSERT_EQ(bad_escape.errors.size(), 1u);
+  EXPECT_NE(bad_escape.errors[0].find(": unknown escape character: \\x01"), std::string::npos)
+      << bad_escape.errors[0];
+}
+
+TEST(PolicyFile, aliases_cannot_multiply_the_errors) {
+  // Each alias repeats 50 unknown keys; the report stops at 100 errors.
+  std::string yaml = std::string(kHeader) + "plugins: &p {";
+  for (int i = 0; i < 50; ++i)
+    yaml += (i ? ", " : "") + std::string("k") + std::to_string(i) + ": 1";
+  yaml += "}\nprofiles:\n";
+  for (int i = 0; i < 1000; ++i) yaml += "- {name: n" + std::to_string(i) + ", plugins: *p}\n";
+  auto r = ParsePolicy(yaml, "p.yaml");
+  ASSERT_EQ(r.errors.size(), 101u);
+  EXPECT_EQ(r.errors.back(), "p.yaml: more than 100 errors; the rest are not shown");
 }
 
 }  // namespace

@@ -379,6 +379,29 @@ TEST(Scenario, mig_pods_fill_the_mig_nodes_through_the_engine) {
   EXPECT_GT(run.pods_failed, 0);
 }
 
+TEST(Scenario, files_are_read_within_limits) {
+  auto message = [](auto load) {
+    try {
+      load();
+    } catch (const TraceError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string dir = std::filesystem::temp_directory_path().string();
+  EXPECT_EQ(message([&] { LoadScenario(dir); }), dir + " is a directory");
+  // 2,000 aliases of one template with 2,000 labels: 4 million labels from 40 KB of text.
+  std::string yaml =
+      "apiVersion: gpusched.io/v1alpha1\nkind: PackingScenario\npods: []\n"
+      "nodes:\n- &t {name: n, labels: {";
+  for (int i = 0; i < 2000; ++i)
+    yaml += (i ? "," : "") + std::string("l") + std::to_string(i) + ": v";
+  yaml += "}}\n";
+  for (int i = 0; i < 2000; ++i) yaml += "- *t\n";
+  EXPECT_NE(message([&] { ParseScenario(yaml, "s.yaml"); }).find("alias expansion exceeds"),
+            std::string::npos);
+}
+
 TEST(Scenario, errors_name_the_file_line_and_key) {
   auto message = [](const std::string& yaml) {
     try {

@@ -1,5 +1,7 @@
 #include "gpusched/inventory/static_inventory.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "testing/test_support.h"
@@ -68,6 +70,63 @@ TEST(StaticInventory, errors_name_the_source_and_the_place) {
   EXPECT_THROW(ParseInventory("a: [", "x.yaml"), InventoryError);
   EXPECT_THROW(ParseInventory("{\"kind\":", "x.json"), InventoryError);
   EXPECT_THROW(LoadInventoryFile("/nonexistent/cluster.yaml"), InventoryError);
+}
+
+// The message of the InventoryError `parse` throws, or "no error".
+template <class F>
+std::string Error(F parse) {
+  try {
+    parse();
+  } catch (const InventoryError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(StaticInventory, skips_objects_of_other_kinds_at_the_top_level_too) {
+  Inventory yaml = ParseInventory("kind: Service\nmetadata: {name: s}\n---\nkind: Node\n", "t");
+  EXPECT_EQ(yaml.nodes.size(), 1u);
+  EXPECT_EQ(yaml.skipped_objects, 1u);
+  Inventory json = ParseInventory(R"({"kind":"ConfigMap","data":{"a":"b"}})", "t");
+  EXPECT_EQ(json.skipped_objects, 1u);
+}
+
+TEST(StaticInventory, errors_quote_input_bytes_escaped) {
+  std::string m = Error([] {
+    ParseInventory("kind: Node\nstatus: {allocatable: {nvidia.com/gpu: \"\\x01\\n\"}}\n", "c.yaml");
+  });
+  EXPECT_NE(m.find("invalid quantity \"\\x01\\x0a\""), std::string::npos) << m;
+}
+
+TEST(StaticInventory, a_directory_is_refused) {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  EXPECT_EQ(Error([&] { LoadInventoryFile(dir); }), dir + " is a directory");
+}
+
+// The Pod of an extender request carries no apiVersion or kind; explain --pod takes it as is.
+TEST(ParsePod, takes_a_pod_without_type_meta_in_json_or_yaml) {
+  PodInfo json = ParsePod(
+      R"({"metadata":{"name":"p","namespace":"ns"},
+          "spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":"2"}}}]}})",
+      "pod.json");
+  EXPECT_EQ(json.name, "p");
+  EXPECT_EQ(json.requests.units("nvidia.com/gpu"), 2);
+  PodInfo yaml = ParsePod(
+      "metadata: {name: q, namespace: ns}\n"
+      "spec:\n  containers:\n  - resources: {limits: {nvidia.com/gpu: 1}}\n",
+      "pod.yaml");
+  EXPECT_EQ(yaml.name, "q");
+  EXPECT_EQ(yaml.requests.units("nvidia.com/gpu"), 1);
+  EXPECT_EQ(ParsePod("apiVersion: v1\nkind: Pod\nmetadata: {name: r}\n", "t").name, "r");
+}
+
+TEST(ParsePod, wants_exactly_one_pod) {
+  EXPECT_EQ(Error([] { ParsePod("", "pod.yaml"); }),
+            "pod.yaml: expected exactly one Pod, found 0 pods and 0 other objects");
+  EXPECT_EQ(Error([] { ParsePod("metadata: {name: a}\n---\nmetadata: {name: b}\n", "pod.yaml"); }),
+            "pod.yaml: expected exactly one Pod, found 2 pods and 0 other objects");
+  EXPECT_EQ(Error([] { ParsePod("kind: Node\n", "pod.yaml"); }),
+            "pod.yaml: expected exactly one Pod, found 0 pods and 1 other objects");
 }
 
 }  // namespace

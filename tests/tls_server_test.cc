@@ -5,6 +5,7 @@
 // served without a restart, and a broken one leaves the last good one in force.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <openssl/err.h>
@@ -209,6 +211,44 @@ TEST(TlsCredentialsLoad, names_the_file_that_is_missing_or_does_not_match) {
   for (int i = 0; i < 500 && ok.failures() == 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(ok.failures(), 1u);
   EXPECT_EQ(ok.reloads(), 0u);
+}
+
+}  // namespace
+}  // namespace gpusched
+
+namespace gpusched {
+namespace {
+
+// Clients that connect and never start (or never finish) a TLS handshake hold no worker: the
+// verbs stay answered, and the half-open handshakes are closed at the request timeout.
+TEST_F(TlsServer, idle_handshakes_do_not_hold_the_server) {
+  ServerOptions options = Options(true);
+  options.request_timeout = std::chrono::milliseconds(500);
+  testing::SampleServer server(options);
+  std::vector<int> idle;
+  for (int i = 0; i < 64; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(server.port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    if (i % 2 == 1) {
+      ASSERT_EQ(::send(fd, "\x16\x03\x01", 3, MSG_NOSIGNAL), 3);  // half a hello
+    }
+    idle.push_back(fd);
+  }
+  Exchange e = Request(server.port(), Trusted(), Get("/healthz"));
+  EXPECT_TRUE(e.ok) << e.response;
+  // Past the timeout the server has closed every one of them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  for (int fd : idle) {
+    char byte;
+    pollfd p{fd, POLLIN, 0};
+    ASSERT_EQ(::poll(&p, 1, 2000), 1);
+    EXPECT_LE(::recv(fd, &byte, 1, 0), 0);
+    ::close(fd);
+  }
 }
 
 }  // namespace

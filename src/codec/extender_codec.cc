@@ -20,17 +20,45 @@ bool IsNull(value v) { return v.type() == json_type::null; }
 // The text a decoded value's views point into: the JSON as received (raw objects are views of
 // it) and copies of unescaped strings.
 struct DecodedText {
-  explicit DecodedText(std::string_view json) : body(json), strings(json.size()) {}
-  simdjson::padded_string body;
+  // A copy of `json`, padded as simdjson reads.
+  explicit DecodedText(std::string_view json)
+      : copy(json), body(copy.data(), copy.size(), copy.size() + simdjson::SIMDJSON_PADDING),
+        strings(json.size()) {}
+  // `json` itself, taken over, with its spare capacity as the padding (grown only when short):
+  // a request body of megabytes is not copied once more.
+  explicit DecodedText(std::string&& json)
+      : owned(WithPadding(std::move(json))), body(owned.data(), owned.size(), owned.capacity()),
+        strings(owned.size()) {}
+
+  static std::string WithPadding(std::string&& json) {
+    if (json.capacity() < json.size() + simdjson::SIMDJSON_PADDING) {
+      json.reserve(json.size() + simdjson::SIMDJSON_PADDING);
+    }
+    return std::move(json);
+  }
+
+  simdjson::padded_string copy;  // decoding a view
+  std::string owned;             // decoding a string handed over
+  simdjson::padded_string_view body;
   TextStore strings;
 };
 
 // Parses `json` as one JSON object and hands it to `decode` with the text, which the decoded value
 // keeps when it points into it; rejects anything after the object.
-template <class T, class F>
-T DecodeTop(std::string_view json, std::string_view type_name, F&& decode) {
+// Documents larger than this do not leave their parser buffers behind in the thread's parser:
+// after a burst of large requests the memory goes back, not into eight idle parsers.
+constexpr size_t kKeepParserBytes = 4 << 20;
+
+template <class T, class Json, class F>
+T DecodeTop(Json&& json, std::string_view type_name, F&& decode) {
   thread_local simdjson::ondemand::parser parser;
-  auto text = std::make_shared<DecodedText>(json);
+  struct ShrinkAfterLarge {
+    size_t bytes;
+    ~ShrinkAfterLarge() {
+      if (bytes > kKeepParserBytes) parser = simdjson::ondemand::parser();
+    }
+  } shrink{json.size()};
+  auto text = std::make_shared<DecodedText>(std::forward<Json>(json));
   return WithContext(type_name, [&] {
     simdjson::ondemand::document doc = parser.iterate(text->body);
     T result = decode(doc, text);
@@ -90,15 +118,15 @@ MetaVictims DecodeMetaVictims(value v) {
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     value val = f.value();
-    if (KeyEquals(key, "Pods") && !IsNull(val)) {
+    if (key == "Pods" && !IsNull(val)) {
       for (value pod : val.get_array()) {
         for (field pf : pod.get_object()) {
-          if (KeyEquals(pf.unescaped_key(), "UID")) {
+          if (pf.unescaped_key().value() == "UID") {
             victims.pod_uids.emplace_back(pf.value().get_string().value());
           }
         }
       }
-    } else if (KeyEquals(key, "NumPDBViolations")) {
+    } else if (key == "NumPDBViolations") {
       victims.num_pdb_violations = val.get_int64();
     }
   }
@@ -110,9 +138,9 @@ Victims DecodeVictims(value v) {
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     value val = f.value();
-    if (KeyEquals(key, "Pods") && !IsNull(val)) {
+    if (key == "Pods" && !IsNull(val)) {
       for (value pod : val.get_array()) victims.pods.push_back(DecodeWirePod(pod));
-    } else if (KeyEquals(key, "NumPDBViolations")) {
+    } else if (key == "NumPDBViolations") {
       victims.num_pdb_violations = val.get_int64();
     }
   }
@@ -182,23 +210,27 @@ size_t EncodedSizeHint(const ExtenderFilterResult& result) {
 
 }  // namespace
 
-ExtenderArgs DecodeExtenderArgs(std::string_view json) {
+namespace {
+
+template <class Json>
+ExtenderArgs DecodeArgs(Json&& json) {
   return DecodeTop<ExtenderArgs>(
-      json, "ExtenderArgs", [](auto& doc, const std::shared_ptr<DecodedText>& text) {
+      std::forward<Json>(json), "ExtenderArgs",
+      [](auto& doc, const std::shared_ptr<DecodedText>& text) {
         ExtenderArgs args;
         bool has_pod = false;
         for (field f : doc.get_object()) {
           std::string_view key = f.unescaped_key();
           value v = f.value();
-          if (KeyEquals(key, "Pod")) {
+          if (key == "Pod") {
             if (IsNull(v)) continue;
             args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
             has_pod = true;
-          } else if (KeyEquals(key, "NodeNames")) {
+          } else if (key == "NodeNames") {
             if (!IsNull(v))
               args.node_names =
                   WithContext("NodeNames", [&] { return DecodeStringArray(v, text->strings); });
-          } else if (KeyEquals(key, "Nodes")) {
+          } else if (key == "Nodes") {
             if (!IsNull(v)) args.nodes = WithContext("Nodes", [&] { return DecodeNodeList(v); });
           }
         }
@@ -206,10 +238,21 @@ ExtenderArgs DecodeExtenderArgs(std::string_view json) {
         if (!args.node_names && !args.nodes) {
           throw DecodeError("neither NodeNames nor Nodes in the request");
         }
+        // kube-scheduler sends exactly one list (NodeNames when nodeCacheCapable is true); with
+        // both, which one the answer should follow is a guess, so the request is refused.
+        if (args.node_names && args.nodes) {
+          throw DecodeError("both NodeNames and Nodes in the request: send exactly one");
+        }
         args.text = text;
         return args;
       });
 }
+
+}  // namespace
+
+ExtenderArgs DecodeExtenderArgs(std::string_view json) { return DecodeArgs(json); }
+
+ExtenderArgs TakeAndDecodeExtenderArgs(std::string&& json) { return DecodeArgs(std::move(json)); }
 
 ExtenderFilterResult DecodeExtenderFilterResult(std::string_view json) {
   return DecodeTop<ExtenderFilterResult>(
@@ -218,17 +261,17 @@ ExtenderFilterResult DecodeExtenderFilterResult(std::string_view json) {
         for (field f : doc.get_object()) {
           std::string_view key = f.unescaped_key();
           value v = f.value();
-          if (KeyEquals(key, "NodeNames")) {
+          if (key == "NodeNames") {
             if (!IsNull(v)) result.node_names = DecodeStringArray(v, text->strings);
-          } else if (KeyEquals(key, "Nodes")) {
+          } else if (key == "Nodes") {
             if (IsNull(v)) continue;
             result.nodes_raw.emplace();
             for (auto& node : DecodeNodeList(v)) result.nodes_raw->push_back(node.raw_json);
-          } else if (KeyEquals(key, "FailedNodes")) {
+          } else if (key == "FailedNodes") {
             result.failed_nodes = DecodeStringMap(v, text->strings);
-          } else if (KeyEquals(key, "FailedAndUnresolvableNodes")) {
+          } else if (key == "FailedAndUnresolvableNodes") {
             result.failed_and_unresolvable_nodes = DecodeStringMap(v, text->strings);
-          } else if (KeyEquals(key, "Error")) {
+          } else if (key == "Error") {
             if (!IsNull(v)) result.error = std::string(v.get_string().value());
           }
         }
@@ -246,9 +289,9 @@ HostPriorityList DecodeHostPriorityList(std::string_view json) {
           HostPriority hp;
           for (field f : item.get_object()) {
             std::string_view key = f.unescaped_key();
-            if (KeyEquals(key, "Host"))
+            if (key == "Host")
               hp.host = text->strings.Keep(f.value().get_string().value());
-            if (KeyEquals(key, "Score")) hp.score = f.value().get_int64();
+            if (key == "Score") hp.score = f.value().get_int64();
           }
           list.hosts.push_back(hp);
         }
@@ -264,13 +307,13 @@ ExtenderBindingArgs DecodeExtenderBindingArgs(std::string_view json) {
                                           for (field f : doc.get_object()) {
                                             std::string_view key = f.unescaped_key();
                                             value v = f.value();
-                                            if (KeyEquals(key, "PodName"))
+                                            if (key == "PodName")
                                               args.pod_name = ScalarText(v);
-                                            if (KeyEquals(key, "PodNamespace"))
+                                            if (key == "PodNamespace")
                                               args.pod_namespace = ScalarText(v);
-                                            if (KeyEquals(key, "PodUID"))
+                                            if (key == "PodUID")
                                               args.pod_uid = ScalarText(v);
-                                            if (KeyEquals(key, "Node")) args.node = ScalarText(v);
+                                            if (key == "Node") args.node = ScalarText(v);
                                           }
                                           return args;
                                         });
@@ -281,7 +324,7 @@ ExtenderBindingResult DecodeExtenderBindingResult(std::string_view json) {
                                           [](auto& doc, const auto& /*text*/) {
                                             ExtenderBindingResult result;
                                             for (field f : doc.get_object()) {
-                                              if (KeyEquals(f.unescaped_key(), "Error"))
+                                              if (f.unescaped_key().value() == "Error")
                                                 result.error = ScalarText(f.value());
                                             }
                                             return result;
@@ -297,14 +340,14 @@ ExtenderPreemptionArgs DecodeExtenderPreemptionArgs(std::string_view json) {
           std::string_view key = f.unescaped_key();
           value v = f.value();
           if (IsNull(v)) continue;
-          if (KeyEquals(key, "Pod")) {
+          if (key == "Pod") {
             args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
             has_pod = true;
-          } else if (KeyEquals(key, "NodeNameToVictims")) {
+          } else if (key == "NodeNameToVictims") {
             args.node_to_victims = WithContext("NodeNameToVictims", [&] {
               return DecodeNodeMap<Victims>(v, [](value x) { return DecodeVictims(x); });
             });
-          } else if (KeyEquals(key, "NodeNameToMetaVictims")) {
+          } else if (key == "NodeNameToMetaVictims") {
             args.node_to_meta_victims = WithContext("NodeNameToMetaVictims", [&] {
               return DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
             });
@@ -321,7 +364,7 @@ ExtenderPreemptionResult DecodeExtenderPreemptionResult(std::string_view json) {
         ExtenderPreemptionResult result;
         for (field f : doc.get_object()) {
           value v = f.value();
-          if (KeyEquals(f.unescaped_key(), "NodeNameToMetaVictims") && !IsNull(v)) {
+          if (f.unescaped_key().value() == "NodeNameToMetaVictims" && !IsNull(v)) {
             result.node_to_meta_victims =
                 DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
           }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gpusched/util/quantity.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
@@ -23,6 +24,10 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Nodes keep only extended resources (names with a '/', such as nvidia.com/gpu): cpu, memory,
+// pods and storage are kube-scheduler's business, and fewer entries make every lookup cheaper.
+bool IsExtendedResource(std::string_view name) { return name.find('/') != std::string_view::npos; }
+
 ResourceList DecodeResourceList(value v, bool (*keep)(std::string_view) = nullptr) {
   ResourceList out;
   if (IsNull(v)) return out;
@@ -31,8 +36,14 @@ ResourceList DecodeResourceList(value v, bool (*keep)(std::string_view) = nullpt
     if (keep && !keep(name)) continue;
     std::string_view text = ScalarText(f.value());
     auto milli = ParseQuantityMilli(text);
-    if (!milli) {
-      throw DecodeError("invalid quantity \"" + std::string(text) + "\" for " + std::string(name));
+    // Quoted safely: these messages go to the scheduler's log and ours.
+    auto quoted = [&] { return "\"" + QuoteForMessage(text, 64) + "\" for " + QuoteForMessage(name, 128); };
+    if (!milli) throw DecodeError("invalid quantity " + quoted());
+    // The API server stores no negative amount and only whole amounts of extended resources
+    // (names with a '/', such as nvidia.com/gpu); anything else did not come from it.
+    if (*milli < 0) throw DecodeError("negative quantity " + quoted());
+    if (IsExtendedResource(name) && *milli % 1000 != 0) {
+      throw DecodeError("fractional quantity " + quoted() + ": extended resources are whole numbers");
     }
     out.Set(name, *milli);
   }
@@ -114,9 +125,6 @@ PodResources DecodePodSpec(value v, PodInfo& pod) {
   return resources;
 }
 
-// Nodes keep only extended resources (names with a '/', such as nvidia.com/gpu): cpu, memory,
-// pods and storage are kube-scheduler's business, and fewer entries make every lookup cheaper.
-bool IsExtendedResource(std::string_view name) { return name.find('/') != std::string_view::npos; }
 
 void DecodeNodeStatus(value v, NodeInfo& node) {
   for (field f : v.get_object()) {
@@ -143,17 +151,6 @@ void ExpectEnd(simdjson::ondemand::document& doc) {
   if (doc.current_location().error() == simdjson::SUCCESS) {
     throw DecodeError("unexpected data after the JSON value");
   }
-}
-
-bool KeyEquals(std::string_view key, std::string_view expected) {
-  if (key.size() != expected.size()) return false;
-  for (size_t i = 0; i < key.size(); ++i) {
-    char a = key[i], b = expected[i];
-    if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
-    if (b >= 'A' && b <= 'Z') b = static_cast<char>(b - 'A' + 'a');
-    if (a != b) return false;
-  }
-  return true;
 }
 
 std::string_view ScalarText(value v) {

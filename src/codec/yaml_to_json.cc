@@ -1,17 +1,33 @@
 #include "gpusched/codec/yaml_to_json.h"
 
-#include <regex>
-
-#include <yaml-cpp/yaml.h>
-
 #include "gpusched/codec/json_writer.h"
 
 namespace gpusched {
 namespace {
 
-bool IsJsonNumber(const std::string& s) {
-  static const std::regex kNumber(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)");
-  return std::regex_match(s, kNumber);
+// JSON's number grammar, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, in one pass: std::regex
+// matches recursively, one stack frame per character, and a long digit string overflowed it.
+bool IsJsonNumber(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  size_t int_start = i;
+  size_t int_digits = digits();
+  if (int_digits == 0 || (int_digits > 1 && s[int_start] == '0')) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
 }
 
 void WriteScalar(JsonWriter& w, const YAML::Node& node) {
@@ -31,6 +47,7 @@ void WriteScalar(JsonWriter& w, const YAML::Node& node) {
   }
 }
 
+// Recursive: LoadYamlDocuments has bounded the depth (and the expanded size) of every document.
 void Write(JsonWriter& w, const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map:
@@ -57,15 +74,8 @@ void Write(JsonWriter& w, const YAML::Node& node) {
 }  // namespace
 
 std::vector<std::string> YamlDocumentsToJson(std::string_view yaml) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    throw YamlError("line " + std::to_string(e.mark.line + 1) + ", column " +
-                    std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
   std::vector<std::string> out;
-  for (const auto& doc : docs) {
+  for (const auto& doc : LoadYamlDocuments(yaml)) {
     if (!doc.IsDefined() || doc.IsNull()) continue;
     std::string json;
     JsonWriter w(json);

@@ -1,10 +1,9 @@
 #include "gpusched/inventory/static_inventory.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/yaml_to_json.h"
+#include "gpusched/util/file_text.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
@@ -45,24 +44,24 @@ void DecodeObject(object o, std::string_view default_kind, Inventory& out) {
     out.pods.push_back(DecodePod(o));
   } else {
     ++out.skipped_objects;
+    o.raw_json().value();  // consumed, or a skipped top-level object leaves "unexpected data"
   }
 }
 
-void DecodeJsonDocument(const std::string& json, Inventory& out) {
+void DecodeJsonDocument(const std::string& json, std::string_view default_kind, Inventory& out) {
   simdjson::ondemand::parser parser;
   simdjson::padded_string padded(json);
   simdjson::ondemand::document doc = parser.iterate(padded);
   if (doc.type() == json_type::array) {
-    for (value item : doc.get_array()) DecodeObject(item.get_object(), "", out);
+    for (value item : doc.get_array()) DecodeObject(item.get_object(), default_kind, out);
   } else {
-    DecodeObject(doc.get_object(), "", out);
+    DecodeObject(doc.get_object(), default_kind, out);
   }
   ExpectEnd(doc);
 }
 
-}  // namespace
-
-Inventory ParseInventory(std::string_view text, std::string_view source) {
+// The objects of `text`; `default_kind` for those without a kind.
+Inventory Parse(std::string_view text, std::string_view source, std::string_view default_kind) {
   size_t first = text.find_first_not_of(" \t\r\n");
   bool is_json = first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
   Inventory out;
@@ -71,20 +70,46 @@ Inventory ParseInventory(std::string_view text, std::string_view source) {
         is_json ? std::vector<std::string>{std::string(text)} : YamlDocumentsToJson(text);
     for (size_t i = 0; i < docs.size(); ++i) {
       std::string what = docs.size() > 1 ? "document " + std::to_string(i + 1) : "document";
-      WithContext(what, [&] { DecodeJsonDocument(docs[i], out); });
+      WithContext(what, [&] { DecodeJsonDocument(docs[i], default_kind, out); });
     }
   } catch (const std::exception& e) {
-    throw InventoryError(std::string(source) + ": " + e.what());
+    // Decoders quote what they found ("invalid quantity \"...\""); keep the line printable.
+    throw InventoryError(std::string(source) + ": " + QuoteForMessage(e.what(), 1024));
   }
   return out;
 }
 
+std::string ReadOrThrow(const std::string& path, size_t max_bytes, const std::string& what) {
+  try {
+    return ReadFileText(path, max_bytes, what);
+  } catch (const FileError& e) {
+    throw InventoryError(e.what());
+  }
+}
+
+}  // namespace
+
+Inventory ParseInventory(std::string_view text, std::string_view source) {
+  return Parse(text, source, "");
+}
+
 Inventory LoadInventoryFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InventoryError(path + ": cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseInventory(buffer.str(), path);
+  return ParseInventory(ReadOrThrow(path, kMaxInventoryBytes, "cluster inventory"), path);
+}
+
+PodInfo ParsePod(std::string_view text, std::string_view source) {
+  Inventory parsed = Parse(text, source, "Pod");
+  if (parsed.pods.size() != 1 || !parsed.nodes.empty() || parsed.skipped_objects > 0) {
+    throw InventoryError(std::string(source) + ": expected exactly one Pod, found " +
+                         std::to_string(parsed.pods.size()) + " pods and " +
+                         std::to_string(parsed.nodes.size() + parsed.skipped_objects) +
+                         " other objects");
+  }
+  return std::move(parsed.pods[0]);
+}
+
+PodInfo LoadPodFile(const std::string& path) {
+  return ParsePod(ReadOrThrow(path, kMaxPodFileBytes, "pod file"), path);
 }
 
 void ApplyInventory(const Inventory& inventory, ClusterLedger& ledger) {

@@ -1,11 +1,12 @@
 #include "gpusched/kube/api_client.h"
 
-#include <curl/curl.h>
-
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
+
+#include <curl/curl.h>
+#include <spdlog/spdlog.h>
+
+#include "gpusched/util/file_text.h"
 
 namespace gpusched {
 namespace {
@@ -20,12 +21,17 @@ size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+// Service account tokens are a few KB; the file is re-read on every change.
+constexpr size_t kMaxTokenBytes = 1 << 20;
+
 struct StreamState {
   std::string pending;
   const std::function<bool(std::string_view)>* on_line;
   const std::atomic<bool>* cancel;
   CURL* curl;
+  std::chrono::steady_clock::time_point answer_due;  // the response header must come by then
   bool stopped = false;
+  bool timed_out = false;
 };
 
 size_t SplitLines(char* data, size_t size, size_t count, void* user) {
@@ -49,8 +55,19 @@ size_t SplitLines(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+// Ends a stream when asked to, or when the server has not begun its answer in time. Once the
+// answer has begun, a quiet stream is healthy: a watch on a calm cluster may carry nothing but a
+// bookmark now and then, and it ends by itself at its timeoutSeconds.
 int CheckCancel(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return static_cast<StreamState*>(user)->cancel->load() ? 1 : 0;
+  auto* s = static_cast<StreamState*>(user);
+  if (s->cancel->load()) return 1;
+  long status = 0;
+  curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
+  if (status == 0 && std::chrono::steady_clock::now() > s->answer_due) {
+    s->timed_out = true;
+    return 1;
+  }
+  return 0;
 }
 
 void SetBlob(CURL* curl, CURLoption option, const std::string& pem) {
@@ -109,10 +126,12 @@ void ApiClient::Prepare(const std::string& path_and_query) {
     std::error_code ec;
     auto mtime = std::filesystem::last_write_time(config_.token_file, ec);
     if (!ec && mtime != impl_->token_mtime) {
-      std::ifstream in(config_.token_file, std::ios::binary);
-      std::stringstream s;
-      s << in.rdbuf();
-      std::string token = s.str();
+      std::string token;
+      try {
+        token = ReadFileText(config_.token_file, kMaxTokenBytes, "service account token");
+      } catch (const FileError& e) {
+        spdlog::warn("keeping the previous token: {}", e.what());
+      }
       while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
       if (!token.empty()) {
         impl_->token = token;
@@ -156,21 +175,21 @@ HttpResult ApiClient::Stream(const std::string& path_and_query,
   CURL* c = impl_->curl;
   // No Accept-Encoding on streams: a compressing server may hold small events in its
   // compressor's buffer, and a watch must see each event as it happens.
-  StreamState state{{}, &on_line, &cancel, c};
+  StreamState state{{}, &on_line, &cancel, c,
+                    std::chrono::steady_clock::now() + options_.stream_idle_timeout};
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, SplitLines);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &state);
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, CheckCancel);
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, &state);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(total_timeout.count()));
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
-                   static_cast<long>(options_.stream_idle_timeout.count()));
   CURLcode code = curl_easy_perform(c);
   HttpResult r;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
   r.body = std::move(state.pending);
-  if (code != CURLE_OK && !state.stopped) {
+  if (state.timed_out) {
+    r.error = "no answer within " + std::to_string(options_.stream_idle_timeout.count()) + " s";
+  } else if (code != CURLE_OK && !state.stopped) {
     r.error = impl_->error[0] ? impl_->error : curl_easy_strerror(code);
   }
   return r;

@@ -2,20 +2,22 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
+
+#include "gpusched/codec/yaml_load.h"
+#include "gpusched/util/file_text.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
 
 std::string ReadFileOrThrow(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw KubeConfigError("cannot read " + what + " " + path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  try {
+    return ReadFileText(path, kMaxKubeconfigBytes, what);
+  } catch (const FileError& e) {
+    throw KubeConfigError(what + ": " + e.what());
+  }
 }
 
 // Relative paths in a kubeconfig are relative to the kubeconfig's directory.
@@ -31,7 +33,7 @@ YAML::Node Named(const YAML::Node& list, const std::string& name, const char* ki
       if (item["name"] && item["name"].as<std::string>() == name) return item;
     }
   }
-  throw KubeConfigError(file + ": no " + kind + " named \"" + name + "\"");
+  throw KubeConfigError(file + ": no " + kind + " named \"" + QuoteForMessage(name) + "\"");
 }
 
 std::string Str(const YAML::Node& n) { return n && n.IsScalar() ? n.as<std::string>() : ""; }
@@ -75,13 +77,11 @@ KubeConfig InClusterConfig(const std::string& secrets_dir) {
   return c;
 }
 
-KubeConfig LoadKubeconfig(const std::string& path, const std::string& context) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    throw KubeConfigError(path + ": " + e.what());
-  }
+namespace {
+
+// The context `context` of the kubeconfig `root` read from `path`.
+KubeConfig FromKubeconfig(const YAML::Node& root, const std::string& path,
+                          const std::string& context) {
   std::string dir = std::filesystem::path(path).parent_path().string();
   std::string name = context.empty() ? Str(root["current-context"]) : context;
   if (name.empty()) throw KubeConfigError(path + ": no current-context and no --context given");
@@ -115,6 +115,18 @@ KubeConfig LoadKubeconfig(const std::string& path, const std::string& context) {
     }
   }
   return c;
+}
+
+}  // namespace
+
+KubeConfig LoadKubeconfig(const std::string& path, const std::string& context) {
+  try {
+    return FromKubeconfig(LoadYaml(ReadFileOrThrow(path, "kubeconfig")), path, context);
+  } catch (const YamlError& e) {
+    throw KubeConfigError(path + ": " + e.what());
+  } catch (const YAML::Exception& e) {  // a value of the wrong type, such as a mapping for a name
+    throw KubeConfigError(path + ": " + QuoteForMessage(e.msg));
+  }
 }
 
 }  // namespace gpusched

@@ -1,6 +1,7 @@
 #include "gpusched/model/resource_list.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "gpusched/util/quantity.h"
 
@@ -54,7 +55,10 @@ void ResourceList::Set(std::string_view name, int64_t milli) {
 void ResourceList::Add(std::string_view name, int64_t milli) {
   auto it = Find(name);
   if (it != entries_.end() && it->name == name) {
-    it->milli += milli;
+    // Amounts come from requests and saturate at the int64 range; so do their sums.
+    if (__builtin_add_overflow(it->milli, milli, &it->milli)) {
+      it->milli = milli > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    }
   } else {
     entries_.insert(it, ResourceAmount{std::string(name), milli});
   }

@@ -14,7 +14,7 @@ void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out) {
     out.assign(node.device_free_milli.begin(), node.device_free_milli.end());
     return;
   }
-  int64_t total = node.info.allocatable.milli(kGpuResource) / kMilliPerGpu;
+  int64_t total = std::min(node.info.allocatable.milli(kGpuResource) / kMilliPerGpu, kMaxGpusPerNode);
   int64_t free = std::clamp<int64_t>(node.free_milli(kGpuResource) / kMilliPerGpu, 0, total);
   out.assign(static_cast<size_t>(total), 0);
   std::fill(out.begin(), out.begin() + free, kMilliPerGpu);

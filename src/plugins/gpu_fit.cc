@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gpusched/engine/cycle.h"
+#include "gpusched/model/gpu_resources.h"
 #include "gpusched/packing/gpu_devices.h"
 
 namespace gpusched {
@@ -13,6 +14,10 @@ Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
     int64_t allocatable = node.info.allocatable.milli(want.name);
     if (allocatable <= 0 && node.info.capacity.milli(want.name) <= 0) {
       return Verdict::Unresolvable(cycle.Reason("node offers no ", want.name));
+    }
+    if (allocatable > kMaxGpusPerNode * 1000) {
+      return Verdict::Unresolvable(cycle.Reason(
+          "node offers more " + want.name, " than gpusched judges (" + std::to_string(kMaxGpusPerNode) + ")"));
     }
     if (allocatable < want.milli) {
       return Verdict::Unresolvable(

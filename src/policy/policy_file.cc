@@ -2,16 +2,20 @@
 
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "gpusched/codec/yaml_load.h"
 #include "gpusched/plugins/registry.h"
+#include "gpusched/util/file_text.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
+
+// Errors reported for one file at most: aliases can repeat a bad key many times over.
+constexpr size_t kMaxErrors = 100;
 
 // Walks a YAML document, collecting errors with their position and key path.
 class Reader {
@@ -20,14 +24,19 @@ class Reader {
 
   void Error(const YAML::Node& at, const std::string& path, const std::string& message) {
     YAML::Mark mark = at.Mark();
-    std::string where = std::string(file_);
-    if (mark.line >= 0) {
-      where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-    }
-    errors_.push_back(where + ": " + (path.empty() ? "" : path + ": ") + message);
+    Add(mark.line >= 0 ? mark.line + 1 : 0, mark.column + 1,
+        (path.empty() ? "" : QuoteForMessage(path) + ": ") + QuoteForMessage(message, 512));
   }
-  void ErrorAtDocument(const std::string& message) {
-    errors_.push_back(std::string(file_) + ": " + message);
+  void ErrorAtDocument(const std::string& message) { Add(0, 0, message); }
+  // One error line: FILE[:LINE:COLUMN]: TEXT (`text` already quoted).
+  void Add(int line, int column, const std::string& text) {
+    if (errors_.size() > kMaxErrors) return;
+    std::string where = std::string(file_);
+    if (line > 0) where += ":" + std::to_string(line) + ":" + std::to_string(column);
+    errors_.push_back(errors_.size() < kMaxErrors
+                          ? where + ": " + text
+                          : std::string(file_) + ": more than " + std::to_string(kMaxErrors) +
+                                " errors; the rest are not shown");
   }
 
   // Reports keys of `map` that are not in `allowed`; returns false if `node` is not a map.
@@ -392,10 +401,10 @@ PolicyParseResult ParsePolicy(std::string_view yaml, std::string_view file_name)
   Reader r(file_name);
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    result.errors.push_back(std::string(file_name) + ":" + std::to_string(e.mark.line + 1) + ":" +
-                            std::to_string(e.mark.column + 1) + ": " + e.msg);
+    root = LoadYaml(yaml);
+  } catch (const YamlError& e) {
+    r.Add(e.line(), e.column(), e.problem());
+    result.errors = r.errors();
     return result;
   }
   if (!root.IsDefined() || root.IsNull()) {
@@ -411,12 +420,16 @@ PolicyParseResult ParsePolicy(std::string_view yaml, std::string_view file_name)
   return result;
 }
 
+std::string ReadPolicyText(const std::string& path) {
+  return ReadFileText(path, kMaxPolicyBytes, "policy file");
+}
+
 PolicyParseResult LoadPolicyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return PolicyParseResult{std::nullopt, {path + ": cannot open file"}};
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParsePolicy(buffer.str(), path);
+  try {
+    return ParsePolicy(ReadPolicyText(path), path);
+  } catch (const FileError& e) {
+    return PolicyParseResult{std::nullopt, {e.what()}};
+  }
 }
 
 std::string FormatPolicy(const PolicySpec& spec) {

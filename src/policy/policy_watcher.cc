@@ -1,23 +1,23 @@
 #include "gpusched/policy/policy_watcher.h"
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
 #include "gpusched/policy/policy_file.h"
+#include "gpusched/util/file_text.h"
 
 namespace gpusched {
 namespace {
 
+// The policy text, or false when the file cannot be read (see ReadPolicyText).
 bool ReadWhole(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  out = buffer.str();
-  return true;
+  try {
+    out = ReadPolicyText(path);
+    return true;
+  } catch (const FileError&) {
+    return false;
+  }
 }
 
 std::shared_ptr<const Policy> Compile(const std::string& text, const std::string& path,
@@ -40,8 +40,10 @@ std::shared_ptr<const Policy> Compile(const std::string& text, const std::string
 std::shared_ptr<const Policy> LoadPolicy(const std::string& path,
                                          std::vector<std::string>& errors) {
   std::string text;
-  if (!ReadWhole(path, text)) {
-    errors = {path + ": cannot open file"};
+  try {
+    text = ReadPolicyText(path);
+  } catch (const FileError& e) {
+    errors = {e.what()};
     return nullptr;
   }
   return Compile(text, path, errors);

@@ -1,34 +1,21 @@
 #include "gpusched/server/http_server.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <map>
 #include <stdexcept>
-#include <thread>
 
-#include <httplib.h>
 #include <spdlog/spdlog.h>
 
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/server/http_transport.h"
 
 namespace gpusched {
 namespace {
 
-// Not "application/json": cpp-httplib gzips exactly that type when the client accepts gzip, as Go
-// does, and compressing megabytes of echoed Nodes would cost more than it saves on a local link.
-// Go's client does not look at the response Content-Type.
 constexpr char kJsonType[] = "application/json; charset=utf-8";
-
-std::string EscapeRegex(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
+constexpr char kTextType[] = "text/plain; charset=utf-8";
 
 std::string RoutePath(const std::string& prefix, const std::string& verb) {
   std::string p = prefix;
@@ -65,32 +52,43 @@ std::string TopHosts(const HostPriorityList& list) {
   return out;
 }
 
-std::string_view ReasonPhrase(int status) {
-  switch (status) {
-    case 400:
-      return "bad request";
-    case 404:
-      return "no such route";
-    case 405:
-      return "method not allowed";
-    case 413:
-      return "request body too large";
-    default:
-      return "request failed";
-  }
+HttpResponse JsonError(int status, std::string_view message) {
+  return HttpResponse{status, kJsonType, EncodeError(message), ""};
 }
 
-// A plain server, or an HTTPS one whose handshakes take their credentials from `tls`.
-std::unique_ptr<httplib::Server> MakeServer(TlsCredentials* tls) {
-  if (!tls) return std::make_unique<httplib::Server>();
-  auto server =
-      std::make_unique<httplib::SSLServer>([tls](SSL_CTX& ctx) { return tls->Configure(ctx); });
-  if (!server->is_valid()) throw std::runtime_error("cannot set up TLS");
-  return server;
+HttpResponse Text(int status, std::string body) {
+  return HttpResponse{status, kTextType, std::move(body), ""};
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct SslCtxFree {
+  void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
+};
+
+// An HTTPS context whose handshakes take their credentials from `tls`; null without TLS.
+std::unique_ptr<SSL_CTX, SslCtxFree> MakeTlsContext(TlsCredentials* tls) {
+  if (!tls) return nullptr;
+  std::unique_ptr<SSL_CTX, SslCtxFree> ctx(SSL_CTX_new(TLS_server_method()));
+  if (!ctx || !tls->Configure(*ctx)) throw std::runtime_error("cannot set up TLS");
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                  SSL_MODE_RELEASE_BUFFERS);
+  return ctx;
+}
+
+TransportOptions TransportOptionsOf(const ServerOptions& o, SSL_CTX* tls) {
+  TransportOptions t;
+  t.host = o.host;
+  t.port = o.port;
+  t.threads = o.threads;
+  t.limits = HttpLimits{o.max_header_bytes, o.max_headers, o.max_body_bytes};
+  t.request_timeout = o.request_timeout;
+  t.keep_alive = std::chrono::seconds(o.keep_alive_seconds);
+  t.max_connections = o.max_connections;
+  t.tls = tls;
+  return t;
 }
 
 }  // namespace
@@ -101,10 +99,10 @@ struct HttpServer::Impl {
   std::function<Readiness()> readiness;
   Metrics* metrics;
   std::unique_ptr<TlsCredentials> tls;
-  std::unique_ptr<httplib::Server> owned_server;
-  httplib::Server& server;
-  std::atomic<bool> run_called{false};
-  std::atomic<bool> run_returned{false};
+  std::unique_ptr<SSL_CTX, SslCtxFree> tls_context;
+  std::string filter_path;
+  std::string prioritize_path;
+  HttpTransport transport;
 
   Impl(ServerOptions o, const ExtenderService& s, std::function<Readiness()> r, Metrics* m)
       : options(std::move(o)),
@@ -114,161 +112,119 @@ struct HttpServer::Impl {
         tls(options.tls.cert.empty()
                 ? nullptr
                 : std::make_unique<TlsCredentials>(options.tls, options.tls_reload_interval)),
-        owned_server(MakeServer(tls.get())),
-        server(*owned_server) {}
+        tls_context(MakeTlsContext(tls.get())),
+        filter_path(RoutePath(options.url_prefix, options.filter_verb)),
+        prioritize_path(RoutePath(options.url_prefix, options.prioritize_verb)),
+        transport(TransportOptionsOf(options, tls_context.get()),
+                  HttpHandlers{[this](HttpRequest& req, std::string_view peer) {
+                                 return Handle(req, peer);
+                               },
+                               [](int status, const std::string& reason, std::string_view) {
+                                 return JsonError(status, reason);
+                               }}) {}
 
   void Record(std::string_view verb, std::string_view outcome,
               std::chrono::steady_clock::time_point start, size_t nodes) {
     if (metrics) metrics->ObserveRequest(verb, outcome, SecondsSince(start), nodes);
   }
 
-  // Decodes the body, runs `answer`, writes the response; maps errors to 400/500.
+  HttpResponse Handle(HttpRequest& req, std::string_view peer) {
+    std::string_view path = req.path();
+    if (options.serve_verbs && (path == filter_path || path == prioritize_path)) {
+      if (req.method != "POST") {
+        HttpResponse r = JsonError(405, "method not allowed: use POST");
+        r.allow = "POST";
+        return r;
+      }
+      if (path == filter_path) return Filter(std::move(req.body), peer);
+      return Prioritize(std::move(req.body), peer);
+    }
+    if (path == "/healthz" || path == "/readyz" || (metrics && path == "/metrics")) {
+      if (req.method != "GET") {
+        HttpResponse r = JsonError(405, "method not allowed: use GET");
+        r.allow = "GET";
+        return r;
+      }
+      if (path == "/healthz") return Text(200, "ok\n");
+      if (path == "/readyz") {
+        Readiness r = readiness();
+        return Text(r.ready ? 200 : 503, (r.ready ? "ok: " : "not ready: ") + r.detail + "\n");
+      }
+      return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics->Scrape(), ""};
+    }
+    return JsonError(404, "no such route");
+  }
+
+  HttpResponse Filter(std::string&& body, std::string_view peer) {
+    return Serve("filter", std::move(body), peer, [this](const ExtenderArgs& args, std::string* decision) {
+      ExtenderFilterResult result = service.Filter(args);
+      if (decision) {
+        size_t passed = result.node_names ? result.node_names->size() : result.nodes_raw->size();
+        *decision = "passed=" + std::to_string(passed) + " rejected=[" + CountReasons(result) + "]";
+      }
+      return EncodeExtenderFilterResult(result);
+    });
+  }
+
+  HttpResponse Prioritize(std::string&& body, std::string_view peer) {
+    return Serve("prioritize", std::move(body), peer, [this](const ExtenderArgs& args, std::string* decision) {
+      HostPriorityList list = service.Prioritize(args);
+      if (decision) *decision = "top=" + TopHosts(list);
+      return EncodeHostPriorityList(list);
+    });
+  }
+
+  // Decodes the body, runs `answer`; maps errors to 400/500 and an unready inventory to 503.
   template <class F>
-  void Serve(std::string_view verb, const httplib::Request& req, httplib::Response& res,
-             F&& answer) {
+  HttpResponse Serve(std::string_view verb, std::string&& body, std::string_view peer,
+                     F&& answer) {
     auto start = std::chrono::steady_clock::now();
     // Before the inventory is complete every answer would be wrong; an error makes
     // kube-scheduler retry the pod with backoff instead of marking it unschedulable.
     if (Readiness r = readiness(); !r.ready) {
-      res.status = 503;
-      res.set_content(EncodeError("gpusched is not ready: " + r.detail), kJsonType);
       Record(verb, "not_ready", start, 0);
-      return;
+      return JsonError(503, "gpusched is not ready: " + r.detail);
     }
     try {
-      ExtenderArgs args = DecodeExtenderArgs(req.body);
+      ExtenderArgs args = TakeAndDecodeExtenderArgs(std::move(body));
       size_t candidates = args.node_names ? args.node_names->size() : args.nodes->size();
       std::string decision;
-      res.set_content(answer(args, spdlog::should_log(spdlog::level::debug) ? &decision : nullptr),
-                      kJsonType);
+      HttpResponse response{
+          200, kJsonType,
+          answer(args, spdlog::should_log(spdlog::level::debug) ? &decision : nullptr), ""};
       auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                         std::chrono::steady_clock::now() - start)
                         .count();
       spdlog::debug("{} pod={}/{} nodes={} took={}us {}", verb, args.pod.info.namespace_name,
                     args.pod.info.name, candidates, micros, decision);
       Record(verb, "ok", start, candidates);
+      return response;
     } catch (const DecodeError& e) {
-      spdlog::warn("{}: rejected a malformed request from {}: {}", verb, req.remote_addr, e.what());
-      res.status = 400;
-      res.set_content(EncodeError(e.what()), kJsonType);
+      spdlog::warn("{}: rejected a malformed request from {}: {}", verb, peer, e.what());
       Record(verb, "bad_request", start, 0);
+      HttpResponse response = JsonError(400, e.what());
+      response.close = true;
+      return response;
     } catch (const std::exception& e) {
       spdlog::error("{}: internal error: {}", verb, e.what());
-      res.status = 500;
-      res.set_content(EncodeError(std::string("internal error: ") + e.what()), kJsonType);
       Record(verb, "error", start, 0);
+      return JsonError(500, std::string("internal error: ") + e.what());
     }
-  }
-
-  void Routes() {
-    if (options.serve_verbs) VerbRoutes();
-    OperationRoutes();
-  }
-
-  void VerbRoutes() {
-    server.Post(
-        EscapeRegex(RoutePath(options.url_prefix, options.filter_verb)),
-        [this](const httplib::Request& req, httplib::Response& res) {
-          Serve("filter", req, res, [this](const ExtenderArgs& args, std::string* decision) {
-            ExtenderFilterResult result = service.Filter(args);
-            if (decision) {
-              size_t passed =
-                  result.node_names ? result.node_names->size() : result.nodes_raw->size();
-              *decision =
-                  "passed=" + std::to_string(passed) + " rejected=[" + CountReasons(result) + "]";
-            }
-            return EncodeExtenderFilterResult(result);
-          });
-        });
-    server.Post(EscapeRegex(RoutePath(options.url_prefix, options.prioritize_verb)),
-                [this](const httplib::Request& req, httplib::Response& res) {
-                  Serve("prioritize", req, res,
-                        [this](const ExtenderArgs& args, std::string* decision) {
-                          HostPriorityList list = service.Prioritize(args);
-                          if (decision) *decision = "top=" + TopHosts(list);
-                          return EncodeHostPriorityList(list);
-                        });
-                });
-  }
-
-  void OperationRoutes() {
-    server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content("ok\n", "text/plain");
-    });
-    server.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-      Readiness r = readiness();
-      res.status = r.ready ? 200 : 503;
-      res.set_content((r.ready ? "ok: " : "not ready: ") + r.detail + "\n", "text/plain");
-    });
-    if (metrics) {
-      server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-        res.set_content(metrics->Scrape(), "text/plain; version=0.0.4; charset=utf-8");
-      });
-    }
-    // Errors raised before a handler runs (unknown route, oversized or malformed HTTP) get the
-    // same JSON shape. An oversized body is a bad request for the scheduler's log, not a 413.
-    server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (!res.body.empty()) return;
-      if (res.status == 413) {
-        // cpp-httplib caps form-encoded bodies (curl's default type) at 8 KiB whatever the limit.
-        bool form = req.get_header_value("Content-Type") == "application/x-www-form-urlencoded";
-        std::string message = form ? "form-encoded request body too large: send Content-Type: "
-                                     "application/json"
-                                   : "request body larger than the server's limit";
-        spdlog::warn("rejected a request to {} from {}: {}", req.path, req.remote_addr, message);
-        res.status = 400;
-        res.set_content(EncodeError(message), kJsonType);
-        return;
-      }
-      res.set_content(EncodeError(ReasonPhrase(res.status)), kJsonType);
-    });
   }
 };
 
 HttpServer::HttpServer(ServerOptions options, const ExtenderService& service,
                        std::function<Readiness()> readiness, Metrics* metrics)
-    : impl_(std::make_unique<Impl>(std::move(options), service, std::move(readiness), metrics)) {
-  auto& s = impl_->server;
-  int threads = impl_->options.threads;
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  s.set_keep_alive_timeout(impl_->options.keep_alive_seconds);
-  s.set_keep_alive_max_count(1000000);
-  s.set_read_timeout(30, 0);
-  s.set_payload_max_length(impl_->options.max_body_bytes);
-  // Headers and body go out in separate writes; without this Nagle holds the body back for
-  // the client's delayed ACK (about 40 ms per call).
-  s.set_tcp_nodelay(true);
-  impl_->Routes();
-}
+    : impl_(std::make_unique<Impl>(std::move(options), service, std::move(readiness), metrics)) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
-int HttpServer::Bind() {
-  auto& o = impl_->options;
-  int port = o.port;
-  if (port == 0) {
-    port = impl_->server.bind_to_any_port(o.host);
-    if (port < 0) throw std::runtime_error("cannot bind " + o.host);
-  } else if (!impl_->server.bind_to_port(o.host, port)) {
-    throw std::runtime_error("cannot listen on " + o.host + ":" + std::to_string(port));
-  }
-  return port;
-}
+int HttpServer::Bind() { return impl_->transport.Bind(); }
 
-void HttpServer::Run() {
-  impl_->run_called = true;
-  impl_->server.listen_after_bind();
-  impl_->run_returned = true;
-}
+void HttpServer::Run() { impl_->transport.Run(); }
 
-void HttpServer::Stop() {
-  // cpp-httplib ignores stop() until its listen loop runs; if Run() has been called but the loop
-  // has not started yet, wait for it (briefly) so the stop is not lost.
-  for (int i = 0;
-       i < 5000 && impl_->run_called && !impl_->run_returned && !impl_->server.is_running(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  impl_->server.stop();
-}
+void HttpServer::Stop() { impl_->transport.Stop(); }
+
+size_t HttpServer::connection_count() const { return impl_->transport.connection_count(); }
 
 }  // namespace gpusched

@@ -1,7 +1,5 @@
 #include "gpusched/server/tls_credentials.h"
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -9,6 +7,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
+
+#include "gpusched/util/file_text.h"
 
 namespace gpusched {
 
@@ -39,11 +39,7 @@ struct BioDeleter {
 using BioPtr = std::unique_ptr<BIO, BioDeleter>;
 
 std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ReadFileText(path, kMaxPemFileBytes, "PEM file");
 }
 
 BioPtr MemoryBio(const std::string& text) {

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "gpusched/codec/yaml_load.h"
+#include "gpusched/util/file_text.h"
 #include "gpusched/util/quantity.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
@@ -25,7 +28,7 @@ class ScenarioReader {
     YAML::Mark mark = at.Mark();
     std::string where = source_;
     if (mark.line >= 0) where += ":" + std::to_string(mark.line + 1);
-    throw TraceError(where + ": " + key + ": " + problem);
+    throw TraceError(where + ": " + QuoteForMessage(key) + ": " + QuoteForMessage(problem, 512));
   }
 
   void Keys(const YAML::Node& map, const std::string& key,
@@ -180,28 +183,25 @@ Scenario Read(const YAML::Node& root, const std::string& source) {
 }  // namespace
 
 Scenario ParseScenario(std::string_view yaml, const std::string& source) {
+  YAML::Node root;
   try {
-    return Read(YAML::Load(std::string(yaml)), source);
-  } catch (const YAML::ParserException& e) {
-    throw TraceError(source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    root = LoadYaml(yaml);
+  } catch (const YamlError& e) {
+    throw TraceError(source + (e.line() > 0 ? ":" + std::to_string(e.line()) : "") + ": " +
+                     e.problem());
+  }
+  try {
+    return Read(root, source);
   } catch (const YAML::Exception& e) {
-    throw TraceError(source + ": " + e.msg);
+    throw TraceError(source + ": " + QuoteForMessage(e.msg));
   }
 }
 
 Scenario LoadScenario(const std::string& path) {
-  YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw TraceError(path + ": cannot read");
-  } catch (const YAML::ParserException& e) {
-    throw TraceError(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  try {
-    return Read(root, path);
-  } catch (const YAML::Exception& e) {
-    throw TraceError(path + ": " + e.msg);
+    return ParseScenario(ReadFileText(path, kMaxScenarioBytes, "scenario file"), path);
+  } catch (const FileError& e) {
+    throw TraceError(e.what());
   }
 }
 

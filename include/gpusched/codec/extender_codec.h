@@ -1,8 +1,9 @@
 // JSON encoding and decoding of the extender wire types.
 //
-// Decoders accept exactly what kube-scheduler's Go encoding/json would: envelope keys matched
-// case-insensitively, unknown keys ignored, null for any map, slice or pointer; they throw
-// DecodeError (one line, naming the field) on anything else, including trailing garbage. Encoders
+// Decoders accept what kube-scheduler sends: envelope keys spelled exactly as the Go field names,
+// unknown keys ignored, null for any map, slice or pointer; they throw DecodeError (one line,
+// naming the field) on anything else, including trailing garbage and an ExtenderArgs with both
+// node lists. Encoders
 // write compact JSON with the exact PascalCase keys and integers as integers.
 #ifndef GPUSCHED_CODEC_EXTENDER_CODEC_H_
 #define GPUSCHED_CODEC_EXTENDER_CODEC_H_
@@ -15,6 +16,9 @@
 namespace gpusched {
 
 ExtenderArgs DecodeExtenderArgs(std::string_view json);
+// The same, keeping `json` itself as the text the result points into instead of a copy (the
+// server's request bodies: megabytes in full-Nodes mode).
+ExtenderArgs TakeAndDecodeExtenderArgs(std::string&& json);
 ExtenderFilterResult DecodeExtenderFilterResult(std::string_view json);
 HostPriorityList DecodeHostPriorityList(std::string_view json);
 ExtenderBindingArgs DecodeExtenderBindingArgs(std::string_view json);

@@ -31,8 +31,6 @@ NodeInfo DecodeNode(simdjson::ondemand::object object);
 std::string_view ScalarText(simdjson::ondemand::value value);
 // Throws DecodeError when anything but whitespace follows the fully consumed document.
 void ExpectEnd(simdjson::ondemand::document& doc);
-// ASCII case-insensitive equality, as Go's encoding/json matches struct field names.
-bool KeyEquals(std::string_view key, std::string_view expected);
 
 // Runs `decode` and turns simdjson's errors into DecodeError("<what>: <simdjson message>").
 template <class F>

@@ -3,21 +3,18 @@
 //
 // Quoted scalars become JSON strings; unquoted ones become null, true/false or a number when they
 // read as such in YAML 1.2's core schema and fit JSON's grammar, and strings otherwise. Aliases are
-// expanded by yaml-cpp. Throws YamlError with the line and column of a syntax error.
+// expanded, within the limits of LoadYamlDocuments (yaml_load.h). Throws YamlError with the line
+// and column of a syntax error.
 #ifndef GPUSCHED_CODEC_YAML_TO_JSON_H_
 #define GPUSCHED_CODEC_YAML_TO_JSON_H_
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace gpusched {
+#include "gpusched/codec/yaml_load.h"
 
-class YamlError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace gpusched {
 
 // One JSON text per YAML document in `yaml` (several when separated by ---); empty documents are
 // skipped.

@@ -1,6 +1,8 @@
 // Static inventory: Nodes and Pods read from a YAML or JSON file (a v1.List, NodeList or PodList,
 // single objects, or several YAML documents, as `kubectl get nodes,pods -A -o yaml` prints), or the
-// sample cluster compiled into the binary. Used by `serve --cluster`, tests and the simulator.
+// sample cluster compiled into the binary. Used by `serve --cluster`, `explain`, tests and the
+// simulator. Files are read within a size cap (util/file_text.h), YAML within the limits of
+// codec/yaml_load.h; errors quote input bytes escaped.
 #ifndef GPUSCHED_INVENTORY_STATIC_INVENTORY_H_
 #define GPUSCHED_INVENTORY_STATIC_INVENTORY_H_
 
@@ -18,6 +20,12 @@ namespace gpusched {
 // The bundled sample cluster (src/inventory/sample_cluster.yaml).
 extern const std::string_view kSampleClusterYaml;
 
+// Largest inventory file read: `kubectl get nodes,pods -A -o yaml` of 15,000 nodes and 150,000
+// pods is about 1 GB. Clusters beyond that are better watched live (--kubeconfig).
+inline constexpr size_t kMaxInventoryBytes = size_t{2} << 30;
+// Largest pod file (explain --pod): one Pod is a few kilobytes.
+inline constexpr size_t kMaxPodFileBytes = size_t{16} << 20;
+
 struct Inventory {
   std::vector<NodeInfo> nodes;
   std::vector<PodInfo> pods;
@@ -33,6 +41,10 @@ class InventoryError : public std::runtime_error {
 Inventory ParseInventory(std::string_view text, std::string_view source);
 // Reads and parses the file at `path`.
 Inventory LoadInventoryFile(const std::string& path);
+// Exactly one Pod, YAML or JSON; without `kind` an object is taken for a Pod, as the Pod of an
+// extender request carries no apiVersion or kind.
+PodInfo ParsePod(std::string_view text, std::string_view source);
+PodInfo LoadPodFile(const std::string& path);
 // Upserts every node and pod of `inventory` into `ledger`.
 void ApplyInventory(const Inventory& inventory, ClusterLedger& ledger);
 

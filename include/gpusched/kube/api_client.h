@@ -28,7 +28,8 @@ struct HttpResult {
 struct ApiClientOptions {
   std::chrono::seconds connect_timeout{10};
   std::chrono::seconds request_timeout{60};  // whole-request limit for Get
-  // A stream that delivers no byte for this long is abandoned (a hung or silent watch).
+  // A stream whose answer has not begun this long after the request is abandoned (a hung
+  // server). A begun stream may stay quiet until its own timeout: a calm cluster's watch does.
   std::chrono::seconds stream_idle_timeout{120};
 };
 

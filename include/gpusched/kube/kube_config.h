@@ -6,6 +6,7 @@
 #ifndef GPUSCHED_KUBE_KUBE_CONFIG_H_
 #define GPUSCHED_KUBE_KUBE_CONFIG_H_
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +22,9 @@ struct KubeConfig {
   std::string client_key_pem;
   std::string context;  // where this came from, for logs
 };
+
+// Largest kubeconfig, and largest file one names (CA bundle, client certificate or key), read.
+inline constexpr size_t kMaxKubeconfigBytes = size_t{16} << 20;
 
 class KubeConfigError : public std::runtime_error {
  public:

@@ -5,6 +5,7 @@
 #ifndef GPUSCHED_MODEL_GPU_RESOURCES_H_
 #define GPUSCHED_MODEL_GPU_RESOURCES_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,10 @@ namespace gpusched {
 inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
 inline constexpr std::string_view kSharedGpuResource = "nvidia.com/gpu.shared";
 inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
+// The most units of one GPU resource a node may offer and still be judged. Packing looks at a node
+// device by device, so this bounds the work a node costs, whatever number it advertises; it is far
+// above real nodes (8 GPUs, or 8 x the time-slicing replicas).
+inline constexpr int64_t kMaxGpusPerNode = 1024;
 
 class GpuResourceNames {
  public:

@@ -2,8 +2,8 @@
 //
 // Validation is strict: unknown keys, wrong types, out-of-range weights, unknown plugin names,
 // duplicate profiles and malformed quantities or versions are all reported, each as
-// "<file>:<line>:<column>: <key path>: <problem>", and none of them yields a policy.
-// See docs/policy.md for every key.
+// "<file>:<line>:<column>: <key path>: <problem>" (input bytes escaped, at most 100 errors), and
+// none of them yields a policy. See docs/policy.md for every key.
 #ifndef GPUSCHED_POLICY_POLICY_FILE_H_
 #define GPUSCHED_POLICY_POLICY_FILE_H_
 
@@ -21,7 +21,13 @@ struct PolicyParseResult {
   std::vector<std::string> errors;
 };
 
+// Largest policy file read; a policy is a few kilobytes.
+inline constexpr size_t kMaxPolicyBytes = size_t{1} << 20;
+
 PolicyParseResult ParsePolicy(std::string_view yaml, std::string_view file_name);
+// The text of the policy file at `path`; throws FileError (util/file_text.h) for a directory, a
+// file over kMaxPolicyBytes or an unreadable one.
+std::string ReadPolicyText(const std::string& path);
 // Reads `path` and parses it; an unreadable file is one error.
 PolicyParseResult LoadPolicyFile(const std::string& path);
 

@@ -1,17 +1,26 @@
-// HttpServer: the extender's HTTP endpoint (cpp-httplib). POST <prefix>/<filterVerb> and
+// HttpServer: the extender's HTTP/1.1 endpoint. POST <prefix>/<filterVerb> and
 // <prefix>/<prioritizeVerb> decode the request, ask the ExtenderService and write the answer;
 // GET /healthz and /readyz report liveness and readiness; GET /metrics serves the Prometheus
 // exposition when a Metrics is given. With `serve_verbs` false only those three are served: the
 // plain-HTTP operations listener next to a mutual-TLS verb listener, for probes and Prometheus.
-// With TLS files the server speaks HTTPS only, reloads the certificate when the files change, and
-// with a client CA refuses every client without a certificate signed by it.
+// With TLS files the server speaks HTTPS only (HTTP/1.1, no ALPN h2), reloads the certificate when
+// the files change, and with a client CA refuses every client without a certificate signed by it.
 //
-// Every failure answers with a one-line JSON body {"error":"..."}: 400 for a malformed or oversized
-// request (logged, and the next request is served normally), 404 for unknown routes, 503 while the
-// inventory is not ready (kube-scheduler then retries the pod), 500 for a bug. `readiness` is
-// called on every verb request and must be cheap and lock-free.
-// "No node fits" is a 200 with FailedNodes. Idle keep-alive connections are kept longer than the
-// 90 s kube-scheduler's Go client keeps them, so the server never races a client's reuse.
+// Connections cost a file descriptor and a small buffer, not a thread: `threads` threads wait on
+// one epoll set and each turn serves one ready connection for at most one request, so idle, slow
+// or lying clients cannot hold a worker, and busy keep-alive clients are served in turn. A request
+// (TLS handshake included) must arrive whole within `request_timeout` of its first byte; idle
+// keep-alive connections are closed after `keep_alive_seconds` (longer than the 90 s kube-
+// scheduler's Go client keeps them, so the server never races a client's reuse), and beyond
+// `max_connections` the longest-idle ones are closed first.
+//
+// Every failure answers with a one-line JSON body {"error":"..."}: 400 for a malformed request,
+// 404 for unknown routes, 405 (with Allow) for a wrong method, 408 for a request that did not
+// arrive in time, 413 for a body over `max_body_bytes` (counted after dechunking; read no
+// further), 415 for a compressed body, 431 for oversized headers, 503 while the inventory is not
+// ready (kube-scheduler then retries the pod), 500 for a bug. A request the server could not
+// parse closes its connection. `readiness` is called on every verb request and must be cheap.
+// "No node fits" is a 200 with FailedNodes.
 #ifndef GPUSCHED_SERVER_HTTP_SERVER_H_
 #define GPUSCHED_SERVER_HTTP_SERVER_H_
 
@@ -34,8 +43,12 @@ struct ServerOptions {
   std::string filter_verb = "filter";
   std::string prioritize_verb = "prioritize";
   size_t max_body_bytes = 64 << 20;
+  size_t max_header_bytes = 32 << 10;
+  size_t max_headers = 64;
   int threads = 8;
   int keep_alive_seconds = 150;
+  std::chrono::milliseconds request_timeout{10000};
+  size_t max_connections = 10000;  // lowered to what RLIMIT_NOFILE allows
   bool serve_verbs = true;
   TlsFiles tls;  // empty cert: plain HTTP
   std::chrono::milliseconds tls_reload_interval{10000};
@@ -58,10 +71,12 @@ class HttpServer {
 
   // Binds the listening socket; returns the port. Throws std::runtime_error on failure.
   int Bind();
-  // Serves until Stop(); call after Bind().
+  // Serves until Stop(); call after Bind(). Returns at once when Stop() came first.
   void Run();
   // Makes Run() return; safe from any thread and from signal-handling threads.
   void Stop();
+  // Open connections right now (for tests and the attack suite).
+  size_t connection_count() const;
 
  private:
   struct Impl;

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,9 @@
 #include <openssl/ssl.h>
 
 namespace gpusched {
+
+// Largest certificate, key or CA bundle file read (the public CA bundles are below 1 MiB).
+inline constexpr size_t kMaxPemFileBytes = size_t{16} << 20;
 
 struct TlsFiles {
   std::string cert;       // PEM: the certificate, then any intermediates

@@ -34,6 +34,9 @@ struct Scenario {
   std::vector<TracePod> pods;
 };
 
+// Largest scenario file read; templates keep scenarios to a few kilobytes.
+inline constexpr size_t kMaxScenarioBytes = size_t{16} << 20;
+
 Scenario ParseScenario(std::string_view yaml, const std::string& source);
 Scenario LoadScenario(const std::string& path);
 

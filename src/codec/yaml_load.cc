@@ -1,0 +1,100 @@
+#include "gpusched/codec/yaml_load.h"
+
+#include <utility>
+
+#include <yaml-cpp/depthguard.h>
+
+#include "gpusched/util/quote.h"
+
+namespace gpusched {
+namespace {
+
+std::string Where(int line, int column) {
+  return line > 0 ? "line " + std::to_string(line) + ", column " + std::to_string(column) + ": "
+                  : "";
+}
+
+YamlError ErrorAt(const YAML::Mark& mark, const std::string& problem) {
+  return mark.is_null() ? YamlError(0, 0, problem)
+                        : YamlError(mark.line + 1, mark.column + 1, problem);
+}
+
+// Walks the documents as a reader would, aliases expanded, and throws once the walk goes deeper
+// than kMaxYamlDepth or spends the budget. Iterative, so the walk itself needs no stack; it stops
+// at the budget, so a cycle or a bomb costs no more than the budget.
+class ExpansionBudget {
+ public:
+  explicit ExpansionBudget(size_t text_size)
+      : limit_(kYamlExpansionFactor * text_size + kYamlExpansionSlack), left_(limit_) {}
+
+  void Check(const YAML::Node& root) {
+    std::vector<std::pair<YAML::Node, int>> pending{{root, 1}};
+    while (!pending.empty()) {
+      auto [node, depth] = std::move(pending.back());
+      pending.pop_back();
+      Spend(node);
+      if (!node.IsMap() && !node.IsSequence()) continue;
+      if (depth == kMaxYamlDepth && node.size() > 0) {
+        throw ErrorAt(node.Mark(), "nested deeper than " + std::to_string(kMaxYamlDepth) +
+                                       " levels (or an alias inside its own anchor)");
+      }
+      if (node.IsMap()) {
+        for (const auto& kv : node) {
+          pending.emplace_back(kv.first, depth + 1);
+          pending.emplace_back(kv.second, depth + 1);
+        }
+      } else {
+        for (const auto& item : node) pending.emplace_back(item, depth + 1);
+      }
+    }
+  }
+
+ private:
+  void Spend(const YAML::Node& node) {
+    size_t cost = 1 + (node.IsScalar() ? node.Scalar().size() : 0);
+    if (cost > left_) {
+      throw ErrorAt(node.Mark(), "alias expansion exceeds the limit of " + std::to_string(limit_) +
+                                     " bytes (" + std::to_string(kYamlExpansionFactor) +
+                                     " times the size of the text plus 1 MiB)");
+    }
+    left_ -= cost;
+  }
+
+  size_t limit_;
+  size_t left_;
+};
+
+// Runs `load` (a yaml-cpp parse), turning its exceptions into YamlError.
+template <class F>
+auto Parse(F&& load) -> decltype(load()) {
+  try {
+    return load();
+  } catch (const YAML::DeepRecursion& e) {  // its message says only "bad file"
+    throw ErrorAt(e.mark, "nested deeper than " + std::to_string(e.depth()) + " levels");
+  } catch (const YAML::Exception& e) {
+    throw ErrorAt(e.mark, QuoteForMessage(e.msg));
+  }
+}
+
+}  // namespace
+
+YamlError::YamlError(int line, int column, const std::string& problem)
+    : std::runtime_error(Where(line, column) + problem),
+      line_(line),
+      column_(column),
+      problem_(problem) {}
+
+std::vector<YAML::Node> LoadYamlDocuments(std::string_view text) {
+  std::vector<YAML::Node> docs = Parse([&] { return YAML::LoadAll(std::string(text)); });
+  ExpansionBudget budget(text.size());
+  for (const auto& doc : docs) budget.Check(doc);
+  return docs;
+}
+
+YAML::Node LoadYaml(std::string_view text) {
+  YAML::Node doc = Parse([&] { return YAML::Load(std::string(text)); });
+  ExpansionBudget(text.size()).Check(doc);
+  return doc;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,320 @@
+#include "gpusched/server/http_request_parser.h"
+
+#include <algorithm>
+
+namespace gpusched {
+namespace {
+
+constexpr std::string_view kCrlf = "\r\n";
+constexpr size_t kMaxChunkLine = 1024;  // hex size plus extensions
+
+bool IsTokenChar(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+bool IsToken(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), IsTokenChar); }
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+std::string LowerCase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), Lower);
+  return out;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return Lower(x) == Lower(y); });
+}
+
+std::string_view TrimSpace(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Whether the comma-separated header value lists `token` (case-insensitive).
+bool ListsToken(std::string_view value, std::string_view token) {
+  while (!value.empty()) {
+    size_t comma = value.find(',');
+    if (EqualsIgnoreCase(TrimSpace(value.substr(0, comma)), token)) return true;
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+// A field value may hold visible characters, spaces and tabs, nothing else below 0x20.
+bool IsFieldValue(std::string_view v) {
+  return std::none_of(v.begin(), v.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && c != '\t') || u == 0x7f;
+  });
+}
+
+// A decimal Content-Length of at most 18 digits (anything longer exceeds every body limit).
+bool ParseLength(std::string_view s, size_t& out) {
+  if (s.empty() || s.size() > 18) return false;
+  size_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<size_t>(c - '0');
+  }
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+std::string_view HttpRequest::path() const {
+  std::string_view t = target;
+  return t.substr(0, t.find('?'));
+}
+
+std::string_view HttpRequest::header(std::string_view lower_name) const {
+  for (const auto& [name, value] : headers) {
+    if (name == lower_name) return value;
+  }
+  return {};
+}
+
+HttpRequestParser::HttpRequestParser(HttpLimits limits) : limits_(limits) {}
+
+HttpRequestParser::State HttpRequestParser::Feed(std::string_view bytes) {
+  if (state_ != State::kNeedMore) return state_;
+  buffer_.append(bytes);
+  return Parse();
+}
+
+HttpRequestParser::State HttpRequestParser::Reset() {
+  if (state_ != State::kComplete) return state_;
+  request_ = HttpRequest{};
+  stage_ = Stage::kHeaders;
+  scanned_ = 0;
+  content_length_ = 0;
+  chunk_left_ = 0;
+  state_ = State::kNeedMore;
+  return buffer_.empty() ? state_ : Parse();
+}
+
+HttpRequestParser::State HttpRequestParser::Fail(int status, std::string message) {
+  error_status_ = status;
+  error_ = std::move(message);
+  buffer_.clear();
+  buffer_.shrink_to_fit();
+  request_.body.clear();
+  return state_ = State::kFailed;
+}
+
+HttpRequestParser::State HttpRequestParser::Parse() {
+  if (stage_ == Stage::kHeaders) {
+    state_ = ParseHeader();
+    if (state_ != State::kNeedMore || stage_ == Stage::kHeaders) return state_;
+  }
+  if (stage_ == Stage::kLengthBody) return state_ = ParseLengthBody();
+  if (stage_ == Stage::kDone) return state_ = State::kComplete;
+  return state_ = ParseChunks();
+}
+
+HttpRequestParser::State HttpRequestParser::ParseHeader() {
+  // Clients may send blank lines between requests (RFC 9112 2.2); they are not the header.
+  size_t lead = 0;
+  while (buffer_.compare(lead, 2, kCrlf) == 0) lead += 2;
+  if (lead > 0) buffer_.erase(0, lead);
+  size_t from = scanned_ >= 3 ? scanned_ - 3 : 0;
+  size_t end = buffer_.find("\r\n\r\n", from);
+  if (end == std::string::npos) {
+    if (buffer_.size() > limits_.max_header_bytes) {
+      return Fail(431, "request header larger than " + std::to_string(limits_.max_header_bytes) +
+                           " bytes");
+    }
+    scanned_ = buffer_.size();
+    return State::kNeedMore;
+  }
+  if (end + 4 > limits_.max_header_bytes) {
+    return Fail(431,
+                "request header larger than " + std::to_string(limits_.max_header_bytes) + " bytes");
+  }
+  std::string_view head(buffer_.data(), end + 2);  // every line ends in CRLF
+  size_t eol = head.find(kCrlf);
+  if (!ParseRequestLine(head.substr(0, eol))) return state_;
+  head.remove_prefix(eol + 2);
+  while (!head.empty()) {
+    eol = head.find(kCrlf);
+    std::string_view line = head.substr(0, eol);
+    head.remove_prefix(eol + 2);
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos || !IsToken(line.substr(0, colon))) {
+      return Fail(400, "malformed header line");
+    }
+    std::string_view value = TrimSpace(line.substr(colon + 1));
+    if (!IsFieldValue(value)) return Fail(400, "control character in a header value");
+    if (request_.headers.size() == limits_.max_headers) {
+      return Fail(431, "more than " + std::to_string(limits_.max_headers) + " header fields");
+    }
+    request_.headers.emplace_back(LowerCase(line.substr(0, colon)), std::string(value));
+  }
+  buffer_.erase(0, end + 4);
+  scanned_ = 0;  // from here on: trailer bytes of a chunked body
+  if (!ApplyHeaders()) return state_;
+  return State::kNeedMore;
+}
+
+bool HttpRequestParser::ParseRequestLine(std::string_view line) {
+  size_t sp1 = line.find(' ');
+  size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos) {
+    Fail(400, "malformed request line");
+    return false;
+  }
+  std::string_view method = line.substr(0, sp1);
+  std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  std::string_view version = line.substr(sp2 + 1);
+  if (!IsToken(method) || target.empty() || !IsFieldValue(target) ||
+      target.find('\t') != std::string_view::npos) {
+    Fail(400, "malformed request line");
+    return false;
+  }
+  if (version == "HTTP/1.1") {
+    request_.minor_version = 1;
+  } else if (version == "HTTP/1.0") {
+    request_.minor_version = 0;
+  } else {
+    Fail(version.starts_with("HTTP/") ? 505 : 400, "unsupported HTTP version");
+    return false;
+  }
+  request_.method = std::string(method);
+  request_.target = std::string(target);
+  return true;
+}
+
+bool HttpRequestParser::ApplyHeaders() {
+  bool has_length = false;
+  bool chunked = false;
+  bool close = false;
+  bool keep_alive = false;
+  for (const auto& [name, value] : request_.headers) {
+    if (name == "content-length") {
+      size_t length = 0;
+      if (!ParseLength(value, length) || (has_length && length != content_length_)) {
+        Fail(400, "invalid Content-Length");
+        return false;
+      }
+      has_length = true;
+      content_length_ = length;
+    } else if (name == "transfer-encoding") {
+      if (!EqualsIgnoreCase(value, "chunked") || chunked) {
+        Fail(501, "unsupported Transfer-Encoding \"" + value.substr(0, 40) +
+                      "\": send Content-Length or chunked");
+        return false;
+      }
+      chunked = true;
+    } else if (name == "content-encoding") {
+      if (!EqualsIgnoreCase(value, "identity")) {
+        Fail(415, "unsupported Content-Encoding: send the JSON body uncompressed");
+        return false;
+      }
+    } else if (name == "connection") {
+      close = close || ListsToken(value, "close");
+      keep_alive = keep_alive || ListsToken(value, "keep-alive");
+    } else if (name == "expect") {
+      if (!EqualsIgnoreCase(value, "100-continue")) {
+        Fail(417, "unsupported Expect");
+        return false;
+      }
+      request_.expects_continue = true;
+    }
+  }
+  if (has_length && chunked) {
+    Fail(400, "both Content-Length and Transfer-Encoding");
+    return false;
+  }
+  request_.keep_alive = !close && (request_.minor_version == 1 || keep_alive);
+  if (has_length && content_length_ > limits_.max_body_bytes) {
+    Fail(413, "request body of " + std::to_string(content_length_) + " bytes is over the limit of " +
+                  std::to_string(limits_.max_body_bytes) + " bytes");
+    return false;
+  }
+  stage_ = chunked ? Stage::kChunkSize : (content_length_ > 0 ? Stage::kLengthBody : Stage::kDone);
+  return true;
+}
+
+HttpRequestParser::State HttpRequestParser::ParseLengthBody() {
+  if (buffer_.size() < content_length_) return State::kNeedMore;
+  if (buffer_.size() == content_length_) {
+    request_.body = std::move(buffer_);
+    buffer_ = std::string();
+  } else {
+    request_.body.assign(buffer_, 0, content_length_);
+    buffer_ = buffer_.substr(content_length_);  // not erase: that would keep the body's capacity
+  }
+  stage_ = Stage::kDone;
+  return State::kComplete;
+}
+
+HttpRequestParser::State HttpRequestParser::ParseChunks() {
+  size_t pos = 0;
+  State result = State::kNeedMore;
+  while (result == State::kNeedMore) {
+    std::string_view rest(buffer_.data() + pos, buffer_.size() - pos);
+    if (stage_ == Stage::kChunkData) {
+      size_t n = std::min(chunk_left_, rest.size());
+      if (n == 0) break;
+      request_.body.append(rest.substr(0, n));
+      pos += n;
+      chunk_left_ -= n;
+      if (chunk_left_ == 0) stage_ = Stage::kChunkDataEnd;
+      continue;
+    }
+    if (stage_ == Stage::kChunkDataEnd) {
+      if (rest.size() < 2) break;
+      if (!rest.starts_with(kCrlf)) return Fail(400, "malformed chunked body");
+      pos += 2;
+      stage_ = Stage::kChunkSize;
+      continue;
+    }
+    size_t eol = rest.find(kCrlf);
+    if (eol == std::string_view::npos) {
+      if (rest.size() > (stage_ == Stage::kTrailers ? limits_.max_header_bytes : kMaxChunkLine)) {
+        return Fail(400, "malformed chunked body");
+      }
+      break;
+    }
+    std::string_view line = rest.substr(0, eol);
+    pos += eol + 2;
+    if (stage_ == Stage::kTrailers) {
+      if (line.empty()) {
+        stage_ = Stage::kDone;
+        result = State::kComplete;
+      } else if ((scanned_ += line.size() + 2) > limits_.max_header_bytes) {
+        return Fail(431, "chunked trailers too large");
+      }
+      continue;
+    }
+    std::string_view hex = line.substr(0, line.find(';'));
+    hex = TrimSpace(hex);
+    if (hex.empty() || hex.size() > 15 || line.size() > kMaxChunkLine) {
+      return Fail(400, "malformed chunk size");
+    }
+    size_t size = 0;
+    for (char c : hex) {
+      int digit = c >= '0' && c <= '9'   ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                         : -1;
+      if (digit < 0) return Fail(400, "malformed chunk size");
+      size = size * 16 + static_cast<size_t>(digit);
+    }
+    if (size > limits_.max_body_bytes - request_.body.size()) {
+      return Fail(413, "chunked request body over the limit of " +
+                           std::to_string(limits_.max_body_bytes) + " bytes");
+    }
+    chunk_left_ = size;
+    stage_ = size == 0 ? Stage::kTrailers : Stage::kChunkData;
+  }
+  buffer_.erase(0, pos);
+  return result;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Every kustomization under manifests/ renders with a real `kubectl kustomize` and passes a server
+# dry run against a real kube-apiserver (../shared/k8s-stack), so what docs/operations.md tells
+# operators to apply can be applied. Issue #14: the TLS overlay sat inside its own base, and
+# kustomize refused it ("cycle detected"); unit tests that read the YAML files could not see that.
+#
+# Exit 0 pass, 1 fail, 77 skip (no k8s-stack; CTest's SKIP_RETURN_CODE).
+set -euo pipefail
+
+repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
+stack=${GPUSCHED_K8S_STACK:-$repo/../shared/k8s-stack}
+if [[ ! -x $stack/up.sh ]]; then
+  echo "SKIP: k8s-stack not found at $stack (set GPUSCHED_K8S_STACK)"
+  exit 77
+fi
+
+# The stack's state dir sits directly in the temp dir, because up.sh unpacks the binaries once
+# into .k8s-stack-cache next to it and later runs re-use them. up.sh's progress goes to stderr.
+state=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-kustomize-stack.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-kustomize-work.XXXXXX")
+trap '"$stack/down.sh" --state "$state" --wipe > /dev/null || true; rm -rf -- "$work"' EXIT
+up=$("$stack/up.sh" --state "$state" --no-scheduler --owner-pid $$) ||
+  { echo "FAIL: up.sh could not start the stack (its stderr is above)"; exit 1; }
+while IFS='=' read -r key value; do export "$key=$value"; done <<< "$up"   # KUBECONFIG, KUBECTL
+
+# Every API call is bounded; kustomize reads only local files.
+kubectl() { timeout 60 "$KUBECTL" --request-timeout=30s "$@"; }
+
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# A line per fact of the objects the API server would store: kind=, and for the Deployment and
+# Service the args, ports, probes and volumes that the overlays change.
+facts_template='{range .items[*]}kind={.kind}{"\n"}{end}'\
+'{range .items[?(@.kind=="Deployment")].spec.template.spec.containers[*]}'\
+'{range .args[*]}arg={@}{"\n"}{end}'\
+'{range .ports[*]}containerPort={.name}:{.containerPort}{"\n"}{end}'\
+'livenessProbe={.livenessProbe.httpGet.port}{"\n"}'\
+'readinessProbe={.readinessProbe.httpGet.port}{"\n"}'\
+'{range .volumeMounts[*]}mount={.name}:{.mountPath}{"\n"}{end}{end}'\
+'{range .items[?(@.kind=="Deployment")].spec.template.spec.volumes[*]}'\
+'volume={.name}:{.secret.secretName}{.configMap.name}{"\n"}{end}'\
+'{range .items[?(@.kind=="Service")].spec.ports[*]}servicePort={.name}:{.port}{"\n"}{end}'
+
+# Every kustomization is a complete install, whatever it patches.
+full_install_kinds=(Namespace ServiceAccount ClusterRole ClusterRoleBinding ConfigMap Deployment
+  Service PodDisruptionBudget)
+
+expect() {   # expect DIR FACTS LINE: LINE is one of FACTS
+  grep -qxF -- "$3" <<< "$2" || fail "$1: expected '$3' in the dry run's objects"
+}
+expect_not() {
+  ! grep -qxF -- "$3" <<< "$2" || fail "$1: did not expect '$3' in the dry run's objects"
+}
+
+# Found, not listed, so that a new overlay is covered without touching this test.
+mapfile -t kustomizations < <(cd "$repo" &&
+  find manifests -name kustomization.yaml -printf '%h\n' | sort)
+(( ${#kustomizations[@]} > 0 )) ||
+  { echo "FAIL: no kustomization.yaml under $repo/manifests"; exit 1; }
+
+for dir in "${kustomizations[@]}"; do
+  failures_before=$failures
+  rendered=$work/$(tr / - <<< "$dir").yaml
+  if ! kubectl kustomize "$repo/$dir" > "$rendered" 2> "$rendered.err"; then
+    fail "$dir: kubectl kustomize: $(cat "$rendered.err")"
+    continue
+  fi
+
+  # kustomize puts Namespaces first, so kubectl apply creates them before the objects in them; a
+  # dry run creates nothing, so the kustomization's own Namespaces are created for real first
+  # (and dry-run again below with the rest).
+  namespaces=$(kubectl apply --dry-run=client -f "$rendered" \
+    -o jsonpath='{range .items[?(@.kind=="Namespace")]}{.metadata.name}{"\n"}{end}') ||
+    { fail "$dir: cannot read its Namespaces"; continue; }
+  for ns in $namespaces; do
+    kubectl create namespace "$ns" --dry-run=client -o yaml | kubectl apply -f - > /dev/null ||
+      { fail "$dir: cannot create Namespace $ns"; continue 2; }
+  done
+
+  # The command operators run (client-side apply), then server-side apply, whose stricter merge
+  # rejects duplicate keys in lists such as ports; its answer is what the server would store.
+  if ! out=$(kubectl apply --dry-run=server -k "$repo/$dir" 2>&1); then
+    fail "$dir: kubectl apply --dry-run=server -k: $out"
+    continue
+  fi
+  if ! facts=$(kubectl apply --server-side --dry-run=server -k "$repo/$dir" \
+      -o jsonpath="$facts_template" 2> "$rendered.err"); then
+    fail "$dir: kubectl apply --server-side --dry-run=server -k: $(cat "$rendered.err")"
+    continue
+  fi
+
+  for kind in "${full_install_kinds[@]}"; do expect "$dir" "$facts" "kind=$kind"; done
+  case $dir in
+    manifests/base)
+      expect "$dir" "$facts" "arg=--listen=0.0.0.0:8888"
+      expect "$dir" "$facts" "containerPort=http:8888"
+      expect "$dir" "$facts" "servicePort=http:8888"
+      expect "$dir" "$facts" "readinessProbe=http"
+      expect "$dir" "$facts" "volume=policy:gpusched-policy"
+      expect_not "$dir" "$facts" "arg=--client-ca=/etc/gpusched/tls/ca.crt"
+      ;;
+    manifests/tls)
+      # The patch replaces the base's args (a list without merge key), so 8888 is not served.
+      expect "$dir" "$facts" "arg=--listen=0.0.0.0:8443"
+      expect_not "$dir" "$facts" "arg=--listen=0.0.0.0:8888"
+      expect "$dir" "$facts" "arg=--tls-cert=/etc/gpusched/tls/tls.crt"
+      expect "$dir" "$facts" "arg=--tls-key=/etc/gpusched/tls/tls.key"
+      expect "$dir" "$facts" "arg=--client-ca=/etc/gpusched/tls/ca.crt"
+      expect "$dir" "$facts" "arg=--ops-listen=0.0.0.0:9090"
+      expect "$dir" "$facts" "containerPort=https:8443"
+      expect "$dir" "$facts" "containerPort=ops:9090"
+      expect "$dir" "$facts" "servicePort=https:8443"
+      expect "$dir" "$facts" "livenessProbe=ops"
+      expect "$dir" "$facts" "readinessProbe=ops"
+      expect "$dir" "$facts" "mount=tls:/etc/gpusched/tls"
+      expect "$dir" "$facts" "volume=tls:gpusched-tls"
+      expect "$dir" "$facts" "volume=policy:gpusched-policy"
+      ;;
+  esac
+  if (( failures == failures_before )); then
+    echo "ok: $dir renders $(grep -c '^kind=' <<< "$facts") objects and passes the server dry runs"
+  fi
+done
+
+if (( failures > 0 )); then
+  echo "FAIL: $failures check(s) failed over ${#kustomizations[@]} kustomization(s)"
+  exit 1
+fi
+echo "PASS: ${#kustomizations[@]} kustomization(s): ${kustomizations[*]}"
