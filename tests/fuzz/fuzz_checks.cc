@@ -13,7 +13,6 @@
 #include <string>
 
 #include <simdjson.h>
-#include <yaml-cpp/yaml.h>
 
 #include "fuzz/json_grammar.h"
 #include "fuzz/quantity_oracle.h"
@@ -105,8 +104,6 @@ void CheckExtenderRequest(std::string_view input) {
   } catch (const DecodeError&) {
     return;
   }
-  // TODO remove when the decoder rejects both
-  if (args.node_names && args.nodes) return;
   // TODO remove when the decoder rejects malformed JSON in the values it skips, which full-Nodes
   // answers echo (regressions/extender_request/DISABLED_echoed_node_is_not_json.json)
   if (step_over_known_bugs && !IsJsonText(input)) return;
@@ -143,8 +140,8 @@ void CheckNodeDecoder(std::string_view input) {
 }
 
 void CheckYamlToJson(std::string_view input) {
-  // TODO remove when YamlDocumentsToJson neither hangs where yaml-cpp 0.7's LoadAll does nor
-  // recurses forever on a cyclic alias (yaml_known_bugs.h)
+  // TODO remove when YamlDocumentsToJson no longer hangs where yaml-cpp 0.7's LoadAll does
+  // (yaml_known_bugs.h)
   if (step_over_known_bugs && HitsKnownYamlBug(input)) return;
   std::vector<std::string> documents;
   try {
@@ -204,10 +201,6 @@ void CheckKubeconfigReader(std::string_view input) {
     KubeConfig config = LoadKubeconfig(path);
     Require(!config.server.empty(), "kubeconfig: a server");
   } catch (const KubeConfigError&) {
-  } catch (const YAML::Exception&) {
-    // TODO remove when LoadKubeconfig reports sections of the wrong shape as KubeConfigError
-    // (regressions/kubeconfig/DISABLED_user_is_a_scalar.yaml)
-    if (!step_over_known_bugs) throw;
   }
 }
 

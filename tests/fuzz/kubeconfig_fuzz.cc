@@ -1,14 +1,8 @@
-// libFuzzer target kubeconfig: runs CheckKubeconfigReader (fuzz_checks.h) on every input, stepping
-// over the known bugs.
+// libFuzzer target kubeconfig: runs CheckKubeconfigReader (fuzz_checks.h) on every input.
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz/fuzz_checks.h"
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  gpusched::fuzz::StepOverKnownBugs();
-  return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gpusched::fuzz::CheckKubeconfigReader({reinterpret_cast<const char*>(data), size});
