@@ -4,10 +4,10 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET (default 30)] [--runs N] [--timeout S] [--only TARGET]...
 # --runs stops a target after N executions when that comes first. An input running longer than
 # --timeout seconds (default 10; wall-clock, so raise it for long runs under nice beside builds)
-# counts as a crash. Prints per target the
-# executions and the result; exits non-zero when any target crashed, after printing the path of
-# each crash input (build-fuzz/artifacts/<target>/). Installs nothing: scripts/install-deps.sh
-# brings clang and libclang-rt-14-dev. Corpora grow in build-fuzz/corpus/<target>/ across runs.
+# counts as a crash. Prints per target the executions and the result; exits non-zero when any
+# target crashed, after printing the path of each crash input (build-fuzz/artifacts/<target>/).
+# Installs nothing: scripts/install-deps.sh brings clang and libclang-rt-14-dev. Corpora grow in
+# build-fuzz/corpus/<target>/ across runs. See docs/reliability.md, "Fuzzing".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
