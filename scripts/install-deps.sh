@@ -8,6 +8,7 @@ packages=(
   libcpp-httplib-dev nlohmann-json3-dev libcurl4-openssl-dev libyaml-cpp-dev libspdlog-dev
   prometheus-cpp-dev libsimdjson-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()

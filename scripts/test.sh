@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds, and runs every test three ways:
 # a normal build, AddressSanitizer + UndefinedBehaviorSanitizer, and ThreadSanitizer for the tests
-# where threads meet. Exits non-zero on the first failure.
+# where threads meet; then fuzzes every parser for a bounded time. Exits non-zero on the first
+# failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
@@ -28,3 +29,6 @@ tsan_targets=(cluster_ledger_test http_server_test policy_watcher_test extender_
   -DGPUSCHED_SANITIZE=thread -DGPUSCHED_BUILD_BENCH=OFF -- "${tsan_targets[@]}"
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
   run_ctest "$root/build-tsan" -R '^(ClusterLedger|ServerFixture|SmallLimitServer|PolicyWatcherTest|ServiceFixture|LiveInventory|MetricsEndpoint|TlsServer|TlsCredentialsLoad)\.'
+
+echo "== fuzz every parser (about 30 s each)"
+"$root/scripts/fuzz.sh" 30

@@ -45,6 +45,18 @@ TEST(Quantity, rounds_sub_milli_values_up) {
   EXPECT_EQ(ParseQuantityMilli("1n"), std::nullopt);
 }
 
+// Found by fuzzing (tests/fuzz/regressions/quantity/) and by reading the code the fuzzer pointed
+// at: digits past the 31st and binary suffixes after long fractions used to lose exactness.
+TEST(Quantity, long_mantissas_stay_exact) {
+  EXPECT_EQ(ParseQuantityMilli("1.0000000000000000000000Gi"), 1073741824000);  // was 126765060023
+  EXPECT_EQ(ParseQuantityMilli("6.666666666666626622662Gi"), 7158278826667);   // was 1267650600229
+  // 10^33 + 1, times 10^-31: the last digit, beyond the mantissa, still rounds up (was 100000).
+  EXPECT_EQ(ParseQuantityMilli("1000000000000000000000000000000001e-31"), 100001);
+  // About 1.3e-40 milli-units rounds up to 1, however many digits it has (was 2).
+  EXPECT_EQ(ParseQuantityMilli("0.0000000000000000000000000000000000000000126765060022822940149670320537599"),
+            1);
+}
+
 TEST(Quantity, saturates_instead_of_overflowing) {
   EXPECT_EQ(ParseQuantityMilli("9E"), std::numeric_limits<int64_t>::max());
   EXPECT_EQ(ParseQuantityMilli("99999999999999999999999999999999999"),

@@ -15,10 +15,11 @@ bool Selects(const ProfileSpec& profile, const PodInfo& pod) {
                                                pod.namespace_name) == profile.namespaces.end()) {
     return false;
   }
-  for (const auto& [key, value] : profile.match_labels) {
+  // Not a structured binding: clang 14 (the fuzz build's compiler) cannot capture one.
+  for (const auto& label : profile.match_labels) {
     auto it = std::find_if(pod.labels.begin(), pod.labels.end(),
-                           [&](const auto& l) { return l.first == key; });
-    if (it == pod.labels.end() || it->second != value) return false;
+                           [&](const auto& l) { return l.first == label.first; });
+    if (it == pod.labels.end() || it->second != label.second) return false;
   }
   return true;
 }

@@ -64,6 +64,39 @@ std::optional<Suffix> ParseSuffix(std::string_view s) {
 
 Wide Clamp(Wide v) { return v > kCap ? kCap : (v < -kCap ? -kCap : v); }
 
+// A non-negative integer below 2^192, least significant limb first: wide enough for a mantissa
+// (below 2^104) times a binary suffix (up to 2^60), so that dividing the product down by powers of
+// ten is exact. Clamping it at kCap before dividing would not be: 1.0000000000000000000000Gi is
+// 2^100 after the suffix, and 2^100 / 10^19 is far below the true 1073741824000.
+class Wide192 {
+ public:
+  explicit Wide192(Wide v) : limb_{static_cast<uint64_t>(v), static_cast<uint64_t>(v >> 64), 0} {}
+  void ShiftLeft10() {
+    limb_[2] = (limb_[2] << 10) | (limb_[1] >> 54);
+    limb_[1] = (limb_[1] << 10) | (limb_[0] >> 54);
+    limb_[0] <<= 10;
+  }
+  // Divides by ten; returns the remainder.
+  unsigned DivideBy10() {
+    unsigned __int128 remainder = 0;
+    for (int i = 2; i >= 0; --i) {
+      unsigned __int128 current = (remainder << 64) | limb_[i];
+      limb_[i] = static_cast<uint64_t>(current / 10);
+      remainder = current % 10;
+    }
+    return static_cast<unsigned>(remainder);
+  }
+  bool IsZero() const { return (limb_[0] | limb_[1] | limb_[2]) == 0; }
+  // The value, or kCap when it is larger (every result past kCap saturates).
+  Wide Capped() const {
+    if (limb_[2] != 0 || limb_[1] >= (uint64_t{1} << 36)) return kCap;
+    return (Wide(limb_[1]) << 64) | limb_[0];
+  }
+
+ private:
+  uint64_t limb_[3];
+};
+
 }  // namespace
 
 std::optional<int64_t> ParseQuantityMilli(std::string_view text) {
@@ -79,7 +112,7 @@ std::optional<int64_t> ParseQuantityMilli(std::string_view text) {
   int dropped_digits = 0;  // integer digits beyond what Wide can hold scale the value instead
   bool seen_digit = false;
   bool seen_point = false;
-  bool truncated_nonzero = false;
+  bool truncated_nonzero = false;  // a digit not taken into the mantissa was not 0: round up
   for (; i < text.size(); ++i) {
     char c = text[i];
     if (c == '.') {
@@ -92,28 +125,30 @@ std::optional<int64_t> ParseQuantityMilli(std::string_view text) {
     if (mantissa < kCap) {
       mantissa = mantissa * 10 + (c - '0');
       if (seen_point) ++fraction_digits;
-    } else if (!seen_point) {
-      ++dropped_digits;
-    } else if (c != '0') {
-      truncated_nonzero = true;
+    } else {
+      if (!seen_point) ++dropped_digits;
+      if (c != '0') truncated_nonzero = true;
     }
   }
   if (!seen_digit) return std::nullopt;
   auto suffix = ParseSuffix(text.substr(i));
   if (!suffix) return std::nullopt;
 
-  Wide value = mantissa;
-  for (int b = 0; b < suffix->binary_power; ++b) value = Clamp(value * 1024);
+  Wide value;
   int power = 3 + suffix->decimal_power - fraction_digits + dropped_digits;
-  for (; power > 0; --power) value = Clamp(value * 10);
-  if (power < 0) {
-    Wide divisor = 1;
-    for (; power < 0 && divisor < kCap; ++power) divisor *= 10;
-    Wide quotient = value / divisor;
-    if (value % divisor != 0 || truncated_nonzero) ++quotient;  // round up, like Kubernetes
-    value = quotient;
-  } else if (truncated_nonzero) {
-    ++value;
+  if (power >= 0) {
+    // Only multiplications: clamping along the way cannot bring a saturated value back in range.
+    value = mantissa;
+    for (int b = 0; b < suffix->binary_power; ++b) value = Clamp(value * 1024);
+    for (; power > 0; --power) value = Clamp(value * 10);
+    if (truncated_nonzero) ++value;
+  } else {
+    Wide192 exact(mantissa);
+    for (int b = 0; b < suffix->binary_power; ++b) exact.ShiftLeft10();
+    bool remainder = truncated_nonzero;
+    for (; power < 0 && !exact.IsZero(); ++power) remainder |= exact.DivideBy10() != 0;
+    value = exact.Capped();
+    if (remainder) ++value;  // round up, like Kubernetes
   }
   if (negative) value = -value;
   if (value > kMax) return kMax;
