@@ -84,6 +84,26 @@ std::vector<std::string_view> DecodeStringArray(value v, TextStore& text) {
   return out;
 }
 
+// simdjson On-Demand checks only what it reads, but a node object of a full-Nodes request is
+// echoed back whole in the filter answer: it is checked whole, or a malformed value the decoder
+// skipped would reach kube-scheduler as an answer that is not JSON. `raw` lies inside a padded
+// document, so the padding simdjson reads past its end is there.
+void RequireValidJson(std::string_view raw) {
+  auto check = [&](simdjson::dom::parser& parser) {
+    auto parsed = parser.parse(raw.data(), raw.size(), /*realloc_if_needed=*/false);
+    if (parsed.error()) {
+      throw DecodeError(std::string("not valid JSON: ") + simdjson::error_message(parsed.error()));
+    }
+  };
+  if (raw.size() > kKeepParserBytes) {
+    simdjson::dom::parser once;
+    check(once);
+    return;
+  }
+  thread_local simdjson::dom::parser parser;
+  check(parser);
+}
+
 std::vector<WireNode> DecodeNodeList(value v) {
   std::vector<WireNode> nodes;
   for (field f : v.get_object()) {
@@ -96,6 +116,7 @@ std::vector<WireNode> DecodeNodeList(value v) {
         object o = item.get_object();
         WireNode node;
         node.raw_json = o.raw_json().value();
+        RequireValidJson(node.raw_json);
         o.reset();
         node.info = DecodeNode(o);
         nodes.push_back(std::move(node));

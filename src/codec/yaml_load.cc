@@ -1,8 +1,11 @@
 #include "gpusched/codec/yaml_load.h"
 
+#include <sstream>
+#include <string>
 #include <utility>
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include "gpusched/util/quote.h"
 
@@ -76,6 +79,60 @@ auto Parse(F&& load) -> decltype(load()) {
   }
 }
 
+
+// Notes where each document's first node starts, for LoopsForever.
+class FirstNode : public YAML::EventHandler {
+ public:
+  int pos = -1;
+
+  void OnDocumentStart(const YAML::Mark&) override { pos = -1; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { Note(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { Note(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    Note(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Note(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Note(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void Note(const YAML::Mark& mark) {
+    if (pos < 0) pos = mark.pos;
+  }
+};
+
+// Whether yaml-cpp 0.7's LoadAll (Debian 12's) would loop forever on `text`, growing memory: on a
+// token that cannot start a node, such as a lone ",", it never consumes the token and yields one
+// more empty document every turn (yaml-cpp issue #1040, fixed upstream after 0.8.0). One pass of
+// its event parser, whose documents are those LoadAll builds, tells: a document that starts where
+// the previous one did, or more documents than bytes, is that loop.
+bool LoopsForever(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  try {
+    YAML::Parser parser(in);
+    FirstNode document;
+    int previous = -1;
+    size_t documents = 0;
+    while (parser.HandleNextDocument(document)) {
+      if (document.pos >= 0 && document.pos == previous) return true;
+      if (++documents > text.size() + 1) return true;
+      previous = document.pos;
+    }
+  } catch (const YAML::Exception&) {
+    // LoadAll throws the same error, which Parse reports.
+  }
+  return false;
+}
+
 }  // namespace
 
 YamlError::YamlError(int line, int column, const std::string& problem)
@@ -85,6 +142,9 @@ YamlError::YamlError(int line, int column, const std::string& problem)
       problem_(problem) {}
 
 std::vector<YAML::Node> LoadYamlDocuments(std::string_view text) {
+  if (LoopsForever(text)) {
+    throw YamlError(0, 0, "a token that cannot start a YAML node (such as a lone ',')");
+  }
   std::vector<YAML::Node> docs = Parse([&] { return YAML::LoadAll(std::string(text)); });
   ExpansionBudget budget(text.size());
   for (const auto& doc : docs) budget.Check(doc);
