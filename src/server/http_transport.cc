@@ -42,9 +42,11 @@ constexpr size_t kReadChunk = 256 << 10;
 // Bytes read from one connection in one turn, so a fast sender of a huge body yields the thread.
 constexpr size_t kMaxReadPerTurn = 4 << 20;
 constexpr std::chrono::milliseconds kSweepPeriod{100};
-// After a request this large is answered, free heap pages go back to the system at the next sweep,
-// so a burst of big bodies does not leave the process holding their memory.
+// Once no request this large has been answered for kTrimAfterQuiet, free heap pages go back to the
+// system at the next sweep, so a burst of big bodies does not leave the process holding their
+// memory.
 constexpr size_t kLargeRequestBytes = 4 << 20;
+constexpr std::chrono::seconds kTrimAfterQuiet{1};
 // File descriptors kept free for everything but connections (logs, API watches, files).
 constexpr rlim_t kReservedDescriptors = 128;
 
@@ -160,6 +162,7 @@ struct HttpTransport::Impl {
   int spare_fd = -1;  // given up to accept-and-close a client when descriptors run out
   std::atomic<bool> stopping{false};
   std::atomic<bool> trim_pending{false};
+  std::atomic<Clock::rep> last_large_done{0};
 
   mutable std::mutex mu;  // guards connections, next_id and every epoll_ctl on a connection
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
@@ -366,9 +369,21 @@ struct HttpTransport::Impl {
     connections.erase(it);
   }
 
-  // Closes connections past their deadline; a request cut short is told why when that is cheap.
+  // Closes connections past their deadline (a request cut short is told why when that is cheap),
+  // then gives free memory back once a burst of large requests is over.
   void Sweep() {
     auto now = Clock::now();
+    CloseExpired(now);
+    // Not during a burst: a trim walks every free block of the heap (tens of thousands of madvise
+    // calls with a large inventory) while holding the allocator's lock.
+    if (trim_pending && now - Clock::time_point(Clock::duration(last_large_done.load())) >=
+                            kTrimAfterQuiet) {
+      trim_pending = false;
+      malloc_trim(0);
+    }
+  }
+
+  void CloseExpired(Clock::time_point now) {
     std::lock_guard lock(mu);
     std::vector<uint64_t> expired;
     for (auto& [id, c] : connections) {
@@ -384,7 +399,6 @@ struct HttpTransport::Impl {
       }
       CloseLocked(id);
     }
-    if (trim_pending.exchange(false)) malloc_trim(0);
   }
 
   // One turn of a ready connection: taken from the table, served without the lock, handed back.
@@ -426,7 +440,10 @@ struct HttpTransport::Impl {
       if (c.phase == Phase::kWriting) {
         Io io = Flush(c);
         if (io != Io::kDone) return Wait(io);
-        if (c.large) trim_pending = true;  // its buffers are all freed now
+        if (c.large) {  // its buffers are all freed now
+          last_large_done = Clock::now().time_since_epoch().count();
+          trim_pending = true;
+        }
         c.large = false;
         if (c.close_after_write) return Next::kClose;
         c.phase = Phase::kReading;
