@@ -95,6 +95,12 @@ FlagSet ServeFlags() {
       .Add({"max-connections", "N", "10000",
             "open connections at most (also bounded by the open-file limit); beyond it the "
             "longest-idle connection is closed for a new one"})
+      .Add({"assume-ttl", "SECONDS", "30",
+            "with --kubeconfig or in a cluster: how long a pod counts on the node gpusched "
+            "expects it bound to (its best-ranked) before the watch confirms it; 0 disables"})
+      .Add({"workload-half-life", "SECONDS", "3600",
+            "with --kubeconfig or in a cluster: half-life of the observed pod shapes in the "
+            "target workload fragmentation is measured against"})
       .Add({"policy", "FILE", "",
             "scheduling policy (YAML); reloaded when the file changes; "
             "default: the built-in default policy"})
@@ -281,6 +287,10 @@ int Serve(const std::vector<std::string>& args) {
   const std::string& policy_path = flags.Get("policy");
   auto reload_seconds = ParseInt(flags.Get("policy-reload-interval"), 1, 3600);
   if (!reload_seconds) return Fail("--policy-reload-interval takes a whole number of seconds");
+  auto assume_ttl = ParseInt(flags.Get("assume-ttl"), 0, 3600);
+  if (!assume_ttl) return Fail("--assume-ttl takes a whole number of seconds within 0..3600");
+  auto half_life = ParseInt(flags.Get("workload-half-life"), 1, 30 * 86400);
+  if (!half_life) return Fail("--workload-half-life takes a whole number of seconds within 1..2592000");
   std::shared_ptr<const Policy> initial_policy = PolicyOrDefault(policy_path);
   if (!initial_policy) return Fail("invalid policy " + policy_path);
   GpuResourceNames gpu_names(initial_policy->spec().gpu_resources);
@@ -308,7 +318,10 @@ int Serve(const std::vector<std::string>& args) {
       return Fail(e.what());
     }
     spdlog::info("watching nodes and pods at {} (context {})", kube.server, kube.context);
-    live = std::make_unique<LiveInventory>(kube, gpu_names, snapshots);
+    LiveInventoryOptions live_options;
+    live_options.assume_ttl = std::chrono::seconds(*assume_ttl);
+    live_options.workload_half_life = std::chrono::seconds(*half_life);
+    live = std::make_unique<LiveInventory>(kube, gpu_names, snapshots, live_options);
     inventory_text = "API server " + kube.server;
   } else {
     Inventory inventory;
@@ -347,7 +360,7 @@ int Serve(const std::vector<std::string>& args) {
     }
     return m;
   });
-  ExtenderService service(snapshots, policies, &metrics);
+  ExtenderService service(snapshots, policies, &metrics, live.get());
   auto readiness = [&]() -> Readiness {
     if (!live) return Readiness{true, inventory_text};
     InventoryStatus status = live->Status();

@@ -51,6 +51,50 @@ TEST(ClusterLedger, replayed_events_never_double_count) {
   EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
 }
 
+TEST(ClusterLedger, an_assumed_pod_counts_until_the_watch_reports_where_it_went) {
+  using Clock = ClusterLedger::Clock;
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertNode(GpuNode("n2", 8));
+  Clock::time_point later = Clock::now() + std::chrono::hours(1);
+  PodInfo pending = BoundPod("a", "", 2);
+  EXPECT_TRUE(ledger.Assume(pending, "n1", later));
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 2);
+  EXPECT_EQ(ledger.assumed_count(), 1u);
+  // The watch still reports the pod unbound (it lags the scheduler): the assumption stands.
+  ledger.UpsertPod(pending);
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 2);
+  // The watch reports it bound elsewhere: the report takes over.
+  ledger.UpsertPod(BoundPod("a", "n2", 2));
+  auto s = ledger.BuildSnapshot();
+  EXPECT_EQ(Used(*s, "n1"), 0);
+  EXPECT_EQ(Used(*s, "n2"), 2);
+  EXPECT_EQ(ledger.assumed_count(), 0u);
+  // A pod the watch reports bound is not assumed over.
+  EXPECT_FALSE(ledger.Assume(pending, "n1", later));
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
+}
+
+TEST(ClusterLedger, assumptions_expire_and_deleted_pods_take_theirs_along) {
+  using Clock = ClusterLedger::Clock;
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  Clock::time_point now = Clock::now();
+  ledger.Assume(BoundPod("a", "", 2), "n1", now + std::chrono::seconds(1));
+  ledger.Assume(BoundPod("b", "", 3), "n1", now + std::chrono::seconds(10));
+  // Re-assuming the same pod (kube-scheduler retried it) moves it rather than counting twice.
+  ledger.Assume(BoundPod("b", "", 3), "n1", now + std::chrono::seconds(10));
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 5);
+  EXPECT_EQ(ledger.ExpireAssumptions(now + std::chrono::seconds(2)), 1u);
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 3);
+  ledger.DeletePod("uid-b");
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
+  EXPECT_EQ(ledger.ExpireAssumptions(now + std::chrono::hours(1)), 0u);
+  EXPECT_EQ(ledger.assumed_count(), 0u);
+  EXPECT_FALSE(ledger.Assume(testing::MakePod("cpu", ResourceList{{"cpu", 1000}}), "n1",
+                             now + std::chrono::seconds(10)));  // no GPU: nothing to count
+}
+
 TEST(ClusterLedger, finished_or_deleted_pods_release_gpus_at_once) {
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(GpuNode("n1", 8));

@@ -119,6 +119,39 @@ TEST_F(EngineFixture, minmax_mapping_spreads_candidates_over_zero_to_ten) {
   EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 5, 0}));
 }
 
+TEST_F(EngineFixture, rank_mapping_gives_each_distinct_mean_its_own_step) {
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back(
+      {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{},
+                                    std::map<std::string, double>{{"a", 51}, {"b", 50}, {"c", 51}}),
+       1});
+  Engine engine(GpuResourceNames(), std::move(plugins), PodIntent{}, ScoreMapping::kRank);
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  // A one-point lead is a full extender point; equal means share a step.
+  EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 9, 10}));
+}
+
+TEST(RankMapping, only_the_ten_best_distinct_means_score) {
+  std::vector<std::string> names;
+  std::map<std::string, double> scores;
+  std::vector<NodeState> states;
+  for (int i = 0; i < 14; ++i) {
+    names.push_back("n" + std::to_string(i));
+    scores[names.back()] = i;  // n13 best
+    states.push_back(testing::MakeNode(names.back(), ResourceList{{"nvidia.com/gpu", 8000}}));
+  }
+  std::vector<const NodeState*> nodes;
+  for (const auto& s : states) nodes.push_back(&s);
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{}, scores), 1});
+  Engine engine(GpuResourceNames(), std::move(plugins), PodIntent{}, ScoreMapping::kRank);
+  auto snapshot = testing::SnapshotOf({});
+  PodInfo pod = testing::MakePod("p", ResourceList{{"nvidia.com/gpu", 1000}});
+  auto cycle = engine.NewCycle(pod, *snapshot);
+  EXPECT_EQ(engine.Prioritize(*cycle, nodes),
+            (std::vector<int64_t>{0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+}
+
 TEST_F(EngineFixture, weighted_mean_maps_to_zero_to_ten) {
   std::vector<WeightedPlugin> plugins;
   plugins.push_back(

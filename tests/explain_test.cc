@@ -32,7 +32,8 @@ TEST(Explain, ranks_passing_nodes_and_explains_the_rest) {
   EXPECT_EQ(e.profile, "default");
   ASSERT_EQ(e.nodes.size(), snapshot->size());
   ASSERT_FALSE(e.ranking.empty());
-  EXPECT_EQ(e.nodes[e.ranking[0]].node, "gpu-node-a100-07");  // fullest node that fits
+  // fgd against the standard shapes plus consolidate's fixed preference (docs/plugins.md).
+  EXPECT_EQ(e.nodes[e.ranking[0]].node, "gpu-node-h100-01");
   for (const auto& n : e.nodes) {
     if (n.node == "gpu-node-t4-01") {
       EXPECT_EQ(n.reason, "GPU product does not match NVIDIA-A100-*,NVIDIA-H100-*");
@@ -43,7 +44,7 @@ TEST(Explain, ranks_passing_nodes_and_explains_the_rest) {
     }
   }
   auto json = nlohmann::json::parse(FormatExplanationJson(e));
-  EXPECT_EQ(json["ranking"][0], "gpu-node-a100-07");
+  EXPECT_EQ(json["ranking"][0], "gpu-node-h100-01");
   EXPECT_EQ(json["nodes"].size(), snapshot->size());
 }
 

@@ -50,6 +50,7 @@ TEST_F(ServiceFixture, prioritize_with_binpack_packs_the_fullest_node_first) {
   plugins["gpu-binpack"] = {true, 1};
   plugins["fgd"].enabled = false;
   plugins["consolidate"].enabled = false;
+  binpack.score_mapping = ScoreMapping::kLinear;
   policies.Set(std::make_shared<const Policy>(binpack));
   ExtenderArgs args = DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json"));
   auto scores = service.Prioritize(args).hosts;  // points into args
@@ -70,11 +71,11 @@ TEST_F(ServiceFixture, filter_best_only_passes_the_top_node_and_reports_the_rest
   policies.Set(std::make_shared<const Policy>(spec));
   auto result =
       service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
-  // The default policy ranks a100-07 first (docs/plugins.md explain block for this pod).
+  // The default policy ranks h100-01 first (docs/plugins.md explain block for this pod).
   ASSERT_TRUE(result.node_names.has_value());
-  EXPECT_EQ(*result.node_names, (std::vector<std::string_view>{"gpu-node-a100-07"}));
+  EXPECT_EQ(*result.node_names, (std::vector<std::string_view>{"gpu-node-h100-01"}));
   EXPECT_EQ(result.failed_nodes,
-            (FailedNodesMap{{"gpu-node-h100-01", std::string(kNotBestReason)},
+            (FailedNodesMap{{"gpu-node-a100-07", std::string(kNotBestReason)},
                             {"gpu-node-h100-02", std::string(kNotBestReason)},
                             {"gpu-node-h100-03", "Insufficient nvidia.com/gpu"}}));
   // A pod asking for no GPU is not ranked: every node passes.
@@ -175,8 +176,8 @@ TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers
   EXPECT_EQ(full.nodes_raw->size(), 3u);  // full objects carry 4 free GPUs each
   auto prio = service.Prioritize(
       DecodeExtenderArgs(Fixture(std::string(dir) + "prioritize-request.nodecache-false.json")));
-  EXPECT_EQ(prio.hosts,
-            (std::vector<HostPriority>{{"gpu-node-2", 3}, {"gpu-node-3", 3}}));  // 1/4 -> 25 -> 3
+  // Equal content (1 of 4 GPUs free after the pod): consolidate's fixed preference ranks them.
+  EXPECT_EQ(prio.hosts, (std::vector<HostPriority>{{"gpu-node-2", 9}, {"gpu-node-3", 10}}));
 }
 
 }  // namespace

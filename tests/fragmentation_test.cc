@@ -4,6 +4,7 @@
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/metrics/cluster_fragmentation.h"
 #include "gpusched/packing/fragmentation.h"
+#include "gpusched/packing/target_workload.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
@@ -62,7 +63,7 @@ TEST(Fragmentation, target_workload_keeps_the_most_frequent_shapes_up_to_the_cov
   EXPECT_TRUE(TargetWorkload(std::vector<TaskShape>{}, 0.95).empty());
 }
 
-TEST(Fragmentation, live_cluster_measure_uses_the_bound_pods_gpu_counts) {
+TEST(Fragmentation, live_cluster_measure_blends_pods_seen_with_the_standard_shapes) {
   ClusterLedger ledger{GpuResourceNames()};
   for (auto [name, gpus] : {std::pair{"a", 8}, {"b", 8}}) {
     NodeInfo n;
@@ -70,7 +71,14 @@ TEST(Fragmentation, live_cluster_measure_uses_the_bound_pods_gpu_counts) {
     n.allocatable.Set(kGpuResource, testing::Units(gpus));
     ledger.UpsertNode(n);
   }
-  // Node a: 5 of 8 used (3 free); node b: empty (8 free). Workload: 4-GPU pods only.
+  // An empty cluster already measures against 1, 2, 4 and 8 GPUs: whole nodes are worth keeping.
+  auto empty = ledger.BuildSnapshot();
+  ASSERT_EQ(empty->target_workload().size(), 4u);
+  EXPECT_TRUE(empty->observed_workload().empty());
+  EXPECT_EQ(empty->target_workload()[3].shape.num_gpu, 8);
+  EXPECT_DOUBLE_EQ(empty->target_workload()[3].weight, 0.25);
+
+  // Node a: 5 of 8 used (3 free); node b: empty (8 free). Pods seen: one of 4 GPUs, one of 1.
   PodInfo p1 = testing::MakePod("p1", {{std::string(kGpuResource), testing::Units(4)}});
   p1.node_name = "a";
   PodInfo p2 = testing::MakePod("p2", {{std::string(kGpuResource), testing::Units(1)}});
@@ -78,17 +86,61 @@ TEST(Fragmentation, live_cluster_measure_uses_the_bound_pods_gpu_counts) {
   ledger.UpsertPod(p1);
   ledger.UpsertPod(p2);
   auto snapshot = ledger.BuildSnapshot();
-  ASSERT_EQ(snapshot->target_workload().size(), 2u);
-  EXPECT_EQ(snapshot->target_workload()[0].shape.num_gpu, 4);  // equal counts: larger shape first
-  EXPECT_EQ(snapshot->target_workload()[1].shape.num_gpu, 1);
+  ASSERT_EQ(snapshot->observed_workload().size(), 2u);
+  // Half observed (1 and 4 GPUs, half each), half standard (1, 2, 4, 8, a quarter each).
+  // (The two sightings are microseconds apart: their decay differs by a hair.)
+  std::map<int32_t, double> weight;
+  for (const auto& w : snapshot->target_workload()) weight[w.shape.num_gpu] = w.weight;
+  ASSERT_EQ(weight.size(), 4u);
+  EXPECT_NEAR(weight[1], 0.375, 1e-6);
+  EXPECT_NEAR(weight[2], 0.125, 1e-9);
+  EXPECT_NEAR(weight[4], 0.375, 1e-6);
+  EXPECT_NEAR(weight[8], 0.125, 1e-9);
   ClusterFragmentation f = FragmentationOf(*snapshot);
   EXPECT_DOUBLE_EQ(f.idle_gpus, 11);
-  // Shapes 1 GPU and 4 GPUs, half each: node a's 3 free GPUs are fragment for the 4-GPU shape.
-  EXPECT_DOUBLE_EQ(f.fragmented_gpus, 0.5 * 3);
+  // Node a's 3 free GPUs are fragment for the 4- and 8-GPU shapes.
+  EXPECT_NEAR(f.fragmented_gpus, (0.375 + 0.125) * 3, 1e-5);
+  // A pod deleted stays in what the cluster was asked for: the observed workload is history.
   ledger.DeletePod(ClusterLedger::PodKey(p1));
-  auto after = ledger.BuildSnapshot();
-  ASSERT_EQ(after->target_workload().size(), 1u);
-  EXPECT_EQ(after->target_workload()[0].shape.num_gpu, 1);
+  EXPECT_EQ(ledger.BuildSnapshot()->observed_workload().size(), 2u);
+}
+
+TEST(TargetWorkload, decayed_counts_favour_recent_shapes) {
+  using Clock = DecayedShapeCounts::Clock;
+  DecayedShapeCounts counts(std::chrono::seconds(10));
+  TaskShape one{0, kMilliPerGpu, 1, {}};
+  TaskShape eight{0, kMilliPerGpu, 8, {}};
+  Clock::time_point t0 = Clock::now();
+  counts.Add(one, t0);
+  counts.Add(one, t0);
+  counts.Add(eight, t0 + std::chrono::seconds(10));  // the two 1-GPU pods have halved to 1
+  auto w = counts.Weights();
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NEAR(w[0].weight, 0.5, 1e-9);
+  EXPECT_NEAR(w[1].weight, 0.5, 1e-9);
+  // Long forgotten shapes are dropped.
+  counts.Add(eight, t0 + std::chrono::seconds(1000));
+  ASSERT_EQ(counts.Weights().size(), 1u);
+  EXPECT_EQ(counts.Weights()[0].shape.num_gpu, 8);
+}
+
+TEST(TargetWorkload, standard_shapes_and_blend) {
+  auto shapes = StandardShapes({4, 8, 0, 6});
+  std::vector<int32_t> gpus;
+  for (const auto& s : shapes) gpus.push_back(s.shape.num_gpu);
+  EXPECT_EQ(gpus, (std::vector<int32_t>{1, 2, 4, 6, 8}));
+  EXPECT_TRUE(StandardShapes({}).empty());
+  std::vector<WeightedShape> observed = {{TaskShape{0, kMilliPerGpu, 1, {}}, 1.0}};
+  auto only_prior = BlendWorkloads({}, shapes, 0.1);  // nothing observed: the prior alone
+  EXPECT_EQ(only_prior.size(), shapes.size());
+  auto only_observed = BlendWorkloads(observed, {}, 0.9);  // the simulator: no prior
+  ASSERT_EQ(only_observed.size(), 1u);
+  EXPECT_DOUBLE_EQ(only_observed[0].weight, 1.0);
+  auto both = BlendWorkloads(observed, shapes, 0.5);
+  double sum = 0;
+  for (const auto& w : both) sum += w.weight;
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(both[0].weight, 0.5 + 0.5 / 5);  // 1 GPU: observed and standard
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 #include "gpusched/cluster/cluster_ledger.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace gpusched {
 
-ClusterLedger::ClusterLedger(GpuResourceNames gpu_names) : gpu_names_(std::move(gpu_names)) {}
+ClusterLedger::ClusterLedger(GpuResourceNames gpu_names, Clock::duration workload_half_life)
+    : gpu_names_(std::move(gpu_names)), observed_(workload_half_life) {}
 
 std::string ClusterLedger::PodKey(const PodInfo& pod) {
   if (!pod.uid.empty()) return pod.uid;
@@ -30,25 +32,65 @@ void ClusterLedger::Charge(const PodRecord& pod, int sign) {
   for (const auto& r : pod.gpu_requests) u.used.Add(r.name, sign * r.milli);
   u.pods += sign;
   if (u.pods == 0) usage_.erase(pod.node_name);
-  if (int64_t gpus = pod.gpu_requests.units(kGpuResource); gpus > 0) {
-    if ((whole_gpu_requests_[gpus] += sign) == 0) whole_gpu_requests_.erase(gpus);
-  }
+  if (pod.assumed_until) assumed_ += sign;
   dirty_.insert(pod.node_name);
 }
 
-void ClusterLedger::UpsertPod(const PodInfo& pod) {
-  std::string key = PodKey(pod);
-  PodRecord record{pod.node_name, GpuDemand(pod, gpu_names_), false};
-  record.counted = !record.node_name.empty() && !pod.terminal() && !record.gpu_requests.empty();
+void ClusterLedger::Observe(const ResourceList& gpu_requests) {
+  // The live model counts whole devices; shares and MIG slices are judged by their own plugins.
+  int64_t gpus = gpu_requests.units(kGpuResource);
+  if (gpus <= 0) return;
+  TaskShape shape;
+  shape.gpu_milli = kMilliPerGpu;
+  shape.num_gpu = static_cast<int32_t>(std::min<int64_t>(gpus, kMaxGpusPerNode));
+  observed_.Add(shape, Clock::now());
+  dirty_.emplace();  // the snapshot's workload changes even when no node does
+}
 
+void ClusterLedger::Put(std::string key, PodRecord record) {
   auto it = pods_.find(key);
   if (it != pods_.end()) {
     Charge(it->second, -1);
     pods_.erase(it);
+  } else if (!record.gpu_requests.empty()) {
+    Observe(record.gpu_requests);
   }
   if (record.gpu_requests.empty()) return;  // pods without GPU requests do not matter here
   Charge(record, +1);
   pods_.emplace(std::move(key), std::move(record));
+}
+
+void ClusterLedger::UpsertPod(const PodInfo& pod) {
+  std::string key = PodKey(pod);
+  PodRecord record{pod.node_name, GpuDemand(pod, gpu_names_), false, std::nullopt};
+  record.counted = !record.node_name.empty() && !pod.terminal() && !record.gpu_requests.empty();
+  auto it = pods_.find(key);
+  if (it != pods_.end() && it->second.assumed_until && pod.node_name.empty() && !pod.terminal())
+    return;  // the watch has not caught up with the scheduler yet
+  Put(std::move(key), std::move(record));
+}
+
+bool ClusterLedger::Assume(const PodInfo& pod, std::string_view node, Clock::time_point expires) {
+  std::string key = PodKey(pod);
+  auto it = pods_.find(key);
+  if (it != pods_.end() && it->second.counted && !it->second.assumed_until) return false;
+  PodRecord record{std::string(node), GpuDemand(pod, gpu_names_), true, expires};
+  if (record.gpu_requests.empty()) return false;
+  Put(std::move(key), std::move(record));
+  return true;
+}
+
+size_t ClusterLedger::ExpireAssumptions(Clock::time_point now) {
+  size_t expired = 0;
+  for (auto& [key, record] : pods_) {
+    if (!record.assumed_until || *record.assumed_until > now) continue;
+    Charge(record, -1);
+    record.counted = false;
+    record.assumed_until.reset();
+    record.node_name.clear();
+    ++expired;
+  }
+  return expired;
 }
 
 void ClusterLedger::DeletePod(std::string_view key) {
@@ -80,6 +122,21 @@ void ClusterLedger::ReplacePods(const std::vector<PodInfo>& pods) {
   for (const auto& p : pods) UpsertPod(p);
 }
 
+std::set<int64_t> ClusterLedger::CommonSizes() const {
+  std::map<int64_t, int64_t> nodes_of_size;
+  for (const auto& [name, node] : nodes_) {
+    int64_t gpus = std::min(node.allocatable.units(kGpuResource), kMaxGpusPerNode);
+    if (gpus > 0) ++nodes_of_size[gpus];
+  }
+  std::vector<std::pair<int64_t, int64_t>> by_count(nodes_of_size.begin(), nodes_of_size.end());
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (by_count.size() > kMaxStandardSizes) by_count.resize(kMaxStandardSizes);
+  std::set<int64_t> sizes;
+  for (const auto& [gpus, count] : by_count) sizes.insert(gpus);
+  return sizes;
+}
+
 ResourceList ClusterLedger::UsageOf(std::string_view node) const {
   auto it = usage_.find(std::string(node));
   return it == usage_.end() ? ResourceList{} : it->second.used;
@@ -87,6 +144,7 @@ ResourceList ClusterLedger::UsageOf(std::string_view node) const {
 
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   for (const auto& name : dirty_) {
+    if (name.empty()) continue;  // marks a workload change only
     auto node = nodes_.find(name);
     if (node == nodes_.end()) {
       published_.erase(name);
@@ -106,16 +164,9 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   std::vector<ClusterSnapshot::NodePtr> nodes;
   nodes.reserve(published_.size());
   for (const auto& [name, state] : published_) nodes.push_back(state);
-  // The typical pods are the bound pods' GPU counts (whole devices: the live model).
-  std::map<TaskShape, int64_t> shapes;
-  for (const auto& [gpus, pods] : whole_gpu_requests_) {
-    TaskShape shape;
-    shape.gpu_milli = kMilliPerGpu;
-    shape.num_gpu = static_cast<int32_t>(gpus);
-    shapes[shape] = pods;
-  }
   return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
-                                                 TargetWorkload(shapes));
+                                                 observed_.Weights(), StandardShapes(CommonSizes()));
+
 }
 
 }  // namespace gpusched

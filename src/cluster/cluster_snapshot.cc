@@ -8,9 +8,13 @@
 namespace gpusched {
 
 ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
-                                 std::vector<WeightedShape> target_workload)
+                                 std::vector<WeightedShape> observed_workload,
+                                 std::vector<WeightedShape> standard_workload)
     : nodes_(std::move(nodes)),
-      target_workload_(std::move(target_workload)),
+      observed_workload_(std::move(observed_workload)),
+      standard_workload_(std::move(standard_workload)),
+      target_workload_(
+          BlendWorkloads(observed_workload_, standard_workload_, kDefaultPriorShare)),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;

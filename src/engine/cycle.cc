@@ -5,12 +5,20 @@
 namespace gpusched {
 
 Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
-             const ClusterSnapshot& snapshot)
+             const ClusterSnapshot& snapshot, const TargetWorkloadSettings& workload)
     : pod_(pod),
       gpu_demand_(std::move(gpu_demand)),
       intent_(std::move(intent)),
       task_shape_(ShapeOf(pod)),
-      snapshot_(snapshot) {}
+      snapshot_(snapshot),
+      target_workload_(snapshot.target_workload()) {
+  if (workload.is_default()) return;  // the snapshot's blend, computed once per publication
+  std::span<const WeightedShape> prior = workload.expected.empty()
+                                             ? snapshot.standard_workload()
+                                             : std::span<const WeightedShape>(workload.expected);
+  own_workload_ = BlendWorkloads(snapshot.observed_workload(), prior, workload.prior_share);
+  target_workload_ = own_workload_;
+}
 
 std::string_view Cycle::Reason(std::string_view prefix, std::string_view subject) const {
   for (const auto& r : reasons_) {

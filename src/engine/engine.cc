@@ -2,22 +2,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace gpusched {
 
 Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
-               PodIntent intent_defaults, ScoreMapping mapping, bool gpu_pods_only)
+               PodIntent intent_defaults, ScoreMapping mapping, bool gpu_pods_only,
+               TargetWorkloadSettings workload)
     : gpu_names_(std::move(gpu_names)),
       plugins_(std::move(plugins)),
       intent_defaults_(std::move(intent_defaults)),
       mapping_(mapping),
-      gpu_pods_only_(gpu_pods_only) {}
+      gpu_pods_only_(gpu_pods_only),
+      workload_(std::move(workload)) {}
 
 std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
                                         std::string_view selection_error) const {
   PodIntent intent = ParsePodIntent(pod, intent_defaults_);
   if (!selection_error.empty()) intent.error = std::string(selection_error);
-  return std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent), snapshot);
+  return std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent), snapshot,
+                                 workload_);
 }
 
 std::pair<Verdict, int> Engine::FilterOne(const Cycle& cycle, const NodeState& node) const {
@@ -120,6 +124,22 @@ std::vector<double> Engine::Combine(
 
 std::vector<int64_t> Engine::MapScores(const std::vector<double>& combined) const {
   std::vector<int64_t> out(combined.size());
+  if (mapping_ == ScoreMapping::kRank) {
+    // The kMaxExtenderPriority best distinct means, best first; a node's level is its mean's place.
+    std::vector<double> top;
+    for (double c : combined) {
+      auto at = std::lower_bound(top.begin(), top.end(), c, std::greater<>());
+      if (at != top.end() && *at == c) continue;
+      if (at - top.begin() >= kMaxExtenderPriority) continue;
+      top.insert(at, c);
+      if (std::ssize(top) > kMaxExtenderPriority) top.pop_back();
+    }
+    for (size_t i = 0; i < combined.size(); ++i) {
+      auto at = std::lower_bound(top.begin(), top.end(), combined[i], std::greater<>());
+      out[i] = at != top.end() && *at == combined[i] ? kMaxExtenderPriority - (at - top.begin()) : 0;
+    }
+    return out;
+  }
   double lo = combined.empty() ? 0 : *std::min_element(combined.begin(), combined.end());
   double hi = combined.empty() ? 0 : *std::max_element(combined.begin(), combined.end());
   bool rescale = mapping_ == ScoreMapping::kMinMax && hi > lo;

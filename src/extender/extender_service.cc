@@ -1,5 +1,6 @@
 #include "gpusched/extender/extender_service.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <vector>
@@ -118,6 +119,13 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   return p;
 }
 
+// Tells `sink` that kube-scheduler is expected to bind the pod to `node`. Only GPU pods with an
+// identity count: the watch's report of the pod must be able to replace the assumption.
+void AssumeOn(AssumptionSink& sink, const Prepared& p, std::string_view node) {
+  if (p.cycle->gpu_demand().empty() || p.cycle->pod().uid.empty()) return;
+  sink.Assume(p.cycle->pod(), node);
+}
+
 // Rejections per (plugin, verdict class), counted locally so the shared counters are touched once
 // per class, not once per node.
 void CountRejections(Metrics& metrics, const std::vector<Verdict>& verdicts,
@@ -171,8 +179,9 @@ class ReasonCopies {
 }  // namespace
 
 ExtenderService::ExtenderService(const Published<ClusterSnapshot>& snapshots,
-                                 const Published<Policy>& policies, Metrics* metrics)
-    : snapshots_(snapshots), policies_(policies), metrics_(metrics) {}
+                                 const Published<Policy>& policies, Metrics* metrics,
+                                 AssumptionSink* assumptions)
+    : snapshots_(snapshots), policies_(policies), metrics_(metrics), assumptions_(assumptions) {}
 
 ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
@@ -197,6 +206,15 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   if (metrics_) {
     metrics_->CountDecision("filter", p.profile);
     CountRejections(*metrics_, verdicts, rejected_by);
+  }
+
+  if (assumptions_) {
+    size_t passing = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < verdicts.size(); ++i) {
+      if (verdicts[i].passed() && c.nodes[i] != nullptr) ++passing, at = i;
+    }
+    if (passing == 1) AssumeOn(*assumptions_, p, c.names[at]);
   }
 
   ExtenderFilterResult result;
@@ -232,8 +250,15 @@ HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   for (size_t k = 0; k < p.known.positions.size(); ++k) {
     list.hosts[p.known.positions[k]].score = scores[k];
   }
+  if (assumptions_) {
+    auto best = std::max_element(scores.begin(), scores.end());
+    if (best != scores.end() && std::count(scores.begin(), scores.end(), *best) == 1) {
+      AssumeOn(*assumptions_, p, p.candidates.names[p.known.positions[best - scores.begin()]]);
+    }
+  }
   list.text = p.text;
   return list;
 }
+
 
 }  // namespace gpusched

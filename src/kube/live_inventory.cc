@@ -73,7 +73,10 @@ class LiveInventory::PodSink : public ReflectorSink {
 
 LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_names,
                              Published<ClusterSnapshot>& out, LiveInventoryOptions options)
-    : gpu_names_(gpu_names), out_(out), options_(options), ledger_(std::move(gpu_names)) {
+    : gpu_names_(gpu_names),
+      out_(out),
+      options_(options),
+      ledger_(std::move(gpu_names), options.workload_half_life) {
   if (!out_.Get())
     out_.Set(std::make_shared<const ClusterSnapshot>(std::vector<ClusterSnapshot::NodePtr>{}, 0));
   node_sink_ = std::make_unique<NodeSink>(*this);
@@ -89,7 +92,7 @@ LiveInventory::~LiveInventory() {
   nodes_->Stop();
   pods_->Stop();
   {
-    std::lock_guard lock(ledger_mu_);
+    std::lock_guard lock(wake_mu_);
     stop_ = true;
   }
   wake_.notify_all();
@@ -101,9 +104,20 @@ void LiveInventory::MarkDirty() {
 }
 
 void LiveInventory::PublishLoop() {
-  std::unique_lock lock(ledger_mu_);
-  while (!stop_) {
-    wake_.wait_for(lock, options_.publish_interval, [this] { return stop_; });
+  for (;;) {
+    std::vector<PendingAssumption> assumed;
+    {
+      std::unique_lock wake(wake_mu_);
+      wake_.wait_for(wake, options_.publish_interval,
+                     [this] { return stop_ || !pending_.empty(); });
+      if (stop_) return;
+      assumed.swap(pending_);
+    }
+    std::unique_lock lock(ledger_mu_);
+    for (const auto& a : assumed) {
+      if (ledger_.Assume(a.pod, a.node, a.expires)) dirty_ = true;
+    }
+    if (ledger_.ExpireAssumptions(std::chrono::steady_clock::now()) > 0) dirty_ = true;
     if (!dirty_) continue;
     dirty_ = false;
     bool complete = nodes_listed_ && pods_listed_;
@@ -114,7 +128,6 @@ void LiveInventory::PublishLoop() {
     out_.Set(std::move(snapshot));
     // Only now may requests be answered: the snapshot they read holds both initial lists.
     if (complete) complete_published_ = true;
-    lock.lock();
   }
 }
 
@@ -137,6 +150,24 @@ InventoryStatus LiveInventory::Status() const {
                "s ago";
   }
   return s;
+}
+
+void LiveInventory::Assume(const PodInfo& pod, std::string_view node) {
+  if (options_.assume_ttl.count() <= 0) return;
+  PendingAssumption a;
+  a.pod.name = pod.name;
+  a.pod.namespace_name = pod.namespace_name;
+  a.pod.uid = pod.uid;
+  a.pod.requests = pod.requests;
+  a.node = std::string(node);
+  a.expires = std::chrono::steady_clock::now() + options_.assume_ttl;
+  {
+    std::lock_guard lock(wake_mu_);
+    // A burst cannot grow the queue without bound while the publisher is busy building.
+    if (pending_.size() >= kMaxPendingAssumptions) return;
+    pending_.push_back(std::move(a));
+  }
+  wake_.notify_all();
 }
 
 uint64_t LiveInventory::lists() const { return nodes_->lists() + pods_->lists(); }

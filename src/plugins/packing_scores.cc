@@ -34,7 +34,7 @@ struct Fit {
 
 double FgdPlugin::Score(const Cycle& cycle, const NodeState& node) const {
   Fit f(cycle, node);
-  return static_cast<double>(FgdScore(f.idle, f.pod, cycle.snapshot().target_workload()).score);
+  return static_cast<double>(FgdScore(f.idle, f.pod, cycle.target_workload()).score);
 }
 
 double BestFitPlugin::Score(const Cycle& cycle, const NodeState& node) const {

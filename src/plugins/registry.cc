@@ -66,7 +66,8 @@ std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec&
     plugins.push_back(WeightedPlugin{MakePlugin(name, policy, profile), it->second.weight});
   }
   return std::make_unique<Engine>(GpuResourceNames(policy.gpu_resources), std::move(plugins),
-                                  profile.intent, policy.score_mapping, profile.gpu_pods_only);
+                                  profile.intent, policy.score_mapping, profile.gpu_pods_only,
+                                  policy.target_workload);
 }
 
 }  // namespace gpusched

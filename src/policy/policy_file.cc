@@ -14,8 +14,22 @@
 namespace gpusched {
 namespace {
 
+const char* ScoreMappingName(ScoreMapping mapping) {
+  switch (mapping) {
+    case ScoreMapping::kLinear:
+      return "linear";
+    case ScoreMapping::kMinMax:
+      return "minmax";
+    case ScoreMapping::kRank:
+      return "rank";
+  }
+  return "rank";
+}
+
 // Errors reported for one file at most: aliases can repeat a bad key many times over.
 constexpr size_t kMaxErrors = 100;
+// Shapes a policy may list in targetWorkload.expected: each costs every scored node a check.
+constexpr size_t kMaxExpectedShapes = 32;
 
 // Walks a YAML document, collecting errors with their position and key path.
 class Reader {
@@ -279,10 +293,63 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
   }
 }
 
+// targetWorkload: {priorShare: 0..1, expected: [{gpus: N, weight: W}, ...]}
+void ReadTargetWorkload(Reader& r, const YAML::Node& node, PolicySpec& spec) {
+  if (!r.Map(node, "targetWorkload", {"priorShare", "expected"})) return;
+  TargetWorkloadSettings& out = spec.target_workload;
+  if (node["priorShare"]) {
+    if (auto v = r.Number(node["priorShare"], "targetWorkload.priorShare", 0, 1))
+      out.prior_share = *v;
+  }
+  const YAML::Node& expected = node["expected"];
+  if (!expected) return;
+  if (!expected.IsSequence() || expected.size() == 0) {
+    r.Error(expected, "targetWorkload.expected", "must be a non-empty list of {gpus, weight}");
+    return;
+  }
+  if (expected.size() > kMaxExpectedShapes) {
+    r.Error(expected, "targetWorkload.expected",
+            "lists at most " + std::to_string(kMaxExpectedShapes) + " shapes");
+    return;
+  }
+  std::map<int64_t, double> weights;
+  double total = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    std::string path = "targetWorkload.expected[" + std::to_string(i) + "]";
+    if (!r.Map(expected[i], path, {"gpus", "weight"})) continue;
+    if (!expected[i]["gpus"] || !expected[i]["weight"]) {
+      r.Error(expected[i], path, "needs gpus and weight");
+      continue;
+    }
+    auto gpus = r.Number(expected[i]["gpus"], path + ".gpus", 1,
+                         static_cast<double>(kMaxGpusPerNode));
+    auto weight = r.Number(expected[i]["weight"], path + ".weight", 0, 1e6);
+    if (gpus && *gpus != static_cast<double>(static_cast<int64_t>(*gpus))) {
+      r.Error(expected[i]["gpus"], path + ".gpus", "must be a whole number");
+      continue;
+    }
+    if (!gpus || !weight) continue;
+    weights[static_cast<int64_t>(*gpus)] += *weight;
+    total += *weight;
+  }
+  if (total <= 0) {
+    r.Error(expected, "targetWorkload.expected", "weights must not all be 0");
+    return;
+  }
+  out.expected.clear();
+  for (const auto& [gpus, weight] : weights) {
+    if (weight <= 0) continue;
+    TaskShape shape;
+    shape.gpu_milli = kMilliPerGpu;
+    shape.num_gpu = static_cast<int32_t>(gpus);
+    out.expected.push_back({std::move(shape), weight / total});
+  }
+}
+
 void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
   if (!r.Map(root, "",
              {"apiVersion", "kind", "metadata", "gpuResources", "scoreMapping", "filterBestOnly",
-              "costs", "sharing", "plugins", "defaultProfile", "profiles"})) {
+              "targetWorkload", "costs", "sharing", "plugins", "defaultProfile", "profiles"})) {
     return;
   }
   auto require_value = [&](const char* key, std::string_view expected) {
@@ -305,13 +372,16 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
       spec.score_mapping = ScoreMapping::kLinear;
     } else if (m && *m == "minmax") {
       spec.score_mapping = ScoreMapping::kMinMax;
+    } else if (m && *m == "rank") {
+      spec.score_mapping = ScoreMapping::kRank;
     } else if (m) {
-      r.Error(root["scoreMapping"], "scoreMapping", "must be linear or minmax");
+      r.Error(root["scoreMapping"], "scoreMapping", "must be rank, linear or minmax");
     }
   }
   if (root["filterBestOnly"]) {
     if (auto b = r.Bool(root["filterBestOnly"], "filterBestOnly")) spec.filter_best_only = *b;
   }
+  if (const YAML::Node& workload = root["targetWorkload"]) ReadTargetWorkload(r, workload, spec);
   if (const YAML::Node& costs = root["costs"]) {
     if (!costs.IsMap()) {
       r.Error(costs, "costs", "must be a mapping of product glob to cost");
@@ -439,8 +509,19 @@ std::string FormatPolicy(const PolicySpec& spec) {
   out << YAML::Key << "kind" << YAML::Value << kPolicyKind;
   out << YAML::Key << "gpuResources" << YAML::Value << YAML::Flow << spec.gpu_resources;
   out << YAML::Key << "scoreMapping" << YAML::Value
-      << (spec.score_mapping == ScoreMapping::kMinMax ? "minmax" : "linear");
+      << ScoreMappingName(spec.score_mapping);
   out << YAML::Key << "filterBestOnly" << YAML::Value << spec.filter_best_only;
+  out << YAML::Key << "targetWorkload" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "priorShare" << YAML::Value << spec.target_workload.prior_share;
+  if (!spec.target_workload.expected.empty()) {
+    out << YAML::Key << "expected" << YAML::Value << YAML::BeginSeq;
+    for (const auto& w : spec.target_workload.expected) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "gpus" << YAML::Value << w.shape.num_gpu
+          << YAML::Key << "weight" << YAML::Value << w.weight << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
   out << YAML::Key << "costs" << YAML::Value << YAML::BeginMap;
   for (const auto& [glob, cost] : spec.costs) out << YAML::Key << glob << YAML::Value << cost;
   out << YAML::EndMap;

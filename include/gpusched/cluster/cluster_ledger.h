@@ -4,12 +4,25 @@
 // Accounting rule: a pod counts against its node while spec.nodeName is set and its phase is not
 // Succeeded or Failed; deleting it or a terminal phase releases its GPUs at once. Pods are keyed by
 // UID (namespace/name when a static file gives none), so replaying an event never double-counts.
-// Only GPU requests are kept per pod. Not thread-safe: one writer thread owns it; snapshots it
-// builds are immutable and may be handed to any thread.
+// Only GPU requests are kept per pod.
+//
+// Assumptions: a pod the extender expects kube-scheduler to bind (its best-ranked node) counts
+// against that node until the watch reports the pod bound (the report then takes over, on
+// whatever node), terminal or deleted, or until the assumption expires. A report of the pod still
+// unbound leaves the assumption standing: the watch may lag the scheduler.
+//
+// The observed workload is every GPU pod seen (first sighting, bound or pending), counted with
+// exponential decay; the standard workload follows the node sizes
+// (gpusched/packing/target_workload.h).
+//
+// Not thread-safe: one writer thread owns it; snapshots it builds are immutable and may be handed
+// to any thread.
 #ifndef GPUSCHED_CLUSTER_CLUSTER_LEDGER_H_
 #define GPUSCHED_CLUSTER_CLUSTER_LEDGER_H_
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -21,12 +34,15 @@
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/packing/target_workload.h"
 
 namespace gpusched {
 
 class ClusterLedger {
  public:
-  explicit ClusterLedger(GpuResourceNames gpu_names);
+  using Clock = std::chrono::steady_clock;
+  explicit ClusterLedger(GpuResourceNames gpu_names,
+                         Clock::duration workload_half_life = std::chrono::hours(1));
 
   void UpsertNode(NodeInfo node);
   void DeleteNode(std::string_view name);
@@ -36,6 +52,11 @@ class ClusterLedger {
   // A fresh full list: upserts every entry and deletes what the list no longer has.
   void ReplaceNodes(std::vector<NodeInfo> nodes);
   void ReplacePods(const std::vector<PodInfo>& pods);
+  // Counts `pod` against `node` until `expires` (see Assumptions above). Ignored for a pod the
+  // watch already reports bound, or that asks for no GPU. Returns whether the usage changed.
+  bool Assume(const PodInfo& pod, std::string_view node, Clock::time_point expires);
+  // Drops assumptions that expired by `now`; returns how many.
+  size_t ExpireAssumptions(Clock::time_point now);
 
   // A snapshot of the current state; nodes unchanged since the last call are shared with it.
   std::shared_ptr<const ClusterSnapshot> BuildSnapshot();
@@ -43,6 +64,7 @@ class ClusterLedger {
   size_t node_count() const { return nodes_.size(); }
   // GPU-requesting pods currently known (bound or not, terminal or not).
   size_t pod_count() const { return pods_.size(); }
+  size_t assumed_count() const { return assumed_; }
   // Usage charged to `node`, whether or not the node itself is known yet.
   ResourceList UsageOf(std::string_view node) const;
 
@@ -53,13 +75,22 @@ class ClusterLedger {
     std::string node_name;
     ResourceList gpu_requests;
     bool counted = false;
+    std::optional<Clock::time_point> assumed_until;  // set while counted by assumption only
   };
   struct Usage {
     ResourceList used;
     int32_t pods = 0;
   };
 
+  // The most common whole-GPU node sizes (at most kMaxStandardSizes): they make the standard
+  // workload, whose cost per scored node grows with its shapes.
+  static constexpr size_t kMaxStandardSizes = 8;
+  std::set<int64_t> CommonSizes() const;
   void Charge(const PodRecord& pod, int sign);
+  // Counts a GPU pod seen for the first time in the observed workload.
+  void Observe(const ResourceList& gpu_requests);
+  // Replaces the record of `key` (uncharging the old one) with `record`, charged.
+  void Put(std::string key, PodRecord record);
 
   GpuResourceNames gpu_names_;
   std::map<std::string, NodeInfo, std::less<>> nodes_;
@@ -67,7 +98,8 @@ class ClusterLedger {
   std::unordered_map<std::string, Usage> usage_;
   std::set<std::string, std::less<>> dirty_;
   std::map<std::string, std::shared_ptr<const NodeState>, std::less<>> published_;
-  std::map<int64_t, int64_t> whole_gpu_requests_;  // GPUs per pod -> counted pods asking that
+  DecayedShapeCounts observed_;
+  size_t assumed_ = 0;
   uint64_t generation_ = 0;
 };
 

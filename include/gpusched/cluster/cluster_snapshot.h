@@ -22,6 +22,7 @@
 #include "gpusched/cluster/node_index.h"
 #include "gpusched/model/node.h"
 #include "gpusched/packing/fragmentation.h"
+#include "gpusched/packing/target_workload.h"
 
 namespace gpusched {
 
@@ -29,10 +30,12 @@ class ClusterSnapshot {
  public:
   using NodePtr = std::shared_ptr<const NodeState>;
 
-  // `nodes` must have unique names. `target_workload` is the workload fragmentation is measured
-  // against (gpusched/packing/fragmentation.h).
+  // `nodes` must have unique names. `observed_workload` is the shapes pods have asked for (the live
+  // server's recent pods, the simulator's trace), `standard_workload` the shapes expected before
+  // any are seen (gpusched/packing/target_workload.h); empty in the simulator.
   ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
-                  std::vector<WeightedShape> target_workload = {});
+                  std::vector<WeightedShape> observed_workload = {},
+                  std::vector<WeightedShape> standard_workload = {});
 
   // The node called `name`, or nullptr.
   const NodeState* Find(std::string_view name) const;
@@ -48,8 +51,10 @@ class ClusterSnapshot {
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
   // Every MIG profile some node offers (allocatable > 0), under either MIG strategy; sorted.
   const std::vector<std::string>& offered_mig_profiles() const { return offered_mig_profiles_; }
-  // The typical pods: in the live server the GPU counts of bound pods, in the packing simulator
-  // the trace's shapes. FGD scoring and the fragmentation gauge measure against it.
+  std::span<const WeightedShape> observed_workload() const { return observed_workload_; }
+  std::span<const WeightedShape> standard_workload() const { return standard_workload_; }
+  // The two blended with the default prior share (kDefaultPriorShare): what FGD scoring and the
+  // fragmentation gauge measure against unless a policy says otherwise.
   std::span<const WeightedShape> target_workload() const { return target_workload_; }
 
  private:
@@ -60,6 +65,8 @@ class ClusterSnapshot {
   std::vector<uint32_t> class_of_;
   size_t class_count_ = 0;
   std::vector<std::string> offered_mig_profiles_;
+  std::vector<WeightedShape> observed_workload_;
+  std::vector<WeightedShape> standard_workload_;
   std::vector<WeightedShape> target_workload_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;

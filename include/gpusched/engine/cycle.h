@@ -21,8 +21,9 @@ namespace gpusched {
 
 class Cycle {
  public:
+  // `workload` says how the target workload is blended from the snapshot's parts.
   Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
-        const ClusterSnapshot& snapshot);
+        const ClusterSnapshot& snapshot, const TargetWorkloadSettings& workload = {});
   Cycle(const Cycle&) = delete;
   Cycle& operator=(const Cycle&) = delete;
 
@@ -33,6 +34,8 @@ class Cycle {
   // The pod as a task shape (CPU, GPU count and share per GPU), for the packing plugins.
   const TaskShape& task_shape() const { return task_shape_; }
   const ClusterSnapshot& snapshot() const { return snapshot_; }
+  // The shapes fragmentation is measured against in this cycle (gpusched/packing/target_workload.h).
+  std::span<const WeightedShape> target_workload() const { return target_workload_; }
 
   // The text `prefix + subject`, stored once per cycle; the view lives as long as the cycle.
   // Plugins build their reasons with it so a reason shared by many nodes is allocated once.
@@ -50,6 +53,8 @@ class Cycle {
   PodIntent intent_;
   TaskShape task_shape_;
   const ClusterSnapshot& snapshot_;
+  std::vector<WeightedShape> own_workload_;  // when the policy's blend differs from the default
+  std::span<const WeightedShape> target_workload_;
   mutable std::deque<StoredReason> reasons_;  // deque: stored texts never move
 };
 

@@ -35,6 +35,10 @@ inline constexpr std::string_view kPolicyRejection = "policy";
 enum class ScoreMapping {
   kLinear,  // round(mean / 10)
   kMinMax,  // rescale so the best candidate gets 10 and the worst 0 (linear when all are equal)
+  // By rank among the distinct weighted means: the best gets 10, the next best 9, ..., the
+  // eleventh and below 0. Every step is worth a full extender point (weight x 10 in
+  // kube-scheduler's sum), so gpusched's order among its best nodes survives the blend.
+  kRank,
 };
 
 struct WeightedPlugin {
@@ -81,7 +85,7 @@ class Engine {
  public:
   Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
          PodIntent intent_defaults = {}, ScoreMapping mapping = ScoreMapping::kLinear,
-         bool gpu_pods_only = true);
+         bool gpu_pods_only = true, TargetWorkloadSettings workload = {});
 
   // The cycle for `pod`; it borrows `pod` and `snapshot`, which must outlive it. A non-empty
   // `selection_error` (from choosing the profile) rejects the pod everywhere.
@@ -144,6 +148,7 @@ class Engine {
   PodIntent intent_defaults_;
   ScoreMapping mapping_;
   bool gpu_pods_only_;
+  TargetWorkloadSettings workload_;
 };
 
 }  // namespace gpusched

@@ -8,6 +8,9 @@
 // unknown), and passing node objects are echoed back unchanged.
 // With the policy's filterBestOnly, Filter passes only the best-scored of the passing nodes and
 // reports the others as unschedulable (kNotBestReason).
+// With an AssumptionSink, the node kube-scheduler will bind the pod to, as far as gpusched can
+// tell, is reported at once: the only passing node of a Filter, or the single best-scored node of
+// a Prioritize (kube-scheduler skips Prioritize when one node is feasible).
 // The pod's profile in the current policy picks the engine. With a Metrics, every call counts its
 // decision under the profile, and Filter counts rejected nodes by plugin (unknown names under
 // "inventory"). Thread-safe: each call reads the snapshot and the policy once.
@@ -16,6 +19,7 @@
 
 #include <string_view>
 
+#include "gpusched/cluster/assumption_sink.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/cluster/published.h"
 #include "gpusched/codec/extender_types.h"
@@ -33,9 +37,9 @@ inline constexpr std::string_view kNotBestRejection = "best-only";
 
 class ExtenderService {
  public:
-  // Borrows all three (`metrics` may be null); they must outlive the service.
+  // Borrows all (`metrics` and `assumptions` may be null); they must outlive the service.
   ExtenderService(const Published<ClusterSnapshot>& snapshots, const Published<Policy>& policies,
-                  Metrics* metrics = nullptr);
+                  Metrics* metrics = nullptr, AssumptionSink* assumptions = nullptr);
 
   ExtenderFilterResult Filter(const ExtenderArgs& args) const;
   HostPriorityList Prioritize(const ExtenderArgs& args) const;
@@ -44,6 +48,7 @@ class ExtenderService {
   const Published<ClusterSnapshot>& snapshots_;
   const Published<Policy>& policies_;
   Metrics* metrics_;
+  AssumptionSink* assumptions_;
 };
 
 }  // namespace gpusched

@@ -2,8 +2,10 @@
 // feed one ClusterLedger; a publisher thread turns accumulated changes into a new ClusterSnapshot
 // at most every `publish_interval`, so the cost of publishing does not grow with the event rate.
 //
-// Request threads only ever read the Published<ClusterSnapshot>; they never take the ledger's
-// lock. Safe for concurrent use; the destructor stops every thread.
+// Request threads read the Published<ClusterSnapshot> without locks and never take the ledger's
+// lock. Assume (an AssumptionSink) queues the placement and wakes the publisher, which applies it
+// and publishes at once instead of waiting for the interval; the request does not wait for it.
+// Safe for concurrent use; the destructor stops every thread.
 #ifndef GPUSCHED_KUBE_LIVE_INVENTORY_H_
 #define GPUSCHED_KUBE_LIVE_INVENTORY_H_
 
@@ -16,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpusched/cluster/assumption_sink.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/published.h"
 #include "gpusched/kube/reflector.h"
@@ -25,6 +28,8 @@ namespace gpusched {
 struct LiveInventoryOptions {
   ReflectorOptions reflector;
   std::chrono::milliseconds publish_interval{50};
+  std::chrono::milliseconds assume_ttl{30000};  // how long an unconfirmed assumption counts
+  std::chrono::seconds workload_half_life{3600};  // of the observed workload's counts
   uint64_t seed = 1;  // jitter
 };
 
@@ -36,11 +41,11 @@ struct InventoryStatus {
   std::string detail;  // one line for /readyz and logs
 };
 
-class LiveInventory {
+class LiveInventory : public AssumptionSink {
  public:
   LiveInventory(const KubeConfig& config, GpuResourceNames gpu_names,
                 Published<ClusterSnapshot>& out, LiveInventoryOptions options = {});
-  ~LiveInventory();
+  ~LiveInventory() override;
   LiveInventory(const LiveInventory&) = delete;
   LiveInventory& operator=(const LiveInventory&) = delete;
 
@@ -48,6 +53,10 @@ class LiveInventory {
   InventoryStatus Status() const;
   uint64_t lists() const;
   uint64_t watch_restarts() const;
+  // Queues `pod` as bound to `node` (ClusterLedger::Assume) for the publisher; never blocks on
+  // the ledger. Dropped when kMaxPendingAssumptions already wait or assume_ttl is 0.
+  void Assume(const PodInfo& pod, std::string_view node) override;
+  static constexpr size_t kMaxPendingAssumptions = 4096;
 
  private:
   class NodeSink;
@@ -58,11 +67,19 @@ class LiveInventory {
   GpuResourceNames gpu_names_;
   Published<ClusterSnapshot>& out_;
   LiveInventoryOptions options_;
-  // Guards ledger_, dirty_, stop_ and the *_listed_ flags; never held by request threads.
+  struct PendingAssumption {
+    PodInfo pod;
+    std::string node;
+    std::chrono::steady_clock::time_point expires;
+  };
+  // Guards ledger_, dirty_ and the *_listed_ flags; never held by request threads.
   mutable std::mutex ledger_mu_;
   ClusterLedger ledger_;
   bool dirty_ = false;
+  // Guards stop_ and pending_; held only to hand work to the publisher, which waits on wake_.
+  std::mutex wake_mu_;
   bool stop_ = false;
+  std::vector<PendingAssumption> pending_;
   bool nodes_listed_ = false;                    // an initial node list is in the ledger
   bool pods_listed_ = false;                     // an initial pod list is in the ledger
   std::atomic<bool> complete_published_{false};  // a snapshot with both lists is published

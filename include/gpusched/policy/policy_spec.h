@@ -11,6 +11,7 @@
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/packing/target_workload.h"
 #include "gpusched/plugins/gpu_binpack.h"
 
 namespace gpusched {
@@ -54,10 +55,12 @@ struct SharingRules {
 struct PolicySpec {
   std::string source = "built-in default";
   std::vector<std::string> gpu_resources;  // extra resources treated as GPUs
-  ScoreMapping score_mapping = ScoreMapping::kLinear;
+  ScoreMapping score_mapping = ScoreMapping::kRank;
   // The filter verb passes only the best-scored nodes (ties kept), so kube-scheduler's own scores
   // and random tie-break cannot overrule gpusched's choice (docs/benchmarks.md, blend mode).
   bool filter_best_only = false;
+  // What fragmentation is measured against in a live cluster (gpusched/packing/target_workload.h).
+  TargetWorkloadSettings target_workload;
   std::vector<std::pair<std::string, double>> costs;  // product glob -> relative cost
   SharingRules sharing;
   std::string default_profile = "default";

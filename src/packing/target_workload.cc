@@ -1,0 +1,76 @@
+#include "gpusched/packing/target_workload.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpusched {
+
+std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_counts) {
+  std::set<int64_t> sizes;
+  for (int64_t n : node_gpu_counts) {
+    if (n <= 0) continue;
+    for (int64_t g = 1; g < n; g *= 2) sizes.insert(g);
+    sizes.insert(n);
+  }
+  std::vector<WeightedShape> out;
+  for (int64_t g : sizes) {
+    TaskShape shape;
+    shape.gpu_milli = kMilliPerGpu;
+    shape.num_gpu = static_cast<int32_t>(g);
+    out.push_back({std::move(shape), 1.0 / static_cast<double>(sizes.size())});
+  }
+  return out;
+}
+
+std::vector<WeightedShape> BlendWorkloads(std::span<const WeightedShape> observed,
+                                          std::span<const WeightedShape> prior,
+                                          double prior_share) {
+  double share = std::clamp(prior_share, 0.0, 1.0);
+  if (observed.empty()) share = 1;
+  if (prior.empty()) share = 0;
+  std::map<TaskShape, double> merged;
+  if (share < 1) {
+    for (const auto& w : observed) merged[w.shape] += (1 - share) * w.weight;
+  }
+  if (share > 0) {
+    for (const auto& w : prior) merged[w.shape] += share * w.weight;
+  }
+  std::vector<WeightedShape> out;
+  out.reserve(merged.size());
+  for (auto& [shape, weight] : merged) out.push_back({shape, weight});
+  return out;
+}
+
+DecayedShapeCounts::DecayedShapeCounts(Clock::duration half_life) : half_life_(half_life) {}
+
+void DecayedShapeCounts::DecayTo(Clock::time_point now) {
+  if (now <= as_of_) return;
+  if (half_life_.count() > 0 && as_of_ != Clock::time_point{}) {
+    double halves = std::chrono::duration<double>(now - as_of_) /
+                    std::chrono::duration<double>(half_life_);
+    double factor = std::exp2(-halves);
+    for (auto it = counts_.begin(); it != counts_.end();) {
+      it->second *= factor;
+      it = it->second < 1e-3 ? counts_.erase(it) : std::next(it);
+    }
+  }
+  as_of_ = now;
+}
+
+void DecayedShapeCounts::Add(const TaskShape& shape, Clock::time_point now) {
+  DecayTo(now);
+  counts_[shape] += 1;
+}
+
+std::vector<WeightedShape> DecayedShapeCounts::Weights() const {
+  // Every count has decayed by the same factor since as_of_, so the shares are those of as_of_.
+  double total = 0;
+  for (const auto& [shape, n] : counts_) total += n;
+  std::vector<WeightedShape> out;
+  if (total <= 0) return out;
+  out.reserve(counts_.size());
+  for (const auto& [shape, n] : counts_) out.push_back({shape, n / total});
+  return out;
+}
+
+}  // namespace gpusched
