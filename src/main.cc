@@ -418,9 +418,24 @@ int Explain(const std::vector<std::string>& args) {
       .Add({"cluster", "FILE", "", "inventory (as for serve); default: the bundled sample cluster"})
       .Add({"allow-empty-inventory", "", "false", "accept a --cluster holding no Node"})
       .Add({"policy", "FILE", "", "policy file; default: the built-in default policy"})
-      .Add({"output", "FORMAT", "text", "text or json"});
+      .Add({"output", "FORMAT", "text", "text or json"})
+      .Add({"blend", "MODE", "",
+            "also show what kube-scheduler adds: least-allocated (its default profile) or "
+            "most-allocated NodeResourcesFit, BalancedAllocation and the extender's score x "
+            "weight x 10, and the node it would pick"})
+      .Add({"extender-weight", "W", "5", "the extender's weight with --blend (the README's 5)"});
   if (auto done = ParseOrHelp(flags, args)) return *done;
   if (flags.Get("pod").empty()) return Fail("explain needs --pod FILE");
+  std::optional<BlendSettings> blend;
+  if (const std::string& mode = flags.Get("blend"); !mode.empty()) {
+    if (mode != "least-allocated" && mode != "most-allocated")
+      return Fail("--blend must be least-allocated or most-allocated");
+    auto weight = ParseInt(flags.Get("extender-weight"), 1, 100);
+    if (!weight) return Fail("--extender-weight takes a whole number within 1..100");
+    blend = BlendSettings{
+        mode == "most-allocated" ? InTreeScore::kMostAllocated : InTreeScore::kLeastAllocated,
+        static_cast<double>(*weight)};
+  }
   const std::string& output = flags.Get("output");
   if (output != "text" && output != "json") return Fail("--output must be text or json");
   std::shared_ptr<const Policy> policy = PolicyOrDefault(flags.Get("policy"));
@@ -437,7 +452,7 @@ int Explain(const std::vector<std::string>& args) {
   ClusterLedger ledger{GpuResourceNames(policy->spec().gpu_resources)};
   ApplyInventory(inventory, ledger);
   auto snapshot = ledger.BuildSnapshot();
-  Explanation e = gpusched::Explain(*policy, *snapshot, pod);
+  Explanation e = gpusched::Explain(*policy, *snapshot, pod, blend);
   std::cout << (output == "json" ? FormatExplanationJson(e) : FormatExplanationText(e));
   return 0;
 }
@@ -544,8 +559,10 @@ int Simulate(const std::vector<std::string>& args) {
       .Add({"jobs", "N", "2", "runs simulated in parallel"})
       .Add({"tune", "X", "1.3", "workload size as a multiple of the cluster's GPU capacity"})
       .Add({"blend", "MODE", "",
-            "score as a real kube-scheduler does: least-allocated or most-allocated "
-            "in-tree NodeResourcesFit plus the extender's 0..10 score x weight x 10"})
+            "score as a real kube-scheduler (v1.26 defaults) does: NodeResourcesFit "
+            "least-allocated (the default profile) or most-allocated (nvidia.com/gpu 5, cpu 1, "
+            "memory 1), plus BalancedAllocation, plus the extender's 0..10 score x weight x 10 "
+            "for pods asking for a GPU; ties broken per pod unless --tie-break says otherwise"})
       .Add({"extender-weight", "W", "1", "the extender's weight in --blend mode"})
       .Add({"extender-filter-top", "BOOL", "false",
             "in --blend mode, the extender's filter passes only "
@@ -598,6 +615,8 @@ int Simulate(const std::vector<std::string>& args) {
     base.ties = TieBreak::kPerPod;
   } else if (!ties.empty()) {
     return Fail("--tie-break must be node-order or per-pod");
+  } else if (base.blend.enabled) {
+    base.ties = TieBreak::kPerPod;  // kube-scheduler's selectHost draws among equal totals
   }
 
   std::vector<SimPolicy> policies;

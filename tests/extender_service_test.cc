@@ -165,6 +165,34 @@ TEST_F(ServiceFixture, the_policy_in_force_is_read_per_request) {
   EXPECT_EQ(result.failed_and_unresolvable_nodes.size(), 3u);
 }
 
+// Records what the service expects kube-scheduler to bind.
+struct RecordingSink : AssumptionSink {
+  std::vector<std::pair<std::string, std::string>> assumed;  // pod uid, node
+  void Assume(const PodInfo& pod, std::string_view node) override {
+    assumed.emplace_back(pod.uid, std::string(node));
+  }
+};
+
+TEST_F(ServiceFixture, the_single_best_node_is_reported_as_the_expected_binding) {
+  RecordingSink sink;
+  ExtenderService assuming(snapshots, policies, nullptr, &sink);
+  std::vector<std::string> names = {"gpu-node-h100-01", "gpu-node-a100-07", "gpu-node-h100-02"};
+  auto list = assuming.Prioritize(NamesRequest(R"({"nvidia.com/gpu":"2"})", names));
+  auto best = std::max_element(list.hosts.begin(), list.hosts.end(),
+                               [](const auto& a, const auto& b) { return a.score < b.score; });
+  ASSERT_EQ(sink.assumed.size(), 1u);
+  EXPECT_EQ(sink.assumed[0], (std::pair<std::string, std::string>{"u", std::string(best->host)}));
+  // A filter with several passing nodes leaves the choice to prioritize; with one, it is made.
+  assuming.Filter(NamesRequest(R"({"nvidia.com/gpu":"2"})", names));
+  EXPECT_EQ(sink.assumed.size(), 1u);
+  assuming.Filter(NamesRequest(R"({"nvidia.com/gpu":"2"})", {"gpu-node-a100-07", "gpu-node-h100-03"}));
+  ASSERT_EQ(sink.assumed.size(), 2u);
+  EXPECT_EQ(sink.assumed[1].second, "gpu-node-a100-07");
+  // Pods asking for no GPU are none of gpusched's business.
+  assuming.Prioritize(NamesRequest(R"({"cpu":"1"})", names));
+  EXPECT_EQ(sink.assumed.size(), 2u);
+}
+
 TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers) {
   const char* dir = "extender/captured-kube-scheduler-1.26/";
   auto names = service.Filter(

@@ -88,18 +88,13 @@ TEST(Fragmentation, live_cluster_measure_blends_pods_seen_with_the_standard_shap
   auto snapshot = ledger.BuildSnapshot();
   ASSERT_EQ(snapshot->observed_workload().size(), 2u);
   // Half observed (1 and 4 GPUs, half each), half standard (1, 2, 4, 8, a quarter each).
-  // (The two sightings are microseconds apart: their decay differs by a hair.)
   std::map<int32_t, double> weight;
   for (const auto& w : snapshot->target_workload()) weight[w.shape.num_gpu] = w.weight;
-  ASSERT_EQ(weight.size(), 4u);
-  EXPECT_NEAR(weight[1], 0.375, 1e-6);
-  EXPECT_NEAR(weight[2], 0.125, 1e-9);
-  EXPECT_NEAR(weight[4], 0.375, 1e-6);
-  EXPECT_NEAR(weight[8], 0.125, 1e-9);
+  EXPECT_EQ(weight, (std::map<int32_t, double>{{1, 0.375}, {2, 0.125}, {4, 0.375}, {8, 0.125}}));
   ClusterFragmentation f = FragmentationOf(*snapshot);
   EXPECT_DOUBLE_EQ(f.idle_gpus, 11);
   // Node a's 3 free GPUs are fragment for the 4- and 8-GPU shapes.
-  EXPECT_NEAR(f.fragmented_gpus, (0.375 + 0.125) * 3, 1e-5);
+  EXPECT_DOUBLE_EQ(f.fragmented_gpus, (0.375 + 0.125) * 3);
   // A pod deleted stays in what the cluster was asked for: the observed workload is history.
   ledger.DeletePod(ClusterLedger::PodKey(p1));
   EXPECT_EQ(ledger.BuildSnapshot()->observed_workload().size(), 2u);

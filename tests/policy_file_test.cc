@@ -115,6 +115,14 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
        "filterBestOnly: must be true or false"},
       {"bad_gpu_pods_only", h + "profiles:\n- name: a\n  gpuPodsOnly: 1x\n",
        "profiles[0].gpuPodsOnly: must be true or false"},
+      {"prior_share_out_of_range", h + "targetWorkload: {priorShare: 1.5}\n",
+       "bad.yaml:3:30: targetWorkload.priorShare: must be within 0..1"},
+      {"expected_fractional_gpus", h + "targetWorkload: {expected: [{gpus: 1.5, weight: 1}]}\n",
+       "targetWorkload.expected[0].gpus: must be a whole number"},
+      {"expected_all_zero", h + "targetWorkload: {expected: [{gpus: 8, weight: 0}]}\n",
+       "targetWorkload.expected: weights must not all be 0"},
+      {"expected_unknown_key", h + "targetWorkload: {expected: [{gpu: 8, weight: 1}]}\n",
+       "targetWorkload.expected[0].gpu: unknown key (allowed: gpus, weight)"},
   };
   for (const auto& c : cases) {
     PolicyParseResult r = ParsePolicy(c.yaml, "bad.yaml");
@@ -123,6 +131,26 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
     EXPECT_NE(r.errors[0].find(c.expected), std::string::npos)
         << c.name << ": got \"" << r.errors[0] << "\"";
   }
+}
+
+TEST(PolicyFile, target_workload_and_rank_mapping_are_read_and_printed) {
+  auto r = ParsePolicy(std::string(kHeader) +
+                           "scoreMapping: rank\n"
+                           "targetWorkload:\n  priorShare: 0.25\n"
+                           "  expected: [{gpus: 8, weight: 1}, {gpus: 1, weight: 3}]\n",
+                       "ok.yaml");
+  ASSERT_TRUE(r.spec.has_value()) << (r.errors.empty() ? "" : r.errors[0]);
+  EXPECT_EQ(r.spec->score_mapping, ScoreMapping::kRank);
+  EXPECT_DOUBLE_EQ(r.spec->target_workload.prior_share, 0.25);
+  ASSERT_EQ(r.spec->target_workload.expected.size(), 2u);
+  EXPECT_EQ(r.spec->target_workload.expected[0].shape.num_gpu, 1);
+  EXPECT_DOUBLE_EQ(r.spec->target_workload.expected[0].weight, 0.75);
+  std::string printed = FormatPolicy(*r.spec);
+  EXPECT_NE(printed.find("scoreMapping: rank"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("priorShare: 0.25"), std::string::npos) << printed;
+  auto again = ParsePolicy(printed, "printed.yaml");  // what `policy check` prints reads back
+  ASSERT_TRUE(again.spec.has_value()) << (again.errors.empty() ? "" : again.errors[0]);
+  EXPECT_EQ(again.spec->target_workload.expected.size(), 2u);
 }
 
 TEST(PolicyFile, all_errors_are_reported_not_just_the_first) {

@@ -39,9 +39,40 @@ std::string Pad(std::string s, size_t width) {
   return s;
 }
 
+std::string BlendedText(const Explanation& e) {
+  std::string out = "\nas kube-scheduler adds it: NodeResourcesFit (";
+  out += e.blend->in_tree == InTreeScore::kMostAllocated ? "most-allocated" : "least-allocated";
+  out += ") + BalancedAllocation + extender score x " + Fixed(e.blend->extender_weight, 0) +
+         " x 10\n";
+  size_t name_width = 4;
+  for (const auto& b : e.blended) name_width = std::max(name_width, e.nodes[b.node].node.size());
+  out += "  " + Pad("NODE", name_width + 2) + "FIT  BALANCED  EXTENDER  TOTAL\n";
+  for (const auto& b : e.blended) {
+    out += "  " + Pad(e.nodes[b.node].node, name_width + 2) +
+           Pad(b.resources_known ? std::to_string(b.fit) : "-", 5) +
+           Pad(b.resources_known ? std::to_string(b.balanced) : "-", 10) +
+           Pad(Fixed(b.extender, 0), 10) + Fixed(b.total, 0) + "\n";
+  }
+  if (std::any_of(e.blended.begin(), e.blended.end(),
+                  [](const BlendedScore& b) { return !b.resources_known; })) {
+    out +=
+        "  (-: the inventory keeps GPU resources only, not the cpu and memory these scores "
+        "need; each adds 0..100 per node, usually a few points apart, against the extender's "
+        "weight x 10 per step)\n";
+  }
+  std::string picks;
+  for (const auto& b : e.blended) {
+    if (b.total != e.blended.front().total) break;
+    picks += (picks.empty() ? "" : ", ") + e.nodes[b.node].node;
+  }
+  bool tie = picks.find(',') != std::string::npos;
+  return out + "kube-scheduler picks: " + picks + (tie ? " (one at random)" : "") + "\n";
+}
+
 }  // namespace
 
-Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod) {
+Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod,
+                    std::optional<BlendSettings> blend) {
   Explanation e;
   e.pod = pod.namespace_name + "/" + pod.name;
   e.policy_source = policy.spec().source;
@@ -71,6 +102,24 @@ Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const
       }
     }
   }
+  e.blend = blend;
+  if (!blend) return e;
+  for (size_t i : e.ranking) {
+    BlendedScore b;
+    b.node = i;
+    // A live or file inventory keeps extended resources only; the simulator's nodes have all.
+    b.resources_known = nodes[i]->info.allocatable.contains("cpu") &&
+                        nodes[i]->info.allocatable.contains("memory");
+    if (b.resources_known) {
+      b.fit = InTreeScoreOf(blend->in_tree, *nodes[i], pod);
+      b.balanced = BalancedScoreOf(*nodes[i], pod);
+    }
+    b.extender = static_cast<double>(e.nodes[i].evaluation.score) * blend->extender_weight * 10;
+    b.total = static_cast<double>(b.fit + b.balanced) + b.extender;
+    e.blended.push_back(b);
+  }
+  std::stable_sort(e.blended.begin(), e.blended.end(),
+                   [](const BlendedScore& a, const BlendedScore& b) { return a.total > b.total; });
   return e;
 }
 
@@ -113,7 +162,9 @@ std::string FormatExplanationText(const Explanation& e) {
     out += (i ? ", " : " ") + std::to_string(i + 1) + ". " + n.node + " (" +
            std::to_string(n.evaluation.score) + ")";
   }
-  return out + "\n";
+  out += "\n";
+  if (e.blend) out += BlendedText(e);
+  return out;
 }
 
 std::string FormatExplanationJson(const Explanation& e) {
@@ -136,7 +187,18 @@ std::string FormatExplanationJson(const Explanation& e) {
   }
   w.EndArray().Key("ranking").BeginArray();
   for (size_t i : e.ranking) w.String(e.nodes[i].node);
-  w.EndArray().EndObject();
+  w.EndArray();
+  if (e.blend) {
+    w.Key("blended").BeginArray();
+    for (const auto& b : e.blended) {
+      w.BeginObject().Key("node").String(e.nodes[b.node].node);
+      if (b.resources_known) w.Key("fit").Int(b.fit).Key("balanced").Int(b.balanced);
+      w.Key("extender").Double(b.extender);
+      w.Key("total").Double(b.total).EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
   return out + "\n";
 }
 

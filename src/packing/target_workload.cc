@@ -44,7 +44,9 @@ std::vector<WeightedShape> BlendWorkloads(std::span<const WeightedShape> observe
 DecayedShapeCounts::DecayedShapeCounts(Clock::duration half_life) : half_life_(half_life) {}
 
 void DecayedShapeCounts::DecayTo(Clock::time_point now) {
-  if (now <= as_of_) return;
+  // Decay in steps of a second or more: pods listed together count exactly alike, so the same
+  // inventory always gives the same workload (and `explain` the same scores).
+  if (as_of_ != Clock::time_point{} && now - as_of_ < std::chrono::seconds(1)) return;
   if (half_life_.count() > 0 && as_of_ != Clock::time_point{}) {
     double halves = std::chrono::duration<double>(now - as_of_) /
                     std::chrono::duration<double>(half_life_);

@@ -98,43 +98,6 @@ int64_t MigMilli(const ResourceList& resources) {
 // GPU in use on a node, in milli-GPU: whole and shared devices plus MIG slices.
 int64_t AllocatedMilli(const NodeState& n) { return n.used.milli(kGpuResource) + MigMilli(n.used); }
 
-// kube-scheduler's NodeResourcesFit filter on what the in-tree scheduler checks itself.
-bool InTreeFits(const NodeState& node, const PodInfo& pod) {
-  for (const char* r : {"cpu", "memory"}) {
-    if (node.used.milli(r) + pod.requests.milli(r) > node.info.allocatable.milli(r)) return false;
-  }
-  return true;
-}
-
-// kube-scheduler's NodeResourcesFit score with the pod placed, in whole units as it computes.
-int64_t InTreeScoreOf(InTreeScore strategy, const NodeState& node, const PodInfo& pod) {
-  struct Weighted {
-    std::string_view resource;
-    int64_t weight;
-    int64_t divisor;  // milli-units per unit the scheduler counts in
-  };
-  static const Weighted kLeast[] = {{"cpu", 1, 1}, {"memory", 1, 1000}};
-  static const Weighted kMost[] = {{kGpuResource, 5, 1}, {"cpu", 1, 1}, {"memory", 1, 1000}};
-  std::span<const Weighted> resources = strategy == InTreeScore::kMostAllocated
-                                            ? std::span<const Weighted>(kMost)
-                                            : std::span<const Weighted>(kLeast);
-  int64_t sum = 0;
-  int64_t weights = 0;
-  for (const auto& r : resources) {
-    int64_t capacity = node.info.allocatable.milli(r.resource) / r.divisor;
-    int64_t requested = (node.used.milli(r.resource) + pod.requests.milli(r.resource)) / r.divisor;
-    int64_t score = 0;
-    if (capacity > 0) {
-      score = strategy == InTreeScore::kMostAllocated
-                  ? std::min(requested, capacity) * 100 / capacity
-                  : (requested > capacity ? 0 : (capacity - requested) * 100 / capacity);
-    }
-    sum += score * r.weight;
-    weights += r.weight;
-  }
-  return weights == 0 ? 0 : sum / weights;
-}
-
 // The devices a share or whole-GPU pod takes on `node` (empty for CPU-only pods).
 std::vector<int> ChooseDevices(const NodeState& node, const TaskShape& shape, DeviceChoice choice,
                                std::span<const WeightedShape> workload, SimRandom& random) {
@@ -355,6 +318,9 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       double total = in_tree == InTreeScore::kNone
                          ? 0
                          : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], pod));
+      // kube-scheduler's other default score plugins (ImageLocality, TaintToleration,
+      // NodeAffinity, InterPodAffinity, PodTopologySpread) score every simulated node alike.
+      if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible[j], pod));
       total +=
           blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10 : e.combined;
       if (chosen < 0 || total > best) {

@@ -1,15 +1,19 @@
 // explain: why a pod would go where it goes. Runs the pod's profile over every node of a snapshot
 // and reports, per node, the verdict, the reason and each plugin's score, then the ranking.
-// The same engine the server uses; nothing is scored twice in different ways.
+// The same engine the server uses; nothing is scored twice in different ways. With a blend, also
+// what kube-scheduler makes of the extender scores: its own NodeResourcesFit and
+// BalancedAllocation scores plus the extender's score x weight x 10, and the node it would pick.
 #ifndef GPUSCHED_EXPLAIN_EXPLAIN_H_
 #define GPUSCHED_EXPLAIN_EXPLAIN_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/sim/in_tree_scores.h"
 
 namespace gpusched {
 
@@ -17,6 +21,22 @@ struct NodeExplanation {
   std::string node;
   NodeEvaluation evaluation;  // its verdict's reason points into the finished cycle: use `reason`
   std::string reason;
+};
+
+struct BlendSettings {
+  InTreeScore in_tree = InTreeScore::kLeastAllocated;
+  double extender_weight = 5;
+};
+
+// One passing node's total in kube-scheduler's sum (its other default score plugins score
+// every node alike when no pod asks for affinity, spread or images).
+struct BlendedScore {
+  size_t node = 0;  // index into Explanation::nodes
+  bool resources_known = false;  // the inventory has the node's cpu and memory
+  int64_t fit = 0;               // both 0 unless resources_known
+  int64_t balanced = 0;
+  double extender = 0;  // extender score x weight x 10
+  double total = 0;
 };
 
 struct Explanation {
@@ -27,9 +47,12 @@ struct Explanation {
   std::vector<NodeExplanation> nodes;  // in snapshot (name) order
   std::vector<size_t> ranking;         // indices into nodes: passing nodes, best first
   std::vector<std::string> plugins;    // scoring plugins that applied, in order
+  std::optional<BlendSettings> blend;
+  std::vector<BlendedScore> blended;  // with a blend: passing nodes, highest total first
 };
 
-Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod);
+Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod,
+                    std::optional<BlendSettings> blend = std::nullopt);
 
 std::string FormatExplanationText(const Explanation& e);
 std::string FormatExplanationJson(const Explanation& e);

@@ -27,16 +27,11 @@
 
 #include "gpusched/packing/fragmentation.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/sim/in_tree_scores.h"
 #include "gpusched/sim/openb_trace.h"
 
 namespace gpusched {
 
-// kube-scheduler's in-tree NodeResourcesFit scoring strategy.
-enum class InTreeScore {
-  kNone,
-  kLeastAllocated,  // kube-scheduler's default: cpu and memory, weight 1 each
-  kMostAllocated,   // GPU cluster guides' setting: nvidia.com/gpu 5, cpu 1, memory 1
-};
 
 // How the device plugin picks a share's device once the node is chosen (whole GPUs always take
 // the lowest-index free devices).

@@ -1,0 +1,31 @@
+// kube-scheduler's own (in-tree) resource scores, as v1.26 computes them with the pod placed:
+// NodeResourcesFit (LeastAllocated or MostAllocated) and NodeResourcesBalancedAllocation. The
+// packing simulator's blend mode and `gpusched explain --blend` add them to the extender's score
+// the way kube-scheduler does. Pure functions; thread-safe.
+#ifndef GPUSCHED_SIM_IN_TREE_SCORES_H_
+#define GPUSCHED_SIM_IN_TREE_SCORES_H_
+
+#include <cstdint>
+
+#include "gpusched/model/node.h"
+#include "gpusched/model/pod.h"
+
+namespace gpusched {
+
+// kube-scheduler's in-tree NodeResourcesFit scoring strategy.
+enum class InTreeScore {
+  kNone,
+  kLeastAllocated,  // kube-scheduler's default: cpu and memory, weight 1 each
+  kMostAllocated,   // GPU cluster guides' setting: nvidia.com/gpu 5, cpu 1, memory 1
+};
+
+// kube-scheduler's NodeResourcesFit filter on what the in-tree scheduler checks itself.
+bool InTreeFits(const NodeState& node, const PodInfo& pod);
+// NodeResourcesFit's score (0..100) with the pod placed, in whole units as it computes.
+int64_t InTreeScoreOf(InTreeScore strategy, const NodeState& node, const PodInfo& pod);
+// NodeResourcesBalancedAllocation's score (0..100) with the pod placed.
+int64_t BalancedScoreOf(const NodeState& node, const PodInfo& pod);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_SIM_IN_TREE_SCORES_H_

@@ -1,0 +1,64 @@
+#include "gpusched/sim/in_tree_scores.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string_view>
+
+#include "gpusched/model/gpu_resources.h"
+
+namespace gpusched {
+
+// kube-scheduler's NodeResourcesFit filter on what the in-tree scheduler checks itself.
+bool InTreeFits(const NodeState& node, const PodInfo& pod) {
+  for (const char* r : {"cpu", "memory"}) {
+    if (node.used.milli(r) + pod.requests.milli(r) > node.info.allocatable.milli(r)) return false;
+  }
+  return true;
+}
+
+// kube-scheduler's NodeResourcesFit score with the pod placed, in whole units as it computes.
+int64_t InTreeScoreOf(InTreeScore strategy, const NodeState& node, const PodInfo& pod) {
+  struct Weighted {
+    std::string_view resource;
+    int64_t weight;
+    int64_t divisor;  // milli-units per unit the scheduler counts in
+  };
+  static const Weighted kLeast[] = {{"cpu", 1, 1}, {"memory", 1, 1000}};
+  static const Weighted kMost[] = {{kGpuResource, 5, 1}, {"cpu", 1, 1}, {"memory", 1, 1000}};
+  std::span<const Weighted> resources = strategy == InTreeScore::kMostAllocated
+                                            ? std::span<const Weighted>(kMost)
+                                            : std::span<const Weighted>(kLeast);
+  int64_t sum = 0;
+  int64_t weights = 0;
+  for (const auto& r : resources) {
+    int64_t capacity = node.info.allocatable.milli(r.resource) / r.divisor;
+    int64_t requested = (node.used.milli(r.resource) + pod.requests.milli(r.resource)) / r.divisor;
+    int64_t score = 0;
+    if (capacity > 0) {
+      score = strategy == InTreeScore::kMostAllocated
+                  ? std::min(requested, capacity) * 100 / capacity
+                  : (requested > capacity ? 0 : (capacity - requested) * 100 / capacity);
+    }
+    sum += score * r.weight;
+    weights += r.weight;
+  }
+  return weights == 0 ? 0 : sum / weights;
+}
+
+// kube-scheduler's NodeResourcesBalancedAllocation score (cpu and memory, v1.26): 100 x (1 - the
+// standard deviation of the requested fractions, each capped at 1), with the pod placed.
+int64_t BalancedScoreOf(const NodeState& node, const PodInfo& pod) {
+  double fractions[2];
+  size_t n = 0;
+  for (const char* r : {"cpu", "memory"}) {
+    int64_t allocatable = node.info.allocatable.milli(r);
+    if (allocatable <= 0) continue;
+    double requested = static_cast<double>(node.used.milli(r) + pod.requests.milli(r));
+    fractions[n++] = std::min(requested / static_cast<double>(allocatable), 1.0);
+  }
+  double std = n == 2 ? std::abs(fractions[0] - fractions[1]) / 2 : 0;
+  return static_cast<int64_t>((1 - std) * 100);
+}
+
+}  // namespace gpusched
