@@ -78,10 +78,10 @@ TEST_F(ServiceFixture, filter_best_only_passes_the_top_node_and_reports_the_rest
             (FailedNodesMap{{"gpu-node-a100-07", std::string(kNotBestReason)},
                             {"gpu-node-h100-02", std::string(kNotBestReason)},
                             {"gpu-node-h100-03", "Insufficient nvidia.com/gpu"}}));
-  // A pod asking for no GPU is not ranked: every node passes.
+  // A pod asking for no GPU is ranked too (gpuPodsOnly: false), so only its best node passes.
   auto cpu_only =
       service.Filter(NamesRequest(R"({"cpu":"1"})", {"gpu-node-h100-01", "gpu-node-a100-07"}));
-  EXPECT_EQ(cpu_only.node_names->size(), 2u);
+  EXPECT_EQ(cpu_only.node_names->size(), 1u);
 }
 
 TEST_F(ServiceFixture, full_nodes_are_echoed_unchanged_and_charged_with_known_usage) {
@@ -113,11 +113,20 @@ TEST_F(ServiceFixture, unknown_names_fail_with_the_inventory_reason) {
   EXPECT_EQ(scores.hosts, (std::vector<HostPriority>{{"ghost", 0}}));
 }
 
-TEST_F(ServiceFixture, pod_without_gpus_passes_every_node_with_score_zero) {
-  auto args = NamesRequest(R"({"cpu":"1"})", {"ghost", "cpu-node-01", "gpu-node-h100-03"});
+TEST_F(ServiceFixture, pod_without_gpus_passes_every_node_and_is_ranked_unless_gpu_pods_only) {
+  // GPU rules (here: nodes offering no GPU resource it could use) do not bind a pod using none.
+  auto args = NamesRequest(R"({"cpu":"1"})",
+                           {"ghost", "cpu-node-01", "gpu-node-h100-03", "gpu-node-a100-mig-02"});
   auto result = service.Filter(args);
-  EXPECT_EQ(result.node_names->size(), 3u);
+  EXPECT_EQ(result.node_names->size(), 4u);
   EXPECT_TRUE(result.failed_nodes.empty());
+  EXPECT_TRUE(result.failed_and_unresolvable_nodes.empty());
+  auto ranked = service.Prioritize(args).hosts;
+  EXPECT_EQ(ranked[0].score, 0);  // unknown to the inventory
+  EXPECT_EQ(std::count_if(ranked.begin(), ranked.end(), [](auto& h) { return h.score == 10; }), 1);
+  PolicySpec gpu_only = DefaultPolicySpec();
+  gpu_only.profiles[0].gpu_pods_only = true;
+  policies.Set(std::make_shared<const Policy>(gpu_only));
   for (const auto& s : service.Prioritize(args).hosts) EXPECT_EQ(s.score, 0);
 }
 

@@ -26,6 +26,9 @@ std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapsho
 
 std::pair<Verdict, int> Engine::FilterOne(const Cycle& cycle, const NodeState& node) const {
   if (!cycle.intent().error.empty()) return {Verdict::Unresolvable(cycle.intent().error), -1};
+  // GPU rules (maintenance, products, sharing) never bind a pod that uses no GPU; such a pod is
+  // only ranked, so that it stays off the nodes worth keeping whole.
+  if (cycle.gpu_demand().empty()) return {Verdict::Pass(), -1};
   // An unresolvable verdict from any plugin wins over an earlier unschedulable one, so
   // kube-scheduler never preempts pods on a node that cannot host the pod anyway.
   std::pair<Verdict, int> first_unschedulable{Verdict::Pass(), -1};

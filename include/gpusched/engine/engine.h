@@ -7,8 +7,8 @@
 // Prioritize: each plugin with a positive weight that applies to the pod scores every node (Score,
 // then Normalize); the weighted mean of those scores (0..100) is mapped to the extender score
 // 0..10 (MaxExtenderPriority) by the profile's ScoreMapping.
-// A pod that asks for no GPU passes everywhere and scores 0 everywhere, unless the engine judges
-// all pods (the packing simulator, where CPU-only pods also compete for nodes).
+// A pod that asks for no GPU passes every filter; it scores 0 everywhere when the engine judges GPU
+// pods only, else it is ranked like any other.
 // Nodes of one content class (Candidates) are judged once: plugins judge by content
 // (gpusched/engine/plugin.h), so the answers are those of judging every node.
 // Immutable after construction; safe for concurrent use from multiple threads.

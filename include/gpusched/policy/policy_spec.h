@@ -38,9 +38,10 @@ struct ProfileSpec {
   ResourceWeights binpack_weights;
   MaintenanceAction maintenance_action = MaintenanceAction::kFilter;
   PodIntent intent;  // the profile's requirements, preferences and sharing mode
-  // false: also judge pods that ask for no GPU (the packing simulator's CPU-only tasks); a live
-  // kube-scheduler only calls the extender for pods with managed GPU resources anyway.
-  bool gpu_pods_only = true;
+  // false (the default): also rank pods that ask for no GPU, which the README's registration sends
+  // too (they decide whether GPU nodes stay whole); they pass every filter. true: such pods score
+  // 0 everywhere, leaving them to kube-scheduler.
+  bool gpu_pods_only = false;
 
   bool has_selector() const { return !namespaces.empty() || !match_labels.empty(); }
 };
