@@ -411,6 +411,42 @@ TEST_F(Attack, http_semantics_hold) {
   ExpectUnharmed();
 }
 
+TEST_F(Attack, negative_or_fractional_gpus_on_a_node_are_refused_naming_the_field) {
+  json request = json::parse(testing::Fixture("extender/filter-request-fullnodes.json"));
+  ASSERT_TRUE(request["NodeNames"].is_null());
+  ASSERT_FALSE(request["Nodes"]["items"].empty());
+  auto valid = Exchange(port_, Post("/filter", request.dump()), 5s);
+  ASSERT_TRUE(valid);
+  ASSERT_EQ(valid->status, 200) << valid->body;
+  // The API server stores neither a negative nor a fractional amount of an extended resource.
+  const std::pair<const char*, const char*> cases[] = {{"-1", "negative quantity"},
+                                                       {"-8", "negative quantity"},
+                                                       {"-0.5", "negative quantity"},
+                                                       {"1.5", "fractional quantity"},
+                                                       {"500m", "fractional quantity"}};
+  for (const auto& [count, reason] : cases) {
+    json bad = request;
+    bad["Nodes"]["items"].back()["status"]["allocatable"]["nvidia.com/gpu"] = count;
+    auto r = Exchange(port_, Post("/filter", bad.dump()), 5s);
+    ASSERT_TRUE(r) << count;
+    EXPECT_EQ(r->status, 400) << count << " -> " << r->body;
+    json answer = json::parse(r->body, nullptr, false);
+    ASSERT_TRUE(answer.is_object() && answer["error"].is_string()) << count << " -> " << r->body;
+    std::string error = answer["error"].get<std::string>();
+    EXPECT_NE(error.find(reason), std::string::npos) << count << " -> " << error;
+    EXPECT_NE(error.find("allocatable"), std::string::npos) << count << " -> " << error;
+    EXPECT_NE(error.find("nvidia.com/gpu"), std::string::npos) << count << " -> " << error;
+    ASSERT_TRUE(Alive()) << "gpusched died on " << count;
+    // The next valid full-Nodes request gets the answer it got before (and at the end a NodeNames
+    // one, in ExpectUnharmed).
+    auto again = Exchange(port_, Post("/filter", request.dump()), 5s);
+    ASSERT_TRUE(again) << "no answer after " << count;
+    EXPECT_EQ(again->status, 200);
+    EXPECT_EQ(again->body, valid->body) << "after " << count;
+  }
+  ExpectUnharmed();
+}
+
 // A cap of 16 open connections (the smallest --max-connections takes), so that eviction shows with
 // a few sockets.
 class AttackConnectionCap : public Attack {
