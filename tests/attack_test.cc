@@ -159,6 +159,8 @@ class Attack : public ::testing::Test {
 
   // Short, so the slow-request tests see their 408 quickly.
   virtual const char* RequestTimeout() const { return "3"; }
+  // The default of --max-connections.
+  virtual const char* MaxConnections() const { return "10000"; }
 
   void SetUp() override {
     port_ = testing::FreePort();
@@ -169,7 +171,8 @@ class Attack : public ::testing::Test {
       std::string ops = "127.0.0.1:" + std::to_string(ops_port_);
       ::execl(GPUSCHED_BINARY, GPUSCHED_BINARY, "serve", "--listen", listen.c_str(), "--ops-listen",
               ops.c_str(), "--log-level", "error", "--request-timeout", RequestTimeout(),
-              "--max-body-bytes", "64Mi", static_cast<char*>(nullptr));
+              "--max-body-bytes", "64Mi", "--max-connections", MaxConnections(),
+              static_cast<char*>(nullptr));
       ::_exit(127);
     }
     for (int i = 0; i < 200 && !Healthy(); ++i) std::this_thread::sleep_for(25ms);
@@ -405,6 +408,89 @@ TEST_F(Attack, http_semantics_hold) {
   auto r = s.Read();
   ASSERT_TRUE(r);
   EXPECT_TRUE(s.ClosedWithin(5s));
+  ExpectUnharmed();
+}
+
+TEST_F(Attack, negative_or_fractional_gpus_on_a_node_are_refused_naming_the_field) {
+  json request = json::parse(testing::Fixture("extender/filter-request-fullnodes.json"));
+  ASSERT_TRUE(request["NodeNames"].is_null());
+  ASSERT_FALSE(request["Nodes"]["items"].empty());
+  auto valid = Exchange(port_, Post("/filter", request.dump()), 5s);
+  ASSERT_TRUE(valid);
+  ASSERT_EQ(valid->status, 200) << valid->body;
+  // The API server stores neither a negative nor a fractional amount of an extended resource.
+  const std::pair<const char*, const char*> cases[] = {{"-1", "negative quantity"},
+                                                       {"-8", "negative quantity"},
+                                                       {"-0.5", "negative quantity"},
+                                                       {"1.5", "fractional quantity"},
+                                                       {"500m", "fractional quantity"}};
+  for (const auto& [count, reason] : cases) {
+    json bad = request;
+    bad["Nodes"]["items"].back()["status"]["allocatable"]["nvidia.com/gpu"] = count;
+    auto r = Exchange(port_, Post("/filter", bad.dump()), 5s);
+    ASSERT_TRUE(r) << count;
+    EXPECT_EQ(r->status, 400) << count << " -> " << r->body;
+    json answer = json::parse(r->body, nullptr, false);
+    ASSERT_TRUE(answer.is_object() && answer["error"].is_string()) << count << " -> " << r->body;
+    std::string error = answer["error"].get<std::string>();
+    EXPECT_NE(error.find(reason), std::string::npos) << count << " -> " << error;
+    EXPECT_NE(error.find("allocatable"), std::string::npos) << count << " -> " << error;
+    EXPECT_NE(error.find("nvidia.com/gpu"), std::string::npos) << count << " -> " << error;
+    ASSERT_TRUE(Alive()) << "gpusched died on " << count;
+    // The next valid full-Nodes request gets the answer it got before (and at the end a NodeNames
+    // one, in ExpectUnharmed).
+    auto again = Exchange(port_, Post("/filter", request.dump()), 5s);
+    ASSERT_TRUE(again) << "no answer after " << count;
+    EXPECT_EQ(again->status, 200);
+    EXPECT_EQ(again->body, valid->body) << "after " << count;
+  }
+  ExpectUnharmed();
+}
+
+// A cap of 16 open connections (the smallest --max-connections takes), so that eviction shows with
+// a few sockets.
+class AttackConnectionCap : public Attack {
+  const char* MaxConnections() const override { return "16"; }
+};
+
+TEST_F(AttackConnectionCap, idle_connections_past_the_cap_are_closed_oldest_first) {
+  constexpr int kCap = 16;
+  constexpr int kExtra = 4;
+  // SetUp's own connection to the verb listener is closed (by both sides) by now.
+  std::this_thread::sleep_for(300ms);
+  // Each connection gets one request answered, then stays idle: the answer shows that the server
+  // admitted it, and the connections' idle times start in the order they were opened.
+  const std::string health = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  std::vector<Socket> held;
+  held.reserve(kCap + kExtra);
+  for (int i = 0; i < kCap + kExtra; ++i) {
+    held.emplace_back(port_);
+    ASSERT_TRUE(held.back().ok()) << "connection " << i;
+    ASSERT_TRUE(held.back().Send(health)) << "connection " << i;
+    auto r = held.back().Read(5s);
+    ASSERT_TRUE(r) << "connection " << i << " was not served (refused at the cap?)";
+    EXPECT_EQ(r->status, 200);
+  }
+  // The kExtra oldest made room for the newcomers; the kCap newest are open.
+  for (int i = 0; i < kExtra; ++i) {
+    EXPECT_TRUE(held[i].ClosedWithin(2s)) << "connection " << i << " (among the oldest) is open";
+  }
+  for (int i = kExtra; i < kCap + kExtra; ++i) {
+    EXPECT_FALSE(held[i].ClosedWithin(50ms)) << "connection " << i << " (among the newest) closed";
+  }
+  // A fresh connection is answered, in place of the oldest still open.
+  auto fresh = Exchange(port_, Post("/filter", good_), 5s);
+  ASSERT_TRUE(fresh) << "a fresh request went unanswered with the cap reached";
+  EXPECT_EQ(fresh->status, 200);
+  EXPECT_EQ(fresh->body, good_answer_);
+  EXPECT_TRUE(held[kExtra].ClosedWithin(2s)) << "the oldest open connection was not the one closed";
+  // The others still carry requests.
+  for (int i = kExtra + 1; i < kCap + kExtra; ++i) {
+    ASSERT_TRUE(held[i].Send(Post("/filter", good_))) << "connection " << i;
+    auto r = held[i].Read(5s);
+    ASSERT_TRUE(r) << "connection " << i << " (among the newest) unanswered";
+    EXPECT_EQ(r->body, good_answer_) << "connection " << i;
+  }
   ExpectUnharmed();
 }
 
