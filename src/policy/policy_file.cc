@@ -375,6 +375,20 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
   }
 }
 
+// A key the policy's author chose (a product glob, a label, a resource name), written so that
+// ParsePolicy reads it back. yaml-cpp 0.7's emitter writes a key of up to 1024 bytes as an
+// implicit key (`key: value`), but its reader takes an implicit key only up to 1024 characters as
+// written, escapes included (a NUL byte is written "\x00", four characters), so a key of a few
+// hundred control characters or quotes did not read back. A key that escaping could take past the
+// limit is written as an explicit key (`? key`) instead.
+constexpr size_t kMaxImplicitKeyBytes = 250;  // at most 4 characters per byte, 2 quotes
+
+void EmitKey(YAML::Emitter& out, const std::string& key) {
+  out << YAML::Key;
+  if (key.size() > kMaxImplicitKeyBytes) out << YAML::LongKey;
+  out << key;
+}
+
 void EmitRequirements(YAML::Emitter& out, const GpuRequirements& req, const bool* cheapest) {
   out << YAML::BeginMap;
   if (!req.products.empty())
@@ -442,7 +456,10 @@ std::string FormatPolicy(const PolicySpec& spec) {
       << (spec.score_mapping == ScoreMapping::kMinMax ? "minmax" : "linear");
   out << YAML::Key << "filterBestOnly" << YAML::Value << spec.filter_best_only;
   out << YAML::Key << "costs" << YAML::Value << YAML::BeginMap;
-  for (const auto& [glob, cost] : spec.costs) out << YAML::Key << glob << YAML::Value << cost;
+  for (const auto& [glob, cost] : spec.costs) {
+    EmitKey(out, glob);
+    out << YAML::Value << cost;
+  }
   out << YAML::EndMap;
   out << YAML::Key << "sharing" << YAML::Value << YAML::BeginMap << YAML::Key
       << "mpsFailRequestsGreaterThanOne" << YAML::Value
@@ -459,7 +476,10 @@ std::string FormatPolicy(const PolicySpec& spec) {
         out << YAML::Key << "namespaces" << YAML::Value << YAML::Flow << p.namespaces;
       if (!p.match_labels.empty()) {
         out << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
-        for (const auto& [k, v] : p.match_labels) out << YAML::Key << k << YAML::Value << v;
+        for (const auto& [k, v] : p.match_labels) {
+          EmitKey(out, k);
+          out << YAML::Value << v;
+        }
         out << YAML::EndMap;
       }
       out << YAML::EndMap;
@@ -473,8 +493,10 @@ std::string FormatPolicy(const PolicySpec& spec) {
           << it->second.weight;
       if (name == "gpu-binpack") {
         out << YAML::Key << "resourceWeights" << YAML::Value << YAML::BeginMap;
-        for (const auto& [res, w] : p.binpack_weights.by_name)
-          out << YAML::Key << res << YAML::Value << w;
+        for (const auto& [res, w] : p.binpack_weights.by_name) {
+          EmitKey(out, res);
+          out << YAML::Value << w;
+        }
         out << YAML::EndMap << YAML::Key << "defaultResourceWeight" << YAML::Value
             << p.binpack_weights.default_weight;
       }
