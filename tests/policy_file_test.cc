@@ -28,6 +28,41 @@ TEST(PolicyFile, every_example_policy_loads_and_compiles) {
   }
 }
 
+// Keys the author chose (cost globs, matchLabels, resourceWeights) that YAML writes escaped, or
+// that are not UTF-8, read back after FormatPolicy and print the same again, whatever their length:
+// yaml-cpp's emitter writes a key under 1024 bytes as an implicit key, which its reader takes only
+// up to 1024 bytes as written (a NUL byte is written as four, "\x00"), and it prints a byte that is
+// not UTF-8 as U+FFFD (three). Found by the policy fuzz target
+// (tests/fuzz/regressions/policy/cost_key_*.yaml).
+TEST(PolicyFile, long_keys_written_escaped_read_back_after_formatting) {
+  // "\xff" is a byte that is not UTF-8, printed as U+FFFD (three bytes).
+  for (const char* unit : {"\\0", "\\x11", "\\\"", "\\\\", "\\n", "a", "\xff", "\\0\xff"}) {
+    for (int n : {1, 200, 248, 249, 250, 256, 300, 330, 340, 400, 1100}) {
+      std::string key = "\"x/";
+      for (int i = 0; i < n; ++i) key += unit;
+      key += "\"";
+      std::string text = std::string(kHeader) + "costs:\n  ? " + key +
+                         "\n  : 3\nprofiles:\n- name: p\n  selector:\n    matchLabels:\n      ? " +
+                         key +
+                         "\n      : v\n  plugins:\n    gpu-binpack:\n      resourceWeights:\n" +
+                         "        ? " + key + "\n        : 2\n";
+      std::string what = std::string(unit) + " x " + std::to_string(n);
+      PolicyParseResult r = ParsePolicy(text, "p.yaml");
+      ASSERT_TRUE(r.spec) << what << ": " << r.errors[0];
+      ASSERT_EQ(r.spec->costs.size(), 1u) << what;
+      std::string printed = FormatPolicy(*r.spec);
+      PolicyParseResult again = ParsePolicy(printed, "printed");
+      ASSERT_TRUE(again.spec) << what << ": " << again.errors[0];
+      EXPECT_EQ(FormatPolicy(*again.spec), printed) << what;
+      ASSERT_EQ(again.spec->profiles.size(), 2u) << what;
+      if (std::string_view(unit).find('\xff') != std::string_view::npos) continue;
+      // The same keys (a byte that is not UTF-8 is printed as U+FFFD, so not those).
+      EXPECT_EQ(again.spec->costs, r.spec->costs) << what;
+      EXPECT_EQ(again.spec->profiles[1].match_labels, r.spec->profiles[1].match_labels) << what;
+    }
+  }
+}
+
 TEST(PolicyFile, default_example_equals_the_built_in_default) {
   PolicyParseResult r = LoadPolicyFile(std::string(GPUSCHED_SOURCE_DIR) + "/policies/default.yaml");
   ASSERT_TRUE(r.spec);

@@ -445,12 +445,73 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
   }
 }
 
+// Text from the policy file as FormatPolicy prints it: valid UTF-8, every byte that does not
+// start a well-formed sequence replaced by U+FFFD. yaml-cpp reads such bytes as they are but its
+// emitter writes U+FFFD for them, so the printed text was longer than the value it came from, and
+// when that crossed the emitter's own 1024-byte rule below, reading the printed policy and printing
+// it again gave a different text. Replaced here, the value printed is the value read back.
+std::string ValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    auto byte = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+    unsigned char c = byte(0);
+    size_t len = c < 0x80                 ? 1
+                 : c >= 0xC2 && c <= 0xDF ? 2
+                 : c >= 0xE0 && c <= 0xEF ? 3
+                 : c >= 0xF0 && c <= 0xF4 ? 4
+                                          : 0;
+    bool ok = len > 0 && i + len <= text.size();
+    for (size_t k = 1; ok && k < len; ++k) ok = (byte(k) & 0xC0) == 0x80;
+    if (ok && len >= 3) {
+      if (c == 0xE0) ok = byte(1) >= 0xA0;  // overlong
+      if (c == 0xED) ok = byte(1) < 0xA0;   // a surrogate
+      if (c == 0xF0) ok = byte(1) >= 0x90;  // overlong
+      if (c == 0xF4) ok = byte(1) < 0x90;   // past U+10FFFF
+    }
+    if (ok) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> ValidUtf8(const std::vector<std::string>& list) {
+  std::vector<std::string> out;
+  out.reserve(list.size());
+  for (const auto& s : list) out.push_back(ValidUtf8(s));
+  return out;
+}
+
+// A key the policy's author chose (a product glob, a label, a resource name), written so that
+// ParsePolicy reads it back. yaml-cpp 0.7's emitter writes a key of up to 1024 bytes as an
+// implicit key (`key: value`), but its reader takes an implicit key only up to 1024 bytes as
+// written, quotes and escapes included (a NUL byte is written "\x00", four), so a key of a few
+// hundred such bytes did not read back. A key whose written form passes the limit is written as an
+// explicit key (`? key`) instead. (Past 1024 bytes the emitter does so itself, and then for every
+// key after it in the document too; valid, if verbose.)
+constexpr size_t kMaxImplicitKeyBytes = 1000;  // the reader's limit is 1024
+
+void EmitKey(YAML::Emitter& out, const std::string& key) {
+  std::string text = ValidUtf8(key);
+  YAML::Emitter alone;
+  alone << text;
+  out << YAML::Key;
+  if (alone.size() > kMaxImplicitKeyBytes) out << YAML::LongKey;
+  out << text;
+}
+
 void EmitRequirements(YAML::Emitter& out, const GpuRequirements& req, const bool* cheapest) {
   out << YAML::BeginMap;
   if (!req.products.empty())
-    out << YAML::Key << "products" << YAML::Value << YAML::Flow << req.products;
+    out << YAML::Key << "products" << YAML::Value << YAML::Flow << ValidUtf8(req.products);
   if (!req.families.empty())
-    out << YAML::Key << "families" << YAML::Value << YAML::Flow << req.families;
+    out << YAML::Key << "families" << YAML::Value << YAML::Flow << ValidUtf8(req.families);
   if (req.min_memory_mib) {
     out << YAML::Key << "minGpuMemory" << YAML::Value << std::to_string(*req.min_memory_mib) + "Mi";
   }
@@ -507,7 +568,7 @@ std::string FormatPolicy(const PolicySpec& spec) {
   out << YAML::BeginMap;
   out << YAML::Key << "apiVersion" << YAML::Value << kPolicyApiVersion;
   out << YAML::Key << "kind" << YAML::Value << kPolicyKind;
-  out << YAML::Key << "gpuResources" << YAML::Value << YAML::Flow << spec.gpu_resources;
+  out << YAML::Key << "gpuResources" << YAML::Value << YAML::Flow << ValidUtf8(spec.gpu_resources);
   out << YAML::Key << "scoreMapping" << YAML::Value
       << ScoreMappingName(spec.score_mapping);
   out << YAML::Key << "filterBestOnly" << YAML::Value << spec.filter_best_only;
@@ -523,24 +584,30 @@ std::string FormatPolicy(const PolicySpec& spec) {
   }
   out << YAML::EndMap;
   out << YAML::Key << "costs" << YAML::Value << YAML::BeginMap;
-  for (const auto& [glob, cost] : spec.costs) out << YAML::Key << glob << YAML::Value << cost;
+  for (const auto& [glob, cost] : spec.costs) {
+    EmitKey(out, glob);
+    out << YAML::Value << cost;
+  }
   out << YAML::EndMap;
   out << YAML::Key << "sharing" << YAML::Value << YAML::BeginMap << YAML::Key
       << "mpsFailRequestsGreaterThanOne" << YAML::Value
       << spec.sharing.mps_fail_requests_greater_than_one << YAML::Key
       << "timeSlicingFailRequestsGreaterThanOne" << YAML::Value
       << spec.sharing.time_slicing_fail_requests_greater_than_one << YAML::EndMap;
-  out << YAML::Key << "defaultProfile" << YAML::Value << spec.default_profile;
+  out << YAML::Key << "defaultProfile" << YAML::Value << ValidUtf8(spec.default_profile);
   out << YAML::Key << "profiles" << YAML::Value << YAML::BeginSeq;
   for (const auto& p : spec.profiles) {
-    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name;
+    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << ValidUtf8(p.name);
     if (p.has_selector()) {
       out << YAML::Key << "selector" << YAML::Value << YAML::BeginMap;
       if (!p.namespaces.empty())
-        out << YAML::Key << "namespaces" << YAML::Value << YAML::Flow << p.namespaces;
+        out << YAML::Key << "namespaces" << YAML::Value << YAML::Flow << ValidUtf8(p.namespaces);
       if (!p.match_labels.empty()) {
         out << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
-        for (const auto& [k, v] : p.match_labels) out << YAML::Key << k << YAML::Value << v;
+        for (const auto& [k, v] : p.match_labels) {
+          EmitKey(out, k);
+          out << YAML::Value << ValidUtf8(v);
+        }
         out << YAML::EndMap;
       }
       out << YAML::EndMap;
@@ -554,8 +621,10 @@ std::string FormatPolicy(const PolicySpec& spec) {
           << it->second.weight;
       if (name == "gpu-binpack") {
         out << YAML::Key << "resourceWeights" << YAML::Value << YAML::BeginMap;
-        for (const auto& [res, w] : p.binpack_weights.by_name)
-          out << YAML::Key << res << YAML::Value << w;
+        for (const auto& [res, w] : p.binpack_weights.by_name) {
+          EmitKey(out, res);
+          out << YAML::Value << w;
+        }
         out << YAML::EndMap << YAML::Key << "defaultResourceWeight" << YAML::Value
             << p.binpack_weights.default_weight;
       }
