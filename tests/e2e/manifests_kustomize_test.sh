@@ -7,27 +7,8 @@
 # Exit 0 pass, 1 fail, 77 skip (no k8s-stack; CTest's SKIP_RETURN_CODE).
 set -euo pipefail
 
-repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
-stack=${GPUSCHED_K8S_STACK:-$repo/../shared/k8s-stack}
-if [[ ! -x $stack/up.sh ]]; then
-  echo "SKIP: k8s-stack not found at $stack (set GPUSCHED_K8S_STACK)"
-  exit 77
-fi
-
-# The stack's state dir sits directly in the temp dir, because up.sh unpacks the binaries once
-# into .k8s-stack-cache next to it and later runs re-use them. up.sh's progress goes to stderr.
-state=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-kustomize-stack.XXXXXX")
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-kustomize-work.XXXXXX")
-trap '"$stack/down.sh" --state "$state" --wipe > /dev/null || true; rm -rf -- "$work"' EXIT
-up=$("$stack/up.sh" --state "$state" --no-scheduler --owner-pid $$) ||
-  { echo "FAIL: up.sh could not start the stack (its stderr is above)"; exit 1; }
-while IFS='=' read -r key value; do export "$key=$value"; done <<< "$up"   # KUBECONFIG, KUBECTL
-
-# Every API call is bounded; kustomize reads only local files.
-kubectl() { timeout 60 "$KUBECTL" --request-timeout=30s "$@"; }
-
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# shellcheck source=stack.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/stack.sh" kustomize
 
 # A line per fact of the objects the API server would store: kind=, and for the Deployment and
 # Service the args, ports, probes and volumes that the overlays change.

@@ -13,30 +13,13 @@ set -euo pipefail
 gpusched=$1
 scenario=$2
 results=${3:-}
-repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
-stack=${GPUSCHED_K8S_STACK:-$repo/../shared/k8s-stack}
-if [[ ! -x $stack/up.sh ]]; then
-  echo "SKIP: k8s-stack not found at $stack (set GPUSCHED_K8S_STACK)"
-  exit 77
-fi
-[[ -x $gpusched ]] || { echo "FAIL: no gpusched binary at $gpusched"; exit 1; }
-
-state=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-$scenario-stack.XXXXXX")
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-$scenario-work.XXXXXX")
+[[ -x $gpusched ]] || { echo "FAIL: no gpusched binary at $1"; exit 1; }
 gpusched_pid=
-cleanup() {
+e2e_cleanup_hook() {
   [[ -n $gpusched_pid ]] && kill "$gpusched_pid" 2> /dev/null && wait "$gpusched_pid" 2> /dev/null
-  "$stack/down.sh" --state "$state" --wipe > /dev/null 2>&1 || true
-  rm -rf -- "$work"
 }
-trap cleanup EXIT
-up=$("$stack/up.sh" --state "$state" --no-scheduler --owner-pid $$) ||
-  { echo "FAIL: up.sh could not start the stack (its stderr is above)"; exit 1; }
-while IFS='=' read -r key value; do export "$key=$value"; done <<< "$up"  # KUBECONFIG, KUBECTL
-
-kubectl() { timeout 60 "$KUBECTL" --request-timeout=30s "$@"; }
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# shellcheck source=stack.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/stack.sh" "$scenario"
 
 free_port() {
   local port
