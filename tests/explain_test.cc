@@ -48,6 +48,31 @@ TEST(Explain, ranks_passing_nodes_and_explains_the_rest) {
   EXPECT_EQ(json["nodes"].size(), snapshot->size());
 }
 
+TEST(Explain, blend_adds_kube_schedulers_scores_and_names_its_pick) {
+  // Two 8-GPU nodes that declare cpu and memory; node a is half used, so gpusched ranks it first.
+  NodeState a = testing::MakeNode(
+      "a", ResourceList{{"nvidia.com/gpu", 8000}, {"cpu", 32000}, {"memory", 1000000}},
+      ResourceList{{"nvidia.com/gpu", 4000}});
+  NodeState b = testing::MakeNode(
+      "b", ResourceList{{"nvidia.com/gpu", 8000}, {"cpu", 32000}, {"memory", 1000000}});
+  auto snapshot = testing::SnapshotOf({a, b});
+  Policy policy(DefaultPolicySpec());
+  PodInfo pod = testing::MakePod(
+      "p", ResourceList{{"nvidia.com/gpu", 1000}, {"cpu", 16000}, {"memory", 0}});
+  Explanation e = Explain(policy, *snapshot, pod, BlendSettings{InTreeScore::kLeastAllocated, 5});
+  ASSERT_EQ(e.blended.size(), 2u);
+  const BlendedScore& first = e.blended[0];
+  EXPECT_EQ(e.nodes[first.node].node, e.nodes[e.ranking[0]].node);
+  EXPECT_TRUE(first.resources_known);
+  EXPECT_EQ(first.fit, 75);       // LeastAllocated: cpu (32-16)/32 -> 50, memory unused 100
+  EXPECT_EQ(first.balanced, 75);  // cpu half used, memory unused: 1 - 0.5/2
+  EXPECT_DOUBLE_EQ(first.extender, 10 * 5 * 10);
+  EXPECT_DOUBLE_EQ(first.total, first.fit + first.balanced + first.extender);
+  EXPECT_NE(FormatExplanationText(e).find("kube-scheduler picks: " + e.nodes[first.node].node),
+            std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(FormatExplanationJson(e)).contains("blended"));
+}
+
 // explain --pod takes the Pod as kube-scheduler sends it in an extender request: no TypeMeta.
 TEST(Explain, a_pod_without_type_meta_explains_like_the_full_object) {
   auto snapshot = testing::SampleSnapshot();

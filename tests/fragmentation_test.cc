@@ -119,6 +119,28 @@ TEST(TargetWorkload, decayed_counts_favour_recent_shapes) {
   EXPECT_EQ(counts.Weights()[0].shape.num_gpu, 8);
 }
 
+TEST(TargetWorkload, shapes_are_bounded_whatever_the_pods_name) {
+  DecayedShapeCounts counts;
+  auto now = DecayedShapeCounts::Clock::now();
+  TaskShape common{0, kMilliPerGpu, 1, {}};
+  counts.Add(common, now);
+  counts.Add(common, now);
+  for (int i = 0; i < 1000; ++i) counts.Add(TaskShape{0, kMilliPerGpu, 1, {"gpu-" + std::to_string(i)}}, now);
+  auto w = counts.Weights();
+  EXPECT_EQ(w.size(), DecayedShapeCounts::kMaxShapes);
+  EXPECT_TRUE(std::any_of(w.begin(), w.end(), [&](const auto& s) { return s.shape == common; }));
+}
+
+TEST(Fragmentation, pods_selecting_a_product_are_observed_pinned_to_it) {
+  ClusterLedger ledger{GpuResourceNames()};
+  PodInfo pinned = testing::MakePod("p", {{std::string(kGpuResource), testing::Units(4)}});
+  pinned.gpu_product_selector = "NVIDIA-H100-80GB-HBM3";
+  ledger.UpsertPod(pinned);
+  auto observed = ledger.BuildSnapshot()->observed_workload();
+  ASSERT_EQ(observed.size(), 1u);
+  EXPECT_EQ(observed[0].shape.gpu_models, std::vector<std::string>{"NVIDIA-H100-80GB-HBM3"});
+}
+
 TEST(TargetWorkload, standard_shapes_and_blend) {
   auto shapes = StandardShapes({4, 8, 0, 6});
   std::vector<int32_t> gpus;

@@ -30,6 +30,14 @@ TEST(DecodePod, reads_identity_phase_placement_and_gpusched_annotations) {
   EXPECT_EQ(p.requests.units("nvidia.com/gpu"), 2);
 }
 
+TEST(DecodePod, keeps_only_the_gpu_product_of_the_node_selector) {
+  PodInfo p = DecodePodText(R"({"metadata":{"name":"p"},"spec":{"nodeSelector":{
+      "kubernetes.io/os":"linux","nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"},"containers":[]}})");
+  EXPECT_EQ(p.gpu_product_selector, "NVIDIA-A100-SXM4-80GB");
+  EXPECT_EQ(DecodePodText(R"({"spec":{"nodeSelector":null,"containers":[]}})").gpu_product_selector,
+            "");
+}
+
 TEST(DecodePod, applies_init_sidecar_and_overhead_rules) {
   PodInfo p = DecodePodText(R"({"metadata":{"name":"p"},"spec":{
       "initContainers":[{"name":"side","restartPolicy":"Always","resources":{"requests":{"nvidia.com/gpu":"1"}}},

@@ -116,6 +116,27 @@ TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
   fs::remove(path);
 }
 
+// The README's registration block is extender-all-pods.yaml's extender, but for the address: what
+// the README recommends is what the manifests ship (and what tests/e2e/packing_e2e_test.sh runs).
+TEST(Manifests, readme_registration_is_the_all_pods_configuration) {
+  std::ifstream in(kManifests.parent_path() / "README.md");
+  std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t section = readme.find("## Register it with kube-scheduler");
+  ASSERT_NE(section, std::string::npos);
+  size_t begin = readme.find("```yaml\n", section);
+  size_t end = readme.find("```", begin + 8);
+  ASSERT_NE(begin, std::string::npos);
+  YAML::Node readme_extender = YAML::Load(readme.substr(begin + 8, end - begin - 8))["extenders"][0];
+  YAML::Node shipped = YAML::LoadFile(
+      (kManifests / "scheduler-config" / "extender-all-pods.yaml").string())["extenders"][0];
+  for (const char* key : {"filterVerb", "prioritizeVerb", "weight", "httpTimeout",
+                          "nodeCacheCapable", "ignorable"}) {
+    ASSERT_TRUE(readme_extender[key]) << key;
+    EXPECT_EQ(readme_extender[key].as<std::string>(), shipped[key].as<std::string>()) << key;
+  }
+  EXPECT_FALSE(readme_extender["managedResources"]);
+}
+
 TEST(Manifests, all_pods_configuration_pairs_with_the_best_only_policy) {
   ServerOptions defaults;
   YAML::Node e = YAML::LoadFile(

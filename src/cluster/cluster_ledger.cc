@@ -36,24 +36,25 @@ void ClusterLedger::Charge(const PodRecord& pod, int sign) {
   dirty_.insert(pod.node_name);
 }
 
-void ClusterLedger::Observe(const ResourceList& gpu_requests) {
+void ClusterLedger::Observe(const ResourceList& gpu_requests, const std::string& product) {
   // The live model counts whole devices; shares and MIG slices are judged by their own plugins.
   int64_t gpus = gpu_requests.units(kGpuResource);
   if (gpus <= 0) return;
   TaskShape shape;
   shape.gpu_milli = kMilliPerGpu;
   shape.num_gpu = static_cast<int32_t>(std::min<int64_t>(gpus, kMaxGpusPerNode));
+  if (!product.empty()) shape.gpu_models.push_back(product);
   observed_.Add(shape, Clock::now());
   dirty_.emplace();  // the snapshot's workload changes even when no node does
 }
 
-void ClusterLedger::Put(std::string key, PodRecord record) {
+void ClusterLedger::Put(std::string key, PodRecord record, const std::string& product) {
   auto it = pods_.find(key);
   if (it != pods_.end()) {
     Charge(it->second, -1);
     pods_.erase(it);
   } else if (!record.gpu_requests.empty()) {
-    Observe(record.gpu_requests);
+    Observe(record.gpu_requests, product);
   }
   if (record.gpu_requests.empty()) return;  // pods without GPU requests do not matter here
   Charge(record, +1);
@@ -67,7 +68,7 @@ void ClusterLedger::UpsertPod(const PodInfo& pod) {
   auto it = pods_.find(key);
   if (it != pods_.end() && it->second.assumed_until && pod.node_name.empty() && !pod.terminal())
     return;  // the watch has not caught up with the scheduler yet
-  Put(std::move(key), std::move(record));
+  Put(std::move(key), std::move(record), pod.gpu_product_selector);
 }
 
 bool ClusterLedger::Assume(const PodInfo& pod, std::string_view node, Clock::time_point expires) {
@@ -76,7 +77,7 @@ bool ClusterLedger::Assume(const PodInfo& pod, std::string_view node, Clock::tim
   if (it != pods_.end() && it->second.counted && !it->second.assumed_until) return false;
   PodRecord record{std::string(node), GpuDemand(pod, gpu_names_), true, expires};
   if (record.gpu_requests.empty()) return false;
-  Put(std::move(key), std::move(record));
+  Put(std::move(key), std::move(record), pod.gpu_product_selector);
   return true;
 }
 

@@ -123,6 +123,10 @@ PodResources DecodePodSpec(value v, PodInfo& pod) {
       resources.overhead = WithContext("overhead", [&] { return DecodeResourceList(f.value()); });
     } else if (key == "nodeName") {
       pod.node_name = ScalarText(f.value());
+    } else if (key == "nodeSelector") {
+      for (const auto& [k, val] : DecodeStringMap(f.value())) {
+        if (k == kGpuProductLabel) pod.gpu_product_selector = std::string(val);
+      }
     }
   }
   return resources;

@@ -159,6 +159,7 @@ void LiveInventory::Assume(const PodInfo& pod, std::string_view node) {
   a.pod.namespace_name = pod.namespace_name;
   a.pod.uid = pod.uid;
   a.pod.requests = pod.requests;
+  a.pod.gpu_product_selector = pod.gpu_product_selector;
   a.node = std::string(node);
   a.expires = std::chrono::steady_clock::now() + options_.assume_ttl;
   {

@@ -62,6 +62,11 @@ void DecayedShapeCounts::DecayTo(Clock::time_point now) {
 void DecayedShapeCounts::Add(const TaskShape& shape, Clock::time_point now) {
   DecayTo(now);
   counts_[shape] += 1;
+  if (counts_.size() > kMaxShapes) {
+    auto least = std::min_element(counts_.begin(), counts_.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+    counts_.erase(least);
+  }
 }
 
 std::vector<WeightedShape> DecayedShapeCounts::Weights() const {

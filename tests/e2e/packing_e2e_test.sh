@@ -262,8 +262,10 @@ case $scenario in
     add_node "a100-busy" 8 NVIDIA-A100-SXM4-80GB \
       ',"nvidia.com/mig.config":"all-1g.10gb","nvidia.com/mig.config.state":"pending"'
     excluded_nodes=" a100-busy "
+    # Exactly the healthy capacity: small pods that fill one healthy node, then a whole node's worth.
+    # (With more demand than that, a scheduler that also uses the busy node scores by luck.)
     n=0
-    for gpus in 1 2 1 4 1 2 1 8; do add_pod "p$n nvidia.com/gpu $gpus"; n=$((n + 1)); done
+    for gpus in 1 2 1 2 1 1 8; do add_pod "p$n nvidia.com/gpu $gpus"; n=$((n + 1)); done
     ;;
   reuse)  # pods come and go; the GPUs they free must be packed again
     for i in 1 2 3 4; do add_node "a100-$i" 8 NVIDIA-A100-SXM4-80GB; done

@@ -12,7 +12,8 @@
 // unbound leaves the assumption standing: the watch may lag the scheduler.
 //
 // The observed workload is every GPU pod seen (first sighting, bound or pending), counted with
-// exponential decay; the standard workload follows the node sizes
+// exponential decay and pinned to the GPU product its node selector names; the standard workload
+// follows the node sizes
 // (gpusched/packing/target_workload.h).
 //
 // Not thread-safe: one writer thread owns it; snapshots it builds are immutable and may be handed
@@ -87,10 +88,12 @@ class ClusterLedger {
   static constexpr size_t kMaxStandardSizes = 8;
   std::set<int64_t> CommonSizes() const;
   void Charge(const PodRecord& pod, int sign);
-  // Counts a GPU pod seen for the first time in the observed workload.
-  void Observe(const ResourceList& gpu_requests);
-  // Replaces the record of `key` (uncharging the old one) with `record`, charged.
-  void Put(std::string key, PodRecord record);
+  // Counts a GPU pod seen for the first time in the observed workload, pinned to the product its
+  // node selector names.
+  void Observe(const ResourceList& gpu_requests, const std::string& product);
+  // Replaces the record of `key` (uncharging the old one) with `record`, charged; `product` is
+  // the pod's pinned GPU product, for Observe.
+  void Put(std::string key, PodRecord record, const std::string& product);
 
   GpuResourceNames gpu_names_;
   std::map<std::string, NodeInfo, std::less<>> nodes_;

@@ -40,6 +40,9 @@ ResourceList MaxContainerRequests(const PodResources& resources);
 enum class PodPhase { kUnknown, kPending, kRunning, kSucceeded, kFailed };
 PodPhase ParsePodPhase(std::string_view text);
 
+// The GPU Feature Discovery label naming a node's GPU model; a pod selecting on it pins a product.
+inline constexpr std::string_view kGpuProductLabel = "nvidia.com/gpu.product";
+
 // Annotations with this prefix are kept on a PodInfo; others are dropped to bound memory.
 inline constexpr std::string_view kGpuschedAnnotationPrefix = "gpusched.io/";
 
@@ -48,6 +51,7 @@ struct PodInfo {
   std::string namespace_name;
   std::string uid;
   std::string node_name;  // spec.nodeName; empty while pending
+  std::string gpu_product_selector;  // spec.nodeSelector["nvidia.com/gpu.product"], if any
   std::string resource_version;
   PodPhase phase = PodPhase::kUnknown;
   StringPairs labels;

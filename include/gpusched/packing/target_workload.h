@@ -43,9 +43,11 @@ std::vector<WeightedShape> BlendWorkloads(std::span<const WeightedShape> observe
 
 // Counts of task shapes seen, each decaying by half every `half_life`; the weights say what the
 // cluster has been asked for lately. Shapes whose count falls below 1/1000 of a pod are dropped,
-// so memory follows the shapes of the last few half-lives.
+// so memory follows the shapes of the last few half-lives, and at most kMaxShapes are kept (the
+// least counted goes), so pods naming ever new products cannot make every node's score dearer.
 class DecayedShapeCounts {
  public:
+  static constexpr size_t kMaxShapes = 64;
   using Clock = std::chrono::steady_clock;
   explicit DecayedShapeCounts(Clock::duration half_life = std::chrono::hours(1));
 
