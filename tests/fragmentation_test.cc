@@ -136,7 +136,8 @@ TEST(Fragmentation, pods_selecting_a_product_are_observed_pinned_to_it) {
   PodInfo pinned = testing::MakePod("p", {{std::string(kGpuResource), testing::Units(4)}});
   pinned.gpu_product_selector = "NVIDIA-H100-80GB-HBM3";
   ledger.UpsertPod(pinned);
-  auto observed = ledger.BuildSnapshot()->observed_workload();
+  auto snapshot = ledger.BuildSnapshot();  // the span below points into it
+  auto observed = snapshot->observed_workload();
   ASSERT_EQ(observed.size(), 1u);
   EXPECT_EQ(observed[0].shape.gpu_models, std::vector<std::string>{"NVIDIA-H100-80GB-HBM3"});
 }
