@@ -87,14 +87,21 @@ TEST(Fragmentation, live_cluster_measure_blends_pods_seen_with_the_standard_shap
   ledger.UpsertPod(p2);
   auto snapshot = ledger.BuildSnapshot();
   ASSERT_EQ(snapshot->observed_workload().size(), 2u);
-  // Half observed (1 and 4 GPUs, half each), half standard (1, 2, 4, 8, a quarter each).
+  EXPECT_DOUBLE_EQ(snapshot->observed_pods(), 2);
+  // Observed: 1 and 4 GPUs, half each; standard: 1, 2, 4, 8, a quarter each. With two pods seen
+  // the standard shapes weigh 0.5 + 0.5 x 16 / 18.
+  const double prior = 0.5 + 0.5 * 16.0 / 18.0;
   std::map<int32_t, double> weight;
   for (const auto& w : snapshot->target_workload()) weight[w.shape.num_gpu] = w.weight;
-  EXPECT_EQ(weight, (std::map<int32_t, double>{{1, 0.375}, {2, 0.125}, {4, 0.375}, {8, 0.125}}));
+  ASSERT_EQ(weight.size(), 4u);
+  EXPECT_NEAR(weight[1], prior * 0.25 + (1 - prior) * 0.5, 1e-12);
+  EXPECT_NEAR(weight[2], prior * 0.25, 1e-12);
+  EXPECT_NEAR(weight[4], prior * 0.25 + (1 - prior) * 0.5, 1e-12);
+  EXPECT_NEAR(weight[8], prior * 0.25, 1e-12);
   ClusterFragmentation f = FragmentationOf(*snapshot);
   EXPECT_DOUBLE_EQ(f.idle_gpus, 11);
   // Node a's 3 free GPUs are fragment for the 4- and 8-GPU shapes.
-  EXPECT_DOUBLE_EQ(f.fragmented_gpus, (0.375 + 0.125) * 3);
+  EXPECT_NEAR(f.fragmented_gpus, (weight[4] + weight[8]) * 3, 1e-12);
   // A pod deleted stays in what the cluster was asked for: the observed workload is history.
   ledger.DeletePod(ClusterLedger::PodKey(p1));
   EXPECT_EQ(ledger.BuildSnapshot()->observed_workload().size(), 2u);
@@ -109,14 +116,16 @@ TEST(TargetWorkload, decayed_counts_favour_recent_shapes) {
   counts.Add(one, t0);
   counts.Add(one, t0);
   counts.Add(eight, t0 + std::chrono::seconds(10));  // the two 1-GPU pods have halved to 1
-  auto w = counts.Weights();
-  ASSERT_EQ(w.size(), 2u);
-  EXPECT_NEAR(w[0].weight, 0.5, 1e-9);
-  EXPECT_NEAR(w[1].weight, 0.5, 1e-9);
+  ObservedWorkload w = counts.Observed();
+  ASSERT_EQ(w.shapes.size(), 2u);
+  EXPECT_NEAR(w.shapes[0].weight, 0.5, 1e-9);
+  EXPECT_NEAR(w.shapes[1].weight, 0.5, 1e-9);
+  EXPECT_NEAR(w.pods, 2, 1e-9);
   // Long forgotten shapes are dropped.
   counts.Add(eight, t0 + std::chrono::seconds(1000));
-  ASSERT_EQ(counts.Weights().size(), 1u);
-  EXPECT_EQ(counts.Weights()[0].shape.num_gpu, 8);
+  ASSERT_EQ(counts.Observed().shapes.size(), 1u);
+  EXPECT_EQ(counts.Observed().shapes[0].shape.num_gpu, 8);
+  EXPECT_NEAR(counts.Observed().pods, 1, 1e-6);
 }
 
 TEST(TargetWorkload, shapes_are_bounded_whatever_the_pods_name) {
@@ -126,7 +135,7 @@ TEST(TargetWorkload, shapes_are_bounded_whatever_the_pods_name) {
   counts.Add(common, now);
   counts.Add(common, now);
   for (int i = 0; i < 1000; ++i) counts.Add(TaskShape{0, kMilliPerGpu, 1, {"gpu-" + std::to_string(i)}}, now);
-  auto w = counts.Weights();
+  auto w = counts.Observed().shapes;
   EXPECT_EQ(w.size(), DecayedShapeCounts::kMaxShapes);
   EXPECT_TRUE(std::any_of(w.begin(), w.end(), [&](const auto& s) { return s.shape == common; }));
 }
@@ -159,6 +168,38 @@ TEST(TargetWorkload, standard_shapes_and_blend) {
   for (const auto& w : both) sum += w.weight;
   EXPECT_NEAR(sum, 1.0, 1e-12);
   EXPECT_DOUBLE_EQ(both[0].weight, 0.5 + 0.5 / 5);  // 1 GPU: observed and standard
+}
+
+TEST(TargetWorkload, prior_weighs_like_pods_until_many_are_seen) {
+  TargetWorkloadSettings defaults;
+  EXPECT_DOUBLE_EQ(PriorShareAfter(defaults, 0), 1);
+  EXPECT_DOUBLE_EQ(PriorShareAfter(defaults, 16), 0.75);
+  EXPECT_NEAR(PriorShareAfter(defaults, 1e9), 0.5, 1e-6);
+  TargetWorkloadSettings plain{.prior_share = 0.3, .prior_pods = 0, .expected = {}};
+  EXPECT_DOUBLE_EQ(PriorShareAfter(plain, 0), 0.3);
+  EXPECT_DOUBLE_EQ(PriorShareAfter(plain, 5), 0.3);
+  TargetWorkloadSettings wild{.prior_share = 7, .prior_pods = -3, .expected = {}};  // clamped, never above 1
+  EXPECT_DOUBLE_EQ(PriorShareAfter(wild, -2), 1);
+}
+
+// Issue #15's burst: two 8-GPU nodes, node a holds a 1-GPU pod; a 4-GPU pod is scored after the
+// watch has reported it and the 1-GPU pod, but not yet the 8-GPU pod behind them. Filling node a
+// must cost less fragmentation than opening node b, or the 8-GPU pod finds no whole node.
+TEST(TargetWorkload, a_burst_first_pods_do_not_give_up_a_whole_node) {
+  std::vector<WeightedShape> seen = {{TaskShape{0, kMilliPerGpu, 1, {}}, 0.5},
+                                     {TaskShape{0, kMilliPerGpu, 4, {}}, 0.5}};
+  auto workload = BlendWorkloads(seen, StandardShapes({8}),
+                                 PriorShareAfter(TargetWorkloadSettings{}, 2));
+  // Fragment of node a and node b after the choice, by their free whole GPUs.
+  auto fragment = [](std::span<const WeightedShape> w, int free_a, int free_b) {
+    std::vector<int64_t> a(static_cast<size_t>(free_a), kMilliPerGpu);
+    std::vector<int64_t> b(static_cast<size_t>(free_b), kMilliPerGpu);
+    return NodeFragmentMilli(NodeIdle{0, a, ""}, w) + NodeFragmentMilli(NodeIdle{0, b, ""}, w);
+  };
+  EXPECT_LT(fragment(workload, 3, 8), fragment(workload, 7, 4));
+  // With the seen pods at half the blend regardless of their number, the 4-GPU hole wins.
+  auto naive = BlendWorkloads(seen, StandardShapes({8}), 0.5);
+  EXPECT_GT(fragment(naive, 3, 8), fragment(naive, 7, 4));
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ PodInfo SimPod(int64_t cpu, int64_t gpu_milli) {
 struct Scored {
   std::vector<WeightedShape> workload;
   ClusterSnapshot snapshot;
-  explicit Scored(std::vector<WeightedShape> w) : workload(w), snapshot({}, 1, std::move(w)) {}
+  explicit Scored(std::vector<WeightedShape> w)
+      : workload(w), snapshot({}, 1, ObservedWorkload{std::move(w), 1}) {}
   double Score(const Plugin& plugin, const PodInfo& pod, const NodeState& node) const {
     Cycle cycle(pod, pod.requests, PodIntent{}, snapshot);
     return plugin.Score(cycle, node);

@@ -152,6 +152,8 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
        "profiles[0].gpuPodsOnly: must be true or false"},
       {"prior_share_out_of_range", h + "targetWorkload: {priorShare: 1.5}\n",
        "bad.yaml:3:30: targetWorkload.priorShare: must be within 0..1"},
+      {"prior_pods_negative", h + "targetWorkload: {priorPods: -1}\n",
+       "bad.yaml:3:29: targetWorkload.priorPods: must be within 0..1000000"},
       {"expected_fractional_gpus", h + "targetWorkload: {expected: [{gpus: 1.5, weight: 1}]}\n",
        "targetWorkload.expected[0].gpus: must be a whole number"},
       {"expected_all_zero", h + "targetWorkload: {expected: [{gpus: 8, weight: 0}]}\n",
@@ -171,12 +173,13 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
 TEST(PolicyFile, target_workload_and_rank_mapping_are_read_and_printed) {
   auto r = ParsePolicy(std::string(kHeader) +
                            "scoreMapping: rank\n"
-                           "targetWorkload:\n  priorShare: 0.25\n"
+                           "targetWorkload:\n  priorShare: 0.25\n  priorPods: 4\n"
                            "  expected: [{gpus: 8, weight: 1}, {gpus: 1, weight: 3}]\n",
                        "ok.yaml");
   ASSERT_TRUE(r.spec.has_value()) << (r.errors.empty() ? "" : r.errors[0]);
   EXPECT_EQ(r.spec->score_mapping, ScoreMapping::kRank);
   EXPECT_DOUBLE_EQ(r.spec->target_workload.prior_share, 0.25);
+  EXPECT_DOUBLE_EQ(r.spec->target_workload.prior_pods, 4);
   ASSERT_EQ(r.spec->target_workload.expected.size(), 2u);
   EXPECT_EQ(r.spec->target_workload.expected[0].shape.num_gpu, 1);
   EXPECT_DOUBLE_EQ(r.spec->target_workload.expected[0].weight, 0.75);
@@ -186,6 +189,7 @@ TEST(PolicyFile, target_workload_and_rank_mapping_are_read_and_printed) {
   auto again = ParsePolicy(printed, "printed.yaml");  // what `policy check` prints reads back
   ASSERT_TRUE(again.spec.has_value()) << (again.errors.empty() ? "" : again.errors[0]);
   EXPECT_EQ(again.spec->target_workload.expected.size(), 2u);
+  EXPECT_DOUBLE_EQ(again.spec->target_workload.prior_pods, 4);
 }
 
 TEST(PolicyFile, all_errors_are_reported_not_just_the_first) {

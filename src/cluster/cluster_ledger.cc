@@ -166,7 +166,7 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   nodes.reserve(published_.size());
   for (const auto& [name, state] : published_) nodes.push_back(state);
   return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
-                                                 observed_.Weights(), StandardShapes(CommonSizes()));
+                                                 observed_.Observed(), StandardShapes(CommonSizes()));
 
 }
 

@@ -8,13 +8,14 @@
 namespace gpusched {
 
 ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
-                                 std::vector<WeightedShape> observed_workload,
+                                 ObservedWorkload observed_workload,
                                  std::vector<WeightedShape> standard_workload)
     : nodes_(std::move(nodes)),
       observed_workload_(std::move(observed_workload)),
       standard_workload_(std::move(standard_workload)),
-      target_workload_(
-          BlendWorkloads(observed_workload_, standard_workload_, kDefaultPriorShare)),
+      target_workload_(BlendWorkloads(
+          observed_workload_.shapes, standard_workload_,
+          PriorShareAfter(TargetWorkloadSettings{}, observed_workload_.pods))),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;

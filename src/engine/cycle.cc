@@ -16,7 +16,8 @@ Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
   std::span<const WeightedShape> prior = workload.expected.empty()
                                              ? snapshot.standard_workload()
                                              : std::span<const WeightedShape>(workload.expected);
-  own_workload_ = BlendWorkloads(snapshot.observed_workload(), prior, workload.prior_share);
+  own_workload_ = BlendWorkloads(snapshot.observed_workload(), prior,
+                                 PriorShareAfter(workload, snapshot.observed_pods()));
   target_workload_ = own_workload_;
 }
 

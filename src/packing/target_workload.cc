@@ -22,6 +22,14 @@ std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_coun
   return out;
 }
 
+double PriorShareAfter(const TargetWorkloadSettings& settings, double observed_pods) {
+  double share = std::clamp(settings.prior_share, 0.0, 1.0);
+  double prior_pods = std::max(settings.prior_pods, 0.0);
+  double pods = std::max(observed_pods, 0.0);
+  if (prior_pods + pods <= 0) return share;
+  return share + (1 - share) * prior_pods / (prior_pods + pods);
+}
+
 std::vector<WeightedShape> BlendWorkloads(std::span<const WeightedShape> observed,
                                           std::span<const WeightedShape> prior,
                                           double prior_share) {
@@ -69,14 +77,12 @@ void DecayedShapeCounts::Add(const TaskShape& shape, Clock::time_point now) {
   }
 }
 
-std::vector<WeightedShape> DecayedShapeCounts::Weights() const {
-  // Every count has decayed by the same factor since as_of_, so the shares are those of as_of_.
-  double total = 0;
-  for (const auto& [shape, n] : counts_) total += n;
-  std::vector<WeightedShape> out;
-  if (total <= 0) return out;
-  out.reserve(counts_.size());
-  for (const auto& [shape, n] : counts_) out.push_back({shape, n / total});
+ObservedWorkload DecayedShapeCounts::Observed() const {
+  ObservedWorkload out;
+  for (const auto& [shape, n] : counts_) out.pods += n;
+  if (out.pods <= 0) return out;
+  out.shapes.reserve(counts_.size());
+  for (const auto& [shape, n] : counts_) out.shapes.push_back({shape, n / out.pods});
   return out;
 }
 

@@ -123,7 +123,7 @@ class Reader {
   }
   static std::string Num(double v) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
+    std::snprintf(buf, sizeof buf, "%.10g", v);
     return buf;
   }
 
@@ -293,13 +293,17 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
   }
 }
 
-// targetWorkload: {priorShare: 0..1, expected: [{gpus: N, weight: W}, ...]}
+// targetWorkload: {priorShare: 0..1, priorPods: 0..1e6, expected: [{gpus: N, weight: W}, ...]}
 void ReadTargetWorkload(Reader& r, const YAML::Node& node, PolicySpec& spec) {
-  if (!r.Map(node, "targetWorkload", {"priorShare", "expected"})) return;
+  if (!r.Map(node, "targetWorkload", {"priorShare", "priorPods", "expected"})) return;
   TargetWorkloadSettings& out = spec.target_workload;
   if (node["priorShare"]) {
     if (auto v = r.Number(node["priorShare"], "targetWorkload.priorShare", 0, 1))
       out.prior_share = *v;
+  }
+  if (node["priorPods"]) {
+    if (auto v = r.Number(node["priorPods"], "targetWorkload.priorPods", 0, 1e6))
+      out.prior_pods = *v;
   }
   const YAML::Node& expected = node["expected"];
   if (!expected) return;
@@ -574,6 +578,7 @@ std::string FormatPolicy(const PolicySpec& spec) {
   out << YAML::Key << "filterBestOnly" << YAML::Value << spec.filter_best_only;
   out << YAML::Key << "targetWorkload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "priorShare" << YAML::Value << spec.target_workload.prior_share;
+  out << YAML::Key << "priorPods" << YAML::Value << spec.target_workload.prior_pods;
   if (!spec.target_workload.expected.empty()) {
     out << YAML::Key << "expected" << YAML::Value << YAML::BeginSeq;
     for (const auto& w : spec.target_workload.expected) {

@@ -260,7 +260,9 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   std::vector<ClusterSnapshot::NodePtr> initial;
   initial.reserve(nodes.size());
   for (const auto& n : nodes) initial.push_back(std::make_shared<const NodeState>(n));
-  ClusterSnapshot snapshot(std::move(initial), 1, TraceTargetWorkload(trace));
+  ClusterSnapshot snapshot(std::move(initial), 1,
+                           ObservedWorkload{TraceTargetWorkload(trace),
+                                            static_cast<double>(trace.size())});
   std::span<const WeightedShape> workload = snapshot.target_workload();
 
   // Fragment and idle GPU per node, kept current as pods commit.

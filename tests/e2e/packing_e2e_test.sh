@@ -321,18 +321,9 @@ for setup in readme most-allocated none; do
 done
 stop_gpusched
 
-# Known gap (issue #15, docs/benchmarks.md): in the mig burst, whether gpusched's watch has seen the
-# 4-GPU pod before it is asked about it changes fgd's target workload, and with it the node that
-# 4-GPU pod gets; in about half the runs the last 8-GPU pod then finds no node. Reported, not failed.
-known_burst_gaps=" mig "
 for arrival in one-by-one burst; do
   if (( got[readme,$arrival] < got[most-allocated,$arrival] )); then
-    message="$arrival: README setup allocated ${got[readme,$arrival]}, MostAllocated ${got[most-allocated,$arrival]}"
-    if [[ $arrival == burst && $known_burst_gaps == *" $scenario "* ]]; then
-      echo "KNOWN GAP: $message"
-    else
-      fail "$message"
-    fi
+    fail "$arrival: README setup allocated ${got[readme,$arrival]}, MostAllocated ${got[most-allocated,$arrival]}"
   fi
   case $scenario in
     ones)

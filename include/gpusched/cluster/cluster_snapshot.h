@@ -34,7 +34,7 @@ class ClusterSnapshot {
   // server's recent pods, the simulator's trace), `standard_workload` the shapes expected before
   // any are seen (gpusched/packing/target_workload.h); empty in the simulator.
   ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
-                  std::vector<WeightedShape> observed_workload = {},
+                  ObservedWorkload observed_workload = {},
                   std::vector<WeightedShape> standard_workload = {});
 
   // The node called `name`, or nullptr.
@@ -51,9 +51,11 @@ class ClusterSnapshot {
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
   // Every MIG profile some node offers (allocatable > 0), under either MIG strategy; sorted.
   const std::vector<std::string>& offered_mig_profiles() const { return offered_mig_profiles_; }
-  std::span<const WeightedShape> observed_workload() const { return observed_workload_; }
+  std::span<const WeightedShape> observed_workload() const { return observed_workload_.shapes; }
+  // How many pods (decayed) the observed shares stand for.
+  double observed_pods() const { return observed_workload_.pods; }
   std::span<const WeightedShape> standard_workload() const { return standard_workload_; }
-  // The two blended with the default prior share (kDefaultPriorShare): what FGD scoring and the
+  // The two blended with the default settings (TargetWorkloadSettings{}): what FGD scoring and the
   // fragmentation gauge measure against unless a policy says otherwise.
   std::span<const WeightedShape> target_workload() const { return target_workload_; }
 
@@ -65,7 +67,7 @@ class ClusterSnapshot {
   std::vector<uint32_t> class_of_;
   size_t class_count_ = 0;
   std::vector<std::string> offered_mig_profiles_;
-  std::vector<WeightedShape> observed_workload_;
+  ObservedWorkload observed_workload_;
   std::vector<WeightedShape> standard_workload_;
   std::vector<WeightedShape> target_workload_;
   uint64_t generation_;

@@ -4,7 +4,9 @@
 // Two parts, blended by the policy: the expected shapes (by default the standard whole-GPU
 // sizes, 1, 2, 4, ... GPUs up to each node size the cluster has, so an empty cluster already
 // values whole nodes) and the observed shapes (every GPU pod seen, bound or pending, counted once
-// with exponential decay). Pure functions and a value type; not synchronized.
+// with exponential decay). The expected shapes also weigh like a number of pods of their own, so
+// the first few pods seen cannot outweigh them: in a burst, which pods the watch happened to
+// report before a decision must not decide it. Pure functions and value types; not synchronized.
 #ifndef GPUSCHED_PACKING_TARGET_WORKLOAD_H_
 #define GPUSCHED_PACKING_TARGET_WORKLOAD_H_
 
@@ -19,21 +21,38 @@
 
 namespace gpusched {
 
-// How much the expected shapes weigh against the observed ones unless a policy says otherwise.
+// How much the expected shapes weigh against the observed ones once many pods are seen, and how
+// many pods they weigh like while few are, unless a policy says otherwise.
 inline constexpr double kDefaultPriorShare = 0.5;
+inline constexpr double kDefaultPriorPods = 16;
 
-// A policy's say on the target workload: the expected shapes (empty: the standard ones) and
-// their share in the blend.
+// A policy's say on the target workload: the expected shapes (empty: the standard ones), their
+// share in the blend, and the pods they weigh like.
 struct TargetWorkloadSettings {
   double prior_share = kDefaultPriorShare;
+  double prior_pods = kDefaultPriorPods;
   std::vector<WeightedShape> expected;  // weights sum to 1
 
-  bool is_default() const { return prior_share == kDefaultPriorShare && expected.empty(); }
+  bool is_default() const {
+    return prior_share == kDefaultPriorShare && prior_pods == kDefaultPriorPods &&
+           expected.empty();
+  }
+};
+
+// The shapes seen, with their shares, and how many pods (decayed) those shares stand for.
+struct ObservedWorkload {
+  std::vector<WeightedShape> shapes;  // weights sum to 1, or empty
+  double pods = 0;
 };
 
 // The standard shapes for nodes of the given whole-GPU counts: for each count N, tasks of 1, 2,
 // 4, ... GPUs below N and of N itself; every distinct shape weighs the same.
 std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_counts);
+
+// The expected shapes' share of the blend after `observed_pods` pods: prior_share when many pods
+// are seen, rising to 1 as fewer are (prior_share + (1 - prior_share) x P / (P + observed_pods),
+// P = prior_pods). Settings out of range are clamped; the result is within [0, 1].
+double PriorShareAfter(const TargetWorkloadSettings& settings, double observed_pods);
 
 // (1 - prior_share) x observed + prior_share x prior, merged by shape; one side alone when the
 // other is empty. `prior_share` is clamped to [0, 1]. Weights sum to 1 (or the result is empty).
@@ -52,9 +71,10 @@ class DecayedShapeCounts {
   explicit DecayedShapeCounts(Clock::duration half_life = std::chrono::hours(1));
 
   void Add(const TaskShape& shape, Clock::time_point now);
-  // The shapes with their share of the decayed count (shares do not change while nothing is
-  // added: every count decays alike).
-  std::vector<WeightedShape> Weights() const;
+  // The shapes with their share of the decayed count, and that count, both as of the last pod
+  // added (shares would not change later, every count decays alike; the count is kept as it was so
+  // the same pods always give the same workload).
+  ObservedWorkload Observed() const;
 
  private:
   void DecayTo(Clock::time_point now);
