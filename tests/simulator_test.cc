@@ -438,7 +438,7 @@ TEST(OpenbDefaultTrace, target_workload_and_empty_cluster_fragmentation_match_th
   auto pods = LoadOpenbPods(dir + "openb_pod_list_default.csv");
   EXPECT_EQ(nodes.size(), 1213u);
   EXPECT_EQ(pods.size(), 8152u);
-  auto workload = TraceTargetWorkload(pods);
+  auto workload = CommonShapes(TraceWorkload(pods));
   ASSERT_EQ(workload.size(), 35u);  // 7766 of 8152 pods
   EXPECT_EQ(workload[0].shape.cpu_milli, 3152);
   EXPECT_EQ(workload[0].shape.gpu_milli, 810);

@@ -1,5 +1,6 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 
+#include <limits>
 #include <set>
 #include <unordered_map>
 
@@ -12,9 +13,10 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
                                  std::vector<WeightedShape> standard_workload)
     : nodes_(std::move(nodes)),
       observed_workload_(std::move(observed_workload)),
+      common_observed_(CommonShapes(observed_workload_.shapes)),
       standard_workload_(std::move(standard_workload)),
       target_workload_(BlendWorkloads(
-          observed_workload_.shapes, standard_workload_,
+          common_observed_, standard_workload_,
           PriorShareAfter(TargetWorkloadSettings{}, observed_workload_.pods))),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
@@ -25,6 +27,14 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
     names.push_back(n->info.name);
     for (const auto& r : n->info.allocatable) {
       if (r.milli > 0 && !MigProfileOf(r.name).empty()) profiles.emplace(MigProfileOf(r.name));
+    }
+    int64_t gpus = n->info.allocatable.milli(kGpuResource) / kMilliPerGpu;
+    if (gpus > 0) {
+      // Saturating: counts come from the API server, and a node's are bounded when decoded.
+      int64_t& total = gpus_by_product_[n->info.gpu.product];
+      total = gpus > std::numeric_limits<int64_t>::max() - total
+                  ? std::numeric_limits<int64_t>::max()
+                  : total + gpus;
     }
     std::string_view single = n->info.gpu.single_mig_profile();
     if (!single.empty() && n->info.allocatable.milli(kGpuResource) > 0) profiles.emplace(single);

@@ -16,7 +16,7 @@ Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
   std::span<const WeightedShape> prior = workload.expected.empty()
                                              ? snapshot.standard_workload()
                                              : std::span<const WeightedShape>(workload.expected);
-  own_workload_ = BlendWorkloads(snapshot.observed_workload(), prior,
+  own_workload_ = BlendWorkloads(snapshot.common_observed_workload(), prior,
                                  PriorShareAfter(workload, snapshot.observed_pods()));
   target_workload_ = own_workload_;
 }
@@ -33,6 +33,16 @@ std::string_view Cycle::Reason(std::string_view prefix, std::string_view subject
   text.append(prefix).append(subject);
   reasons_.push_back(StoredReason{prefix, std::string(subject), std::move(text)});
   return reasons_.back().text;
+}
+
+void Cycle::Put(std::string_view key, std::unique_ptr<CycleData> data) {
+  for (auto& [k, d] : data_) {
+    if (k == key) {
+      d = std::move(data);
+      return;
+    }
+  }
+  data_.emplace_back(std::string(key), std::move(data));
 }
 
 }  // namespace gpusched

@@ -20,8 +20,10 @@ std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapsho
                                         std::string_view selection_error) const {
   PodIntent intent = ParsePodIntent(pod, intent_defaults_);
   if (!selection_error.empty()) intent.error = std::string(selection_error);
-  return std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent), snapshot,
-                                 workload_);
+  auto cycle = std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent),
+                                       snapshot, workload_);
+  for (const auto& p : plugins_) p.plugin->Prepare(*cycle);
+  return cycle;
 }
 
 std::pair<Verdict, int> Engine::FilterOne(const Cycle& cycle, const NodeState& node) const {

@@ -48,19 +48,32 @@ std::vector<WeightedShape> TargetWorkload(const std::map<TaskShape, int64_t>& co
                                           double coverage) {
   int64_t total = 0;
   for (const auto& [shape, n] : counts) total += n;
-  // Map order reversed (larger shape first), then a stable sort by count: ties keep that order.
-  std::vector<std::pair<TaskShape, int64_t>> sorted(counts.rbegin(), counts.rend());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::vector<WeightedShape> kept;
-  int64_t covered = 0;
-  const double needed = coverage * static_cast<double>(total);
-  for (auto& [shape, n] : sorted) {
-    if (!kept.empty() && static_cast<double>(covered) >= needed) break;
-    kept.push_back({shape, static_cast<double>(n)});
-    covered += n;
+  std::vector<WeightedShape> shares;
+  shares.reserve(counts.size());
+  for (const auto& [shape, n] : counts) {
+    shares.push_back({shape, static_cast<double>(n) / static_cast<double>(total)});
   }
-  for (auto& w : kept) w.weight /= static_cast<double>(covered);
+  return CommonShapes(shares, coverage);
+}
+
+std::vector<WeightedShape> CommonShapes(std::span<const WeightedShape> shapes, double coverage) {
+  std::vector<WeightedShape> sorted(shapes.begin(), shapes.end());
+  std::sort(sorted.begin(), sorted.end(), [](const WeightedShape& a, const WeightedShape& b) {
+    if (a.weight != b.weight) return a.weight > b.weight;
+    return b.shape < a.shape;
+  });
+  double total = 0;
+  for (const auto& w : sorted) total += w.weight;
+  const double needed = coverage * total;
+  std::vector<WeightedShape> kept;
+  double covered = 0;
+  for (auto& w : sorted) {
+    if (!kept.empty() && covered >= needed) break;
+    covered += w.weight;
+    kept.push_back(std::move(w));
+  }
+  if (covered <= 0) return {};
+  for (auto& w : kept) w.weight /= covered;
   return kept;
 }
 

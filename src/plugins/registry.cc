@@ -9,6 +9,7 @@
 #include "gpusched/plugins/maintenance.h"
 #include "gpusched/plugins/mig_fit.h"
 #include "gpusched/plugins/packing_scores.h"
+#include "gpusched/plugins/product_reserve.h"
 #include "gpusched/plugins/sharing.h"
 
 namespace gpusched {
@@ -28,6 +29,8 @@ std::unique_ptr<Plugin> MakePlugin(std::string_view name, const PolicySpec& poli
   if (name == DotProductPlugin::kName) return std::make_unique<DotProductPlugin>();
   if (name == GpuPackingPlugin::kName) return std::make_unique<GpuPackingPlugin>();
   if (name == ConsolidatePlugin::kName) return std::make_unique<ConsolidatePlugin>();
+  if (name == ProductReservePlugin::kName) return std::make_unique<ProductReservePlugin>();
+  if (name == ProductReservePlugin::kName) return std::make_unique<ProductReservePlugin>();
   if (name == GpuBinpackPlugin::kName) {
     return std::make_unique<GpuBinpackPlugin>(profile.binpack_weights);
   }
@@ -43,7 +46,7 @@ const std::vector<std::string_view>& RegisteredPlugins() {
       MaintenancePlugin::kName, GpuMatchPlugin::kName,   SharingPlugin::kName,
       MigFitPlugin::kName,      GpuFitPlugin::kName,     GpuBinpackPlugin::kName,
       FgdPlugin::kName,         BestFitPlugin::kName,    DotProductPlugin::kName,
-      GpuPackingPlugin::kName,  ConsolidatePlugin::kName};
+      GpuPackingPlugin::kName,  ConsolidatePlugin::kName, ProductReservePlugin::kName};
   return kNames;
 }
 

@@ -15,6 +15,9 @@ std::map<std::string, PluginSetting, std::less<>> DefaultPluginSettings() {
       // frequent ties the same way every time (docs/benchmarks.md measures the pair).
       {"fgd", {true, 3}},
       {"consolidate", {true, 1}},
+      // In fleets of several products: pods free to choose keep off the products pinned pods
+      // need (scores every node alike while no pod pins a product).
+      {"product-reserve", {true, 1}},
       // Alternatives a policy may turn on: MostAllocated over the GPU resources, and the FGD
       // paper's baselines.
       {"gpu-binpack", {false, 1}},

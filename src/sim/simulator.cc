@@ -223,7 +223,7 @@ SimPolicy SimPolicyFromFile(std::string name, std::shared_ptr<const Policy> poli
                    TieBreak::kNodeOrder};
 }
 
-std::vector<WeightedShape> TraceTargetWorkload(const std::vector<TracePod>& trace) {
+std::vector<WeightedShape> TraceWorkload(const std::vector<TracePod>& trace) {
   std::map<TaskShape, int64_t> counts;
   for (const auto& p : trace) {
     TaskShape s;
@@ -233,7 +233,7 @@ std::vector<WeightedShape> TraceTargetWorkload(const std::vector<TracePod>& trac
     s.gpu_models = p.gpu_spec;
     ++counts[s];
   }
-  return TargetWorkload(counts, 0.95);
+  return TargetWorkload(counts, 1.0);
 }
 
 SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
@@ -261,7 +261,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   initial.reserve(nodes.size());
   for (const auto& n : nodes) initial.push_back(std::make_shared<const NodeState>(n));
   ClusterSnapshot snapshot(std::move(initial), 1,
-                           ObservedWorkload{TraceTargetWorkload(trace),
+                           ObservedWorkload{TraceWorkload(trace),
                                             static_cast<double>(trace.size())});
   std::span<const WeightedShape> workload = snapshot.target_workload();
 

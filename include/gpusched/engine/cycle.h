@@ -1,15 +1,18 @@
 // Cycle: everything one scheduling decision for one pod shares across plugins and nodes: the pod,
 // its GPU demand, intent (requirements, preferences, exclusivity) and task shape, each computed
-// once, the cluster
-// snapshot, and storage for reason strings.
+// once, the cluster snapshot, storage for reason strings, and keyed state that plugins prepare
+// once per cycle (kube-scheduler's CycleState) and read for every node.
 //
 // A Cycle lives for one request and is used by one thread at a time.
 #ifndef GPUSCHED_ENGINE_CYCLE_H_
 #define GPUSCHED_ENGINE_CYCLE_H_
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/model/gpu_requirements.h"
@@ -18,6 +21,12 @@
 #include "gpusched/packing/fragmentation.h"
 
 namespace gpusched {
+
+// What a plugin computes once per cycle (Plugin::Prepare) for its Filter and Score calls.
+class CycleData {
+ public:
+  virtual ~CycleData() = default;
+};
 
 class Cycle {
  public:
@@ -41,6 +50,17 @@ class Cycle {
   // Plugins build their reasons with it so a reason shared by many nodes is allocated once.
   std::string_view Reason(std::string_view prefix, std::string_view subject = {}) const;
 
+  // Keeps `data` under `key` (a plugin's name) for the rest of the cycle, replacing what was there.
+  void Put(std::string_view key, std::unique_ptr<CycleData> data);
+  // What was put under `key`, if it is a T; nullptr otherwise.
+  template <class T>
+  const T* Get(std::string_view key) const {
+    for (const auto& [k, data] : data_) {
+      if (k == key) return dynamic_cast<const T*>(data.get());
+    }
+    return nullptr;
+  }
+
  private:
   struct StoredReason {
     std::string_view prefix;
@@ -56,6 +76,7 @@ class Cycle {
   std::vector<WeightedShape> own_workload_;  // when the policy's blend differs from the default
   std::span<const WeightedShape> target_workload_;
   mutable std::deque<StoredReason> reasons_;  // deque: stored texts never move
+  std::vector<std::pair<std::string, std::unique_ptr<CycleData>>> data_;  // a few plugins' worth
 };
 
 }  // namespace gpusched

@@ -1,6 +1,8 @@
-// Plugin: one judgement about one node for one pod. Filter passes or rejects a node (with a short
-// reason free of node names, and whether preemption could help); Score ranks the node in
-// [0, kMaxNodeScore]; Normalize rescales the scores of all candidates of a cycle.
+// Plugin: one judgement about one node for one pod. Prepare computes, once per cycle, what the
+// plugin's Filter and Score calls share (kube-scheduler's PreFilter/PreScore), and keeps it in the
+// cycle under the plugin's name; Filter passes or rejects a node (with a short reason free of node
+// names, and whether preemption could help); Score ranks the node in [0, kMaxNodeScore]; Normalize
+// rescales the scores of all candidates of a cycle.
 //
 // Filter and Score judge a node by its scheduling content (gpusched/model/node.h), so nodes of
 // equal content get equal answers and the engine asks once per content class. A plugin whose score
@@ -47,6 +49,8 @@ class Plugin {
  public:
   virtual ~Plugin() = default;
   virtual std::string_view name() const = 0;
+  // Called by Engine::NewCycle before any other call for the cycle.
+  virtual void Prepare(Cycle&) const {}
   virtual Verdict Filter(const Cycle&, const NodeState&) const { return Verdict::Pass(); }
   // Whether Score means anything for this pod; a plugin that does not apply is left out of the
   // weighted mean instead of dragging every node's score down.

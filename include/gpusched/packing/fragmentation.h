@@ -59,12 +59,19 @@ int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape);
 // The weighted fragment of `node` under `workload`, in milli-GPU.
 double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload);
 
+// FGD's cut: the target workload is the most frequent shapes that cover this share of the tasks.
+inline constexpr double kWorkloadCoverage = 0.95;
+
 // The most frequent shapes of `tasks` (ties: the larger shape first) until they cover `coverage`
 // of the tasks, weighted by frequency among the kept shapes.
 std::vector<WeightedShape> TargetWorkload(std::span<const TaskShape> tasks, double coverage = 0.95);
 // The same from shape counts.
 std::vector<WeightedShape> TargetWorkload(const std::map<TaskShape, int64_t>& counts,
                                           double coverage = 0.95);
+// The same from weighted shapes (any order, weights >= 0): the heaviest first (ties: the larger
+// shape first) until they cover `coverage` of the total weight, reweighted to sum to 1.
+std::vector<WeightedShape> CommonShapes(std::span<const WeightedShape> shapes,
+                                        double coverage = kWorkloadCoverage);
 
 }  // namespace gpusched
 

@@ -102,8 +102,9 @@ std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name);
 // A policy file run as the extender (device choice FGD when its fgd plugin is on).
 SimPolicy SimPolicyFromFile(std::string name, std::shared_ptr<const Policy> policy);
 
-// FGD's target workload of a trace: its pod shapes, CPU-only ones included, covering 95%.
-std::vector<WeightedShape> TraceTargetWorkload(const std::vector<TracePod>& trace);
+// What a trace asks for: every pod shape, CPU-only ones included, with its share of the pods. The
+// snapshot keeps the common ones (95%) as FGD's target workload, as the live server does.
+std::vector<WeightedShape> TraceWorkload(const std::vector<TracePod>& trace);
 
 // One run: `trace` prepared with the seed (sim/workload.h), placed on `nodes`.
 SimRun Simulate(const std::vector<TraceNode>& nodes, const std::vector<TracePod>& trace,

@@ -1,0 +1,105 @@
+#include "gpusched/plugins/product_reserve.h"
+
+#include <gtest/gtest.h>
+
+#include "gpusched/engine/engine.h"
+#include "gpusched/model/gpu_resources.h"
+#include "gpusched/plugins/registry.h"
+#include "gpusched/policy/policy_spec.h"
+#include "testing/test_support.h"
+
+namespace gpusched {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+using testing::Units;
+
+TaskShape Gpus(int32_t n, std::vector<std::string> models = {}, int64_t milli = kMilliPerGpu) {
+  return TaskShape{0, milli, n, std::move(models)};
+}
+
+TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_gpu_of_the_product) {
+  std::map<std::string, int64_t, std::less<>> gpus = {{"T4", 8}, {"L4", 16}, {"A100", 16}};
+  // Per task: 0.25 x 1 GPU pinned to T4, 0.25 x 4 GPUs pinned to A100 or L4 (half on each),
+  // 0.5 unpinned. Pressure: T4 0.25 / 8, A100 and L4 0.5 / 16 each: T4 and A100 equal.
+  std::vector<WeightedShape> workload = {{Gpus(1, {"T4"}), 0.25},
+                                         {Gpus(4, {"A100", "L4"}), 0.25},
+                                         {Gpus(1), 0.5}};
+  auto scores = ProductReserveScores(workload, gpus);
+  ASSERT_EQ(scores.size(), 3u);
+  EXPECT_DOUBLE_EQ(scores["T4"], 0);
+  EXPECT_DOUBLE_EQ(scores["A100"], 0);
+  EXPECT_DOUBLE_EQ(scores["L4"], 0);
+  // Half-GPU shares count as half a GPU: the T4 pods now ask half as much.
+  workload[0].shape = Gpus(1, {"T4"}, 500);
+  scores = ProductReserveScores(workload, gpus);
+  EXPECT_DOUBLE_EQ(scores["T4"], 50);
+  EXPECT_DOUBLE_EQ(scores["A100"], 0);
+  // A product no pinned shape asks for scores 100; nothing pinned, nothing to say.
+  gpus["H100"] = 8;
+  EXPECT_DOUBLE_EQ(ProductReserveScores(workload, gpus)["H100"], 100);
+  EXPECT_TRUE(ProductReserveScores(std::vector<WeightedShape>{{Gpus(2), 1}}, gpus).empty());
+  // A shape pinned to a product the cluster does not have asks nothing of the others.
+  EXPECT_TRUE(ProductReserveScores(std::vector<WeightedShape>{{Gpus(2, {"V100"}), 1}}, gpus)
+                  .empty());
+}
+
+NodeState ProductNode(const std::string& name, const std::string& product, int64_t gpus) {
+  NodeState n = MakeNode(name, ResourceList{{std::string(kGpuResource), Units(gpus)}});
+  n.info.gpu.product = product;
+  return n;
+}
+
+// Through the engine, as the server and the simulator run it: NewCycle prepares the plugin, and
+// a pod free to choose ranks the product that pinned pods need below the one they do not.
+TEST(ProductReserve, free_pods_keep_off_the_product_pinned_pods_need) {
+  std::vector<ClusterSnapshot::NodePtr> nodes = {
+      std::make_shared<const NodeState>(ProductNode("t4-1", "Tesla-T4", 4)),
+      std::make_shared<const NodeState>(ProductNode("l4-1", "NVIDIA-L4", 8))};
+  ObservedWorkload seen{{{Gpus(1, {"Tesla-T4"}), 0.5}, {Gpus(1), 0.5}}, 10};
+  ClusterSnapshot snapshot(nodes, 1, seen);
+  EXPECT_EQ(snapshot.gpus_by_product().at("Tesla-T4"), 4);
+
+  PolicySpec policy = DefaultPolicySpec();
+  ProfileSpec profile;
+  profile.plugins = {{"gpu-fit", {true, 0}}, {std::string(ProductReservePlugin::kName), {true, 1}}};
+  std::unique_ptr<Engine> engine = BuildEngine(policy, profile);
+  std::vector<const NodeState*> candidates = {nodes[0].get(), nodes[1].get()};
+
+  PodInfo free_pod = MakePod("free", {{std::string(kGpuResource), Units(1)}});
+  auto cycle = engine->NewCycle(free_pod, snapshot);
+  auto eval = engine->Evaluate(*cycle, candidates);
+  EXPECT_DOUBLE_EQ(eval[0].combined, 0);    // T4: the pinned pods' product
+  EXPECT_DOUBLE_EQ(eval[1].combined, 100);  // L4
+  EXPECT_GT(eval[1].score, eval[0].score);
+
+  // A pod that asks for no GPU is not prepared for, and the plugin does not score it.
+  PodInfo cpu_pod = MakePod("cpu", {{"cpu", 1000}});
+  auto cpu_cycle = engine->NewCycle(cpu_pod, snapshot);
+  const ProductReservePlugin plugin;
+  EXPECT_FALSE(plugin.ScoresPod(*cpu_cycle));
+  EXPECT_TRUE(plugin.ScoresPod(*cycle));
+}
+
+TEST(CycleState, put_replaces_and_get_checks_the_type) {
+  struct Number : CycleData {
+    explicit Number(int v) : value(v) {}
+    int value;
+  };
+  struct Other : CycleData {};
+  ClusterSnapshot snapshot({}, 1);
+  PodInfo pod = MakePod("p", {});
+  Cycle cycle(pod, {}, PodIntent{}, snapshot);
+  EXPECT_EQ(cycle.Get<Number>("a"), nullptr);
+  cycle.Put("a", std::make_unique<Number>(1));
+  cycle.Put("b", std::make_unique<Other>());
+  cycle.Put("a", std::make_unique<Number>(2));
+  ASSERT_NE(cycle.Get<Number>("a"), nullptr);
+  EXPECT_EQ(cycle.Get<Number>("a")->value, 2);
+  EXPECT_EQ(cycle.Get<Number>("b"), nullptr);  // there, but not a Number
+  EXPECT_NE(cycle.Get<Other>("b"), nullptr);
+}
+
+}  // namespace
+}  // namespace gpusched
