@@ -7,10 +7,10 @@
 #include <string>
 
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/cluster/published.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/published.h"
 
 namespace gpusched::bench {
 

@@ -1,7 +1,7 @@
-// gpusched: the command-line entry point. Subcommands: serve, version, sample-cluster.
+// gpusched: the command-line entry point. Subcommands: serve, simulate, explain, policy check,
+// sample-cluster, version.
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <climits>
 #include <cstdio>
 #include <fstream>
@@ -13,10 +13,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/flags.h"
 #include "gpusched/cli/signal_shutdown.h"
 #include "gpusched/cluster/cluster_ledger.h"
-#include "gpusched/cluster/published.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/explain/explain.h"
 #include "gpusched/extender/extender_service.h"
@@ -32,6 +32,7 @@
 #include "gpusched/sim/report.h"
 #include "gpusched/sim/scenario.h"
 #include "gpusched/sim/simulator.h"
+#include "gpusched/util/published.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched {
@@ -125,14 +126,6 @@ FlagSet ServeFlags() {
   return f;
 }
 
-// Parses a whole decimal number in [min, max].
-std::optional<int64_t> ParseInt(const std::string& s, int64_t min, int64_t max) {
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || v < min || v > max) return std::nullopt;
-  return v;
-}
-
 int Fail(const std::string& message) {
   std::fprintf(stderr, "gpusched: %s\n", message.c_str());
   return 2;
@@ -149,9 +142,9 @@ std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& a
   return std::nullopt;
 }
 
-// The policy at `path`, or the built-in default when `path` is empty; nullptr (errors printed)
-// when the file does not validate.
-std::shared_ptr<const Policy> PolicyOrDefault(const std::string& path) {
+// The policy a --policy flag names: the file at `path`, or the built-in default when `path` is
+// empty; nullptr, with the file's errors printed, when the file does not validate.
+std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path) {
   if (path.empty()) return std::make_shared<const Policy>(DefaultPolicySpec());
   std::vector<std::string> errors;
   auto policy = LoadPolicy(path, errors);
@@ -182,15 +175,13 @@ bool IsVerb(const std::string& verb) {
 // Splits HOST:PORT into `o`; false (with `error` naming `flag`) when malformed.
 bool ParseListen(const std::string& flag, const std::string& listen, ServerOptions& o,
                  std::string& error) {
-  auto colon = listen.rfind(':');
-  auto port =
-      colon == std::string::npos ? std::nullopt : ParseInt(listen.substr(colon + 1), 0, 65535);
-  if (!port || colon == 0) {
+  auto address = ParseHostPort(listen);
+  if (!address) {
     error = "--" + flag + " must be HOST:PORT, got \"" + listen + "\"";
     return false;
   }
-  o.host = listen.substr(0, colon);
-  o.port = static_cast<int>(*port);
+  o.host = std::move(address->host);
+  o.port = address->port;
   return true;
 }
 
@@ -216,16 +207,16 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
     return std::nullopt;
   }
   o.max_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*body));
-  auto threads = ParseInt(f.Get("threads"), 1, 1024);
-  auto keep_alive = ParseInt(f.Get("keep-alive-timeout"), 1, 86400);
+  auto threads = ParseWholeNumber(f.Get("threads"), 1, 1024);
+  auto keep_alive = ParseWholeNumber(f.Get("keep-alive-timeout"), 1, 86400);
   if (!threads || !keep_alive) {
     error = "--threads and --keep-alive-timeout take positive whole numbers";
     return std::nullopt;
   }
   o.threads = static_cast<int>(*threads);
   o.keep_alive_seconds = static_cast<int>(*keep_alive);
-  auto request_timeout = ParseInt(f.Get("request-timeout"), 1, 3600);
-  auto max_connections = ParseInt(f.Get("max-connections"), 16, 1 << 20);
+  auto request_timeout = ParseWholeNumber(f.Get("request-timeout"), 1, 3600);
+  auto max_connections = ParseWholeNumber(f.Get("max-connections"), 16, 1 << 20);
   if (!request_timeout || !max_connections) {
     error = "--request-timeout takes whole seconds (1-3600), --max-connections 16 to 1048576";
     return std::nullopt;
@@ -241,7 +232,7 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
     error = "--client-ca needs --tls-cert and --tls-key";
     return std::nullopt;
   }
-  auto tls_reload = ParseInt(f.Get("tls-reload-interval"), 1, 86400);
+  auto tls_reload = ParseWholeNumber(f.Get("tls-reload-interval"), 1, 86400);
   if (!tls_reload) {
     error = "--tls-reload-interval takes a whole number of seconds";
     return std::nullopt;
@@ -285,13 +276,14 @@ int Serve(const std::vector<std::string>& args) {
   SignalShutdown shutdown(std::chrono::seconds(3));
 
   const std::string& policy_path = flags.Get("policy");
-  auto reload_seconds = ParseInt(flags.Get("policy-reload-interval"), 1, 3600);
+  auto reload_seconds = ParseWholeNumber(flags.Get("policy-reload-interval"), 1, 3600);
   if (!reload_seconds) return Fail("--policy-reload-interval takes a whole number of seconds");
-  auto assume_ttl = ParseInt(flags.Get("assume-ttl"), 0, 3600);
+  auto assume_ttl = ParseWholeNumber(flags.Get("assume-ttl"), 0, 3600);
   if (!assume_ttl) return Fail("--assume-ttl takes a whole number of seconds within 0..3600");
-  auto half_life = ParseInt(flags.Get("workload-half-life"), 1, 30 * 86400);
-  if (!half_life) return Fail("--workload-half-life takes a whole number of seconds within 1..2592000");
-  std::shared_ptr<const Policy> initial_policy = PolicyOrDefault(policy_path);
+  auto half_life = ParseWholeNumber(flags.Get("workload-half-life"), 1, 30 * 86400);
+  if (!half_life)
+    return Fail("--workload-half-life takes a whole number of seconds within 1..2592000");
+  std::shared_ptr<const Policy> initial_policy = PolicyFromFlag(policy_path);
   if (!initial_policy) return Fail("invalid policy " + policy_path);
   GpuResourceNames gpu_names(initial_policy->spec().gpu_resources);
   Published<Policy> policies(initial_policy);
@@ -335,7 +327,7 @@ int Serve(const std::vector<std::string>& args) {
     snapshots.Set(ledger.BuildSnapshot());
     inventory_text = (source.empty() ? std::string("bundled sample cluster") : source) + ": " +
                      std::to_string(ledger.node_count()) + " nodes, " +
-                     std::to_string(ledger.pod_count()) + " GPU pods";
+                     std::to_string(ledger.gpu_pods_known()) + " GPU pods known (any phase)";
     if (inventory.skipped_objects > 0) {
       spdlog::info("inventory: skipped {} objects that are neither Node nor Pod",
                    inventory.skipped_objects);
@@ -430,7 +422,7 @@ int Explain(const std::vector<std::string>& args) {
   if (const std::string& mode = flags.Get("blend"); !mode.empty()) {
     if (mode != "least-allocated" && mode != "most-allocated")
       return Fail("--blend must be least-allocated or most-allocated");
-    auto weight = ParseInt(flags.Get("extender-weight"), 1, 100);
+    auto weight = ParseWholeNumber(flags.Get("extender-weight"), 1, 100);
     if (!weight) return Fail("--extender-weight takes a whole number within 1..100");
     blend = BlendSettings{
         mode == "most-allocated" ? InTreeScore::kMostAllocated : InTreeScore::kLeastAllocated,
@@ -438,7 +430,7 @@ int Explain(const std::vector<std::string>& args) {
   }
   const std::string& output = flags.Get("output");
   if (output != "text" && output != "json") return Fail("--output must be text or json");
-  std::shared_ptr<const Policy> policy = PolicyOrDefault(flags.Get("policy"));
+  std::shared_ptr<const Policy> policy = PolicyFromFlag(flags.Get("policy"));
   if (!policy) return Fail("invalid policy " + flags.Get("policy"));
   Inventory inventory;
   PodInfo pod;
@@ -476,25 +468,6 @@ int PolicyCommand(const std::vector<std::string>& args) {
   std::cout << "# " << words[1] << ": valid, digest " << policy->digest() << "\n"
             << FormatPolicy(policy->spec());
   return 0;
-}
-
-// "42-51" or "42,43,50" -> seeds; empty on a malformed list.
-std::vector<uint64_t> ParseSeeds(const std::string& text) {
-  std::vector<uint64_t> seeds;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    std::string part =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    size_t dash = part.find('-');
-    auto first = ParseInt(part.substr(0, dash), 0, INT64_MAX);
-    auto last = dash == std::string::npos ? first : ParseInt(part.substr(dash + 1), 0, INT64_MAX);
-    if (!first || !last || *last < *first || *last - *first > 10000) return {};
-    for (int64_t v = *first; v <= *last; ++v) seeds.push_back(static_cast<uint64_t>(v));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return seeds;
 }
 
 bool WriteFile(const std::string& path, const std::string& text) {
@@ -582,31 +555,30 @@ int Simulate(const std::vector<std::string>& args) {
   if (scenario.empty() == (flags.Get("nodes").empty() || flags.Get("pods").empty())) {
     return Fail("simulate needs --nodes and --pods, or --scenario");
   }
-  std::vector<uint64_t> seeds = ParseSeeds(flags.Get("seeds"));
-  if (seeds.empty()) return Fail("--seeds must be a range such as 42-51 or a list such as 42,43");
-  auto jobs = ParseInt(flags.Get("jobs"), 1, 256);
+  auto seed_list = ParseSeedList(flags.Get("seeds"));
+  if (!seed_list) return Fail("--seeds must be a range such as 42-51 or a list such as 42,43");
+  std::vector<uint64_t> seeds = std::move(*seed_list);
+  auto jobs = ParseWholeNumber(flags.Get("jobs"), 1, 256);
   if (!jobs) return Fail("--jobs takes a whole number from 1");
-  double tune = std::strtod(flags.Get("tune").c_str(), nullptr);
-  double weight = std::strtod(flags.Get("extender-weight").c_str(), nullptr);
-  if (tune <= 0 || tune > 10) return Fail("--tune must be in (0, 10]");
+  auto tune = ParseDecimal(flags.Get("tune"), 0, 10);
+  if (!tune || *tune <= 0) return Fail("--tune must be a number in (0, 10]");
   SimOptions base;
-  base.tune = tune;
+  base.tune = *tune;
   const std::string& blend = flags.Get("blend");
+  if (!blend.empty() && blend != "least-allocated" && blend != "most-allocated") {
+    return Fail("--blend must be least-allocated or most-allocated");
+  }
+  for (const char* flag : {"extender-filter-top", "progress"}) {
+    if (!ParseBool(flags.Get(flag)))
+      return Fail(std::string("--") + flag + " must be true or false");
+  }
   if (!blend.empty()) {
-    if (blend != "least-allocated" && blend != "most-allocated") {
-      return Fail("--blend must be least-allocated or most-allocated");
-    }
-    if (weight <= 0 || weight > 100) return Fail("--extender-weight must be in (0, 100]");
+    auto weight = ParseDecimal(flags.Get("extender-weight"), 0, 100);
+    if (!weight || *weight <= 0) return Fail("--extender-weight must be a number in (0, 100]");
     base.blend = BlendOptions{
         true,
         blend == "most-allocated" ? InTreeScore::kMostAllocated : InTreeScore::kLeastAllocated,
-        weight, flags.Get("extender-filter-top") == "true"};
-  }
-
-  for (const char* flag : {"extender-filter-top", "progress"}) {
-    if (flags.Get(flag) != "true" && flags.Get(flag) != "false") {
-      return Fail(std::string("--") + flag + " must be true or false");
-    }
+        *weight, *ParseBool(flags.Get("extender-filter-top"))};
   }
   const std::string& ties = flags.Get("tie-break");
   if (ties == "node-order") {
@@ -621,19 +593,16 @@ int Simulate(const std::vector<std::string>& args) {
 
   std::vector<SimPolicy> policies;
   std::vector<std::string> order;
-  std::string list = flags.Get("policy");
-  for (size_t start = 0; start <= list.size();) {
-    size_t comma = list.find(',', start);
-    std::string name =
-        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? list.size() + 1 : comma + 1;
+  auto policy_names = ParseNameList(flags.Get("policy"));
+  if (!policy_names) return Fail("--policy takes policy names or files joined by commas");
+  for (const std::string& name : *policy_names) {
     if (auto builtin = BuiltinSimPolicy(name)) {
       policies.push_back(*builtin);
     } else if (name.find('/') != std::string::npos || name.ends_with(".yaml") ||
                name.ends_with(".yml")) {
-      std::shared_ptr<const Policy> policy = PolicyOrDefault(name);
+      std::shared_ptr<const Policy> policy = PolicyFromFlag(name);
       if (!policy) return Fail("invalid policy " + name);
-      policies.push_back(SimPolicyFromFile(name, policy));
+      policies.push_back(SimPolicyOf(name, policy));
     } else {
       return Fail("unknown policy \"" + name + "\"; built-in: " + names +
                   ", or a policy file path");
@@ -688,7 +657,7 @@ int Simulate(const std::vector<std::string>& args) {
 
   std::vector<PolicySummary> summary = Summarize(order, std::move(runs));
   ReportInputs inputs{scenario.empty() ? flags.Get("nodes") : scenario,
-                      scenario.empty() ? flags.Get("pods") : scenario, tune,
+                      scenario.empty() ? flags.Get("pods") : scenario, *tune,
                       blend.empty() ? ""
                                     : blend + " + extender x " + flags.Get("extender-weight") +
                                           (base.blend.filter_top ? ", filter top" : ""),

@@ -9,8 +9,8 @@
 #include "baseline_codec.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/extender/extender_service.h"
-#include "gpusched/plugins/registry.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/policy/registry.h"
 #include "testing/test_support.h"
 #include "workload.h"
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusched/cluster/published.h"
+#include "gpusched/util/published.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
@@ -104,14 +104,13 @@ TEST(ClusterLedger, finished_or_deleted_pods_release_gpus_at_once) {
   ledger.UpsertPod(BoundPod("b", "n1", 2, PodPhase::kFailed));
   EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
   ledger.DeletePod("uid-a");
-  EXPECT_EQ(ledger.pod_count(), 1u);
+  EXPECT_EQ(ledger.gpu_pods_known(), 1u);
 }
 
 TEST(ClusterLedger, pod_seen_before_its_node_is_counted_when_the_node_arrives) {
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertPod(BoundPod("a", "late", 3));
   EXPECT_EQ(ledger.BuildSnapshot()->Find("late"), nullptr);
-  EXPECT_EQ(ledger.UsageOf("late").units("nvidia.com/gpu"), 3);
   ledger.UpsertNode(GpuNode("late", 4));
   EXPECT_EQ(Used(*ledger.BuildSnapshot(), "late"), 3);
 }
@@ -132,7 +131,7 @@ TEST(ClusterLedger, pods_without_gpu_requests_are_not_stored) {
   PodInfo cpu_only = testing::MakePod("c", ResourceList{{"cpu", 1000}});
   cpu_only.node_name = "n1";
   ledger.UpsertPod(cpu_only);
-  EXPECT_EQ(ledger.pod_count(), 0u);
+  EXPECT_EQ(ledger.gpu_pods_known(), 0u);
 }
 
 TEST(ClusterLedger, snapshots_share_unchanged_nodes_and_never_change) {

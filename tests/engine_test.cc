@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusched/plugins/registry.h"
+#include "gpusched/policy/registry.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
@@ -11,6 +11,8 @@ namespace {
 using testing::Units;
 
 // Rejects nodes whose name is in `reject`; scores each node by a fixed table.
+// Judges a node by its content, as the plugin contract requires: its GPU product, which these
+// tests set to a distinct value per node (ContentNode), so each node is a class of its own.
 class FakePlugin : public Plugin {
  public:
   FakePlugin(std::string name, std::map<std::string, Verdict> verdicts,
@@ -21,11 +23,11 @@ class FakePlugin : public Plugin {
         invert_(invert_on_normalize) {}
   std::string_view name() const override { return name_; }
   Verdict Filter(const Cycle&, const NodeState& n) const override {
-    auto it = verdicts_.find(n.info.name);
+    auto it = verdicts_.find(n.info.gpu.product);
     return it == verdicts_.end() ? Verdict::Pass() : it->second;
   }
   double Score(const Cycle&, const NodeState& n) const override {
-    auto it = scores_.find(n.info.name);
+    auto it = scores_.find(n.info.gpu.product);
     return it == scores_.end() ? 0 : it->second;
   }
   void Normalize(const Cycle&, std::span<double> scores) const override {
@@ -40,10 +42,17 @@ class FakePlugin : public Plugin {
   bool invert_;
 };
 
+// A node whose GPU product is its name: what FakePlugin judges.
+NodeState ContentNode(const std::string& name) {
+  NodeState n = testing::MakeNode(name, ResourceList{{"nvidia.com/gpu", Units(8)}});
+  n.info.gpu.product = name;
+  return n;
+}
+
 struct EngineFixture : ::testing::Test {
-  NodeState a = testing::MakeNode("a", ResourceList{{"nvidia.com/gpu", Units(8)}});
-  NodeState b = testing::MakeNode("b", ResourceList{{"nvidia.com/gpu", Units(8)}});
-  NodeState c = testing::MakeNode("c", ResourceList{{"nvidia.com/gpu", Units(8)}});
+  NodeState a = ContentNode("a");
+  NodeState b = ContentNode("b");
+  NodeState c = ContentNode("c");
   std::vector<const NodeState*> nodes{&a, &b, &c};
   ClusterSnapshot snapshot{{}, 1};
   PodInfo gpu_pod = testing::MakePod("p", ResourceList{{"nvidia.com/gpu", Units(1)}});
@@ -138,12 +147,13 @@ TEST(RankMapping, only_the_ten_best_distinct_means_score) {
   for (int i = 0; i < 14; ++i) {
     names.push_back("n" + std::to_string(i));
     scores[names.back()] = i;  // n13 best
-    states.push_back(testing::MakeNode(names.back(), ResourceList{{"nvidia.com/gpu", 8000}}));
+    states.push_back(ContentNode(names.back()));
   }
   std::vector<const NodeState*> nodes;
   for (const auto& s : states) nodes.push_back(&s);
   std::vector<WeightedPlugin> plugins;
-  plugins.push_back({std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{}, scores), 1});
+  plugins.push_back(
+      {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{}, scores), 1});
   Engine engine(GpuResourceNames(), std::move(plugins), PodIntent{}, ScoreMapping::kRank);
   auto snapshot = testing::SnapshotOf({});
   PodInfo pod = testing::MakePod("p", ResourceList{{"nvidia.com/gpu", 1000}});

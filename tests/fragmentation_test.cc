@@ -134,7 +134,8 @@ TEST(TargetWorkload, shapes_are_bounded_whatever_the_pods_name) {
   TaskShape common{0, kMilliPerGpu, 1, {}};
   counts.Add(common, now);
   counts.Add(common, now);
-  for (int i = 0; i < 1000; ++i) counts.Add(TaskShape{0, kMilliPerGpu, 1, {"gpu-" + std::to_string(i)}}, now);
+  for (int i = 0; i < 1000; ++i)
+    counts.Add(TaskShape{0, kMilliPerGpu, 1, {"gpu-" + std::to_string(i)}}, now);
   auto w = counts.Observed().shapes;
   EXPECT_EQ(w.size(), DecayedShapeCounts::kMaxShapes);
   EXPECT_TRUE(std::any_of(w.begin(), w.end(), [&](const auto& s) { return s.shape == common; }));
@@ -178,7 +179,8 @@ TEST(TargetWorkload, prior_weighs_like_pods_until_many_are_seen) {
   TargetWorkloadSettings plain{.prior_share = 0.3, .prior_pods = 0, .expected = {}};
   EXPECT_DOUBLE_EQ(PriorShareAfter(plain, 0), 0.3);
   EXPECT_DOUBLE_EQ(PriorShareAfter(plain, 5), 0.3);
-  TargetWorkloadSettings wild{.prior_share = 7, .prior_pods = -3, .expected = {}};  // clamped, never above 1
+  TargetWorkloadSettings wild{
+      .prior_share = 7, .prior_pods = -3, .expected = {}};  // clamped, never above 1
   EXPECT_DOUBLE_EQ(PriorShareAfter(wild, -2), 1);
 }
 
@@ -188,8 +190,8 @@ TEST(TargetWorkload, prior_weighs_like_pods_until_many_are_seen) {
 TEST(TargetWorkload, a_burst_first_pods_do_not_give_up_a_whole_node) {
   std::vector<WeightedShape> seen = {{TaskShape{0, kMilliPerGpu, 1, {}}, 0.5},
                                      {TaskShape{0, kMilliPerGpu, 4, {}}, 0.5}};
-  auto workload = BlendWorkloads(seen, StandardShapes({8}),
-                                 PriorShareAfter(TargetWorkloadSettings{}, 2));
+  auto workload =
+      BlendWorkloads(seen, StandardShapes({8}), PriorShareAfter(TargetWorkloadSettings{}, 2));
   // Fragment of node a and node b after the choice, by their free whole GPUs.
   auto fragment = [](std::span<const WeightedShape> w, int free_a, int free_b) {
     std::vector<int64_t> a(static_cast<size_t>(free_a), kMilliPerGpu);

@@ -16,12 +16,12 @@ constexpr char kHeader[] = "apiVersion: gpusched.io/v1alpha1\nkind: SchedulingPo
 TEST(PolicyFile, every_example_policy_loads_and_compiles) {
   for (const char* name : {"default", "training-binpack", "inference-latency", "mig-mixed"}) {
     std::string path = std::string(GPUSCHED_SOURCE_DIR) + "/policies/" + name + ".yaml";
-    PolicyParseResult r = LoadPolicyFile(path);
-    ASSERT_TRUE(r.spec.has_value()) << path << ": " << (r.errors.empty() ? "" : r.errors[0]);
-    Policy policy(*r.spec);
-    EXPECT_FALSE(policy.spec().profiles.empty()) << name;
+    std::vector<std::string> errors;
+    std::shared_ptr<const Policy> policy = LoadPolicy(path, errors);
+    ASSERT_NE(policy, nullptr) << path << ": " << (errors.empty() ? "" : errors[0]);
+    EXPECT_FALSE(policy->spec().profiles.empty()) << name;
     // The effective policy printed by `policy check` reads back to the same policy.
-    std::string printed = FormatPolicy(*r.spec);
+    std::string printed = FormatPolicy(policy->spec());
     PolicyParseResult again = ParsePolicy(printed, "printed");
     ASSERT_TRUE(again.spec.has_value()) << printed << (again.errors.empty() ? "" : again.errors[0]);
     EXPECT_EQ(FormatPolicy(*again.spec), printed) << name;
@@ -64,9 +64,10 @@ TEST(PolicyFile, long_keys_written_escaped_read_back_after_formatting) {
 }
 
 TEST(PolicyFile, default_example_equals_the_built_in_default) {
-  PolicyParseResult r = LoadPolicyFile(std::string(GPUSCHED_SOURCE_DIR) + "/policies/default.yaml");
-  ASSERT_TRUE(r.spec);
-  EXPECT_EQ(FormatPolicy(*r.spec), FormatPolicy(DefaultPolicySpec()));
+  std::vector<std::string> errors;
+  auto policy = LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/policies/default.yaml", errors);
+  ASSERT_NE(policy, nullptr) << (errors.empty() ? "" : errors[0]);
+  EXPECT_EQ(FormatPolicy(policy->spec()), FormatPolicy(DefaultPolicySpec()));
 }
 
 TEST(PolicyFile, profiles_inherit_and_override_the_base_plugins) {
@@ -230,8 +231,6 @@ TEST(Policy, selects_by_annotation_then_selector_then_default) {
 
 TEST(PolicyFile, a_directory_is_refused_as_such) {
   std::string dir = std::filesystem::temp_directory_path().string();
-  PolicyParseResult r = LoadPolicyFile(dir);
-  EXPECT_EQ(r.errors, std::vector<std::string>{dir + " is a directory"});
   std::vector<std::string> errors;  // what policy check and serve --policy use
   EXPECT_EQ(LoadPolicy(dir, errors), nullptr);
   EXPECT_EQ(errors, std::vector<std::string>{dir + " is a directory"});

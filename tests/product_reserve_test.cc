@@ -4,8 +4,8 @@
 
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_resources.h"
-#include "gpusched/plugins/registry.h"
 #include "gpusched/policy/policy_spec.h"
+#include "gpusched/policy/registry.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
@@ -23,9 +23,8 @@ TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_gpu_of_the_product) {
   std::map<std::string, int64_t, std::less<>> gpus = {{"T4", 8}, {"L4", 16}, {"A100", 16}};
   // Per task: 0.25 x 1 GPU pinned to T4, 0.25 x 4 GPUs pinned to A100 or L4 (half on each),
   // 0.5 unpinned. Pressure: T4 0.25 / 8, A100 and L4 0.5 / 16 each: T4 and A100 equal.
-  std::vector<WeightedShape> workload = {{Gpus(1, {"T4"}), 0.25},
-                                         {Gpus(4, {"A100", "L4"}), 0.25},
-                                         {Gpus(1), 0.5}};
+  std::vector<WeightedShape> workload = {
+      {Gpus(1, {"T4"}), 0.25}, {Gpus(4, {"A100", "L4"}), 0.25}, {Gpus(1), 0.5}};
   auto scores = ProductReserveScores(workload, gpus);
   ASSERT_EQ(scores.size(), 3u);
   EXPECT_DOUBLE_EQ(scores["T4"], 0);
@@ -41,8 +40,8 @@ TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_gpu_of_the_product) {
   EXPECT_DOUBLE_EQ(ProductReserveScores(workload, gpus)["H100"], 100);
   EXPECT_TRUE(ProductReserveScores(std::vector<WeightedShape>{{Gpus(2), 1}}, gpus).empty());
   // A shape pinned to a product the cluster does not have asks nothing of the others.
-  EXPECT_TRUE(ProductReserveScores(std::vector<WeightedShape>{{Gpus(2, {"V100"}), 1}}, gpus)
-                  .empty());
+  EXPECT_TRUE(
+      ProductReserveScores(std::vector<WeightedShape>{{Gpus(2, {"V100"}), 1}}, gpus).empty());
 }
 
 NodeState ProductNode(const std::string& name, const std::string& product, int64_t gpus) {

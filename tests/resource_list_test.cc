@@ -5,13 +5,14 @@
 namespace gpusched {
 namespace {
 
-TEST(ResourceList, add_subtract_and_max_are_per_resource) {
+TEST(ResourceList, add_and_max_are_per_resource) {
   ResourceList a{{"nvidia.com/gpu", 2000}, {"cpu", 500}};
   ResourceList b{{"nvidia.com/gpu", 1000}, {"memory", 7}};
   a.Add(b);
   EXPECT_EQ(a.milli("nvidia.com/gpu"), 3000);
   EXPECT_EQ(a.milli("memory"), 7);
-  a.Subtract(b);
+  a.Add("nvidia.com/gpu", -1000);
+  a.Add("memory", -7);
   EXPECT_EQ(a.milli("nvidia.com/gpu"), 2000);
   EXPECT_EQ(a.milli("memory"), 0);
   EXPECT_TRUE(a.contains("memory"));

@@ -42,31 +42,24 @@ std::optional<std::string> FlagSet::Parse(const std::vector<std::string>& args) 
       if (value && *value != "true" && *value != "false") {
         return "--" + name + " takes no value other than true or false";
       }
-      values_[name] = {value.value_or("true")};
+      values_[name] = value.value_or("true");
       continue;
     }
     if (!value) {
       if (i + 1 >= args.size()) return "--" + name + " needs a value (" + spec->value_name + ")";
       value = args[++i];
     }
-    auto& slot = values_[name];
-    if (!spec->repeatable) slot.clear();
-    slot.push_back(*value);
+    values_[name] = *value;  // the last one given wins
   }
   return std::nullopt;
 }
 
 const std::string& FlagSet::Get(const std::string& name) const {
   auto it = values_.find(name);
-  if (it != values_.end() && !it->second.empty()) return it->second.back();
+  if (it != values_.end()) return it->second;
   static const std::string kEmpty;
   const FlagSpec* spec = Find(name);
   return spec ? spec->default_value : kEmpty;
-}
-
-std::vector<std::string> FlagSet::GetAll(const std::string& name) const {
-  auto it = values_.find(name);
-  return it == values_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::string FlagSet::Help() const {
@@ -82,7 +75,6 @@ std::string FlagSet::Help() const {
     std::string l = left(s);
     out += "  " + l + std::string(width - l.size() + 2, ' ') + s.help;
     if (!s.default_value.empty()) out += " (default: " + s.default_value + ")";
-    if (s.repeatable) out += " (repeatable)";
     out += "\n";
   }
   out += "  --help" + std::string(width > 4 ? width - 4 : 2, ' ') + "show this help\n";

@@ -138,11 +138,6 @@ std::set<int64_t> ClusterLedger::CommonSizes() const {
   return sizes;
 }
 
-ResourceList ClusterLedger::UsageOf(std::string_view node) const {
-  auto it = usage_.find(std::string(node));
-  return it == usage_.end() ? ResourceList{} : it->second.used;
-}
-
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   for (const auto& name : dirty_) {
     if (name.empty()) continue;  // marks a workload change only
@@ -165,9 +160,8 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   std::vector<ClusterSnapshot::NodePtr> nodes;
   nodes.reserve(published_.size());
   for (const auto& [name, state] : published_) nodes.push_back(state);
-  return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
-                                                 observed_.Observed(), StandardShapes(CommonSizes()));
-
+  return std::make_shared<const ClusterSnapshot>(
+      std::move(nodes), ++generation_, observed_.Observed(), StandardShapes(CommonSizes()));
 }
 
 }  // namespace gpusched

@@ -15,9 +15,9 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
       observed_workload_(std::move(observed_workload)),
       common_observed_(CommonShapes(observed_workload_.shapes)),
       standard_workload_(std::move(standard_workload)),
-      target_workload_(BlendWorkloads(
-          common_observed_, standard_workload_,
-          PriorShareAfter(TargetWorkloadSettings{}, observed_workload_.pods))),
+      target_workload_(
+          BlendWorkloads(common_observed_, standard_workload_,
+                         PriorShareAfter(TargetWorkloadSettings{}, observed_workload_.pods))),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;

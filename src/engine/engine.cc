@@ -20,8 +20,8 @@ std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapsho
                                         std::string_view selection_error) const {
   PodIntent intent = ParsePodIntent(pod, intent_defaults_);
   if (!selection_error.empty()) intent.error = std::string(selection_error);
-  auto cycle = std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent),
-                                       snapshot, workload_);
+  auto cycle = std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent), snapshot,
+                                       workload_);
   for (const auto& p : plugins_) p.plugin->Prepare(*cycle);
   return cycle;
 }
@@ -141,7 +141,8 @@ std::vector<int64_t> Engine::MapScores(const std::vector<double>& combined) cons
     }
     for (size_t i = 0; i < combined.size(); ++i) {
       auto at = std::lower_bound(top.begin(), top.end(), combined[i], std::greater<>());
-      out[i] = at != top.end() && *at == combined[i] ? kMaxExtenderPriority - (at - top.begin()) : 0;
+      out[i] =
+          at != top.end() && *at == combined[i] ? kMaxExtenderPriority - (at - top.begin()) : 0;
     }
     return out;
   }
@@ -165,10 +166,14 @@ std::vector<int64_t> Engine::Prioritize(const Cycle& cycle, const Candidates& no
 std::vector<bool> Engine::BestScored(const Cycle& cycle, const Candidates& nodes) const {
   size_t n = nodes.nodes.size();
   if (Ignores(cycle)) return std::vector<bool>(n, true);
-  std::vector<double> combined = Combine(ScoreAll(cycle, nodes), plugins_, n);
-  double best = combined.empty() ? 0 : *std::max_element(combined.begin(), combined.end());
-  std::vector<bool> out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = combined[i] == best;
+  return BestAmong(Combine(ScoreAll(cycle, nodes), plugins_, n));
+}
+
+std::vector<bool> BestAmong(std::span<const double> combined) {
+  double best = -1;
+  for (double c : combined) best = std::max(best, c);
+  std::vector<bool> out(combined.size());
+  for (size_t i = 0; i < combined.size(); ++i) out[i] = combined[i] >= 0 && combined[i] == best;
   return out;
 }
 

@@ -123,7 +123,7 @@ void LiveInventory::PublishLoop() {
     bool complete = nodes_listed_ && pods_listed_;
     auto snapshot = ledger_.BuildSnapshot();
     published_nodes_ = ledger_.node_count();
-    published_pods_ = ledger_.pod_count();
+    published_pods_ = ledger_.gpu_pods_known();
     lock.unlock();
     out_.Set(std::move(snapshot));
     // Only now may requests be answered: the snapshot they read holds both initial lists.
@@ -146,8 +146,8 @@ InventoryStatus LiveInventory::Status() const {
         std::string("waiting for the initial list of ") + (!nodes_->synced() ? "nodes" : "pods");
   } else {
     s.detail = "live inventory: " + std::to_string(s.nodes) + " nodes, " +
-               std::to_string(s.gpu_pods) + " GPU pods, last contact " + std::to_string(seconds) +
-               "s ago";
+               std::to_string(s.gpu_pods) + " GPU pods known (any phase), last contact " +
+               std::to_string(seconds) + "s ago";
   }
   return s;
 }

@@ -1,5 +1,7 @@
 #include "gpusched/model/node.h"
 
+#include "gpusched/util/fnv1a.h"
+
 namespace gpusched {
 namespace {
 
@@ -7,20 +9,15 @@ namespace {
 class Fnv {
  public:
   void Add(std::string_view bytes) {
-    for (unsigned char c : bytes) Mix(c);
-    Mix(0xff);  // field separator, so ("ab","c") and ("a","bc") differ
+    h_.Bytes(bytes).Byte(0xff);  // field separator, so ("ab","c") and ("a","bc") differ
   }
   void Add(int64_t value) {
-    for (int i = 0; i < 8; ++i) Mix(static_cast<unsigned char>(value >> (8 * i)));
+    for (int i = 0; i < 8; ++i) h_.Byte(static_cast<unsigned char>(value >> (8 * i)));
   }
-  uint64_t value() const { return h_; }
+  uint64_t value() const { return h_.value(); }
 
  private:
-  void Mix(unsigned char c) {
-    h_ ^= c;
-    h_ *= 1099511628211ull;
-  }
-  uint64_t h_ = 14695981039346656037ull;
+  Fnv1a h_;
 };
 
 void AddResources(Fnv& h, const ResourceList& list) {

@@ -69,10 +69,6 @@ void ResourceList::Add(const ResourceList& other) {
   for (const auto& a : other) Add(a.name, a.milli);
 }
 
-void ResourceList::Subtract(const ResourceList& other) {
-  for (const auto& a : other) Add(a.name, -a.milli);
-}
-
 void ResourceList::MaxWith(const ResourceList& other) {
   for (const auto& a : other) {
     auto it = Find(a.name);

@@ -56,8 +56,8 @@ void DecayedShapeCounts::DecayTo(Clock::time_point now) {
   // inventory always gives the same workload (and `explain` the same scores).
   if (as_of_ != Clock::time_point{} && now - as_of_ < std::chrono::seconds(1)) return;
   if (half_life_.count() > 0 && as_of_ != Clock::time_point{}) {
-    double halves = std::chrono::duration<double>(now - as_of_) /
-                    std::chrono::duration<double>(half_life_);
+    double halves =
+        std::chrono::duration<double>(now - as_of_) / std::chrono::duration<double>(half_life_);
     double factor = std::exp2(-halves);
     for (auto it = counts_.begin(); it != counts_.end();) {
       it->second *= factor;

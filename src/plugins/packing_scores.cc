@@ -6,6 +6,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/packing/gpu_devices.h"
+#include "gpusched/util/fnv1a.h"
 
 namespace gpusched {
 namespace {
@@ -90,12 +91,7 @@ double GpuPackingPlugin::Score(const Cycle& cycle, const NodeState& node) const 
 }
 
 double ConsolidatePlugin::ScoreName(const Cycle&, std::string_view node_name) const {
-  // FNV-1a: stable across runs, builds and platforms, unlike std::hash.
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : node_name) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  uint64_t h = Fnv1a::Of(node_name);
   double u = static_cast<double>(h >> 11) * 0x1.0p-53;  // the top 53 bits, in [0, 1)
   return 100.0 * (1.0 - u);
 }

@@ -46,8 +46,8 @@ std::map<std::string, double, std::less<>> ProductReserveScores(
 void ProductReservePlugin::Prepare(Cycle& cycle) const {
   if (!cycle.task_shape().wants_gpu()) return;
   auto data = std::make_unique<ProductScores>();
-  data->by_product =
-      ProductReserveScores(cycle.snapshot().observed_workload(), cycle.snapshot().gpus_by_product());
+  data->by_product = ProductReserveScores(cycle.snapshot().observed_workload(),
+                                          cycle.snapshot().gpus_by_product());
   if (!data->by_product.empty()) cycle.Put(kName, std::move(data));
 }
 

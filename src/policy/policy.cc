@@ -4,7 +4,9 @@
 #include <stdexcept>
 
 #include "gpusched/model/gpu_requirements.h"
-#include "gpusched/plugins/registry.h"
+#include "gpusched/policy/policy_file.h"
+#include "gpusched/policy/registry.h"
+#include "gpusched/util/file_text.h"
 
 namespace gpusched {
 namespace {
@@ -58,6 +60,33 @@ Policy::Selection Policy::Select(const PodInfo& pod) const {
     if (Selects(spec_.profiles[i], pod)) return {engines_[i].get(), spec_.profiles[i].name, {}};
   }
   return {engines_[default_index_].get(), spec_.profiles[default_index_].name, {}};
+}
+
+std::shared_ptr<const Policy> CompilePolicy(const std::string& text, const std::string& path,
+                                            std::vector<std::string>& errors) {
+  PolicyParseResult parsed = ParsePolicy(text, path);
+  if (!parsed.spec) {
+    errors = std::move(parsed.errors);
+    return nullptr;
+  }
+  try {
+    return std::make_shared<const Policy>(std::move(*parsed.spec), PolicyDigest(text));
+  } catch (const std::invalid_argument& e) {
+    errors = {path + ": " + e.what()};
+    return nullptr;
+  }
+}
+
+std::shared_ptr<const Policy> LoadPolicy(const std::string& path,
+                                         std::vector<std::string>& errors) {
+  std::string text;
+  try {
+    text = ReadPolicyText(path);
+  } catch (const FileError& e) {
+    errors = {e.what()};
+    return nullptr;
+  }
+  return CompilePolicy(text, path, errors);
 }
 
 }  // namespace gpusched

@@ -7,8 +7,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "gpusched/codec/yaml_load.h"
-#include "gpusched/plugins/registry.h"
+#include "gpusched/policy/registry.h"
 #include "gpusched/util/file_text.h"
+#include "gpusched/util/fnv1a.h"
 #include "gpusched/util/quote.h"
 
 namespace gpusched {
@@ -325,8 +326,8 @@ void ReadTargetWorkload(Reader& r, const YAML::Node& node, PolicySpec& spec) {
       r.Error(expected[i], path, "needs gpus and weight");
       continue;
     }
-    auto gpus = r.Number(expected[i]["gpus"], path + ".gpus", 1,
-                         static_cast<double>(kMaxGpusPerNode));
+    auto gpus =
+        r.Number(expected[i]["gpus"], path + ".gpus", 1, static_cast<double>(kMaxGpusPerNode));
     auto weight = r.Number(expected[i]["weight"], path + ".weight", 0, 1e6);
     if (gpus && *gpus != static_cast<double>(static_cast<int64_t>(*gpus))) {
       r.Error(expected[i]["gpus"], path + ".gpus", "must be a whole number");
@@ -559,22 +560,13 @@ std::string ReadPolicyText(const std::string& path) {
   return ReadFileText(path, kMaxPolicyBytes, "policy file");
 }
 
-PolicyParseResult LoadPolicyFile(const std::string& path) {
-  try {
-    return ParsePolicy(ReadPolicyText(path), path);
-  } catch (const FileError& e) {
-    return PolicyParseResult{std::nullopt, {e.what()}};
-  }
-}
-
 std::string FormatPolicy(const PolicySpec& spec) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "apiVersion" << YAML::Value << kPolicyApiVersion;
   out << YAML::Key << "kind" << YAML::Value << kPolicyKind;
   out << YAML::Key << "gpuResources" << YAML::Value << YAML::Flow << ValidUtf8(spec.gpu_resources);
-  out << YAML::Key << "scoreMapping" << YAML::Value
-      << ScoreMappingName(spec.score_mapping);
+  out << YAML::Key << "scoreMapping" << YAML::Value << ScoreMappingName(spec.score_mapping);
   out << YAML::Key << "filterBestOnly" << YAML::Value << spec.filter_best_only;
   out << YAML::Key << "targetWorkload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "priorShare" << YAML::Value << spec.target_workload.prior_share;
@@ -654,11 +646,7 @@ std::string FormatPolicy(const PolicySpec& spec) {
 }
 
 std::string PolicyDigest(std::string_view text) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
+  uint64_t h = Fnv1a::Of(text);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;

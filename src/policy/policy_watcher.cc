@@ -1,7 +1,5 @@
 #include "gpusched/policy/policy_watcher.h"
 
-#include <stdexcept>
-
 #include <spdlog/spdlog.h>
 
 #include "gpusched/policy/policy_file.h"
@@ -20,34 +18,7 @@ bool ReadWhole(const std::string& path, std::string& out) {
   }
 }
 
-std::shared_ptr<const Policy> Compile(const std::string& text, const std::string& path,
-                                      std::vector<std::string>& errors) {
-  PolicyParseResult parsed = ParsePolicy(text, path);
-  if (!parsed.spec) {
-    errors = std::move(parsed.errors);
-    return nullptr;
-  }
-  try {
-    return std::make_shared<const Policy>(std::move(*parsed.spec), PolicyDigest(text));
-  } catch (const std::invalid_argument& e) {
-    errors = {path + ": " + e.what()};
-    return nullptr;
-  }
-}
-
 }  // namespace
-
-std::shared_ptr<const Policy> LoadPolicy(const std::string& path,
-                                         std::vector<std::string>& errors) {
-  std::string text;
-  try {
-    text = ReadPolicyText(path);
-  } catch (const FileError& e) {
-    errors = {e.what()};
-    return nullptr;
-  }
-  return Compile(text, path, errors);
-}
 
 PolicyWatcher::PolicyWatcher(std::string path, Published<Policy>& target,
                              std::chrono::milliseconds interval)
@@ -79,7 +50,7 @@ void PolicyWatcher::CheckOnce() {
   if (!ReadWhole(path_, text) || text == last_text_) return;  // a missing file mid-swap: wait
   last_text_ = text;
   std::vector<std::string> errors;
-  auto policy = Compile(text, path_, errors);
+  auto policy = CompilePolicy(text, path_, errors);
   if (!policy) {
     failures_.fetch_add(1);
     for (const auto& e : errors) spdlog::error("policy reload rejected: {}", e);

@@ -122,7 +122,7 @@ struct Connection {
   bool busy = false;            // a thread is serving it; guarded by the transport's mutex
   bool timing_request = false;  // `deadline` is the current request's
   Clock::time_point deadline;
-  Clock::time_point last_active;
+  Clock::time_point last_active;  // admitted, or last answered: eviction closes the smallest
 };
 
 int MustFd(int fd, const char* what) {
@@ -376,8 +376,8 @@ struct HttpTransport::Impl {
     CloseExpired(now);
     // Not during a burst: a trim walks every free block of the heap (tens of thousands of madvise
     // calls with a large inventory) while holding the allocator's lock.
-    if (trim_pending && now - Clock::time_point(Clock::duration(last_large_done.load())) >=
-                            kTrimAfterQuiet) {
+    if (trim_pending &&
+        now - Clock::time_point(Clock::duration(last_large_done.load())) >= kTrimAfterQuiet) {
       trim_pending = false;
       malloc_trim(0);
     }
@@ -447,14 +447,14 @@ struct HttpTransport::Impl {
         c.large = false;
         if (c.close_after_write) return Next::kClose;
         c.phase = Phase::kReading;
-        c.last_active = Clock::now();
+        auto written = Clock::now();
         if (c.interim) {
           c.interim = false;
-          c.deadline = c.last_active + options.request_timeout;  // the body is still due
+          c.deadline = written + options.request_timeout;  // the body is still due
         } else {
           c.timing_request = false;
           c.continue_sent = false;
-          c.deadline = c.last_active + options.keep_alive;
+          c.deadline = written + options.keep_alive;
           if (c.parser.Reset() != HttpRequestParser::State::kNeedMore) {
             Respond(c);  // a pipelined request was already received whole
             continue;
@@ -517,7 +517,11 @@ struct HttpTransport::Impl {
     c.written = 0;
     c.close_after_write = close;
     c.phase = Phase::kWriting;
-    c.deadline = Clock::now() + options.request_timeout;
+    // Idle time counts from the answer, not from the end of writing it: a client that waits for
+    // one answer before opening its next connection then always finds them in that order, even
+    // when the thread that wrote the first is descheduled before it finishes its bookkeeping.
+    c.last_active = Clock::now();
+    c.deadline = c.last_active + options.request_timeout;
   }
 
   Io SslIo(Connection& c, int rc) {

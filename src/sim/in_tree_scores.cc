@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/plugins/gpu_binpack.h"
 
 namespace gpusched {
 
@@ -37,7 +38,7 @@ int64_t InTreeScoreOf(InTreeScore strategy, const NodeState& node, const PodInfo
     int64_t score = 0;
     if (capacity > 0) {
       score = strategy == InTreeScore::kMostAllocated
-                  ? std::min(requested, capacity) * 100 / capacity
+                  ? MostRequestedScore(requested, capacity)
                   : (requested > capacity ? 0 : (capacity - requested) * 100 / capacity);
     }
     sum += score * r.weight;

@@ -212,12 +212,12 @@ std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name) {
     }
   }
   if (name == "gpusched") {
-    return SimPolicyFromFile(name, std::make_shared<const Policy>(DefaultPolicySpec()));
+    return SimPolicyOf(name, std::make_shared<const Policy>(DefaultPolicySpec()));
   }
   return std::nullopt;
 }
 
-SimPolicy SimPolicyFromFile(std::string name, std::shared_ptr<const Policy> policy) {
+SimPolicy SimPolicyOf(std::string name, std::shared_ptr<const Policy> policy) {
   DeviceChoice devices = EnablesFgd(*policy) ? DeviceChoice::kFgd : DeviceChoice::kBestFit;
   return SimPolicy{std::move(name), std::move(policy), InTreeScore::kNone, devices,
                    TieBreak::kNodeOrder};
@@ -260,15 +260,16 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   std::vector<ClusterSnapshot::NodePtr> initial;
   initial.reserve(nodes.size());
   for (const auto& n : nodes) initial.push_back(std::make_shared<const NodeState>(n));
-  ClusterSnapshot snapshot(std::move(initial), 1,
-                           ObservedWorkload{TraceWorkload(trace),
-                                            static_cast<double>(trace.size())});
+  ClusterSnapshot snapshot(
+      std::move(initial), 1,
+      ObservedWorkload{TraceWorkload(trace), static_cast<double>(trace.size())});
   std::span<const WeightedShape> workload = snapshot.target_workload();
 
   // Fragment and idle GPU per node, kept current as pods commit.
   std::vector<double> fragment(nodes.size());
   std::vector<int64_t> idle(nodes.size());
   std::vector<int64_t> devices;
+  std::vector<double> combined;  // per feasible node, for filterBestOnly
   auto measure = [&](size_t i) {
     NodeIdle view = IdleOf(nodes[i], devices);
     fragment[i] = NodeFragmentMilli(view, workload);
@@ -304,11 +305,11 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     Policy::Selection selection = judge->Select(pod);
     auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
     std::vector<NodeEvaluation> evals = selection.engine->Evaluate(*cycle, feasible);
-    double top_combined = -1;
+    std::vector<bool> top;
     if (filter_top) {
-      for (const auto& e : evals) {
-        if (e.verdict.passed()) top_combined = std::max(top_combined, e.combined);
-      }
+      combined.clear();
+      for (const auto& e : evals) combined.push_back(e.verdict.passed() ? e.combined : -1);
+      top = BestAmong(combined);
     }
     int chosen = -1;
     double best = 0;
@@ -316,7 +317,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     for (size_t j = 0; j < evals.size(); ++j) {
       const NodeEvaluation& e = evals[j];
       if (!e.verdict.passed()) continue;
-      if (filter_top && e.combined < top_combined) continue;
+      if (filter_top && !top[j]) continue;
       double total = in_tree == InTreeScore::kNone
                          ? 0
                          : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], pod));

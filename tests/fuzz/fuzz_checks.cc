@@ -17,7 +17,6 @@
 #include "fuzz/json_grammar.h"
 #include "fuzz/quantity_oracle.h"
 #include "gpusched/cluster/cluster_ledger.h"
-#include "gpusched/cluster/published.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/yaml_to_json.h"
@@ -28,6 +27,7 @@
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/sim/scenario.h"
+#include "gpusched/util/published.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched::fuzz {
@@ -161,12 +161,14 @@ void CheckYamlToJson(std::string_view input) {
 
 void CheckPolicyReader(std::string_view input) {
   PolicyParseResult parsed = ParsePolicy(input, "fuzz.yaml");
-  Require(parsed.spec.has_value() == parsed.errors.empty(), "policy: a spec exactly without errors");
+  Require(parsed.spec.has_value() == parsed.errors.empty(),
+          "policy: a spec exactly without errors");
   if (!parsed.spec) return;
   std::string formatted = FormatPolicy(*parsed.spec);
   PolicyParseResult again = ParsePolicy(formatted, "formatted.yaml");
   Require(again.spec.has_value(), "policy: FormatPolicy's text parses");
-  Require(FormatPolicy(*again.spec) == formatted, "policy: FormatPolicy's text reads back the same");
+  Require(FormatPolicy(*again.spec) == formatted,
+          "policy: FormatPolicy's text reads back the same");
   try {
     Policy policy(*std::move(parsed.spec));
   } catch (const std::invalid_argument&) {

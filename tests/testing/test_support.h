@@ -7,7 +7,6 @@
 #include <thread>
 
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/cluster/published.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/metrics/metrics.h"
@@ -15,6 +14,7 @@
 #include "gpusched/model/pod.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_server.h"
+#include "gpusched/util/published.h"
 
 namespace gpusched::testing {
 

@@ -17,7 +17,6 @@ struct FlagSpec {
   std::string value_name;  // e.g. "FILE"; empty for a boolean flag
   std::string default_value;
   std::string help;
-  bool repeatable = false;
 };
 
 class FlagSet {
@@ -32,9 +31,6 @@ class FlagSet {
   bool help_requested() const { return help_requested_; }
   // The last value given, or the default.
   const std::string& Get(const std::string& name) const;
-  // Every value given, in order (for repeatable flags).
-  std::vector<std::string> GetAll(const std::string& name) const;
-  bool IsSet(const std::string& name) const { return values_.count(name) > 0; }
   const std::vector<std::string>& positional() const { return positional_; }
   const std::vector<FlagSpec>& specs() const { return specs_; }
 
@@ -47,7 +43,7 @@ class FlagSet {
   std::string usage_;
   std::string summary_;
   std::vector<FlagSpec> specs_;
-  std::map<std::string, std::vector<std::string>> values_;
+  std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
   bool help_requested_ = false;
 };

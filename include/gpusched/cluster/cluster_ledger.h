@@ -23,8 +23,8 @@
 
 #include <chrono>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -63,11 +63,9 @@ class ClusterLedger {
   std::shared_ptr<const ClusterSnapshot> BuildSnapshot();
 
   size_t node_count() const { return nodes_.size(); }
-  // GPU-requesting pods currently known (bound or not, terminal or not).
-  size_t pod_count() const { return pods_.size(); }
+  // GPU-requesting pods currently known, in any phase: pending, bound, finished.
+  size_t gpu_pods_known() const { return pods_.size(); }
   size_t assumed_count() const { return assumed_; }
-  // Usage charged to `node`, whether or not the node itself is known yet.
-  ResourceList UsageOf(std::string_view node) const;
 
   static std::string PodKey(const PodInfo& pod);
 

@@ -43,7 +43,8 @@ class Cycle {
   // The pod as a task shape (CPU, GPU count and share per GPU), for the packing plugins.
   const TaskShape& task_shape() const { return task_shape_; }
   const ClusterSnapshot& snapshot() const { return snapshot_; }
-  // The shapes fragmentation is measured against in this cycle (gpusched/packing/target_workload.h).
+  // The shapes fragmentation is measured against in this cycle
+  // (gpusched/packing/target_workload.h).
   std::span<const WeightedShape> target_workload() const { return target_workload_; }
 
   // The text `prefix + subject`, stored once per cycle; the view lives as long as the cycle.

@@ -81,6 +81,11 @@ struct Candidates {
   size_t classes_size() const { return classes.empty() ? nodes.size() : class_count; }
 };
 
+// filterBestOnly's rule, one for the server and the simulator: the entries equal to the highest
+// of `combined` (weighted means, 0..100), ties all kept. A negative entry stands for a node that
+// did not pass and is never among the best.
+std::vector<bool> BestAmong(std::span<const double> combined);
+
 class Engine {
  public:
   Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,

@@ -21,11 +21,11 @@
 
 #include "gpusched/cluster/assumption_sink.h"
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/cluster/published.h"
 #include "gpusched/codec/extender_types.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/published.h"
 
 namespace gpusched {
 

@@ -20,17 +20,17 @@
 
 #include "gpusched/cluster/assumption_sink.h"
 #include "gpusched/cluster/cluster_ledger.h"
-#include "gpusched/cluster/published.h"
 #include "gpusched/kube/reflector.h"
+#include "gpusched/util/published.h"
 
 namespace gpusched {
 
 struct LiveInventoryOptions {
   ReflectorOptions reflector;
   std::chrono::milliseconds publish_interval{50};
-  std::chrono::milliseconds assume_ttl{30000};  // how long an unconfirmed assumption counts
+  std::chrono::milliseconds assume_ttl{30000};    // how long an unconfirmed assumption counts
   std::chrono::seconds workload_half_life{3600};  // of the observed workload's counts
-  uint64_t seed = 1;  // jitter
+  uint64_t seed = 1;                              // jitter
 };
 
 struct InventoryStatus {

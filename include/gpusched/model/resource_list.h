@@ -33,7 +33,6 @@ class ResourceList {
   void Set(std::string_view name, int64_t milli);
   void Add(std::string_view name, int64_t milli);
   void Add(const ResourceList& other);
-  void Subtract(const ResourceList& other);
   // Per resource, keeps the larger of this and `other`.
   void MaxWith(const ResourceList& other);
   // Keeps the entries whose name satisfies `keep`.

@@ -34,8 +34,7 @@ struct TargetWorkloadSettings {
   std::vector<WeightedShape> expected;  // weights sum to 1
 
   bool is_default() const {
-    return prior_share == kDefaultPriorShare && prior_pods == kDefaultPriorPods &&
-           expected.empty();
+    return prior_share == kDefaultPriorShare && prior_pods == kDefaultPriorPods && expected.empty();
   }
 };
 
@@ -57,8 +56,7 @@ double PriorShareAfter(const TargetWorkloadSettings& settings, double observed_p
 // (1 - prior_share) x observed + prior_share x prior, merged by shape; one side alone when the
 // other is empty. `prior_share` is clamped to [0, 1]. Weights sum to 1 (or the result is empty).
 std::vector<WeightedShape> BlendWorkloads(std::span<const WeightedShape> observed,
-                                          std::span<const WeightedShape> prior,
-                                          double prior_share);
+                                          std::span<const WeightedShape> prior, double prior_share);
 
 // Counts of task shapes seen, each decaying by half every `half_life`; the weights say what the
 // cluster has been asked for lately. Shapes whose count falls below 1/1000 of a pod are dropped,

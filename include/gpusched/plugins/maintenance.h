@@ -13,9 +13,13 @@
 #define GPUSCHED_PLUGINS_MAINTENANCE_H_
 
 #include "gpusched/engine/plugin.h"
-#include "gpusched/policy/policy_spec.h"
 
 namespace gpusched {
+
+enum class MaintenanceAction {
+  kFilter,  // nodes being reconfigured or upgraded are rejected (as FailedNodes)
+  kScore,   // they stay eligible but score 0 in the maintenance plugin
+};
 
 class MaintenancePlugin : public Plugin {
  public:

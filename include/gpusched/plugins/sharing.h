@@ -11,9 +11,15 @@
 #define GPUSCHED_PLUGINS_SHARING_H_
 
 #include "gpusched/engine/plugin.h"
-#include "gpusched/policy/policy_spec.h"
 
 namespace gpusched {
+
+struct SharingRules {
+  // The device plugin's failRequestsGreaterThanOne: true by default for MPS, false for
+  // time-slicing.
+  bool mps_fail_requests_greater_than_one = true;
+  bool time_slicing_fail_requests_greater_than_one = false;
+};
 
 class SharingPlugin : public Plugin {
  public:

@@ -38,6 +38,13 @@ class Policy {
   size_t default_index_ = 0;
 };
 
+// Parses, checks and compiles the policy `text`, read from `path`. Returns the policy, or nullptr
+// with `errors` filled (each one line naming the file, line and key).
+std::shared_ptr<const Policy> CompilePolicy(const std::string& text, const std::string& path,
+                                            std::vector<std::string>& errors);
+// The same for the file at `path`; a file that cannot be read is one error.
+std::shared_ptr<const Policy> LoadPolicy(const std::string& path, std::vector<std::string>& errors);
+
 }  // namespace gpusched
 
 #endif  // GPUSCHED_POLICY_POLICY_H_

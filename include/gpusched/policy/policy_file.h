@@ -28,8 +28,6 @@ PolicyParseResult ParsePolicy(std::string_view yaml, std::string_view file_name)
 // The text of the policy file at `path`; throws FileError (util/file_text.h) for a directory, a
 // file over kMaxPolicyBytes or an unreadable one.
 std::string ReadPolicyText(const std::string& path);
-// Reads `path` and parses it; an unreadable file is one error.
-PolicyParseResult LoadPolicyFile(const std::string& path);
 
 // The effective policy, every default filled in, as YAML that ParsePolicy accepts.
 std::string FormatPolicy(const PolicySpec& spec);

@@ -13,6 +13,8 @@
 #include "gpusched/model/pod.h"
 #include "gpusched/packing/target_workload.h"
 #include "gpusched/plugins/gpu_binpack.h"
+#include "gpusched/plugins/maintenance.h"
+#include "gpusched/plugins/sharing.h"
 
 namespace gpusched {
 
@@ -23,11 +25,6 @@ inline constexpr double kMaxPluginWeight = 100;
 struct PluginSetting {
   bool enabled = true;
   double weight = 0;  // 0: filter only
-};
-
-enum class MaintenanceAction {
-  kFilter,  // nodes being reconfigured or upgraded are rejected (as FailedNodes)
-  kScore,   // they stay eligible but score 0 in the maintenance plugin
 };
 
 struct ProfileSpec {
@@ -44,13 +41,6 @@ struct ProfileSpec {
   bool gpu_pods_only = false;
 
   bool has_selector() const { return !namespaces.empty() || !match_labels.empty(); }
-};
-
-struct SharingRules {
-  // The device plugin's failRequestsGreaterThanOne: true by default for MPS, false for
-  // time-slicing.
-  bool mps_fail_requests_greater_than_one = true;
-  bool time_slicing_fail_requests_greater_than_one = false;
 };
 
 struct PolicySpec {

@@ -17,14 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include "gpusched/cluster/published.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/published.h"
 
 namespace gpusched {
-
-// Reads, parses and compiles the policy at `path`. Returns the policy, or nullptr with `errors`
-// filled (each one line naming the file, line and key).
-std::shared_ptr<const Policy> LoadPolicy(const std::string& path, std::vector<std::string>& errors);
 
 class PolicyWatcher {
  public:

@@ -32,7 +32,6 @@
 
 namespace gpusched {
 
-
 // How the device plugin picks a share's device once the node is chosen (whole GPUs always take
 // the lowest-index free devices).
 enum class DeviceChoice { kBestFit, kRandom, kFgd };
@@ -99,8 +98,9 @@ struct SimRun {
 // dot-product, gpu-packing, fgd, gpusched.
 const std::vector<std::string>& BuiltinSimPolicyNames();
 std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name);
-// A policy file run as the extender (device choice FGD when its fgd plugin is on).
-SimPolicy SimPolicyFromFile(std::string name, std::shared_ptr<const Policy> policy);
+// `policy` (a policy file's, or the default) run as the extender, under `name`; the device choice
+// is FGD's when its fgd plugin is on.
+SimPolicy SimPolicyOf(std::string name, std::shared_ptr<const Policy> policy);
 
 // What a trace asks for: every pod shape, CPU-only ones included, with its share of the pods. The
 // snapshot keeps the common ones (95%) as FGD's target workload, as the live server does.

@@ -1,4 +1,4 @@
-#include "gpusched/plugins/registry.h"
+#include "gpusched/policy/registry.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -43,9 +43,9 @@ const std::vector<std::string_view>& RegisteredPlugins() {
   // Node-wide judgements first, then per-resource counts, so a node's verdict names the most
   // fundamental problem.
   static const std::vector<std::string_view> kNames = {
-      MaintenancePlugin::kName, GpuMatchPlugin::kName,   SharingPlugin::kName,
-      MigFitPlugin::kName,      GpuFitPlugin::kName,     GpuBinpackPlugin::kName,
-      FgdPlugin::kName,         BestFitPlugin::kName,    DotProductPlugin::kName,
+      MaintenancePlugin::kName, GpuMatchPlugin::kName,    SharingPlugin::kName,
+      MigFitPlugin::kName,      GpuFitPlugin::kName,      GpuBinpackPlugin::kName,
+      FgdPlugin::kName,         BestFitPlugin::kName,     DotProductPlugin::kName,
       GpuPackingPlugin::kName,  ConsolidatePlugin::kName, ProductReservePlugin::kName};
   return kNames;
 }

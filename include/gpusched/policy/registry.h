@@ -1,7 +1,7 @@
 // The plugin registry: which plugins exist, in the order the engine consults them, and the Engine
 // of one policy profile.
-#ifndef GPUSCHED_PLUGINS_REGISTRY_H_
-#define GPUSCHED_PLUGINS_REGISTRY_H_
+#ifndef GPUSCHED_POLICY_REGISTRY_H_
+#define GPUSCHED_POLICY_REGISTRY_H_
 
 #include <memory>
 #include <string_view>
@@ -22,4 +22,4 @@ std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec&
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_PLUGINS_REGISTRY_H_
+#endif  // GPUSCHED_POLICY_REGISTRY_H_

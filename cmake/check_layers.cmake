@@ -1,0 +1,55 @@
+# Fails when a file of one layer includes a header of a layer it may not use: each layer may use
+# itself and the layers listed for it (every layer below it, written out). Run with
+# cmake -DROOT=<source dir> -P check_layers.cmake; CMakeLists.txt runs it before every build.
+cmake_minimum_required(VERSION 3.25)
+
+set(below_util "")
+set(below_cli "")
+set(below_model util)
+set(below_codec model util)
+set(below_packing model util)
+set(below_cluster packing model util)
+set(below_engine cluster packing model util)
+set(below_plugins engine cluster packing model util)
+set(below_policy plugins engine cluster packing model util codec)
+set(below_metrics cluster packing model util)
+set(below_inventory cluster packing model util codec)
+set(below_kube cluster packing model util codec)
+set(below_extender policy plugins engine cluster packing model util codec metrics)
+set(below_sim policy plugins engine cluster packing model util codec)
+set(below_explain sim policy plugins engine cluster packing model util codec)
+set(below_server extender policy plugins engine cluster packing model util codec metrics)
+set(layers util cli model codec packing cluster engine plugins policy metrics inventory kube
+  extender sim explain server)
+
+set(violations "")
+foreach(layer IN LISTS layers)
+  file(GLOB files "${ROOT}/include/gpusched/${layer}/*.h" "${ROOT}/src/${layer}/*.cc"
+    "${ROOT}/src/${layer}/*.h")
+  foreach(file IN LISTS files)
+    file(STRINGS "${file}" includes REGEX "^#include \"gpusched/[a-z_]+/")
+    foreach(line IN LISTS includes)
+      string(REGEX MATCH "gpusched/([a-z_]+)/" _ "${line}")
+      set(used "${CMAKE_MATCH_1}")
+      if(NOT used STREQUAL layer AND NOT used IN_LIST below_${layer})
+        file(RELATIVE_PATH rel "${ROOT}" "${file}")
+        string(APPEND violations "  ${rel}: ${layer}/ may not include ${used}/ (${line})\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+# A directory no layer names would escape the check.
+file(GLOB dirs LIST_DIRECTORIES true "${ROOT}/include/gpusched/*" "${ROOT}/src/*")
+foreach(dir IN LISTS dirs)
+  if(IS_DIRECTORY "${dir}")
+    get_filename_component(name "${dir}" NAME)
+    if(NOT name IN_LIST layers)
+      string(APPEND violations "  ${dir}: a directory that is no layer (add it to cmake/check_layers.cmake)\n")
+    endif()
+  endif()
+endforeach()
+
+if(violations)
+  message(FATAL_ERROR "Includes that break the layers (docs/architecture.md):\n${violations}")
+endif()
