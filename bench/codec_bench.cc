@@ -61,7 +61,8 @@ PolicySpec BenchPolicy(int64_t which) {
   PolicySpec spec = DefaultPolicySpec();
   if (which == 1) {
     auto& plugins = spec.profiles[0].plugins;
-    plugins["gpu-binpack"] = {true, 1};
+    plugins["gpu-binpack"].enabled = true;
+    plugins["gpu-binpack"].weight = 1;
     plugins["fgd"].enabled = false;
     plugins["consolidate"].enabled = false;
   }

@@ -46,7 +46,8 @@ TEST(BaselineIdentity, fast_and_baseline_paths_answer_identically) {
 PolicySpec AllPlugins() {
   PolicySpec spec = DefaultPolicySpec();
   for (std::string_view name : RegisteredPlugins()) {
-    spec.profiles[0].plugins[std::string(name)] = {true, 1};
+    spec.profiles[0].plugins[std::string(name)].enabled = true;
+    spec.profiles[0].plugins[std::string(name)].weight = 1;
   }
   return spec;
 }

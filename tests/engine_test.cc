@@ -219,7 +219,8 @@ TEST(Registry, builds_default_engine_and_rejects_unknown_plugins) {
   PolicySpec policy = DefaultPolicySpec();
   EXPECT_NE(BuildEngine(policy, policy.profiles[0]), nullptr);
   ProfileSpec bad = policy.profiles[0];
-  bad.plugins["no-such-plugin"] = {true, 1};
+  bad.plugins["no-such-plugin"].enabled = true;
+  bad.plugins["no-such-plugin"].weight = 1;
   EXPECT_THROW(BuildEngine(policy, bad), std::invalid_argument);
   ProfileSpec heavy = policy.profiles[0];
   heavy.plugins["gpu-binpack"].weight = 101;

@@ -47,7 +47,8 @@ TEST_F(ServiceFixture, nodecache_fixture_keeps_nodes_that_fit_and_explains_the_r
 TEST_F(ServiceFixture, prioritize_with_binpack_packs_the_fullest_node_first) {
   PolicySpec binpack = DefaultPolicySpec();
   auto& plugins = binpack.profiles[0].plugins;
-  plugins["gpu-binpack"] = {true, 1};
+  plugins["gpu-binpack"].enabled = true;
+  plugins["gpu-binpack"].weight = 1;
   plugins["fgd"].enabled = false;
   plugins["consolidate"].enabled = false;
   binpack.score_mapping = ScoreMapping::kLinear;
@@ -194,7 +195,8 @@ TEST_F(ServiceFixture, the_single_best_node_is_reported_as_the_expected_binding)
   // A filter with several passing nodes leaves the choice to prioritize; with one, it is made.
   assuming.Filter(NamesRequest(R"({"nvidia.com/gpu":"2"})", names));
   EXPECT_EQ(sink.assumed.size(), 1u);
-  assuming.Filter(NamesRequest(R"({"nvidia.com/gpu":"2"})", {"gpu-node-a100-07", "gpu-node-h100-03"}));
+  assuming.Filter(
+      NamesRequest(R"({"nvidia.com/gpu":"2"})", {"gpu-node-a100-07", "gpu-node-h100-03"}));
   ASSERT_EQ(sink.assumed.size(), 2u);
   EXPECT_EQ(sink.assumed[1].second, "gpu-node-a100-07");
   // Pods asking for no GPU are none of gpusched's business.

@@ -193,6 +193,38 @@ TEST(PolicyFile, target_workload_and_rank_mapping_are_read_and_printed) {
   EXPECT_DOUBLE_EQ(again.spec->target_workload.prior_pods, 4);
 }
 
+// A plugin's own settings are read and printed by the plugin (plugins/plugin_entry.h): a profile
+// starts from a copy of the base settings, and changing it leaves the base as it was.
+TEST(PolicyFile, plugin_settings_are_copied_into_profiles_and_printed_back) {
+  auto r = ParsePolicy(std::string(kHeader) +
+                           "plugins:\n  gpu-binpack: {resourceWeights: {nvidia.com/gpu: 2}}\n"
+                           "  maintenance: {action: score}\n"
+                           "profiles:\n- name: training\n  plugins:\n"
+                           "    gpu-binpack: {defaultResourceWeight: 3}\n",
+                       "p.yaml");
+  ASSERT_TRUE(r.spec) << r.errors[0];
+  std::string printed = FormatPolicy(*r.spec);
+  auto first = printed.find("gpu-binpack:");
+  auto second = printed.find("gpu-binpack:", first + 1);
+  ASSERT_NE(second, std::string::npos) << printed;
+  std::string base = printed.substr(first, second - first);
+  std::string training = printed.substr(second);
+  EXPECT_NE(base.find("nvidia.com/gpu: 2"), std::string::npos) << base;
+  EXPECT_NE(base.find("defaultResourceWeight: 1"), std::string::npos) << base;
+  EXPECT_NE(training.find("nvidia.com/gpu: 2"), std::string::npos) << training;
+  EXPECT_NE(training.find("defaultResourceWeight: 3"), std::string::npos) << training;
+  EXPECT_EQ(printed.find("action: filter"), std::string::npos) << printed;  // score, inherited
+  auto again = ParsePolicy(printed, "printed.yaml");
+  ASSERT_TRUE(again.spec) << again.errors[0];
+  EXPECT_EQ(FormatPolicy(*again.spec), printed);
+  // A plugin's own keys are checked by the plugin's entry: maintenance has no resourceWeights.
+  auto bad = ParsePolicy(std::string(kHeader) + "plugins:\n  maintenance: {resourceWeights: {}}\n",
+                         "bad.yaml");
+  ASSERT_FALSE(bad.errors.empty());
+  EXPECT_NE(bad.errors[0].find("unknown key (allowed: enabled, weight, action)"), std::string::npos)
+      << bad.errors[0];
+}
+
 TEST(PolicyFile, all_errors_are_reported_not_just_the_first) {
   auto r = ParsePolicy(std::string(kHeader) + "a: 1\nb: 2\nscoreMapping: fancy\n", "bad.yaml");
   EXPECT_EQ(r.errors.size(), 3u);

@@ -62,7 +62,8 @@ TEST(ProductReserve, free_pods_keep_off_the_product_pinned_pods_need) {
 
   PolicySpec policy = DefaultPolicySpec();
   ProfileSpec profile;
-  profile.plugins = {{"gpu-fit", {true, 0}}, {std::string(ProductReservePlugin::kName), {true, 1}}};
+  profile.plugins = {{"gpu-fit", {true, 0, nullptr}},
+                     {std::string(ProductReservePlugin::kName), {true, 1, nullptr}}};
   std::unique_ptr<Engine> engine = BuildEngine(policy, profile);
   std::vector<const NodeState*> candidates = {nodes[0].get(), nodes[1].get()};
 

@@ -15,6 +15,52 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   return requested * static_cast<int64_t>(kMaxNodeScore) / capacity;
 }
 
+namespace {
+
+class BinpackConfig : public PluginConfig {
+ public:
+  std::unique_ptr<PluginConfig> Clone() const override {
+    return std::make_unique<BinpackConfig>(*this);
+  }
+  void Read(SettingsSource& source) override {
+    if (source.Has("resourceWeights")) {
+      if (auto map = source.NumberMap("resourceWeights", 0, kMaxNodeScore)) {
+        weights.by_name.clear();
+        for (const auto& [resource, w] : *map) weights.by_name[resource] = static_cast<int64_t>(w);
+      }
+    }
+    if (source.Has("defaultResourceWeight")) {
+      if (auto w = source.Number("defaultResourceWeight", 0, kMaxNodeScore)) {
+        weights.default_weight = static_cast<int64_t>(*w);
+      }
+    }
+  }
+  void Print(SettingsSink& sink) const override {
+    std::map<std::string, double, std::less<>> by_name;
+    for (const auto& [resource, w] : weights.by_name) by_name[resource] = static_cast<double>(w);
+    sink.NumberMap("resourceWeights", by_name);
+    sink.Number("defaultResourceWeight", static_cast<double>(weights.default_weight));
+  }
+
+  ResourceWeights weights;
+};
+
+}  // namespace
+
+PluginEntry GpuBinpackPlugin::Entry() {
+  return PluginEntry{
+      .name = kName,
+      .enabled = false,
+      .weight = 1,
+      .keys = {"resourceWeights", "defaultResourceWeight"},
+      .default_config = [] { return std::make_unique<BinpackConfig>(); },
+      .make =
+          [](const PluginConfig* config, const PolicyWideSettings&) {
+            const auto* own = dynamic_cast<const BinpackConfig*>(config);
+            return std::make_unique<GpuBinpackPlugin>(own ? own->weights : ResourceWeights{});
+          }};
+}
+
 double GpuBinpackPlugin::Score(const Cycle& cycle, const NodeState& node) const {
   int64_t node_score = 0;
   int64_t weight_sum = 0;

@@ -28,6 +28,44 @@ std::string_view InProgressReason(const NodeInfo& node) {
   return {};
 }
 
+namespace {
+
+constexpr std::string_view kActions[] = {"filter", "score"};
+
+class MaintenanceConfig : public PluginConfig {
+ public:
+  std::unique_ptr<PluginConfig> Clone() const override {
+    return std::make_unique<MaintenanceConfig>(*this);
+  }
+  void Read(SettingsSource& source) override {
+    if (!source.Has("action")) return;
+    if (auto a = source.OneOf("action", kActions)) {
+      action = *a == "score" ? MaintenanceAction::kScore : MaintenanceAction::kFilter;
+    }
+  }
+  void Print(SettingsSink& sink) const override {
+    sink.String("action", action == MaintenanceAction::kScore ? "score" : "filter");
+  }
+
+  MaintenanceAction action = MaintenanceAction::kFilter;
+};
+
+}  // namespace
+
+PluginEntry MaintenancePlugin::Entry() {
+  return PluginEntry{.name = kName,
+                     .enabled = true,
+                     .weight = 0,
+                     .keys = {"action"},
+                     .default_config = [] { return std::make_unique<MaintenanceConfig>(); },
+                     .make =
+                         [](const PluginConfig* config, const PolicyWideSettings&) {
+                           const auto* own = dynamic_cast<const MaintenanceConfig*>(config);
+                           return std::make_unique<MaintenancePlugin>(
+                               own ? own->action : MaintenanceAction::kFilter);
+                         }};
+}
+
 Verdict MaintenancePlugin::Filter(const Cycle&, const NodeState& node) const {
   if (auto broken = BrokenReason(node.info); !broken.empty()) return Verdict::Unresolvable(broken);
   if (action_ == MaintenanceAction::kFilter) {

@@ -57,6 +57,10 @@ class Reader {
   // Reports keys of `map` that are not in `allowed`; returns false if `node` is not a map.
   bool Map(const YAML::Node& node, const std::string& path,
            std::initializer_list<std::string_view> allowed) {
+    return Map(node, path, std::vector<std::string_view>(allowed));
+  }
+  bool Map(const YAML::Node& node, const std::string& path,
+           const std::vector<std::string_view>& allowed) {
     if (!node.IsMap()) {
       Error(node, path, "must be a mapping");
       return false;
@@ -135,6 +139,55 @@ class Reader {
   std::vector<std::string> errors_;
 };
 
+// A plugin's own settings, read from its mapping in the policy; errors go to the reader.
+class YamlSettingsSource : public SettingsSource {
+ public:
+  YamlSettingsSource(Reader& r, const YAML::Node& node, const std::string& path)
+      : r_(r), node_(node), path_(path) {}
+
+  bool Has(std::string_view key) const override {
+    return static_cast<bool>(node_[std::string(key)]);
+  }
+  std::optional<double> Number(std::string_view key, double min, double max) override {
+    return r_.Number(Value(key), Path(key), min, max);
+  }
+  std::optional<std::string> OneOf(std::string_view key,
+                                   std::span<const std::string_view> choices) override {
+    auto s = r_.String(Value(key), Path(key));
+    if (!s) return std::nullopt;
+    if (std::find(choices.begin(), choices.end(), *s) != choices.end()) return s;
+    std::string list;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(choices[i]);
+    }
+    r_.Error(Value(key), Path(key), "must be " + list);
+    return std::nullopt;
+  }
+  std::optional<std::map<std::string, double, std::less<>>> NumberMap(std::string_view key,
+                                                                      double min,
+                                                                      double max) override {
+    const YAML::Node map = Value(key);
+    if (!map.IsMap()) {
+      r_.Error(map, Path(key), "must be a mapping of name to number");
+      return std::nullopt;
+    }
+    std::map<std::string, double, std::less<>> out;
+    for (const auto& e : map) {
+      std::string name = e.first.Scalar();
+      if (auto v = r_.Number(e.second, Path(key) + "." + name, min, max)) out[name] = *v;
+    }
+    return out;
+  }
+
+ private:
+  YAML::Node Value(std::string_view key) const { return node_[std::string(key)]; }
+  std::string Path(std::string_view key) const { return Reader::Join(path_, std::string(key)); }
+
+  Reader& r_;
+  const YAML::Node& node_;
+  const std::string& path_;
+};
+
 // Applies the plugin entries of `node` (a map of plugin name -> settings) onto `profile`.
 void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, ProfileSpec& profile) {
   if (!node.IsMap()) {
@@ -144,7 +197,8 @@ void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, Pro
   for (const auto& kv : node) {
     std::string name = kv.first.Scalar();
     std::string ppath = Reader::Join(path, name);
-    if (!IsRegisteredPlugin(name)) {
+    const PluginEntry* entry = FindPlugin(name);
+    if (!entry) {
       std::string list;
       for (auto n : RegisteredPlugins()) list += (list.empty() ? "" : ", ") + std::string(n);
       r.Error(kv.first, ppath, "unknown plugin (known: " + list + ")");
@@ -153,18 +207,12 @@ void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, Pro
     const YAML::Node& settings = kv.second;
     // Naming a plugin turns it on (the packing scores are off by default); "gpu-fit:" alone
     // keeps the other defaults.
-    if (settings.IsNull()) {
-      profile.plugins[name].enabled = true;
-      continue;
-    }
-    bool ok = name == "gpu-binpack"
-                  ? r.Map(settings, ppath,
-                          {"enabled", "weight", "resourceWeights", "defaultResourceWeight"})
-              : name == "maintenance" ? r.Map(settings, ppath, {"enabled", "weight", "action"})
-                                      : r.Map(settings, ppath, {"enabled", "weight"});
-    if (!ok) continue;
     PluginSetting& s = profile.plugins[name];
     s.enabled = true;
+    if (settings.IsNull()) continue;
+    std::vector<std::string_view> keys = {"enabled", "weight"};
+    keys.insert(keys.end(), entry->keys.begin(), entry->keys.end());
+    if (!r.Map(settings, ppath, keys)) continue;
     if (settings["enabled"]) {
       if (auto b = r.Bool(settings["enabled"], ppath + ".enabled")) s.enabled = *b;
     }
@@ -172,35 +220,11 @@ void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, Pro
       if (auto w = r.Number(settings["weight"], ppath + ".weight", 0, kMaxPluginWeight))
         s.weight = *w;
     }
-    if (settings["resourceWeights"]) {
-      const YAML::Node& rw = settings["resourceWeights"];
-      if (!rw.IsMap()) {
-        r.Error(rw, ppath + ".resourceWeights", "must be a mapping of resource name to weight");
-      } else {
-        profile.binpack_weights.by_name.clear();
-        for (const auto& e : rw) {
-          std::string res = e.first.Scalar();
-          if (auto w = r.Number(e.second, ppath + ".resourceWeights." + res, 0, kMaxPluginWeight)) {
-            profile.binpack_weights.by_name[res] = static_cast<int64_t>(*w);
-          }
-        }
-      }
-    }
-    if (settings["defaultResourceWeight"]) {
-      if (auto w = r.Number(settings["defaultResourceWeight"], ppath + ".defaultResourceWeight", 0,
-                            kMaxPluginWeight)) {
-        profile.binpack_weights.default_weight = static_cast<int64_t>(*w);
-      }
-    }
-    if (settings["action"]) {
-      auto a = r.String(settings["action"], ppath + ".action");
-      if (a && *a == "filter") {
-        profile.maintenance_action = MaintenanceAction::kFilter;
-      } else if (a && *a == "score") {
-        profile.maintenance_action = MaintenanceAction::kScore;
-      } else if (a) {
-        r.Error(settings["action"], ppath + ".action", "must be filter or score");
-      }
+    if (s.config) {  // the profile's own copy, starting from what it inherited
+      std::unique_ptr<PluginConfig> config = s.config->Clone();
+      YamlSettingsSource source(r, settings, ppath);
+      config->Read(source);
+      s.config = std::move(config);
     }
   }
 }
@@ -560,6 +584,30 @@ std::string ReadPolicyText(const std::string& path) {
   return ReadFileText(path, kMaxPolicyBytes, "policy file");
 }
 
+// A plugin's own settings, printed into the plugin's mapping.
+class YamlSettingsSink : public SettingsSink {
+ public:
+  explicit YamlSettingsSink(YAML::Emitter& out) : out_(out) {}
+  void Number(std::string_view key, double value) override {
+    out_ << YAML::Key << std::string(key) << YAML::Value << value;
+  }
+  void String(std::string_view key, std::string_view value) override {
+    out_ << YAML::Key << std::string(key) << YAML::Value << ValidUtf8(value);
+  }
+  void NumberMap(std::string_view key,
+                 const std::map<std::string, double, std::less<>>& values) override {
+    out_ << YAML::Key << std::string(key) << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, value] : values) {
+      EmitKey(out_, name);
+      out_ << YAML::Value << value;
+    }
+    out_ << YAML::EndMap;
+  }
+
+ private:
+  YAML::Emitter& out_;
+};
+
 std::string FormatPolicy(const PolicySpec& spec) {
   YAML::Emitter out;
   out << YAML::BeginMap;
@@ -616,18 +664,9 @@ std::string FormatPolicy(const PolicySpec& spec) {
       out << YAML::Key << std::string(name) << YAML::Value << YAML::BeginMap << YAML::Key
           << "enabled" << YAML::Value << it->second.enabled << YAML::Key << "weight" << YAML::Value
           << it->second.weight;
-      if (name == "gpu-binpack") {
-        out << YAML::Key << "resourceWeights" << YAML::Value << YAML::BeginMap;
-        for (const auto& [res, w] : p.binpack_weights.by_name) {
-          EmitKey(out, res);
-          out << YAML::Value << w;
-        }
-        out << YAML::EndMap << YAML::Key << "defaultResourceWeight" << YAML::Value
-            << p.binpack_weights.default_weight;
-      }
-      if (name == "maintenance") {
-        out << YAML::Key << "action" << YAML::Value
-            << (p.maintenance_action == MaintenanceAction::kScore ? "score" : "filter");
+      if (it->second.config) {
+        YamlSettingsSink sink(out);
+        it->second.config->Print(sink);
       }
       out << YAML::EndMap;
     }

@@ -27,7 +27,10 @@ std::shared_ptr<const Policy> PackingPolicy(std::string_view scorer) {
   ProfileSpec& profile = spec.profiles[0];
   for (auto& [name, setting] : profile.plugins) {
     setting.weight = 0;
-    if (name == scorer) setting = {true, 1};
+    if (name == scorer) {
+      setting.enabled = true;
+      setting.weight = 1;
+    }
   }
   return std::make_shared<const Policy>(std::move(spec), "built-in");
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gpusched/engine/plugin.h"
+#include "gpusched/plugins/plugin_entry.h"
 
 namespace gpusched {
 
@@ -26,6 +27,8 @@ class GpuBinpackPlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "gpu-binpack";
   explicit GpuBinpackPlugin(ResourceWeights weights) : weights_(std::move(weights)) {}
+  // Off by default; settings `resourceWeights` (resource -> weight) and `defaultResourceWeight`.
+  static PluginEntry Entry();
   std::string_view name() const override { return kName; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
 

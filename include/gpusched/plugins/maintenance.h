@@ -13,6 +13,7 @@
 #define GPUSCHED_PLUGINS_MAINTENANCE_H_
 
 #include "gpusched/engine/plugin.h"
+#include "gpusched/plugins/plugin_entry.h"
 
 namespace gpusched {
 
@@ -25,6 +26,8 @@ class MaintenancePlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "maintenance";
   explicit MaintenancePlugin(MaintenanceAction action) : action_(action) {}
+  // On by default as a filter (weight 0); setting `action: filter | score`.
+  static PluginEntry Entry();
   std::string_view name() const override { return kName; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;

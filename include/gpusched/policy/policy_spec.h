@@ -4,6 +4,7 @@
 #define GPUSCHED_POLICY_POLICY_SPEC_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,9 +13,7 @@
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/packing/target_workload.h"
-#include "gpusched/plugins/gpu_binpack.h"
-#include "gpusched/plugins/maintenance.h"
-#include "gpusched/plugins/sharing.h"
+#include "gpusched/plugins/plugin_entry.h"
 
 namespace gpusched {
 
@@ -25,6 +24,8 @@ inline constexpr double kMaxPluginWeight = 100;
 struct PluginSetting {
   bool enabled = true;
   double weight = 0;  // 0: filter only
+  // The plugin's own settings (plugins/plugin_entry.h); null for a plugin without any.
+  std::shared_ptr<const PluginConfig> config;
 };
 
 struct ProfileSpec {
@@ -32,8 +33,6 @@ struct ProfileSpec {
   std::vector<std::string> namespaces;  // selector: pod namespace in this list (empty: any)
   StringPairs match_labels;             // selector: pod has all these labels
   std::map<std::string, PluginSetting, std::less<>> plugins;  // every registered plugin
-  ResourceWeights binpack_weights;
-  MaintenanceAction maintenance_action = MaintenanceAction::kFilter;
   PodIntent intent;  // the profile's requirements, preferences and sharing mode
   // false (the default): also rank pods that ask for no GPU, which the README's registration sends
   // too (they decide whether GPU nodes stay whole); they pass every filter. true: such pods score

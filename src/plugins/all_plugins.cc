@@ -1,0 +1,78 @@
+// The plugin list: one line per plugin, in evaluation order
+// (include/gpusched/plugins/plugin_entry.h).
+#include <algorithm>
+
+#include "gpusched/plugins/gpu_binpack.h"
+#include "gpusched/plugins/gpu_fit.h"
+#include "gpusched/plugins/gpu_match.h"
+#include "gpusched/plugins/maintenance.h"
+#include "gpusched/plugins/mig_fit.h"
+#include "gpusched/plugins/packing_scores.h"
+#include "gpusched/plugins/plugin_entry.h"
+#include "gpusched/plugins/product_reserve.h"
+#include "gpusched/plugins/sharing.h"
+
+namespace gpusched {
+namespace {
+
+// A plugin without settings of its own, built by its default constructor.
+template <class P>
+PluginEntry Plain(bool enabled, double weight) {
+  return PluginEntry{
+      .name = P::kName,
+      .enabled = enabled,
+      .weight = weight,
+      .keys = {},
+      .default_config = nullptr,
+      .make = [](const PluginConfig*, const PolicyWideSettings&) { return std::make_unique<P>(); }};
+}
+
+// A plugin built from the policy-wide settings.
+template <class P, class Arg>
+PluginEntry FromPolicy(bool enabled, double weight, Arg PolicyWideSettings::*field) {
+  return PluginEntry{.name = P::kName,
+                     .enabled = enabled,
+                     .weight = weight,
+                     .keys = {},
+                     .default_config = nullptr,
+                     .make = [field](const PluginConfig*, const PolicyWideSettings& policy) {
+                       return std::make_unique<P>(policy.*field);
+                     }};
+}
+
+}  // namespace
+
+const std::vector<PluginEntry>& AllPlugins() {
+  // Filter-only plugins have weight 0. Scoring plugins that do not apply to a pod (mig-fit for a
+  // pod without MIG requests, gpu-match without preferences, product-reserve while no pod pins a
+  // product) stay out of its weighted mean.
+  static const std::vector<PluginEntry> kAll = {
+      MaintenancePlugin::Entry(),
+      FromPolicy<GpuMatchPlugin>(true, 1, &PolicyWideSettings::costs),
+      FromPolicy<SharingPlugin>(true, 0, &PolicyWideSettings::sharing),
+      Plain<MigFitPlugin>(true, 1),
+      Plain<GpuFitPlugin>(true, 0),
+      // MostAllocated over the GPU resources: an alternative to fgd + consolidate.
+      GpuBinpackPlugin::Entry(),
+      // FGD's fragmentation gradient, with a fixed node preference that settles its frequent ties
+      // the same way every time (docs/benchmarks.md measures the pair).
+      Plain<FgdPlugin>(true, 3),
+      // The FGD paper's baselines, for a policy to turn on.
+      Plain<BestFitPlugin>(false, 1),
+      Plain<DotProductPlugin>(false, 1),
+      Plain<GpuPackingPlugin>(false, 1),
+      Plain<ConsolidatePlugin>(true, 1),
+      // In fleets of several products: pods free to choose keep off the products pinned pods need.
+      Plain<ProductReservePlugin>(true, 1),
+  };
+  return kAll;
+}
+
+const PluginEntry* FindPlugin(std::string_view name) {
+  const auto& all = AllPlugins();
+  auto it =
+      std::find_if(all.begin(), all.end(), [&](const PluginEntry& e) { return e.name == name; });
+  return it == all.end() ? nullptr : &*it;
+}
+
+}  // namespace gpusched
