@@ -413,16 +413,17 @@ TEST(Scenario, errors_name_the_file_line_and_key) {
   };
   const std::string head = "apiVersion: gpusched.io/v1alpha1\nkind: PackingScenario\n";
   EXPECT_EQ(message(head + "nodes:\n- {name: a, gpus: 2}\npods: []\n"),
-            "bad.yaml:4: nodes[0].product: is required with gpus");
+            "bad.yaml:4:3: nodes[0].product: is required with gpus");
   EXPECT_EQ(message(head + "nodes:\n- {name: a, cpu: lots}\npods: []\n"),
-            "bad.yaml:4: nodes[0].cpu: must be a quantity such as 96, 500m or 1Ti");
+            "bad.yaml:4:18: nodes[0].cpu: must be a quantity such as 96, 500m or 1Ti");
   EXPECT_EQ(message(head + "nodes:\n- {name: a}\npods:\n- {name: p, gpus: 2, gpuMilli: 500}\n"),
-            "bad.yaml:6: pods[0].gpuMilli: a share needs gpus: 1");
+            "bad.yaml:6:32: pods[0].gpuMilli: a share needs gpus: 1");
   EXPECT_EQ(message(head + "nodes:\n- {name: a, colour: red}\npods: []\n"),
-            "bad.yaml:4: nodes[0].colour: unknown key");
+            "bad.yaml:4:13: nodes[0].colour: unknown key (allowed: name, count, cpu, memory, gpus, "
+            "product, labels, resources)");
   EXPECT_EQ(message("apiVersion: v1\nkind: PackingScenario\nnodes: []\npods: []\n"),
-            "bad.yaml:1: apiVersion: must be gpusched.io/v1alpha1");
-  EXPECT_EQ(message(head + "pods: []\n"), "bad.yaml:1: nodes: is required");
+            "bad.yaml:1:13: apiVersion: must be gpusched.io/v1alpha1");
+  EXPECT_EQ(message(head + "pods: []\n"), "bad.yaml:1:1: nodes: is required");
   EXPECT_NE(message(head + "nodes: [\n").find("bad.yaml:"), std::string::npos);
   EXPECT_EQ(message(""), "bad.yaml: empty scenario file");
 }

@@ -1,11 +1,11 @@
 #include "gpusched/policy/policy_file.h"
 
-#include <charconv>
 #include <cstdio>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
 
+#include "gpusched/codec/strict_yaml.h"
 #include "gpusched/codec/yaml_load.h"
 #include "gpusched/policy/registry.h"
 #include "gpusched/util/file_text.h"
@@ -27,117 +27,10 @@ const char* ScoreMappingName(ScoreMapping mapping) {
   return "rank";
 }
 
-// Errors reported for one file at most: aliases can repeat a bad key many times over.
-constexpr size_t kMaxErrors = 100;
 // Shapes a policy may list in targetWorkload.expected: each costs every scored node a check.
 constexpr size_t kMaxExpectedShapes = 32;
 
-// Walks a YAML document, collecting errors with their position and key path.
-class Reader {
- public:
-  explicit Reader(std::string_view file) : file_(file) {}
-
-  void Error(const YAML::Node& at, const std::string& path, const std::string& message) {
-    YAML::Mark mark = at.Mark();
-    Add(mark.line >= 0 ? mark.line + 1 : 0, mark.column + 1,
-        (path.empty() ? "" : QuoteForMessage(path) + ": ") + QuoteForMessage(message, 512));
-  }
-  void ErrorAtDocument(const std::string& message) { Add(0, 0, message); }
-  // One error line: FILE[:LINE:COLUMN]: TEXT (`text` already quoted).
-  void Add(int line, int column, const std::string& text) {
-    if (errors_.size() > kMaxErrors) return;
-    std::string where = std::string(file_);
-    if (line > 0) where += ":" + std::to_string(line) + ":" + std::to_string(column);
-    errors_.push_back(errors_.size() < kMaxErrors
-                          ? where + ": " + text
-                          : std::string(file_) + ": more than " + std::to_string(kMaxErrors) +
-                                " errors; the rest are not shown");
-  }
-
-  // Reports keys of `map` that are not in `allowed`; returns false if `node` is not a map.
-  bool Map(const YAML::Node& node, const std::string& path,
-           std::initializer_list<std::string_view> allowed) {
-    return Map(node, path, std::vector<std::string_view>(allowed));
-  }
-  bool Map(const YAML::Node& node, const std::string& path,
-           const std::vector<std::string_view>& allowed) {
-    if (!node.IsMap()) {
-      Error(node, path, "must be a mapping");
-      return false;
-    }
-    for (const auto& kv : node) {
-      std::string key = kv.first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        std::string list;
-        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        Error(kv.first, Join(path, key), "unknown key (allowed: " + list + ")");
-      }
-    }
-    return true;
-  }
-
-  std::optional<std::string> String(const YAML::Node& node, const std::string& path) {
-    if (!node.IsScalar()) {
-      Error(node, path, "must be a string");
-      return std::nullopt;
-    }
-    return node.Scalar();
-  }
-
-  std::optional<bool> Bool(const YAML::Node& node, const std::string& path) {
-    if (node.IsScalar() && node.Tag() != "!") {
-      if (node.Scalar() == "true") return true;
-      if (node.Scalar() == "false") return false;
-    }
-    Error(node, path, "must be true or false");
-    return std::nullopt;
-  }
-
-  std::optional<double> Number(const YAML::Node& node, const std::string& path, double min,
-                               double max) {
-    if (node.IsScalar() && node.Tag() != "!") {
-      const std::string& s = node.Scalar();
-      double v = 0;
-      auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (ec == std::errc() && ptr == s.data() + s.size()) {
-        if (v >= min && v <= max) return v;
-        Error(node, path, "must be within " + Num(min) + ".." + Num(max) + ", got " + s);
-        return std::nullopt;
-      }
-    }
-    Error(node, path, "must be a number");
-    return std::nullopt;
-  }
-
-  std::optional<std::vector<std::string>> StringList(const YAML::Node& node,
-                                                     const std::string& path) {
-    if (node.IsScalar()) return SplitList(node.Scalar());  // "a,b" is accepted as a list
-    if (!node.IsSequence()) {
-      Error(node, path, "must be a list of strings");
-      return std::nullopt;
-    }
-    std::vector<std::string> out;
-    for (size_t i = 0; i < node.size(); ++i) {
-      if (auto s = String(node[i], path + "[" + std::to_string(i) + "]")) out.push_back(*s);
-    }
-    return out;
-  }
-
-  static std::string Join(const std::string& path, const std::string& key) {
-    return path.empty() ? key : path + "." + key;
-  }
-  static std::string Num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
-  }
-
-  std::vector<std::string>& errors() { return errors_; }
-
- private:
-  std::string_view file_;
-  std::vector<std::string> errors_;
-};
+using Reader = StrictYamlReader;
 
 // A plugin's own settings, read from its mapping in the policy; errors go to the reader.
 class YamlSettingsSource : public SettingsSource {

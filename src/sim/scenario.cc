@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "gpusched/codec/strict_yaml.h"
 #include "gpusched/codec/yaml_load.h"
 #include "gpusched/util/file_text.h"
 #include "gpusched/util/quantity.h"
@@ -18,37 +19,31 @@ constexpr std::string_view kScenarioKind = "PackingScenario";
 constexpr int64_t kMaxCount = 1'000'000;
 constexpr int64_t kBytesPerMib = int64_t{1} << 20;
 
-// Reads one document, throwing TraceError at the first problem with the file, line and key.
+// Reads one document with the strict YAML reader (codec/strict_yaml.h), throwing TraceError at the
+// first problem, which names the file, line and key.
 class ScenarioReader {
  public:
-  explicit ScenarioReader(const std::string& source) : source_(source) {}
+  explicit ScenarioReader(const std::string& source) : reader_(source) {}
 
-  [[noreturn]] void Fail(const YAML::Node& at, const std::string& key,
-                         const std::string& problem) const {
-    YAML::Mark mark = at.Mark();
-    std::string where = source_;
-    if (mark.line >= 0) where += ":" + std::to_string(mark.line + 1);
-    throw TraceError(where + ": " + QuoteForMessage(key) + ": " + QuoteForMessage(problem, 512));
+  [[noreturn]] void Fail(const YAML::Node& at, const std::string& key, const std::string& problem) {
+    reader_.Error(at, key, problem);
+    ThrowFirst();
   }
 
   void Keys(const YAML::Node& map, const std::string& key,
-            std::initializer_list<std::string_view> allowed) const {
-    if (!map.IsMap()) Fail(map, key, "must be a mapping");
-    for (const auto& kv : map) {
-      std::string name = kv.first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
-        Fail(kv.first, key + "." + name, "unknown key");
-      }
-    }
+            std::initializer_list<std::string_view> allowed) {
+    reader_.Map(map, key, allowed);
+    if (!reader_.errors().empty()) ThrowFirst();
   }
 
-  std::string Text(const YAML::Node& node, const std::string& key) const {
-    if (!node.IsScalar()) Fail(node, key, "must be a string");
-    return node.Scalar();
+  std::string Text(const YAML::Node& node, const std::string& key) {
+    auto text = reader_.String(node, key);
+    if (!text) ThrowFirst();
+    return *text;
   }
 
   // A whole number in [lo, hi].
-  int64_t Int(const YAML::Node& node, const std::string& key, int64_t lo, int64_t hi) const {
+  int64_t Int(const YAML::Node& node, const std::string& key, int64_t lo, int64_t hi) {
     auto milli = node.IsScalar() ? ParseQuantityMilli(node.Scalar()) : std::nullopt;
     if (!milli || *milli % 1000 != 0 || *milli / 1000 < lo || *milli / 1000 > hi) {
       Fail(node, key,
@@ -58,14 +53,14 @@ class ScenarioReader {
   }
 
   // A Kubernetes quantity in milli-units ("96", "500m", "1Ti"); absent: 0.
-  int64_t QuantityMilli(const YAML::Node& node, const std::string& key) const {
+  int64_t QuantityMilli(const YAML::Node& node, const std::string& key) {
     if (!node) return 0;
     auto milli = node.IsScalar() ? ParseQuantityMilli(node.Scalar()) : std::nullopt;
     if (!milli || *milli < 0) Fail(node, key, "must be a quantity such as 96, 500m or 1Ti");
     return *milli;
   }
 
-  ExtraResources Resources(const YAML::Node& node, const std::string& key) const {
+  ExtraResources Resources(const YAML::Node& node, const std::string& key) {
     ExtraResources out;
     if (!node) return out;
     if (!node.IsMap()) Fail(node, key, "must be a mapping of resource name to units");
@@ -77,7 +72,9 @@ class ScenarioReader {
   }
 
  private:
-  std::string source_;
+  [[noreturn]] void ThrowFirst() { throw TraceError(reader_.errors().front()); }
+
+  StrictYamlReader reader_;
 };
 
 struct Sizes {
@@ -87,7 +84,7 @@ struct Sizes {
 };
 
 // CPU, memory and whole GPUs, which node templates and pod mixes spell alike.
-Sizes ReadSizes(const ScenarioReader& r, const YAML::Node& t, const std::string& key) {
+Sizes ReadSizes(ScenarioReader& r, const YAML::Node& t, const std::string& key) {
   Sizes s;
   s.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu");
   s.memory_mib = r.QuantityMilli(t["memory"], key + ".memory") / 1000 / kBytesPerMib;
@@ -97,7 +94,7 @@ Sizes ReadSizes(const ScenarioReader& r, const YAML::Node& t, const std::string&
 
 // Appends `count` copies of `item` named <name>-0, <name>-1, ... from the entry's name and count.
 template <typename T>
-void Expand(const ScenarioReader& r, const YAML::Node& t, const std::string& key, const T& item,
+void Expand(ScenarioReader& r, const YAML::Node& t, const std::string& key, const T& item,
             std::vector<T>& out) {
   std::string name = r.Text(t["name"], key + ".name");
   int64_t count = t["count"] ? r.Int(t["count"], key + ".count", 1, kMaxCount) : 1;
@@ -107,7 +104,7 @@ void Expand(const ScenarioReader& r, const YAML::Node& t, const std::string& key
   }
 }
 
-std::vector<TraceNode> ReadNodes(const ScenarioReader& r, const YAML::Node& list) {
+std::vector<TraceNode> ReadNodes(ScenarioReader& r, const YAML::Node& list) {
   if (!list.IsSequence()) r.Fail(list, "nodes", "must be a list of node templates");
   std::vector<TraceNode> nodes;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -135,7 +132,7 @@ std::vector<TraceNode> ReadNodes(const ScenarioReader& r, const YAML::Node& list
   return nodes;
 }
 
-std::vector<TracePod> ReadPods(const ScenarioReader& r, const YAML::Node& list) {
+std::vector<TracePod> ReadPods(ScenarioReader& r, const YAML::Node& list) {
   if (!list.IsSequence()) r.Fail(list, "pods", "must be a list of pod mixes");
   std::vector<TracePod> pods;
   for (size_t i = 0; i < list.size(); ++i) {
