@@ -87,6 +87,7 @@ TEST(GpuFit, verdicts_and_reasons) {
     node.info.capacity = c.capacity;
     PodInfo pod = MakePod("p", c.request);
     Cycle cycle(pod, c.request, PodIntent{}, snapshot);
+    plugin.Prepare(cycle);
     Verdict v = plugin.Filter(cycle, node);
     EXPECT_EQ(v.code, c.code) << c.name;
     EXPECT_EQ(v.reason, c.reason) << c.name;

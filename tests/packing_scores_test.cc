@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "gpusched/packing/gpu_devices.h"
+#include "gpusched/packing/target_workload.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
@@ -43,6 +44,7 @@ struct Scored {
       : workload(w), snapshot({}, 1, ObservedWorkload{std::move(w), 1}) {}
   double Score(const Plugin& plugin, const PodInfo& pod, const NodeState& node) const {
     Cycle cycle(pod, pod.requests, PodIntent{}, snapshot);
+    plugin.Prepare(cycle);  // as Engine::NewCycle does
     return plugin.Score(cycle, node);
   }
 };
@@ -133,6 +135,29 @@ TEST(PackingScores, on_live_nodes_devices_come_from_whole_gpu_counts) {
   NodeIdle idle = IdleOf(live, devices);
   EXPECT_EQ(devices, (std::vector<int64_t>{1000, 1000, 1000, 0}));
   EXPECT_EQ(idle.cpu_milli, std::numeric_limits<int64_t>::max());  // no CPU declared: no limit
+}
+
+// The policy's targetWorkload reaches fgd as its own settings: fgd prepares the blend they give
+// once per cycle instead of the snapshot's default one.
+TEST(FgdScore, policy_target_workload_replaces_the_default_blend) {
+  // Expected before any pod is seen: the standard shapes of 8-GPU nodes (1, 2, 4, 8 GPUs).
+  ClusterSnapshot snapshot({}, 1, ObservedWorkload{}, StandardShapes({8}));
+  PodInfo pod = SimPod(0, 1000);
+  NodeState empty = SimNode(64000, std::vector<int32_t>(8, 1000));
+  NodeState two_free = SimNode(64000, {1000, 1000, 0, 0, 0, 0, 0, 0});
+  auto score = [&](const FgdPlugin& plugin, const NodeState& node) {
+    Cycle cycle(pod, pod.requests, PodIntent{}, snapshot);
+    plugin.Prepare(cycle);
+    return plugin.Score(cycle, node);
+  };
+  FgdPlugin standard;
+  EXPECT_GT(score(standard, two_free), score(standard, empty));  // keeps the whole node whole
+  // Expecting nothing but 1-GPU pods, no placement fragments anything: the two score alike.
+  TargetWorkloadSettings ones;
+  ones.prior_share = 1;
+  ones.expected = {{TaskShape{0, kMilliPerGpu, 1, {}}, 1.0}};
+  FgdPlugin only_ones(ones);
+  EXPECT_EQ(score(only_ones, two_free), score(only_ones, empty));
 }
 
 }  // namespace

@@ -7,21 +7,19 @@
 namespace gpusched {
 
 Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
-               PodIntent intent_defaults, ScoreMapping mapping, bool gpu_pods_only,
-               TargetWorkloadSettings workload)
+               PodIntent intent_defaults, ScoreMapping mapping, bool gpu_pods_only)
     : gpu_names_(std::move(gpu_names)),
       plugins_(std::move(plugins)),
       intent_defaults_(std::move(intent_defaults)),
       mapping_(mapping),
-      gpu_pods_only_(gpu_pods_only),
-      workload_(std::move(workload)) {}
+      gpu_pods_only_(gpu_pods_only) {}
 
 std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
                                         std::string_view selection_error) const {
   PodIntent intent = ParsePodIntent(pod, intent_defaults_);
   if (!selection_error.empty()) intent.error = std::string(selection_error);
-  auto cycle = std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent), snapshot,
-                                       workload_);
+  auto cycle =
+      std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent), snapshot);
   for (const auto& p : plugins_) p.plugin->Prepare(*cycle);
   return cycle;
 }

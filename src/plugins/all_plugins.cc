@@ -56,7 +56,7 @@ const std::vector<PluginEntry>& AllPlugins() {
       GpuBinpackPlugin::Entry(),
       // FGD's fragmentation gradient, with a fixed node preference that settles its frequent ties
       // the same way every time (docs/benchmarks.md measures the pair).
-      Plain<FgdPlugin>(true, 3),
+      FromPolicy<FgdPlugin>(true, 3, &PolicyWideSettings::target_workload),
       // The FGD paper's baselines, for a policy to turn on.
       Plain<BestFitPlugin>(false, 1),
       Plain<DotProductPlugin>(false, 1),

@@ -6,8 +6,11 @@
 #include "gpusched/engine/cycle.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/packing/gpu_devices.h"
+#include "gpusched/plugins/task_shape.h"
 
 namespace gpusched {
+
+void GpuFitPlugin::Prepare(Cycle& cycle) const { PrepareTaskShape(cycle); }
 
 Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
   for (const auto& want : cycle.gpu_demand()) {
@@ -34,7 +37,7 @@ Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
     std::vector<int64_t> devices;
     NodeIdle idle = IdleOf(node, devices);
     idle.cpu_milli = std::numeric_limits<int64_t>::max();  // CPU is kube-scheduler's to check
-    if (!ShapeFits(idle, cycle.task_shape())) {
+    if (!ShapeFits(idle, TaskShapeOf(cycle))) {
       return Verdict::Unschedulable(cycle.Reason("no GPU device with enough free"));
     }
   }

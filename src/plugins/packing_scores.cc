@@ -6,6 +6,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/packing/gpu_devices.h"
+#include "gpusched/plugins/task_shape.h"
 #include "gpusched/util/fnv1a.h"
 
 namespace gpusched {
@@ -20,7 +21,7 @@ struct Fit {
   double gpu_left = 0;  // sum over devices, milli-GPU
   double pod_gpu = 0;   // the pod's whole GPU request, milli-GPU
 
-  Fit(const Cycle& cycle, const NodeState& node) : pod(cycle.task_shape()) {
+  Fit(const Cycle& cycle, const NodeState& node) : pod(TaskShapeOf(cycle)) {
     idle = IdleOf(node, devices);
     cpu_left = DeclaresCpu(node) ? static_cast<double>(idle.cpu_milli) : 0;
     gpu_left = static_cast<double>(std::accumulate(devices.begin(), devices.end(), int64_t{0}));
@@ -31,11 +32,35 @@ struct Fit {
   }
 };
 
+// The blend of the policy's targetWorkload settings, when they are not the defaults the snapshot
+// has already blended with.
+struct OwnWorkload : CycleData {
+  std::vector<WeightedShape> shapes;
+};
+
 }  // namespace
+
+void ShapeScorer::Prepare(Cycle& cycle) const { PrepareTaskShape(cycle); }
+
+void FgdPlugin::Prepare(Cycle& cycle) const {
+  PrepareTaskShape(cycle);
+  if (workload_.is_default()) return;
+  const ClusterSnapshot& snapshot = cycle.snapshot();
+  std::span<const WeightedShape> prior = workload_.expected.empty()
+                                             ? snapshot.standard_workload()
+                                             : std::span<const WeightedShape>(workload_.expected);
+  auto own = std::make_unique<OwnWorkload>();
+  own->shapes = BlendWorkloads(snapshot.common_observed_workload(), prior,
+                               PriorShareAfter(workload_, snapshot.observed_pods()));
+  cycle.Put(kName, std::move(own));
+}
 
 double FgdPlugin::Score(const Cycle& cycle, const NodeState& node) const {
   Fit f(cycle, node);
-  return static_cast<double>(FgdScore(f.idle, f.pod, cycle.target_workload()).score);
+  const OwnWorkload* own = cycle.Get<OwnWorkload>(kName);
+  std::span<const WeightedShape> workload =
+      own ? std::span<const WeightedShape>(own->shapes) : cycle.snapshot().target_workload();
+  return static_cast<double>(FgdScore(f.idle, f.pod, workload).score);
 }
 
 double BestFitPlugin::Score(const Cycle& cycle, const NodeState& node) const {

@@ -1,5 +1,7 @@
 #include "gpusched/plugins/product_reserve.h"
 
+#include "gpusched/plugins/task_shape.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -44,7 +46,8 @@ std::map<std::string, double, std::less<>> ProductReserveScores(
 }
 
 void ProductReservePlugin::Prepare(Cycle& cycle) const {
-  if (!cycle.task_shape().wants_gpu()) return;
+  PrepareTaskShape(cycle);
+  if (!TaskShapeOf(cycle).wants_gpu()) return;
   auto data = std::make_unique<ProductScores>();
   data->by_product = ProductReserveScores(cycle.snapshot().observed_workload(),
                                           cycle.snapshot().gpus_by_product());

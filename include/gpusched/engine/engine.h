@@ -90,7 +90,7 @@ class Engine {
  public:
   Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
          PodIntent intent_defaults = {}, ScoreMapping mapping = ScoreMapping::kLinear,
-         bool gpu_pods_only = true, TargetWorkloadSettings workload = {});
+         bool gpu_pods_only = true);
 
   // The cycle for `pod`; it borrows `pod` and `snapshot`, which must outlive it. A non-empty
   // `selection_error` (from choosing the profile) rejects the pod everywhere.
@@ -153,7 +153,6 @@ class Engine {
   PodIntent intent_defaults_;
   ScoreMapping mapping_;
   bool gpu_pods_only_;
-  TargetWorkloadSettings workload_;
 };
 
 }  // namespace gpusched

@@ -18,6 +18,7 @@ class GpuFitPlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "gpu-fit";
   std::string_view name() const override { return kName; }
+  void Prepare(Cycle& cycle) const override;
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
 };
 

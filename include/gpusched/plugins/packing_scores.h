@@ -23,17 +23,31 @@
 #define GPUSCHED_PLUGINS_PACKING_SCORES_H_
 
 #include "gpusched/engine/plugin.h"
+#include "gpusched/packing/target_workload.h"
 
 namespace gpusched {
 
-class FgdPlugin : public Plugin {
+// The pod's shape, prepared once per cycle for the packing scores (plugins/task_shape.h).
+class ShapeScorer : public Plugin {
  public:
-  static constexpr std::string_view kName = "fgd";
-  std::string_view name() const override { return kName; }
-  double Score(const Cycle& cycle, const NodeState& node) const override;
+  void Prepare(Cycle& cycle) const override;
 };
 
-class BestFitPlugin : public Plugin {
+// Measures against the snapshot's target workload, or, when the policy's targetWorkload settings
+// differ from the defaults, against the blend they give (prepared once per cycle).
+class FgdPlugin : public ShapeScorer {
+ public:
+  static constexpr std::string_view kName = "fgd";
+  explicit FgdPlugin(TargetWorkloadSettings workload = {}) : workload_(std::move(workload)) {}
+  std::string_view name() const override { return kName; }
+  void Prepare(Cycle& cycle) const override;
+  double Score(const Cycle& cycle, const NodeState& node) const override;
+
+ private:
+  TargetWorkloadSettings workload_;
+};
+
+class BestFitPlugin : public ShapeScorer {
  public:
   static constexpr std::string_view kName = "best-fit";
   std::string_view name() const override { return kName; }
@@ -42,14 +56,14 @@ class BestFitPlugin : public Plugin {
   void Normalize(const Cycle& cycle, std::span<double> scores) const override;
 };
 
-class DotProductPlugin : public Plugin {
+class DotProductPlugin : public ShapeScorer {
  public:
   static constexpr std::string_view kName = "dot-product";
   std::string_view name() const override { return kName; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
 };
 
-class GpuPackingPlugin : public Plugin {
+class GpuPackingPlugin : public ShapeScorer {
  public:
   static constexpr std::string_view kName = "gpu-packing";
   std::string_view name() const override { return kName; }

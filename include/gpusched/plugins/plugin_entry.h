@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpusched/engine/plugin.h"
+#include "gpusched/packing/target_workload.h"
 #include "gpusched/plugins/sharing.h"
 
 namespace gpusched {
@@ -58,11 +59,12 @@ class PluginConfig {
   virtual void Print(SettingsSink& sink) const = 0;
 };
 
-// What a policy states once for every plugin: product costs (for prefer.cheapest) and the device
-// plugin's sharing rules.
+// What a policy states once for every plugin: product costs (for prefer.cheapest), the device
+// plugin's sharing rules, and the target workload's blend.
 struct PolicyWideSettings {
   std::vector<std::pair<std::string, double>> costs;  // product glob -> relative cost
   SharingRules sharing;
+  TargetWorkloadSettings target_workload;  // fgd's
 };
 
 struct PluginEntry {
