@@ -136,11 +136,11 @@ TEST_F(EngineFixture, rank_mapping_gives_each_distinct_mean_its_own_step) {
        1});
   Engine engine(GpuResourceNames(), std::move(plugins), PodIntent{}, ScoreMapping::kRank);
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
-  // A one-point lead is a full extender point; equal means share a step.
-  EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 9, 10}));
+  // A one-point lead is a full rank step (two extender points); equal means share a step.
+  EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 8, 10}));
 }
 
-TEST(RankMapping, only_the_ten_best_distinct_means_score) {
+TEST(RankMapping, only_the_five_best_distinct_means_score) {
   std::vector<std::string> names;
   std::map<std::string, double> scores;
   std::vector<NodeState> states;
@@ -159,7 +159,7 @@ TEST(RankMapping, only_the_ten_best_distinct_means_score) {
   PodInfo pod = testing::MakePod("p", ResourceList{{"nvidia.com/gpu", 1000}});
   auto cycle = engine.NewCycle(pod, *snapshot);
   EXPECT_EQ(engine.Prioritize(*cycle, nodes),
-            (std::vector<int64_t>{0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+            (std::vector<int64_t>{0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 4, 6, 8, 10}));
 }
 
 TEST_F(EngineFixture, weighted_mean_maps_to_zero_to_ten) {

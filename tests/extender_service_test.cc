@@ -216,7 +216,7 @@ TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers
   auto prio = service.Prioritize(
       DecodeExtenderArgs(Fixture(std::string(dir) + "prioritize-request.nodecache-false.json")));
   // Equal content (1 of 4 GPUs free after the pod): consolidate's fixed preference ranks them.
-  EXPECT_EQ(prio.hosts, (std::vector<HostPriority>{{"gpu-node-2", 9}, {"gpu-node-3", 10}}));
+  EXPECT_EQ(prio.hosts, (std::vector<HostPriority>{{"gpu-node-2", 8}, {"gpu-node-3", 10}}));
 }
 
 }  // namespace

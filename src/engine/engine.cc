@@ -128,19 +128,22 @@ std::vector<double> Engine::Combine(
 std::vector<int64_t> Engine::MapScores(const std::vector<double>& combined) const {
   std::vector<int64_t> out(combined.size());
   if (mapping_ == ScoreMapping::kRank) {
-    // The kMaxExtenderPriority best distinct means, best first; a node's level is its mean's place.
+    // The best distinct means that get a level above 0, best first; a node's level follows its
+    // mean's place.
+    constexpr int64_t kLevels = kMaxExtenderPriority / kRankStep;
     std::vector<double> top;
     for (double c : combined) {
       auto at = std::lower_bound(top.begin(), top.end(), c, std::greater<>());
       if (at != top.end() && *at == c) continue;
-      if (at - top.begin() >= kMaxExtenderPriority) continue;
+      if (at - top.begin() >= kLevels) continue;
       top.insert(at, c);
-      if (std::ssize(top) > kMaxExtenderPriority) top.pop_back();
+      if (std::ssize(top) > kLevels) top.pop_back();
     }
     for (size_t i = 0; i < combined.size(); ++i) {
       auto at = std::lower_bound(top.begin(), top.end(), combined[i], std::greater<>());
-      out[i] =
-          at != top.end() && *at == combined[i] ? kMaxExtenderPriority - (at - top.begin()) : 0;
+      out[i] = at != top.end() && *at == combined[i]
+                   ? kMaxExtenderPriority - kRankStep * (at - top.begin())
+                   : 0;
     }
     return out;
   }

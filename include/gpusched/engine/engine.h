@@ -29,15 +29,18 @@
 namespace gpusched {
 
 inline constexpr int64_t kMaxExtenderPriority = 10;
+// The extender points between two ranks of ScoreMapping::kRank.
+inline constexpr int64_t kRankStep = 2;
 // What rejected a node when no plugin did: the pod's intent or profile choice was invalid.
 inline constexpr std::string_view kPolicyRejection = "policy";
 
 enum class ScoreMapping {
   kLinear,  // round(mean / 10)
   kMinMax,  // rescale so the best candidate gets 10 and the worst 0 (linear when all are equal)
-  // By rank among the distinct weighted means: the best gets 10, the next best 9, ..., the
-  // eleventh and below 0. Every step is worth a full extender point (weight x 10 in
-  // kube-scheduler's sum), so gpusched's order among its best nodes survives the blend.
+  // By rank among the distinct weighted means: the best gets 10, the next best 8, then 6, 4, 2,
+  // the sixth and below 0. Every step is worth kRankStep extender points: with the README's
+  // weight 5 that is 100 in kube-scheduler's sum, as much as its LeastAllocated can differ between
+  // two nodes, so gpusched's order among its best nodes survives the blend.
   kRank,
 };
 
