@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz (build-fuzz/, clang, ASan + UBSan) and runs each on a
-# corpus seeded from the fixtures, one after the other, for a bounded time.
-#   scripts/fuzz.sh [SECONDS_PER_TARGET (default 30)] [--runs N] [--timeout S] [--only TARGET]...
+# corpus seeded from the fixtures, for a bounded time each, --jobs targets at a time.
+#   scripts/fuzz.sh [SECONDS_PER_TARGET (default 30)] [--jobs N (default 2)] [--runs N]
+#                   [--timeout S] [--only TARGET]...
 # --runs stops a target after N executions when that comes first. An input running longer than
 # --timeout seconds (default 10; wall-clock, so raise it for long runs under nice beside builds)
 # counts as a crash. Prints per target the executions and the result; exits non-zero when any
@@ -16,9 +17,11 @@ fuzz_dir=$root/tests/fuzz
 seconds=30
 runs=()
 timeout=10
+parallel=2
 only=()
 while (($#)); do
   case $1 in
+    --jobs) parallel=$2; shift 2 ;;
     --runs) runs=(-runs="$2"); shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --only) only+=("$2"); shift 2 ;;
@@ -26,6 +29,7 @@ while (($#)); do
   esac
 done
 
+[[ $parallel =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --jobs takes a whole number >= 1" >&2; exit 2; }
 targets=(extender_request pod node yaml_to_json policy scenario quantity kubeconfig)
 if ((${#only[@]})); then targets=("${only[@]}"); fi
 
@@ -56,19 +60,16 @@ dict_of() {  # TARGET
   esac
 }
 
-failed=()
-printf '%-17s %12s %8s %10s %8s  %s\n' target executions seconds exec/s corpus result
-for t in "${targets[@]}"; do
-  corpus=$build/corpus/$t
-  artifacts=$build/artifacts/$t
-  log=$build/logs/$t.log
+# Fuzzes one target and writes its report line to $build/logs/TARGET.result; always returns 0.
+fuzz_one() {  # TARGET
+  local t=$1 corpus=$build/corpus/$1 artifacts=$build/artifacts/$1 log=$build/logs/$1.log
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   # Seeds keep their path as their name, so fixtures with the same file name do not collide.
   while IFS= read -r f; do
     [ -n "$f" ] && cp "$f" "$corpus/seed-$(echo "${f#"$root"/}" | tr '/' '_')"
   done < <(seed_files "$t"; find "$fuzz_dir/seeds/$t" "$fuzz_dir/regressions/$t" -type f 2>/dev/null)
+  local start status=0 elapsed execs result crash
   start=$(date +%s)
-  status=0
   "$build/tests/fuzz/${t}_fuzz" -max_total_time="$seconds" "${runs[@]}" -rss_limit_mb=2048 -timeout="$timeout" \
     -dict="$(dict_of "$t")" -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus" \
     > "$log" 2>&1 || status=$?
@@ -80,10 +81,24 @@ for t in "${targets[@]}"; do
   else
     crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
     result="CRASH (exit $status): ${crash:-no input saved} (log: $log)"
-    failed+=("$t")
   fi
   printf '%-17s %12s %8s %10s %8s  %s\n' "$t" "$execs" "$elapsed" $((execs / (elapsed > 0 ? elapsed : 1))) \
-    "$(find "$corpus" -type f | wc -l)" "$result"
+    "$(find "$corpus" -type f | wc -l)" "$result" > "$build/logs/$t.result"
+}
+
+mkdir -p "$build/logs"
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= parallel)); do wait -n || true; done
+  rm -f "$build/logs/$t.result"
+  fuzz_one "$t" &
+done
+wait
+
+failed=()
+printf '%-17s %12s %8s %10s %8s  %s\n' target executions seconds exec/s corpus result
+for t in "${targets[@]}"; do
+  if [[ -f $build/logs/$t.result ]]; then cat "$build/logs/$t.result"; else echo "$t: no result"; fi
+  grep -q '  ok$' "$build/logs/$t.result" 2> /dev/null || failed+=("$t")
 done
 
 if ((${#failed[@]})); then

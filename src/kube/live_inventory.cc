@@ -89,6 +89,9 @@ LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_name
 }
 
 LiveInventory::~LiveInventory() {
+  // Both watches wind down at once: shutdown waits for one progress tick, not one per reflector.
+  nodes_->RequestStop();
+  pods_->RequestStop();
   nodes_->Stop();
   pods_->Stop();
   {

@@ -75,12 +75,16 @@ Reflector::Reflector(std::string path, KubeConfig config, ReflectorSink& sink,
 
 Reflector::~Reflector() { Stop(); }
 
-void Reflector::Stop() {
+void Reflector::RequestStop() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
   wake_.notify_all();
+}
+
+void Reflector::Stop() {
+  RequestStop();
   if (thread_.joinable()) thread_.join();
 }
 

@@ -86,11 +86,12 @@ profiles:
         - {name: memory, weight: 1}
 EOF
 
+# kube-scheduler restarts once per setup; gpusched restarts for every run of the README setup
+# (run() below), so no run inherits the workload another run taught it.
 use_setup() {  # readme | most-allocated | none
   stop_gpusched
   case $1 in
     readme)
-      start_gpusched
       "$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$readme_config" > /dev/null
       ;;
     most-allocated)
@@ -128,13 +129,14 @@ create_nodes() {
   kubectl create -f "$work/nodes.json" > /dev/null
 }
 clean_cluster() {
-  kubectl delete pods --all --grace-period=0 --force > /dev/null 2>&1 || true
-  kubectl delete nodes --all > /dev/null 2>&1 || true
+  # --wait=false: kubectl's own wait polls once a second; the loop below polls faster.
+  kubectl delete pods --all --grace-period=0 --force --wait=false > /dev/null 2>&1 || true
+  kubectl delete nodes --all --wait=false > /dev/null 2>&1 || true
   for _ in $(seq 1 100); do
-    [[ -z $(kubectl get pods -o name 2> /dev/null) ]] && return 0
+    [[ -z $(kubectl get pods,nodes -o name 2> /dev/null) ]] && return 0
     sleep 0.2
   done
-  fail "pods not gone after 20 s"
+  fail "pods or nodes not gone after 20 s"
 }
 
 # "NAME NODE REASON" per pod of the scenario.
@@ -154,7 +156,7 @@ wait_all_decided() {  # every pod bound or found unschedulable, within 60 s
   for _ in $(seq 1 600); do
     # A line of one field is a pod neither bound nor yet found unschedulable.
     if [[ $(placements | awk 'NF == 1' | wc -l) == 0 ]]; then
-      sleep 2  # settle: kube-scheduler retries pods that failed while others were in flight
+      sleep 1  # settle: kube-scheduler retries pods that failed while others were in flight
       return 0
     fi
     sleep 0.1
@@ -162,13 +164,17 @@ wait_all_decided() {  # every pod bound or found unschedulable, within 60 s
   fail "pods undecided after 60 s"
 }
 
+current_setup=
 # One run: fresh nodes, the scenario's pods, then what got placed where.
 run() {  # SETUP ARRIVAL
   local setup=$1 arrival=$2
   clean_cluster
-  use_setup "$setup"
+  [[ $setup == "$current_setup" ]] || use_setup "$setup"
+  current_setup=$setup
   create_nodes
   if [[ $setup == readme ]]; then
+    stop_gpusched
+    start_gpusched
     for _ in $(seq 1 100); do
       [[ $(gpusched_nodes) == "${#nodes_json[@]}" ]] && break
       sleep 0.1
@@ -280,7 +286,7 @@ for p in "${pods[@]}"; do read -r _ _ count _ <<< "$p"; demand=$((demand + count
 second_wave() {  # SETUP ARRIVAL
   local name
   for name in first-1 first-3 first-5; do
-    kubectl delete pod "$name" --grace-period=0 --force > /dev/null 2>&1
+    kubectl delete pod "$name" --grace-period=0 --force --wait=false > /dev/null 2>&1
   done
   for _ in $(seq 1 50); do
     [[ -z $(kubectl get pod first-1 first-3 first-5 -o name --ignore-not-found) ]] && break

@@ -56,6 +56,10 @@ class Reflector {
   Reflector(const Reflector&) = delete;
   Reflector& operator=(const Reflector&) = delete;
 
+  // Asks the thread to end without waiting; an open watch notices within about a second (libcurl's
+  // progress callback), so callers stopping several reflectors ask all of them first.
+  void RequestStop();
+  // RequestStop(), then waits for the thread.
   void Stop();
   // True once a complete list has been applied.
   bool synced() const { return synced_.load(); }
