@@ -110,8 +110,7 @@ ExtenderArgs DecodeExtenderArgs(std::string_view json) {
     throw DecodeError("no Pod in the request");
   }
   ExtenderArgs args;
-  args.pod.info = Pod(doc["Pod"]);
-  args.pod.raw_json = doc["Pod"].dump();
+  args.pod = Pod(doc["Pod"]);
   // The names and node objects' JSON the args point into.
   auto text = std::make_shared<std::deque<std::string>>();
   if (doc.contains("NodeNames") && doc["NodeNames"].is_array()) {

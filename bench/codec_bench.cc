@@ -72,11 +72,11 @@ PolicySpec BenchPolicy(int64_t which) {
 // Engine work per node: filter and prioritize for every node name, no decoding or encoding.
 void BM_EngineFilterAndScore(benchmark::State& state) {
   const auto& w = Load();
-  bench::ServiceStack stack(w, BenchPolicy(state.range(0)), /*count_metrics=*/false);
+  auto app = bench::MakeServerApp(w, BenchPolicy(state.range(0)), /*count_decisions=*/false);
   ExtenderArgs args = DecodeExtenderArgs(w.names_request);
   for (auto _ : state) {
-    benchmark::DoNotOptimize(stack.service.Filter(args));
-    benchmark::DoNotOptimize(stack.service.Prioritize(args));
+    benchmark::DoNotOptimize(app->service().Filter(args));
+    benchmark::DoNotOptimize(app->service().Prioritize(args));
   }
   state.SetItemsProcessed(state.iterations() * args.node_names->size());
 }
@@ -88,7 +88,7 @@ BENCHMARK(BM_EngineFilterAndScore)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond
 void BM_EngineClasses(benchmark::State& state) {
   const auto& w = Load();
   Policy policy(DefaultPolicySpec());
-  PodInfo pod = DecodeExtenderArgs(w.names_request).pod.info;
+  PodInfo pod = DecodeExtenderArgs(w.names_request).pod;
   const Engine& engine = *policy.Select(pod).engine;
   auto cycle = engine.NewCycle(pod, *w.snapshot);
   std::vector<const NodeState*> nodes;
@@ -118,10 +118,10 @@ struct Answers {
 };
 const Answers& NamesAnswers() {
   static const Answers answers = [] {
-    bench::ServiceStack stack(Load(), DefaultPolicySpec(), /*count_metrics=*/false);
+    auto app = bench::MakeServerApp(Load(), DefaultPolicySpec(), /*count_decisions=*/false);
     Answers a{DecodeExtenderArgs(Load().names_request), {}, {}};
-    a.filter = stack.service.Filter(a.args);
-    a.prioritize = stack.service.Prioritize(a.args);
+    a.filter = app->service().Filter(a.args);
+    a.prioritize = app->service().Prioritize(a.args);
     return a;
   }();
   return answers;
@@ -155,12 +155,12 @@ BENCHMARK(BM_EncodeHostPriorityListBaseline)->Unit(benchmark::kMicrosecond);
 // (metrics counted): decode, engine, encode, twice. No HTTP.
 void BM_HandlerPair(benchmark::State& state) {
   const auto& w = Load(static_cast<int>(state.range(0)));
-  bench::ServiceStack stack(w);
+  auto app = bench::MakeServerApp(w);
   for (auto _ : state) {
     benchmark::DoNotOptimize(
-        EncodeExtenderFilterResult(stack.service.Filter(DecodeExtenderArgs(w.names_request))));
+        EncodeExtenderFilterResult(app->service().Filter(DecodeExtenderArgs(w.names_request))));
     benchmark::DoNotOptimize(
-        EncodeHostPriorityList(stack.service.Prioritize(DecodeExtenderArgs(w.names_request))));
+        EncodeHostPriorityList(app->service().Prioritize(DecodeExtenderArgs(w.names_request))));
   }
 }
 BENCHMARK(BM_HandlerPair)->Arg(5000)->Arg(15000)->Unit(benchmark::kMicrosecond);

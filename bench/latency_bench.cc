@@ -164,19 +164,10 @@ struct Selection {
 void Run(int size, double occupancy, int pairs, const Selection& only) {
   bench::Workload w = bench::MakeWorkload(size, occupancy);
   // Metrics on, as `gpusched serve` runs (request counters, latency histograms, rejections).
-  bench::ServiceStack stack(w);
-  ExtenderService& service = stack.service;
-  Metrics& metrics = stack.metrics;
-  ServerOptions options;
-  options.port = 0;
-  HttpServer server(
-      options, service,
-      [] {
-        return Readiness{true, "bench"};
-      },
-      &metrics);
-  int port = server.Bind();
-  std::thread serving([&] { server.Run(); });
+  auto app = bench::MakeServerApp(w);
+  const ExtenderService& service = app->service();
+  int port = app->Bind();
+  std::thread serving([&] { app->Run(); });
 
   auto client_owner = std::make_unique<httplib::Client>("127.0.0.1", port);
   httplib::Client& client = *client_owner;
@@ -230,7 +221,7 @@ void Run(int size, double occupancy, int pairs, const Selection& only) {
         size, occupancy * 100, m.name, m.candidates, slow.p50_ms / fast.p50_ms);
   }
   client_owner.reset();  // close the keep-alive connection, or the server waits for its timeout
-  server.Stop();
+  app->Stop();
   serving.join();
 }
 

@@ -63,14 +63,13 @@ Workload MakeWorkload(int nodes, double occupancy, uint64_t seed) {
   return w;
 }
 
-ServiceStack::ServiceStack(const Workload& w, const PolicySpec& policy, bool count_metrics)
-    : snapshots(w.snapshot),
-      policies(std::make_shared<const Policy>(policy)),
-      metrics([this] {
-        MetricsState state;
-        state.snapshot = snapshots.Get();
-        return state;
-      }),
-      service(snapshots, policies, count_metrics ? &metrics : nullptr) {}
+std::unique_ptr<ServerApp> MakeServerApp(const Workload& w, const PolicySpec& policy,
+                                         bool count_decisions) {
+  ServerAppOptions options;
+  options.server.port = 0;
+  options.count_decisions = count_decisions;
+  return std::make_unique<ServerApp>(options, std::make_shared<const Policy>(policy),
+                                     MakeStaticSource(w.snapshot, "bench workload"));
+}
 
 }  // namespace gpusched::bench

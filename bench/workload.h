@@ -6,11 +6,9 @@
 #include <memory>
 #include <string>
 
+#include "gpusched/app/server_app.h"
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/extender/extender_service.h"
-#include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
-#include "gpusched/util/published.h"
 
 namespace gpusched::bench {
 
@@ -32,19 +30,12 @@ int FeasibleNodesToFind(int nodes);
 // and is shaped like the captured vLLM pod in the extender fixtures.
 Workload MakeWorkload(int nodes, double occupancy, uint64_t seed = 42);
 
-// The extender service over a workload's snapshot, as `gpusched serve` runs it: the snapshot and a
-// policy published, Prometheus metrics counted unless `count_metrics` is false.
-struct ServiceStack {
-  explicit ServiceStack(const Workload& w, const PolicySpec& policy = DefaultPolicySpec(),
-                        bool count_metrics = true);
-  ServiceStack(const ServiceStack&) = delete;
-  ServiceStack& operator=(const ServiceStack&) = delete;
-
-  Published<ClusterSnapshot> snapshots;
-  Published<Policy> policies;
-  Metrics metrics;
-  ExtenderService service;
-};
+// The extender over a workload's snapshot as `gpusched serve` runs it (a ServerApp with a static
+// inventory source), counting its decisions in the metrics unless `count_decisions` is false.
+// Nothing listens until Bind(); the verbs' listener takes any free port on 127.0.0.1.
+std::unique_ptr<ServerApp> MakeServerApp(const Workload& w,
+                                         const PolicySpec& policy = DefaultPolicySpec(),
+                                         bool count_decisions = true);
 
 }  // namespace gpusched::bench
 

@@ -1,38 +1,31 @@
 // gpusched: the command-line entry point. Subcommands: serve, simulate, explain, policy check,
 // sample-cluster, version.
 #include <algorithm>
-#include <atomic>
-#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <map>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
+#include "gpusched/app/server_app.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/progress_bar.h"
 #include "gpusched/cli/signal_shutdown.h"
 #include "gpusched/cluster/cluster_ledger.h"
-#include "gpusched/codec/k8s_decode.h"
 #include "gpusched/explain/explain.h"
-#include "gpusched/extender/extender_service.h"
 #include "gpusched/inventory/static_inventory.h"
+#include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/live_inventory.h"
-#include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy_file.h"
-#include "gpusched/policy/policy_watcher.h"
-#include "gpusched/server/http_server.h"
 #include "gpusched/server/http_transport.h"
 #include "gpusched/server/logging.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/report.h"
 #include "gpusched/sim/scenario.h"
+#include "gpusched/sim/sim_batch.h"
 #include "gpusched/sim/simulator.h"
-#include "gpusched/util/published.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched {
@@ -152,20 +145,6 @@ std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path) {
   return policy;
 }
 
-// The inventory of --cluster, or the bundled sample cluster. An inventory without a Node is an
-// error unless `allow_empty`: an empty file or the wrong one is likelier than an empty cluster.
-Inventory LoadInventoryOrSample(const std::string& path, bool allow_empty) {
-  if (path.empty()) return ParseInventory(kSampleClusterYaml, "sample cluster");
-  Inventory inventory = LoadInventoryFile(path);
-  if (inventory.nodes.empty() && !allow_empty) {
-    throw InventoryError(path + ": no Node in the inventory (" +
-                         std::to_string(inventory.pods.size()) + " pods, " +
-                         std::to_string(inventory.skipped_objects) +
-                         " other objects); --allow-empty-inventory accepts that");
-  }
-  return inventory;
-}
-
 // A route verb is one path segment: not empty, no '/', nothing but printable ASCII without space.
 bool IsVerb(const std::string& verb) {
   return !verb.empty() && std::all_of(verb.begin(), verb.end(),
@@ -255,6 +234,51 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
   return o;
 }
 
+// The inventory --cluster / --kubeconfig / the environment choose: the API server of the
+// kubeconfig or of the pod's service account, else the file or the bundled sample cluster.
+std::unique_ptr<InventorySource> InventoryFromFlags(const FlagSet& flags,
+                                                    const GpuResourceNames& gpu_names,
+                                                    std::string& error) {
+  const std::string& source = flags.Get("cluster");
+  const std::string& kubeconfig = flags.Get("kubeconfig");
+  if (!source.empty() && !kubeconfig.empty()) {
+    error = "--cluster and --kubeconfig exclude each other";
+    return nullptr;
+  }
+  try {
+    if (!kubeconfig.empty() || (source.empty() && RunningInCluster())) {
+      auto assume_ttl = ParseWholeNumber(flags.Get("assume-ttl"), 0, 3600);
+      auto half_life = ParseWholeNumber(flags.Get("workload-half-life"), 1, 30 * 86400);
+      if (!assume_ttl || !half_life) {
+        error = !assume_ttl ? "--assume-ttl takes a whole number of seconds within 0..3600"
+                            : "--workload-half-life takes a whole number of seconds within "
+                              "1..2592000";
+        return nullptr;
+      }
+      KubeConfig kube =
+          kubeconfig.empty() ? InClusterConfig() : LoadKubeconfig(kubeconfig, flags.Get("context"));
+      spdlog::info("watching nodes and pods at {} (context {})", kube.server, kube.context);
+      LiveInventoryOptions options;
+      options.assume_ttl = std::chrono::seconds(*assume_ttl);
+      options.workload_half_life = std::chrono::seconds(*half_life);
+      return MakeLiveSource(kube, gpu_names, options);
+    }
+    Inventory inventory =
+        LoadInventoryOrSample(source, flags.Get("allow-empty-inventory") == "true");
+    if (inventory.skipped_objects > 0) {
+      spdlog::info("inventory: skipped {} objects that are neither Node nor Pod",
+                   inventory.skipped_objects);
+    }
+    return MakeStaticSource(inventory, gpu_names,
+                            source.empty() ? std::string("bundled sample cluster") : source);
+  } catch (const KubeConfigError& e) {
+    error = e.what();
+  } catch (const InventoryError& e) {
+    error = e.what();
+  }
+  return nullptr;
+}
+
 int Serve(const std::vector<std::string>& args) {
   UseOneAllocatorArena();
   FlagSet flags = ServeFlags();
@@ -268,132 +292,52 @@ int Serve(const std::vector<std::string>& args) {
   auto log_format = ParseLogFormat(flags.Get("log-format"));
   if (!log_format) return Fail("--log-format must be text or json");
   ConfigureLogging(*log_format, level);
+  ServerAppOptions app_options;
   std::string error;
-  auto options = ServerOptionsFrom(flags, error);
-  if (!options) return Fail(error);
+  auto server_options = ServerOptionsFrom(flags, error);
+  if (!server_options) return Fail(error);
+  app_options.server = *server_options;
+  app_options.ops = OpsOptionsFrom(flags, app_options.server, error);
+  if (!app_options.ops && !error.empty()) return Fail(error);
+  app_options.policy_path = flags.Get("policy");
+  auto reload_seconds = ParseWholeNumber(flags.Get("policy-reload-interval"), 1, 3600);
+  if (!reload_seconds) return Fail("--policy-reload-interval takes a whole number of seconds");
+  app_options.policy_reload_interval = std::chrono::seconds(*reload_seconds);
 
   // Before any other thread starts (they inherit its signal mask).
   SignalShutdown shutdown(std::chrono::seconds(3));
 
-  const std::string& policy_path = flags.Get("policy");
-  auto reload_seconds = ParseWholeNumber(flags.Get("policy-reload-interval"), 1, 3600);
-  if (!reload_seconds) return Fail("--policy-reload-interval takes a whole number of seconds");
-  auto assume_ttl = ParseWholeNumber(flags.Get("assume-ttl"), 0, 3600);
-  if (!assume_ttl) return Fail("--assume-ttl takes a whole number of seconds within 0..3600");
-  auto half_life = ParseWholeNumber(flags.Get("workload-half-life"), 1, 30 * 86400);
-  if (!half_life)
-    return Fail("--workload-half-life takes a whole number of seconds within 1..2592000");
-  std::shared_ptr<const Policy> initial_policy = PolicyFromFlag(policy_path);
-  if (!initial_policy) return Fail("invalid policy " + policy_path);
-  GpuResourceNames gpu_names(initial_policy->spec().gpu_resources);
-  Published<Policy> policies(initial_policy);
-  std::unique_ptr<PolicyWatcher> watcher;
-  if (!policy_path.empty()) {
-    watcher = std::make_unique<PolicyWatcher>(policy_path, policies,
-                                              std::chrono::seconds(*reload_seconds));
-    spdlog::info("policy {} loaded: digest {}", policy_path, initial_policy->digest());
+  std::shared_ptr<const Policy> policy = PolicyFromFlag(app_options.policy_path);
+  if (!policy) return Fail("invalid policy " + app_options.policy_path);
+  if (!app_options.policy_path.empty()) {
+    spdlog::info("policy {} loaded: digest {}", app_options.policy_path, policy->digest());
   }
+  auto inventory =
+      InventoryFromFlags(flags, GpuResourceNames(policy->spec().gpu_resources), error);
+  if (!inventory) return Fail(error);
 
-  Published<ClusterSnapshot> snapshots;
-  std::unique_ptr<LiveInventory> live;
-  std::string inventory_text;
-  const std::string& source = flags.Get("cluster");
-  const std::string& kubeconfig = flags.Get("kubeconfig");
-  if (!source.empty() && !kubeconfig.empty())
-    return Fail("--cluster and --kubeconfig exclude each other");
-  if (!kubeconfig.empty() || (source.empty() && RunningInCluster())) {
-    KubeConfig kube;
-    try {
-      kube =
-          kubeconfig.empty() ? InClusterConfig() : LoadKubeconfig(kubeconfig, flags.Get("context"));
-    } catch (const KubeConfigError& e) {
-      return Fail(e.what());
-    }
-    spdlog::info("watching nodes and pods at {} (context {})", kube.server, kube.context);
-    LiveInventoryOptions live_options;
-    live_options.assume_ttl = std::chrono::seconds(*assume_ttl);
-    live_options.workload_half_life = std::chrono::seconds(*half_life);
-    live = std::make_unique<LiveInventory>(kube, gpu_names, snapshots, live_options);
-    inventory_text = "API server " + kube.server;
-  } else {
-    Inventory inventory;
-    try {
-      inventory = LoadInventoryOrSample(source, flags.Get("allow-empty-inventory") == "true");
-    } catch (const InventoryError& e) {
-      return Fail(e.what());
-    }
-    ClusterLedger ledger(gpu_names);
-    ApplyInventory(inventory, ledger);
-    snapshots.Set(ledger.BuildSnapshot());
-    inventory_text = (source.empty() ? std::string("bundled sample cluster") : source) + ": " +
-                     std::to_string(ledger.node_count()) + " nodes, " +
-                     std::to_string(ledger.gpu_pods_known()) + " GPU pods known (any phase)";
-    if (inventory.skipped_objects > 0) {
-      spdlog::info("inventory: skipped {} objects that are neither Node nor Pod",
-                   inventory.skipped_objects);
-    }
-  }
-
-  Metrics metrics([&]() {
-    MetricsState m;
-    m.snapshot = snapshots.Get();
-    m.inventory_synced = true;
-    if (live) {
-      InventoryStatus status = live->Status();
-      m.inventory_synced = status.synced;
-      m.inventory_age_seconds = std::chrono::duration<double>(status.age).count();
-      m.inventory_lists = live->lists();
-      m.watch_restarts = live->watch_restarts();
-    }
-    m.policy_digest = policies.Get()->digest();
-    if (watcher) {
-      m.policy_reloads_ok = watcher->reloads();
-      m.policy_reloads_failed = watcher->failures();
-    }
-    return m;
-  });
-  ExtenderService service(snapshots, policies, &metrics, live.get());
-  auto readiness = [&]() -> Readiness {
-    if (!live) return Readiness{true, inventory_text};
-    InventoryStatus status = live->Status();
-    return Readiness{status.synced, status.detail};
-  };
-  std::optional<ServerOptions> ops_options = OpsOptionsFrom(flags, *options, error);
-  if (!ops_options && !error.empty()) return Fail(error);
-  std::unique_ptr<HttpServer> server_holder;
-  std::unique_ptr<HttpServer> ops;
+  std::unique_ptr<ServerApp> app;
   int port = 0;
   try {
-    server_holder = std::make_unique<HttpServer>(*options, service, readiness, &metrics);
-    port = server_holder->Bind();
-    if (ops_options) {
-      ops = std::make_unique<HttpServer>(*ops_options, service, readiness, &metrics);
-      int ops_port = ops->Bind();
-      spdlog::info("serving /healthz, /readyz and /metrics on http://{}:{}", ops_options->host,
-                   ops_port);
-    }
+    app = std::make_unique<ServerApp>(app_options, policy, std::move(inventory));
+    port = app->Bind();
   } catch (const std::exception& e) {
     return Fail(e.what());
   }
-  HttpServer& server = *server_holder;
-  std::thread ops_thread;
-  if (ops) ops_thread = std::thread([&] { ops->Run(); });
-  shutdown.Serving([&] {
-    server.Stop();
-    if (ops) ops->Stop();
-  });
-  std::string prefix = options->url_prefix;
+  if (app_options.ops) {
+    spdlog::info("serving /healthz, /readyz and /metrics on http://{}:{}", app_options.ops->host,
+                 app->ops_port());
+  }
+  shutdown.Serving([&] { app->Stop(); });
+  const ServerOptions& o = app_options.server;
+  std::string prefix = o.url_prefix;
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   spdlog::info("gpusched {} serving {}://{}:{}{}/{{{},{}}} from {}{}", GPUSCHED_VERSION,
-               options->tls.cert.empty() ? "http" : "https", options->host, port, prefix,
-               options->filter_verb, options->prioritize_verb, inventory_text,
-               options->tls.client_ca.empty() ? "" : " (client certificates required)");
-  server.Run();
+               o.tls.cert.empty() ? "http" : "https", o.host, port, prefix, o.filter_verb,
+               o.prioritize_verb, app->inventory().description(),
+               o.tls.client_ca.empty() ? "" : " (client certificates required)");
+  app->Run();
   shutdown.Finish();  // Run() also returns when the listener fails
-  if (ops) {
-    ops->Stop();
-    ops_thread.join();
-  }
   return 0;
 }
 
@@ -476,36 +420,6 @@ bool WriteFile(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-// Progress of all runs on one stderr line, redrawn at most every 200 ms.
-class ProgressBar {
- public:
-  ProgressBar(size_t runs, bool enabled) : runs_(runs), enabled_(enabled) {}
-  void Update(size_t run, double fraction) {
-    if (!enabled_) return;
-    std::lock_guard lock(mu_);
-    fractions_[run] = fraction;
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(200) && fraction < 1) return;
-    last_ = now;
-    double done = 0;
-    for (const auto& [r, f] : fractions_) done += f;
-    double share = done / static_cast<double>(runs_);
-    int filled = static_cast<int>(share * 30);
-    std::fprintf(stderr, "\r[%s%s] %3.0f%% of %zu runs", std::string(filled, '#').c_str(),
-                 std::string(30 - filled, ' ').c_str(), share * 100, runs_);
-  }
-  void Finish() {
-    if (enabled_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  size_t runs_;
-  bool enabled_;
-  std::mutex mu_;
-  std::map<size_t, double> fractions_;
-  std::chrono::steady_clock::time_point last_{};
-};
-
 int Simulate(const std::vector<std::string>& args) {
   std::string names;
   for (const auto& n : BuiltinSimPolicyNames()) names += (names.empty() ? "" : ", ") + n;
@@ -557,12 +471,14 @@ int Simulate(const std::vector<std::string>& args) {
   }
   auto seed_list = ParseSeedList(flags.Get("seeds"));
   if (!seed_list) return Fail("--seeds must be a range such as 42-51 or a list such as 42,43");
-  std::vector<uint64_t> seeds = std::move(*seed_list);
   auto jobs = ParseWholeNumber(flags.Get("jobs"), 1, 256);
   if (!jobs) return Fail("--jobs takes a whole number from 1");
   auto tune = ParseDecimal(flags.Get("tune"), 0, 10);
   if (!tune || *tune <= 0) return Fail("--tune must be a number in (0, 10]");
-  SimOptions base;
+  SimBatch batch;
+  batch.seeds = std::move(*seed_list);
+  batch.jobs = static_cast<int>(*jobs);
+  SimOptions& base = batch.base;
   base.tune = *tune;
   const std::string& blend = flags.Get("blend");
   if (!blend.empty() && blend != "least-allocated" && blend != "most-allocated") {
@@ -591,24 +507,13 @@ int Simulate(const std::vector<std::string>& args) {
     base.ties = TieBreak::kPerPod;  // kube-scheduler's selectHost draws among equal totals
   }
 
-  std::vector<SimPolicy> policies;
-  std::vector<std::string> order;
   auto policy_names = ParseNameList(flags.Get("policy"));
   if (!policy_names) return Fail("--policy takes policy names or files joined by commas");
-  for (const std::string& name : *policy_names) {
-    if (auto builtin = BuiltinSimPolicy(name)) {
-      policies.push_back(*builtin);
-    } else if (name.find('/') != std::string::npos || name.ends_with(".yaml") ||
-               name.ends_with(".yml")) {
-      std::shared_ptr<const Policy> policy = PolicyFromFlag(name);
-      if (!policy) return Fail("invalid policy " + name);
-      policies.push_back(SimPolicyOf(name, policy));
-    } else {
-      return Fail("unknown policy \"" + name + "\"; built-in: " + names +
-                  ", or a policy file path");
-    }
-    order.push_back(policies.back().name);
-  }
+  std::vector<std::string> errors;
+  auto policies = ResolveSimPolicies(*policy_names, errors);
+  for (size_t i = 0; i + 1 < errors.size(); ++i) std::fprintf(stderr, "%s\n", errors[i].c_str());
+  if (!policies) return Fail(errors.empty() ? "no policy" : errors.back());
+  batch.policies = std::move(*policies);
   std::vector<TraceNode> nodes;
   std::vector<TracePod> pods;
   try {
@@ -624,38 +529,16 @@ int Simulate(const std::vector<std::string>& args) {
     return Fail(e.what());
   }
 
-  struct Task {
-    const SimPolicy* policy;
-    uint64_t seed;
-  };
-  std::vector<Task> tasks;
-  for (const auto& p : policies) {
-    for (uint64_t seed : seeds) tasks.push_back({&p, seed});
-  }
-  std::vector<SimRun> runs(tasks.size());
-  ProgressBar progress(tasks.size(), flags.Get("progress") == "true");
-  std::atomic<size_t> next{0};
+  size_t run_count = batch.policies.size() * batch.seeds.size();
+  ProgressBar progress("of " + std::to_string(run_count) + " runs",
+                       flags.Get("progress") == "true");
   auto started = std::chrono::steady_clock::now();
-  auto worker = [&] {
-    for (size_t t; (t = next.fetch_add(1)) < tasks.size();) {
-      SimOptions options = base;
-      options.seed = tasks[t].seed;
-      options.progress = [&, t](size_t done, size_t total) {
-        progress.Update(t, static_cast<double>(done) / static_cast<double>(total));
-      };
-      runs[t] = gpusched::Simulate(nodes, pods, *tasks[t].policy, options);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int64_t i = 0; i < std::min<int64_t>(*jobs, static_cast<int64_t>(tasks.size())); ++i) {
-    threads.emplace_back(worker);
-  }
-  for (auto& th : threads) th.join();
+  std::vector<PolicySummary> summary =
+      RunSimBatch(nodes, pods, batch, [&](double share) { progress.Update(share); });
   progress.Finish();
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  std::vector<PolicySummary> summary = Summarize(order, std::move(runs));
   ReportInputs inputs{scenario.empty() ? flags.Get("nodes") : scenario,
                       scenario.empty() ? flags.Get("pods") : scenario, *tune,
                       blend.empty() ? ""
@@ -663,7 +546,7 @@ int Simulate(const std::vector<std::string>& args) {
                                           (base.blend.filter_top ? ", filter top" : ""),
                       ties};
   std::cout << FormatSummaryTable(summary) << std::flush;
-  std::fprintf(stderr, "%zu runs in %.1f s with %lld jobs\n", tasks.size(), seconds,
+  std::fprintf(stderr, "%zu runs in %.1f s with %lld jobs\n", run_count, seconds,
                static_cast<long long>(*jobs));
   const std::pair<const char*, std::function<std::string()>> outputs[] = {
       {"out-json", [&] { return FormatReportJson(inputs, summary); }},

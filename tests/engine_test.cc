@@ -104,17 +104,33 @@ TEST_F(EngineFixture, first_unschedulable_verdict_is_kept_among_equals) {
   EXPECT_TRUE(evaluation[1].verdict.passed());
 }
 
-TEST_F(EngineFixture, a_pod_intent_error_rejects_every_node_as_unresolvable) {
-  Engine engine = Make({});
-  gpu_pod.annotations.emplace_back("gpusched.io/min-gpu-memory", "lots");
+// A plugin whose Prepare finds the pod's own settings malformed, as gpu-match does a bad
+// gpusched.io/ annotation.
+class RejectingPlugin : public Plugin {
+ public:
+  std::string_view name() const override { return "rejecting"; }
+  void Prepare(Cycle& cycle) const override { cycle.Reject("bad pod setting"); }
+  Verdict Filter(const Cycle&, const NodeState&) const override { return Verdict::Pass(); }
+};
+
+TEST_F(EngineFixture, a_rejected_cycle_rejects_every_node_as_unresolvable) {
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<RejectingPlugin>(), 0});
+  Engine engine = Make(std::move(plugins));
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
-  for (const auto& v : engine.Filter(*cycle, nodes)) {
-    EXPECT_EQ(v.code, VerdictCode::kUnresolvable);
-    EXPECT_NE(std::string(v.reason).find("gpusched.io/min-gpu-memory"), std::string::npos);
-    EXPECT_NE(std::string(v.reason).find("40Gi"), std::string::npos);
+  std::vector<std::string_view> rejected_by;
+  auto verdicts = engine.Filter(*cycle, nodes, &rejected_by);
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    EXPECT_EQ(verdicts[i].code, VerdictCode::kUnresolvable);
+    EXPECT_EQ(verdicts[i].reason, "bad pod setting");
+    EXPECT_EQ(rejected_by[i], kPolicyRejection);
   }
-  auto selected = engine.NewCycle(cpu_pod, snapshot, "unknown profile");
-  EXPECT_TRUE(engine.Filter(*selected, nodes)[0].passed());  // no GPU demand: not our business
+  // A profile choice that failed rejects the pod before any plugin is prepared.
+  Engine plain = Make({});
+  auto unselected = plain.NewCycle(gpu_pod, snapshot, "unknown profile");
+  EXPECT_EQ(plain.Filter(*unselected, nodes)[0].reason, "unknown profile");
+  auto selected = plain.NewCycle(cpu_pod, snapshot, "unknown profile");
+  EXPECT_TRUE(plain.Filter(*selected, nodes)[0].passed());  // no GPU demand: not our business
 }
 
 TEST_F(EngineFixture, minmax_mapping_spreads_candidates_over_zero_to_ten) {
@@ -123,7 +139,7 @@ TEST_F(EngineFixture, minmax_mapping_spreads_candidates_over_zero_to_ten) {
       {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{},
                                     std::map<std::string, double>{{"a", 60}, {"b", 55}, {"c", 50}}),
        1});
-  Engine engine(GpuResourceNames(), std::move(plugins), PodIntent{}, ScoreMapping::kMinMax);
+  Engine engine(GpuResourceNames(), std::move(plugins), ScoreMapping::kMinMax);
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
   EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 5, 0}));
 }
@@ -134,7 +150,7 @@ TEST_F(EngineFixture, rank_mapping_gives_each_distinct_mean_its_own_step) {
       {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{},
                                     std::map<std::string, double>{{"a", 51}, {"b", 50}, {"c", 51}}),
        1});
-  Engine engine(GpuResourceNames(), std::move(plugins), PodIntent{}, ScoreMapping::kRank);
+  Engine engine(GpuResourceNames(), std::move(plugins), ScoreMapping::kRank);
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
   // A one-point lead is a full rank step (two extender points); equal means share a step.
   EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 8, 10}));
@@ -154,7 +170,7 @@ TEST(RankMapping, only_the_five_best_distinct_means_score) {
   std::vector<WeightedPlugin> plugins;
   plugins.push_back(
       {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{}, scores), 1});
-  Engine engine(GpuResourceNames(), std::move(plugins), PodIntent{}, ScoreMapping::kRank);
+  Engine engine(GpuResourceNames(), std::move(plugins), ScoreMapping::kRank);
   auto snapshot = testing::SnapshotOf({});
   PodInfo pod = testing::MakePod("p", ResourceList{{"nvidia.com/gpu", 1000}});
   auto cycle = engine.NewCycle(pod, *snapshot);

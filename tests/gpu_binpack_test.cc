@@ -14,7 +14,7 @@ using testing::Units;
 double ScoreOf(const GpuBinpackPlugin& plugin, const NodeState& node, const ResourceList& request) {
   ClusterSnapshot snapshot({}, 1);
   PodInfo pod = MakePod("p", request);
-  Cycle cycle(pod, request, PodIntent{}, snapshot);
+  Cycle cycle(pod, request, snapshot);
   return plugin.Score(cycle, node);
 }
 

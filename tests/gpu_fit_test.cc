@@ -86,7 +86,7 @@ TEST(GpuFit, verdicts_and_reasons) {
     NodeState node = MakeNode("gpu-node-x", c.allocatable, c.used);
     node.info.capacity = c.capacity;
     PodInfo pod = MakePod("p", c.request);
-    Cycle cycle(pod, c.request, PodIntent{}, snapshot);
+    Cycle cycle(pod, c.request, snapshot);
     plugin.Prepare(cycle);
     Verdict v = plugin.Filter(cycle, node);
     EXPECT_EQ(v.code, c.code) << c.name;

@@ -92,11 +92,11 @@ TEST(GpuMatch, hard_requirements_over_the_node_fixtures) {
       {"capability", "03-v100-x4-plain.json", "nvidia.com/gpu", Capability("8.0"),
        VerdictCode::kUnresolvable, "GPU compute capability below 8.0"},
   };
-  GpuMatchPlugin plugin({});
   for (const auto& c : cases) {
     PodIntent intent;
     intent.require = c.require;
-    TestCycle cycle(GpuPod(c.resource), intent);
+    GpuMatchPlugin plugin({}, intent);
+    TestCycle cycle(GpuPod(c.resource), plugin);
     Verdict v = plugin.Filter(*cycle, FixtureNode(c.fixture));
     EXPECT_EQ(v.code, c.code) << c.name << ": " << v.reason;
     EXPECT_EQ(v.reason, c.reason) << c.name;
@@ -104,7 +104,6 @@ TEST(GpuMatch, hard_requirements_over_the_node_fixtures) {
 }
 
 TEST(GpuMatch, driver_version_edge_cases) {
-  GpuMatchPlugin plugin({});
   NodeState node = FixtureNode("04-a100-40gb-x8-mig-mixed.json");  // 550.127.05
   for (auto [min, ok] : {std::pair{"550.127.05", true},
                          {"550.127.5", true},
@@ -115,21 +114,41 @@ TEST(GpuMatch, driver_version_edge_cases) {
                          {"550.127.05.1", false}}) {
     PodIntent intent;
     intent.require = Driver(min);
-    TestCycle cycle(GpuPod("nvidia.com/mig-1g.5gb"), intent);
+    GpuMatchPlugin plugin({}, intent);
+    TestCycle cycle(GpuPod("nvidia.com/mig-1g.5gb"), plugin);
     EXPECT_EQ(plugin.Filter(*cycle, node).passed(), ok) << min;
   }
 }
 
 TEST(GpuMatch, missing_labels_cannot_prove_a_requirement) {
-  GpuMatchPlugin plugin({});
   NodeState bare = testing::MakeNode("bare", {{"nvidia.com/gpu", Units(1)}});
-  PodIntent intent;
-  intent.require = Products({"*"});
-  EXPECT_EQ(plugin.Filter(*TestCycle(GpuPod(), intent), bare).code, VerdictCode::kUnresolvable);
-  intent.require = Memory(1);
-  EXPECT_EQ(plugin.Filter(*TestCycle(GpuPod(), intent), bare).code, VerdictCode::kUnresolvable);
-  intent.require = {};
-  EXPECT_TRUE(plugin.Filter(*TestCycle(GpuPod(), intent), bare).passed());
+  auto filter = [&](GpuRequirements require) {
+    PodIntent intent;
+    intent.require = std::move(require);
+    GpuMatchPlugin plugin({}, intent);
+    return plugin.Filter(*TestCycle(GpuPod(), plugin), bare);
+  };
+  EXPECT_EQ(filter(Products({"*"})).code, VerdictCode::kUnresolvable);
+  EXPECT_EQ(filter(Memory(1)).code, VerdictCode::kUnresolvable);
+  EXPECT_TRUE(filter({}).passed());
+}
+
+TEST(GpuMatch, prepare_applies_annotations_and_rejects_a_malformed_one) {
+  PodIntent profile;
+  profile.require = Products({"NVIDIA-A100-*"});
+  GpuMatchPlugin plugin({}, profile);
+  PodInfo h100_only = GpuPod();
+  h100_only.annotations.emplace_back("gpusched.io/gpu-product", "NVIDIA-H100-*");
+  TestCycle cycle(h100_only, plugin);
+  EXPECT_TRUE(cycle->rejection().empty());
+  EXPECT_TRUE(plugin.Filter(*cycle, FixtureNode("06-h100-80gb-x8-mig-single-1g10gb.json")).passed());
+  EXPECT_FALSE(plugin.Filter(*cycle, FixtureNode("05-a100-80gb-x8-nomig.json")).passed());
+
+  PodInfo malformed = GpuPod();
+  malformed.annotations.emplace_back("gpusched.io/min-gpu-memory", "lots");
+  TestCycle rejected(malformed, plugin);
+  EXPECT_NE(rejected->rejection().find("gpusched.io/min-gpu-memory"), std::string::npos);
+  EXPECT_NE(rejected->rejection().find("40Gi"), std::string::npos);
 }
 
 TEST(GpuMatch, old_driver_product_names_match_nvidia_globs) {
@@ -140,22 +159,23 @@ TEST(GpuMatch, old_driver_product_names_match_nvidia_globs) {
 }
 
 TEST(GpuMatch, preferences_score_the_share_met) {
-  GpuMatchPlugin plugin({});
   PodIntent intent;
   intent.prefer.families = {"hopper"};
   intent.prefer.min_memory_mib = 80 * 1024;
-  TestCycle cycle(GpuPod(), intent);
+  GpuMatchPlugin plugin({}, intent);
+  TestCycle cycle(GpuPod(), plugin);
   EXPECT_TRUE(plugin.ScoresPod(*cycle));
   EXPECT_EQ(plugin.Score(*cycle, FixtureNode("05-a100-80gb-x8-nomig.json")), 50);  // memory only
   EXPECT_EQ(plugin.Score(*cycle, FixtureNode("03-v100-x4-plain.json")), 0);
-  EXPECT_FALSE(plugin.ScoresPod(*TestCycle(GpuPod())));
+  GpuMatchPlugin no_preferences({}, PodIntent{});
+  EXPECT_FALSE(no_preferences.ScoresPod(*TestCycle(GpuPod(), no_preferences)));
 }
 
 TEST(GpuMatch, cheapest_product_scores_highest) {
-  GpuMatchPlugin plugin({{"Tesla-T4*", 1}, {"NVIDIA-A100-*", 4}, {"NVIDIA-H100-*", 10}});
   PodIntent intent;
   intent.prefer_cheapest = true;
-  TestCycle cycle(GpuPod(), intent);
+  GpuMatchPlugin plugin({{"Tesla-T4*", 1}, {"NVIDIA-A100-*", 4}, {"NVIDIA-H100-*", 10}}, intent);
+  TestCycle cycle(GpuPod(), plugin);
   EXPECT_EQ(plugin.Score(*cycle, FixtureNode("01-t4-plain-1gpu.json")), 100);
   EXPECT_EQ(plugin.Score(*cycle, FixtureNode("05-a100-80gb-x8-nomig.json")), 25);
   EXPECT_EQ(plugin.Score(*cycle, FixtureNode("06-h100-80gb-x8-mig-single-1g10gb.json")), 10);

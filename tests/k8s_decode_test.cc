@@ -10,7 +10,7 @@ namespace {
 
 // Decodes `pod_json` through the ExtenderArgs envelope, as the server does.
 PodInfo DecodePodText(const std::string& pod_json) {
-  return DecodeExtenderArgs(R"({"Pod":)" + pod_json + R"(,"Nodes":null,"NodeNames":[]})").pod.info;
+  return DecodeExtenderArgs(R"({"Pod":)" + pod_json + R"(,"Nodes":null,"NodeNames":[]})").pod;
 }
 
 TEST(DecodePod, reads_identity_phase_placement_and_gpusched_annotations) {

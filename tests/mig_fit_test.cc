@@ -18,30 +18,31 @@ constexpr char kSingle[] = "06-h100-80gb-x8-mig-single-1g10gb.json";
 
 TEST(MigFit, profile_no_node_offers_is_unresolvable_and_lists_what_exists) {
   auto snapshot = SnapshotOf({FixtureNode(kMixed), FixtureNode(kSingle)});
-  TestCycle cycle(MakePod("p", {{"nvidia.com/mig-3g.40gb", Units(1)}}), {}, snapshot);
   MigFitPlugin plugin;
+  TestCycle cycle(MakePod("p", {{"nvidia.com/mig-3g.40gb", Units(1)}}), plugin, snapshot);
   Verdict v = plugin.Filter(*cycle, *snapshot->nodes()[0]);
   EXPECT_EQ(v.code, VerdictCode::kUnresolvable);
   EXPECT_EQ(v.reason,
             "no node offers MIG profile 3g.40gb; offered: 1g.10gb, 1g.5gb, 2g.10gb, 3g.20gb");
 
-  TestCycle offered(MakePod("p", {{"nvidia.com/mig-2g.10gb", Units(1)}}), {}, snapshot);
+  TestCycle offered(MakePod("p", {{"nvidia.com/mig-2g.10gb", Units(1)}}), plugin, snapshot);
   EXPECT_TRUE(plugin.Filter(*offered, *snapshot->nodes()[1]).passed());  // counts: gpu-fit's job
 }
 
 TEST(MigFit, scores_only_pods_that_ask_for_mig) {
   MigFitPlugin plugin;
-  EXPECT_TRUE(plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/mig-1g.5gb", Units(1)}}))));
-  EXPECT_FALSE(plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/gpu", Units(1)}}))));
+  EXPECT_TRUE(plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/mig-1g.5gb", Units(1)}}), plugin)));
+  EXPECT_FALSE(plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/gpu", Units(1)}}), plugin)));
   PodIntent mig_product;
   mig_product.require.products = {"NVIDIA-H100-80GB-HBM3-MIG-1g.10gb"};
-  EXPECT_TRUE(
-      plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/gpu", Units(1)}}), mig_product)));
+  MigFitPlugin for_mig_product(mig_product);
+  EXPECT_TRUE(for_mig_product.ScoresPod(
+      *TestCycle(MakePod("p", {{"nvidia.com/gpu", Units(1)}}), for_mig_product)));
 }
 
 TEST(MigFit, small_slices_consolidate_on_nodes_already_cut_small_and_busy) {
   MigFitPlugin plugin;
-  TestCycle small(MakePod("p", {{"nvidia.com/mig-1g.5gb", Units(1)}}));
+  TestCycle small(MakePod("p", {{"nvidia.com/mig-1g.5gb", Units(1)}}), plugin);
   NodeState idle = FixtureNode(kMixed);
   NodeState busy_small = FixtureNode(kMixed, {{"nvidia.com/mig-1g.5gb", Units(12)}});
   NodeState busy_large = FixtureNode(kMixed, {{"nvidia.com/mig-3g.20gb", Units(6)}});
@@ -61,7 +62,7 @@ TEST(MigFit, small_slices_consolidate_on_nodes_already_cut_small_and_busy) {
 
 TEST(MigFit, nodes_with_large_free_profiles_are_kept_for_large_requests) {
   MigFitPlugin plugin;
-  TestCycle small(MakePod("p", {{"nvidia.com/mig-1g.5gb", Units(1)}}));
+  TestCycle small(MakePod("p", {{"nvidia.com/mig-1g.5gb", Units(1)}}), plugin);
   // Same free small capacity; one node still has all its 3g.20gb slices free.
   NodeState keeps_large = FixtureNode(kMixed, {{"nvidia.com/mig-2g.10gb", Units(8)}});
   NodeState no_large = FixtureNode(kMixed, {{"nvidia.com/mig-3g.20gb", Units(8)}});
@@ -69,10 +70,10 @@ TEST(MigFit, nodes_with_large_free_profiles_are_kept_for_large_requests) {
 }
 
 TEST(MigFit, single_strategy_gpu_requests_use_best_fit_in_slices) {
-  MigFitPlugin plugin;
   PodIntent mig_product;
   mig_product.require.products = {"*-MIG-1g.10gb"};
-  TestCycle cycle(MakePod("p", {{"nvidia.com/gpu", Units(2)}}), mig_product);
+  MigFitPlugin plugin(mig_product);
+  TestCycle cycle(MakePod("p", {{"nvidia.com/gpu", Units(2)}}), plugin);
   NodeState half = FixtureNode(kSingle, {{"nvidia.com/gpu", Units(28)}});
   EXPECT_NEAR(plugin.Score(*cycle, half), 100.0 * (1 - 26.0 / 56), 1e-9);
   EXPECT_NEAR(plugin.Score(*cycle, FixtureNode(kSingle)), 100.0 * (1 - 54.0 / 56), 1e-9);

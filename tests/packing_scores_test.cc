@@ -43,7 +43,7 @@ struct Scored {
   explicit Scored(std::vector<WeightedShape> w)
       : workload(w), snapshot({}, 1, ObservedWorkload{std::move(w), 1}) {}
   double Score(const Plugin& plugin, const PodInfo& pod, const NodeState& node) const {
-    Cycle cycle(pod, pod.requests, PodIntent{}, snapshot);
+    Cycle cycle(pod, pod.requests, snapshot);
     plugin.Prepare(cycle);  // as Engine::NewCycle does
     return plugin.Score(cycle, node);
   }
@@ -97,7 +97,7 @@ TEST(BestFit, scores_by_what_is_left_and_normalizes_min_max_in_integers) {
   EXPECT_EQ(s.Score(plugin, pod, tight), 96);
   EXPECT_EQ(s.Score(plugin, pod, roomy), 71);
   std::vector<double> scores = {96, 71, 80};
-  Cycle cycle(pod, pod.requests, PodIntent{}, s.snapshot);
+  Cycle cycle(pod, pod.requests, s.snapshot);
   plugin.Normalize(cycle, scores);
   EXPECT_EQ(scores, (std::vector<double>{100, 0, 36}));  // (80-71)*100/25 = 36
   std::vector<double> equal = {50, 50};
@@ -146,7 +146,7 @@ TEST(FgdScore, policy_target_workload_replaces_the_default_blend) {
   NodeState empty = SimNode(64000, std::vector<int32_t>(8, 1000));
   NodeState two_free = SimNode(64000, {1000, 1000, 0, 0, 0, 0, 0, 0});
   auto score = [&](const FgdPlugin& plugin, const NodeState& node) {
-    Cycle cycle(pod, pod.requests, PodIntent{}, snapshot);
+    Cycle cycle(pod, pod.requests, snapshot);
     plugin.Prepare(cycle);
     return plugin.Score(cycle, node);
   };

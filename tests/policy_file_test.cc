@@ -49,7 +49,7 @@ TEST(PolicyFile, long_keys_written_escaped_read_back_after_formatting) {
       std::string what = std::string(unit) + " x " + std::to_string(n);
       PolicyParseResult r = ParsePolicy(text, "p.yaml");
       ASSERT_TRUE(r.spec) << what << ": " << r.errors[0];
-      ASSERT_EQ(r.spec->costs.size(), 1u) << what;
+      ASSERT_EQ(r.spec->wide.costs.size(), 1u) << what;
       std::string printed = FormatPolicy(*r.spec);
       PolicyParseResult again = ParsePolicy(printed, "printed");
       ASSERT_TRUE(again.spec) << what << ": " << again.errors[0];
@@ -57,7 +57,7 @@ TEST(PolicyFile, long_keys_written_escaped_read_back_after_formatting) {
       ASSERT_EQ(again.spec->profiles.size(), 2u) << what;
       if (std::string_view(unit).find('\xff') != std::string_view::npos) continue;
       // The same keys (a byte that is not UTF-8 is printed as U+FFFD, so not those).
-      EXPECT_EQ(again.spec->costs, r.spec->costs) << what;
+      EXPECT_EQ(again.spec->wide.costs, r.spec->wide.costs) << what;
       EXPECT_EQ(again.spec->profiles[1].match_labels, r.spec->profiles[1].match_labels) << what;
     }
   }
@@ -179,18 +179,18 @@ TEST(PolicyFile, target_workload_and_rank_mapping_are_read_and_printed) {
                        "ok.yaml");
   ASSERT_TRUE(r.spec.has_value()) << (r.errors.empty() ? "" : r.errors[0]);
   EXPECT_EQ(r.spec->score_mapping, ScoreMapping::kRank);
-  EXPECT_DOUBLE_EQ(r.spec->target_workload.prior_share, 0.25);
-  EXPECT_DOUBLE_EQ(r.spec->target_workload.prior_pods, 4);
-  ASSERT_EQ(r.spec->target_workload.expected.size(), 2u);
-  EXPECT_EQ(r.spec->target_workload.expected[0].shape.num_gpu, 1);
-  EXPECT_DOUBLE_EQ(r.spec->target_workload.expected[0].weight, 0.75);
+  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.prior_share, 0.25);
+  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.prior_pods, 4);
+  ASSERT_EQ(r.spec->wide.target_workload.expected.size(), 2u);
+  EXPECT_EQ(r.spec->wide.target_workload.expected[0].shape.num_gpu, 1);
+  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.expected[0].weight, 0.75);
   std::string printed = FormatPolicy(*r.spec);
   EXPECT_NE(printed.find("scoreMapping: rank"), std::string::npos) << printed;
   EXPECT_NE(printed.find("priorShare: 0.25"), std::string::npos) << printed;
   auto again = ParsePolicy(printed, "printed.yaml");  // what `policy check` prints reads back
   ASSERT_TRUE(again.spec.has_value()) << (again.errors.empty() ? "" : again.errors[0]);
-  EXPECT_EQ(again.spec->target_workload.expected.size(), 2u);
-  EXPECT_DOUBLE_EQ(again.spec->target_workload.prior_pods, 4);
+  EXPECT_EQ(again.spec->wide.target_workload.expected.size(), 2u);
+  EXPECT_DOUBLE_EQ(again.spec->wide.target_workload.prior_pods, 4);
 }
 
 // A plugin's own settings are read and printed by the plugin (plugins/plugin_entry.h): a profile

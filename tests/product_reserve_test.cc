@@ -90,7 +90,7 @@ TEST(CycleState, put_replaces_and_get_checks_the_type) {
   struct Other : CycleData {};
   ClusterSnapshot snapshot({}, 1);
   PodInfo pod = MakePod("p", {});
-  Cycle cycle(pod, {}, PodIntent{}, snapshot);
+  Cycle cycle(pod, {}, snapshot);
   EXPECT_EQ(cycle.Get<Number>("a"), nullptr);
   cycle.Put("a", std::make_unique<Number>(1));
   cycle.Put("b", std::make_unique<Other>());

@@ -69,15 +69,6 @@ T DecodeTop(Json&& json, std::string_view type_name, F&& decode) {
   });
 }
 
-WirePod DecodeWirePod(value v) {
-  object o = v.get_object();
-  WirePod pod;
-  pod.raw_json = std::string(o.raw_json().value());
-  o.reset();
-  pod.info = DecodePod(o);
-  return pod;
-}
-
 std::vector<std::string_view> DecodeStringArray(value v, TextStore& text) {
   std::vector<std::string_view> out;
   for (value item : v.get_array()) out.push_back(text.Keep(item.get_string().value()));
@@ -126,60 +117,6 @@ std::vector<WireNode> DecodeNodeList(value v) {
   return nodes;
 }
 
-FailedNodesMap DecodeStringMap(value v, TextStore& text) {
-  FailedNodesMap out;
-  if (IsNull(v)) return out;
-  for (field f : v.get_object()) {
-    std::string_view key = text.Keep(f.unescaped_key());
-    out.emplace_back(key, text.Keep(f.value().get_string().value()));
-  }
-  return out;
-}
-
-MetaVictims DecodeMetaVictims(value v) {
-  MetaVictims victims;
-  for (field f : v.get_object()) {
-    std::string_view key = f.unescaped_key();
-    value val = f.value();
-    if (key == "Pods" && !IsNull(val)) {
-      for (value pod : val.get_array()) {
-        for (field pf : pod.get_object()) {
-          if (pf.unescaped_key().value() == "UID") {
-            victims.pod_uids.emplace_back(pf.value().get_string().value());
-          }
-        }
-      }
-    } else if (key == "NumPDBViolations") {
-      victims.num_pdb_violations = val.get_int64();
-    }
-  }
-  return victims;
-}
-
-Victims DecodeVictims(value v) {
-  Victims victims;
-  for (field f : v.get_object()) {
-    std::string_view key = f.unescaped_key();
-    value val = f.value();
-    if (key == "Pods" && !IsNull(val)) {
-      for (value pod : val.get_array()) victims.pods.push_back(DecodeWirePod(pod));
-    } else if (key == "NumPDBViolations") {
-      victims.num_pdb_violations = val.get_int64();
-    }
-  }
-  return victims;
-}
-
-template <class T, class F>
-std::vector<std::pair<std::string, T>> DecodeNodeMap(value v, F&& decode_one) {
-  std::vector<std::pair<std::string, T>> out;
-  for (field f : v.get_object()) {
-    std::string key(f.unescaped_key().value());
-    out.emplace_back(key, WithContext(key, [&] { return decode_one(f.value()); }));
-  }
-  return out;
-}
-
 void WriteStringArray(JsonWriter& w, const std::optional<std::vector<std::string_view>>& items) {
   if (!items) {
     w.Null();
@@ -199,22 +136,6 @@ void WriteNodeList(JsonWriter& w, std::span<const std::string_view> raw_nodes) {
 void WriteStringMap(JsonWriter& w, const FailedNodesMap& map) {
   w.BeginObject();
   for (const auto& [k, v] : map) w.Key(k).String(v);
-  w.EndObject();
-}
-
-void WriteMetaVictims(JsonWriter& w, const MetaVictims& victims) {
-  w.BeginObject().Key("Pods").BeginArray();
-  for (const auto& uid : victims.pod_uids) w.BeginObject().Key("UID").String(uid).EndObject();
-  w.EndArray().Key("NumPDBViolations").Int(victims.num_pdb_violations).EndObject();
-}
-
-void WriteMetaVictimsMap(JsonWriter& w,
-                         const std::vector<std::pair<std::string, MetaVictims>>& map) {
-  w.BeginObject();
-  for (const auto& [node, victims] : map) {
-    w.Key(node);
-    WriteMetaVictims(w, victims);
-  }
   w.EndObject();
 }
 
@@ -247,7 +168,7 @@ ExtenderArgs DecodeArgs(Json&& json) {
           value v = f.value();
           if (key == "Pod") {
             if (IsNull(v)) continue;
-            args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
+            args.pod = WithContext("Pod", [&] { return DecodePod(v.get_object()); });
             has_pod = true;
           } else if (key == "NodeNames") {
             if (!IsNull(v))
@@ -276,164 +197,6 @@ ExtenderArgs DecodeArgs(Json&& json) {
 ExtenderArgs DecodeExtenderArgs(std::string_view json) { return DecodeArgs(json); }
 
 ExtenderArgs TakeAndDecodeExtenderArgs(std::string&& json) { return DecodeArgs(std::move(json)); }
-
-ExtenderFilterResult DecodeExtenderFilterResult(std::string_view json) {
-  return DecodeTop<ExtenderFilterResult>(
-      json, "ExtenderFilterResult", [](auto& doc, const std::shared_ptr<DecodedText>& text) {
-        ExtenderFilterResult result;
-        for (field f : doc.get_object()) {
-          std::string_view key = f.unescaped_key();
-          value v = f.value();
-          if (key == "NodeNames") {
-            if (!IsNull(v)) result.node_names = DecodeStringArray(v, text->strings);
-          } else if (key == "Nodes") {
-            if (IsNull(v)) continue;
-            result.nodes_raw.emplace();
-            for (auto& node : DecodeNodeList(v)) result.nodes_raw->push_back(node.raw_json);
-          } else if (key == "FailedNodes") {
-            result.failed_nodes = DecodeStringMap(v, text->strings);
-          } else if (key == "FailedAndUnresolvableNodes") {
-            result.failed_and_unresolvable_nodes = DecodeStringMap(v, text->strings);
-          } else if (key == "Error") {
-            if (!IsNull(v)) result.error = std::string(v.get_string().value());
-          }
-        }
-        result.text = text;
-        return result;
-      });
-}
-
-HostPriorityList DecodeHostPriorityList(std::string_view json) {
-  return DecodeTop<HostPriorityList>(
-      json, "HostPriorityList", [](auto& doc, const std::shared_ptr<DecodedText>& text) {
-        HostPriorityList list;
-        if (doc.type() == json_type::null) return list;
-        for (value item : doc.get_array()) {
-          HostPriority hp;
-          for (field f : item.get_object()) {
-            std::string_view key = f.unescaped_key();
-            if (key == "Host") hp.host = text->strings.Keep(f.value().get_string().value());
-            if (key == "Score") hp.score = f.value().get_int64();
-          }
-          list.hosts.push_back(hp);
-        }
-        list.text = text;
-        return list;
-      });
-}
-
-ExtenderBindingArgs DecodeExtenderBindingArgs(std::string_view json) {
-  return DecodeTop<ExtenderBindingArgs>(json, "ExtenderBindingArgs",
-                                        [](auto& doc, const auto& /*text*/) {
-                                          ExtenderBindingArgs args;
-                                          for (field f : doc.get_object()) {
-                                            std::string_view key = f.unescaped_key();
-                                            value v = f.value();
-                                            if (key == "PodName") args.pod_name = ScalarText(v);
-                                            if (key == "PodNamespace")
-                                              args.pod_namespace = ScalarText(v);
-                                            if (key == "PodUID") args.pod_uid = ScalarText(v);
-                                            if (key == "Node") args.node = ScalarText(v);
-                                          }
-                                          return args;
-                                        });
-}
-
-ExtenderBindingResult DecodeExtenderBindingResult(std::string_view json) {
-  return DecodeTop<ExtenderBindingResult>(json, "ExtenderBindingResult",
-                                          [](auto& doc, const auto& /*text*/) {
-                                            ExtenderBindingResult result;
-                                            for (field f : doc.get_object()) {
-                                              if (f.unescaped_key().value() == "Error")
-                                                result.error = ScalarText(f.value());
-                                            }
-                                            return result;
-                                          });
-}
-
-ExtenderPreemptionArgs DecodeExtenderPreemptionArgs(std::string_view json) {
-  return DecodeTop<ExtenderPreemptionArgs>(
-      json, "ExtenderPreemptionArgs", [](auto& doc, const auto& /*text*/) {
-        ExtenderPreemptionArgs args;
-        bool has_pod = false;
-        for (field f : doc.get_object()) {
-          std::string_view key = f.unescaped_key();
-          value v = f.value();
-          if (IsNull(v)) continue;
-          if (key == "Pod") {
-            args.pod = WithContext("Pod", [&] { return DecodeWirePod(v); });
-            has_pod = true;
-          } else if (key == "NodeNameToVictims") {
-            args.node_to_victims = WithContext("NodeNameToVictims", [&] {
-              return DecodeNodeMap<Victims>(v, [](value x) { return DecodeVictims(x); });
-            });
-          } else if (key == "NodeNameToMetaVictims") {
-            args.node_to_meta_victims = WithContext("NodeNameToMetaVictims", [&] {
-              return DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
-            });
-          }
-        }
-        if (!has_pod) throw DecodeError("no Pod in the request");
-        return args;
-      });
-}
-
-ExtenderPreemptionResult DecodeExtenderPreemptionResult(std::string_view json) {
-  return DecodeTop<ExtenderPreemptionResult>(
-      json, "ExtenderPreemptionResult", [](auto& doc, const auto& /*text*/) {
-        ExtenderPreemptionResult result;
-        for (field f : doc.get_object()) {
-          value v = f.value();
-          if (f.unescaped_key().value() == "NodeNameToMetaVictims" && !IsNull(v)) {
-            result.node_to_meta_victims =
-                DecodeNodeMap<MetaVictims>(v, [](value x) { return DecodeMetaVictims(x); });
-          }
-        }
-        return result;
-      });
-}
-
-std::string EncodeExtenderArgs(const ExtenderArgs& args) {
-  std::string out;
-  JsonWriter w(out);
-  w.BeginObject().Key("Pod").Raw(args.pod.raw_json).Key("Nodes");
-  if (args.nodes) {
-    std::vector<std::string_view> raw;
-    for (const auto& n : *args.nodes) raw.push_back(n.raw_json);
-    WriteNodeList(w, raw);
-  } else {
-    w.Null();
-  }
-  w.Key("NodeNames");
-  WriteStringArray(w, args.node_names);
-  w.EndObject();
-  return out;
-}
-
-std::string EncodeExtenderPreemptionArgs(const ExtenderPreemptionArgs& args) {
-  std::string out;
-  JsonWriter w(out);
-  w.BeginObject().Key("Pod").Raw(args.pod.raw_json).Key("NodeNameToVictims");
-  if (args.node_to_victims) {
-    w.BeginObject();
-    for (const auto& [node, victims] : *args.node_to_victims) {
-      w.Key(node).BeginObject().Key("Pods").BeginArray();
-      for (const auto& pod : victims.pods) w.Raw(pod.raw_json);
-      w.EndArray().Key("NumPDBViolations").Int(victims.num_pdb_violations).EndObject();
-    }
-    w.EndObject();
-  } else {
-    w.Null();
-  }
-  w.Key("NodeNameToMetaVictims");
-  if (args.node_to_meta_victims) {
-    WriteMetaVictimsMap(w, *args.node_to_meta_victims);
-  } else {
-    w.Null();
-  }
-  w.EndObject();
-  return out;
-}
 
 std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result) {
   std::string out;
@@ -475,37 +238,6 @@ std::string EncodeHostPriorityList(const HostPriorityList& list) {
     out.push_back('}');
   }
   out.push_back(']');
-  return out;
-}
-
-std::string EncodeExtenderBindingArgs(const ExtenderBindingArgs& args) {
-  std::string out;
-  JsonWriter w(out);
-  w.BeginObject()
-      .Key("PodName")
-      .String(args.pod_name)
-      .Key("PodNamespace")
-      .String(args.pod_namespace)
-      .Key("PodUID")
-      .String(args.pod_uid)
-      .Key("Node")
-      .String(args.node)
-      .EndObject();
-  return out;
-}
-
-std::string EncodeExtenderBindingResult(const ExtenderBindingResult& result) {
-  std::string out;
-  JsonWriter(out).BeginObject().Key("Error").String(result.error).EndObject();
-  return out;
-}
-
-std::string EncodeExtenderPreemptionResult(const ExtenderPreemptionResult& result) {
-  std::string out;
-  JsonWriter w(out);
-  w.BeginObject().Key("NodeNameToMetaVictims");
-  WriteMetaVictimsMap(w, result.node_to_meta_victims);
-  w.EndObject();
   return out;
 }
 

@@ -2,12 +2,12 @@
 
 namespace gpusched {
 
-Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
-             const ClusterSnapshot& snapshot)
-    : pod_(pod),
-      gpu_demand_(std::move(gpu_demand)),
-      intent_(std::move(intent)),
-      snapshot_(snapshot) {}
+Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot)
+    : pod_(pod), gpu_demand_(std::move(gpu_demand)), snapshot_(snapshot) {}
+
+void Cycle::Reject(std::string reason) {
+  if (rejection_.empty()) rejection_ = std::move(reason);
+}
 
 std::string_view Cycle::Reason(std::string_view prefix, std::string_view subject) const {
   for (const auto& r : reasons_) {

@@ -7,25 +7,25 @@
 namespace gpusched {
 
 Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
-               PodIntent intent_defaults, ScoreMapping mapping, bool gpu_pods_only)
+               ScoreMapping mapping, bool gpu_pods_only)
     : gpu_names_(std::move(gpu_names)),
       plugins_(std::move(plugins)),
-      intent_defaults_(std::move(intent_defaults)),
       mapping_(mapping),
       gpu_pods_only_(gpu_pods_only) {}
 
 std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
                                         std::string_view selection_error) const {
-  PodIntent intent = ParsePodIntent(pod, intent_defaults_);
-  if (!selection_error.empty()) intent.error = std::string(selection_error);
-  auto cycle =
-      std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), std::move(intent), snapshot);
+  auto cycle = std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), snapshot);
+  if (!selection_error.empty()) {
+    cycle->Reject(std::string(selection_error));
+    return cycle;  // rejected everywhere: nothing to prepare
+  }
   for (const auto& p : plugins_) p.plugin->Prepare(*cycle);
   return cycle;
 }
 
 std::pair<Verdict, int> Engine::FilterOne(const Cycle& cycle, const NodeState& node) const {
-  if (!cycle.intent().error.empty()) return {Verdict::Unresolvable(cycle.intent().error), -1};
+  if (!cycle.rejection().empty()) return {Verdict::Unresolvable(cycle.rejection()), -1};
   // GPU rules (maintenance, products, sharing) never bind a pod that uses no GPU; such a pod is
   // only ranked, so that it stays off the nodes worth keeping whole.
   if (cycle.gpu_demand().empty()) return {Verdict::Pass(), -1};

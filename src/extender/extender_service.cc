@@ -108,13 +108,13 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   Prepared p;
   p.snapshot = snapshots.Get();
   p.policy = policies.Get();
-  Policy::Selection selection = p.policy->Select(args.pod.info);
+  Policy::Selection selection = p.policy->Select(args.pod);
   p.engine = selection.engine;
   p.profile = selection.profile;
   p.text = std::make_shared<AnswerText>();
   p.text->request = args.text;
   p.candidates = Resolve(args, *p.snapshot, *p.text);
-  p.cycle = p.engine->NewCycle(args.pod.info, *p.snapshot, selection.error);
+  p.cycle = p.engine->NewCycle(args.pod, *p.snapshot, selection.error);
   p.known = KnownNodes(p.candidates, *p.snapshot, [](size_t) { return true; });
   return p;
 }

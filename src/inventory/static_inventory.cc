@@ -97,6 +97,18 @@ Inventory LoadInventoryFile(const std::string& path) {
   return ParseInventory(ReadOrThrow(path, kMaxInventoryBytes, "cluster inventory"), path);
 }
 
+Inventory LoadInventoryOrSample(const std::string& path, bool allow_empty) {
+  if (path.empty()) return ParseInventory(kSampleClusterYaml, "sample cluster");
+  Inventory inventory = LoadInventoryFile(path);
+  if (inventory.nodes.empty() && !allow_empty) {
+    throw InventoryError(path + ": no Node in the inventory (" +
+                         std::to_string(inventory.pods.size()) + " pods, " +
+                         std::to_string(inventory.skipped_objects) +
+                         " other objects); --allow-empty-inventory accepts that");
+  }
+  return inventory;
+}
+
 PodInfo ParsePod(std::string_view text, std::string_view source) {
   Inventory parsed = Parse(text, source, "Pod");
   if (parsed.pods.size() != 1 || !parsed.nodes.empty() || parsed.skipped_objects > 0) {

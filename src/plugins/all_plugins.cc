@@ -15,29 +15,25 @@
 namespace gpusched {
 namespace {
 
-// A plugin without settings of its own, built by its default constructor.
-template <class P>
-PluginEntry Plain(bool enabled, double weight) {
-  return PluginEntry{
-      .name = P::kName,
-      .enabled = enabled,
-      .weight = weight,
-      .keys = {},
-      .default_config = nullptr,
-      .make = [](const PluginConfig*, const PolicyWideSettings&) { return std::make_unique<P>(); }};
-}
-
-// A plugin built from the policy-wide settings.
-template <class P, class Arg>
-PluginEntry FromPolicy(bool enabled, double weight, Arg PolicyWideSettings::*field) {
+// A plugin without settings of its own, made by `make(policy-wide settings, profile intent)`.
+template <class P, class Make>
+PluginEntry Built(bool enabled, double weight, Make make) {
   return PluginEntry{.name = P::kName,
                      .enabled = enabled,
                      .weight = weight,
                      .keys = {},
                      .default_config = nullptr,
-                     .make = [field](const PluginConfig*, const PolicyWideSettings& policy) {
-                       return std::make_unique<P>(policy.*field);
+                     .make = [make](const PluginConfig*, const PolicyWideSettings& policy,
+                                    const PodIntent& intent) -> std::unique_ptr<Plugin> {
+                       return make(policy, intent);
                      }};
+}
+
+// A plugin built by its default constructor.
+template <class P>
+PluginEntry Plain(bool enabled, double weight) {
+  return Built<P>(enabled, weight,
+                  [](const PolicyWideSettings&, const PodIntent&) { return std::make_unique<P>(); });
 }
 
 }  // namespace
@@ -48,15 +44,27 @@ const std::vector<PluginEntry>& AllPlugins() {
   // product) stay out of its weighted mean.
   static const std::vector<PluginEntry> kAll = {
       MaintenancePlugin::Entry(),
-      FromPolicy<GpuMatchPlugin>(true, 1, &PolicyWideSettings::costs),
-      FromPolicy<SharingPlugin>(true, 0, &PolicyWideSettings::sharing),
-      Plain<MigFitPlugin>(true, 1),
+      Built<GpuMatchPlugin>(true, 1,
+                            [](const PolicyWideSettings& policy, const PodIntent& intent) {
+                              return std::make_unique<GpuMatchPlugin>(policy.costs, intent);
+                            }),
+      Built<SharingPlugin>(true, 0,
+                           [](const PolicyWideSettings& policy, const PodIntent& intent) {
+                             return std::make_unique<SharingPlugin>(policy.sharing, intent);
+                           }),
+      Built<MigFitPlugin>(true, 1,
+                          [](const PolicyWideSettings&, const PodIntent& intent) {
+                            return std::make_unique<MigFitPlugin>(intent);
+                          }),
       Plain<GpuFitPlugin>(true, 0),
       // MostAllocated over the GPU resources: an alternative to fgd + consolidate.
       GpuBinpackPlugin::Entry(),
       // FGD's fragmentation gradient, with a fixed node preference that settles its frequent ties
       // the same way every time (docs/benchmarks.md measures the pair).
-      FromPolicy<FgdPlugin>(true, 3, &PolicyWideSettings::target_workload),
+      Built<FgdPlugin>(true, 3,
+                       [](const PolicyWideSettings& policy, const PodIntent&) {
+                         return std::make_unique<FgdPlugin>(policy.target_workload);
+                       }),
       // The FGD paper's baselines, for a policy to turn on.
       Plain<BestFitPlugin>(false, 1),
       Plain<DotProductPlugin>(false, 1),

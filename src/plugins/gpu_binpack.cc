@@ -55,7 +55,7 @@ PluginEntry GpuBinpackPlugin::Entry() {
       .keys = {"resourceWeights", "defaultResourceWeight"},
       .default_config = [] { return std::make_unique<BinpackConfig>(); },
       .make =
-          [](const PluginConfig* config, const PolicyWideSettings&) {
+          [](const PluginConfig* config, const PolicyWideSettings&, const PodIntent&) {
             const auto* own = dynamic_cast<const BinpackConfig*>(config);
             return std::make_unique<GpuBinpackPlugin>(own ? own->weights : ResourceWeights{});
           }};

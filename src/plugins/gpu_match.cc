@@ -81,7 +81,7 @@ bool ProductMatches(std::string_view glob, std::string_view product) {
 }
 
 Verdict GpuMatchPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
-  const GpuRequirements& req = cycle.intent().require;
+  const GpuRequirements& req = PodIntentOf(cycle).require;
   if (req.empty()) return Verdict::Pass();
   int met = 0;
   std::string_view failure = Check(cycle, req, node.info, &met);
@@ -89,20 +89,21 @@ Verdict GpuMatchPlugin::Filter(const Cycle& cycle, const NodeState& node) const 
 }
 
 bool GpuMatchPlugin::ScoresPod(const Cycle& cycle) const {
-  return !cycle.intent().prefer.empty() || (cycle.intent().prefer_cheapest && !costs_.empty());
+  const PodIntent& intent = PodIntentOf(cycle);
+  return !intent.prefer.empty() || (intent.prefer_cheapest && !costs_.empty());
 }
 
 double GpuMatchPlugin::Score(const Cycle& cycle, const NodeState& node) const {
   double total = 0;
   int parts = 0;
-  const GpuRequirements& prefer = cycle.intent().prefer;
+  const GpuRequirements& prefer = PodIntentOf(cycle).prefer;
   if (!prefer.empty()) {
     int met = 0;
     Check(cycle, prefer, node.info, &met);
     total += kMaxNodeScore * met / prefer.criteria();
     ++parts;
   }
-  if (cycle.intent().prefer_cheapest && !costs_.empty()) {
+  if (PodIntentOf(cycle).prefer_cheapest && !costs_.empty()) {
     double cheapest = std::numeric_limits<double>::max();
     double cost = -1;
     for (const auto& [glob, c] : costs_) {

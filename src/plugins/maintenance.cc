@@ -59,7 +59,7 @@ PluginEntry MaintenancePlugin::Entry() {
                      .keys = {"action"},
                      .default_config = [] { return std::make_unique<MaintenanceConfig>(); },
                      .make =
-                         [](const PluginConfig* config, const PolicyWideSettings&) {
+                         [](const PluginConfig* config, const PolicyWideSettings&, const PodIntent&) {
                            const auto* own = dynamic_cast<const MaintenanceConfig*>(config);
                            return std::make_unique<MaintenancePlugin>(
                                own ? own->action : MaintenanceAction::kFilter);

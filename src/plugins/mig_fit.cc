@@ -35,7 +35,7 @@ double UnitBestFit(const NodeState& node, std::string_view resource, int64_t cou
 }
 
 bool AsksForMigProduct(const Cycle& cycle) {
-  const auto& products = cycle.intent().require.products;
+  const auto& products = PodIntentOf(cycle).require.products;
   return !products.empty() && std::all_of(products.begin(), products.end(), [](const auto& p) {
     return p.find("-MIG-") != std::string::npos;
   });

@@ -6,7 +6,7 @@
 namespace gpusched {
 
 Verdict SharingPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
-  bool exclusive = cycle.intent().sharing == SharingMode::kExclusive;
+  bool exclusive = PodIntentOf(cycle).sharing == SharingMode::kExclusive;
   for (const auto& want : cycle.gpu_demand()) {
     if (exclusive && IsSharedResourceName(want.name)) {
       return Verdict::Unresolvable(

@@ -214,7 +214,7 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
 // targetWorkload: {priorShare: 0..1, priorPods: 0..1e6, expected: [{gpus: N, weight: W}, ...]}
 void ReadTargetWorkload(Reader& r, const YAML::Node& node, PolicySpec& spec) {
   if (!r.Map(node, "targetWorkload", {"priorShare", "priorPods", "expected"})) return;
-  TargetWorkloadSettings& out = spec.target_workload;
+  TargetWorkloadSettings& out = spec.wide.target_workload;
   if (node["priorShare"]) {
     if (auto v = r.Number(node["priorShare"], "targetWorkload.priorShare", 0, 1))
       out.prior_share = *v;
@@ -310,7 +310,7 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
     } else {
       for (const auto& kv : costs) {
         if (auto c = r.Number(kv.second, "costs." + kv.first.Scalar(), 0, 1e9)) {
-          spec.costs.emplace_back(kv.first.Scalar(), *c);
+          spec.wide.costs.emplace_back(kv.first.Scalar(), *c);
         }
       }
     }
@@ -321,13 +321,13 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
       if (sharing["mpsFailRequestsGreaterThanOne"]) {
         if (auto b = r.Bool(sharing["mpsFailRequestsGreaterThanOne"],
                             "sharing.mpsFailRequestsGreaterThanOne")) {
-          spec.sharing.mps_fail_requests_greater_than_one = *b;
+          spec.wide.sharing.mps_fail_requests_greater_than_one = *b;
         }
       }
       if (sharing["timeSlicingFailRequestsGreaterThanOne"]) {
         if (auto b = r.Bool(sharing["timeSlicingFailRequestsGreaterThanOne"],
                             "sharing.timeSlicingFailRequestsGreaterThanOne")) {
-          spec.sharing.time_slicing_fail_requests_greater_than_one = *b;
+          spec.wide.sharing.time_slicing_fail_requests_greater_than_one = *b;
         }
       }
     }
@@ -510,11 +510,11 @@ std::string FormatPolicy(const PolicySpec& spec) {
   out << YAML::Key << "scoreMapping" << YAML::Value << ScoreMappingName(spec.score_mapping);
   out << YAML::Key << "filterBestOnly" << YAML::Value << spec.filter_best_only;
   out << YAML::Key << "targetWorkload" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "priorShare" << YAML::Value << spec.target_workload.prior_share;
-  out << YAML::Key << "priorPods" << YAML::Value << spec.target_workload.prior_pods;
-  if (!spec.target_workload.expected.empty()) {
+  out << YAML::Key << "priorShare" << YAML::Value << spec.wide.target_workload.prior_share;
+  out << YAML::Key << "priorPods" << YAML::Value << spec.wide.target_workload.prior_pods;
+  if (!spec.wide.target_workload.expected.empty()) {
     out << YAML::Key << "expected" << YAML::Value << YAML::BeginSeq;
-    for (const auto& w : spec.target_workload.expected) {
+    for (const auto& w : spec.wide.target_workload.expected) {
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "gpus" << YAML::Value << w.shape.num_gpu
           << YAML::Key << "weight" << YAML::Value << w.weight << YAML::EndMap;
     }
@@ -522,16 +522,16 @@ std::string FormatPolicy(const PolicySpec& spec) {
   }
   out << YAML::EndMap;
   out << YAML::Key << "costs" << YAML::Value << YAML::BeginMap;
-  for (const auto& [glob, cost] : spec.costs) {
+  for (const auto& [glob, cost] : spec.wide.costs) {
     EmitKey(out, glob);
     out << YAML::Value << cost;
   }
   out << YAML::EndMap;
   out << YAML::Key << "sharing" << YAML::Value << YAML::BeginMap << YAML::Key
       << "mpsFailRequestsGreaterThanOne" << YAML::Value
-      << spec.sharing.mps_fail_requests_greater_than_one << YAML::Key
+      << spec.wide.sharing.mps_fail_requests_greater_than_one << YAML::Key
       << "timeSlicingFailRequestsGreaterThanOne" << YAML::Value
-      << spec.sharing.time_slicing_fail_requests_greater_than_one << YAML::EndMap;
+      << spec.wide.sharing.time_slicing_fail_requests_greater_than_one << YAML::EndMap;
   out << YAML::Key << "defaultProfile" << YAML::Value << ValidUtf8(spec.default_profile);
   out << YAML::Key << "profiles" << YAML::Value << YAML::BeginSeq;
   for (const auto& p : spec.profiles) {

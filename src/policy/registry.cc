@@ -24,15 +24,15 @@ std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec&
       throw std::invalid_argument("plugin \"" + name + "\" weight must be within 0..100");
     }
   }
-  const PolicyWideSettings wide{policy.costs, policy.sharing, policy.target_workload};
   std::vector<WeightedPlugin> plugins;
   for (const PluginEntry& entry : AllPlugins()) {
     auto it = profile.plugins.find(entry.name);
     if (it == profile.plugins.end() || !it->second.enabled) continue;
-    plugins.push_back(WeightedPlugin{entry.make(it->second.config.get(), wide), it->second.weight});
+    plugins.push_back(WeightedPlugin{entry.make(it->second.config.get(), policy.wide, profile.intent),
+                                     it->second.weight});
   }
   return std::make_unique<Engine>(GpuResourceNames(policy.gpu_resources), std::move(plugins),
-                                  profile.intent, policy.score_mapping, profile.gpu_pods_only);
+                                  policy.score_mapping, profile.gpu_pods_only);
 }
 
 }  // namespace gpusched

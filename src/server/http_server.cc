@@ -197,8 +197,8 @@ struct HttpServer::Impl {
       auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                         std::chrono::steady_clock::now() - start)
                         .count();
-      spdlog::debug("{} pod={}/{} nodes={} took={}us {}", verb, args.pod.info.namespace_name,
-                    args.pod.info.name, candidates, micros, decision);
+      spdlog::debug("{} pod={}/{} nodes={} took={}us {}", verb, args.pod.namespace_name,
+                    args.pod.name, candidates, micros, decision);
       Record(verb, "ok", start, candidates);
       return response;
     } catch (const DecodeError& e) {

@@ -95,34 +95,33 @@ NodeState FixtureNode(const std::string& file, ResourceList used) {
   return n;
 }
 
-TestCycle::TestCycle(PodInfo pod, PodIntent intent, std::shared_ptr<const ClusterSnapshot> snapshot)
+TestCycle::TestCycle(PodInfo pod, std::shared_ptr<const ClusterSnapshot> snapshot)
     : pod_(std::move(pod)), snapshot_(snapshot ? std::move(snapshot) : SnapshotOf({})) {
-  cycle_ = std::make_unique<Cycle>(pod_, GpuDemand(pod_, GpuResourceNames()), std::move(intent),
-                                   *snapshot_);
+  cycle_ = std::make_unique<Cycle>(pod_, GpuDemand(pod_, GpuResourceNames()), *snapshot_);
 }
 
+TestCycle::TestCycle(PodInfo pod, const Plugin& prepared_by,
+                     std::shared_ptr<const ClusterSnapshot> snapshot)
+    : TestCycle(std::move(pod), std::move(snapshot)) {
+  prepared_by.Prepare(*cycle_);
+}
+
+namespace {
+ServerAppOptions ServingOn(ServerOptions server) {
+  ServerAppOptions options;
+  options.server = std::move(server);
+  return options;
+}
+}  // namespace
+
 SampleServer::SampleServer(ServerOptions options)
-    : snapshots_(SampleSnapshot()),
-      policies_(std::make_shared<const Policy>(DefaultPolicySpec())),
-      metrics_([this] {
-        MetricsState m;
-        m.snapshot = snapshots_.Get();
-        m.inventory_synced = true;
-        m.policy_digest = policies_.Get()->digest();
-        return m;
-      }),
-      service_(snapshots_, policies_, &metrics_),
-      server_(
-          options, service_,
-          [] {
-            return Readiness{true, "test"};
-          },
-          &metrics_),
-      port_(server_.Bind()),
-      thread_([this] { server_.Run(); }) {}
+    : app_(ServingOn(std::move(options)), std::make_shared<const Policy>(DefaultPolicySpec()),
+           MakeStaticSource(SampleSnapshot(), "test")),
+      port_(app_.Bind()),
+      thread_([this] { app_.Run(); }) {}
 
 SampleServer::~SampleServer() {
-  server_.Stop();
+  app_.Stop();
   thread_.join();
 }
 

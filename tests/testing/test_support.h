@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "gpusched/app/server_app.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/extender/extender_service.h"
@@ -43,12 +44,15 @@ std::shared_ptr<const ClusterSnapshot> SnapshotOf(const std::vector<NodeState>& 
 // A node fixture with `used` charged to it.
 NodeState FixtureNode(const std::string& file, ResourceList used = {});
 
-// A Cycle for one pod, owning what it borrows; for calling plugins directly.
+// A Cycle for one pod, owning what it borrows; for calling plugins directly. With `prepared_by`,
+// that plugin's Prepare has run on it, as Engine::NewCycle runs every plugin's.
 class TestCycle {
  public:
-  explicit TestCycle(PodInfo pod, PodIntent intent = {},
-                     std::shared_ptr<const ClusterSnapshot> snapshot = nullptr);
+  explicit TestCycle(PodInfo pod, std::shared_ptr<const ClusterSnapshot> snapshot = nullptr);
+  TestCycle(PodInfo pod, const Plugin& prepared_by,
+            std::shared_ptr<const ClusterSnapshot> snapshot = nullptr);
   const Cycle& operator*() const { return *cycle_; }
+  const Cycle* operator->() const { return cycle_.get(); }
 
  private:
   PodInfo pod_;
@@ -71,11 +75,7 @@ class SampleServer {
   }
 
  private:
-  Published<ClusterSnapshot> snapshots_;
-  Published<Policy> policies_;
-  Metrics metrics_;
-  ExtenderService service_;
-  HttpServer server_;
+  ServerApp app_;
   int port_ = 0;
   std::thread thread_;
 };

@@ -1,10 +1,12 @@
-// JSON encoding and decoding of the extender wire types.
+// JSON decoding of the extender requests gpusched serves (filter and prioritize share one body)
+// and encoding of its answers. gpusched offers no bind or preempt verb (docs/architecture.md, "Assume, not bind"), so
+// their types have no codec.
 //
-// Decoders accept what kube-scheduler sends: envelope keys spelled exactly as the Go field names,
-// unknown keys ignored, null for any map, slice or pointer; they throw DecodeError (one line,
-// naming the field) on anything else, including trailing garbage and an ExtenderArgs with both
-// node lists. Encoders
-// write compact JSON with the exact PascalCase keys and integers as integers.
+// The decoder accepts what kube-scheduler sends: envelope keys spelled exactly as the Go field
+// names, unknown keys ignored, null for any map, slice or pointer; it throws DecodeError (one
+// line, naming the field) on anything else, including trailing garbage and an ExtenderArgs with
+// both node lists. Encoders write compact JSON with the exact PascalCase keys and integers as
+// integers.
 #ifndef GPUSCHED_CODEC_EXTENDER_CODEC_H_
 #define GPUSCHED_CODEC_EXTENDER_CODEC_H_
 
@@ -19,20 +21,9 @@ ExtenderArgs DecodeExtenderArgs(std::string_view json);
 // The same, keeping `json` itself as the text the result points into instead of a copy (the
 // server's request bodies: megabytes in full-Nodes mode).
 ExtenderArgs TakeAndDecodeExtenderArgs(std::string&& json);
-ExtenderFilterResult DecodeExtenderFilterResult(std::string_view json);
-HostPriorityList DecodeHostPriorityList(std::string_view json);
-ExtenderBindingArgs DecodeExtenderBindingArgs(std::string_view json);
-ExtenderBindingResult DecodeExtenderBindingResult(std::string_view json);
-ExtenderPreemptionArgs DecodeExtenderPreemptionArgs(std::string_view json);
-ExtenderPreemptionResult DecodeExtenderPreemptionResult(std::string_view json);
 
-std::string EncodeExtenderArgs(const ExtenderArgs& args);
-std::string EncodeExtenderPreemptionArgs(const ExtenderPreemptionArgs& args);
 std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result);
 std::string EncodeHostPriorityList(const HostPriorityList& list);
-std::string EncodeExtenderBindingArgs(const ExtenderBindingArgs& args);
-std::string EncodeExtenderBindingResult(const ExtenderBindingResult& result);
-std::string EncodeExtenderPreemptionResult(const ExtenderPreemptionResult& result);
 // The HTTP error body: {"error":"<message>"}.
 std::string EncodeError(std::string_view message);
 

@@ -30,16 +30,10 @@ struct WireNode {
   std::string_view raw_json;  // into the ExtenderArgs' text
 };
 
-// A pod as received: decoded, plus its JSON exactly as received (so requests can be re-encoded).
-struct WirePod {
-  PodInfo info;
-  std::string raw_json;
-};
-
 // ExtenderArgs: the body of filter and prioritize. Exactly one of node_names / nodes is set
 // (nodeCacheCapable true / false).
 struct ExtenderArgs {
-  WirePod pod;
+  PodInfo pod;
   std::optional<std::vector<std::string_view>> node_names;
   std::optional<std::vector<WireNode>> nodes;
   std::shared_ptr<const void> text;  // what node_names and raw_json point into, when decoded
@@ -67,38 +61,6 @@ struct HostPriority {
 struct HostPriorityList {
   std::vector<HostPriority> hosts;
   std::shared_ptr<const void> text;  // keeps alive what the hosts point into, when decoded
-};
-
-struct ExtenderBindingArgs {
-  std::string pod_name;
-  std::string pod_namespace;
-  std::string pod_uid;
-  std::string node;
-};
-
-struct ExtenderBindingResult {
-  std::string error;
-};
-
-struct MetaVictims {
-  std::vector<std::string> pod_uids;
-  int64_t num_pdb_violations = 0;
-};
-
-// Victims with full pod objects (nodeCacheCapable false).
-struct Victims {
-  std::vector<WirePod> pods;
-  int64_t num_pdb_violations = 0;
-};
-
-struct ExtenderPreemptionArgs {
-  WirePod pod;
-  std::optional<std::vector<std::pair<std::string, Victims>>> node_to_victims;
-  std::optional<std::vector<std::pair<std::string, MetaVictims>>> node_to_meta_victims;
-};
-
-struct ExtenderPreemptionResult {
-  std::vector<std::pair<std::string, MetaVictims>> node_to_meta_victims;
 };
 
 }  // namespace gpusched

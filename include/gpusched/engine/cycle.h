@@ -1,7 +1,8 @@
 // Cycle: everything one scheduling decision for one pod shares across plugins and nodes: the pod,
-// its GPU demand and intent (requirements, preferences, exclusivity), each computed once, the
-// cluster snapshot, storage for reason strings, and keyed state that plugins prepare once per
-// cycle (kube-scheduler's CycleState) and read for every node.
+// its GPU demand (computed once), the cluster snapshot, storage for reason strings, keyed state
+// that plugins prepare once per cycle (kube-scheduler's CycleState) and read for every node, and
+// the rejection that turns the pod away from every node (an invalid profile choice, or a plugin's
+// Prepare finding the pod's own settings malformed).
 //
 // A Cycle lives for one request and is used by one thread at a time.
 #ifndef GPUSCHED_ENGINE_CYCLE_H_
@@ -16,7 +17,6 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/model/resource_list.h"
 
@@ -30,16 +30,19 @@ class CycleData {
 
 class Cycle {
  public:
-  Cycle(const PodInfo& pod, ResourceList gpu_demand, PodIntent intent,
-        const ClusterSnapshot& snapshot);
+  Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot);
   Cycle(const Cycle&) = delete;
   Cycle& operator=(const Cycle&) = delete;
 
   const PodInfo& pod() const { return pod_; }
   // The pod's positive GPU requests; empty for a pod that asks for no GPU.
   const ResourceList& gpu_demand() const { return gpu_demand_; }
-  const PodIntent& intent() const { return intent_; }
   const ClusterSnapshot& snapshot() const { return snapshot_; }
+
+  // Rejects the pod on every node as unresolvable with `reason`; the first rejection stays.
+  void Reject(std::string reason);
+  // The rejection's reason; empty while the pod is not rejected.
+  const std::string& rejection() const { return rejection_; }
 
   // The text `prefix + subject`, stored once per cycle; the view lives as long as the cycle.
   // Plugins build their reasons with it so a reason shared by many nodes is allocated once.
@@ -67,8 +70,8 @@ class Cycle {
 
   const PodInfo& pod_;
   ResourceList gpu_demand_;
-  PodIntent intent_;
   const ClusterSnapshot& snapshot_;
+  std::string rejection_;
   mutable std::deque<StoredReason> reasons_;  // deque: stored texts never move
   struct Keyed {
     std::string key;

@@ -1,8 +1,8 @@
 // Engine: runs one profile's enabled plugins over candidate nodes for one pod.
 //
 // Filter: a node passes when every plugin passes it; otherwise its verdict is the first
-// unresolvable rejection, or failing that the first unschedulable one. A pod
-// whose intent could not be parsed (a bad annotation, an unknown profile) is rejected everywhere
+// unresolvable rejection, or failing that the first unschedulable one. A pod the cycle rejects (an
+// invalid profile choice, a malformed annotation a plugin's Prepare found) is rejected everywhere
 // as unresolvable with that reason.
 // Prioritize: each plugin with a positive weight that applies to the pod scores every node (Score,
 // then Normalize); the weighted mean of those scores (0..100) is mapped to the extender score
@@ -23,7 +23,6 @@
 
 #include "gpusched/engine/cycle.h"
 #include "gpusched/engine/plugin.h"
-#include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/gpu_resources.h"
 
 namespace gpusched {
@@ -31,7 +30,7 @@ namespace gpusched {
 inline constexpr int64_t kMaxExtenderPriority = 10;
 // The extender points between two ranks of ScoreMapping::kRank.
 inline constexpr int64_t kRankStep = 2;
-// What rejected a node when no plugin did: the pod's intent or profile choice was invalid.
+// What rejected a node when no plugin did: the cycle rejected the pod (Cycle::Reject).
 inline constexpr std::string_view kPolicyRejection = "policy";
 
 enum class ScoreMapping {
@@ -92,7 +91,7 @@ std::vector<bool> BestAmong(std::span<const double> combined);
 class Engine {
  public:
   Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
-         PodIntent intent_defaults = {}, ScoreMapping mapping = ScoreMapping::kLinear,
+         ScoreMapping mapping = ScoreMapping::kLinear,
          bool gpu_pods_only = true);
 
   // The cycle for `pod`; it borrows `pod` and `snapshot`, which must outlive it. A non-empty
@@ -101,7 +100,7 @@ class Engine {
                                   std::string_view selection_error = {}) const;
 
   // One verdict per node, in order. With `rejected_by`, also the name of the plugin that rejected
-  // each node ("" when it passed; "policy" when the pod's intent or profile was invalid).
+  // each node ("" when it passed; "policy" when the cycle rejected the pod).
   std::vector<Verdict> Filter(const Cycle& cycle, const Candidates& nodes,
                               std::vector<std::string_view>* rejected_by = nullptr) const;
   // One score in [0, kMaxExtenderPriority] per node, in order.
@@ -153,7 +152,6 @@ class Engine {
 
   GpuResourceNames gpu_names_;
   std::vector<WeightedPlugin> plugins_;
-  PodIntent intent_defaults_;
   ScoreMapping mapping_;
   bool gpu_pods_only_;
 };

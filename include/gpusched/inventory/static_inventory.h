@@ -41,6 +41,10 @@ class InventoryError : public std::runtime_error {
 Inventory ParseInventory(std::string_view text, std::string_view source);
 // Reads and parses the file at `path`.
 Inventory LoadInventoryFile(const std::string& path);
+// The inventory of the file at `path`, or the bundled sample cluster when `path` is empty. A file
+// without a Node is an error unless `allow_empty`: an empty or wrong file is likelier than an
+// empty cluster.
+Inventory LoadInventoryOrSample(const std::string& path, bool allow_empty);
 // Exactly one Pod, YAML or JSON; without `kind` an object is taken for a Pod, as the Pod of an
 // extender request carries no apiVersion or kind.
 PodInfo ParsePod(std::string_view text, std::string_view source);

@@ -16,6 +16,7 @@
 
 #include "gpusched/engine/plugin.h"
 #include "gpusched/model/gpu_requirements.h"
+#include "gpusched/plugins/pod_intent.h"
 
 namespace gpusched {
 
@@ -24,14 +25,18 @@ using CostTable = std::vector<std::pair<std::string, double>>;  // product glob 
 class GpuMatchPlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "gpu-match";
-  explicit GpuMatchPlugin(CostTable costs) : costs_(std::move(costs)) {}
+  // `profile_intent`: the requirements and preferences of the profile's pods, before annotations.
+  GpuMatchPlugin(CostTable costs, PodIntent profile_intent)
+      : costs_(std::move(costs)), profile_intent_(std::move(profile_intent)) {}
   std::string_view name() const override { return kName; }
+  void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
 
  private:
   CostTable costs_;
+  PodIntent profile_intent_;
 };
 
 // Whether `product` (a gpu.product label) matches `glob`, accepting old and shared spellings.

@@ -13,16 +13,24 @@
 #define GPUSCHED_PLUGINS_MIG_FIT_H_
 
 #include "gpusched/engine/plugin.h"
+#include "gpusched/plugins/pod_intent.h"
 
 namespace gpusched {
 
 class MigFitPlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "mig-fit";
+  // `profile_intent`: the profile's required products (a MIG product makes nvidia.com/gpu a slice).
+  explicit MigFitPlugin(PodIntent profile_intent = {})
+      : profile_intent_(std::move(profile_intent)) {}
   std::string_view name() const override { return kName; }
+  void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
+
+ private:
+  PodIntent profile_intent_;
 };
 
 }  // namespace gpusched

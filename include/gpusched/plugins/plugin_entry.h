@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpusched/engine/plugin.h"
+#include "gpusched/model/gpu_requirements.h"
 #include "gpusched/packing/target_workload.h"
 #include "gpusched/plugins/sharing.h"
 
@@ -74,9 +75,11 @@ struct PluginEntry {
   // The keys of its own settings, and their defaults; empty and null for a plugin without any.
   std::vector<std::string_view> keys;
   std::function<std::unique_ptr<PluginConfig>()> default_config;
-  // `config` is the profile's copy of default_config's type, or null when there is none.
+  // `config` is the profile's copy of default_config's type, or null when there is none;
+  // `profile_intent` the profile's GPU requirements, preferences and sharing mode.
   std::function<std::unique_ptr<Plugin>(const PluginConfig* config,
-                                        const PolicyWideSettings& policy)>
+                                        const PolicyWideSettings& policy,
+                                        const PodIntent& profile_intent)>
       make;
 };
 

@@ -11,6 +11,7 @@
 #define GPUSCHED_PLUGINS_SHARING_H_
 
 #include "gpusched/engine/plugin.h"
+#include "gpusched/plugins/pod_intent.h"
 
 namespace gpusched {
 
@@ -24,12 +25,16 @@ struct SharingRules {
 class SharingPlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "sharing";
-  explicit SharingPlugin(SharingRules rules) : rules_(rules) {}
+  // `profile_intent`: the profile's sharing mode (and the rest of its intent), before annotations.
+  SharingPlugin(SharingRules rules, PodIntent profile_intent)
+      : rules_(rules), profile_intent_(std::move(profile_intent)) {}
   std::string_view name() const override { return kName; }
+  void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
 
  private:
   SharingRules rules_;
+  PodIntent profile_intent_;
 };
 
 }  // namespace gpusched

@@ -12,7 +12,6 @@
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/pod.h"
-#include "gpusched/packing/target_workload.h"
 #include "gpusched/plugins/plugin_entry.h"
 
 namespace gpusched {
@@ -49,10 +48,9 @@ struct PolicySpec {
   // The filter verb passes only the best-scored nodes (ties kept), so kube-scheduler's own scores
   // and random tie-break cannot overrule gpusched's choice (docs/benchmarks.md, blend mode).
   bool filter_best_only = false;
-  // What fragmentation is measured against in a live cluster (gpusched/packing/target_workload.h).
-  TargetWorkloadSettings target_workload;
-  std::vector<std::pair<std::string, double>> costs;  // product glob -> relative cost
-  SharingRules sharing;
+  // What the policy states once for every plugin: product costs, sharing rules, and what
+  // fragmentation is measured against in a live cluster (plugins/plugin_entry.h).
+  PolicyWideSettings wide;
   std::string default_profile = "default";
   std::vector<ProfileSpec> profiles;
 };

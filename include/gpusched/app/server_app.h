@@ -1,0 +1,79 @@
+// ServerApp: the extender service as `gpusched serve` runs it, assembled in one place for the
+// binary, the tests and the benchmarks: a published policy (reloaded from its file when one is
+// named), an inventory source, Prometheus metrics over both, the extender service, and the HTTP
+// listeners (the verbs with probes and /metrics, and optionally a plain listener for probes and
+// /metrics alone).
+//
+// Life cycle: construct (nothing listens), Bind() (ports taken; throws on failure), Run() on one
+// thread (blocks until Stop()), Stop() from any thread, including a signal-handling one. The
+// destructor stops and joins what is still running.
+#ifndef GPUSCHED_APP_SERVER_APP_H_
+#define GPUSCHED_APP_SERVER_APP_H_
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "gpusched/app/inventory_source.h"
+#include "gpusched/extender/extender_service.h"
+#include "gpusched/metrics/metrics.h"
+#include "gpusched/policy/policy.h"
+#include "gpusched/server/http_server.h"
+#include "gpusched/util/published.h"
+
+namespace gpusched {
+
+class PolicyWatcher;  // policy/policy_watcher.h
+
+struct ServerAppOptions {
+  ServerOptions server;                // the verbs' listener; port 0 takes any free port
+  std::optional<ServerOptions> ops;    // plain HTTP for probes and /metrics (serve_verbs false)
+  std::string policy_path;             // reloaded when it changes; empty: the policy never changes
+  std::chrono::seconds policy_reload_interval{2};
+  bool count_decisions = true;         // false: the service counts nothing in the metrics
+};
+
+class ServerApp {
+ public:
+  // Serves `policy` (the content of options.policy_path when that is set) over `inventory`.
+  ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> policy,
+            std::unique_ptr<InventorySource> inventory);
+  ~ServerApp();
+  ServerApp(const ServerApp&) = delete;
+  ServerApp& operator=(const ServerApp&) = delete;
+
+  // Takes the listeners' ports and returns the verbs' port; the ops listener, if any, starts
+  // serving on its own thread. Throws std::runtime_error (port in use, unreadable TLS files).
+  int Bind();
+  // The ops listener's port after Bind(); 0 without one.
+  int ops_port() const { return ops_port_; }
+  // Serves the verbs on this thread until Stop(); also returns when the listener fails.
+  void Run();
+  // Makes Run() return and stops the ops listener; safe from any thread.
+  void Stop();
+
+  const ExtenderService& service() const { return service_; }
+  Metrics& metrics() { return metrics_; }
+  Published<Policy>& policies() { return policies_; }
+  const InventorySource& inventory() const { return *inventory_; }
+
+ private:
+  MetricsState CurrentMetrics() const;
+
+  ServerAppOptions options_;
+  std::unique_ptr<InventorySource> inventory_;
+  Published<Policy> policies_;
+  std::unique_ptr<PolicyWatcher> watcher_;  // null without a policy file
+  Metrics metrics_;
+  ExtenderService service_;
+  HttpServer server_;
+  std::unique_ptr<HttpServer> ops_;
+  int ops_port_ = 0;
+  std::thread ops_thread_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_SERVER_APP_H_

@@ -1,0 +1,22 @@
+// The pod's intent for the plugins that judge by it (gpu-match, sharing, mig-fit): the profile's
+// requirements, preferences and sharing mode with the pod's gpusched.io/ annotations applied
+// (model/gpu_requirements.h). The first of those plugins to be prepared for a cycle parses it and
+// keeps it in the cycle; the others read it. A malformed annotation rejects the pod on every node
+// (Cycle::Reject), naming the annotation.
+#ifndef GPUSCHED_PLUGINS_POD_INTENT_H_
+#define GPUSCHED_PLUGINS_POD_INTENT_H_
+
+#include "gpusched/engine/cycle.h"
+#include "gpusched/model/gpu_requirements.h"
+
+namespace gpusched {
+
+// Called from Plugin::Prepare with the profile's intent: parses the pod's unless another plugin
+// has. Every plugin of one engine is built with the same profile intent.
+void PreparePodIntent(Cycle& cycle, const PodIntent& profile_intent);
+// The intent PreparePodIntent kept; an empty intent (no requirement) if it was never called.
+const PodIntent& PodIntentOf(const Cycle& cycle);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLUGINS_POD_INTENT_H_

@@ -1,0 +1,77 @@
+#include "gpusched/app/inventory_source.h"
+
+#include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/inventory/static_inventory.h"
+#include "gpusched/kube/live_inventory.h"
+
+namespace gpusched {
+namespace {
+
+class StaticSource final : public InventorySource {
+ public:
+  StaticSource(std::shared_ptr<const ClusterSnapshot> snapshot, std::string description)
+      : snapshots_(std::move(snapshot)), description_(std::move(description)) {}
+
+  const Published<ClusterSnapshot>& snapshots() const override { return snapshots_; }
+  Readiness readiness() const override { return Readiness{true, description_}; }
+  void ReportMetrics(MetricsState& m) const override { m.inventory_synced = true; }
+  AssumptionSink* assumptions() override { return nullptr; }
+  const std::string& description() const override { return description_; }
+
+ private:
+  Published<ClusterSnapshot> snapshots_;
+  std::string description_;
+};
+
+class LiveSource final : public InventorySource {
+ public:
+  LiveSource(const KubeConfig& config, GpuResourceNames gpu_names, LiveInventoryOptions options)
+      : live_(config, std::move(gpu_names), snapshots_, options),
+        description_("API server " + config.server) {}
+
+  const Published<ClusterSnapshot>& snapshots() const override { return snapshots_; }
+  Readiness readiness() const override {
+    InventoryStatus status = live_.Status();
+    return Readiness{status.synced, status.detail};
+  }
+  void ReportMetrics(MetricsState& m) const override {
+    InventoryStatus status = live_.Status();
+    m.inventory_synced = status.synced;
+    m.inventory_age_seconds = std::chrono::duration<double>(status.age).count();
+    m.inventory_lists = live_.lists();
+    m.watch_restarts = live_.watch_restarts();
+  }
+  AssumptionSink* assumptions() override { return &live_; }
+  const std::string& description() const override { return description_; }
+
+ private:
+  Published<ClusterSnapshot> snapshots_;  // before live_, which publishes into it
+  LiveInventory live_;
+  std::string description_;
+};
+
+}  // namespace
+
+std::unique_ptr<InventorySource> MakeStaticSource(std::shared_ptr<const ClusterSnapshot> snapshot,
+                                                  std::string description) {
+  return std::make_unique<StaticSource>(std::move(snapshot), std::move(description));
+}
+
+std::unique_ptr<InventorySource> MakeStaticSource(const Inventory& inventory,
+                                                  const GpuResourceNames& gpu_names,
+                                                  const std::string& origin) {
+  ClusterLedger ledger(gpu_names);
+  ApplyInventory(inventory, ledger);
+  std::string description = origin + ": " + std::to_string(ledger.node_count()) + " nodes, " +
+                            std::to_string(ledger.gpu_pods_known()) +
+                            " GPU pods known (any phase)";
+  return MakeStaticSource(ledger.BuildSnapshot(), std::move(description));
+}
+
+std::unique_ptr<InventorySource> MakeLiveSource(const KubeConfig& config,
+                                                GpuResourceNames gpu_names,
+                                                LiveInventoryOptions options) {
+  return std::make_unique<LiveSource>(config, std::move(gpu_names), options);
+}
+
+}  // namespace gpusched

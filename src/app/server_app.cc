@@ -1,0 +1,63 @@
+#include "gpusched/app/server_app.h"
+
+#include "gpusched/policy/policy_watcher.h"
+
+
+namespace gpusched {
+
+ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> policy,
+                     std::unique_ptr<InventorySource> inventory)
+    : options_(std::move(options)),
+      inventory_(std::move(inventory)),
+      policies_(std::move(policy)),
+      watcher_(options_.policy_path.empty()
+                   ? nullptr
+                   : std::make_unique<PolicyWatcher>(options_.policy_path, policies_,
+                                                     options_.policy_reload_interval)),
+      metrics_([this] { return CurrentMetrics(); }),
+      service_(inventory_->snapshots(), policies_, options_.count_decisions ? &metrics_ : nullptr,
+               inventory_->assumptions()),
+      server_(options_.server, service_, [this] { return inventory_->readiness(); }, &metrics_) {
+  if (options_.ops) {
+    ops_ = std::make_unique<HttpServer>(*options_.ops, service_,
+                                        [this] { return inventory_->readiness(); }, &metrics_);
+  }
+}
+
+ServerApp::~ServerApp() {
+  Stop();
+  if (ops_thread_.joinable()) ops_thread_.join();
+}
+
+int ServerApp::Bind() {
+  int port = server_.Bind();
+  if (ops_) {
+    ops_port_ = ops_->Bind();
+    ops_thread_ = std::thread([this] { ops_->Run(); });
+  }
+  return port;
+}
+
+void ServerApp::Run() {
+  server_.Run();
+  if (ops_) ops_->Stop();  // the verbs' listener failed or was stopped: the process is ending
+}
+
+void ServerApp::Stop() {
+  server_.Stop();
+  if (ops_) ops_->Stop();
+}
+
+MetricsState ServerApp::CurrentMetrics() const {
+  MetricsState m;
+  m.snapshot = inventory_->snapshots().Get();
+  inventory_->ReportMetrics(m);
+  m.policy_digest = policies_.Get()->digest();
+  if (watcher_) {
+    m.policy_reloads_ok = watcher_->reloads();
+    m.policy_reloads_failed = watcher_->failures();
+  }
+  return m;
+}
+
+}  // namespace gpusched
