@@ -37,6 +37,7 @@
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_server.h"
 #include "gpusched/server/http_transport.h"
+#include "gpusched/util/text.h"
 #include "workload.h"
 
 namespace {

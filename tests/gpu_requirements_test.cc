@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpusched/util/text.h"
 #include "testing/test_support.h"
 
 namespace gpusched {

@@ -6,6 +6,7 @@
 
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/util/quote.h"
+#include "gpusched/util/text.h"
 
 namespace gpusched {
 

@@ -1,19 +1,10 @@
 #include "gpusched/model/gpu_requirements.h"
 
-#include <cctype>
-
 #include "gpusched/util/quantity.h"
+#include "gpusched/util/text.h"
 
 namespace gpusched {
 namespace {
-
-char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
-
-std::string Trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
 
 std::string Invalid(std::string_view annotation, std::string_view expected) {
   return "invalid annotation " + std::string(annotation) + ": expected " + std::string(expected);
@@ -36,39 +27,6 @@ std::optional<int64_t> ParseMemoryMib(std::string_view quantity) {
   int64_t bytes = MilliToUnitsCeil(*milli);
   constexpr int64_t kMib = 1024 * 1024;
   return bytes / kMib + (bytes % kMib != 0);
-}
-
-std::vector<std::string> SplitList(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string item = Trimmed(text.substr(start, comma - start));
-    if (!item.empty()) out.push_back(std::move(item));
-    start = comma + 1;
-  }
-  return out;
-}
-
-bool GlobMatch(std::string_view pattern, std::string_view text) {
-  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || Lower(pattern[p]) == Lower(text[t]))) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
 }
 
 PodIntent ParsePodIntent(const PodInfo& pod, const PodIntent& defaults) {

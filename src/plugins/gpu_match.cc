@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "gpusched/model/gpu_facts.h"
+#include "gpusched/util/text.h"
 
 namespace gpusched {
 namespace {

@@ -54,11 +54,8 @@ struct PodIntent {
 // `defaults` with the pod's annotations applied on top (an annotation replaces the same criterion).
 PodIntent ParsePodIntent(const PodInfo& pod, const PodIntent& defaults);
 
-// Parsers shared by the annotations and the policy file; nullopt on malformed text.
+// A memory amount per GPU as annotations and policy files write it; nullopt on malformed text.
 std::optional<int64_t> ParseMemoryMib(std::string_view quantity);  // "40Gi" -> 40960
-std::vector<std::string> SplitList(std::string_view comma_separated);
-// Case-insensitive glob with * and ?.
-bool GlobMatch(std::string_view pattern, std::string_view text);
 
 }  // namespace gpusched
 
