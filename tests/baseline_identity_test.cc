@@ -82,9 +82,7 @@ std::shared_ptr<const ClusterSnapshot> VariedUsage(const ClusterSnapshot& base, 
   }
   return std::make_shared<const ClusterSnapshot>(
       std::move(nodes), 2,
-      ObservedWorkload{
-          std::vector<WeightedShape>(base.target_workload().begin(), base.target_workload().end()),
-          1});
+      ObservedWorkload{LiveTargetWorkload(base.observed(), base.standard_workload(), {}), 1});
 }
 
 TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer) {

@@ -63,6 +63,11 @@ TEST(Fragmentation, target_workload_keeps_the_most_frequent_shapes_up_to_the_cov
   EXPECT_TRUE(TargetWorkload(std::vector<TaskShape>{}, 0.95).empty());
 }
 
+// What the default fgd scores against on `s`.
+std::vector<WeightedShape> DefaultTarget(const ClusterSnapshot& s) {
+  return LiveTargetWorkload(s.observed(), s.standard_workload(), {});
+}
+
 TEST(Fragmentation, live_cluster_measure_blends_pods_seen_with_the_standard_shapes) {
   ClusterLedger ledger{GpuResourceNames()};
   for (auto [name, gpus] : {std::pair{"a", 8}, {"b", 8}}) {
@@ -73,10 +78,11 @@ TEST(Fragmentation, live_cluster_measure_blends_pods_seen_with_the_standard_shap
   }
   // An empty cluster already measures against 1, 2, 4 and 8 GPUs: whole nodes are worth keeping.
   auto empty = ledger.BuildSnapshot();
-  ASSERT_EQ(empty->target_workload().size(), 4u);
+  std::vector<WeightedShape> empty_target = DefaultTarget(*empty);
+  ASSERT_EQ(empty_target.size(), 4u);
   EXPECT_TRUE(empty->observed_workload().empty());
-  EXPECT_EQ(empty->target_workload()[3].shape.num_gpu, 8);
-  EXPECT_DOUBLE_EQ(empty->target_workload()[3].weight, 0.25);
+  EXPECT_EQ(empty_target[3].shape.num_gpu, 8);
+  EXPECT_DOUBLE_EQ(empty_target[3].weight, 0.25);
 
   // Node a: 5 of 8 used (3 free); node b: empty (8 free). Pods seen: one of 4 GPUs, one of 1.
   PodInfo p1 = testing::MakePod("p1", {{std::string(kGpuResource), testing::Units(4)}});
@@ -92,7 +98,7 @@ TEST(Fragmentation, live_cluster_measure_blends_pods_seen_with_the_standard_shap
   // the standard shapes weigh 0.5 + 0.5 x 16 / 18.
   const double prior = 0.5 + 0.5 * 16.0 / 18.0;
   std::map<int32_t, double> weight;
-  for (const auto& w : snapshot->target_workload()) weight[w.shape.num_gpu] = w.weight;
+  for (const auto& w : DefaultTarget(*snapshot)) weight[w.shape.num_gpu] = w.weight;
   ASSERT_EQ(weight.size(), 4u);
   EXPECT_NEAR(weight[1], prior * 0.25 + (1 - prior) * 0.5, 1e-12);
   EXPECT_NEAR(weight[2], prior * 0.25, 1e-12);

@@ -13,20 +13,16 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
                                  std::vector<WeightedShape> standard_workload)
     : nodes_(std::move(nodes)),
       observed_workload_(std::move(observed_workload)),
-      common_observed_(CommonShapes(observed_workload_.shapes)),
       standard_workload_(std::move(standard_workload)),
-      target_workload_(
-          BlendWorkloads(common_observed_, standard_workload_,
-                         PriorShareAfter(TargetWorkloadSettings{}, observed_workload_.pods))),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;
   names.reserve(nodes_.size());
-  std::set<std::string, std::less<>> profiles;
+  std::set<std::string, std::less<>> offered;
   for (const auto& n : nodes_) {
     names.push_back(n->info.name);
     for (const auto& r : n->info.allocatable) {
-      if (r.milli > 0 && !MigProfileOf(r.name).empty()) profiles.emplace(MigProfileOf(r.name));
+      if (r.milli > 0 && !offered.contains(r.name)) offered.emplace(r.name);
     }
     int64_t gpus = n->info.allocatable.milli(kGpuResource) / kMilliPerGpu;
     if (gpus > 0) {
@@ -36,11 +32,9 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
                   ? std::numeric_limits<int64_t>::max()
                   : total + gpus;
     }
-    std::string_view single = n->info.gpu.single_mig_profile();
-    if (!single.empty() && n->info.allocatable.milli(kGpuResource) > 0) profiles.emplace(single);
   }
   index_ = NodeIndex(names);
-  offered_mig_profiles_.assign(profiles.begin(), profiles.end());
+  offered_resources_.assign(offered.begin(), offered.end());
   NumberClasses();
 }
 

@@ -77,7 +77,10 @@ void ParseMigLabel(std::string_view key, std::string_view value,
 }  // namespace
 
 std::string_view GpuLabels::single_mig_profile() const {
-  if (mig_strategy != MigStrategy::kSingle) return {};
+  return mig_strategy == MigStrategy::kSingle ? MigProfileOfProduct(product) : std::string_view();
+}
+
+std::string_view MigProfileOfProduct(std::string_view product) {
   std::string_view p = product;
   size_t at = p.find("-MIG-");
   if (at == std::string_view::npos) return {};

@@ -49,6 +49,15 @@ std::vector<WeightedShape> BlendWorkloads(std::span<const WeightedShape> observe
   return out;
 }
 
+std::vector<WeightedShape> LiveTargetWorkload(const ObservedWorkload& observed,
+                                              std::span<const WeightedShape> standard,
+                                              const TargetWorkloadSettings& settings) {
+  std::span<const WeightedShape> prior =
+      settings.expected.empty() ? standard : std::span<const WeightedShape>(settings.expected);
+  return BlendWorkloads(CommonShapes(observed.shapes), prior,
+                        PriorShareAfter(settings, observed.pods));
+}
+
 DecayedShapeCounts::DecayedShapeCounts(Clock::duration half_life) : half_life_(half_life) {}
 
 void DecayedShapeCounts::DecayTo(Clock::time_point now) {

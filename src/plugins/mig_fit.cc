@@ -1,8 +1,10 @@
 #include "gpusched/plugins/mig_fit.h"
 
 #include <algorithm>
+#include <set>
 
 #include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_resources.h"
 
 namespace gpusched {
@@ -34,6 +36,25 @@ double UnitBestFit(const NodeState& node, std::string_view resource, int64_t cou
   return kMaxNodeScore * (1 - static_cast<double>(free_after) / static_cast<double>(allocatable));
 }
 
+constexpr std::string_view kKey = "mig-fit";
+
+// The MIG profiles some node offers, sorted: mixed-strategy slices (nvidia.com/mig-<profile>
+// resources) and single-strategy GPUs (nvidia.com/gpu on a node whose product names a profile).
+using OfferedProfiles = CycleValue<std::vector<std::string>>;
+
+std::vector<std::string> ProfilesOffered(const ClusterSnapshot& snapshot) {
+  std::set<std::string, std::less<>> profiles;
+  for (const auto& resource : snapshot.offered_resources()) {
+    if (std::string_view p = MigProfileOf(resource); !p.empty()) profiles.emplace(p);
+  }
+  for (const auto& [product, gpus] : snapshot.gpus_by_product()) {
+    if (std::string_view p = MigProfileOfProduct(product); !p.empty() && gpus > 0) {
+      profiles.emplace(p);
+    }
+  }
+  return {profiles.begin(), profiles.end()};
+}
+
 bool AsksForMigProduct(const Cycle& cycle) {
   const auto& products = PodIntentOf(cycle).require.products;
   return !products.empty() && std::all_of(products.begin(), products.end(), [](const auto& p) {
@@ -43,8 +64,19 @@ bool AsksForMigProduct(const Cycle& cycle) {
 
 }  // namespace
 
+void MigFitPlugin::Prepare(Cycle& cycle) const {
+  PreparePodIntent(cycle, profile_intent_);
+  for (const auto& want : cycle.gpu_demand()) {
+    if (MigProfileOf(want.name).empty()) continue;
+    cycle.Put(kKey, std::make_unique<OfferedProfiles>(ProfilesOffered(cycle.snapshot())));
+    return;
+  }
+}
+
 Verdict MigFitPlugin::Filter(const Cycle& cycle, const NodeState&) const {
-  const auto& offered = cycle.snapshot().offered_mig_profiles();
+  const OfferedProfiles* prepared = cycle.Get<OfferedProfiles>(kKey);
+  if (prepared == nullptr) return Verdict::Pass();  // the pod asks for no MIG slice
+  const std::vector<std::string>& offered = prepared->value;
   for (const auto& want : cycle.gpu_demand()) {
     std::string_view profile = MigProfileOf(want.name);
     if (profile.empty() || std::binary_search(offered.begin(), offered.end(), profile)) continue;

@@ -32,11 +32,8 @@ struct Fit {
   }
 };
 
-// The blend of the policy's targetWorkload settings, when they are not the defaults the snapshot
-// has already blended with.
-struct OwnWorkload : CycleData {
-  std::vector<WeightedShape> shapes;
-};
+// The target workload under the policy's targetWorkload settings, blended once per cycle.
+using TargetShapes = CycleValue<std::vector<WeightedShape>>;
 
 }  // namespace
 
@@ -44,22 +41,16 @@ void ShapeScorer::Prepare(Cycle& cycle) const { PrepareTaskShape(cycle); }
 
 void FgdPlugin::Prepare(Cycle& cycle) const {
   PrepareTaskShape(cycle);
-  if (workload_.is_default()) return;
   const ClusterSnapshot& snapshot = cycle.snapshot();
-  std::span<const WeightedShape> prior = workload_.expected.empty()
-                                             ? snapshot.standard_workload()
-                                             : std::span<const WeightedShape>(workload_.expected);
-  auto own = std::make_unique<OwnWorkload>();
-  own->shapes = BlendWorkloads(snapshot.common_observed_workload(), prior,
-                               PriorShareAfter(workload_, snapshot.observed_pods()));
-  cycle.Put(kName, std::move(own));
+  cycle.Put(kName, std::make_unique<TargetShapes>(LiveTargetWorkload(
+                      snapshot.observed(), snapshot.standard_workload(), workload_)));
 }
 
 double FgdPlugin::Score(const Cycle& cycle, const NodeState& node) const {
   Fit f(cycle, node);
-  const OwnWorkload* own = cycle.Get<OwnWorkload>(kName);
+  const TargetShapes* target = cycle.Get<TargetShapes>(kName);
   std::span<const WeightedShape> workload =
-      own ? std::span<const WeightedShape>(own->shapes) : cycle.snapshot().target_workload();
+      target ? std::span<const WeightedShape>(target->value) : std::span<const WeightedShape>();
   return static_cast<double>(FgdScore(f.idle, f.pod, workload).score);
 }
 

@@ -4,11 +4,7 @@ namespace gpusched {
 namespace {
 
 constexpr std::string_view kKey = "pod-intent";
-
-struct PreparedIntent : CycleData {
-  explicit PreparedIntent(PodIntent i) : intent(std::move(i)) {}
-  PodIntent intent;
-};
+using PreparedIntent = CycleValue<PodIntent>;
 
 }  // namespace
 
@@ -22,7 +18,7 @@ void PreparePodIntent(Cycle& cycle, const PodIntent& profile_intent) {
 const PodIntent& PodIntentOf(const Cycle& cycle) {
   static const PodIntent kNone;
   const PreparedIntent* prepared = cycle.Get<PreparedIntent>(kKey);
-  return prepared ? prepared->intent : kNone;
+  return prepared ? prepared->value : kNone;
 }
 
 }  // namespace gpusched

@@ -258,7 +258,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   std::vector<TracePod> pods = PrepareWorkload(trace, capacity, random, {options.tune});
   const std::vector<size_t> node_rank = RandomRanks(nodes.size(), random);
   const TieBreak ties = options.ties.value_or(policy.ties);
-  // Cluster-wide facts the plugins read (MIG profiles offered, the target workload) come from the
+  // Cluster-wide facts the plugins read (resources offered, the observed workload) come from the
   // snapshot; node states come from the run's own nodes, which change as pods commit.
   std::vector<ClusterSnapshot::NodePtr> initial;
   initial.reserve(nodes.size());
@@ -266,7 +266,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   ClusterSnapshot snapshot(
       std::move(initial), 1,
       ObservedWorkload{TraceWorkload(trace), static_cast<double>(trace.size())});
-  std::span<const WeightedShape> workload = snapshot.target_workload();
+  const std::vector<WeightedShape> workload =
+      LiveTargetWorkload(snapshot.observed(), snapshot.standard_workload(), {});
 
   // Fragment and idle GPU per node, kept current as pods commit.
   std::vector<double> fragment(nodes.size());

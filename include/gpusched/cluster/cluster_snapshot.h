@@ -49,22 +49,19 @@ class ClusterSnapshot {
   // Increases with every publication; 0 for an empty initial snapshot.
   uint64_t generation() const { return generation_; }
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
-  // Every MIG profile some node offers (allocatable > 0), under either MIG strategy; sorted.
-  const std::vector<std::string>& offered_mig_profiles() const { return offered_mig_profiles_; }
+  // Every resource some node offers (allocatable > 0), sorted.
+  const std::vector<std::string>& offered_resources() const { return offered_resources_; }
   // Allocatable whole GPUs (nvidia.com/gpu) per nvidia.com/gpu.product, over every node.
   const std::map<std::string, int64_t, std::less<>>& gpus_by_product() const {
     return gpus_by_product_;
   }
-  // Every shape seen, with its share; product-reserve reads which products pinned pods ask for.
+  // Every shape seen, with its share, and how many pods (decayed) the shares stand for.
+  const ObservedWorkload& observed() const { return observed_workload_; }
   std::span<const WeightedShape> observed_workload() const { return observed_workload_.shapes; }
-  // The common ones (CommonShapes: 95% of the pods), the part fragmentation is measured against.
-  std::span<const WeightedShape> common_observed_workload() const { return common_observed_; }
-  // How many pods (decayed) the observed shares stand for.
   double observed_pods() const { return observed_workload_.pods; }
+  // The shapes expected before any are seen (StandardShapes of the node sizes); empty in the
+  // simulator, whose trace says what comes.
   std::span<const WeightedShape> standard_workload() const { return standard_workload_; }
-  // The two blended with the default settings (TargetWorkloadSettings{}): what FGD scoring and the
-  // fragmentation gauge measure against unless a policy says otherwise.
-  std::span<const WeightedShape> target_workload() const { return target_workload_; }
 
  private:
   void NumberClasses();
@@ -73,12 +70,10 @@ class ClusterSnapshot {
   NodeIndex index_;
   std::vector<uint32_t> class_of_;
   size_t class_count_ = 0;
-  std::vector<std::string> offered_mig_profiles_;
+  std::vector<std::string> offered_resources_;
   std::map<std::string, int64_t, std::less<>> gpus_by_product_;
   ObservedWorkload observed_workload_;
-  std::vector<WeightedShape> common_observed_;
   std::vector<WeightedShape> standard_workload_;
-  std::vector<WeightedShape> target_workload_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

@@ -28,6 +28,13 @@ class CycleData {
   virtual ~CycleData() = default;
 };
 
+// A plain value kept as CycleData, for state several plugins share (plugins/task_shape.h).
+template <class T>
+struct CycleValue : CycleData {
+  explicit CycleValue(T v) : value(std::move(v)) {}
+  T value;
+};
+
 class Cycle {
  public:
   Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot);

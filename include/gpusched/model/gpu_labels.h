@@ -56,6 +56,11 @@ struct GpuLabels {
   bool operator==(const GpuLabels&) const = default;
 };
 
+// The MIG profile in a product name as GFD writes it under the single strategy
+// ("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb" -> "1g.5gb", a "-SHARED" suffix dropped); empty for a
+// product that names none.
+std::string_view MigProfileOfProduct(std::string_view product);
+
 GpuLabels ParseGpuLabels(const std::vector<std::pair<std::string_view, std::string_view>>& labels);
 
 std::string_view ToString(SharingStrategy s);

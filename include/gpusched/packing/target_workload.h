@@ -58,6 +58,13 @@ double PriorShareAfter(const TargetWorkloadSettings& settings, double observed_p
 std::vector<WeightedShape> BlendWorkloads(std::span<const WeightedShape> observed,
                                           std::span<const WeightedShape> prior, double prior_share);
 
+// The target workload of a live cluster under `settings`: FGD's common shapes of what was observed
+// (CommonShapes), blended with the expected shapes (settings.expected, else `standard`) by
+// PriorShareAfter. What fgd scores against and the fragmentation gauge measures.
+std::vector<WeightedShape> LiveTargetWorkload(const ObservedWorkload& observed,
+                                              std::span<const WeightedShape> standard,
+                                              const TargetWorkloadSettings& settings);
+
 // Counts of task shapes seen, each decaying by half every `half_life`; the weights say what the
 // cluster has been asked for lately. Shapes whose count falls below 1/1000 of a pod are dropped,
 // so memory follows the shapes of the last few half-lives, and at most kMaxShapes are kept (the

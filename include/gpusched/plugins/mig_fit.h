@@ -1,7 +1,8 @@
 // mig-fit: places MIG slices.
 //
-// Filter: a pod asking for nvidia.com/mig-<profile> that no node in the cluster offers is rejected
-// everywhere as unresolvable, with a reason naming the profile and the profiles that exist.
+// Filter: a pod asking for nvidia.com/mig-<profile> that no node in the cluster offers (as a
+// mixed-strategy resource, or as the product of single-strategy GPUs) is rejected everywhere as
+// unresolvable, with a reason naming the profile and the profiles that exist.
 // (Per-node counts are gpu-fit's job.)
 // Score (pods asking for mig-* resources, or for nvidia.com/gpu with a required product that is a
 // MIG product): best fit. After the placement, the free MIG capacity left on the node is counted in
@@ -24,7 +25,8 @@ class MigFitPlugin : public Plugin {
   explicit MigFitPlugin(PodIntent profile_intent = {})
       : profile_intent_(std::move(profile_intent)) {}
   std::string_view name() const override { return kName; }
-  void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
+  // The pod's intent; for a pod asking for MIG slices, also the profiles the cluster offers.
+  void Prepare(Cycle& cycle) const override;
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
