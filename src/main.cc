@@ -312,8 +312,7 @@ int Serve(const std::vector<std::string>& args) {
   if (!app_options.policy_path.empty()) {
     spdlog::info("policy {} loaded: digest {}", app_options.policy_path, policy->digest());
   }
-  auto inventory =
-      InventoryFromFlags(flags, GpuResourceNames(policy->spec().gpu_resources), error);
+  auto inventory = InventoryFromFlags(flags, GpuResourceNames(policy->spec().gpu_resources), error);
   if (!inventory) return Fail(error);
 
   std::unique_ptr<ServerApp> app;

@@ -1,6 +1,7 @@
-// The operator docs match the code: the serve flag table in docs/operations.md is exactly what
-// `gpusched serve --help` prints, docs/metrics.md lists exactly the series a server exposes, and
-// the Grafana dashboard queries only documented series.
+// The docs match the code: the serve flag table in docs/operations.md is exactly what
+// `gpusched serve --help` prints, docs/metrics.md lists exactly the series a server exposes, the
+// Grafana dashboard queries only documented series, and every code excerpt in
+// docs/architecture.md stands verbatim in the file it names.
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -50,6 +51,19 @@ std::map<std::string, std::string> DocFlags(const std::string& doc) {
     out[(*it)[1]] = (*it)[2];
   }
   return out;
+}
+
+// Blocks "<!-- excerpt of PATH -->" followed by a fenced code block.
+TEST(DeveloperDocs, architecture_excerpts_stand_in_the_files_they_name) {
+  std::string doc = Doc("docs/architecture.md");
+  std::regex excerpt(R"(<!-- excerpt of ([^ ]+) -->\n```cpp\n([\s\S]*?)```)");
+  int found = 0;
+  for (std::sregex_iterator it(doc.begin(), doc.end(), excerpt), end; it != end; ++it, ++found) {
+    std::string source = Doc((*it)[1]);
+    EXPECT_NE(source.find((*it)[2]), std::string::npos)
+        << (*it)[1] << " no longer holds the excerpt:\n" << (*it)[2];
+  }
+  EXPECT_GE(found, 4);  // the worked example "a plugin with one setting"
 }
 
 TEST(OperatorDocs, serve_flags_and_defaults_match_the_operations_table) {

@@ -57,8 +57,8 @@ TEST(Explain, blend_adds_kube_schedulers_scores_and_names_its_pick) {
       "b", ResourceList{{"nvidia.com/gpu", 8000}, {"cpu", 32000}, {"memory", 1000000}});
   auto snapshot = testing::SnapshotOf({a, b});
   Policy policy(DefaultPolicySpec());
-  PodInfo pod = testing::MakePod(
-      "p", ResourceList{{"nvidia.com/gpu", 1000}, {"cpu", 16000}, {"memory", 0}});
+  PodInfo pod =
+      testing::MakePod("p", ResourceList{{"nvidia.com/gpu", 1000}, {"cpu", 16000}, {"memory", 0}});
   Explanation e = Explain(policy, *snapshot, pod, BlendSettings{InTreeScore::kLeastAllocated, 5});
   ASSERT_EQ(e.blended.size(), 2u);
   const BlendedScore& first = e.blended[0];

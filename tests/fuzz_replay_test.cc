@@ -59,10 +59,9 @@ const bool kRegistered = [] {
         bool disabled = file.starts_with("DISABLED_");
         std::string name = (disabled ? "DISABLED_" : "") + std::string(check.name) + "_" + kind +
                            "_" + Identifier(disabled ? file.substr(9) : file);
-        ::testing::RegisterTest("FuzzReplay", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                                [check, path = entry.path()]() -> ::testing::Test* {
-                                  return new Replay(check, path);
-                                });
+        ::testing::RegisterTest(
+            "FuzzReplay", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+            [check, path = entry.path()]() -> ::testing::Test* { return new Replay(check, path); });
       }
     }
   }

@@ -141,7 +141,8 @@ TEST(GpuMatch, prepare_applies_annotations_and_rejects_a_malformed_one) {
   h100_only.annotations.emplace_back("gpusched.io/gpu-product", "NVIDIA-H100-*");
   TestCycle cycle(h100_only, plugin);
   EXPECT_TRUE(cycle->rejection().empty());
-  EXPECT_TRUE(plugin.Filter(*cycle, FixtureNode("06-h100-80gb-x8-mig-single-1g10gb.json")).passed());
+  EXPECT_TRUE(
+      plugin.Filter(*cycle, FixtureNode("06-h100-80gb-x8-mig-single-1g10gb.json")).passed());
   EXPECT_FALSE(plugin.Filter(*cycle, FixtureNode("05-a100-80gb-x8-nomig.json")).passed());
 
   PodInfo malformed = GpuPod();

@@ -126,11 +126,12 @@ TEST(Manifests, readme_registration_is_the_all_pods_configuration) {
   size_t begin = readme.find("```yaml\n", section);
   size_t end = readme.find("```", begin + 8);
   ASSERT_NE(begin, std::string::npos);
-  YAML::Node readme_extender = YAML::Load(readme.substr(begin + 8, end - begin - 8))["extenders"][0];
+  YAML::Node readme_extender =
+      YAML::Load(readme.substr(begin + 8, end - begin - 8))["extenders"][0];
   YAML::Node shipped = YAML::LoadFile(
       (kManifests / "scheduler-config" / "extender-all-pods.yaml").string())["extenders"][0];
-  for (const char* key : {"filterVerb", "prioritizeVerb", "weight", "httpTimeout",
-                          "nodeCacheCapable", "ignorable"}) {
+  for (const char* key :
+       {"filterVerb", "prioritizeVerb", "weight", "httpTimeout", "nodeCacheCapable", "ignorable"}) {
     ASSERT_TRUE(readme_extender[key]) << key;
     EXPECT_EQ(readme_extender[key].as<std::string>(), shipped[key].as<std::string>()) << key;
   }

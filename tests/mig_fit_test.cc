@@ -31,7 +31,8 @@ TEST(MigFit, profile_no_node_offers_is_unresolvable_and_lists_what_exists) {
 
 TEST(MigFit, scores_only_pods_that_ask_for_mig) {
   MigFitPlugin plugin;
-  EXPECT_TRUE(plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/mig-1g.5gb", Units(1)}}), plugin)));
+  EXPECT_TRUE(
+      plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/mig-1g.5gb", Units(1)}}), plugin)));
   EXPECT_FALSE(plugin.ScoresPod(*TestCycle(MakePod("p", {{"nvidia.com/gpu", Units(1)}}), plugin)));
   PodIntent mig_product;
   mig_product.require.products = {"NVIDIA-H100-80GB-HBM3-MIG-1g.10gb"};

@@ -53,7 +53,8 @@ TEST(Quantity, long_mantissas_stay_exact) {
   // 10^33 + 1, times 10^-31: the last digit, beyond the mantissa, still rounds up (was 100000).
   EXPECT_EQ(ParseQuantityMilli("1000000000000000000000000000000001e-31"), 100001);
   // About 1.3e-40 milli-units rounds up to 1, however many digits it has (was 2).
-  EXPECT_EQ(ParseQuantityMilli("0.0000000000000000000000000000000000000000126765060022822940149670320537599"),
+  EXPECT_EQ(ParseQuantityMilli(
+                "0.0000000000000000000000000000000000000000126765060022822940149670320537599"),
             1);
 }
 

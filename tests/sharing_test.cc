@@ -35,8 +35,7 @@ TEST(Sharing, exclusive_pods_avoid_shared_replicas) {
   for (const char* f : {"01-t4-plain-1gpu.json", "06-h100-80gb-x8-mig-single-1g10gb.json",
                         "05-a100-80gb-x8-nomig.json"}) {
     EXPECT_TRUE(
-        plugin
-            .Filter(*TestCycle(PodWithContainer("nvidia.com/gpu", 1), plugin), FixtureNode(f))
+        plugin.Filter(*TestCycle(PodWithContainer("nvidia.com/gpu", 1), plugin), FixtureNode(f))
             .passed())
         << f;
   }

@@ -63,8 +63,7 @@ std::unique_ptr<InventorySource> MakeStaticSource(const Inventory& inventory,
   ClusterLedger ledger(gpu_names);
   ApplyInventory(inventory, ledger);
   std::string description = origin + ": " + std::to_string(ledger.node_count()) + " nodes, " +
-                            std::to_string(ledger.gpu_pods_known()) +
-                            " GPU pods known (any phase)";
+                            std::to_string(ledger.gpu_pods_known()) + " GPU pods known (any phase)";
   return MakeStaticSource(ledger.BuildSnapshot(), std::move(description));
 }
 

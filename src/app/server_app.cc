@@ -2,7 +2,6 @@
 
 #include "gpusched/policy/policy_watcher.h"
 
-
 namespace gpusched {
 
 ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> policy,
@@ -17,10 +16,11 @@ ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> pol
       metrics_([this] { return CurrentMetrics(); }),
       service_(inventory_->snapshots(), policies_, options_.count_decisions ? &metrics_ : nullptr,
                inventory_->assumptions()),
-      server_(options_.server, service_, [this] { return inventory_->readiness(); }, &metrics_) {
+      server_(
+          options_.server, service_, [this] { return inventory_->readiness(); }, &metrics_) {
   if (options_.ops) {
-    ops_ = std::make_unique<HttpServer>(*options_.ops, service_,
-                                        [this] { return inventory_->readiness(); }, &metrics_);
+    ops_ = std::make_unique<HttpServer>(
+        *options_.ops, service_, [this] { return inventory_->readiness(); }, &metrics_);
   }
 }
 

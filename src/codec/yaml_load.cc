@@ -79,7 +79,6 @@ auto Parse(F&& load) -> decltype(load()) {
   }
 }
 
-
 // Notes where each document's first node starts, for LoopsForever.
 class FirstNode : public YAML::EventHandler {
  public:

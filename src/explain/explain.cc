@@ -42,8 +42,8 @@ std::string Pad(std::string s, size_t width) {
 std::string BlendedText(const Explanation& e) {
   std::string out = "\nas kube-scheduler adds it: NodeResourcesFit (";
   out += e.blend->in_tree == InTreeScore::kMostAllocated ? "most-allocated" : "least-allocated";
-  out += ") + BalancedAllocation + extender score x " + Fixed(e.blend->extender_weight, 0) +
-         " x 10\n";
+  out +=
+      ") + BalancedAllocation + extender score x " + Fixed(e.blend->extender_weight, 0) + " x 10\n";
   size_t name_width = 4;
   for (const auto& b : e.blended) name_width = std::max(name_width, e.nodes[b.node].node.size());
   out += "  " + Pad("NODE", name_width + 2) + "FIT  BALANCED  EXTENDER  TOTAL\n";
@@ -108,8 +108,8 @@ Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const
     BlendedScore b;
     b.node = i;
     // A live or file inventory keeps extended resources only; the simulator's nodes have all.
-    b.resources_known = nodes[i]->info.allocatable.contains("cpu") &&
-                        nodes[i]->info.allocatable.contains("memory");
+    b.resources_known =
+        nodes[i]->info.allocatable.contains("cpu") && nodes[i]->info.allocatable.contains("memory");
     if (b.resources_known) {
       b.fit = InTreeScoreOf(blend->in_tree, *nodes[i], pod);
       b.balanced = BalancedScoreOf(*nodes[i], pod);

@@ -260,5 +260,4 @@ HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   return list;
 }
 
-
 }  // namespace gpusched

@@ -32,8 +32,9 @@ PluginEntry Built(bool enabled, double weight, Make make) {
 // A plugin built by its default constructor.
 template <class P>
 PluginEntry Plain(bool enabled, double weight) {
-  return Built<P>(enabled, weight,
-                  [](const PolicyWideSettings&, const PodIntent&) { return std::make_unique<P>(); });
+  return Built<P>(enabled, weight, [](const PolicyWideSettings&, const PodIntent&) {
+    return std::make_unique<P>();
+  });
 }
 
 }  // namespace

@@ -53,17 +53,18 @@ class MaintenanceConfig : public PluginConfig {
 }  // namespace
 
 PluginEntry MaintenancePlugin::Entry() {
-  return PluginEntry{.name = kName,
-                     .enabled = true,
-                     .weight = 0,
-                     .keys = {"action"},
-                     .default_config = [] { return std::make_unique<MaintenanceConfig>(); },
-                     .make =
-                         [](const PluginConfig* config, const PolicyWideSettings&, const PodIntent&) {
-                           const auto* own = dynamic_cast<const MaintenanceConfig*>(config);
-                           return std::make_unique<MaintenancePlugin>(
-                               own ? own->action : MaintenanceAction::kFilter);
-                         }};
+  return PluginEntry{
+      .name = kName,
+      .enabled = true,
+      .weight = 0,
+      .keys = {"action"},
+      .default_config = [] { return std::make_unique<MaintenanceConfig>(); },
+      .make =
+          [](const PluginConfig* config, const PolicyWideSettings&, const PodIntent&) {
+            const auto* own = dynamic_cast<const MaintenanceConfig*>(config);
+            return std::make_unique<MaintenancePlugin>(own ? own->action
+                                                           : MaintenanceAction::kFilter);
+          }};
 }
 
 Verdict MaintenancePlugin::Filter(const Cycle&, const NodeState& node) const {

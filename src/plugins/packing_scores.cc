@@ -43,7 +43,7 @@ void FgdPlugin::Prepare(Cycle& cycle) const {
   PrepareTaskShape(cycle);
   const ClusterSnapshot& snapshot = cycle.snapshot();
   cycle.Put(kName, std::make_unique<TargetShapes>(LiveTargetWorkload(
-                      snapshot.observed(), snapshot.standard_workload(), workload_)));
+                       snapshot.observed(), snapshot.standard_workload(), workload_)));
 }
 
 double FgdPlugin::Score(const Cycle& cycle, const NodeState& node) const {

@@ -28,8 +28,8 @@ std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec&
   for (const PluginEntry& entry : AllPlugins()) {
     auto it = profile.plugins.find(entry.name);
     if (it == profile.plugins.end() || !it->second.enabled) continue;
-    plugins.push_back(WeightedPlugin{entry.make(it->second.config.get(), policy.wide, profile.intent),
-                                     it->second.weight});
+    plugins.push_back(WeightedPlugin{
+        entry.make(it->second.config.get(), policy.wide, profile.intent), it->second.weight});
   }
   return std::make_unique<Engine>(GpuResourceNames(policy.gpu_resources), std::move(plugins),
                                   policy.score_mapping, profile.gpu_pods_only);

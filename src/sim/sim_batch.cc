@@ -32,8 +32,7 @@ class BatchProgress {
 };
 
 bool NamesAFile(const std::string& name) {
-  return name.find('/') != std::string::npos || name.ends_with(".yaml") ||
-         name.ends_with(".yml");
+  return name.find('/') != std::string::npos || name.ends_with(".yaml") || name.ends_with(".yml");
 }
 
 }  // namespace

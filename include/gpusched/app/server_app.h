@@ -28,11 +28,11 @@ namespace gpusched {
 class PolicyWatcher;  // policy/policy_watcher.h
 
 struct ServerAppOptions {
-  ServerOptions server;                // the verbs' listener; port 0 takes any free port
-  std::optional<ServerOptions> ops;    // plain HTTP for probes and /metrics (serve_verbs false)
-  std::string policy_path;             // reloaded when it changes; empty: the policy never changes
+  ServerOptions server;              // the verbs' listener; port 0 takes any free port
+  std::optional<ServerOptions> ops;  // plain HTTP for probes and /metrics (serve_verbs false)
+  std::string policy_path;           // reloaded when it changes; empty: the policy never changes
   std::chrono::seconds policy_reload_interval{2};
-  bool count_decisions = true;         // false: the service counts nothing in the metrics
+  bool count_decisions = true;  // false: the service counts nothing in the metrics
 };
 
 class ServerApp {

@@ -1,6 +1,6 @@
 // JSON decoding of the extender requests gpusched serves (filter and prioritize share one body)
-// and encoding of its answers. gpusched offers no bind or preempt verb (docs/architecture.md, "Assume, not bind"), so
-// their types have no codec.
+// and encoding of its answers. gpusched offers no bind or preempt verb (docs/architecture.md,
+// "Assume, not bind"), so their types have no codec.
 //
 // The decoder accepts what kube-scheduler sends: envelope keys spelled exactly as the Go field
 // names, unknown keys ignored, null for any map, slice or pointer; it throws DecodeError (one

@@ -91,8 +91,7 @@ std::vector<bool> BestAmong(std::span<const double> combined);
 class Engine {
  public:
   Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
-         ScoreMapping mapping = ScoreMapping::kLinear,
-         bool gpu_pods_only = true);
+         ScoreMapping mapping = ScoreMapping::kLinear, bool gpu_pods_only = true);
 
   // The cycle for `pod`; it borrows `pod` and `snapshot`, which must outlive it. A non-empty
   // `selection_error` (from choosing the profile) rejects the pod everywhere.

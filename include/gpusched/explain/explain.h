@@ -31,7 +31,7 @@ struct BlendSettings {
 // One passing node's total in kube-scheduler's sum (its other default score plugins score
 // every node alike when no pod asks for affinity, spread or images).
 struct BlendedScore {
-  size_t node = 0;  // index into Explanation::nodes
+  size_t node = 0;               // index into Explanation::nodes
   bool resources_known = false;  // the inventory has the node's cpu and memory
   int64_t fit = 0;               // both 0 unless resources_known
   int64_t balanced = 0;

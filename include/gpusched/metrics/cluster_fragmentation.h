@@ -3,8 +3,9 @@
 //
 // The live inventory counts whole devices, so the measure is taken on nvidia.com/gpu: each node's
 // free GPUs are fully idle, and the target workload is the default policy's (LiveTargetWorkload:
-// the common shapes of the pods seen, blended with the standard shapes). A node's idle GPUs count as fragment for a shape that needs more GPUs
-// than the node has free. CPU is not tracked live and not part of the fit. Pure; thread-safe.
+// the common shapes of the pods seen, blended with the standard shapes). A node's idle GPUs count
+// as fragment for a shape that needs more GPUs than the node has free. CPU is not tracked live and
+// not part of the fit. Pure; thread-safe.
 #ifndef GPUSCHED_METRICS_CLUSTER_FRAGMENTATION_H_
 #define GPUSCHED_METRICS_CLUSTER_FRAGMENTATION_H_
 

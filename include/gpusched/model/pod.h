@@ -50,7 +50,7 @@ struct PodInfo {
   std::string name;
   std::string namespace_name;
   std::string uid;
-  std::string node_name;  // spec.nodeName; empty while pending
+  std::string node_name;             // spec.nodeName; empty while pending
   std::string gpu_product_selector;  // spec.nodeSelector["nvidia.com/gpu.product"], if any
   std::string resource_version;
   PodPhase phase = PodPhase::kUnknown;
