@@ -2,8 +2,9 @@
 # Builds the libFuzzer targets of tests/fuzz (build-fuzz/, clang, ASan + UBSan) and runs each on a
 # corpus seeded from the fixtures, for a bounded time each, --jobs targets at a time.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET (default 30)] [--jobs N (default 2)] [--runs N]
-#                   [--timeout S] [--only TARGET]...
-# --runs stops a target after N executions when that comes first. An input running longer than
+#                   [--timeout S] [--only TARGET]... [--build-only]
+# --build-only builds the targets and stops. --runs stops a target after N executions when that
+# comes first. An input running longer than
 # --timeout seconds (default 10; wall-clock, so raise it for long runs under nice beside builds)
 # counts as a crash. Prints per target the executions and the result; exits non-zero when any
 # target crashed, after printing the path of each crash input (build-fuzz/artifacts/<target>/).
@@ -19,8 +20,10 @@ runs=()
 timeout=10
 parallel=2
 only=()
+build_only=false
 while (($#)); do
   case $1 in
+    --build-only) build_only=true; shift ;;
     --jobs) parallel=$2; shift 2 ;;
     --runs) runs=(-runs="$2"); shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
@@ -38,6 +41,7 @@ if ((${#only[@]})); then targets=("${only[@]}"); fi
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DGPUSCHED_FUZZ=ON -DGPUSCHED_BUILD_TESTS=OFF -DGPUSCHED_BUILD_BENCH=OFF \
   -- "${targets[@]/%/_fuzz}"
+if $build_only; then exit 0; fi
 
 # Seed files per target, beside the committed seeds and regressions: the fixtures (and the shared
 # reference copies when present) each target's parser reads.

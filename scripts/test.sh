@@ -24,14 +24,32 @@ run_ctest "$root/build" -LE e2e
 echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
 "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug \
   -DGPUSCHED_SANITIZE=address,undefined -DGPUSCHED_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_DEBUG="-g1"
+
+# While the sanitizer tests run (the end-to-end ones mostly wait on kube-scheduler), the
+# ThreadSanitizer and fuzz builds take the idle CPU at low priority; the tests keep theirs.
+tsan_targets=(cluster_ledger_test http_server_test policy_watcher_test extender_service_test live_inventory_test
+  metrics_test tls_server_test)
+mkdir -p "$root/build-asan"
+background_log=$root/build-asan/background-builds.log
+# setsid: the builds form their own process group, so a failing test stops all of them.
+setsid nice -n 15 bash -c '
+  "$1/scripts/build.sh" "$1/build-tsan" -DCMAKE_BUILD_TYPE=Debug -DGPUSCHED_SANITIZE=thread \
+    -DGPUSCHED_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_DEBUG="-g1" -- "${@:2}" &&
+  "$1/scripts/fuzz.sh" --build-only' background-builds "$root" "${tsan_targets[@]}" \
+  > "$background_log" 2>&1 &
+background=$!
+trap 'kill -- "-$background" 2> /dev/null || true' EXIT
+
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_ctest "$root/build-asan"
 
-echo "== build and test where threads meet under ThreadSanitizer"
-tsan_targets=(cluster_ledger_test http_server_test policy_watcher_test extender_service_test live_inventory_test
-  metrics_test tls_server_test)
-"$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug \
-  -DGPUSCHED_SANITIZE=thread -DGPUSCHED_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_DEBUG="-g1" -- "${tsan_targets[@]}"
+echo "== build (done in the background) and test where threads meet under ThreadSanitizer"
+if ! wait "$background"; then
+  tail -40 "$background_log"
+  echo "the ThreadSanitizer or fuzz build failed; full log: $background_log" >&2
+  exit 1
+fi
+trap - EXIT
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
   run_ctest "$root/build-tsan" -R '^(ClusterLedger|ServerFixture|SmallLimitServer|PolicyWatcherTest|ServiceFixture|LiveInventory|MetricsEndpoint|TlsServer|TlsCredentialsLoad)\.'
 
