@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 phase() { echo "== [$(date -u +%T)] $*"; }  # the time shows where the minutes go
 
-run_ctest() {  # BUILD_DIR [ctest args...]
+run_ctest() {  # BUILD_DIR [ctest args...] (later -j wins over the default 2)
   local dir=$1; shift
   (cd "$dir" && ctest --output-on-failure -j 2 --timeout 300 "$@")
 }
@@ -51,8 +51,9 @@ wait_for() {
   fi
 }
 
+# Three tests at a time on two cores: the end-to-end tests, started first, mostly wait.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run_ctest "$root/build-asan"
+  run_ctest "$root/build-asan" -j 3
 
 phase "build (in the background) and test where threads meet under ThreadSanitizer"
 wait_for "$tsan_build" "$tsan_log" ThreadSanitizer
