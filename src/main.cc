@@ -238,6 +238,7 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
 // kubeconfig or of the pod's service account, else the file or the bundled sample cluster.
 std::unique_ptr<InventorySource> InventoryFromFlags(const FlagSet& flags,
                                                     const GpuResourceNames& gpu_names,
+                                                    const LiveInventoryOptions& live_options,
                                                     std::string& error) {
   const std::string& source = flags.Get("cluster");
   const std::string& kubeconfig = flags.Get("kubeconfig");
@@ -247,21 +248,10 @@ std::unique_ptr<InventorySource> InventoryFromFlags(const FlagSet& flags,
   }
   try {
     if (!kubeconfig.empty() || (source.empty() && RunningInCluster())) {
-      auto assume_ttl = ParseWholeNumber(flags.Get("assume-ttl"), 0, 3600);
-      auto half_life = ParseWholeNumber(flags.Get("workload-half-life"), 1, 30 * 86400);
-      if (!assume_ttl || !half_life) {
-        error = !assume_ttl ? "--assume-ttl takes a whole number of seconds within 0..3600"
-                            : "--workload-half-life takes a whole number of seconds within "
-                              "1..2592000";
-        return nullptr;
-      }
       KubeConfig kube =
           kubeconfig.empty() ? InClusterConfig() : LoadKubeconfig(kubeconfig, flags.Get("context"));
       spdlog::info("watching nodes and pods at {} (context {})", kube.server, kube.context);
-      LiveInventoryOptions options;
-      options.assume_ttl = std::chrono::seconds(*assume_ttl);
-      options.workload_half_life = std::chrono::seconds(*half_life);
-      return MakeLiveSource(kube, gpu_names, options);
+      return MakeLiveSource(kube, gpu_names, live_options);
     }
     Inventory inventory =
         LoadInventoryOrSample(source, flags.Get("allow-empty-inventory") == "true");
@@ -303,6 +293,14 @@ int Serve(const std::vector<std::string>& args) {
   auto reload_seconds = ParseWholeNumber(flags.Get("policy-reload-interval"), 1, 3600);
   if (!reload_seconds) return Fail("--policy-reload-interval takes a whole number of seconds");
   app_options.policy_reload_interval = std::chrono::seconds(*reload_seconds);
+  auto assume_ttl = ParseWholeNumber(flags.Get("assume-ttl"), 0, 3600);
+  if (!assume_ttl) return Fail("--assume-ttl takes a whole number of seconds within 0..3600");
+  auto half_life = ParseWholeNumber(flags.Get("workload-half-life"), 1, 30 * 86400);
+  if (!half_life)
+    return Fail("--workload-half-life takes a whole number of seconds within 1..2592000");
+  LiveInventoryOptions live_options;
+  live_options.assume_ttl = std::chrono::seconds(*assume_ttl);
+  live_options.workload_half_life = std::chrono::seconds(*half_life);
 
   // Before any other thread starts (they inherit its signal mask).
   SignalShutdown shutdown(std::chrono::seconds(3));
@@ -312,7 +310,8 @@ int Serve(const std::vector<std::string>& args) {
   if (!app_options.policy_path.empty()) {
     spdlog::info("policy {} loaded: digest {}", app_options.policy_path, policy->digest());
   }
-  auto inventory = InventoryFromFlags(flags, GpuResourceNames(policy->spec().gpu_resources), error);
+  auto inventory = InventoryFromFlags(flags, GpuResourceNames(policy->spec().gpu_resources),
+                                      live_options, error);
   if (!inventory) return Fail(error);
 
   std::unique_ptr<ServerApp> app;

@@ -44,8 +44,11 @@ using OfferedProfiles = CycleValue<std::vector<std::string>>;
 
 std::vector<std::string> ProfilesOffered(const ClusterSnapshot& snapshot) {
   std::set<std::string, std::less<>> profiles;
-  for (const auto& resource : snapshot.offered_resources()) {
-    if (std::string_view p = MigProfileOf(resource); !p.empty()) profiles.emplace(p);
+  // Only the MIG resources, a range of the sorted names: a cluster may offer many other ones.
+  const std::vector<std::string>& offered = snapshot.offered_resources();
+  for (auto it = std::lower_bound(offered.begin(), offered.end(), kMigResourcePrefix);
+       it != offered.end() && it->starts_with(kMigResourcePrefix); ++it) {
+    if (std::string_view p = MigProfileOf(*it); !p.empty()) profiles.emplace(p);
   }
   for (const auto& [product, gpus] : snapshot.gpus_by_product()) {
     if (std::string_view p = MigProfileOfProduct(product); !p.empty() && gpus > 0) {
