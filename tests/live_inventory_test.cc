@@ -344,6 +344,10 @@ TEST(LiveInventory, a_quiet_watch_is_not_cut_by_the_idle_limit) {
   options.reflector.watch_timeout = std::chrono::seconds(30);
   LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, options);
   ASSERT_TRUE(Converges(server, published));
+  // Both reflectors' watches open (nodes and pods) before counting: a synced snapshot does not
+  // mean the second watch has reached the server yet, least of all on a loaded machine.
+  for (int i = 0; i < 500 && server.watches_served() < 2; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_GE(server.watches_served(), 2u);
   uint64_t watches = server.watches_served();
   std::this_thread::sleep_for(3s);
   EXPECT_EQ(server.watches_served(), watches) << "a quiet watch was re-established";
