@@ -2,6 +2,7 @@
 // (include/gpusched/plugins/plugin_entry.h).
 #include <algorithm>
 
+#include "gpusched/plugins/cpu_reserve.h"
 #include "gpusched/plugins/gpu_binpack.h"
 #include "gpusched/plugins/gpu_fit.h"
 #include "gpusched/plugins/gpu_match.h"
@@ -73,6 +74,8 @@ const std::vector<PluginEntry>& AllPlugins() {
       Plain<ConsolidatePlugin>(true, 1),
       // In fleets of several products: pods free to choose keep off the products pinned pods need.
       Plain<ProductReservePlugin>(true, 1),
+      // Where nodes declare CPU: pods keep CPU on the nodes whose idle GPUs need it.
+      Plain<CpuReservePlugin>(true, 2),
   };
   return kAll;
 }
