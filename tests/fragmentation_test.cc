@@ -1,9 +1,12 @@
 // The FGD fragmentation measure on hand-made nodes and workloads, and its live-cluster form.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/metrics/cluster_fragmentation.h"
 #include "gpusched/packing/fragmentation.h"
+#include "gpusched/packing/gpu_devices.h"
 #include "gpusched/packing/target_workload.h"
 #include "testing/test_support.h"
 
@@ -35,6 +38,81 @@ TEST(Fragmentation, a_fitting_shape_counts_only_gpus_with_less_free_than_its_sha
   EXPECT_EQ(ShapeFragmentMilli(node, Shape(1000, 0, 0)), 1900);
   EXPECT_EQ(ShapeFragmentMilli(node, Shape(1000, 1, 100, {"V100M16", "V100M32"})), 1900);
   EXPECT_EQ(ShapeFragmentMilli(node, Shape(1000, 1, 100, {"P100", "T4"})), 0);
+}
+
+TaskShape Slices(const std::string& profile, int32_t count) {
+  TaskShape s;
+  s.mig_profile = profile;
+  s.mig_count = count;
+  return s;
+}
+
+TEST(Fragmentation, mig_slices_serve_only_tasks_of_their_profile) {
+  std::vector<int64_t> free = {1000, 0};
+  // Three free 1g slices (1/7 GPU each) and one 3g slice (3/7): 428 milli each way.
+  std::vector<IdleSlices> mig = {{"1g.10gb", 3, 1}, {"3g.40gb", 1, 3}};
+  NodeIdle node{.cpu_milli = 8000, .gpu_free_milli = free, .model = "A100", .mig_free = mig};
+  EXPECT_EQ(IdleMilli(node), 1000 + 428 + 428);
+  // A 1g task fits and uses only its slices: the 3g slice is fragment. Devices are judged by
+  // device tasks, not by MIG ones.
+  EXPECT_TRUE(ShapeFits(node, Slices("1g.10gb", 1)));
+  EXPECT_EQ(ShapeFragmentMilli(node, Slices("1g.10gb", 1)), 428);
+  // Four 1g slices, or a profile the node does not offer, do not fit: every free slice.
+  EXPECT_FALSE(ShapeFits(node, Slices("1g.10gb", 4)));
+  EXPECT_EQ(ShapeFragmentMilli(node, Slices("1g.10gb", 4)), 856);
+  EXPECT_FALSE(ShapeFits(node, Slices("2g.20gb", 1)));
+  EXPECT_EQ(ShapeFragmentMilli(node, Slices("2g.20gb", 1)), 856);
+  // Too little CPU for a MIG task: every free slice.
+  TaskShape hungry = Slices("3g.40gb", 1);
+  hungry.cpu_milli = 9000;
+  EXPECT_EQ(ShapeFragmentMilli(node, hungry), 856);
+  // A whole-GPU task fits on the free GPU: no device fragment; slices are not its kind.
+  EXPECT_EQ(ShapeFragmentMilli(node, Shape(1000, 1, 1000)), 0);
+  EXPECT_EQ(ShapeFragmentMilli(node, Shape(1000, 2, 1000)), 1000);
+
+  // Each kind weighted among its own shapes: half the MIG weight on 1g (428), half on 2g (856);
+  // all the device weight on 2 GPUs (1000), whatever the split between the kinds.
+  std::vector<WeightedShape> mixed = {
+      {Slices("1g.10gb", 1), 0.1}, {Slices("2g.20gb", 1), 0.1}, {Shape(1000, 2, 1000), 0.8}};
+  EXPECT_DOUBLE_EQ(NodeFragmentMilli(node, mixed), 1000 + (428 + 856) / 2.0);
+  // One kind alone: its weights as they are (the devices-only measure is FGD's, unchanged).
+  std::vector<WeightedShape> only_devices = {{Shape(1000, 2, 1000), 0.5}};
+  EXPECT_DOUBLE_EQ(NodeFragmentMilli(node, only_devices), 500);
+}
+
+TEST(Fragmentation, idle_slices_and_mig_shapes_come_from_resources) {
+  NodeState node =
+      testing::MakeNode("mig",
+                        ResourceList{{"nvidia.com/mig-1g.10gb", testing::Units(7)},
+                                     {"nvidia.com/mig-3g.40gb", testing::Units(2)},
+                                     {"nvidia.com/mig-2g.20gb.shared", testing::Units(4)}},
+                        ResourceList{{"nvidia.com/mig-1g.10gb", testing::Units(2)}});
+  IdleBuffers buffers;
+  NodeIdle idle = IdleOf(node, buffers);
+  ASSERT_EQ(idle.mig_free.size(), 2u);  // time-sliced replicas are not slices
+  EXPECT_EQ(idle.mig_free[0].profile, "1g.10gb");
+  EXPECT_EQ(idle.mig_free[0].count, 5);
+  EXPECT_EQ(idle.mig_free[0].compute_slices, 1);
+  EXPECT_EQ(idle.mig_free[1].profile, "3g.40gb");
+  EXPECT_EQ(idle.mig_free[1].count, 2);
+  EXPECT_EQ(IdleMilli(idle), 5000 / 7 + 6000 / 7);
+
+  TaskShape shape = ShapeOf(
+      testing::MakePod("p", {{"cpu", 2000}, {"nvidia.com/mig-3g.40gb", testing::Units(2)}}));
+  EXPECT_EQ(shape.mig_profile, "3g.40gb");
+  EXPECT_EQ(shape.mig_count, 2);
+  EXPECT_FALSE(shape.wants_gpu());
+  EXPECT_TRUE(shape.wants_mig());
+  EXPECT_FALSE(
+      ShapeOf(testing::MakePod("s", {{"nvidia.com/mig-1g.10gb.shared", testing::Units(1)}}))
+          .wants_mig());
+
+  // fgd takes the slices from the node: one 3g task on a node whose target is 1g tasks removes
+  // from the measure the 3g slice it took (857 - 428 milli of fragment).
+  std::vector<WeightedShape> ones = {{Slices("1g.10gb", 1), 1.0}};
+  TaskShape one_3g = Slices("3g.40gb", 1);
+  EXPECT_EQ(FgdScore(idle, one_3g, ones).score,
+            static_cast<int64_t>(100.0 / (1.0 + std::exp(-0.429))));
 }
 
 TEST(Fragmentation, node_fragment_is_the_frequency_weighted_sum) {
@@ -147,6 +225,36 @@ TEST(TargetWorkload, shapes_are_bounded_whatever_the_pods_name) {
   EXPECT_TRUE(std::any_of(w.begin(), w.end(), [&](const auto& s) { return s.shape == common; }));
 }
 
+TEST(Fragmentation, live_cluster_expects_the_mig_profiles_nodes_offer) {
+  ClusterLedger ledger{GpuResourceNames()};
+  NodeInfo whole;
+  whole.name = "whole";
+  whole.allocatable.Set(kGpuResource, testing::Units(8));
+  ledger.UpsertNode(whole);
+  NodeInfo mig;
+  mig.name = "mig";
+  mig.allocatable.Set("nvidia.com/mig-1g.10gb", testing::Units(7));
+  mig.allocatable.Set("nvidia.com/mig-3g.40gb", testing::Units(2));
+  ledger.UpsertNode(mig);
+  // The standard shapes: 1, 2, 4, 8 GPUs and one slice of each offered profile.
+  auto empty = ledger.BuildSnapshot();
+  std::vector<WeightedShape> standard(empty->standard_workload().begin(),
+                                      empty->standard_workload().end());
+  ASSERT_EQ(standard.size(), 6u);
+  EXPECT_EQ(standard[4].shape, Slices("1g.10gb", 1));
+  EXPECT_EQ(standard[5].shape, Slices("3g.40gb", 1));
+  // The gauge counts idle slices: 8 GPUs plus 7/7 and 6/7 of a GPU in slices.
+  EXPECT_NEAR(FragmentationOf(*empty).idle_gpus, 8 + (1000 + 6000 / 7) / 1000.0, 1e-9);
+
+  // A MIG pod is observed as its slices.
+  PodInfo p = testing::MakePod("p", {{"nvidia.com/mig-3g.40gb", testing::Units(1)}});
+  p.node_name = "mig";
+  ledger.UpsertPod(p);
+  auto snapshot = ledger.BuildSnapshot();
+  ASSERT_EQ(snapshot->observed_workload().size(), 1u);
+  EXPECT_EQ(snapshot->observed_workload()[0].shape, Slices("3g.40gb", 1));
+}
+
 TEST(Fragmentation, pods_selecting_a_product_are_observed_pinned_to_it) {
   ClusterLedger ledger{GpuResourceNames()};
   PodInfo pinned = testing::MakePod("p", {{std::string(kGpuResource), testing::Units(4)}});
@@ -164,6 +272,12 @@ TEST(TargetWorkload, standard_shapes_and_blend) {
   for (const auto& s : shapes) gpus.push_back(s.shape.num_gpu);
   EXPECT_EQ(gpus, (std::vector<int32_t>{1, 2, 4, 6, 8}));
   EXPECT_TRUE(StandardShapes({}).empty());
+  // MIG profiles the nodes offer: one slice each, weighing like every other standard shape.
+  auto with_mig = StandardShapes({8}, {"1g.10gb", "3g.40gb"});
+  ASSERT_EQ(with_mig.size(), 6u);
+  EXPECT_EQ(with_mig[4].shape, Slices("1g.10gb", 1));
+  EXPECT_EQ(with_mig[5].shape, Slices("3g.40gb", 1));
+  for (const auto& w : with_mig) EXPECT_DOUBLE_EQ(w.weight, 1.0 / 6);
   std::vector<WeightedShape> observed = {{TaskShape{0, kMilliPerGpu, 1, {}}, 1.0}};
   auto only_prior = BlendWorkloads({}, shapes, 0.1);  // nothing observed: the prior alone
   EXPECT_EQ(only_prior.size(), shapes.size());

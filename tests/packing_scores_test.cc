@@ -70,8 +70,8 @@ TEST(FgdScore, a_share_goes_where_it_grows_fragmentation_least) {
   // On device 0 -> {500, 500}: share fits (0), whole does not (all 1000 idle): 500.
   FgdPlugin fgd;
   EXPECT_EQ(s.Score(fgd, SimPod(1000, 500), node), Sigmoid100(250));
-  std::vector<int64_t> devices;
-  NodeIdle idle = IdleOf(node, devices);
+  IdleBuffers buffers;
+  NodeIdle idle = IdleOf(node, buffers);
   FgdChoice choice = FgdScore(idle, ShapeOf(SimPod(1000, 500)), s.workload);
   EXPECT_EQ(choice.device, 1);
   EXPECT_EQ(choice.score, Sigmoid100(250));
@@ -131,9 +131,9 @@ TEST(PackingScores, on_live_nodes_devices_come_from_whole_gpu_counts) {
   // The live server has no per-device state: free devices are the node's free whole GPUs.
   NodeState live = testing::MakeNode("n", ResourceList{{std::string(kGpuResource), Units(4)}},
                                      ResourceList{{std::string(kGpuResource), Units(1)}});
-  std::vector<int64_t> devices;
-  NodeIdle idle = IdleOf(live, devices);
-  EXPECT_EQ(devices, (std::vector<int64_t>{1000, 1000, 1000, 0}));
+  IdleBuffers buffers;
+  NodeIdle idle = IdleOf(live, buffers);
+  EXPECT_EQ(buffers.devices, (std::vector<int64_t>{1000, 1000, 1000, 0}));
   EXPECT_EQ(idle.cpu_milli, std::numeric_limits<int64_t>::max());  // no CPU declared: no limit
 }
 

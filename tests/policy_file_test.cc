@@ -160,7 +160,12 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
       {"expected_all_zero", h + "targetWorkload: {expected: [{gpus: 8, weight: 0}]}\n",
        "targetWorkload.expected: weights must not all be 0"},
       {"expected_unknown_key", h + "targetWorkload: {expected: [{gpu: 8, weight: 1}]}\n",
-       "targetWorkload.expected[0].gpu: unknown key (allowed: gpus, weight)"},
+       "targetWorkload.expected[0].gpu: unknown key (allowed: gpus, mig, weight)"},
+      {"expected_gpus_and_mig",
+       h + "targetWorkload: {expected: [{gpus: 1, mig: 1g.10gb, weight: 1}]}\n",
+       "targetWorkload.expected[0]: needs weight and one of gpus or mig"},
+      {"expected_not_a_profile", h + "targetWorkload: {expected: [{mig: large, weight: 1}]}\n",
+       "targetWorkload.expected[0].mig: must be a MIG profile such as 1g.10gb"},
   };
   for (const auto& c : cases) {
     PolicyParseResult r = ParsePolicy(c.yaml, "bad.yaml");
@@ -175,21 +180,31 @@ TEST(PolicyFile, target_workload_and_rank_mapping_are_read_and_printed) {
   auto r = ParsePolicy(std::string(kHeader) +
                            "scoreMapping: rank\n"
                            "targetWorkload:\n  priorShare: 0.25\n  priorPods: 4\n"
-                           "  expected: [{gpus: 8, weight: 1}, {gpus: 1, weight: 3}]\n",
+                           "  expected: [{gpus: 8, weight: 1}, {gpus: 1, weight: 3},"
+                           " {mig: 1g.10gb, weight: 4}]\n",
                        "ok.yaml");
   ASSERT_TRUE(r.spec.has_value()) << (r.errors.empty() ? "" : r.errors[0]);
   EXPECT_EQ(r.spec->score_mapping, ScoreMapping::kRank);
   EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.prior_share, 0.25);
   EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.prior_pods, 4);
-  ASSERT_EQ(r.spec->wide.target_workload.expected.size(), 2u);
-  EXPECT_EQ(r.spec->wide.target_workload.expected[0].shape.num_gpu, 1);
-  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.expected[0].weight, 0.75);
+  ASSERT_EQ(r.spec->wide.target_workload.expected.size(), 3u);
+  // In shape order: the slice (no GPU device) first, then 1 and 8 GPUs.
+  const TaskShape& slice = r.spec->wide.target_workload.expected[0].shape;
+  EXPECT_EQ(slice.mig_profile, "1g.10gb");
+  EXPECT_EQ(slice.mig_count, 1);
+  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.expected[0].weight, 0.5);
+  EXPECT_EQ(r.spec->wide.target_workload.expected[1].shape.num_gpu, 1);
+  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.expected[1].weight, 3.0 / 8);
   std::string printed = FormatPolicy(*r.spec);
   EXPECT_NE(printed.find("scoreMapping: rank"), std::string::npos) << printed;
   EXPECT_NE(printed.find("priorShare: 0.25"), std::string::npos) << printed;
   auto again = ParsePolicy(printed, "printed.yaml");  // what `policy check` prints reads back
   ASSERT_TRUE(again.spec.has_value()) << (again.errors.empty() ? "" : again.errors[0]);
-  EXPECT_EQ(again.spec->wide.target_workload.expected.size(), 2u);
+  ASSERT_EQ(again.spec->wide.target_workload.expected.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(again.spec->wide.target_workload.expected[i].shape,
+              r.spec->wide.target_workload.expected[i].shape);
+  }
   EXPECT_DOUBLE_EQ(again.spec->wide.target_workload.prior_pods, 4);
 }
 

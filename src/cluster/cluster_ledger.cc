@@ -1,6 +1,10 @@
 #include "gpusched/cluster/cluster_ledger.h"
 
+#include "gpusched/packing/gpu_devices.h"
+
 #include <algorithm>
+#include <map>
+#include <set>
 #include <vector>
 
 namespace gpusched {
@@ -37,12 +41,9 @@ void ClusterLedger::Charge(const PodRecord& pod, int sign) {
 }
 
 void ClusterLedger::Observe(const ResourceList& gpu_requests, const std::string& product) {
-  // The live model counts whole devices; shares and MIG slices are judged by their own plugins.
-  int64_t gpus = gpu_requests.units(kGpuResource);
-  if (gpus <= 0) return;
-  TaskShape shape;
-  shape.gpu_milli = kMilliPerGpu;
-  shape.num_gpu = static_cast<int32_t>(std::min<int64_t>(gpus, kMaxGpusPerNode));
+  // The live model counts whole devices and MIG slices; shares are judged by their own plugins.
+  TaskShape shape = ShapeOf(gpu_requests);
+  if (!shape.wants_gpu() && !shape.wants_mig()) return;
   if (!product.empty()) shape.gpu_models.push_back(product);
   observed_.Add(shape, Clock::now());
   dirty_.emplace();  // the snapshot's workload changes even when no node does
@@ -123,19 +124,37 @@ void ClusterLedger::ReplacePods(const std::vector<PodInfo>& pods) {
   for (const auto& p : pods) UpsertPod(p);
 }
 
-std::set<int64_t> ClusterLedger::CommonSizes() const {
+namespace {
+
+// The `n` keys with the highest counts (ties: the smaller key).
+template <class K>
+std::set<K> MostCommon(const std::map<K, int64_t>& counts, size_t n) {
+  std::vector<std::pair<K, int64_t>> by_count(counts.begin(), counts.end());
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (by_count.size() > n) by_count.resize(n);
+  std::set<K> out;
+  for (auto& [key, count] : by_count) out.insert(std::move(key));
+  return out;
+}
+
+}  // namespace
+
+std::vector<WeightedShape> ClusterLedger::StandardWorkload() const {
   std::map<int64_t, int64_t> nodes_of_size;
+  std::map<std::string, int64_t> nodes_offering;
   for (const auto& [name, node] : nodes_) {
     int64_t gpus = std::min(node.allocatable.units(kGpuResource), kMaxGpusPerNode);
     if (gpus > 0) ++nodes_of_size[gpus];
+    for (const auto& r : node.allocatable) {
+      std::string_view profile = MigProfileOf(r.name);
+      if (!profile.empty() && !IsSharedResourceName(r.name) && r.milli > 0) {
+        ++nodes_offering[std::string(profile)];
+      }
+    }
   }
-  std::vector<std::pair<int64_t, int64_t>> by_count(nodes_of_size.begin(), nodes_of_size.end());
-  std::stable_sort(by_count.begin(), by_count.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (by_count.size() > kMaxStandardSizes) by_count.resize(kMaxStandardSizes);
-  std::set<int64_t> sizes;
-  for (const auto& [gpus, count] : by_count) sizes.insert(gpus);
-  return sizes;
+  return StandardShapes(MostCommon(nodes_of_size, kMaxStandardSizes),
+                        MostCommon(nodes_offering, kMaxStandardSizes));
 }
 
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
@@ -160,8 +179,8 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   std::vector<ClusterSnapshot::NodePtr> nodes;
   nodes.reserve(published_.size());
   for (const auto& [name, state] : published_) nodes.push_back(state);
-  return std::make_shared<const ClusterSnapshot>(
-      std::move(nodes), ++generation_, observed_.Observed(), StandardShapes(CommonSizes()));
+  return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
+                                                 observed_.Observed(), StandardWorkload());
 }
 
 }  // namespace gpusched

@@ -14,10 +14,10 @@ ClusterFragmentation FragmentationOf(const ClusterSnapshot& snapshot) {
   // The default policy's target workload: the gauge measures what the default fgd scores against.
   const std::vector<WeightedShape> workload =
       LiveTargetWorkload(snapshot.observed(), snapshot.standard_workload(), {});
-  std::vector<int64_t> devices;
+  IdleBuffers buffers;
   for (const auto& node : snapshot.nodes()) {
-    NodeIdle idle = IdleOf(*node, devices);
-    for (int64_t free : devices) out.idle_gpus += static_cast<double>(free) / kMilliPerGpu;
+    NodeIdle idle = IdleOf(*node, buffers);
+    out.idle_gpus += static_cast<double>(IdleMilli(idle)) / kMilliPerGpu;
     out.fragmented_gpus += NodeFragmentMilli(idle, workload) / kMilliPerGpu;
   }
   return out;

@@ -29,6 +29,11 @@ int MigComputeSlices(std::string_view profile) {
   return LeadingNumber(profile);
 }
 
+int64_t GpuEquivalentMilli(std::string_view resource, int64_t units) {
+  std::string_view profile = MigProfileOf(resource);
+  return profile.empty() ? 0 : units * MigComputeSlices(profile) * 1000 / kMigComputeSlicesPerGpu;
+}
+
 std::optional<int64_t> MigNominalMemoryMib(std::string_view profile) {
   size_t dot = profile.find("g.");
   if (dot == std::string_view::npos) return std::nullopt;

@@ -11,16 +11,50 @@ bool TaskShape::AcceptsModel(std::string_view model) const {
          std::find(gpu_models.begin(), gpu_models.end(), model) != gpu_models.end();
 }
 
+namespace {
+
+int64_t MigIdleMilli(const NodeIdle& node) {
+  int64_t milli = 0;
+  for (const auto& s : node.mig_free) milli += s.milli();
+  return milli;
+}
+
+// The free slices of `profile` on `node`, or nullptr when it offers none.
+const IdleSlices* SlicesOf(const NodeIdle& node, std::string_view profile) {
+  for (const auto& s : node.mig_free) {
+    if (s.profile == profile) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int64_t IdleMilli(const NodeIdle& node) {
+  return std::accumulate(node.gpu_free_milli.begin(), node.gpu_free_milli.end(), int64_t{0}) +
+         MigIdleMilli(node);
+}
+
 bool ShapeFits(const NodeIdle& node, const TaskShape& shape) {
   if (node.cpu_milli < shape.cpu_milli) return false;
-  if (!shape.wants_gpu()) return true;
+  if (!shape.wants_gpu() && !shape.wants_mig()) return true;
   if (!shape.AcceptsModel(node.model)) return false;
+  if (shape.wants_mig()) {
+    const IdleSlices* slices = SlicesOf(node, shape.mig_profile);
+    if (slices == nullptr || slices->count < shape.mig_count) return false;
+  }
+  if (!shape.wants_gpu()) return true;
   int64_t enough = std::count_if(node.gpu_free_milli.begin(), node.gpu_free_milli.end(),
                                  [&](int64_t free) { return free >= shape.gpu_milli; });
   return enough >= shape.num_gpu;
 }
 
 int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape) {
+  if (shape.wants_mig()) {
+    int64_t idle = MigIdleMilli(node);
+    if (!ShapeFits(node, shape)) return idle;
+    const IdleSlices& usable = *SlicesOf(node, shape.mig_profile);
+    return idle - usable.milli();
+  }
   int64_t idle =
       std::accumulate(node.gpu_free_milli.begin(), node.gpu_free_milli.end(), int64_t{0});
   if (!shape.wants_gpu() || !ShapeFits(node, shape)) return idle;
@@ -32,10 +66,17 @@ int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape) {
 }
 
 double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload) {
-  double sum = 0;
-  for (const auto& w : workload)
-    sum += w.weight * static_cast<double>(ShapeFragmentMilli(node, w.shape));
-  return sum;
+  double devices = 0, device_weight = 0, slices = 0, slice_weight = 0;
+  for (const auto& w : workload) {
+    double fragment = w.weight * static_cast<double>(ShapeFragmentMilli(node, w.shape));
+    (w.shape.wants_mig() ? slices : devices) += fragment;
+    (w.shape.wants_mig() ? slice_weight : device_weight) += w.weight;
+  }
+  // Each kind of capacity is judged by the tasks that can use it, weighted among themselves: how
+  // many MIG pods there are must not change what a fragment of device capacity costs.
+  if (slice_weight <= 0) return devices;
+  if (device_weight <= 0) return slices;
+  return devices / device_weight + slices / slice_weight;
 }
 
 std::vector<WeightedShape> TargetWorkload(std::span<const TaskShape> tasks, double coverage) {

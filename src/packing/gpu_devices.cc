@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
 
 namespace gpusched {
@@ -23,25 +24,48 @@ void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out) {
 
 bool DeclaresCpu(const NodeState& node) { return node.info.allocatable.contains("cpu"); }
 
-NodeIdle IdleOf(const NodeState& node, std::vector<int64_t>& devices) {
-  DeviceFreeMilli(node, devices);
+NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers) {
+  DeviceFreeMilli(node, buffers.devices);
+  buffers.mig.clear();
+  for (const auto& r : node.info.allocatable) {
+    std::string_view profile = MigProfileOf(r.name);
+    if (profile.empty() || IsSharedResourceName(r.name)) continue;
+    int64_t free =
+        std::clamp<int64_t>(r.milli / 1000 - node.used.units(r.name), 0, kMaxGpusPerNode);
+    buffers.mig.push_back({profile, free, MigComputeSlices(profile)});
+  }
   int64_t cpu = DeclaresCpu(node) ? node.free_milli("cpu") : std::numeric_limits<int64_t>::max();
-  return NodeIdle{.cpu_milli = cpu, .gpu_free_milli = devices, .model = node.info.gpu.product};
+  return NodeIdle{.cpu_milli = cpu,
+                  .gpu_free_milli = buffers.devices,
+                  .model = node.info.gpu.product,
+                  .mig_free = buffers.mig};
 }
 
-TaskShape ShapeOf(const PodInfo& pod, std::vector<std::string> models) {
+TaskShape ShapeOf(const ResourceList& requests, std::vector<std::string> models) {
   TaskShape shape;
-  shape.cpu_milli = pod.requests.milli("cpu");
-  int64_t gpu = pod.requests.milli(kGpuResource);
+  shape.cpu_milli = requests.milli("cpu");
+  int64_t gpu = requests.milli(kGpuResource);
   if (gpu >= kMilliPerGpu) {
-    shape.num_gpu = static_cast<int32_t>((gpu + kMilliPerGpu - 1) / kMilliPerGpu);
+    shape.num_gpu = static_cast<int32_t>(
+        std::min(gpu / kMilliPerGpu + (gpu % kMilliPerGpu != 0 ? 1 : 0), kMaxGpusPerNode));
     shape.gpu_milli = kMilliPerGpu;
   } else if (gpu > 0) {
     shape.num_gpu = 1;
     shape.gpu_milli = gpu;
   }
+  for (const auto& r : requests) {
+    std::string_view profile = MigProfileOf(r.name);
+    if (profile.empty() || IsSharedResourceName(r.name) || r.milli < 1000) continue;
+    shape.mig_profile = std::string(profile);
+    shape.mig_count = static_cast<int32_t>(std::min(r.milli / 1000, kMaxGpusPerNode));
+    break;
+  }
   shape.gpu_models = std::move(models);
   return shape;
+}
+
+TaskShape ShapeOf(const PodInfo& pod, std::vector<std::string> models) {
+  return ShapeOf(pod.requests, std::move(models));
 }
 
 std::vector<int> BestFitDevices(std::span<const int64_t> free, const TaskShape& shape) {
@@ -81,6 +105,13 @@ FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
                          ? node.cpu_milli
                          : node.cpu_milli - pod.cpu_milli;
   placed.gpu_free_milli = after;
+  std::vector<IdleSlices> slices(node.mig_free.begin(), node.mig_free.end());
+  if (pod.wants_mig()) {
+    for (auto& s : slices) {
+      if (s.profile == pod.mig_profile) s.count = std::max<int64_t>(0, s.count - pod.mig_count);
+    }
+  }
+  placed.mig_free = slices;
   FgdChoice choice;
   if (pod.wants_gpu() && pod.gpu_milli < kMilliPerGpu) {
     for (size_t i = 0; i < after.size(); ++i) {

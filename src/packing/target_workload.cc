@@ -5,7 +5,8 @@
 
 namespace gpusched {
 
-std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_counts) {
+std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_counts,
+                                          const std::set<std::string>& mig_profiles) {
   std::set<int64_t> sizes;
   for (int64_t n : node_gpu_counts) {
     if (n <= 0) continue;
@@ -17,8 +18,16 @@ std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_coun
     TaskShape shape;
     shape.gpu_milli = kMilliPerGpu;
     shape.num_gpu = static_cast<int32_t>(g);
-    out.push_back({std::move(shape), 1.0 / static_cast<double>(sizes.size())});
+    out.push_back({std::move(shape), 0});
   }
+  for (const auto& profile : mig_profiles) {
+    if (profile.empty()) continue;
+    TaskShape shape;
+    shape.mig_profile = profile;
+    shape.mig_count = 1;
+    out.push_back({std::move(shape), 0});
+  }
+  for (auto& w : out) w.weight = 1.0 / static_cast<double>(out.size());
   return out;
 }
 

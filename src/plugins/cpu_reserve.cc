@@ -53,10 +53,10 @@ double CpuReservePlugin::Score(const Cycle& cycle, const NodeState& node) const 
   const DemandRatio* ratio = cycle.Get<DemandRatio>(kName);
   if (ratio == nullptr || !DeclaresCpu(node)) return kMaxNodeScore / 2;
   const TaskShape& pod = TaskShapeOf(cycle);
-  std::vector<int64_t> devices;
-  NodeIdle before = IdleOf(node, devices);
-  std::vector<int64_t> after_devices(devices);
-  for (int device : BestFitDevices(devices, pod)) after_devices[device] -= pod.gpu_milli;
+  IdleBuffers buffers;
+  NodeIdle before = IdleOf(node, buffers);
+  std::vector<int64_t> after_devices(buffers.devices);
+  for (int device : BestFitDevices(buffers.devices, pod)) after_devices[device] -= pod.gpu_milli;
   NodeIdle after = before;
   after.cpu_milli = before.cpu_milli - pod.cpu_milli;
   after.gpu_free_milli = after_devices;

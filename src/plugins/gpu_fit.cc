@@ -34,8 +34,8 @@ Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
   // Per-device model (the packing simulator): a share needs one device with enough free, whole
   // GPUs need fully free devices, whatever the node's total.
   if (!node.device_free_milli.empty()) {
-    std::vector<int64_t> devices;
-    NodeIdle idle = IdleOf(node, devices);
+    IdleBuffers buffers;
+    NodeIdle idle = IdleOf(node, buffers);
     idle.cpu_milli = std::numeric_limits<int64_t>::max();  // CPU is kube-scheduler's to check
     if (!ShapeFits(idle, TaskShapeOf(cycle))) {
       return Verdict::Unschedulable(cycle.Reason("no GPU device with enough free"));

@@ -14,7 +14,8 @@ namespace {
 
 // What a score formula needs of one node and the cycle's pod.
 struct Fit {
-  std::vector<int64_t> devices;
+  IdleBuffers buffers;
+  const std::vector<int64_t>& devices = buffers.devices;
   NodeIdle idle;
   const TaskShape& pod;
   double cpu_left = 0;  // 0 when the node declares no CPU
@@ -22,7 +23,7 @@ struct Fit {
   double pod_gpu = 0;   // the pod's whole GPU request, milli-GPU
 
   Fit(const Cycle& cycle, const NodeState& node) : pod(TaskShapeOf(cycle)) {
-    idle = IdleOf(node, devices);
+    idle = IdleOf(node, buffers);
     cpu_left = DeclaresCpu(node) ? static_cast<double>(idle.cpu_milli) : 0;
     gpu_left = static_cast<double>(std::accumulate(devices.begin(), devices.end(), int64_t{0}));
     pod_gpu = static_cast<double>(pod.num_gpu * pod.gpu_milli);

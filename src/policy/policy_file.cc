@@ -1,12 +1,15 @@
 #include "gpusched/policy/policy_file.h"
 
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
 
 #include "gpusched/codec/strict_yaml.h"
 #include "gpusched/codec/yaml_load.h"
+#include "gpusched/model/gpu_facts.h"
 #include "gpusched/policy/registry.h"
 #include "gpusched/util/file_text.h"
 #include "gpusched/util/fnv1a.h"
@@ -211,7 +214,34 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
   }
 }
 
-// targetWorkload: {priorShare: 0..1, priorPods: 0..1e6, expected: [{gpus: N, weight: W}, ...]}
+// targetWorkload: {priorShare: 0..1, priorPods: 0..1e6,
+//                  expected: [{gpus: N, weight: W} or {mig: PROFILE, weight: W}, ...]}
+// One expected shape: `gpus: N` whole GPUs, or `mig: PROFILE`, one slice of a MIG profile.
+std::optional<TaskShape> ReadExpectedShape(Reader& r, const YAML::Node& entry,
+                                           const std::string& path) {
+  TaskShape shape;
+  if (entry["mig"]) {
+    auto profile = r.String(entry["mig"], path + ".mig");
+    if (!profile) return std::nullopt;
+    if (profile->size() > 32 || MigComputeSlices(*profile) <= 0 || !MigNominalMemoryMib(*profile)) {
+      r.Error(entry["mig"], path + ".mig", "must be a MIG profile such as 1g.10gb");
+      return std::nullopt;
+    }
+    shape.mig_profile = *profile;
+    shape.mig_count = 1;
+    return shape;
+  }
+  auto gpus = r.Number(entry["gpus"], path + ".gpus", 1, static_cast<double>(kMaxGpusPerNode));
+  if (!gpus) return std::nullopt;
+  if (*gpus != static_cast<double>(static_cast<int64_t>(*gpus))) {
+    r.Error(entry["gpus"], path + ".gpus", "must be a whole number");
+    return std::nullopt;
+  }
+  shape.gpu_milli = kMilliPerGpu;
+  shape.num_gpu = static_cast<int32_t>(*gpus);
+  return shape;
+}
+
 void ReadTargetWorkload(Reader& r, const YAML::Node& node, PolicySpec& spec) {
   if (!r.Map(node, "targetWorkload", {"priorShare", "priorPods", "expected"})) return;
   TargetWorkloadSettings& out = spec.wide.target_workload;
@@ -226,7 +256,8 @@ void ReadTargetWorkload(Reader& r, const YAML::Node& node, PolicySpec& spec) {
   const YAML::Node& expected = node["expected"];
   if (!expected) return;
   if (!expected.IsSequence() || expected.size() == 0) {
-    r.Error(expected, "targetWorkload.expected", "must be a non-empty list of {gpus, weight}");
+    r.Error(expected, "targetWorkload.expected",
+            "must be a non-empty list of {gpus, weight} or {mig, weight}");
     return;
   }
   if (expected.size() > kMaxExpectedShapes) {
@@ -234,24 +265,19 @@ void ReadTargetWorkload(Reader& r, const YAML::Node& node, PolicySpec& spec) {
             "lists at most " + std::to_string(kMaxExpectedShapes) + " shapes");
     return;
   }
-  std::map<int64_t, double> weights;
+  std::map<TaskShape, double> weights;
   double total = 0;
   for (size_t i = 0; i < expected.size(); ++i) {
     std::string path = "targetWorkload.expected[" + std::to_string(i) + "]";
-    if (!r.Map(expected[i], path, {"gpus", "weight"})) continue;
-    if (!expected[i]["gpus"] || !expected[i]["weight"]) {
-      r.Error(expected[i], path, "needs gpus and weight");
+    if (!r.Map(expected[i], path, {"gpus", "mig", "weight"})) continue;
+    if (!expected[i]["weight"] || !expected[i]["gpus"] == !expected[i]["mig"]) {
+      r.Error(expected[i], path, "needs weight and one of gpus or mig");
       continue;
     }
-    auto gpus =
-        r.Number(expected[i]["gpus"], path + ".gpus", 1, static_cast<double>(kMaxGpusPerNode));
     auto weight = r.Number(expected[i]["weight"], path + ".weight", 0, 1e6);
-    if (gpus && *gpus != static_cast<double>(static_cast<int64_t>(*gpus))) {
-      r.Error(expected[i]["gpus"], path + ".gpus", "must be a whole number");
-      continue;
-    }
-    if (!gpus || !weight) continue;
-    weights[static_cast<int64_t>(*gpus)] += *weight;
+    std::optional<TaskShape> shape = ReadExpectedShape(r, expected[i], path);
+    if (!shape || !weight) continue;
+    weights[*shape] += *weight;
     total += *weight;
   }
   if (total <= 0) {
@@ -259,12 +285,8 @@ void ReadTargetWorkload(Reader& r, const YAML::Node& node, PolicySpec& spec) {
     return;
   }
   out.expected.clear();
-  for (const auto& [gpus, weight] : weights) {
-    if (weight <= 0) continue;
-    TaskShape shape;
-    shape.gpu_milli = kMilliPerGpu;
-    shape.num_gpu = static_cast<int32_t>(gpus);
-    out.expected.push_back({std::move(shape), weight / total});
+  for (const auto& [shape, weight] : weights) {
+    if (weight > 0) out.expected.push_back({shape, weight / total});
   }
 }
 
@@ -515,8 +537,13 @@ std::string FormatPolicy(const PolicySpec& spec) {
   if (!spec.wide.target_workload.expected.empty()) {
     out << YAML::Key << "expected" << YAML::Value << YAML::BeginSeq;
     for (const auto& w : spec.wide.target_workload.expected) {
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "gpus" << YAML::Value << w.shape.num_gpu
-          << YAML::Key << "weight" << YAML::Value << w.weight << YAML::EndMap;
+      out << YAML::Flow << YAML::BeginMap;
+      if (w.shape.wants_mig()) {
+        out << YAML::Key << "mig" << YAML::Value << w.shape.mig_profile;
+      } else {
+        out << YAML::Key << "gpus" << YAML::Value << w.shape.num_gpu;
+      }
+      out << YAML::Key << "weight" << YAML::Value << w.weight << YAML::EndMap;
     }
     out << YAML::EndSeq;
   }

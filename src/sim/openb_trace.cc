@@ -10,12 +10,6 @@
 
 namespace gpusched {
 
-int64_t GpuEquivalentMilli(std::string_view resource, int64_t units) {
-  constexpr int64_t kSlicesPerGpu = 7;
-  std::string_view profile = MigProfileOf(resource);
-  return profile.empty() ? 0 : units * MigComputeSlices(profile) * 1000 / kSlicesPerGpu;
-}
-
 int64_t TraceNode::gpu_capacity_milli() const {
   int64_t milli = int64_t{gpus} * 1000;
   for (const auto& [resource, units] : resources) milli += GpuEquivalentMilli(resource, units);

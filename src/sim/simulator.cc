@@ -7,6 +7,7 @@
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
+#include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/gpu_resources.h"
@@ -104,8 +105,9 @@ int64_t AllocatedMilli(const NodeState& n) { return n.used.milli(kGpuResource) +
 // The devices a share or whole-GPU pod takes on `node` (empty for CPU-only pods).
 std::vector<int> ChooseDevices(const NodeState& node, const TaskShape& shape, DeviceChoice choice,
                                std::span<const WeightedShape> workload, SimRandom& random) {
-  std::vector<int64_t> devices;
-  NodeIdle idle = IdleOf(node, devices);
+  IdleBuffers buffers;
+  NodeIdle idle = IdleOf(node, buffers);
+  const std::vector<int64_t>& devices = buffers.devices;
   if (!shape.wants_gpu() || shape.gpu_milli >= kMilliPerGpu || choice == DeviceChoice::kBestFit) {
     return BestFitDevices(devices, shape);
   }
@@ -229,11 +231,11 @@ SimPolicy SimPolicyOf(std::string name, std::shared_ptr<const Policy> policy) {
 std::vector<WeightedShape> TraceWorkload(const std::vector<TracePod>& trace) {
   std::map<TaskShape, int64_t> counts;
   for (const auto& p : trace) {
-    TaskShape s;
-    s.cpu_milli = p.cpu_milli;
+    TaskShape s = ShapeOf(MakePod(p), p.gpu_spec);
+    // The trace's own GPU fields, as FGD's simulator keys its shapes (a row may carry a share
+    // with no GPU count).
     s.gpu_milli = p.gpu_milli;
     s.num_gpu = p.num_gpu;
-    s.gpu_models = p.gpu_spec;
     ++counts[s];
   }
   return TargetWorkload(counts, 1.0);
@@ -272,13 +274,12 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   // Fragment and idle GPU per node, kept current as pods commit.
   std::vector<double> fragment(nodes.size());
   std::vector<int64_t> idle(nodes.size());
-  std::vector<int64_t> devices;
+  IdleBuffers buffers;
   std::vector<double> combined;  // per feasible node, for filterBestOnly
   auto measure = [&](size_t i) {
-    NodeIdle view = IdleOf(nodes[i], devices);
+    NodeIdle view = IdleOf(nodes[i], buffers);
     fragment[i] = NodeFragmentMilli(view, workload);
-    idle[i] = std::accumulate(devices.begin(), devices.end(), int64_t{0}) +
-              MigMilli(nodes[i].info.allocatable) - MigMilli(nodes[i].used);
+    idle[i] = IdleMilli(view);
   };
   for (size_t i = 0; i < nodes.size(); ++i) measure(i);
   double fragment_sum = std::accumulate(fragment.begin(), fragment.end(), 0.0);

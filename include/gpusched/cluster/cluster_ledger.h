@@ -81,10 +81,11 @@ class ClusterLedger {
     int32_t pods = 0;
   };
 
-  // The most common whole-GPU node sizes (at most kMaxStandardSizes): they make the standard
-  // workload, whose cost per scored node grows with its shapes.
+  // The standard workload (StandardShapes) of the most common whole-GPU node sizes and the MIG
+  // profiles offered by the most nodes, at most kMaxStandardSizes of each: the cost of every
+  // scored node grows with its shapes.
   static constexpr size_t kMaxStandardSizes = 8;
-  std::set<int64_t> CommonSizes() const;
+  std::vector<WeightedShape> StandardWorkload() const;
   void Charge(const PodRecord& pod, int sign);
   // Counts a GPU pod seen for the first time in the observed workload, pinned to the product its
   // node selector names.

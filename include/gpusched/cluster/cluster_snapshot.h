@@ -59,7 +59,8 @@ class ClusterSnapshot {
   const ObservedWorkload& observed() const { return observed_workload_; }
   std::span<const WeightedShape> observed_workload() const { return observed_workload_.shapes; }
   double observed_pods() const { return observed_workload_.pods; }
-  // The shapes expected before any are seen (StandardShapes of the node sizes); empty in the
+  // The shapes expected before any are seen (StandardShapes of the node sizes and MIG profiles);
+  // empty in the
   // simulator, whose trace says what comes.
   std::span<const WeightedShape> standard_workload() const { return standard_workload_; }
 

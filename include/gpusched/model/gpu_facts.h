@@ -13,8 +13,14 @@
 
 namespace gpusched {
 
+// Compute slices in one GPU that MIG divides (A100, H100: 7).
+inline constexpr int64_t kMigComputeSlicesPerGpu = 7;
+
 // Compute slices of a MIG profile: "3g.20gb" -> 3; 0 when the name is not a profile.
 int MigComputeSlices(std::string_view profile);
+// Milli-GPU that `units` of `resource` stand for: a MIG slice by its compute slices out of 7;
+// 0 for resources that are not MIG slices.
+int64_t GpuEquivalentMilli(std::string_view resource, int64_t units);
 // The nominal memory in a profile's name: "3g.20gb" -> 20480 MiB.
 std::optional<int64_t> MigNominalMemoryMib(std::string_view profile);
 

@@ -2,12 +2,17 @@
 // idle GPU capacity that the tasks a cluster typically runs could not use.
 //
 // The target workload is the set of task shapes (CPU, GPU count, milli-GPU per GPU, allowed GPU
-// models) that covers `coverage` of the tasks, each weighted by its frequency. For one node and one
-// shape: when the shape fits, the idle milli-GPU on GPUs with less free than the shape's share
-// counts as fragment; when it does not fit (too little CPU or GPU), asks for no GPU, or cannot use
-// the node's GPU model, all the node's idle milli-GPU counts. A node's fragment is the
-// weight-summed fragment over shapes. The packing simulator, its FGD policy and the live
-// fragmentation gauge all use these functions. Pure functions; thread-safe.
+// models, or MIG slices of one profile) that covers `coverage` of the tasks, each weighted by its
+// frequency. A node's idle GPU is its devices' free milli-GPU plus its free MIG slices (a slice
+// counted by its compute slices out of 7); devices serve device tasks (whole GPUs, shares, and
+// CPU-only tasks count here), slices serve MIG tasks. For one node and one device shape: when it
+// fits, the idle milli-GPU on devices with less free than its share counts as fragment; when it
+// does not fit (too little CPU or GPU), asks for no GPU, or cannot use the node's GPU model, all
+// the devices' idle milli-GPU counts. For a MIG shape: when it fits, the free slices of other
+// profiles; when not, all free slices. A node's fragment is the weight-summed fragment over the
+// device shapes plus that over the MIG shapes, each kind weighted among its own shapes. The packing
+// simulator, its FGD policy and the live fragmentation gauge all use these functions. Pure
+// functions; thread-safe.
 #ifndef GPUSCHED_PACKING_FRAGMENTATION_H_
 #define GPUSCHED_PACKING_FRAGMENTATION_H_
 
@@ -18,6 +23,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "gpusched/model/gpu_facts.h"
 
 namespace gpusched {
 
@@ -30,10 +37,13 @@ struct TaskShape {
   int64_t gpu_milli = 0;  // per GPU: 1000 for whole GPUs; below 1000 only when num_gpu == 1
   int32_t num_gpu = 0;
   std::vector<std::string> gpu_models;  // allowed GPU models; empty: any
+  std::string mig_profile{};            // a MIG task: `mig_count` slices of this profile
+  int32_t mig_count = 0;
   auto operator<=>(const TaskShape&) const = default;
   bool operator==(const TaskShape&) const = default;
 
   bool wants_gpu() const { return num_gpu > 0 && gpu_milli > 0; }
+  bool wants_mig() const { return mig_count > 0 && !mig_profile.empty(); }
   bool AcceptsModel(std::string_view model) const;
 };
 
@@ -42,21 +52,38 @@ struct WeightedShape {
   double weight = 0;  // frequency in the target workload; the weights sum to 1
 };
 
+// Free MIG slices of one profile on a node.
+struct IdleSlices {
+  std::string_view profile;  // "1g.10gb"
+  int64_t count = 0;
+  int64_t compute_slices = 0;  // of one slice, out of a GPU's kMigComputeSlicesPerGpu
+
+  // The free slices in milli-GPU.
+  int64_t milli() const { return count * compute_slices * kMilliPerGpu / kMigComputeSlicesPerGpu; }
+};
+
 // What is idle on one node.
 struct NodeIdle {
   int64_t cpu_milli = 0;
   std::span<const int64_t> gpu_free_milli;  // per GPU, 0..1000
   std::string_view model;
+  std::span<const IdleSlices> mig_free{};  // one entry per profile the node offers
 };
 
-// Whether a task of `shape` fits on the idle resources (CPU, GPU count and share, model).
-// A whole-GPU task needs `num_gpu` fully free GPUs; a sharing task one GPU with enough free.
+// Idle milli-GPU of `node`: free device milli-GPU plus free MIG slices.
+int64_t IdleMilli(const NodeIdle& node);
+
+// Whether a task of `shape` fits on the idle resources (CPU, GPU count and share, MIG slices,
+// model). A whole-GPU task needs `num_gpu` fully free GPUs; a sharing task one GPU with enough
+// free; a MIG task `mig_count` free slices of its profile.
 bool ShapeFits(const NodeIdle& node, const TaskShape& shape);
 
-// Idle milli-GPU of `node` that a task of `shape` could not use.
+// Idle milli-GPU of `node`, of the kind `shape` uses (devices or MIG slices), that a task of
+// `shape` could not use.
 int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape);
 
-// The weighted fragment of `node` under `workload`, in milli-GPU.
+// The weighted fragment of `node` under `workload`, in milli-GPU: device shapes by their weights,
+// plus MIG shapes by theirs; when both kinds are present, each kind's weights are normalized to 1.
 double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload);
 
 // FGD's cut: the target workload is the most frequent shapes that cover this share of the tasks.

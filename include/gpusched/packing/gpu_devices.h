@@ -24,17 +24,26 @@ inline constexpr double kMaxSpecGpuMilli = 8000;
 // Free milli-GPU per device of `node`, written to `out`.
 void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out);
 
-// What is idle on `node`; `devices` receives the device view and must outlive the result. CPU is
-// unbounded when the node declares none (the live inventory keeps only extended resources).
-NodeIdle IdleOf(const NodeState& node, std::vector<int64_t>& devices);
+// Storage behind the views IdleOf returns; reused from node to node, it spares allocations.
+struct IdleBuffers {
+  std::vector<int64_t> devices;  // free milli-GPU per device
+  std::vector<IdleSlices> mig;   // free slices per MIG profile offered (nvidia.com/mig-<profile>)
+};
+
+// What is idle on `node`: CPU, devices and MIG slices; `buffers` hold the views and must outlive
+// the result. CPU is unbounded when the node declares none (the live inventory keeps only
+// extended resources). Time-sliced MIG replicas (`.shared`) are not slices and are left out.
+NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers);
 
 // Whether the node declares a CPU amount (simulated nodes do, live ones do not).
 bool DeclaresCpu(const NodeState& node);
 
-// The shape of a pod's request: its CPU request, and nvidia.com/gpu read as whole devices
-// (N x 1000 milli) or, below 1000 milli, a share of one device. `models` are the GPU models it
-// accepts (empty: any).
+// The shape of a pod's request: its CPU request, nvidia.com/gpu read as whole devices
+// (N x 1000 milli) or, below 1000 milli, a share of one device, and the slices of the first MIG
+// profile it asks for. `models` are the GPU models it accepts (empty: any).
 TaskShape ShapeOf(const PodInfo& pod, std::vector<std::string> models = {});
+// The same from a request list.
+TaskShape ShapeOf(const ResourceList& requests, std::vector<std::string> models = {});
 
 // The devices a pod of `shape` takes under the "best" rule: whole GPUs take the lowest-index fully
 // free devices; a share takes the device with the least free milli-GPU that still fits (lowest
@@ -42,7 +51,8 @@ TaskShape ShapeOf(const PodInfo& pod, std::vector<std::string> models = {});
 std::vector<int> BestFitDevices(std::span<const int64_t> free, const TaskShape& shape);
 
 // FGD: how much a placement grows the node's expected fragmentation, as kube-scheduler integer
-// score int(100 * sigmoid((before - after) / 1000)); for a share, the best device is tried.
+// score int(100 * sigmoid((before - after) / 1000)); for a share, the best device is tried; a MIG
+// task takes its slices from the node's free ones.
 struct FgdChoice {
   int64_t score = 0;
   int device = -1;  // for a share: the device that gives `score`; otherwise -1

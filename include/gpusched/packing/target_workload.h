@@ -3,10 +3,11 @@
 //
 // Two parts, blended by the policy: the expected shapes (by default the standard whole-GPU
 // sizes, 1, 2, 4, ... GPUs up to each node size the cluster has, so an empty cluster already
-// values whole nodes) and the observed shapes (every GPU pod seen, bound or pending, counted once
-// with exponential decay). The expected shapes also weigh like a number of pods of their own, so
-// the first few pods seen cannot outweigh them: in a burst, which pods the watch happened to
-// report before a decision must not decide it. Pure functions and value types; not synchronized.
+// values whole nodes, and one slice of each MIG profile the nodes offer) and the observed shapes
+// (every GPU or MIG pod seen, bound or pending, counted once with exponential decay). The expected
+// shapes also weigh like a number of pods of their own, so the first few pods seen cannot outweigh
+// them: in a burst, which pods the watch happened to report before a decision must not decide it.
+// Pure functions and value types; not synchronized.
 #ifndef GPUSCHED_PACKING_TARGET_WORKLOAD_H_
 #define GPUSCHED_PACKING_TARGET_WORKLOAD_H_
 
@@ -15,6 +16,7 @@
 #include <map>
 #include <set>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "gpusched/packing/fragmentation.h"
@@ -44,9 +46,11 @@ struct ObservedWorkload {
   double pods = 0;
 };
 
-// The standard shapes for nodes of the given whole-GPU counts: for each count N, tasks of 1, 2,
-// 4, ... GPUs below N and of N itself; every distinct shape weighs the same.
-std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_counts);
+// The standard shapes for nodes of the given whole-GPU counts and MIG profiles: for each count N,
+// tasks of 1, 2, 4, ... GPUs below N and of N itself; for each profile, a task of one slice of
+// it. Every distinct shape weighs the same.
+std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_counts,
+                                          const std::set<std::string>& mig_profiles = {});
 
 // The expected shapes' share of the blend after `observed_pods` pods: prior_share when many pods
 // are seen, rising to 1 as fewer are (prior_share + (1 - prior_share) x P / (P + observed_pods),

@@ -24,10 +24,6 @@ class TraceError : public std::runtime_error {
 // Other extended resources, in units (scenarios only: MIG slices, for one).
 using ExtraResources = std::vector<std::pair<std::string, int64_t>>;
 
-// Milli-GPU that `units` of `resource` stand for: a MIG slice by its compute slices out of 7;
-// 0 for resources that are not GPU capacity.
-int64_t GpuEquivalentMilli(std::string_view resource, int64_t units);
-
 struct TraceNode {
   std::string name;
   int64_t cpu_milli = 0;
