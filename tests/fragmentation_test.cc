@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/metrics/cluster_fragmentation.h"
@@ -78,6 +79,35 @@ TEST(Fragmentation, mig_slices_serve_only_tasks_of_their_profile) {
   // One kind alone: its weights as they are (the devices-only measure is FGD's, unchanged).
   std::vector<WeightedShape> only_devices = {{Shape(1000, 2, 1000), 0.5}};
   EXPECT_DOUBLE_EQ(NodeFragmentMilli(node, only_devices), 500);
+}
+
+TEST(Fragmentation, without_cpu_a_placement_changes_only_its_own_kind) {
+  std::vector<WeightedShape> mixed = {{Slices("1g.10gb", 1), 0.2},
+                                      {Slices("3g.40gb", 1), 0.2},
+                                      {Shape(0, 1, 1000), 0.3},
+                                      {Shape(0, 4, 1000), 0.3}};
+  auto devices = ShapesOfKind(mixed, /*mig=*/false);
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_DOUBLE_EQ(devices[0].weight, 0.5);
+  auto slices = ShapesOfKind(mixed, /*mig=*/true);
+  ASSERT_EQ(slices.size(), 2u);
+  EXPECT_EQ(slices[1].shape, Slices("3g.40gb", 1));
+  // One kind only: returned as it is.
+  EXPECT_DOUBLE_EQ(ShapesOfKind(devices, false)[0].weight, 0.5);
+
+  // A node with CPU unbounded (the live inventory): the score under the pod's kind alone is the
+  // score under the whole workload, for a GPU pod and for a MIG pod.
+  std::vector<int64_t> free = {1000, 1000, 1000, 0};
+  std::vector<IdleSlices> mig = {{"1g.10gb", 2, 1}, {"3g.40gb", 1, 3}};
+  NodeIdle node{.cpu_milli = std::numeric_limits<int64_t>::max(),
+                .gpu_free_milli = free,
+                .model = "A100",
+                .mig_free = mig};
+  EXPECT_EQ(FgdScore(node, Shape(0, 1, 1000), mixed).score,
+            FgdScore(node, Shape(0, 1, 1000), devices).score);
+  EXPECT_NE(FgdScore(node, Shape(0, 1, 1000), devices).score, 50);  // it does see the 4-GPU hole
+  EXPECT_EQ(FgdScore(node, Slices("3g.40gb", 1), mixed).score,
+            FgdScore(node, Slices("3g.40gb", 1), slices).score);
 }
 
 TEST(Fragmentation, idle_slices_and_mig_shapes_come_from_resources) {

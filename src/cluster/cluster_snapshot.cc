@@ -1,5 +1,6 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -61,6 +62,11 @@ void ClusterSnapshot::NumberClasses() {
     class_of_[i] = cls;
   }
   class_count_ = first_node_of_class.size();
+}
+
+bool ClusterSnapshot::Offers(std::string_view resource) const {
+  auto it = std::lower_bound(offered_resources_.begin(), offered_resources_.end(), resource);
+  return it != offered_resources_.end() && *it == resource;
 }
 
 const NodeState* ClusterSnapshot::Find(std::string_view name) const {

@@ -79,6 +79,21 @@ double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> wo
   return devices / device_weight + slices / slice_weight;
 }
 
+std::vector<WeightedShape> ShapesOfKind(std::span<const WeightedShape> workload, bool mig) {
+  std::vector<WeightedShape> kind;
+  double weight = 0;
+  for (const auto& w : workload) {
+    if (w.shape.wants_mig() != mig) continue;
+    kind.push_back(w);
+    weight += w.weight;
+  }
+  if (kind.size() == workload.size()) return kind;
+  if (weight > 0) {
+    for (auto& w : kind) w.weight /= weight;
+  }
+  return kind;
+}
+
 std::vector<WeightedShape> TargetWorkload(std::span<const TaskShape> tasks, double coverage) {
   std::map<TaskShape, int64_t> counts;
   for (const auto& t : tasks) ++counts[t];

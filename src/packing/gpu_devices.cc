@@ -27,7 +27,13 @@ bool DeclaresCpu(const NodeState& node) { return node.info.allocatable.contains(
 NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers) {
   DeviceFreeMilli(node, buffers.devices);
   buffers.mig.clear();
-  for (const auto& r : node.info.allocatable) {
+  // The names are sorted: the MIG slices are one range of them.
+  const ResourceList& allocatable = node.info.allocatable;
+  auto first = std::lower_bound(
+      allocatable.begin(), allocatable.end(), kMigResourcePrefix,
+      [](const ResourceAmount& r, std::string_view prefix) { return r.name < prefix; });
+  for (auto it = first; it != allocatable.end() && it->name.starts_with(kMigResourcePrefix); ++it) {
+    const ResourceAmount& r = *it;
     std::string_view profile = MigProfileOf(r.name);
     if (profile.empty() || IsSharedResourceName(r.name)) continue;
     int64_t free =
@@ -105,13 +111,14 @@ FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
                          ? node.cpu_milli
                          : node.cpu_milli - pod.cpu_milli;
   placed.gpu_free_milli = after;
-  std::vector<IdleSlices> slices(node.mig_free.begin(), node.mig_free.end());
+  std::vector<IdleSlices> slices;
   if (pod.wants_mig()) {
+    slices.assign(node.mig_free.begin(), node.mig_free.end());
     for (auto& s : slices) {
       if (s.profile == pod.mig_profile) s.count = std::max<int64_t>(0, s.count - pod.mig_count);
     }
+    placed.mig_free = slices;
   }
-  placed.mig_free = slices;
   FgdChoice choice;
   if (pod.wants_gpu() && pod.gpu_milli < kMilliPerGpu) {
     for (size_t i = 0; i < after.size(); ++i) {

@@ -38,8 +38,7 @@ double StrandedGpuMilli(const NodeIdle& node, double cpu_per_gpu_milli) {
 void CpuReservePlugin::Prepare(Cycle& cycle) const {
   PrepareTaskShape(cycle);
   if (TaskShapeOf(cycle).cpu_milli <= 0) return;
-  const std::vector<std::string>& offered = cycle.snapshot().offered_resources();
-  if (!std::binary_search(offered.begin(), offered.end(), std::string("cpu"))) return;
+  if (!cycle.snapshot().Offers("cpu")) return;
   if (auto ratio = CpuPerGpuMilli(cycle.snapshot().observed_workload())) {
     cycle.Put(kName, std::make_unique<DemandRatio>(*ratio));
   }

@@ -43,8 +43,12 @@ void ShapeScorer::Prepare(Cycle& cycle) const { PrepareTaskShape(cycle); }
 void FgdPlugin::Prepare(Cycle& cycle) const {
   PrepareTaskShape(cycle);
   const ClusterSnapshot& snapshot = cycle.snapshot();
-  cycle.Put(kName, std::make_unique<TargetShapes>(LiveTargetWorkload(
-                       snapshot.observed(), snapshot.standard_workload(), workload_)));
+  std::vector<WeightedShape> target =
+      LiveTargetWorkload(snapshot.observed(), snapshot.standard_workload(), workload_);
+  // Devices and MIG slices are measured apart, and while no node declares CPU a pod changes only
+  // the fragment of the kind it takes: the other kind's shapes would cost every node for nothing.
+  if (!snapshot.Offers("cpu")) target = ShapesOfKind(target, TaskShapeOf(cycle).wants_mig());
+  cycle.Put(kName, std::make_unique<TargetShapes>(std::move(target)));
 }
 
 double FgdPlugin::Score(const Cycle& cycle, const NodeState& node) const {

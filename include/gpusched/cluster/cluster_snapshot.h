@@ -51,6 +51,8 @@ class ClusterSnapshot {
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
   // Every resource some node offers (allocatable > 0), sorted.
   const std::vector<std::string>& offered_resources() const { return offered_resources_; }
+  // Whether some node offers `resource`.
+  bool Offers(std::string_view resource) const;
   // Allocatable whole GPUs (nvidia.com/gpu) per nvidia.com/gpu.product, over every node.
   const std::map<std::string, int64_t, std::less<>>& gpus_by_product() const {
     return gpus_by_product_;

@@ -86,6 +86,12 @@ int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape);
 // plus MIG shapes by theirs; when both kinds are present, each kind's weights are normalized to 1.
 double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload);
 
+// The shapes of `workload` of one kind (MIG shapes, or device shapes), reweighted to sum to 1:
+// where a placement cannot change the other kind's fragment (no CPU is tracked, so the only thing
+// a pod takes is capacity of its own kind), NodeFragmentMilli's change under the result equals
+// its change under the whole workload, for less work. `workload` itself when it has one kind.
+std::vector<WeightedShape> ShapesOfKind(std::span<const WeightedShape> workload, bool mig);
+
 // FGD's cut: the target workload is the most frequent shapes that cover this share of the tasks.
 inline constexpr double kWorkloadCoverage = 0.95;
 
