@@ -1,11 +1,11 @@
 #include "gpusched/cluster/cluster_ledger.h"
 
-#include "gpusched/packing/gpu_devices.h"
-
 #include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
+
+#include "gpusched/packing/gpu_devices.h"
 
 namespace gpusched {
 
