@@ -71,29 +71,34 @@ TEST(Fragmentation, mig_slices_serve_only_tasks_of_their_profile) {
   EXPECT_EQ(ShapeFragmentMilli(node, Shape(1000, 1, 1000)), 0);
   EXPECT_EQ(ShapeFragmentMilli(node, Shape(1000, 2, 1000)), 1000);
 
-  // Each kind weighted among its own shapes: half the MIG weight on 1g (428), half on 2g (856);
-  // all the device weight on 2 GPUs (1000), whatever the split between the kinds.
+  // Each kind's weights sum to 1, as in a live target workload: half the MIG weight on 1g (428),
+  // half on 2g (856); all the device weight on 2 GPUs (1000).
   std::vector<WeightedShape> mixed = {
-      {Slices("1g.10gb", 1), 0.1}, {Slices("2g.20gb", 1), 0.1}, {Shape(1000, 2, 1000), 0.8}};
+      {Slices("1g.10gb", 1), 0.5}, {Slices("2g.20gb", 1), 0.5}, {Shape(1000, 2, 1000), 1.0}};
   EXPECT_DOUBLE_EQ(NodeFragmentMilli(node, mixed), 1000 + (428 + 856) / 2.0);
-  // One kind alone: its weights as they are (the devices-only measure is FGD's, unchanged).
-  std::vector<WeightedShape> only_devices = {{Shape(1000, 2, 1000), 0.5}};
-  EXPECT_DOUBLE_EQ(NodeFragmentMilli(node, only_devices), 500);
 }
 
 TEST(Fragmentation, without_cpu_a_placement_changes_only_its_own_kind) {
-  std::vector<WeightedShape> mixed = {{Slices("1g.10gb", 1), 0.2},
-                                      {Slices("3g.40gb", 1), 0.2},
-                                      {Shape(0, 1, 1000), 0.3},
+  // Weights that do not sum to 1 within a kind are reweighted; ones that do keep every bit.
+  std::vector<WeightedShape> loose = {
+      {Slices("1g.10gb", 1), 0.2}, {Shape(0, 1, 1000), 0.3}, {Shape(0, 4, 1000), 0.2}};
+  auto reweighted = ShapesOfKind(loose, /*mig=*/false);
+  ASSERT_EQ(reweighted.size(), 2u);
+  EXPECT_DOUBLE_EQ(reweighted[0].weight, 0.6);
+  EXPECT_DOUBLE_EQ(reweighted[1].weight, 0.4);
+  EXPECT_EQ(ShapesOfKind(loose, /*mig=*/true)[0].weight, 1.0);
+
+  // A live target workload: each kind's weights sum to 1.
+  std::vector<WeightedShape> mixed = {{Slices("1g.10gb", 1), 0.4},
+                                      {Slices("3g.40gb", 1), 0.6},
+                                      {Shape(0, 1, 1000), 0.7},
                                       {Shape(0, 4, 1000), 0.3}};
   auto devices = ShapesOfKind(mixed, /*mig=*/false);
   ASSERT_EQ(devices.size(), 2u);
-  EXPECT_DOUBLE_EQ(devices[0].weight, 0.5);
+  EXPECT_EQ(devices[0].weight, 0.7);
   auto slices = ShapesOfKind(mixed, /*mig=*/true);
   ASSERT_EQ(slices.size(), 2u);
   EXPECT_EQ(slices[1].shape, Slices("3g.40gb", 1));
-  // One kind only: returned as it is.
-  EXPECT_DOUBLE_EQ(ShapesOfKind(devices, false)[0].weight, 0.5);
 
   // A node with CPU unbounded (the live inventory): the score under the pod's kind alone is the
   // score under the whole workload, for a GPU pod and for a MIG pod.
@@ -285,6 +290,28 @@ TEST(Fragmentation, live_cluster_expects_the_mig_profiles_nodes_offer) {
   EXPECT_EQ(snapshot->observed_workload()[0].shape, Slices("3g.40gb", 1));
 }
 
+TEST(TargetWorkload, mig_pods_and_profiles_do_not_move_what_device_shapes_weigh) {
+  TaskShape one = Shape(0, 1, 1000);
+  TaskShape four = Shape(0, 4, 1000);
+  // 20 pods seen, half of them 1g slices; the device half is 6 one-GPU and 4 four-GPU pods. FGD's
+  // 95% cut over all 20 keeps every shape, so only the blend per kind is at stake here.
+  ObservedWorkload with_mig{{{one, 0.3}, {four, 0.2}, {Slices("1g.10gb", 1), 0.5}}, 20};
+  ObservedWorkload without{{{one, 0.6}, {four, 0.4}}, 10};
+  auto mixed = LiveTargetWorkload(with_mig, StandardShapes({8}, {"1g.10gb", "3g.40gb"}), {});
+  auto plain = LiveTargetWorkload(without, StandardShapes({8}), {});
+  auto devices = ShapesOfKind(mixed, /*mig=*/false);
+  ASSERT_EQ(devices.size(), plain.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(devices[i].shape, plain[i].shape);
+    EXPECT_DOUBLE_EQ(devices[i].weight, plain[i].weight);
+  }
+  // The MIG part: the 1g pods seen, blended with both offered profiles; it sums to 1 on its own.
+  auto slices = ShapesOfKind(mixed, /*mig=*/true);
+  ASSERT_EQ(slices.size(), 2u);
+  EXPECT_NEAR(slices[0].weight + slices[1].weight, 1.0, 1e-12);
+  EXPECT_GT(slices[0].weight, slices[1].weight);  // 1g: seen and expected
+}
+
 TEST(Fragmentation, pods_selecting_a_product_are_observed_pinned_to_it) {
   ClusterLedger ledger{GpuResourceNames()};
   PodInfo pinned = testing::MakePod("p", {{std::string(kGpuResource), testing::Units(4)}});
@@ -307,7 +334,10 @@ TEST(TargetWorkload, standard_shapes_and_blend) {
   ASSERT_EQ(with_mig.size(), 6u);
   EXPECT_EQ(with_mig[4].shape, Slices("1g.10gb", 1));
   EXPECT_EQ(with_mig[5].shape, Slices("3g.40gb", 1));
-  for (const auto& w : with_mig) EXPECT_DOUBLE_EQ(w.weight, 1.0 / 6);
+  // Each kind sums to 1 on its own.
+  for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(with_mig[i].weight, 0.25);
+  EXPECT_DOUBLE_EQ(with_mig[4].weight, 0.5);
+  EXPECT_DOUBLE_EQ(with_mig[5].weight, 0.5);
   std::vector<WeightedShape> observed = {{TaskShape{0, kMilliPerGpu, 1, {}}, 1.0}};
   auto only_prior = BlendWorkloads({}, shapes, 0.1);  // nothing observed: the prior alone
   EXPECT_EQ(only_prior.size(), shapes.size());

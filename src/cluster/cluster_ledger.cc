@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "gpusched/model/gpu_facts.h"
 #include "gpusched/packing/gpu_devices.h"
 
 namespace gpusched {
@@ -41,7 +42,7 @@ void ClusterLedger::Charge(const PodRecord& pod, int sign) {
 }
 
 void ClusterLedger::Observe(const ResourceList& gpu_requests, const std::string& product) {
-  // The live model counts whole devices and MIG slices; shares are judged by their own plugins.
+  // Live requests of extended resources are whole units: whole devices and MIG slices.
   TaskShape shape = ShapeOf(gpu_requests);
   if (!shape.wants_gpu() && !shape.wants_mig()) return;
   if (!product.empty()) shape.gpu_models.push_back(product);
@@ -147,10 +148,8 @@ std::vector<WeightedShape> ClusterLedger::StandardWorkload() const {
     int64_t gpus = std::min(node.allocatable.units(kGpuResource), kMaxGpusPerNode);
     if (gpus > 0) ++nodes_of_size[gpus];
     for (const auto& r : node.allocatable) {
-      std::string_view profile = MigProfileOf(r.name);
-      if (!profile.empty() && !IsSharedResourceName(r.name) && r.milli > 0) {
-        ++nodes_offering[std::string(profile)];
-      }
+      if (IsMigSliceResource(r.name) && r.milli > 0)
+        ++nodes_offering[std::string(MigProfileOf(r.name))];
     }
   }
   return StandardShapes(MostCommon(nodes_of_size, kMaxStandardSizes),

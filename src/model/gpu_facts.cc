@@ -1,5 +1,6 @@
 #include "gpusched/model/gpu_facts.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "gpusched/model/gpu_resources.h"
@@ -29,9 +30,19 @@ int MigComputeSlices(std::string_view profile) {
   return LeadingNumber(profile);
 }
 
+int64_t MigSliceMilli(int64_t count, int64_t compute_slices) {
+  return std::clamp<int64_t>(count, 0, kMaxGpusPerNode) * compute_slices * 1000 /
+         kMigComputeSlicesPerGpu;
+}
+
+bool IsMigSliceResource(std::string_view resource) {
+  int slices = MigComputeSlices(MigProfileOf(resource));
+  return !IsSharedResourceName(resource) && slices >= 1 && slices <= kMigComputeSlicesPerGpu;
+}
+
 int64_t GpuEquivalentMilli(std::string_view resource, int64_t units) {
-  std::string_view profile = MigProfileOf(resource);
-  return profile.empty() ? 0 : units * MigComputeSlices(profile) * 1000 / kMigComputeSlicesPerGpu;
+  if (!IsMigSliceResource(resource)) return 0;
+  return MigSliceMilli(units, MigComputeSlices(MigProfileOf(resource)));
 }
 
 std::optional<int64_t> MigNominalMemoryMib(std::string_view profile) {

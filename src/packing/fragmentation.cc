@@ -1,6 +1,7 @@
 #include "gpusched/packing/fragmentation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -29,10 +30,11 @@ const IdleSlices* SlicesOf(const NodeIdle& node, std::string_view profile) {
 
 }  // namespace
 
-int64_t IdleMilli(const NodeIdle& node) {
-  return std::accumulate(node.gpu_free_milli.begin(), node.gpu_free_milli.end(), int64_t{0}) +
-         MigIdleMilli(node);
+int64_t DeviceIdleMilli(const NodeIdle& node) {
+  return std::accumulate(node.gpu_free_milli.begin(), node.gpu_free_milli.end(), int64_t{0});
 }
+
+int64_t IdleMilli(const NodeIdle& node) { return DeviceIdleMilli(node) + MigIdleMilli(node); }
 
 bool ShapeFits(const NodeIdle& node, const TaskShape& shape) {
   if (node.cpu_milli < shape.cpu_milli) return false;
@@ -55,8 +57,7 @@ int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape) {
     const IdleSlices& usable = *SlicesOf(node, shape.mig_profile);
     return idle - usable.milli();
   }
-  int64_t idle =
-      std::accumulate(node.gpu_free_milli.begin(), node.gpu_free_milli.end(), int64_t{0});
+  int64_t idle = DeviceIdleMilli(node);
   if (!shape.wants_gpu() || !ShapeFits(node, shape)) return idle;
   int64_t fragment = 0;
   for (int64_t free : node.gpu_free_milli) {
@@ -66,17 +67,10 @@ int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape) {
 }
 
 double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload) {
-  double devices = 0, device_weight = 0, slices = 0, slice_weight = 0;
-  for (const auto& w : workload) {
-    double fragment = w.weight * static_cast<double>(ShapeFragmentMilli(node, w.shape));
-    (w.shape.wants_mig() ? slices : devices) += fragment;
-    (w.shape.wants_mig() ? slice_weight : device_weight) += w.weight;
-  }
-  // Each kind of capacity is judged by the tasks that can use it, weighted among themselves: how
-  // many MIG pods there are must not change what a fragment of device capacity costs.
-  if (slice_weight <= 0) return devices;
-  if (device_weight <= 0) return slices;
-  return devices / device_weight + slices / slice_weight;
+  double sum = 0;
+  for (const auto& w : workload)
+    sum += w.weight * static_cast<double>(ShapeFragmentMilli(node, w.shape));
+  return sum;
 }
 
 std::vector<WeightedShape> ShapesOfKind(std::span<const WeightedShape> workload, bool mig) {
@@ -87,8 +81,8 @@ std::vector<WeightedShape> ShapesOfKind(std::span<const WeightedShape> workload,
     kind.push_back(w);
     weight += w.weight;
   }
-  if (kind.size() == workload.size()) return kind;
-  if (weight > 0) {
+  // Weights that already sum to 1 stay as they are, to the last bit.
+  if (weight > 0 && std::abs(weight - 1) > 1e-9) {
     for (auto& w : kind) w.weight /= weight;
   }
   return kind;

@@ -32,10 +32,12 @@ NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers) {
   auto first = std::lower_bound(
       allocatable.begin(), allocatable.end(), kMigResourcePrefix,
       [](const ResourceAmount& r, std::string_view prefix) { return r.name < prefix; });
-  for (auto it = first; it != allocatable.end() && it->name.starts_with(kMigResourcePrefix); ++it) {
+  for (auto it = first; it != allocatable.end() && it->name.starts_with(kMigResourcePrefix) &&
+                        buffers.mig.size() < kMaxMigProfilesPerNode;
+       ++it) {
     const ResourceAmount& r = *it;
+    if (!IsMigSliceResource(r.name)) continue;
     std::string_view profile = MigProfileOf(r.name);
-    if (profile.empty() || IsSharedResourceName(r.name)) continue;
     int64_t free =
         std::clamp<int64_t>(r.milli / 1000 - node.used.units(r.name), 0, kMaxGpusPerNode);
     buffers.mig.push_back({profile, free, MigComputeSlices(profile)});
@@ -60,9 +62,8 @@ TaskShape ShapeOf(const ResourceList& requests, std::vector<std::string> models)
     shape.gpu_milli = gpu;
   }
   for (const auto& r : requests) {
-    std::string_view profile = MigProfileOf(r.name);
-    if (profile.empty() || IsSharedResourceName(r.name) || r.milli < 1000) continue;
-    shape.mig_profile = std::string(profile);
+    if (!IsMigSliceResource(r.name) || r.milli < 1000) continue;
+    shape.mig_profile = std::string(MigProfileOf(r.name));
     shape.mig_count = static_cast<int32_t>(std::min(r.milli / 1000, kMaxGpusPerNode));
     break;
   }
@@ -102,25 +103,36 @@ int64_t SigmoidScore(double before, double after) {
 
 }  // namespace
 
-FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
-                   std::span<const WeightedShape> workload) {
-  double before = NodeFragmentMilli(node, workload);
-  std::vector<int64_t> after(node.gpu_free_milli.begin(), node.gpu_free_milli.end());
+NodeIdle PlacedOn(const NodeIdle& node, const TaskShape& pod, IdleBuffers& buffers) {
+  buffers.devices.assign(node.gpu_free_milli.begin(), node.gpu_free_milli.end());
+  for (int device : BestFitDevices(node.gpu_free_milli, pod)) {
+    buffers.devices[static_cast<size_t>(device)] -= pod.gpu_milli;
+  }
   NodeIdle placed = node;
   placed.cpu_milli = node.cpu_milli == std::numeric_limits<int64_t>::max()
                          ? node.cpu_milli
                          : node.cpu_milli - pod.cpu_milli;
-  placed.gpu_free_milli = after;
-  std::vector<IdleSlices> slices;
+  placed.gpu_free_milli = buffers.devices;
   if (pod.wants_mig()) {
-    slices.assign(node.mig_free.begin(), node.mig_free.end());
-    for (auto& s : slices) {
+    buffers.mig.assign(node.mig_free.begin(), node.mig_free.end());
+    for (auto& s : buffers.mig) {
       if (s.profile == pod.mig_profile) s.count = std::max<int64_t>(0, s.count - pod.mig_count);
     }
-    placed.mig_free = slices;
+    placed.mig_free = buffers.mig;
   }
+  return placed;
+}
+
+FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
+                   std::span<const WeightedShape> workload) {
+  double before = NodeFragmentMilli(node, workload);
+  IdleBuffers buffers;
+  NodeIdle placed = PlacedOn(node, pod, buffers);
   FgdChoice choice;
   if (pod.wants_gpu() && pod.gpu_milli < kMilliPerGpu) {
+    // A share: every device that fits is tried, not only the best-fitting one.
+    std::vector<int64_t>& after = buffers.devices;
+    std::copy(node.gpu_free_milli.begin(), node.gpu_free_milli.end(), after.begin());
     for (size_t i = 0; i < after.size(); ++i) {
       if (after[i] < pod.gpu_milli) continue;
       after[i] -= pod.gpu_milli;
@@ -130,7 +142,6 @@ FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
     }
     return choice;
   }
-  for (int device : BestFitDevices(node.gpu_free_milli, pod)) after[device] -= pod.gpu_milli;
   choice.score = SigmoidScore(before, NodeFragmentMilli(placed, workload));
   return choice;
 }

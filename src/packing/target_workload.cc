@@ -18,16 +18,14 @@ std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_coun
     TaskShape shape;
     shape.gpu_milli = kMilliPerGpu;
     shape.num_gpu = static_cast<int32_t>(g);
-    out.push_back({std::move(shape), 0});
+    out.push_back({std::move(shape), 1.0 / static_cast<double>(sizes.size())});
   }
   for (const auto& profile : mig_profiles) {
-    if (profile.empty()) continue;
     TaskShape shape;
     shape.mig_profile = profile;
     shape.mig_count = 1;
-    out.push_back({std::move(shape), 0});
+    out.push_back({std::move(shape), 1.0 / static_cast<double>(mig_profiles.size())});
   }
-  for (auto& w : out) w.weight = 1.0 / static_cast<double>(out.size());
   return out;
 }
 
@@ -63,8 +61,20 @@ std::vector<WeightedShape> LiveTargetWorkload(const ObservedWorkload& observed,
                                               const TargetWorkloadSettings& settings) {
   std::span<const WeightedShape> prior =
       settings.expected.empty() ? standard : std::span<const WeightedShape>(settings.expected);
-  return BlendWorkloads(CommonShapes(observed.shapes), prior,
-                        PriorShareAfter(settings, observed.pods));
+  // FGD's cut is over every pod seen, so a shape rare among them all stays out. Past it, each kind
+  // of capacity (devices, MIG slices) is blended on its own: how many MIG pods were seen or are
+  // expected does not move what the device shapes weigh, nor the other way round.
+  const std::vector<WeightedShape> common = CommonShapes(observed.shapes);
+  std::vector<WeightedShape> out;
+  for (bool mig : {false, true}) {
+    double share = 0;
+    for (const auto& w : observed.shapes) share += w.shape.wants_mig() == mig ? w.weight : 0;
+    std::vector<WeightedShape> blend =
+        BlendWorkloads(ShapesOfKind(common, mig), ShapesOfKind(prior, mig),
+                       PriorShareAfter(settings, observed.pods * share));
+    out.insert(out.end(), blend.begin(), blend.end());
+  }
+  return out;
 }
 
 DecayedShapeCounts::DecayedShapeCounts(Clock::duration half_life) : half_life_(half_life) {}

@@ -29,8 +29,7 @@ std::optional<double> CpuPerGpuMilli(std::span<const WeightedShape> workload) {
 }
 
 double StrandedGpuMilli(const NodeIdle& node, double cpu_per_gpu_milli) {
-  double idle = static_cast<double>(
-      std::accumulate(node.gpu_free_milli.begin(), node.gpu_free_milli.end(), int64_t{0}));
+  double idle = static_cast<double>(DeviceIdleMilli(node));
   double servable = static_cast<double>(std::max<int64_t>(node.cpu_milli, 0)) / cpu_per_gpu_milli;
   return std::max(0.0, idle - servable);
 }
@@ -54,11 +53,8 @@ double CpuReservePlugin::Score(const Cycle& cycle, const NodeState& node) const 
   const TaskShape& pod = TaskShapeOf(cycle);
   IdleBuffers buffers;
   NodeIdle before = IdleOf(node, buffers);
-  std::vector<int64_t> after_devices(buffers.devices);
-  for (int device : BestFitDevices(buffers.devices, pod)) after_devices[device] -= pod.gpu_milli;
-  NodeIdle after = before;
-  after.cpu_milli = before.cpu_milli - pod.cpu_milli;
-  after.gpu_free_milli = after_devices;
+  IdleBuffers placed;
+  NodeIdle after = PlacedOn(before, pod, placed);
   double growth = StrandedGpuMilli(after, ratio->value) - StrandedGpuMilli(before, ratio->value);
   return kMaxNodeScore / (1 + std::exp(growth / kMilliPerGpu));
 }

@@ -14,6 +14,8 @@ namespace {
 
 // What a score formula needs of one node and the cycle's pod.
 struct Fit {
+  Fit(const Fit&) = delete;  // `idle` and `devices` point into `buffers`
+  Fit& operator=(const Fit&) = delete;
   IdleBuffers buffers;
   const std::vector<int64_t>& devices = buffers.devices;
   NodeIdle idle;
@@ -25,7 +27,7 @@ struct Fit {
   Fit(const Cycle& cycle, const NodeState& node) : pod(TaskShapeOf(cycle)) {
     idle = IdleOf(node, buffers);
     cpu_left = DeclaresCpu(node) ? static_cast<double>(idle.cpu_milli) : 0;
-    gpu_left = static_cast<double>(std::accumulate(devices.begin(), devices.end(), int64_t{0}));
+    gpu_left = static_cast<double>(DeviceIdleMilli(idle));
     pod_gpu = static_cast<double>(pod.num_gpu * pod.gpu_milli);
   }
   double pod_cpu(const NodeState& node) const {

@@ -279,7 +279,9 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   auto measure = [&](size_t i) {
     NodeIdle view = IdleOf(nodes[i], buffers);
     fragment[i] = NodeFragmentMilli(view, workload);
-    idle[i] = IdleMilli(view);
+    // Idle as capacity minus allocation, in the very terms the report counts those in.
+    idle[i] = std::accumulate(buffers.devices.begin(), buffers.devices.end(), int64_t{0}) +
+              MigMilli(nodes[i].info.allocatable) - MigMilli(nodes[i].used);
   };
   for (size_t i = 0; i < nodes.size(); ++i) measure(i);
   double fragment_sum = std::accumulate(fragment.begin(), fragment.end(), 0.0);

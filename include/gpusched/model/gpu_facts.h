@@ -18,9 +18,15 @@ inline constexpr int64_t kMigComputeSlicesPerGpu = 7;
 
 // Compute slices of a MIG profile: "3g.20gb" -> 3; 0 when the name is not a profile.
 int MigComputeSlices(std::string_view profile);
+// Milli-GPU that `count` MIG slices of `compute_slices` each stand for (count clamped to
+// 0..kMaxGpusPerNode, so no input overflows it).
+int64_t MigSliceMilli(int64_t count, int64_t compute_slices);
 // Milli-GPU that `units` of `resource` stand for: a MIG slice by its compute slices out of 7;
-// 0 for resources that are not MIG slices.
+// 0 for resources that are not MIG slices (IsMigSliceResource).
 int64_t GpuEquivalentMilli(std::string_view resource, int64_t units);
+// Whether `resource` is a MIG slice, nvidia.com/mig-<profile>, of a profile of 1 to 7 compute
+// slices; time-sliced replicas (.shared) are not slices.
+bool IsMigSliceResource(std::string_view resource);
 // The nominal memory in a profile's name: "3g.20gb" -> 20480 MiB.
 std::optional<int64_t> MigNominalMemoryMib(std::string_view profile);
 

@@ -10,7 +10,8 @@
 // does not fit (too little CPU or GPU), asks for no GPU, or cannot use the node's GPU model, all
 // the devices' idle milli-GPU counts. For a MIG shape: when it fits, the free slices of other
 // profiles; when not, all free slices. A node's fragment is the weight-summed fragment over the
-// device shapes plus that over the MIG shapes, each kind weighted among its own shapes. The packing
+// shapes; in a live target workload each kind's weights sum to 1 (LiveTargetWorkload), so how
+// many MIG pods run does not change what a device fragment costs. The packing
 // simulator, its FGD policy and the live fragmentation gauge all use these functions. Pure
 // functions; thread-safe.
 #ifndef GPUSCHED_PACKING_FRAGMENTATION_H_
@@ -49,7 +50,7 @@ struct TaskShape {
 
 struct WeightedShape {
   TaskShape shape;
-  double weight = 0;  // frequency in the target workload; the weights sum to 1
+  double weight = 0;  // frequency in the target workload, among the shapes of its kind
 };
 
 // Free MIG slices of one profile on a node.
@@ -59,7 +60,7 @@ struct IdleSlices {
   int64_t compute_slices = 0;  // of one slice, out of a GPU's kMigComputeSlicesPerGpu
 
   // The free slices in milli-GPU.
-  int64_t milli() const { return count * compute_slices * kMilliPerGpu / kMigComputeSlicesPerGpu; }
+  int64_t milli() const { return MigSliceMilli(count, compute_slices); }
 };
 
 // What is idle on one node.
@@ -70,7 +71,8 @@ struct NodeIdle {
   std::span<const IdleSlices> mig_free{};  // one entry per profile the node offers
 };
 
-// Idle milli-GPU of `node`: free device milli-GPU plus free MIG slices.
+// Idle milli-GPU of `node`: free device milli-GPU, plus free MIG slices.
+int64_t DeviceIdleMilli(const NodeIdle& node);
 int64_t IdleMilli(const NodeIdle& node);
 
 // Whether a task of `shape` fits on the idle resources (CPU, GPU count and share, MIG slices,
@@ -82,14 +84,13 @@ bool ShapeFits(const NodeIdle& node, const TaskShape& shape);
 // `shape` could not use.
 int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape);
 
-// The weighted fragment of `node` under `workload`, in milli-GPU: device shapes by their weights,
-// plus MIG shapes by theirs; when both kinds are present, each kind's weights are normalized to 1.
+// The weighted fragment of `node` under `workload`, in milli-GPU.
 double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload);
 
-// The shapes of `workload` of one kind (MIG shapes, or device shapes), reweighted to sum to 1:
-// where a placement cannot change the other kind's fragment (no CPU is tracked, so the only thing
-// a pod takes is capacity of its own kind), NodeFragmentMilli's change under the result equals
-// its change under the whole workload, for less work. `workload` itself when it has one kind.
+// The shapes of `workload` of one kind (MIG shapes, or device shapes), reweighted to sum to 1
+// unless they do. Where a placement cannot change the other kind's fragment (no CPU is tracked,
+// so a pod takes only capacity of its own kind), NodeFragmentMilli's change under the shapes of
+// the pod's kind of a live target workload equals its change under the whole, for less work.
 std::vector<WeightedShape> ShapesOfKind(std::span<const WeightedShape> workload, bool mig);
 
 // FGD's cut: the target workload is the most frequent shapes that cover this share of the tasks.

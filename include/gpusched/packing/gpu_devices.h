@@ -24,6 +24,10 @@ inline constexpr double kMaxSpecGpuMilli = 8000;
 // Free milli-GPU per device of `node`, written to `out`.
 void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out);
 
+// The most MIG profiles a node is judged by (real GPUs offer fewer than 20): the measure looks at
+// each for every shape, so this bounds what a node costs whatever it advertises.
+inline constexpr size_t kMaxMigProfilesPerNode = 32;
+
 // Storage behind the views IdleOf returns; reused from node to node, it spares allocations.
 struct IdleBuffers {
   std::vector<int64_t> devices;  // free milli-GPU per device
@@ -49,6 +53,10 @@ TaskShape ShapeOf(const ResourceList& requests, std::vector<std::string> models 
 // free devices; a share takes the device with the least free milli-GPU that still fits (lowest
 // index on ties). Empty when the shape does not fit or asks for no GPU.
 std::vector<int> BestFitDevices(std::span<const int64_t> free, const TaskShape& shape);
+
+// `node` after placing a pod of `pod`'s shape on it: its CPU taken (unless unbounded), its
+// devices by BestFitDevices, its MIG slices of the pod's profile; `buffers` hold the views.
+NodeIdle PlacedOn(const NodeIdle& node, const TaskShape& pod, IdleBuffers& buffers);
 
 // FGD: how much a placement grows the node's expected fragmentation, as kube-scheduler integer
 // score int(100 * sigmoid((before - after) / 1000)); for a share, the best device is tried; a MIG

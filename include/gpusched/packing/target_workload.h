@@ -48,7 +48,7 @@ struct ObservedWorkload {
 
 // The standard shapes for nodes of the given whole-GPU counts and MIG profiles: for each count N,
 // tasks of 1, 2, 4, ... GPUs below N and of N itself; for each profile, a task of one slice of
-// it. Every distinct shape weighs the same.
+// it. The shapes of each kind weigh alike and sum to 1 (the device shapes, and the MIG shapes).
 std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_counts,
                                           const std::set<std::string>& mig_profiles = {});
 
@@ -62,9 +62,11 @@ double PriorShareAfter(const TargetWorkloadSettings& settings, double observed_p
 std::vector<WeightedShape> BlendWorkloads(std::span<const WeightedShape> observed,
                                           std::span<const WeightedShape> prior, double prior_share);
 
-// The target workload of a live cluster under `settings`: FGD's common shapes of what was observed
-// (CommonShapes), blended with the expected shapes (settings.expected, else `standard`) by
-// PriorShareAfter. What fgd scores against and the fragmentation gauge measures.
+// The target workload of a live cluster under `settings`, per kind of capacity (device shapes,
+// then MIG shapes): the observed shapes of that kind among FGD's common shapes of all observed
+// (CommonShapes), blended with the expected shapes of that kind (settings.expected, else
+// `standard`) by PriorShareAfter of the pods seen of that kind. The weights of each kind sum to 1.
+// What fgd scores against and the fragmentation gauge measures.
 std::vector<WeightedShape> LiveTargetWorkload(const ObservedWorkload& observed,
                                               std::span<const WeightedShape> standard,
                                               const TargetWorkloadSettings& settings);

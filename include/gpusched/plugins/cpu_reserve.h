@@ -35,7 +35,8 @@ class CpuReservePlugin : public Plugin {
 // CPU milli asked per milli-GPU by the GPU shapes of `workload`; none when no shape asks for both.
 std::optional<double> CpuPerGpuMilli(std::span<const WeightedShape> workload);
 
-// The milli-GPU of `node` that its free CPU cannot serve at `cpu_per_gpu_milli`.
+// The milli-GPU of `node`'s idle devices that its free CPU cannot serve at `cpu_per_gpu_milli`
+// (MIG slices are left out: the demand ratio is that of device pods).
 double StrandedGpuMilli(const NodeIdle& node, double cpu_per_gpu_milli);
 
 }  // namespace gpusched
