@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"

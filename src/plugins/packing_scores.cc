@@ -14,10 +14,9 @@ namespace {
 
 // What a score formula needs of one node and the cycle's pod.
 struct Fit {
-  Fit(const Fit&) = delete;  // `idle` and `devices` point into `buffers`
+  Fit(const Fit&) = delete;  // `idle` points into `buffers`
   Fit& operator=(const Fit&) = delete;
   IdleBuffers buffers;
-  const std::vector<int64_t>& devices = buffers.devices;
   NodeIdle idle;
   const TaskShape& pod;
   double cpu_left = 0;  // 0 when the node declares no CPU
@@ -89,7 +88,7 @@ double DotProductPlugin::Score(const Cycle& cycle, const NodeState& node) const 
 double GpuPackingPlugin::Score(const Cycle& cycle, const NodeState& node) const {
   Fit f(cycle, node);
   if (!f.pod.wants_gpu()) return 0;
-  const auto& free = f.devices;
+  const auto& free = f.buffers.devices;
   int64_t fully_free = std::count(free.begin(), free.end(), kMilliPerGpu);
   if (fully_free == static_cast<int64_t>(free.size())) {
     return static_cast<double>(std::max<int64_t>(33 - fully_free, fully_free));  // untouched node
