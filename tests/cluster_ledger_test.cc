@@ -53,37 +53,103 @@ TEST(ClusterLedger, replayed_events_never_double_count) {
 
 TEST(ClusterLedger, an_assumed_pod_counts_until_the_watch_reports_where_it_went) {
   using Clock = ClusterLedger::Clock;
+  using Result = ClusterLedger::AssumeResult;
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(GpuNode("n1", 8));
   ledger.UpsertNode(GpuNode("n2", 8));
-  Clock::time_point later = Clock::now() + std::chrono::hours(1);
+  Clock::time_point now = Clock::now();
   PodInfo pending = BoundPod("a", "", 2);
-  EXPECT_TRUE(ledger.Assume(pending, "n1", later));
+  ledger.UpsertPod(pending);  // the watch reports it pending
+  EXPECT_EQ(ledger.Assume("uid-a", "n1", now, std::chrono::hours(1)), Result::kApplied);
   EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 2);
   EXPECT_EQ(ledger.assumed_count(), 1u);
   // The watch still reports the pod unbound (it lags the scheduler): the assumption stands.
   ledger.UpsertPod(pending);
-  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 2);
+  auto s = ledger.BuildSnapshot();
+  EXPECT_EQ(Used(*s, "n1"), 2);
+  ASSERT_NE(s->AssumptionOf("uid-a"), nullptr);
+  EXPECT_EQ(s->AssumptionOf("uid-a")->node, "n1");
   // The watch reports it bound elsewhere: the report takes over.
   ledger.UpsertPod(BoundPod("a", "n2", 2));
-  auto s = ledger.BuildSnapshot();
+  s = ledger.BuildSnapshot();
   EXPECT_EQ(Used(*s, "n1"), 0);
   EXPECT_EQ(Used(*s, "n2"), 2);
+  EXPECT_EQ(s->AssumptionOf("uid-a"), nullptr);
   EXPECT_EQ(ledger.assumed_count(), 0u);
   // A pod the watch reports bound is not assumed over.
-  EXPECT_FALSE(ledger.Assume(pending, "n1", later));
+  EXPECT_EQ(ledger.Assume("uid-a", "n1", now, std::chrono::hours(1)), Result::kRefused);
   EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
+}
+
+TEST(ClusterLedger, only_watched_pending_gpu_pods_are_assumed_with_their_watched_requests) {
+  using Clock = ClusterLedger::Clock;
+  using Result = ClusterLedger::AssumeResult;
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  Clock::time_point now = Clock::now();
+  // Made-up pods (any client can send one) never count, and cost the ledger nothing.
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_EQ(ledger.Assume("made-up-" + std::to_string(i), "n1", now, std::chrono::hours(1)),
+              Result::kUnknownPod);
+  }
+  EXPECT_EQ(ledger.assumed_count(), 0u);
+  EXPECT_EQ(ledger.gpu_pods_known(), 0u);
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
+  // Terminal pods and pods without GPUs are refused.
+  ledger.UpsertPod(BoundPod("done", "", 2, PodPhase::kSucceeded));
+  EXPECT_EQ(ledger.Assume("uid-done", "n1", now, std::chrono::hours(1)), Result::kRefused);
+  ledger.UpsertPod(testing::MakePod("cpu", ResourceList{{"cpu", 1000}}));
+  EXPECT_NE(ledger.Assume(ClusterLedger::PodKey(testing::MakePod("cpu", ResourceList{})), "n1", now,
+                          std::chrono::hours(1)),
+            Result::kApplied);
+  // The watched requests count (2 GPUs), whatever a request claimed.
+  ledger.UpsertPod(BoundPod("a", "", 2));
+  EXPECT_EQ(ledger.Assume("uid-a", "n1", now, std::chrono::hours(1)), Result::kApplied);
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 2);
+}
+
+TEST(ClusterLedger, a_retried_pod_holds_one_assumption_that_never_outlasts_its_first_window) {
+  using Clock = ClusterLedger::Clock;
+  using Result = ClusterLedger::AssumeResult;
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertNode(GpuNode("n2", 8));
+  ledger.UpsertPod(BoundPod("a", "", 8));
+  Clock::time_point t0 = Clock::now();
+  auto ttl = std::chrono::seconds(30);
+  EXPECT_EQ(ledger.Assume("uid-a", "n1", t0, ttl), Result::kApplied);
+  // Retried after 10 s (kube-scheduler's backoff): replaced, on another node, not renewed.
+  EXPECT_TRUE(ledger.Forget("uid-a"));
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
+  EXPECT_EQ(ledger.Assume("uid-a", "n2", t0 + std::chrono::seconds(10), ttl), Result::kApplied);
+  EXPECT_EQ(ledger.Assume("uid-a", "n2", t0 + std::chrono::seconds(20), ttl), Result::kApplied);
+  auto s = ledger.BuildSnapshot();
+  EXPECT_EQ(Used(*s, "n1"), 0);
+  EXPECT_EQ(Used(*s, "n2"), 8);
+  EXPECT_EQ(ledger.assumed_count(), 1u);
+  // The watch re-reporting the pod pending keeps the window.
+  ledger.UpsertPod(BoundPod("a", "", 8));
+  EXPECT_EQ(ledger.ExpireAssumptions(t0 + std::chrono::seconds(29)), 0u);
+  EXPECT_EQ(ledger.ExpireAssumptions(t0 + std::chrono::seconds(31)), 1u);
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n2"), 0);
+  // Past the first window no retry counts again, so a pod that never binds blocks no node.
+  EXPECT_EQ(ledger.Assume("uid-a", "n2", t0 + std::chrono::seconds(40), ttl), Result::kRefused);
+  ledger.UpsertPod(BoundPod("a", "", 8));
+  EXPECT_EQ(ledger.Assume("uid-a", "n2", t0 + std::chrono::seconds(50), ttl), Result::kRefused);
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n2"), 0);
 }
 
 TEST(ClusterLedger, assumptions_expire_and_deleted_pods_take_theirs_along) {
   using Clock = ClusterLedger::Clock;
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertPod(BoundPod("a", "", 2));
+  ledger.UpsertPod(BoundPod("b", "", 3));
   Clock::time_point now = Clock::now();
-  ledger.Assume(BoundPod("a", "", 2), "n1", now + std::chrono::seconds(1));
-  ledger.Assume(BoundPod("b", "", 3), "n1", now + std::chrono::seconds(10));
+  ledger.Assume("uid-a", "n1", now, std::chrono::seconds(1));
+  ledger.Assume("uid-b", "n1", now, std::chrono::seconds(10));
   // Re-assuming the same pod (kube-scheduler retried it) moves it rather than counting twice.
-  ledger.Assume(BoundPod("b", "", 3), "n1", now + std::chrono::seconds(10));
+  ledger.Assume("uid-b", "n1", now, std::chrono::seconds(10));
   EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 5);
   EXPECT_EQ(ledger.ExpireAssumptions(now + std::chrono::seconds(2)), 1u);
   EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 3);
@@ -91,8 +157,6 @@ TEST(ClusterLedger, assumptions_expire_and_deleted_pods_take_theirs_along) {
   EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 0);
   EXPECT_EQ(ledger.ExpireAssumptions(now + std::chrono::hours(1)), 0u);
   EXPECT_EQ(ledger.assumed_count(), 0u);
-  EXPECT_FALSE(ledger.Assume(testing::MakePod("cpu", ResourceList{{"cpu", 1000}}), "n1",
-                             now + std::chrono::seconds(10)));  // no GPU: nothing to count
 }
 
 TEST(ClusterLedger, finished_or_deleted_pods_release_gpus_at_once) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/policy/policy.h"
 #include "testing/test_support.h"
@@ -20,6 +21,11 @@ struct ServiceFixture : ::testing::Test {
   static std::string PodWith(const std::string& resources) {
     return R"({"metadata":{"name":"p","namespace":"ns","uid":"u"},"spec":{"containers":[{"name":"c","resources":{"limits":)" +
            resources + "}}]}}";
+  }
+  static std::string NamesRequestJson(const std::string& resources) {
+    nlohmann::json j = nlohmann::json::parse(R"({"Nodes":null,"NodeNames":[]})");
+    j["Pod"] = nlohmann::json::parse(PodWith(resources));
+    return j.dump();
   }
   static ExtenderArgs NamesRequest(const std::string& resources,
                                    const std::vector<std::string>& names) {
@@ -181,6 +187,8 @@ struct RecordingSink : AssumptionSink {
   void Assume(const PodInfo& pod, std::string_view node) override {
     assumed.emplace_back(pod.uid, std::string(node));
   }
+  void Forget(const PodInfo& pod) override { forgotten.push_back(pod.uid); }
+  std::vector<std::string> forgotten;
 };
 
 TEST_F(ServiceFixture, the_single_best_node_is_reported_as_the_expected_binding) {
@@ -202,6 +210,35 @@ TEST_F(ServiceFixture, the_single_best_node_is_reported_as_the_expected_binding)
   // Pods asking for no GPU are none of gpusched's business.
   assuming.Prioritize(NamesRequest(R"({"cpu":"1"})", names));
   EXPECT_EQ(sink.assumed.size(), 2u);
+}
+
+TEST_F(ServiceFixture, a_pod_judged_again_is_not_judged_against_its_own_assumption) {
+  // One 8-GPU node, assumed for pod "u" (8 GPUs) by an earlier cycle that failed after filter.
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(
+      testing::MakeNode("n1", ResourceList{{"nvidia.com/gpu", testing::Units(8)}}).info);
+  PodInfo pod = testing::MakePod("p", ResourceList{{"nvidia.com/gpu", testing::Units(8)}});
+  pod.namespace_name = "ns";
+  pod.uid = "u";
+  ledger.UpsertPod(pod);
+  ASSERT_EQ(ledger.Assume("u", "n1", ClusterLedger::Clock::now(), std::chrono::seconds(30)),
+            ClusterLedger::AssumeResult::kApplied);
+  snapshots.Set(ledger.BuildSnapshot());
+  RecordingSink sink;
+  ExtenderService assuming(snapshots, policies, nullptr, &sink);
+  auto again = assuming.Filter(NamesRequest(R"({"nvidia.com/gpu":"8"})", {"n1"}));
+  EXPECT_EQ(*again.node_names, std::vector<std::string_view>{"n1"});
+  // The retry's filter releases the old assumption; its single passing node is the new one.
+  EXPECT_EQ(sink.forgotten, std::vector<std::string>{"u"});
+  ASSERT_EQ(sink.assumed.size(), 1u);
+  // Another pod still sees the node taken.
+  nlohmann::json other = nlohmann::json::parse(NamesRequestJson(R"({"nvidia.com/gpu":"8"})"));
+  other["Pod"]["metadata"]["uid"] = "v";
+  other["NodeNames"] = {"n1"};
+  auto others = assuming.Filter(DecodeExtenderArgs(other.dump()));
+  EXPECT_TRUE(others.node_names->empty());
+  EXPECT_EQ(others.failed_nodes.size(), 1u);
+  EXPECT_EQ(sink.forgotten.size(), 1u);
 }
 
 TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers) {

@@ -55,6 +55,19 @@ TEST(DecodePod, accepts_nulls_where_go_would) {
   EXPECT_TRUE(p.requests.empty());
 }
 
+// Issue #25: any user may create such a pod (the API server stores "1e16" as "10e15"); refusing
+// them as "fractional" stopped the pod watch for the whole cluster.
+TEST(DecodePod, whole_quantities_beyond_the_milli_range_saturate_as_whole_numbers) {
+  for (const char* q : {"1e16", "10e15", "9223372036854775807", "99999999999999999999999"}) {
+    PodInfo p = DecodePodText(
+        std::string(R"({"spec":{"containers":[{"resources":{"requests":{"example.com/foo":")") + q +
+        R"(","nvidia.com/gpu":"1"}}}]}})");
+    EXPECT_EQ(p.requests.milli("example.com/foo") % 1000, 0) << q;
+    EXPECT_GT(p.requests.units("example.com/foo"), int64_t{9'000'000'000'000'000}) << q;
+    EXPECT_EQ(p.requests.units("nvidia.com/gpu"), 1) << q;
+  }
+}
+
 TEST(DecodePod, rejects_bad_quantities_and_types_naming_the_field) {
   try {
     DecodePodText(

@@ -358,3 +358,97 @@ TEST(LiveInventory, a_quiet_watch_is_not_cut_by_the_idle_limit) {
 
 }  // namespace
 }  // namespace gpusched
+
+namespace gpusched {
+namespace {
+
+// Usage of `node` in the published snapshot, in whole GPUs; -1 when the node is absent.
+int64_t GpusUsed(const Published<ClusterSnapshot>& published, const std::string& node) {
+  const NodeState* n = published.Get()->Find(node);
+  return n ? n->used.units("nvidia.com/gpu") : -1;
+}
+
+// Polls until `done()` holds; at most `limit`.
+template <class F>
+bool Eventually(F&& done, std::chrono::milliseconds limit = 10000ms) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+// A pod any user may create: the API server stores "1e16" as "10e15", and accepts int64's maximum.
+nlohmann::json PoisonPod(const std::string& name, const std::string& quantity) {
+  nlohmann::json pod = MakeGpuPod("attacker", name, "uid-" + name, "", 1, "Pending");
+  auto& resources = pod["spec"]["containers"][0]["resources"];
+  resources["requests"]["example.com/foo"] = quantity;
+  resources["limits"]["example.com/foo"] = quantity;
+  return pod;
+}
+
+// Issue #25: one such pod made the pod watch fail on its event and restart at the same version
+// for ever (the inventory silently stale), and after a relist the initial list never completed.
+TEST(LiveInventory, pods_with_huge_whole_quantities_or_undecodable_fields_poison_nothing) {
+  FakeApiServer server;
+  Populate(server, 2, 0);
+  server.UpsertPod(PoisonPod("huge", "10e15"));
+  server.UpsertPod(PoisonPod("max", "9223372036854775807"));
+  nlohmann::json broken = MakeGpuPod("attacker", "broken", "uid-broken", "node-0", 2);
+  broken["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "two";
+  server.UpsertPod(broken);
+  nlohmann::json wrong_shape = MakeGpuPod("attacker", "shape", "uid-shape", "node-0", 2);
+  wrong_shape["spec"]["containers"] = "not a list";
+  server.UpsertPod(wrong_shape);
+  server.UpsertPod(MakeGpuPod("ns", "good", "uid-good", "node-0", 3));
+
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+  ASSERT_TRUE(Eventually([&] { return inventory.Status().synced; })) << inventory.Status().detail;
+  EXPECT_EQ(GpusUsed(published, "node-0"), 3);
+  EXPECT_EQ(inventory.Status().gpu_pods, 3u);  // good, huge and max; the two bad ones skipped
+  EXPECT_EQ(inventory.pod_skips().invalid + inventory.pod_skips().malformed, 2u);
+
+  // The watch goes on past new bad events: a pod bound afterwards is counted.
+  uint64_t restarts = inventory.watch_restarts();
+  server.UpsertPod(PoisonPod("huge-2", "10e15"));
+  broken["metadata"]["name"] = "broken-2";
+  broken["metadata"]["uid"] = "uid-broken-2";
+  server.UpsertPod(broken);
+  server.UpsertPod(MakeGpuPod("ns", "bound-later", "uid-later", "node-1", 8));
+  ASSERT_TRUE(Eventually([&] { return GpusUsed(published, "node-1") == 8; }));
+  EXPECT_EQ(inventory.pod_skips().invalid + inventory.pod_skips().malformed, 3u);
+  EXPECT_EQ(inventory.watch_restarts(), restarts);
+  EXPECT_TRUE(inventory.Status().synced);
+  // A deletion needs only the identity, so even an undecodable pod leaves.
+  server.DeletePod("attacker", "broken-2");
+  server.DeletePod("ns", "good");
+  ASSERT_TRUE(Eventually([&] { return GpusUsed(published, "node-0") == 0; }));
+}
+
+TEST(LiveInventory, a_list_or_watch_that_keeps_failing_makes_the_inventory_unready) {
+  FakeApiServer server;
+  Populate(server, 2, 2);
+  LiveInventoryOptions options = FastOptions();
+  options.reflector.watch_timeout = std::chrono::seconds(1);
+  options.stale_after = 2500ms;
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, options);
+  ASSERT_TRUE(Eventually([&] { return inventory.Status().synced; }));
+  // A quiet, healthy cluster stays ready: each watch ending on time is progress.
+  std::this_thread::sleep_for(3500ms);
+  EXPECT_TRUE(inventory.Status().synced) << inventory.Status().detail;
+  // Every request fails from now on (RBAC revoked, say): contact, but no progress.
+  server.FailNextRequests(1000000, 500);
+  server.CloseWatches();
+  ASSERT_TRUE(Eventually([&] { return !inventory.Status().synced; }));
+  EXPECT_TRUE(inventory.Status().stale);
+  EXPECT_NE(inventory.Status().detail.find("made no progress"), std::string::npos)
+      << inventory.Status().detail;
+  server.ClearFaults();
+  ASSERT_TRUE(Eventually([&] { return inventory.Status().synced; }));
+}
+
+}  // namespace
+}  // namespace gpusched

@@ -1,5 +1,7 @@
 #include "gpusched/model/pod.h"
 
+#include <random>
+
 #include <gtest/gtest.h>
 
 namespace gpusched {
@@ -63,6 +65,69 @@ TEST(EffectiveRequests, overhead_is_added_last) {
 
 TEST(EffectiveRequests, no_containers_means_no_request) {
   EXPECT_TRUE(EffectiveRequests(PodResources{}).empty());
+}
+
+// Kubernetes' rule step by step, one list merge at a time (the way gpusched computed it before
+// sorting once): the reference the near-linear EffectiveRequests must equal.
+ResourceList ReferenceEffectiveRequests(const PodResources& r) {
+  auto requests_of = [](const ContainerResources& c) {
+    ResourceList out = c.requests;
+    for (const auto& limit : c.limits) {
+      if (!out.contains(limit.name)) out.Set(limit.name, limit.milli);
+    }
+    return out;
+  };
+  ResourceList total;
+  for (const auto& c : r.containers) total.Add(requests_of(c));
+  ResourceList sidecars;
+  ResourceList init_peak;
+  for (const auto& c : r.init_containers) {
+    ResourceList step = requests_of(c);
+    if (c.restartable) {
+      total.Add(step);
+      sidecars.Add(step);
+      step = sidecars;
+    } else {
+      step.Add(sidecars);
+    }
+    init_peak.MaxWith(step);
+  }
+  total.MaxWith(init_peak);
+  total.Add(r.overhead);
+  return total;
+}
+
+TEST(EffectiveRequests, equals_kubernetes_rule_step_by_step_on_random_pods) {
+  std::mt19937 rng(7);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  auto random_list = [&] {
+    ResourceList l;
+    for (int k = pick(4); k > 0; --k) l.Set("r" + std::to_string(pick(5)), pick(4) * 1000);
+    return l;
+  };
+  for (int round = 0; round < 2000; ++round) {
+    PodResources r;
+    for (int i = pick(4); i > 0; --i) r.containers.push_back({random_list(), random_list(), false});
+    for (int i = pick(5); i > 0; --i) {
+      r.init_containers.push_back({random_list(), random_list(), pick(2) == 1});
+    }
+    r.overhead = random_list();
+    ASSERT_EQ(EffectiveRequests(r), ReferenceEffectiveRequests(r)) << "round " << round;
+    ResourceList most;
+    for (const auto* list : {&r.containers, &r.init_containers}) {
+      for (const auto& c : *list) {
+        ResourceList own = c.requests;
+        own.FillFrom(c.limits);
+        most.MaxWith(own);
+      }
+    }
+    ASSERT_EQ(MaxContainerRequests(r), most) << "round " << round;
+  }
+}
+
+TEST(ResourceList, from_amounts_sorts_and_keeps_the_last_of_a_repeated_name) {
+  ResourceList l = ResourceList::FromAmounts({{"b", 1}, {"a", 2}, {"b", 3}, {"c", 4}});
+  EXPECT_EQ(l, (ResourceList{{"a", 2}, {"b", 3}, {"c", 4}}));
 }
 
 TEST(GpuDemand, keeps_positive_gpu_resources_only) {

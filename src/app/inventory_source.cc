@@ -40,6 +40,12 @@ class LiveSource final : public InventorySource {
     m.inventory_age_seconds = std::chrono::duration<double>(status.age).count();
     m.inventory_lists = live_.lists();
     m.watch_restarts = live_.watch_restarts();
+    auto nodes = live_.node_skips();
+    auto pods = live_.pod_skips();
+    m.inventory_skipped = {{"node", "invalid", nodes.invalid},
+                           {"node", "malformed", nodes.malformed},
+                           {"pod", "invalid", pods.invalid},
+                           {"pod", "malformed", pods.malformed}};
   }
   AssumptionSink* assumptions() override { return &live_; }
   const std::string& description() const override { return description_; }

@@ -37,7 +37,6 @@ void ClusterLedger::Charge(const PodRecord& pod, int sign) {
   for (const auto& r : pod.gpu_requests) u.used.Add(r.name, sign * r.milli);
   u.pods += sign;
   if (u.pods == 0) usage_.erase(pod.node_name);
-  if (pod.assumed_until) assumed_ += sign;
   dirty_.insert(pod.node_name);
 }
 
@@ -54,52 +53,80 @@ void ClusterLedger::Put(std::string key, PodRecord record, const std::string& pr
   auto it = pods_.find(key);
   if (it != pods_.end()) {
     Charge(it->second, -1);
+    if (it->second.assumed_until) assumed_keys_.erase(key);
     pods_.erase(it);
   } else if (!record.gpu_requests.empty()) {
     Observe(record.gpu_requests, product);
   }
   if (record.gpu_requests.empty()) return;  // pods without GPU requests do not matter here
   Charge(record, +1);
+  if (record.assumed_until) assumed_keys_.insert(key);
   pods_.emplace(std::move(key), std::move(record));
 }
 
 void ClusterLedger::UpsertPod(const PodInfo& pod) {
   std::string key = PodKey(pod);
-  PodRecord record{pod.node_name, GpuDemand(pod, gpu_names_), false, std::nullopt};
+  PodRecord record;
+  record.node_name = pod.node_name;
+  record.gpu_requests = GpuDemand(pod, gpu_names_);
+  record.terminal = pod.terminal();
   record.counted = !record.node_name.empty() && !pod.terminal() && !record.gpu_requests.empty();
   auto it = pods_.find(key);
-  if (it != pods_.end() && it->second.assumed_until && pod.node_name.empty() && !pod.terminal())
-    return;  // the watch has not caught up with the scheduler yet
+  if (it != pods_.end() && pod.node_name.empty() && !pod.terminal()) {
+    if (it->second.assumed_until) return;  // the watch has not caught up with the scheduler yet
+    record.assume_window = it->second.assume_window;  // still pending: the window stands
+  }
   Put(std::move(key), std::move(record), pod.gpu_product_selector);
 }
 
-bool ClusterLedger::Assume(const PodInfo& pod, std::string_view node, Clock::time_point expires) {
-  std::string key = PodKey(pod);
-  auto it = pods_.find(key);
-  if (it != pods_.end() && it->second.counted && !it->second.assumed_until) return false;
-  PodRecord record{std::string(node), GpuDemand(pod, gpu_names_), true, expires};
-  if (record.gpu_requests.empty()) return false;
-  Put(std::move(key), std::move(record), pod.gpu_product_selector);
+ClusterLedger::AssumeResult ClusterLedger::Assume(std::string_view key, std::string_view node,
+                                                  Clock::time_point now, Clock::duration ttl) {
+  auto it = pods_.find(std::string(key));
+  if (it == pods_.end()) return AssumeResult::kUnknownPod;
+  const PodRecord& known = it->second;
+  bool bound = known.counted && !known.assumed_until;
+  if (bound || known.terminal || known.gpu_requests.empty()) return AssumeResult::kRefused;
+  Clock::time_point window = known.assume_window.value_or(now + ttl);
+  Clock::time_point expires = std::min(now + ttl, window);
+  if (expires <= now) return AssumeResult::kRefused;
+  PodRecord record = known;
+  record.node_name = std::string(node);
+  record.counted = true;
+  record.assumed_until = expires;
+  record.assume_window = window;
+  Put(std::string(key), std::move(record), "");
+  return AssumeResult::kApplied;
+}
+
+void ClusterLedger::Unassume(const std::string& key, PodRecord& record) {
+  Charge(record, -1);
+  record.counted = false;
+  record.assumed_until.reset();
+  record.node_name.clear();
+  assumed_keys_.erase(key);
+}
+
+bool ClusterLedger::Forget(std::string_view key) {
+  auto it = pods_.find(std::string(key));
+  if (it == pods_.end() || !it->second.assumed_until) return false;
+  Unassume(it->first, it->second);
   return true;
 }
 
 size_t ClusterLedger::ExpireAssumptions(Clock::time_point now) {
-  size_t expired = 0;
-  for (auto& [key, record] : pods_) {
-    if (!record.assumed_until || *record.assumed_until > now) continue;
-    Charge(record, -1);
-    record.counted = false;
-    record.assumed_until.reset();
-    record.node_name.clear();
-    ++expired;
+  std::vector<std::string> expired;
+  for (const auto& key : assumed_keys_) {
+    if (*pods_.at(key).assumed_until <= now) expired.push_back(key);
   }
-  return expired;
+  for (const auto& key : expired) Unassume(key, pods_.at(key));
+  return expired.size();
 }
 
 void ClusterLedger::DeletePod(std::string_view key) {
   auto it = pods_.find(std::string(key));
   if (it == pods_.end()) return;
   Charge(it->second, -1);
+  if (it->second.assumed_until) assumed_keys_.erase(it->first);
   pods_.erase(it);
 }
 
@@ -178,8 +205,14 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   std::vector<ClusterSnapshot::NodePtr> nodes;
   nodes.reserve(published_.size());
   for (const auto& [name, state] : published_) nodes.push_back(state);
+  Assumptions assumptions;
+  for (const auto& key : assumed_keys_) {
+    const PodRecord& pod = pods_.at(key);
+    assumptions.emplace(key, Assumption{pod.node_name, pod.gpu_requests});
+  }
   return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
-                                                 observed_.Observed(), StandardWorkload());
+                                                 observed_.Observed(), StandardWorkload(),
+                                                 std::move(assumptions));
 }
 
 }  // namespace gpusched

@@ -11,10 +11,12 @@ namespace gpusched {
 
 ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
                                  ObservedWorkload observed_workload,
-                                 std::vector<WeightedShape> standard_workload)
+                                 std::vector<WeightedShape> standard_workload,
+                                 Assumptions assumptions)
     : nodes_(std::move(nodes)),
       observed_workload_(std::move(observed_workload)),
       standard_workload_(std::move(standard_workload)),
+      assumptions_(std::move(assumptions)),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;
@@ -67,6 +69,11 @@ void ClusterSnapshot::NumberClasses() {
 bool ClusterSnapshot::Offers(std::string_view resource) const {
   auto it = std::lower_bound(offered_resources_.begin(), offered_resources_.end(), resource);
   return it != offered_resources_.end() && *it == resource;
+}
+
+const Assumption* ClusterSnapshot::AssumptionOf(std::string_view pod_key) const {
+  auto it = assumptions_.find(pod_key);
+  return it == assumptions_.end() ? nullptr : &it->second;
 }
 
 const NodeState* ClusterSnapshot::Find(std::string_view name) const {

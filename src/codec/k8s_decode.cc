@@ -1,5 +1,6 @@
 #include "gpusched/codec/k8s_decode.h"
 
+#include <limits>
 #include <vector>
 
 #include "gpusched/util/quantity.h"
@@ -28,9 +29,15 @@ std::string_view Trim(std::string_view s) {
 // pods and storage are kube-scheduler's business, and fewer entries make every lookup cheaper.
 bool IsExtendedResource(std::string_view name) { return name.find('/') != std::string_view::npos; }
 
+// Whole amounts of extended resources saturate at the largest whole number of milli-units:
+// Kubernetes keeps "1e16" or "9223372036854775807" whole (its Value() is exact) while their
+// milli-value saturates at the int64 range, which is not a multiple of 1000.
+constexpr int64_t kSaturatedWholeMilli =
+    std::numeric_limits<int64_t>::max() - std::numeric_limits<int64_t>::max() % 1000;
+
 ResourceList DecodeResourceList(value v, bool (*keep)(std::string_view) = nullptr) {
-  ResourceList out;
-  if (IsNull(v)) return out;
+  if (IsNull(v)) return {};
+  std::vector<ResourceAmount> amounts;
   for (field f : v.get_object()) {
     std::string_view name = f.unescaped_key();
     if (keep && !keep(name)) continue;
@@ -44,13 +51,14 @@ ResourceList DecodeResourceList(value v, bool (*keep)(std::string_view) = nullpt
     // The API server stores no negative amount and only whole amounts of extended resources
     // (names with a '/', such as nvidia.com/gpu); anything else did not come from it.
     if (*milli < 0) throw DecodeError("negative quantity " + quoted());
+    if (IsExtendedResource(name) && *milli >= kSaturatedWholeMilli) *milli = kSaturatedWholeMilli;
     if (IsExtendedResource(name) && *milli % 1000 != 0) {
       throw DecodeError("fractional quantity " + quoted() +
                         ": extended resources are whole numbers");
     }
-    out.Set(name, *milli);
+    amounts.push_back(ResourceAmount{std::string(name), *milli});
   }
-  return out;
+  return ResourceList::FromAmounts(std::move(amounts));
 }
 
 LabelViews DecodeStringMap(value v) {
@@ -193,6 +201,20 @@ PodInfo DecodePod(object o) {
   pod.requests = EffectiveRequests(resources);
   pod.max_container_requests = MaxContainerRequests(resources);
   return pod;
+}
+
+PodInfo DecodeIdentity(object o) {
+  PodInfo identity;
+  for (field f : o) {
+    if (f.unescaped_key().value() != "metadata") continue;
+    for (field m : f.value().get_object()) {
+      std::string_view key = m.unescaped_key();
+      if (key == "name") identity.name = ScalarText(m.value());
+      if (key == "namespace") identity.namespace_name = ScalarText(m.value());
+      if (key == "uid") identity.uid = ScalarText(m.value());
+    }
+  }
+  return identity;
 }
 
 NodeInfo DecodeNode(object o) {

@@ -1,15 +1,19 @@
 #include "gpusched/engine/cycle.h"
 
+#include "gpusched/util/quote.h"
+
 namespace gpusched {
 
 Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot)
     : pod_(pod), gpu_demand_(std::move(gpu_demand)), snapshot_(snapshot) {}
 
 void Cycle::Reject(std::string reason) {
-  if (rejection_.empty()) rejection_ = std::move(reason);
+  if (rejection_.empty()) rejection_ = QuoteForMessage(reason, kMaxReasonBytes);
 }
 
-std::string_view Cycle::Reason(std::string_view prefix, std::string_view subject) const {
+std::string_view Cycle::Reason(std::string_view prefix, std::string_view raw_subject) const {
+  // Cut before comparing: subjects alike up to the cut make the same text.
+  std::string subject = QuoteForMessage(raw_subject, kMaxReasonSubjectBytes);
   for (const auto& r : reasons_) {
     if (r.prefix.data() == prefix.data() && r.prefix.size() == prefix.size() &&
         r.subject == subject) {
@@ -19,7 +23,7 @@ std::string_view Cycle::Reason(std::string_view prefix, std::string_view subject
   std::string text;
   text.reserve(prefix.size() + subject.size());
   text.append(prefix).append(subject);
-  reasons_.push_back(StoredReason{prefix, std::string(subject), std::move(text)});
+  reasons_.push_back(StoredReason{prefix, std::move(subject), std::move(text)});
   return reasons_.back().text;
 }
 

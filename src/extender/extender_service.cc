@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/util/text_store.h"
 
 namespace gpusched {
@@ -24,16 +25,30 @@ struct RequestNodes {
   std::vector<std::string_view> names;
   std::vector<const NodeState*> nodes;
   std::vector<uint32_t> classes;  // names mode only
+  size_t class_count = 0;         // names mode only
   std::vector<std::unique_ptr<NodeState>> owned;
 };
 
-RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot, AnswerText& text) {
+// The usage the snapshot records for `known` less the pod's own assumption, if it is on that
+// node: a pod judged again is judged against the others, not against itself.
+void CopyUsage(const NodeState& known, const Assumption* own, NodeState& out) {
+  out.used = known.used;
+  out.pod_count = known.pod_count;
+  if (!own || own->node != known.info.name) return;
+  for (const auto& r : own->gpu_requests) out.used.Add(r.name, -r.milli);
+  out.used.DropZeros();
+  --out.pod_count;
+}
+
+RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
+                     const Assumption* own, AnswerText& text) {
   RequestNodes c;
   if (args.node_names) {
     size_t n = args.node_names->size();
     c.names.reserve(n);
     c.nodes.reserve(n);
     c.classes.reserve(n);
+    c.class_count = snapshot.class_count();
     auto all = snapshot.nodes();
     auto classes = snapshot.classes();
     for (const auto& name : *args.node_names) {
@@ -41,16 +56,22 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot, 
       c.names.push_back(name);
       c.nodes.push_back(i == NodeIndex::kAbsent ? nullptr : all[i].get());
       c.classes.push_back(i == NodeIndex::kAbsent ? 0 : classes[i]);
+      if (own && i != NodeIndex::kAbsent && own->node == name) {
+        // The node without the pod's own assumption: content no other node shares.
+        auto state = std::make_unique<NodeState>(*all[i]);
+        CopyUsage(*all[i], own, *state);
+        c.nodes.back() = state.get();
+        c.classes.back() = static_cast<uint32_t>(snapshot.class_count());
+        c.class_count = snapshot.class_count() + 1;
+        c.owned.push_back(std::move(state));
+      }
     }
     return c;
   }
   for (const auto& wire : *args.nodes) {
     auto state = std::make_unique<NodeState>();
     state->info = wire.info;
-    if (const NodeState* known = snapshot.Find(wire.info.name)) {
-      state->used = known->used;
-      state->pod_count = known->pod_count;
-    }
+    if (const NodeState* known = snapshot.Find(wire.info.name)) CopyUsage(*known, own, *state);
     c.names.push_back(text.copies.Keep(wire.info.name));
     c.nodes.push_back(state.get());
     c.owned.push_back(std::move(state));
@@ -72,7 +93,7 @@ struct NodeSubset {
 
 // The known nodes of `request` at the positions where `take` holds.
 template <class Take>
-NodeSubset KnownNodes(const RequestNodes& request, const ClusterSnapshot& snapshot, Take&& take) {
+NodeSubset KnownNodes(const RequestNodes& request, Take&& take) {
   NodeSubset s;
   size_t n = request.nodes.size();
   s.nodes.reserve(n);
@@ -86,7 +107,7 @@ NodeSubset KnownNodes(const RequestNodes& request, const ClusterSnapshot& snapsh
     s.names.push_back(request.names[i]);
     s.positions.push_back(i);
   }
-  s.class_count = request.classes.empty() ? 0 : snapshot.class_count();
+  s.class_count = request.class_count;
   return s;
 }
 
@@ -97,6 +118,7 @@ struct Prepared {
   std::shared_ptr<const Policy> policy;
   const Engine* engine = nullptr;
   std::string_view profile;
+  const Assumption* own_assumption = nullptr;  // the pod's, from an earlier cycle
   std::shared_ptr<AnswerText> text;
   RequestNodes candidates;
   std::unique_ptr<Cycle> cycle;
@@ -113,9 +135,11 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   p.profile = selection.profile;
   p.text = std::make_shared<AnswerText>();
   p.text->request = args.text;
-  p.candidates = Resolve(args, *p.snapshot, *p.text);
+  p.own_assumption =
+      args.pod.uid.empty() ? nullptr : p.snapshot->AssumptionOf(ClusterLedger::PodKey(args.pod));
+  p.candidates = Resolve(args, *p.snapshot, p.own_assumption, *p.text);
   p.cycle = p.engine->NewCycle(args.pod, *p.snapshot, selection.error);
-  p.known = KnownNodes(p.candidates, *p.snapshot, [](size_t) { return true; });
+  p.known = KnownNodes(p.candidates, [](size_t) { return true; });
   return p;
 }
 
@@ -144,8 +168,7 @@ void CountRejections(Metrics& metrics, const std::vector<Verdict>& verdicts,
 // inventory cannot be ranked, so they go too when a known node passes.
 void KeepBestOnly(const Prepared& p, std::vector<Verdict>& verdicts,
                   std::vector<std::string_view>* rejected_by) {
-  NodeSubset passing =
-      KnownNodes(p.candidates, *p.snapshot, [&](size_t i) { return verdicts[i].passed(); });
+  NodeSubset passing = KnownNodes(p.candidates, [&](size_t i) { return verdicts[i].passed(); });
   if (passing.nodes.empty()) return;
   std::vector<bool> keep(verdicts.size(), false);
   std::vector<bool> best = p.engine->BestScored(*p.cycle, passing.candidates());
@@ -185,6 +208,8 @@ ExtenderService::ExtenderService(const Published<ClusterSnapshot>& snapshots,
 
 ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
+  // Filter starts each of kube-scheduler's cycles for the pod: an earlier one failed.
+  if (assumptions_ && p.own_assumption) assumptions_->Forget(p.cycle->pod());
   const RequestNodes& c = p.candidates;
   std::vector<std::string_view> known_rejected_by;
   std::vector<Verdict> known_verdicts =

@@ -19,13 +19,17 @@ class LiveInventory::NodeSink : public ReflectorSink {
     owner_.MarkDirty();
   }
   void Apply(std::string_view type, simdjson::ondemand::object o) override {
+    // A deletion needs the name only, so a node that cannot be decoded still leaves.
+    if (type == "DELETED") {
+      std::string name = DecodeIdentity(o).name;
+      std::lock_guard lock(owner_.ledger_mu_);
+      owner_.ledger_.DeleteNode(name);
+      owner_.MarkDirty();
+      return;
+    }
     NodeInfo node = DecodeNode(o);
     std::lock_guard lock(owner_.ledger_mu_);
-    if (type == "DELETED") {
-      owner_.ledger_.DeleteNode(node.name);
-    } else {
-      owner_.ledger_.UpsertNode(std::move(node));
-    }
+    owner_.ledger_.UpsertNode(std::move(node));
     owner_.MarkDirty();
   }
 
@@ -51,13 +55,17 @@ class LiveInventory::PodSink : public ReflectorSink {
     owner_.MarkDirty();
   }
   void Apply(std::string_view type, simdjson::ondemand::object o) override {
+    // A deletion needs the identity only, so a pod that cannot be decoded still releases.
+    if (type == "DELETED") {
+      std::string key = ClusterLedger::PodKey(DecodeIdentity(o));
+      std::lock_guard lock(owner_.ledger_mu_);
+      owner_.ledger_.DeletePod(key);
+      owner_.MarkDirty();
+      return;
+    }
     PodInfo pod = DecodePod(o);
     std::lock_guard lock(owner_.ledger_mu_);
-    if (type == "DELETED") {
-      owner_.ledger_.DeletePod(ClusterLedger::PodKey(pod));
-    } else {
-      owner_.ledger_.UpsertPod(pod);
-    }
+    owner_.ledger_.UpsertPod(pod);
     owner_.MarkDirty();
   }
 
@@ -106,7 +114,29 @@ void LiveInventory::MarkDirty() {
   dirty_ = true;  // ledger_mu_ is held by the caller
 }
 
+void LiveInventory::ApplyAssumptions(std::vector<PendingAssumption>& assumed,
+                                     std::vector<PendingAssumption>& unknown) {
+  auto now = std::chrono::steady_clock::now();
+  std::vector<PendingAssumption> still_unknown;
+  for (auto* batch : {&unknown, &assumed}) {  // the older first: their order is the requests'
+    for (auto& a : *batch) {
+      if (a.node.empty()) {
+        if (ledger_.Forget(a.pod_key)) dirty_ = true;
+        continue;
+      }
+      auto result = ledger_.Assume(a.pod_key, a.node, now, options_.assume_ttl);
+      if (result == ClusterLedger::AssumeResult::kApplied) dirty_ = true;
+      if (result == ClusterLedger::AssumeResult::kUnknownPod && now - a.queued < kUnknownPodGrace &&
+          still_unknown.size() < kMaxPendingAssumptions) {
+        still_unknown.push_back(std::move(a));
+      }
+    }
+  }
+  unknown.swap(still_unknown);
+}
+
 void LiveInventory::PublishLoop() {
+  std::vector<PendingAssumption> unknown;  // assumptions of pods the watch has yet to report
   for (;;) {
     std::vector<PendingAssumption> assumed;
     {
@@ -117,9 +147,7 @@ void LiveInventory::PublishLoop() {
       assumed.swap(pending_);
     }
     std::unique_lock lock(ledger_mu_);
-    for (const auto& a : assumed) {
-      if (ledger_.Assume(a.pod, a.node, a.expires)) dirty_ = true;
-    }
+    ApplyAssumptions(assumed, unknown);
     if (ledger_.ExpireAssumptions(std::chrono::steady_clock::now()) > 0) dirty_ = true;
     if (!dirty_) continue;
     dirty_ = false;
@@ -136,35 +164,37 @@ void LiveInventory::PublishLoop() {
 
 InventoryStatus LiveInventory::Status() const {
   InventoryStatus s;
-  s.synced = complete_published_.load();
+  auto now = std::chrono::steady_clock::now();
   auto oldest = std::min(nodes_->last_contact(), pods_->last_contact());
-  s.age = std::chrono::steady_clock::now() - oldest;
+  s.age = now - oldest;
   s.nodes = published_nodes_.load();
   s.gpu_pods = published_pods_.load();
-  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(s.age).count();
-  if (!s.synced && nodes_->synced() && pods_->synced()) {
+  auto seconds = [](std::chrono::steady_clock::duration d) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()) + "s";
+  };
+  const Reflector* stuck = nullptr;
+  for (const Reflector* r : {nodes_.get(), pods_.get()}) {
+    if (r->synced() && now - r->last_progress() > options_.stale_after) stuck = r;
+  }
+  s.stale = stuck != nullptr;
+  s.synced = complete_published_.load() && !s.stale;
+  if (stuck) {
+    s.detail = "inventory stale: " + stuck->path() + " made no progress for " +
+               seconds(now - stuck->last_progress()) + " (the list or watch keeps failing)";
+  } else if (!complete_published_ && nodes_->synced() && pods_->synced()) {
     s.detail = "publishing the first complete snapshot";
-  } else if (!s.synced) {
+  } else if (!complete_published_) {
     s.detail =
         std::string("waiting for the initial list of ") + (!nodes_->synced() ? "nodes" : "pods");
   } else {
     s.detail = "live inventory: " + std::to_string(s.nodes) + " nodes, " +
                std::to_string(s.gpu_pods) + " GPU pods known (any phase), last contact " +
-               std::to_string(seconds) + "s ago";
+               seconds(s.age) + " ago";
   }
   return s;
 }
 
-void LiveInventory::Assume(const PodInfo& pod, std::string_view node) {
-  if (options_.assume_ttl.count() <= 0) return;
-  PendingAssumption a;
-  a.pod.name = pod.name;
-  a.pod.namespace_name = pod.namespace_name;
-  a.pod.uid = pod.uid;
-  a.pod.requests = pod.requests;
-  a.pod.gpu_product_selector = pod.gpu_product_selector;
-  a.node = std::string(node);
-  a.expires = std::chrono::steady_clock::now() + options_.assume_ttl;
+void LiveInventory::Queue(PendingAssumption a) {
   {
     std::lock_guard lock(wake_mu_);
     // A burst cannot grow the queue without bound while the publisher is busy building.
@@ -172,6 +202,23 @@ void LiveInventory::Assume(const PodInfo& pod, std::string_view node) {
     pending_.push_back(std::move(a));
   }
   wake_.notify_all();
+}
+
+void LiveInventory::Assume(const PodInfo& pod, std::string_view node) {
+  if (options_.assume_ttl.count() <= 0 || node.empty()) return;
+  Queue({ClusterLedger::PodKey(pod), std::string(node), std::chrono::steady_clock::now()});
+}
+
+void LiveInventory::Forget(const PodInfo& pod) {
+  Queue({ClusterLedger::PodKey(pod), "", std::chrono::steady_clock::now()});
+}
+
+LiveInventory::Skips LiveInventory::node_skips() const {
+  return {nodes_->skipped_invalid(), nodes_->skipped_malformed()};
+}
+
+LiveInventory::Skips LiveInventory::pod_skips() const {
+  return {pods_->skipped_invalid(), pods_->skipped_malformed()};
 }
 
 uint64_t LiveInventory::lists() const { return nodes_->lists() + pods_->lists(); }

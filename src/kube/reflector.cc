@@ -88,14 +88,52 @@ void Reflector::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::chrono::steady_clock::time_point Reflector::last_contact() const {
-  return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(last_contact_ns_.load()));
+namespace {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
-void Reflector::Touch() {
-  last_contact_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::steady_clock::now().time_since_epoch())
-                         .count();
+std::chrono::steady_clock::time_point FromNs(int64_t ns) {
+  return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(ns));
+}
+
+}  // namespace
+
+std::chrono::steady_clock::time_point Reflector::last_contact() const {
+  return FromNs(last_contact_ns_.load());
+}
+
+std::chrono::steady_clock::time_point Reflector::last_progress() const {
+  return FromNs(last_progress_ns_.load());
+}
+
+void Reflector::Touch() { last_contact_ns_ = NowNs(); }
+
+void Reflector::Progress() { last_progress_ns_ = NowNs(); }
+
+template <class F>
+bool Reflector::Isolated(std::string_view what, F&& decode) {
+  std::string error;
+  std::atomic<uint64_t>* counter = nullptr;
+  try {
+    decode();
+    return true;
+  } catch (const DecodeError& e) {
+    error = e.what();
+    counter = &skipped_invalid_;
+  } catch (const simdjson::simdjson_error& e) {
+    error = simdjson::error_message(e.error());
+    counter = &skipped_malformed_;
+  }
+  uint64_t n = counter->fetch_add(1) + 1;
+  // A hostile user may create many such objects: the log names the first few, then counts.
+  if (n <= 10 || n % 1000 == 0) {
+    spdlog::warn("{}: skipped {} ({} so far of this kind): {}", path_, what, n, error);
+  }
+  return false;
 }
 
 void Reflector::Backoff() {
@@ -131,6 +169,7 @@ void Reflector::Run() {
 
 bool Reflector::List() {
   thread_local simdjson::ondemand::parser parser;
+  thread_local simdjson::ondemand::parser item_parser;
   sink_.BeginList();
   std::string cont;
   std::string list_rv;
@@ -158,7 +197,22 @@ bool Reflector::List() {
         } else if (key == "items") {
           value items = f.value();
           if (items.type() == json_type::null) continue;
-          for (value item : items.get_array()) sink_.AddListed(item.get_object());
+          for (value item : items.get_array()) {
+            // The item's own text, parsed on its own: a bad item cannot leave the page's
+            // iteration midway. It lies inside `body`, whose padding follows the page.
+            std::string_view raw;
+            if (!Isolated("a listed item that is no object",
+                          [&] { raw = item.get_object().value().raw_json().value(); })) {
+              continue;
+            }
+            size_t capacity = body.size() + simdjson::SIMDJSON_PADDING -
+                              static_cast<size_t>(raw.data() - body.data());
+            Isolated("an unusable listed object", [&] {
+              simdjson::ondemand::document item_doc =
+                  item_parser.iterate(simdjson::padded_string_view(raw, capacity));
+              sink_.AddListed(item_doc.get_object());
+            });
+          }
         }
       }
     } catch (const std::exception& e) {
@@ -171,6 +225,7 @@ bool Reflector::List() {
   resource_version_ = list_rv;
   backoff_ = options_.backoff_initial;
   lists_.fetch_add(1);
+  Progress();
   synced_ = true;
   return true;
 }
@@ -182,38 +237,45 @@ Reflector::WatchEnd Reflector::Watch() {
   bool bad_event = false;
   auto on_line = [&](std::string_view line) {
     Touch();
-    try {
-      simdjson::padded_string padded(line);
-      simdjson::ondemand::document doc = parser.iterate(padded);
-      std::string type;
-      std::string raw_object;
-      for (field f : doc.get_object()) {
-        std::string_view key = f.unescaped_key();
-        if (key == "type") type = std::string(ScalarText(f.value()));
-        if (key == "object") {
-          object o = f.value().get_object();
-          raw_object = std::string(o.raw_json().value());
-        }
-      }
-      simdjson::padded_string object_text(raw_object);
-      simdjson::ondemand::document odoc = object_parser.iterate(object_text);
-      object o = odoc.get_object();
-      if (type == "ERROR") {
-        int64_t code = StatusCode(o);
-        if (code == 410) gone = true;
-        spdlog::warn("{}: watch ERROR event, code {}", path_, code);
-        bad_event = code != 410;
-        return false;
-      }
-      std::string rv = ResourceVersionOf(o);
-      if (type != "BOOKMARK") sink_.Apply(type, o);
-      if (!rv.empty()) resource_version_ = rv;
-      return true;
-    } catch (const std::exception& e) {
-      spdlog::warn("{}: undecodable watch event: {}", path_, e.what());
-      bad_event = true;
+    std::string type;
+    std::string raw_object;
+    if (!Isolated("a malformed watch event", [&] {
+          simdjson::padded_string padded(line);
+          simdjson::ondemand::document doc = parser.iterate(padded);
+          for (field f : doc.get_object()) {
+            std::string_view key = f.unescaped_key();
+            if (key == "type") type = std::string(ScalarText(f.value()));
+            if (key == "object") {
+              object o = f.value().get_object();
+              raw_object = std::string(o.raw_json().value());
+            }
+          }
+        })) {
+      Progress();
+      return true;  // nothing to resume from but the events that follow
+    }
+    simdjson::padded_string object_text(raw_object);
+    if (type == "ERROR") {
+      int64_t code = 0;
+      Isolated("a malformed ERROR event", [&] {
+        simdjson::ondemand::document odoc = object_parser.iterate(object_text);
+        code = StatusCode(odoc.get_object());
+      });
+      if (code == 410) gone = true;
+      spdlog::warn("{}: watch ERROR event, code {}", path_, code);
+      bad_event = code != 410;
       return false;
     }
+    std::string rv;
+    Isolated("an unusable watch event's object", [&] {
+      simdjson::ondemand::document odoc = object_parser.iterate(object_text);
+      object o = odoc.get_object();
+      rv = ResourceVersionOf(o);
+      if (type != "BOOKMARK") sink_.Apply(type, o);
+    });
+    if (!rv.empty()) resource_version_ = rv;
+    Progress();
+    return true;
   };
   std::chrono::seconds timeout = options_.watch_timeout;
   HttpResult r =
@@ -230,6 +292,7 @@ Reflector::WatchEnd Reflector::Watch() {
     return WatchEnd::kFailed;
   }
   backoff_ = options_.backoff_initial;
+  Progress();
   return WatchEnd::kClean;
 }
 

@@ -74,6 +74,19 @@ void AddStateSeries(const MetricsState& state, prometheus::Registry& r) {
         .Add({})
         .Increment(static_cast<double>(*state.watch_restarts));
   }
+  if (!state.inventory_skipped.empty()) {
+    auto& skipped =
+        prometheus::BuildCounter()
+            .Name("gpusched_inventory_objects_skipped_total")
+            .Help(
+                "Listed or watched objects skipped by kind and reason (invalid: gpusched cannot "
+                "use it; malformed: not an object of the expected shape); the rest went on")
+            .Register(r);
+    for (const auto& s : state.inventory_skipped) {
+      skipped.Add({{"kind", std::string(s.kind)}, {"reason", std::string(s.reason)}})
+          .Increment(static_cast<double>(s.count));
+    }
+  }
   auto& reloads = prometheus::BuildCounter()
                       .Name("gpusched_policy_reloads_total")
                       .Help("Policy file reloads by result (failed: the last good policy stayed)")
@@ -164,6 +177,15 @@ struct Metrics::Impl {
               "Nodes rejected by filter, by plugin and verdict class (unschedulable: "
               "preemption may help; unresolvable: it cannot)")
           .Register(*events);
+  // Registered with its one series at 0, so that alerts on it work before the first rejection.
+  prometheus::Counter& budget_rejections =
+      prometheus::BuildCounter()
+          .Name("gpusched_http_budget_rejections_total")
+          .Help(
+              "Requests answered 503 because the request bytes held across connections would "
+              "pass --max-inflight-body-bytes")
+          .Register(*events)
+          .Add({});
 
   explicit Impl(StateSource s) : state(std::move(s)) {
     prometheus::BuildGauge()
@@ -172,6 +194,11 @@ struct Metrics::Impl {
         .Register(*events)
         .Add({{"version", GPUSCHED_VERSION}})
         .Set(1);
+    // The 503s of an inventory not ready are shown at 0 from the start: increase() and alerts
+    // then see the first one (a series that appears with its first event shows no increase).
+    for (const char* verb : {"filter", "prioritize"}) {
+      requests.Add({{"verb", verb}, {"outcome", "not_ready"}});
+    }
   }
 };
 
@@ -197,6 +224,8 @@ void Metrics::CountRejections(std::string_view plugin, std::string_view verdict_
   impl_->rejections.Add({{"plugin", Str(plugin)}, {"class", Str(verdict_class)}})
       .Increment(static_cast<double>(count));
 }
+
+void Metrics::CountRequestBudgetRejection() { impl_->budget_rejections.Increment(); }
 
 std::string Metrics::Scrape() const {
   std::vector<prometheus::MetricFamily> families = impl_->events->Collect();

@@ -1,5 +1,7 @@
 #include "gpusched/model/gpu_requirements.h"
 
+#include <algorithm>
+
 #include "gpusched/util/quantity.h"
 #include "gpusched/util/text.h"
 
@@ -41,8 +43,15 @@ PodIntent ParsePodIntent(const PodInfo& pod, const PodIntent& defaults) {
     const std::string* v = pod.annotation(key);
     if (!v || !intent.error.empty()) return;
     slot = SplitList(*v);
-    if (slot.empty())
-      intent.error = Invalid(key, std::string("a comma-separated list such as ") + example);
+    bool too_long = std::any_of(slot.begin(), slot.end(),
+                                [](const std::string& s) { return s.size() > kMaxListItemBytes; });
+    if (slot.empty() || slot.size() > kMaxListItems || too_long) {
+      intent.error =
+          Invalid(key, "a comma-separated list (at most " + std::to_string(kMaxListItems) +
+                           " items of at most " + std::to_string(kMaxListItemBytes) +
+                           " bytes) such as " + example);
+      slot.clear();
+    }
   };
   list(kGpuProductAnnotation, intent.require.products, "NVIDIA-A100-*,NVIDIA-H100-*");
   list(kGpuFamilyAnnotation, intent.require.families, "ampere,hopper");

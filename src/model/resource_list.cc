@@ -16,6 +16,43 @@ ResourceList::ResourceList(std::initializer_list<ResourceAmount> amounts) {
   for (const auto& a : amounts) Add(a.name, a.milli);
 }
 
+ResourceList ResourceList::FromAmounts(std::vector<ResourceAmount> amounts) {
+  std::stable_sort(
+      amounts.begin(), amounts.end(),
+      [](const ResourceAmount& a, const ResourceAmount& b) { return a.name < b.name; });
+  ResourceList out;
+  out.entries_.reserve(amounts.size());
+  for (auto& a : amounts) {
+    if (!out.entries_.empty() && out.entries_.back().name == a.name) {
+      out.entries_.back().milli = a.milli;  // the later of a repeated name
+    } else {
+      out.entries_.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
+template <class Combine>
+void ResourceList::Merge(const ResourceList& other, Combine combine) {
+  if (other.entries_.empty()) return;
+  std::vector<ResourceAmount> merged;
+  merged.reserve(entries_.size() + other.entries_.size());
+  auto mine = entries_.begin();
+  auto theirs = other.entries_.begin();
+  while (mine != entries_.end() || theirs != other.entries_.end()) {
+    if (theirs == other.entries_.end() || (mine != entries_.end() && mine->name < theirs->name)) {
+      merged.push_back(std::move(*mine++));
+    } else if (mine == entries_.end() || theirs->name < mine->name) {
+      merged.push_back(*theirs++);
+    } else {
+      mine->milli = combine(mine->milli, theirs->milli);
+      merged.push_back(std::move(*mine++));
+      ++theirs;
+    }
+  }
+  entries_ = std::move(merged);
+}
+
 std::vector<ResourceAmount>::iterator ResourceList::Find(std::string_view name) {
   return std::lower_bound(entries_.begin(), entries_.end(), name, NameLess);
 }
@@ -55,29 +92,20 @@ void ResourceList::Set(std::string_view name, int64_t milli) {
 void ResourceList::Add(std::string_view name, int64_t milli) {
   auto it = Find(name);
   if (it != entries_.end() && it->name == name) {
-    // Amounts come from requests and saturate at the int64 range; so do their sums.
-    if (__builtin_add_overflow(it->milli, milli, &it->milli)) {
-      it->milli =
-          milli > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-    }
+    it->milli = SaturatingAdd(it->milli, milli);  // amounts saturate at the int64 range
   } else {
     entries_.insert(it, ResourceAmount{std::string(name), milli});
   }
 }
 
-void ResourceList::Add(const ResourceList& other) {
-  for (const auto& a : other) Add(a.name, a.milli);
-}
+void ResourceList::Add(const ResourceList& other) { Merge(other, SaturatingAdd); }
 
 void ResourceList::MaxWith(const ResourceList& other) {
-  for (const auto& a : other) {
-    auto it = Find(a.name);
-    if (it != entries_.end() && it->name == a.name) {
-      it->milli = std::max(it->milli, a.milli);
-    } else {
-      entries_.insert(it, a);
-    }
-  }
+  Merge(other, [](int64_t a, int64_t b) { return std::max(a, b); });
+}
+
+void ResourceList::FillFrom(const ResourceList& other) {
+  Merge(other, [](int64_t mine, int64_t) { return mine; });
 }
 
 ResourceList ResourceList::Filtered(const std::function<bool(std::string_view)>& keep) const {

@@ -10,9 +10,15 @@
 namespace gpusched {
 namespace {
 
-std::string Join(const std::vector<std::string>& items) {
+// The items joined with commas, cut past what a reason shows (Cycle::Reason): a pod's annotation
+// may hold 256 KB of them, and a failing node must not cost that.
+std::string JoinForReason(const std::vector<std::string>& items) {
   std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
+  for (const auto& i : items) {
+    if (out.size() > kMaxReasonSubjectBytes) break;
+    out += (out.empty() ? "" : ",");
+    out += std::string_view(i).substr(0, kMaxReasonSubjectBytes + 1);
+  }
   return out;
 }
 
@@ -33,11 +39,12 @@ std::string_view PrimaryResource(const Cycle& cycle) {
 std::string_view Check(const Cycle& cycle, const GpuRequirements& req, const NodeInfo& node,
                        int* met) {
   std::string_view failure;
-  auto record = [&](bool ok, std::string_view prefix, const std::string& subject) {
+  // `subject()` runs only for the first failure: most nodes pass or fail on an earlier criterion.
+  auto record = [&](bool ok, std::string_view prefix, auto subject) {
     if (ok) {
       ++*met;
     } else if (failure.empty()) {
-      failure = cycle.Reason(prefix, subject);
+      failure = cycle.Reason(prefix, subject());
     }
   };
   const GpuLabels& g = node.gpu;
@@ -45,29 +52,29 @@ std::string_view Check(const Cycle& cycle, const GpuRequirements& req, const Nod
     bool ok = !g.product.empty() &&
               std::any_of(req.products.begin(), req.products.end(),
                           [&](const std::string& glob) { return ProductMatches(glob, g.product); });
-    record(ok, "GPU product does not match ", Join(req.products));
+    record(ok, "GPU product does not match ", [&] { return JoinForReason(req.products); });
   }
   if (!req.families.empty()) {
     bool ok = std::any_of(req.families.begin(), req.families.end(),
                           [&](const std::string& f) { return EqualsIgnoreCase(f, g.family); });
-    record(ok, "GPU family not in ", Join(req.families));
+    record(ok, "GPU family not in ", [&] { return JoinForReason(req.families); });
   }
   if (req.min_memory_mib) {
     auto memory = UnitMemoryMib(node, PrimaryResource(cycle));
     record(memory && *memory >= *req.min_memory_mib, "GPU memory below ",
-           std::to_string(*req.min_memory_mib) + " MiB");
+           [&] { return std::to_string(*req.min_memory_mib) + " MiB"; });
   }
   if (req.min_compute_capability) {
     record(g.compute_capability && *g.compute_capability >= *req.min_compute_capability,
-           "GPU compute capability below ", req.min_compute_capability->ToString());
+           "GPU compute capability below ", [&] { return req.min_compute_capability->ToString(); });
   }
   if (req.min_cuda_driver) {
     record(g.driver_version && *g.driver_version >= *req.min_cuda_driver, "CUDA driver older than ",
-           req.min_cuda_driver->ToString());
+           [&] { return req.min_cuda_driver->ToString(); });
   }
   if (req.min_cuda_runtime) {
     record(g.cuda_runtime_version && *g.cuda_runtime_version >= *req.min_cuda_runtime,
-           "CUDA runtime older than ", req.min_cuda_runtime->ToString());
+           "CUDA runtime older than ", [&] { return req.min_cuda_runtime->ToString(); });
   }
   return failure;
 }

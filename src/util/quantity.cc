@@ -156,6 +156,12 @@ std::optional<int64_t> ParseQuantityMilli(std::string_view text) {
   return static_cast<int64_t>(value);
 }
 
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? kMax : kMin;
+}
+
 int64_t MilliToUnitsCeil(int64_t milli) {
   if (milli <= 0) return milli / 1000;
   return milli / 1000 + (milli % 1000 != 0 ? 1 : 0);

@@ -17,6 +17,8 @@ class AssumptionSink {
  public:
   virtual ~AssumptionSink() = default;
   virtual void Assume(const PodInfo& pod, std::string_view node) = 0;
+  // kube-scheduler is judging `pod` again: the cycle its assumption stood for has failed.
+  virtual void Forget(const PodInfo& pod) = 0;
 };
 
 }  // namespace gpusched

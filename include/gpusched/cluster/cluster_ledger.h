@@ -9,7 +9,13 @@
 // Assumptions: a pod the extender expects kube-scheduler to bind (its best-ranked node) counts
 // against that node until the watch reports the pod bound (the report then takes over, on
 // whatever node), terminal or deleted, or until the assumption expires. A report of the pod still
-// unbound leaves the assumption standing: the watch may lag the scheduler.
+// unbound leaves the assumption standing: the watch may lag the scheduler. The assumptions are
+// the scheduler's, not any client's: only a GPU pod the watch knows as pending and unbound can be
+// assumed, with the requests the watch reports (not what a request claims), so their number and
+// memory are bounded by the watched pods. A pod holds at most one assumption; a later one replaces
+// it, and none outlasts the window of the pod's first (ttl from then): a pod retried for ever
+// cannot keep a node's GPUs from others. Snapshots carry each assumption, so a pod judged again is
+// not judged against its own (ClusterSnapshot::AssumptionOf).
 //
 // The observed workload is every GPU pod seen (first sighting, bound or pending), counted with
 // exponential decay and pinned to the GPU product its node selector names; the standard workload
@@ -53,9 +59,18 @@ class ClusterLedger {
   // A fresh full list: upserts every entry and deletes what the list no longer has.
   void ReplaceNodes(std::vector<NodeInfo> nodes);
   void ReplacePods(const std::vector<PodInfo>& pods);
-  // Counts `pod` against `node` until `expires` (see Assumptions above). Ignored for a pod the
-  // watch already reports bound, or that asks for no GPU. Returns whether the usage changed.
-  bool Assume(const PodInfo& pod, std::string_view node, Clock::time_point expires);
+  enum class AssumeResult {
+    kApplied,     // the pod now counts against the node
+    kUnknownPod,  // the watch has not reported this pod (yet)
+    kRefused,     // bound, terminal, no GPU request, or its window is over
+  };
+  // Counts the watched pod `key` (PodKey) against `node` until now + ttl, or until its window
+  // ends (see Assumptions above).
+  AssumeResult Assume(std::string_view key, std::string_view node, Clock::time_point now,
+                      Clock::duration ttl);
+  // Drops the assumption of pod `key`, if any (its scheduling cycle is being retried); returns
+  // whether the usage changed.
+  bool Forget(std::string_view key);
   // Drops assumptions that expired by `now`; returns how many.
   size_t ExpireAssumptions(Clock::time_point now);
 
@@ -65,7 +80,7 @@ class ClusterLedger {
   size_t node_count() const { return nodes_.size(); }
   // GPU-requesting pods currently known, in any phase: pending, bound, finished.
   size_t gpu_pods_known() const { return pods_.size(); }
-  size_t assumed_count() const { return assumed_; }
+  size_t assumed_count() const { return assumed_keys_.size(); }
 
   static std::string PodKey(const PodInfo& pod);
 
@@ -74,7 +89,9 @@ class ClusterLedger {
     std::string node_name;
     ResourceList gpu_requests;
     bool counted = false;
+    bool terminal = false;
     std::optional<Clock::time_point> assumed_until;  // set while counted by assumption only
+    std::optional<Clock::time_point> assume_window;  // no assumption of this pod lasts past it
   };
   struct Usage {
     ResourceList used;
@@ -87,6 +104,8 @@ class ClusterLedger {
   static constexpr size_t kMaxStandardSizes = 8;
   std::vector<WeightedShape> StandardWorkload() const;
   void Charge(const PodRecord& pod, int sign);
+  // Back to the watch's view of the pending pod `record`: uncharged, unassumed.
+  void Unassume(const std::string& key, PodRecord& record);
   // Counts a GPU pod seen for the first time in the observed workload, pinned to the product its
   // node selector names.
   void Observe(const ResourceList& gpu_requests, const std::string& product);
@@ -101,7 +120,7 @@ class ClusterLedger {
   std::set<std::string, std::less<>> dirty_;
   std::map<std::string, std::shared_ptr<const NodeState>, std::less<>> published_;
   DecayedShapeCounts observed_;
-  size_t assumed_ = 0;
+  std::set<std::string, std::less<>> assumed_keys_;  // pods counted by assumption
   uint64_t generation_ = 0;
 };
 

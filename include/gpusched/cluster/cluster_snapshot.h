@@ -26,6 +26,15 @@
 
 namespace gpusched {
 
+// A pod counted against a node because kube-scheduler is expected to bind it there
+// (ClusterLedger's assumptions): the node and the GPU requests counted.
+struct Assumption {
+  std::string node;
+  ResourceList gpu_requests;
+};
+// By pod key (ClusterLedger::PodKey).
+using Assumptions = std::map<std::string, Assumption, std::less<>>;
+
 class ClusterSnapshot {
  public:
   using NodePtr = std::shared_ptr<const NodeState>;
@@ -35,8 +44,10 @@ class ClusterSnapshot {
   // any are seen (gpusched/packing/target_workload.h); empty in the simulator.
   ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
                   ObservedWorkload observed_workload = {},
-                  std::vector<WeightedShape> standard_workload = {});
+                  std::vector<WeightedShape> standard_workload = {}, Assumptions assumptions = {});
 
+  // The assumption counted for the pod of key `pod_key` (its usage is in its node's), or nullptr.
+  const Assumption* AssumptionOf(std::string_view pod_key) const;
   // The node called `name`, or nullptr.
   const NodeState* Find(std::string_view name) const;
   // The position in nodes() of the node called `name`, or NodeIndex::kAbsent.
@@ -77,6 +88,7 @@ class ClusterSnapshot {
   std::map<std::string, int64_t, std::less<>> gpus_by_product_;
   ObservedWorkload observed_workload_;
   std::vector<WeightedShape> standard_workload_;
+  Assumptions assumptions_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

@@ -26,6 +26,8 @@ class DecodeError : public std::runtime_error {
 
 PodInfo DecodePod(simdjson::ondemand::object object);
 NodeInfo DecodeNode(simdjson::ondemand::object object);
+// Only metadata's name, namespace and uid: what a deletion needs, whatever else the object holds.
+PodInfo DecodeIdentity(simdjson::ondemand::object object);
 
 // A scalar's text: strings unescaped, numbers and booleans as written, null as "".
 std::string_view ScalarText(simdjson::ondemand::value value);

@@ -4,6 +4,12 @@
 // the rejection that turns the pod away from every node (an invalid profile choice, or a plugin's
 // Prepare finding the pod's own settings malformed).
 //
+// Reasons reach kube-scheduler once per rejected node, its events and both logs, and their
+// subjects may come from the pod (annotations, resource names): every reason is one printable
+// line of bounded length (subjects quoted by QuoteForMessage and cut at kMaxReasonSubjectBytes,
+// rejections at kMaxReasonBytes), so an answer grows with its node count, not with what a pod
+// carries.
+//
 // A Cycle lives for one request and is used by one thread at a time.
 #ifndef GPUSCHED_ENGINE_CYCLE_H_
 #define GPUSCHED_ENGINE_CYCLE_H_
@@ -21,6 +27,9 @@
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
+
+inline constexpr size_t kMaxReasonSubjectBytes = 96;
+inline constexpr size_t kMaxReasonBytes = 256;
 
 // What a plugin computes once per cycle (Plugin::Prepare) for its Filter and Score calls.
 class CycleData {
@@ -51,8 +60,9 @@ class Cycle {
   // The rejection's reason; empty while the pod is not rejected.
   const std::string& rejection() const { return rejection_; }
 
-  // The text `prefix + subject`, stored once per cycle; the view lives as long as the cycle.
-  // Plugins build their reasons with it so a reason shared by many nodes is allocated once.
+  // The text `prefix + subject` (the subject quoted and bounded), stored once per cycle; the view
+  // lives as long as the cycle. Plugins build their reasons with it so a reason shared by many
+  // nodes is allocated once. `prefix` is the plugin's own text.
   std::string_view Reason(std::string_view prefix, std::string_view subject = {}) const;
 
   // Keeps `data` (not null) under `key` (a plugin's name) for the rest of the cycle, replacing

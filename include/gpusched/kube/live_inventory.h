@@ -2,6 +2,10 @@
 // feed one ClusterLedger; a publisher thread turns accumulated changes into a new ClusterSnapshot
 // at most every `publish_interval`, so the cost of publishing does not grow with the event rate.
 //
+// Ready means both initial lists are published and neither reflector has gone `stale_after`
+// without progress (gpusched/kube/reflector.h): a watch that keeps failing, or a list that never
+// completes, makes the inventory unready instead of silently stale.
+//
 // Request threads read the Published<ClusterSnapshot> without locks and never take the ledger's
 // lock. Assume (an AssumptionSink) queues the placement and wakes the publisher, which applies it
 // and publishes at once instead of waiting for the interval; the request does not wait for it.
@@ -30,11 +34,14 @@ struct LiveInventoryOptions {
   std::chrono::milliseconds publish_interval{50};
   std::chrono::milliseconds assume_ttl{30000};    // how long an unconfirmed assumption counts
   std::chrono::seconds workload_half_life{3600};  // of the observed workload's counts
-  uint64_t seed = 1;                              // jitter
+  // Longer than the reflectors' watch_timeout, after which a healthy quiet watch shows progress.
+  std::chrono::milliseconds stale_after{150000};
+  uint64_t seed = 1;  // jitter
 };
 
 struct InventoryStatus {
   bool synced = false;  // both initial lists applied and in the published snapshot
+  bool stale = false;   // a reflector made no progress for stale_after
   std::chrono::steady_clock::duration age{};  // since the older of the two last contacts
   size_t nodes = 0;
   size_t gpu_pods = 0;
@@ -53,10 +60,22 @@ class LiveInventory : public AssumptionSink {
   InventoryStatus Status() const;
   uint64_t lists() const;
   uint64_t watch_restarts() const;
+  // Objects of each kind the reflectors skipped (Reflector::skipped_invalid/_malformed).
+  struct Skips {
+    uint64_t invalid = 0;
+    uint64_t malformed = 0;
+  };
+  Skips node_skips() const;
+  Skips pod_skips() const;
   // Queues `pod` as bound to `node` (ClusterLedger::Assume) for the publisher; never blocks on
-  // the ledger. Dropped when kMaxPendingAssumptions already wait or assume_ttl is 0.
+  // the ledger. Dropped when kMaxPendingAssumptions already wait or assume_ttl is 0. A pod the
+  // watch has not reported yet (kube-scheduler's informer may see it first) is tried again for
+  // kUnknownPodGrace, then dropped: only watched pods are assumed.
   void Assume(const PodInfo& pod, std::string_view node) override;
+  // Queues the release of `pod`'s assumption (ClusterLedger::Forget), in order with Assume.
+  void Forget(const PodInfo& pod) override;
   static constexpr size_t kMaxPendingAssumptions = 4096;
+  static constexpr std::chrono::milliseconds kUnknownPodGrace{1000};
 
  private:
   class NodeSink;
@@ -68,10 +87,15 @@ class LiveInventory : public AssumptionSink {
   Published<ClusterSnapshot>& out_;
   LiveInventoryOptions options_;
   struct PendingAssumption {
-    PodInfo pod;
-    std::string node;
-    std::chrono::steady_clock::time_point expires;
+    std::string pod_key;
+    std::string node;  // empty: forget the pod's assumption
+    std::chrono::steady_clock::time_point queued;
   };
+  void Queue(PendingAssumption a);
+  // Applies `assumed` to the ledger (ledger_mu_ held); keeps in `unknown` the assumptions of pods
+  // the watch has not reported yet, within their grace.
+  void ApplyAssumptions(std::vector<PendingAssumption>& assumed,
+                        std::vector<PendingAssumption>& unknown);
   // Guards ledger_, dirty_ and the *_listed_ flags; never held by request threads.
   mutable std::mutex ledger_mu_;
   ClusterLedger ledger_;

@@ -6,6 +6,13 @@
 // or an ERROR event) means the server compacted past that version: it LISTs again. Other failures
 // back off exponentially with jitter. A watch that stays silent past the client's idle limit is
 // abandoned and resumed. Runs on its own thread; Stop() (or the destructor) ends it.
+//
+// One bad object never stops a list or a watch: every listed item and every event is decoded on
+// its own, and an object the sink refuses (DecodeError: "invalid") or that is not even JSON of
+// the expected shape ("malformed") is skipped, counted and logged (the first few, then every
+// 1000th), and the list or watch goes on past it. Restarting a watch at the version before such
+// an event would only meet it again. Progress (a list applied, an event handled, a watch that
+// ended as the server meant it to) is timed, so a reflector that keeps failing shows as stale.
 #ifndef GPUSCHED_KUBE_REFLECTOR_H_
 #define GPUSCHED_KUBE_REFLECTOR_H_
 
@@ -37,11 +44,13 @@ class ReflectorSink {
   virtual void EndList() = 0;
   // A watch event (ADDED, MODIFIED, DELETED) for one object.
   virtual void Apply(std::string_view type, simdjson::ondemand::object object) = 0;
+  // AddListed and Apply throw DecodeError for an object they cannot use; the reflector skips it.
 };
 
 struct ReflectorOptions {
   int page_size = 500;
-  std::chrono::seconds watch_timeout{300};  // asked of the server (timeoutSeconds)
+  // Asked of the server (timeoutSeconds): a quiet cluster still shows progress this often.
+  std::chrono::seconds watch_timeout{60};
   std::chrono::milliseconds backoff_initial{500};
   std::chrono::milliseconds backoff_max{30000};
   ApiClientOptions client;
@@ -65,6 +74,13 @@ class Reflector {
   bool synced() const { return synced_.load(); }
   // When the server last answered (a list page, an event, a bookmark).
   std::chrono::steady_clock::time_point last_contact() const;
+  // When the reflector last made progress: a complete list applied, an event handled (skipped
+  // counts), a watch ended cleanly. A failing list or watch makes contact but no progress.
+  std::chrono::steady_clock::time_point last_progress() const;
+  // Objects skipped because the sink refused them (`invalid`) or they were not objects of the
+  // expected shape (`malformed`).
+  uint64_t skipped_invalid() const { return skipped_invalid_.load(); }
+  uint64_t skipped_malformed() const { return skipped_malformed_.load(); }
   uint64_t lists() const { return lists_.load(); }
   uint64_t watch_restarts() const { return watch_restarts_.load(); }
   const std::string& path() const { return path_; }
@@ -76,6 +92,10 @@ class Reflector {
   WatchEnd Watch();
   void Backoff();
   void Touch();
+  void Progress();
+  // Runs `decode` for one object; on failure counts, logs and returns false.
+  template <class F>
+  bool Isolated(std::string_view what, F&& decode);
 
   std::string path_;
   ReflectorSink& sink_;
@@ -87,6 +107,9 @@ class Reflector {
   std::atomic<bool> stop_{false};
   std::atomic<bool> synced_{false};
   std::atomic<int64_t> last_contact_ns_{0};
+  std::atomic<int64_t> last_progress_ns_{0};
+  std::atomic<uint64_t> skipped_invalid_{0};
+  std::atomic<uint64_t> skipped_malformed_{0};
   std::atomic<uint64_t> lists_{0};
   std::atomic<uint64_t> watch_restarts_{0};
   std::mutex mu_;

@@ -15,10 +15,18 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
 
 namespace gpusched {
+
+// Objects of one kind (node, pod) the inventory skipped for one reason (invalid, malformed).
+struct SkippedObjects {
+  std::string_view kind;
+  std::string_view reason;
+  uint64_t count = 0;
+};
 
 // The state read at scrape time. Absent parts are left out of the exposition.
 struct MetricsState {
@@ -27,6 +35,7 @@ struct MetricsState {
   std::optional<double> inventory_age_seconds;  // since the last contact with the API server
   std::optional<uint64_t> inventory_lists;
   std::optional<uint64_t> watch_restarts;
+  std::vector<SkippedObjects> inventory_skipped;  // empty: no live inventory
   std::string policy_digest;
   uint64_t policy_reloads_ok = 0;
   uint64_t policy_reloads_failed = 0;
@@ -47,6 +56,9 @@ class Metrics {
   void CountDecision(std::string_view verb, std::string_view profile);
   // `count` nodes rejected by `plugin`; `verdict_class` is unschedulable or unresolvable.
   void CountRejections(std::string_view plugin, std::string_view verdict_class, uint64_t count);
+  // A request answered 503 because requests in flight held the request budget
+  // (--max-inflight-body-bytes).
+  void CountRequestBudgetRejection();
 
   // The exposition, event series and state series together.
   std::string Scrape() const;

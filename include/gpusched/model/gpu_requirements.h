@@ -19,6 +19,11 @@
 namespace gpusched {
 
 inline constexpr std::string_view kProfileAnnotation = "gpusched.io/profile";
+// A list annotation (products, families) holds at most this many items of at most
+// kMaxListItemBytes each: every candidate node is matched against all of them, so the work of a
+// request must not grow with the size of what a pod carries.
+inline constexpr size_t kMaxListItems = 64;
+inline constexpr size_t kMaxListItemBytes = 128;
 inline constexpr std::string_view kGpuProductAnnotation = "gpusched.io/gpu-product";
 inline constexpr std::string_view kGpuFamilyAnnotation = "gpusched.io/gpu-family";
 inline constexpr std::string_view kMinGpuMemoryAnnotation = "gpusched.io/min-gpu-memory";

@@ -14,6 +14,9 @@ namespace gpusched {
 // Returns the quantity in thousandths of its unit, or nullopt when `text` is not a quantity.
 std::optional<int64_t> ParseQuantityMilli(std::string_view text);
 
+// a + b, saturating at the int64 range as quantities do.
+int64_t SaturatingAdd(int64_t a, int64_t b);
+
 // Whole units from milli-units, rounded up as Kubernetes' Value() does.
 int64_t MilliToUnitsCeil(int64_t milli);
 
