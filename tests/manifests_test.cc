@@ -71,6 +71,30 @@ TEST(Manifests, rbac_grants_get_list_watch_on_nodes_and_pods_and_nothing_more) {
   EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), "gpusched");
 }
 
+// The serve flags of a container's args, checked against `gpusched serve --help`; returns
+// flag -> value.
+std::map<std::string, std::string> ServeArgs(const YAML::Node& container) {
+  std::string help;
+  FILE* p = ::popen((std::string(GPUSCHED_BINARY) + " serve --help").c_str(), "r");
+  char buf[4096];
+  while (p && std::fread(buf, 1, 1, p) == 1) help.push_back(buf[0]);
+  if (p) ::pclose(p);
+  std::map<std::string, std::string> out;
+  EXPECT_EQ(container["args"][0].as<std::string>(), "serve");
+  for (size_t i = 1; i < container["args"].size(); ++i) {
+    std::string arg = container["args"][i].as<std::string>();
+    size_t eq = arg.find('=');
+    std::string flag = arg.substr(0, eq);
+    EXPECT_NE(help.find("  " + flag + " "), std::string::npos) << flag << " is not a serve flag";
+    out[flag] = eq == std::string::npos ? "" : arg.substr(eq + 1);
+  }
+  return out;
+}
+
+int PortOf(const std::string& host_port) {
+  return std::stoi(host_port.substr(host_port.rfind(':') + 1));
+}
+
 TEST(Manifests, deployment_is_locked_down_and_probes_routes_the_server_serves) {
   YAML::Node pod = Kind("deployment.yaml", "Deployment")["spec"]["template"]["spec"];
   YAML::Node c = pod["containers"][0];
@@ -81,15 +105,52 @@ TEST(Manifests, deployment_is_locked_down_and_probes_routes_the_server_serves) {
   EXPECT_TRUE(c["resources"]["requests"]["cpu"] && c["resources"]["limits"]["memory"]);
   EXPECT_EQ(c["ports"][0]["containerPort"].as<int>(), 8888);
 
-  // The probe paths answer (not 404) on a real server.
-  testing::SampleServer server;
+  // Probes go to the operations listener (issue #25: the verb port's load must not fail them),
+  // and its paths answer (not 404) on a real operations-only server.
+  std::map<std::string, int> ports;
+  for (const auto& p : c["ports"])
+    ports[p["name"].as<std::string>()] = p["containerPort"].as<int>();
+  EXPECT_EQ(ports["ops"], PortOf(ServeArgs(c)["--ops-listen"]));
+  ServerOptions ops = testing::SampleServer::AnyPort();
+  ops.serve_verbs = false;
+  testing::SampleServer server(ops);
   httplib::Client client("127.0.0.1", server.port());
   for (const char* probe : {"livenessProbe", "readinessProbe"}) {
+    EXPECT_EQ(c[probe]["httpGet"]["port"].as<std::string>(), "ops") << probe;
     std::string path = c[probe]["httpGet"]["path"].as<std::string>();
     auto res = client.Get(path.c_str());
     ASSERT_TRUE(res) << path;
     EXPECT_EQ(res->status, 200) << probe << " " << path;
   }
+}
+
+// Issue #25: anyone who reached the port could take GPUs away with made-up pods. Only
+// kube-scheduler's pods may reach the verbs; the operations port stays open.
+TEST(Manifests, network_policy_admits_only_schedulers_to_the_verb_port) {
+  YAML::Node np = Kind("networkpolicy.yaml", "NetworkPolicy");
+  YAML::Node d = Kind("deployment.yaml", "Deployment");
+  EXPECT_EQ(np["spec"]["podSelector"]["matchLabels"]["app.kubernetes.io/name"].as<std::string>(),
+            d["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"].as<std::string>());
+  auto args = ServeArgs(d["spec"]["template"]["spec"]["containers"][0]);
+  int verbs = PortOf(args["--listen"]);
+  int ops = PortOf(args["--ops-listen"]);
+  bool verbs_restricted = false;
+  bool ops_open = false;
+  for (const auto& rule : np["spec"]["ingress"]) {
+    for (const auto& p : rule["ports"]) {
+      if (p["port"].as<int>() == verbs) {
+        ASSERT_TRUE(rule["from"]) << "the verb port must name who may connect";
+        for (const auto& peer : rule["from"]) {
+          EXPECT_FALSE(peer["ipBlock"]) << "no address range by default";
+          EXPECT_TRUE(peer["podSelector"]) << "only scheduler pods";
+        }
+        verbs_restricted = true;
+      }
+      if (p["port"].as<int>() == ops) ops_open = !rule["from"];
+    }
+  }
+  EXPECT_TRUE(verbs_restricted);
+  EXPECT_TRUE(ops_open);
 }
 
 TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
@@ -186,30 +247,6 @@ TEST(Manifests, scheduler_configurations_match_the_servers_routes_and_port) {
   EXPECT_EQ(fit["args"]["scoringStrategy"]["type"].as<std::string>(), "MostAllocated");
   EXPECT_EQ(fit["args"]["scoringStrategy"]["resources"][0]["name"].as<std::string>(),
             "nvidia.com/gpu");
-}
-
-// The serve flags of a container's args, checked against `gpusched serve --help`; returns
-// flag -> value.
-std::map<std::string, std::string> ServeArgs(const YAML::Node& container) {
-  std::string help;
-  FILE* p = ::popen((std::string(GPUSCHED_BINARY) + " serve --help").c_str(), "r");
-  char buf[4096];
-  while (p && std::fread(buf, 1, 1, p) == 1) help.push_back(buf[0]);
-  if (p) ::pclose(p);
-  std::map<std::string, std::string> out;
-  EXPECT_EQ(container["args"][0].as<std::string>(), "serve");
-  for (size_t i = 1; i < container["args"].size(); ++i) {
-    std::string arg = container["args"][i].as<std::string>();
-    size_t eq = arg.find('=');
-    std::string flag = arg.substr(0, eq);
-    EXPECT_NE(help.find("  " + flag + " "), std::string::npos) << flag << " is not a serve flag";
-    out[flag] = eq == std::string::npos ? "" : arg.substr(eq + 1);
-  }
-  return out;
-}
-
-int PortOf(const std::string& host_port) {
-  return std::stoi(host_port.substr(host_port.rfind(':') + 1));
 }
 
 TEST(Manifests, tls_overlay_serves_mtls_where_the_scheduler_config_points_and_probes_plain_ops) {

@@ -21,7 +21,8 @@ facts_template='{range .items[*]}kind={.kind}{"\n"}{end}'\
 '{range .volumeMounts[*]}mount={.name}:{.mountPath}{"\n"}{end}{end}'\
 '{range .items[?(@.kind=="Deployment")].spec.template.spec.volumes[*]}'\
 'volume={.name}:{.secret.secretName}{.configMap.name}{"\n"}{end}'\
-'{range .items[?(@.kind=="Service")].spec.ports[*]}servicePort={.name}:{.port}{"\n"}{end}'
+'{range .items[?(@.kind=="Service")].spec.ports[*]}servicePort={.name}:{.port}{"\n"}{end}'\
+'{range .items[?(@.kind=="NetworkPolicy")].spec.ingress[*].ports[*]}ingressPort={.port}{"\n"}{end}'
 
 # Every kustomization is a complete install, whatever it patches.
 full_install_kinds=(Namespace ServiceAccount ClusterRole ClusterRoleBinding ConfigMap Deployment
@@ -77,7 +78,12 @@ for dir in "${kustomizations[@]}"; do
       expect "$dir" "$facts" "arg=--listen=0.0.0.0:8888"
       expect "$dir" "$facts" "containerPort=http:8888"
       expect "$dir" "$facts" "servicePort=http:8888"
-      expect "$dir" "$facts" "readinessProbe=http"
+      expect "$dir" "$facts" "arg=--ops-listen=0.0.0.0:9090"
+      expect "$dir" "$facts" "containerPort=ops:9090"
+      expect "$dir" "$facts" "livenessProbe=ops"
+      expect "$dir" "$facts" "readinessProbe=ops"
+      expect "$dir" "$facts" "kind=NetworkPolicy"
+      expect "$dir" "$facts" "ingressPort=8888"
       expect "$dir" "$facts" "volume=policy:gpusched-policy"
       expect_not "$dir" "$facts" "arg=--client-ca=/etc/gpusched/tls/ca.crt"
       ;;
@@ -96,6 +102,8 @@ for dir in "${kustomizations[@]}"; do
       expect "$dir" "$facts" "readinessProbe=ops"
       expect "$dir" "$facts" "mount=tls:/etc/gpusched/tls"
       expect "$dir" "$facts" "volume=tls:gpusched-tls"
+      expect "$dir" "$facts" "ingressPort=8443"
+      expect_not "$dir" "$facts" "ingressPort=8888"
       expect "$dir" "$facts" "volume=policy:gpusched-policy"
       ;;
   esac
