@@ -50,11 +50,26 @@ class ServeLive : public ::testing::Test {
   }
   // POSTs a filter request for a pod asking `gpus` GPUs on gpu-a and gpu-b.
   nlohmann::json Filter(httplib::Client& c, int gpus) {
-    nlohmann::json pod = testing::MakeGpuPod("ns", "new", "uid-new", "", gpus, "Pending");
-    nlohmann::json args = {{"Pod", pod}, {"Nodes", nullptr}, {"NodeNames", {"gpu-a", "gpu-b"}}};
-    auto res = c.Post("/filter", args.dump(), "application/json");
+    return Verb(c, "/filter", testing::MakeGpuPod("ns", "new", "uid-new", "", gpus, "Pending"),
+                {"gpu-a", "gpu-b"});
+  }
+  nlohmann::json Verb(httplib::Client& c, const char* verb, const nlohmann::json& pod,
+                      const std::vector<std::string>& nodes) {
+    nlohmann::json args = {{"Pod", pod}, {"Nodes", nullptr}, {"NodeNames", nodes}};
+    auto res = c.Post(verb, args.dump(), "application/json");
     if (!res || res->status != 200) return nullptr;
     return nlohmann::json::parse(res->body);
+  }
+  static std::vector<std::string> Passing(const nlohmann::json& answer) {
+    std::vector<std::string> names;
+    if (answer.is_object()) names = answer["NodeNames"].get<std::vector<std::string>>();
+    return names;
+  }
+  bool Ready(httplib::Client& c) {
+    return Eventually([&] {
+      auto r = c.Get("/readyz");
+      return r && r->status == 200;
+    });
   }
   template <class F>
   bool Eventually(F condition) {
@@ -96,6 +111,50 @@ TEST_F(ServeLive, answers_from_the_live_state_and_follows_pod_changes) {
       Eventually([&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-a"}; }));
   nlohmann::json answer = Filter(c, 4);
   EXPECT_EQ(answer["FailedNodes"]["gpu-b"], "Insufficient nvidia.com/gpu");
+}
+
+// Issue #25: two prioritize calls with made-up pods, one node each, made every GPU of both nodes
+// Insufficient for 30 s, and a million of them stayed in memory.
+TEST_F(ServeLive, made_up_pods_take_no_gpus_from_anyone) {
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(5, 0);
+  ASSERT_TRUE(Ready(c));
+  server_.DeletePod("ns", "big");
+  ASSERT_TRUE(Eventually([&] { return Passing(Filter(c, 8)).size() == 2; }));
+  for (int i = 0; i < 2000; ++i) {
+    std::string id = "made-up-" + std::to_string(i);
+    nlohmann::json pod = testing::MakeGpuPod("x", id, "uid-" + id, "", 8, "Pending");
+    Verb(c, "/prioritize", pod, {i % 2 ? "gpu-a" : "gpu-b"});
+    Verb(c, "/filter", pod, {i % 2 ? "gpu-a" : "gpu-b"});
+  }
+  std::this_thread::sleep_for(300ms);  // the publisher applies what it would apply
+  EXPECT_EQ(Passing(Filter(c, 8)), (std::vector<std::string>{"gpu-a", "gpu-b"}));
+  auto ready = c.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_NE(ready->body.find("0 GPU pods known"), std::string::npos) << ready->body;
+}
+
+// A pod whose cycle failed after gpusched's filter (bind, PreBind or Permit) was refused on the
+// node it had been assumed on; other pods must still see that node taken meanwhile.
+TEST_F(ServeLive, a_retried_pod_is_judged_without_its_own_assumption) {
+  nlohmann::json pending = testing::MakeGpuPod("ns", "retried", "uid-retried", "", 2, "Pending");
+  server_.UpsertPod(pending);
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(5, 0);
+  ASSERT_TRUE(Ready(c));
+  // gpu-a has 2 free: the only passing node of this filter is assumed for the pod.
+  ASSERT_TRUE(Eventually([&] {
+    return Passing(Verb(c, "/filter", pending, {"gpu-a"})) == std::vector<std::string>{"gpu-a"};
+  }));
+  ASSERT_TRUE(Eventually([&] {
+    return Passing(Filter(c, 2)) == std::vector<std::string>{"gpu-b"};
+  })) << "another pod must see gpu-a taken by the assumption";
+  // kube-scheduler retries the pod: it still fits where it was assumed.
+  for (int retry = 0; retry < 3; ++retry) {
+    std::this_thread::sleep_for(100ms);
+    EXPECT_EQ(Passing(Verb(c, "/filter", pending, {"gpu-a"})), std::vector<std::string>{"gpu-a"})
+        << "retry " << retry;
+  }
 }
 
 }  // namespace
