@@ -33,7 +33,7 @@ while (($#)); do
 done
 
 [[ $parallel =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --jobs takes a whole number >= 1" >&2; exit 2; }
-targets=(extender_request pod node yaml_to_json policy scenario quantity kubeconfig)
+targets=(extender_request pod node yaml_to_json policy scenario quantity kubeconfig watch_stream)
 if ((${#only[@]})); then targets=("${only[@]}"); fi
 
 # -O1 and line tables: what libFuzzer's documentation builds with, and quicker to compile than -O2 -g.
@@ -49,7 +49,7 @@ fixtures=$root/tests/fixtures
 reference=$root/../shared/reference
 seed_files() {  # TARGET
   case $1 in
-    extender_request | pod) find "$fixtures/extender" "$reference/extender-fixtures" -name '*.json' ;;
+    extender_request | pod | watch_stream) find "$fixtures/extender" "$reference/extender-fixtures" -name '*.json' ;;
     node) find "$fixtures/nodes" "$reference/node-fixtures" -name '*.json' ;;
     yaml_to_json) find "$fixtures/pods" "$root/src/inventory" "$root/policies" "$root/bench/scenarios" \
       "$root/manifests" -name '*.yaml' ;;
@@ -60,7 +60,7 @@ seed_files() {  # TARGET
 
 dict_of() {  # TARGET
   case $1 in
-    extender_request | pod | node) echo "$fuzz_dir/dict/json.dict" ;;
+    extender_request | pod | node | watch_stream) echo "$fuzz_dir/dict/json.dict" ;;
     quantity) echo "$fuzz_dir/dict/quantity.dict" ;;
     *) echo "$fuzz_dir/dict/yaml.dict" ;;
   esac

@@ -12,28 +12,6 @@ using simdjson::ondemand::json_type;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-// metadata.resourceVersion of `o` (iteration restarts from the beginning afterwards).
-std::string ResourceVersionOf(object o) {
-  std::string rv;
-  for (field f : o) {
-    if (f.unescaped_key().value() != "metadata") continue;
-    for (field m : f.value().get_object()) {
-      if (m.unescaped_key().value() == "resourceVersion") rv = std::string(ScalarText(m.value()));
-    }
-  }
-  o.reset();
-  return rv;
-}
-
-// The code of a v1.Status object, 0 if absent.
-int64_t StatusCode(object o) {
-  int64_t code = 0;
-  for (field f : o) {
-    if (f.unescaped_key().value() == "code") code = f.value().get_int64();
-  }
-  return code;
-}
-
 std::string Query(std::string_view path, std::initializer_list<std::string> params) {
   std::string q(path);
   char sep = '?';
@@ -69,7 +47,8 @@ Reflector::Reflector(std::string path, KubeConfig config, ReflectorSink& sink,
       options_(options),
       client_(std::make_unique<ApiClient>(std::move(config), options.client)),
       backoff_(options.backoff_initial),
-      rng_(seed) {
+      rng_(seed),
+      skips_(path_) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -114,28 +93,6 @@ void Reflector::Touch() { last_contact_ns_ = NowNs(); }
 
 void Reflector::Progress() { last_progress_ns_ = NowNs(); }
 
-template <class F>
-bool Reflector::Isolated(std::string_view what, F&& decode) {
-  std::string error;
-  std::atomic<uint64_t>* counter = nullptr;
-  try {
-    decode();
-    return true;
-  } catch (const DecodeError& e) {
-    error = e.what();
-    counter = &skipped_invalid_;
-  } catch (const simdjson::simdjson_error& e) {
-    error = simdjson::error_message(e.error());
-    counter = &skipped_malformed_;
-  }
-  uint64_t n = counter->fetch_add(1) + 1;
-  // A hostile user may create many such objects: the log names the first few, then counts.
-  if (n <= 10 || n % 1000 == 0) {
-    spdlog::warn("{}: skipped {} ({} so far of this kind): {}", path_, what, n, error);
-  }
-  return false;
-}
-
 void Reflector::Backoff() {
   // Full jitter in [backoff/2, backoff], then double up to the maximum.
   std::uniform_int_distribution<int64_t> jitter(backoff_.count() / 2, backoff_.count());
@@ -168,8 +125,6 @@ void Reflector::Run() {
 }
 
 bool Reflector::List() {
-  thread_local simdjson::ondemand::parser parser;
-  thread_local simdjson::ondemand::parser item_parser;
   sink_.BeginList();
   std::string cont;
   std::string list_rv;
@@ -184,37 +139,9 @@ bool Reflector::List() {
     Touch();
     cont.clear();
     try {
-      simdjson::padded_string body(r.body);
-      simdjson::ondemand::document doc = parser.iterate(body);
-      for (field f : doc.get_object()) {
-        std::string_view key = f.unescaped_key();
-        if (key == "metadata") {
-          for (field m : f.value().get_object()) {
-            std::string_view mkey = m.unescaped_key();
-            if (mkey == "resourceVersion") list_rv = std::string(ScalarText(m.value()));
-            if (mkey == "continue") cont = std::string(ScalarText(m.value()));
-          }
-        } else if (key == "items") {
-          value items = f.value();
-          if (items.type() == json_type::null) continue;
-          for (value item : items.get_array()) {
-            // The item's own text, parsed on its own: a bad item cannot leave the page's
-            // iteration midway. It lies inside `body`, whose padding follows the page.
-            std::string_view raw;
-            if (!Isolated("a listed item that is no object",
-                          [&] { raw = item.get_object().value().raw_json().value(); })) {
-              continue;
-            }
-            size_t capacity = body.size() + simdjson::SIMDJSON_PADDING -
-                              static_cast<size_t>(raw.data() - body.data());
-            Isolated("an unusable listed object", [&] {
-              simdjson::ondemand::document item_doc =
-                  item_parser.iterate(simdjson::padded_string_view(raw, capacity));
-              sink_.AddListed(item_doc.get_object());
-            });
-          }
-        }
-      }
+      ListPage page = ApplyListPage(simdjson::padded_string(r.body), sink_, skips_);
+      list_rv = std::move(page.resource_version);
+      cont = std::move(page.continue_token);
     } catch (const std::exception& e) {
       spdlog::warn("{}: undecodable list page: {}", path_, e.what());
       return false;
@@ -231,49 +158,18 @@ bool Reflector::List() {
 }
 
 Reflector::WatchEnd Reflector::Watch() {
-  thread_local simdjson::ondemand::parser parser;
-  thread_local simdjson::ondemand::parser object_parser;
   bool gone = false;
   bool bad_event = false;
   auto on_line = [&](std::string_view line) {
     Touch();
-    std::string type;
-    std::string raw_object;
-    if (!Isolated("a malformed watch event", [&] {
-          simdjson::padded_string padded(line);
-          simdjson::ondemand::document doc = parser.iterate(padded);
-          for (field f : doc.get_object()) {
-            std::string_view key = f.unescaped_key();
-            if (key == "type") type = std::string(ScalarText(f.value()));
-            if (key == "object") {
-              object o = f.value().get_object();
-              raw_object = std::string(o.raw_json().value());
-            }
-          }
-        })) {
-      Progress();
-      return true;  // nothing to resume from but the events that follow
-    }
-    simdjson::padded_string object_text(raw_object);
-    if (type == "ERROR") {
-      int64_t code = 0;
-      Isolated("a malformed ERROR event", [&] {
-        simdjson::ondemand::document odoc = object_parser.iterate(object_text);
-        code = StatusCode(odoc.get_object());
-      });
-      if (code == 410) gone = true;
-      spdlog::warn("{}: watch ERROR event, code {}", path_, code);
-      bad_event = code != 410;
+    WatchLine event = ApplyWatchLine(line, sink_, skips_);
+    if (event.kind == WatchLine::Kind::kError) {
+      gone = event.code == 410;
+      bad_event = !gone;
+      spdlog::warn("{}: watch ERROR event, code {}", path_, event.code);
       return false;
     }
-    std::string rv;
-    Isolated("an unusable watch event's object", [&] {
-      simdjson::ondemand::document odoc = object_parser.iterate(object_text);
-      object o = odoc.get_object();
-      rv = ResourceVersionOf(o);
-      if (type != "BOOKMARK") sink_.Apply(type, o);
-    });
-    if (!rv.empty()) resource_version_ = rv;
+    if (!event.resource_version.empty()) resource_version_ = event.resource_version;
     Progress();
     return true;
   };

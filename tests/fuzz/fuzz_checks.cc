@@ -24,6 +24,8 @@
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/kube_config.h"
+#include "gpusched/kube/reflector.h"
+#include "gpusched/kube/watch_stream.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/sim/scenario.h"
@@ -120,6 +122,47 @@ void CheckExtenderRequest(std::string_view input) {
   Require(IsJsonText(EncodeHostPriorityList(scores)), "prioritize: the answer is JSON");
 }
 
+namespace {
+
+// Decodes what it is handed as the live inventory's pod sink does, and counts it.
+struct CountingPodSink : ReflectorSink {
+  size_t applied = 0;
+  void BeginList() override {}
+  void AddListed(simdjson::ondemand::object o) override {
+    DecodePod(o);
+    ++applied;
+  }
+  void EndList() override {}
+  void Apply(std::string_view type, simdjson::ondemand::object o) override {
+    if (type == "DELETED") {
+      DecodeIdentity(o);
+    } else {
+      DecodePod(o);
+    }
+    ++applied;
+  }
+};
+
+}  // namespace
+
+void CheckWatchStream(std::string_view input) {
+  CountingPodSink sink;
+  ObjectSkips skips("fuzz");
+  try {
+    ApplyListPage(simdjson::padded_string(input), sink, skips);
+  } catch (const DecodeError&) {
+  } catch (const simdjson::simdjson_error&) {
+  }
+  // Every line is one event; none may throw, whatever it holds.
+  size_t lines = 0;
+  for (size_t start = 0; start <= input.size(); ++lines) {
+    size_t end = std::min(input.find('\n', start), input.size());
+    ApplyWatchLine(input.substr(start, end - start), sink, skips);
+    start = end + 1;
+  }
+  Require(lines >= 1, "watch stream: every line handled");
+}
+
 void CheckPodDecoder(std::string_view input) {
   DecodeObject(input, [](simdjson::ondemand::object o) { DecodePod(o); });
 }
@@ -209,6 +252,7 @@ std::span<const FuzzCheck> AllFuzzChecks() {
       {"scenario", CheckScenarioReader},
       {"quantity", CheckQuantity},
       {"kubeconfig", CheckKubeconfigReader},
+      {"watch_stream", CheckWatchStream},
   };
   return kChecks;
 }

@@ -20,6 +20,9 @@ void CheckExtenderRequest(std::string_view input);
 // DecodePod / DecodeNode on one JSON object, as the decoders' own callers run them.
 void CheckPodDecoder(std::string_view input);
 void CheckNodeDecoder(std::string_view input);
+// A reflector's input: the bytes as one LIST page (ApplyListPage), then each line as a WATCH
+// event (ApplyWatchLine), into a sink that decodes pods; only the page's envelope may fail.
+void CheckWatchStream(std::string_view input);
 // YamlDocumentsToJson; every document must come out as JSON.
 void CheckYamlToJson(std::string_view input);
 // ParsePolicy; FormatPolicy's text of an accepted policy must parse back to the same policy, which

@@ -7,12 +7,11 @@
 // back off exponentially with jitter. A watch that stays silent past the client's idle limit is
 // abandoned and resumed. Runs on its own thread; Stop() (or the destructor) ends it.
 //
-// One bad object never stops a list or a watch: every listed item and every event is decoded on
-// its own, and an object the sink refuses (DecodeError: "invalid") or that is not even JSON of
-// the expected shape ("malformed") is skipped, counted and logged (the first few, then every
-// 1000th), and the list or watch goes on past it. Restarting a watch at the version before such
-// an event would only meet it again. Progress (a list applied, an event handled, a watch that
-// ended as the server meant it to) is timed, so a reflector that keeps failing shows as stale.
+// One bad object never stops a list or a watch (gpusched/kube/watch_stream.h): it is skipped,
+// counted and logged, and the list or watch goes on past it. Restarting a watch at the version
+// before such an event would only meet it again. Progress (a list applied, an event handled, a
+// watch that ended as the server meant it to) is timed, so a reflector that keeps failing shows as
+// stale.
 #ifndef GPUSCHED_KUBE_REFLECTOR_H_
 #define GPUSCHED_KUBE_REFLECTOR_H_
 
@@ -29,6 +28,7 @@
 #include <simdjson.h>
 
 #include "gpusched/kube/api_client.h"
+#include "gpusched/kube/watch_stream.h"
 
 namespace gpusched {
 
@@ -79,8 +79,8 @@ class Reflector {
   std::chrono::steady_clock::time_point last_progress() const;
   // Objects skipped because the sink refused them (`invalid`) or they were not objects of the
   // expected shape (`malformed`).
-  uint64_t skipped_invalid() const { return skipped_invalid_.load(); }
-  uint64_t skipped_malformed() const { return skipped_malformed_.load(); }
+  uint64_t skipped_invalid() const { return skips_.invalid(); }
+  uint64_t skipped_malformed() const { return skips_.malformed(); }
   uint64_t lists() const { return lists_.load(); }
   uint64_t watch_restarts() const { return watch_restarts_.load(); }
   const std::string& path() const { return path_; }
@@ -93,9 +93,6 @@ class Reflector {
   void Backoff();
   void Touch();
   void Progress();
-  // Runs `decode` for one object; on failure counts, logs and returns false.
-  template <class F>
-  bool Isolated(std::string_view what, F&& decode);
 
   std::string path_;
   ReflectorSink& sink_;
@@ -108,8 +105,7 @@ class Reflector {
   std::atomic<bool> synced_{false};
   std::atomic<int64_t> last_contact_ns_{0};
   std::atomic<int64_t> last_progress_ns_{0};
-  std::atomic<uint64_t> skipped_invalid_{0};
-  std::atomic<uint64_t> skipped_malformed_{0};
+  ObjectSkips skips_;
   std::atomic<uint64_t> lists_{0};
   std::atomic<uint64_t> watch_restarts_{0};
   std::mutex mu_;

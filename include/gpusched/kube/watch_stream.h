@@ -1,0 +1,82 @@
+// What the API server streams to a reflector, decoded one piece at a time: a LIST page (its
+// metadata, then every item) and a WATCH line (one event). Kept apart from the network so that
+// the bytes an API server sends can be tested and fuzzed on their own.
+//
+// One bad object never stops a list or a watch: every item and every event's object is parsed on
+// its own and handed to the sink inside ObjectSkips::Isolated, so an object the sink refuses
+// (DecodeError: "invalid") or that is not an object of the expected shape ("malformed") is
+// skipped, counted and logged, and the page or stream goes on. Only a page whose envelope is not a
+// list fails as a whole (the caller lists again).
+//
+// ObjectSkips is safe to read from any thread; the functions use thread-local parsers.
+#ifndef GPUSCHED_KUBE_WATCH_STREAM_H_
+#define GPUSCHED_KUBE_WATCH_STREAM_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <simdjson.h>
+
+#include "gpusched/codec/k8s_decode.h"
+
+namespace gpusched {
+
+class ReflectorSink;
+
+// Counts and logs the objects skipped from one collection (`what`, e.g. "/api/v1/pods").
+class ObjectSkips {
+ public:
+  explicit ObjectSkips(std::string what) : what_(std::move(what)) {}
+  // Runs `decode`; when it throws DecodeError or a simdjson error, counts and logs the skip of
+  // `object` (a few words) and returns false.
+  template <class F>
+  bool Isolated(std::string_view object, F&& decode);
+  uint64_t invalid() const { return invalid_.load(); }
+  uint64_t malformed() const { return malformed_.load(); }
+
+ private:
+  void Skipped(std::string_view object, std::atomic<uint64_t>& counter, std::string_view error);
+  std::string what_;
+  std::atomic<uint64_t> invalid_{0};
+  std::atomic<uint64_t> malformed_{0};
+};
+
+struct ListPage {
+  std::string resource_version;
+  std::string continue_token;  // empty on the last page
+};
+// Hands every item of the page `body` to sink.AddListed. Throws DecodeError or a simdjson error
+// when the envelope is not a list.
+ListPage ApplyListPage(const simdjson::padded_string& body, ReflectorSink& sink,
+                       ObjectSkips& skips);
+
+struct WatchLine {
+  enum class Kind {
+    kHandled,  // applied, a bookmark, or skipped: the stream goes on
+    kError,    // an ERROR event: the watch ends (status code in `code`; 410 means list again)
+  };
+  Kind kind = Kind::kHandled;
+  std::string resource_version;  // of the event's object, when it has one
+  int64_t code = 0;
+};
+// Applies one line of a watch stream (one JSON event) to `sink`.
+WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips& skips);
+
+template <class F>
+bool ObjectSkips::Isolated(std::string_view object, F&& decode) {
+  try {
+    decode();
+    return true;
+  } catch (const DecodeError& e) {
+    Skipped(object, invalid_, e.what());
+  } catch (const simdjson::simdjson_error& e) {
+    Skipped(object, malformed_, simdjson::error_message(e.error()));
+  }
+  return false;
+}
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_KUBE_WATCH_STREAM_H_

@@ -1,0 +1,124 @@
+#include "gpusched/kube/watch_stream.h"
+
+#include <spdlog/spdlog.h>
+
+#include "gpusched/kube/reflector.h"
+
+namespace gpusched {
+namespace {
+
+using simdjson::ondemand::field;
+using simdjson::ondemand::json_type;
+using simdjson::ondemand::object;
+using simdjson::ondemand::value;
+
+// metadata.resourceVersion of `o` (iteration restarts from the beginning afterwards).
+std::string ResourceVersionOf(object o) {
+  std::string rv;
+  for (field f : o) {
+    if (f.unescaped_key().value() != "metadata") continue;
+    for (field m : f.value().get_object()) {
+      if (m.unescaped_key().value() == "resourceVersion") rv = std::string(ScalarText(m.value()));
+    }
+  }
+  o.reset();
+  return rv;
+}
+
+// The code of a v1.Status object, 0 if absent.
+int64_t StatusCode(object o) {
+  int64_t code = 0;
+  for (field f : o) {
+    if (f.unescaped_key().value() == "code") code = f.value().get_int64();
+  }
+  return code;
+}
+
+}  // namespace
+
+void ObjectSkips::Skipped(std::string_view object, std::atomic<uint64_t>& counter,
+                          std::string_view error) {
+  uint64_t n = counter.fetch_add(1) + 1;
+  // A hostile user may create many such objects: the log names the first few, then counts.
+  if (n <= 10 || n % 1000 == 0) {
+    spdlog::warn("{}: skipped {} ({} so far of this kind): {}", what_, object, n, error);
+  }
+}
+
+ListPage ApplyListPage(const simdjson::padded_string& body, ReflectorSink& sink,
+                       ObjectSkips& skips) {
+  thread_local simdjson::ondemand::parser parser;
+  thread_local simdjson::ondemand::parser item_parser;
+  ListPage page;
+  simdjson::ondemand::document doc = parser.iterate(body);
+  for (field f : doc.get_object()) {
+    std::string_view key = f.unescaped_key();
+    if (key == "metadata") {
+      for (field m : f.value().get_object()) {
+        std::string_view mkey = m.unescaped_key();
+        if (mkey == "resourceVersion") page.resource_version = std::string(ScalarText(m.value()));
+        if (mkey == "continue") page.continue_token = std::string(ScalarText(m.value()));
+      }
+    } else if (key == "items") {
+      value items = f.value();
+      if (items.type() == json_type::null) continue;
+      for (value item : items.get_array()) {
+        // The item's own text, parsed on its own: a bad item cannot leave the page's iteration
+        // midway. It lies inside `body`, whose padding follows the page.
+        std::string_view raw;
+        if (!skips.Isolated("a listed item that is no object",
+                            [&] { raw = item.get_object().value().raw_json().value(); })) {
+          continue;
+        }
+        size_t capacity = body.size() + simdjson::SIMDJSON_PADDING -
+                          static_cast<size_t>(raw.data() - body.data());
+        skips.Isolated("an unusable listed object", [&] {
+          simdjson::ondemand::document item_doc =
+              item_parser.iterate(simdjson::padded_string_view(raw, capacity));
+          sink.AddListed(item_doc.get_object());
+        });
+      }
+    }
+  }
+  return page;
+}
+
+WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips& skips) {
+  thread_local simdjson::ondemand::parser parser;
+  thread_local simdjson::ondemand::parser object_parser;
+  WatchLine out;
+  std::string type;
+  std::string raw_object;
+  if (!skips.Isolated("a malformed watch event", [&] {
+        simdjson::padded_string padded(line);
+        simdjson::ondemand::document doc = parser.iterate(padded);
+        for (field f : doc.get_object()) {
+          std::string_view key = f.unescaped_key();
+          if (key == "type") type = std::string(ScalarText(f.value()));
+          if (key == "object") {
+            object o = f.value().get_object();
+            raw_object = std::string(o.raw_json().value());
+          }
+        }
+      })) {
+    return out;  // nothing to resume from but the events that follow
+  }
+  simdjson::padded_string object_text(raw_object);
+  if (type == "ERROR") {
+    out.kind = WatchLine::Kind::kError;
+    skips.Isolated("a malformed ERROR event", [&] {
+      simdjson::ondemand::document odoc = object_parser.iterate(object_text);
+      out.code = StatusCode(odoc.get_object());
+    });
+    return out;
+  }
+  skips.Isolated("an unusable watch event's object", [&] {
+    simdjson::ondemand::document odoc = object_parser.iterate(object_text);
+    object o = odoc.get_object();
+    out.resource_version = ResourceVersionOf(o);
+    if (type != "BOOKMARK") sink.Apply(type, o);
+  });
+  return out;
+}
+
+}  // namespace gpusched
