@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include "testing/test_support.h"
 
@@ -25,10 +26,12 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-// A gpusched process; stdout and stderr go to one file, read with Output().
+// A gpusched process; stdout and stderr go to one file, read with Output(). `handed_fd`, if any,
+// becomes its descriptor 3 (/dev/fd/3), as a shell's <(...) hands one.
 class Gpusched {
  public:
-  Gpusched(const std::vector<std::string>& args, const std::string& output) : output_(output) {
+  Gpusched(const std::vector<std::string>& args, const std::string& output, int handed_fd = -1)
+      : output_(output) {
     std::vector<std::string> argv_strings{GPUSCHED_BINARY};
     argv_strings.insert(argv_strings.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -39,6 +42,7 @@ class Gpusched {
     posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0600);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    if (handed_fd >= 0) posix_spawn_file_actions_adddup2(&actions, handed_fd, 3);
     if (posix_spawn(&pid_, GPUSCHED_BINARY, &actions, nullptr, argv.data(), environ) != 0) {
       pid_ = -1;
     }
@@ -190,27 +194,139 @@ TEST_F(CliFiles, explain_takes_a_pod_without_type_meta_as_json_or_yaml) {
   }
 }
 
-// A FIFO with a writer that never writes: the load blocks, as a very large inventory would.
-TEST_F(CliFiles, a_signal_during_the_inventory_load_ends_serve) {
-  std::string fifo = Path("cluster.fifo");
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  int writer = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);  // O_RDWR: does not wait for a reader
-  ASSERT_GE(writer, 0);
-  Gpusched serve({"serve", "--cluster", fifo, "--listen", "127.0.0.1:0"}, Path("output"));
-  // Loading has begun once the process holds the FIFO open.
-  ASSERT_TRUE(Gpusched::Eventually(60s, [&] {
-    std::error_code ec;
-    for (const auto& fd :
-         fs::directory_iterator("/proc/" + std::to_string(serve.pid()) + "/fd", ec)) {
-      if (fs::read_symlink(fd.path(), ec) == fifo) return true;
+// A pipe for Gpusched's `handed_fd`, both ends close-on-exec and above 3 (dup2 onto itself would
+// keep close-on-exec).
+class HandedPipe {
+ public:
+  HandedPipe() {
+    int fds[2];
+    EXPECT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+    for (int i : {0, 1}) {
+      fds_[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+      ::close(fds[i]);
     }
-    return false;
-  }));
+  }
+  ~HandedPipe() {
+    CloseWriter();
+    ::close(fds_[0]);
+  }
+  int reader() const { return fds_[0]; }
+  // What /proc/PID/fd shows for a descriptor of this pipe: "pipe:[inode]".
+  fs::path link() const { return fs::read_symlink("/proc/self/fd/" + std::to_string(fds_[0])); }
+  void Write(const std::string& text) {  // less than the pipe's 64 KiB: it never waits
+    EXPECT_EQ(::write(fds_[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  void CloseWriter() {
+    if (fds_[1] >= 0) ::close(fds_[1]);
+    fds_[1] = -1;
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+};
+
+// How many of process `pid`'s descriptors are `link` (a pipe:[inode] or a path).
+int OpenCount(pid_t pid, const fs::path& link) {
+  std::error_code ec;
+  int n = 0;
+  for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    if (fs::read_symlink(fd.path(), ec) == link) ++n;
+  }
+  return n;
+}
+
+// A pipe whose writer never writes: the load blocks, as a very large inventory would.
+TEST_F(CliFiles, a_signal_during_the_inventory_load_ends_serve) {
+  HandedPipe pipe;
+  Gpusched serve({"serve", "--cluster", "/dev/fd/3", "--listen", "127.0.0.1:0"}, Path("output"),
+                 pipe.reader());
+  // Loading has begun once the process has opened the pipe again by its name (its fd 3 is one).
+  ASSERT_TRUE(Gpusched::Eventually(60s, [&] { return OpenCount(serve.pid(), pipe.link()) >= 2; }))
+      << serve.Output();
   ::kill(serve.pid(), SIGTERM);
   EXPECT_EQ(serve.Wait(30s), 128 + SIGTERM) << serve.Output();
   EXPECT_NE(serve.Output().find("received signal 15 while starting"), std::string::npos)
       << serve.Output();
-  ::close(writer);
+}
+
+// --cluster <(kubectl get nodes,pods -A -o yaml), as docs/operations.md shows it.
+TEST_F(CliFiles, explain_reads_a_handed_pipe) {
+  HandedPipe pipe;
+  pipe.Write(testing::Fixture("nodes/01-t4-plain-1gpu.json"));
+  pipe.CloseWriter();
+  Gpusched explain(
+      {"explain", "--pod", Write("pod.json", kRequestPodJson), "--cluster", "/dev/fd/3"},
+      Path("output"), pipe.reader());
+  EXPECT_EQ(explain.Wait(60s), 0) << explain.Output();
+  EXPECT_NE(explain.Output().find("ip-10-0-12-34.us-west-2.compute.internal"), std::string::npos)
+      << explain.Output();
+}
+
+// A named FIFO is never opened waiting for a writer, nor read: refused at once, whatever reads it.
+TEST_F(CliFiles, a_fifo_is_refused_at_once) {
+  std::string fifo = Path("policy.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string refused = fifo + " is not a regular file (FIFO)";
+  for (const auto& flag : {"--policy", "--cluster"}) {
+    Gpusched serve({"serve", flag, fifo, "--listen", "127.0.0.1:0"}, Path("output"));
+    std::optional<int> code = serve.Wait(10s);
+    EXPECT_EQ(code, 2) << flag << ": " << serve.Output();
+    EXPECT_NE(serve.Output().find(refused), std::string::npos) << serve.Output();
+  }
+  ExpectFailure({"policy", "check", fifo}, 1, refused);
+}
+
+// The port in "serving http://127.0.0.1:PORT/...", or 0 before that line.
+int ServingPort(const std::string& output) {
+  const std::string marker = "serving http://127.0.0.1:";
+  size_t at = output.find(marker);
+  return at == std::string::npos ? 0 : std::atoi(output.c_str() + at + marker.size());
+}
+
+std::string Metrics(int port) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(2, 0);
+  c.set_read_timeout(5, 0);
+  auto r = c.Get("/metrics");
+  return r ? r->body : "no answer";
+}
+
+size_t Occurrences(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// The policy file becomes a FIFO while serving: the reload fails (logged once, counted) and the
+// process still ends promptly on SIGTERM (it used to wait for a FIFO writer forever).
+TEST_F(CliFiles, sigterm_ends_serve_when_the_policy_becomes_a_fifo) {
+  std::string policy =
+      Write("policy.yaml", "apiVersion: gpusched.io/v1alpha1\nkind: SchedulingPolicy\n");
+  Gpusched serve(
+      {"serve", "--policy", policy, "--policy-reload-interval", "1", "--listen", "127.0.0.1:0"},
+      Path("output"));
+  ASSERT_TRUE(Gpusched::Eventually(60s, [&] { return ServingPort(serve.Output()) > 0; }))
+      << serve.Output();
+  int port = ServingPort(serve.Output());
+  EXPECT_NE(Metrics(port).find("gpusched_policy_reloads_total{result=\"failed\"} 0"),
+            std::string::npos);
+
+  std::string fifo = Path("policy.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::rename(fifo, policy);
+  const std::string refused = policy + " is not a regular file (FIFO)";
+  EXPECT_TRUE(Gpusched::Eventually(10s, [&] {
+    return serve.Output().find(refused) != std::string::npos;
+  })) << serve.Output();
+  std::this_thread::sleep_for(2500ms);  // two more checks of the same FIFO
+  EXPECT_EQ(Occurrences(serve.Output(), refused), 1u) << serve.Output();
+  EXPECT_NE(Metrics(port).find("gpusched_policy_reloads_total{result=\"failed\"} 1"),
+            std::string::npos);
+
+  auto start = std::chrono::steady_clock::now();
+  ::kill(serve.pid(), SIGTERM);
+  EXPECT_EQ(serve.Wait(10s), 0) << serve.Output();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
 }
 
 }  // namespace

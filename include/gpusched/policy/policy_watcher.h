@@ -1,21 +1,31 @@
 // PolicyWatcher: keeps a Published<Policy> in step with a policy file.
 //
 // It re-reads the file every `interval` and compares contents, so it follows edits in place,
-// renames, and the symlink swap a mounted ConfigMap performs (..data -> ..2024_...). A file that
-// fails to parse or compile is logged with every error and the last good policy stays in force;
-// the same bad contents are reported once. The polling thread stops in the destructor.
+// renames, and the symlink swap a mounted ConfigMap performs (..data -> ..2024_...). Only a
+// regular file of at most kMaxPolicyBytes is read (util/file_text.h, FileKinds::kRegularOnly):
+// nothing put at the path (a FIFO, /dev/zero, a 2 GB file) can make a check wait or fill memory.
+//
+// Every failed reload is logged and counted in failures(), once per change, and the last good
+// policy stays in force:
+// - a file that fails to parse or compile, with every error; a change is different contents;
+// - a file that cannot be read (missing, a symlink loop, not a regular file, too large), in one
+//   line naming the reason; a change is a different reason or a different file at the path
+//   (device, inode, size or modification time), so a fault left in place is logged once.
+// A recovery is logged as the reload it is. The first check compares the file with the target's
+// digest, so the policy the caller loaded from the file is not reloaded.
+//
+// The destructor stops the polling thread and returns within kStopWait, even when a read hangs (a
+// stuck network file system): the thread is then left to end by itself, and touches neither the
+// target nor the logger once the destructor has returned. A signal's shutdown never waits on it.
 #ifndef GPUSCHED_POLICY_POLICY_WATCHER_H_
 #define GPUSCHED_POLICY_POLICY_WATCHER_H_
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "gpusched/policy/policy.h"
 #include "gpusched/util/published.h"
@@ -24,28 +34,25 @@ namespace gpusched {
 
 class PolicyWatcher {
  public:
-  // Starts watching; `target` must already hold a policy and outlive the watcher.
-  PolicyWatcher(std::string path, Published<Policy>& target, std::chrono::milliseconds interval);
+  // The text of the file at a path; throws FileError when it cannot be read.
+  using Reader = std::function<std::string(const std::string& path)>;
+  static constexpr std::chrono::milliseconds kStopWait{1000};
+
+  // Starts watching; `target` must already hold a policy and outlive the watcher. `read` replaces
+  // the file read (tests: one that hangs); empty: ReadFileText with the limits above.
+  PolicyWatcher(std::string path, Published<Policy>& target, std::chrono::milliseconds interval,
+                Reader read = {});
   ~PolicyWatcher();
   PolicyWatcher(const PolicyWatcher&) = delete;
   PolicyWatcher& operator=(const PolicyWatcher&) = delete;
 
-  uint64_t reloads() const { return reloads_.load(); }
-  uint64_t failures() const { return failures_.load(); }
+  uint64_t reloads() const;
+  uint64_t failures() const;
 
  private:
-  void Run();
-  void CheckOnce();
+  struct State;  // shared with the polling thread, which may outlive the watcher
 
-  std::string path_;
-  Published<Policy>& target_;
-  std::chrono::milliseconds interval_;
-  std::string last_text_;  // contents last seen, good or bad
-  std::atomic<uint64_t> reloads_{0};
-  std::atomic<uint64_t> failures_{0};
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;
+  std::shared_ptr<State> state_;
   std::thread thread_;
 };
 
