@@ -101,6 +101,7 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
     m.inventory_age_seconds = 1.5;
     m.inventory_lists = 2;
     m.watch_restarts = 1;
+    m.inventory_skipped = {{"pod", "invalid", 1}};
     m.policy_digest = "abc";
     return m;
   });
