@@ -1,5 +1,8 @@
 // The packing simulator: trace parsing, FGD's workload preparation (shuffle, 130% extension),
 // placement through the engine, tie-breaking, the discretized curves and reproducible reports.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -68,6 +71,12 @@ TEST(OpenbTrace, reads_columns_by_header_name_and_splits_gpu_spec) {
 }
 
 TEST(OpenbTrace, errors_name_the_file_line_and_column) {
+  // Read as every other input file is: a FIFO is refused at once, never waited on.
+  std::string fifo = ::testing::TempDir() + "openb-fifo-" + std::to_string(::getpid()) + ".csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string refused = message([&] { LoadOpenbPods(fifo); });
+  ::unlink(fifo.c_str());
+  EXPECT_NE(refused.find("not a regular file"), std::string::npos) << refused;
   auto message = [](auto parse) {
     try {
       parse();
@@ -87,7 +96,7 @@ TEST(OpenbTrace, errors_name_the_file_line_and_column) {
             std::string::npos);
   EXPECT_NE(message([] { ParseOpenbPods("", "empty.csv"); }).find("empty.csv: empty file"),
             std::string::npos);
-  EXPECT_NE(message([] { LoadOpenbPods("/nonexistent/pods.csv"); }).find("cannot read"),
+  EXPECT_NE(message([] { LoadOpenbPods("/nonexistent/pods.csv"); }).find("does not exist"),
             std::string::npos);
 }
 

@@ -1,12 +1,11 @@
 #include "gpusched/sim/openb_trace.h"
 
 #include <charconv>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/util/file_text.h"
 
 namespace gpusched {
 
@@ -95,12 +94,15 @@ class CsvRows {
   std::map<std::string, size_t> columns_;
 };
 
+// The openb CSVs are at most about 0.5 MB; a trace hundreds of times larger still fits.
+constexpr size_t kMaxTraceCsvBytes = 256u << 20;
+
 std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceError(path + ": cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  try {
+    return ReadFileText(path, kMaxTraceCsvBytes, "trace CSV");
+  } catch (const FileError& e) {
+    throw TraceError(e.what());
+  }
 }
 
 constexpr int64_t kLimit = int64_t{1} << 40;
