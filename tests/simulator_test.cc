@@ -71,12 +71,6 @@ TEST(OpenbTrace, reads_columns_by_header_name_and_splits_gpu_spec) {
 }
 
 TEST(OpenbTrace, errors_name_the_file_line_and_column) {
-  // Read as every other input file is: a FIFO is refused at once, never waited on.
-  std::string fifo = ::testing::TempDir() + "openb-fifo-" + std::to_string(::getpid()) + ".csv";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::string refused = message([&] { LoadOpenbPods(fifo); });
-  ::unlink(fifo.c_str());
-  EXPECT_NE(refused.find("not a regular file"), std::string::npos) << refused;
   auto message = [](auto parse) {
     try {
       parse();
@@ -98,6 +92,12 @@ TEST(OpenbTrace, errors_name_the_file_line_and_column) {
             std::string::npos);
   EXPECT_NE(message([] { LoadOpenbPods("/nonexistent/pods.csv"); }).find("does not exist"),
             std::string::npos);
+  // Read as every other input file is: a FIFO is refused at once, never waited on.
+  std::string fifo = ::testing::TempDir() + "openb-fifo-" + std::to_string(::getpid()) + ".csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string refused = message([&] { LoadOpenbPods(fifo); });
+  ::unlink(fifo.c_str());
+  EXPECT_NE(refused.find("not a regular file"), std::string::npos) << refused;
 }
 
 // A trace of 20 pods (15 asking 100 milli-GPU, 5 CPU-only) for 4 GPUs: tuned up to 1.3 x 4000.
