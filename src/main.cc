@@ -77,7 +77,14 @@ FlagSet ServeFlags() {
             "filter verb"})
       .Add({"max-body-bytes", "QUANTITY", "64Mi",
             "largest request body accepted (at most 4Gi), counted after chunked decoding; larger "
-            "ones get HTTP 413 and are read no further"})
+            "ones get HTTP 413 and are read no further; lowered to --max-inflight-body-bytes "
+            "when over it"})
+      .Add({"max-inflight-body-bytes", "QUANTITY", "256Mi",
+            "request bytes held at once across all connections past each request's first 4Ki "
+            "(headers; bodies as they arrive, or whole once Content-Length announces them); a "
+            "request that would pass it gets HTTP 503 and its connection is closed; requests "
+            "over 1Mi may not take the last eighth (less as one body of --max-body-bytes needs), "
+            "kept for probes and small requests"})
       .Add({"threads", "N", "8",
             "HTTP worker threads; a thread serves one request at a time, idle connections hold "
             "none"})
@@ -102,7 +109,8 @@ FlagSet ServeFlags() {
       .Add({"log-level", "LEVEL", "info",
             "trace, debug, info, warn, error or off; debug logs one "
             "line per decision"})
-      .Add({"log-format", "FORMAT", "text", "text, or json for one JSON object per line"})
+      .Add({"log-format", "FORMAT", "text",
+            "text (control characters in messages escaped), or json for one JSON object per line"})
       .Add({"tls-cert", "FILE", "",
             "serve HTTPS with this PEM certificate (and chain); re-read "
             "when the file changes"})
@@ -186,6 +194,21 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
     return std::nullopt;
   }
   o.max_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*body));
+  constexpr int64_t kMaxInflightMilli = (int64_t{64} << 30) * 1000;
+  auto inflight = ParseQuantityMilli(f.Get("max-inflight-body-bytes"));
+  // Below 64Ki a few headers would fill it.
+  if (!inflight || *inflight < (int64_t{64} << 10) * 1000 || *inflight > kMaxInflightMilli) {
+    error = "--max-inflight-body-bytes must be a quantity from 64Ki to 64Gi, such as 256Mi";
+    return std::nullopt;
+  }
+  o.max_inflight_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*inflight));
+  // A body the budget could never hold is too large (413), not a reason to retry later (503).
+  if (o.max_body_bytes > o.max_inflight_body_bytes) {
+    o.max_body_bytes = o.max_inflight_body_bytes;
+    spdlog::warn(
+        "--max-body-bytes is over --max-inflight-body-bytes: bodies are limited to {} bytes",
+        o.max_body_bytes);
+  }
   auto threads = ParseWholeNumber(f.Get("threads"), 1, 1024);
   auto keep_alive = ParseWholeNumber(f.Get("keep-alive-timeout"), 1, 86400);
   if (!threads || !keep_alive) {
@@ -227,6 +250,9 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
   ServerOptions o;
   o.serve_verbs = false;
   o.threads = 2;
+  // Its routes take no body. A budget of its own: the verbs' traffic can never fail the probes.
+  o.max_body_bytes = 64 << 10;
+  o.max_inflight_body_bytes = 4 << 20;
   o.keep_alive_seconds = main.keep_alive_seconds;
   o.request_timeout = main.request_timeout;
   o.max_connections = main.max_connections;

@@ -1,21 +1,120 @@
 #include "gpusched/server/http_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
+#include <optional>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <spdlog/sinks/ostream_sink.h>
 #include <nlohmann/json.hpp>
 
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/server/logging.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
 namespace {
 
+using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::Fixture;
+
+// A raw connection to 127.0.0.1:port, for what HTTP client libraries will not send; every wait is
+// bounded.
+class RawClient {
+ public:
+  explicit RawClient(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~RawClient() { Close(); }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  bool Send(std::string_view bytes) {
+    return fd_ >= 0 && ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+                           static_cast<ssize_t>(bytes.size());
+  }
+  struct Response {
+    int status = 0;
+    std::string headers;
+    std::string body;
+  };
+  // One answer: its head, then as many body bytes as `body_bytes` (its Content-Length when
+  // nullopt). nullopt on timeout or close.
+  std::optional<Response> Read(std::optional<size_t> body_bytes = std::nullopt,
+                               std::chrono::milliseconds timeout = 5s) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      size_t end = buffer_.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        Response r;
+        r.headers = buffer_.substr(0, end + 2);
+        r.status = std::atoi(r.headers.c_str() + 9);
+        size_t cl = r.headers.find("Content-Length: ");
+        size_t length = body_bytes                ? *body_bytes
+                        : cl == std::string::npos ? 0
+                                                  : std::stoul(r.headers.substr(cl + 16));
+        if (buffer_.size() >= end + 4 + length) {
+          r.body = buffer_.substr(end + 4, length);
+          buffer_.erase(0, end + 4 + length);
+          return r;
+        }
+      }
+      if (!Fill(deadline)) return std::nullopt;
+    }
+  }
+  // True when the server closed the connection within `timeout`, all it sent read.
+  bool ClosedWithin(std::chrono::milliseconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (Fill(deadline)) {
+    }
+    return closed_;
+  }
+  // Bytes received and not yet taken by Read.
+  const std::string& pending() const { return buffer_; }
+
+ private:
+  bool Fill(std::chrono::steady_clock::time_point deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{fd_, POLLIN, 0};
+    if (fd_ < 0 || left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) {
+      return false;
+    }
+    char chunk[65536];
+    ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n <= 0) {
+      closed_ = true;
+      return false;
+    }
+    buffer_.append(chunk, static_cast<size_t>(n));
+    return true;
+  }
+  int fd_ = -1;
+  std::string buffer_;
+  bool closed_ = false;
+};
 
 // A server on 127.0.0.1 with an OS-chosen port, serving the sample cluster.
 class ServerFixture : public ::testing::Test {
@@ -23,9 +122,12 @@ class ServerFixture : public ::testing::Test {
   void Start(ServerOptions options) {
     options.host = "127.0.0.1";
     options.port = 0;
-    server_ = std::make_unique<HttpServer>(options, service_, [this] {
-      return Readiness{ready_.load(), "test"};
-    });
+    server_ = std::make_unique<HttpServer>(
+        options, service_,
+        [this] {
+          return Readiness{ready_.load(), "test"};
+        },
+        &metrics_);
     port_ = server_->Bind();
     thread_ = std::thread([this] { server_->Run(); });
   }
@@ -45,6 +147,14 @@ class ServerFixture : public ::testing::Test {
     return c.Post(path.c_str(), body, "application/json");
   }
 
+  // The exposition line of an event series with no labels, or of `labels`; -1 when absent.
+  double Scraped(const std::string& series) {
+    std::string text = metrics_.Scrape();
+    size_t at = text.find("\n" + series + " ");
+    return at == std::string::npos ? -1 : std::stod(text.substr(at + series.size() + 2));
+  }
+
+  Metrics metrics_{nullptr};
   Published<ClusterSnapshot> snapshots_{testing::SampleSnapshot()};
   Published<Policy> policies_{std::make_shared<const Policy>(DefaultPolicySpec())};
   ExtenderService service_{snapshots_, policies_};
@@ -134,7 +244,130 @@ TEST_F(ServerFixture, unknown_routes_and_methods_get_json_errors) {
   auto post_health = Post(c, "/healthz", "{}");
   ASSERT_TRUE(post_health);
   EXPECT_EQ(post_health->status, 405);
-  EXPECT_EQ(post_health->get_header_value("Allow"), "GET");
+  EXPECT_EQ(post_health->get_header_value("Allow"), "GET, HEAD");
+}
+
+TEST_F(ServerFixture, head_answers_as_get_without_a_body) {
+  for (const char* path : {"/healthz", "/readyz", "/metrics"}) {
+    RawClient c(port_);
+    std::string get = std::string("GET ") + path + " HTTP/1.1\r\nHost: x\r\n\r\n";
+    std::string head = std::string("HEAD ") + path + " HTTP/1.1\r\nHost: x\r\n\r\n";
+    ASSERT_TRUE(c.Send(get));
+    auto full = c.Read();
+    ASSERT_TRUE(full) << path;
+    ASSERT_TRUE(c.Send(head));
+    auto headed = c.Read(0);  // a HEAD answer has no body whatever its Content-Length says
+    ASSERT_TRUE(headed) << path;
+    EXPECT_EQ(headed->status, 200) << path;
+    EXPECT_NE(headed->headers.find("Content-Length: "), std::string::npos) << path;
+    if (std::string(path) != "/metrics") {  // scrapes differ in their values
+      EXPECT_EQ(headed->headers, full->headers) << path;
+    }
+    // No body came after it: the next answer on the connection starts right away.
+    ASSERT_TRUE(c.Send(get));
+    auto next = c.Read();
+    ASSERT_TRUE(next) << path << " after HEAD: " << c.pending().substr(0, 100);
+    EXPECT_EQ(next->status, 200) << path;
+  }
+  // On a verb, HEAD is a wrong method like GET.
+  RawClient c(port_);
+  ASSERT_TRUE(c.Send("HEAD /filter HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto verb = c.Read(0);
+  ASSERT_TRUE(verb);
+  EXPECT_EQ(verb->status, 405);
+  EXPECT_NE(verb->headers.find("Allow: POST\r\n"), std::string::npos) << verb->headers;
+}
+
+TEST_F(ServerFixture, bare_lf_and_host_errors_are_400_at_once) {
+  const std::string cases[] = {
+      "GET /healthz HTTP/1.1\nHost: x\n\n",
+      "GET /healthz HTTP/1.1\r\nHost: x\n\r\n",
+      "GET /healthz HTTP/1.1\r\n\r\n",
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+      "GET /healthz HTTP/1.0\r\nHost: x\r\nHost: x\r\n\r\n",
+  };
+  for (const auto& request : cases) {
+    RawClient c(port_);
+    auto start = std::chrono::steady_clock::now();
+    ASSERT_TRUE(c.Send(request));
+    auto r = c.Read();
+    ASSERT_TRUE(r) << request;
+    EXPECT_EQ(r->status, 400) << request;
+    EXPECT_TRUE(json::parse(r->body)["error"].is_string()) << r->body;
+    EXPECT_TRUE(c.ClosedWithin(2s)) << request;
+    // At once: the request timeout here is 10 s.
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 2s) << request;
+  }
+  // HTTP/1.0 may leave Host out.
+  RawClient c(port_);
+  ASSERT_TRUE(c.Send("GET /healthz HTTP/1.0\r\n\r\n"));
+  auto r = c.Read();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST_F(ServerFixture, an_http10_keep_alive_is_answered_as_kept) {
+  RawClient c(port_);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(c.Send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+    auto r = c.Read();
+    ASSERT_TRUE(r) << "answer " << i;
+    EXPECT_EQ(r->status, 200);
+    EXPECT_NE(r->headers.find("\r\nConnection: keep-alive\r\n"), std::string::npos) << r->headers;
+  }
+  // Without it the HTTP/1.0 connection closes, and HTTP/1.1 keeps it without saying so.
+  RawClient old(port_);
+  ASSERT_TRUE(old.Send("GET /healthz HTTP/1.0\r\n\r\n"));
+  auto closed = old.Read();
+  ASSERT_TRUE(closed);
+  EXPECT_NE(closed->headers.find("Connection: close"), std::string::npos) << closed->headers;
+  EXPECT_TRUE(old.ClosedWithin(2s));
+  RawClient current(port_);
+  ASSERT_TRUE(current.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto kept = current.Read();
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->headers.find("Connection:"), std::string::npos) << kept->headers;
+}
+
+TEST_F(ServerFixture, not_ready_answers_are_logged_throttled_and_counted) {
+  std::ostringstream log;
+  struct RestoreLogging {
+    ~RestoreLogging() { ConfigureLogging(LogFormat::kText, spdlog::level::info); }
+  } restore;
+  ConfigureLogging(LogFormat::kText, spdlog::level::info,
+                   std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
+  ready_ = false;
+  auto c = Client();
+  const std::string body = Fixture("extender/filter-request-nodecache.json");
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(Post(c, "/filter", body)->status, 503);
+  std::string first = log.str();
+  std::this_thread::sleep_for(1100ms);
+  EXPECT_EQ(Post(c, "/prioritize", body)->status, 503);
+  std::string after = log.str();
+  // The first at once; the next four within the second unlogged, then counted on the next line.
+  EXPECT_EQ(std::count(first.begin(), first.end(), '\n'), 1) << first;
+  EXPECT_NE(first.find("filter: answered 503 to 127.0.0.1:"), std::string::npos) << first;
+  EXPECT_NE(first.find("gpusched is not ready: test\n"), std::string::npos) << first;
+  EXPECT_EQ(std::count(after.begin(), after.end(), '\n'), 2) << after;
+  EXPECT_NE(after.find("prioritize: answered 503"), std::string::npos) << after;
+  EXPECT_NE(after.find("not ready: test (4 more such answers since the last line)\n"),
+            std::string::npos)
+      << after;
+  EXPECT_EQ(Scraped("gpusched_extender_requests_total{outcome=\"not_ready\",verb=\"filter\"}"), 5);
+  EXPECT_EQ(Scraped("gpusched_extender_requests_total{outcome=\"not_ready\",verb=\"prioritize\"}"),
+            1);
+}
+
+TEST(ServerMetrics, not_ready_series_are_shown_at_zero_from_the_start) {
+  Metrics metrics(nullptr);
+  std::string text = metrics.Scrape();
+  for (const char* verb : {"filter", "prioritize"}) {
+    std::string series =
+        std::string("gpusched_extender_requests_total{outcome=\"not_ready\",verb=\"") + verb +
+        "\"} 0";
+    EXPECT_NE(text.find(series), std::string::npos) << text;
+  }
+  EXPECT_NE(text.find("\ngpusched_http_budget_rejections_total 0"), std::string::npos) << text;
 }
 
 TEST_F(ServerFixture, health_and_readiness) {
@@ -163,6 +396,59 @@ TEST_F(ServerFixture, concurrent_clients_get_consistent_answers) {
   for (int i = 0; i < 4; ++i) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+// A request budget of 1 MiB (every request here is small, so it may take all of it), under the
+// default body limit of 64 MiB.
+class SmallBudgetServer : public ServerFixture {
+  void SetUp() override {
+    ServerOptions o;
+    o.max_inflight_body_bytes = 1 << 20;
+    Start(o);
+  }
+};
+
+TEST_F(SmallBudgetServer, a_request_past_the_budget_gets_503_json_and_is_closed) {
+  auto post = [](size_t length) {
+    return "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(length) +
+           "\r\n\r\n";
+  };
+  // A body the budget could never hold is too large (413), not a reason to retry later (503).
+  RawClient huge(port_);
+  ASSERT_TRUE(huge.Send(post(2 << 20)));
+  auto too_large = huge.Read();
+  ASSERT_TRUE(too_large);
+  EXPECT_EQ(too_large->status, 413);
+
+  RawClient holder(port_);
+  ASSERT_TRUE(holder.Send(post(800 << 10) + "{"));  // held whole from its header on
+  std::this_thread::sleep_for(100ms);
+  RawClient late(port_);
+  ASSERT_TRUE(late.Send(post(300 << 10)));
+  auto r = late.Read();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  EXPECT_TRUE(json::parse(r->body)["error"].is_string()) << r->body;
+  EXPECT_EQ(r->body.find('\n'), std::string::npos);
+  EXPECT_NE(r->headers.find("Connection: close"), std::string::npos);
+  EXPECT_TRUE(late.ClosedWithin(2s));
+  EXPECT_EQ(Scraped("gpusched_http_budget_rejections_total"), 1);
+  // What fits beside the held body still passes.
+  auto c = Client();
+  auto ok = Post(c, "/filter", Fixture("extender/filter-request-nodecache.json"));
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_EQ(c.Get("/healthz")->status, 200);
+  // Once the holder's connection closes, its budget is free again for a large request.
+  holder.Close();
+  std::this_thread::sleep_for(100ms);
+  const std::string good = Fixture("extender/filter-request-nodecache.json");
+  std::string padded = std::string((200 << 10) - good.size(), ' ') + good;  // JSON allows it
+  RawClient again(port_);
+  ASSERT_TRUE(again.Send(post(padded.size()) + padded));
+  auto served = again.Read();
+  ASSERT_TRUE(served);
+  EXPECT_EQ(served->status, 200) << served->body;
 }
 
 class SmallLimitServer : public ServerFixture {

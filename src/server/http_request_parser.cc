@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gpusched/util/quote.h"
+
 namespace gpusched {
 namespace {
 
@@ -55,6 +57,16 @@ bool IsFieldValue(std::string_view v) {
   });
 }
 
+// The first bare line end in s[from, to): an LF without the CR before it, or a CR followed by
+// anything but LF; npos when there is none. A CR at the very end of `s` waits for its next byte.
+size_t FindBareLineEnd(std::string_view s, size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) {
+    if (s[i] == '\n' && (i == 0 || s[i - 1] != '\r')) return i;
+    if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] != '\n') return i;
+  }
+  return std::string_view::npos;
+}
+
 // A decimal Content-Length of at most 18 digits (anything longer exceeds every body limit).
 bool ParseLength(std::string_view s, size_t& out) {
   if (s.empty() || s.size() > 18) return false;
@@ -81,12 +93,38 @@ std::string_view HttpRequest::header(std::string_view lower_name) const {
   return {};
 }
 
-HttpRequestParser::HttpRequestParser(HttpLimits limits) : limits_(limits) {}
+bool RequestBudget::Take(size_t more, size_t total) {
+  size_t cap = total <= kSmallRequestBytes ? limit_ : large_request_limit();
+  size_t used = used_.load(std::memory_order_relaxed);
+  do {
+    if (more > cap || used > cap - more) return false;
+  } while (!used_.compare_exchange_weak(used, used + more, std::memory_order_relaxed));
+  return true;
+}
+
+HttpRequestParser::HttpRequestParser(HttpLimits limits, RequestBudget* budget)
+    : limits_(limits), budget_(budget) {}
+
+HttpRequestParser::~HttpRequestParser() { Hold(0); }
 
 HttpRequestParser::State HttpRequestParser::Feed(std::string_view bytes) {
   if (state_ != State::kNeedMore) return state_;
+  // Held before they are copied, so the budget bounds memory, not just what is counted after.
+  if (!Hold(Needed(bytes.size()))) return OverBudget();
   buffer_.append(bytes);
-  return Parse();
+  return Advance();
+}
+
+// Parses, then holds exactly what the parser keeps now (less once a header is consumed).
+HttpRequestParser::State HttpRequestParser::Advance() {
+  State s = Parse();
+  if (s != State::kFailed && !Hold(Needed(0))) return OverBudget();
+  return s;
+}
+
+void HttpRequestParser::DropBody() {
+  request_.body = std::string();
+  if (state_ != State::kFailed) Hold(Needed(0));
 }
 
 HttpRequestParser::State HttpRequestParser::Reset() {
@@ -94,18 +132,42 @@ HttpRequestParser::State HttpRequestParser::Reset() {
   request_ = HttpRequest{};
   stage_ = Stage::kHeaders;
   scanned_ = 0;
+  line_scanned_ = 0;
   content_length_ = 0;
   chunk_left_ = 0;
   state_ = State::kNeedMore;
-  return buffer_.empty() ? state_ : Parse();
+  return Advance();
+}
+
+size_t HttpRequestParser::Needed(size_t incoming) const {
+  size_t bytes = buffer_.size() + incoming + request_.body.size();
+  // A Content-Length body is held whole from its header on (the buffer is sized for it then).
+  return stage_ == Stage::kLengthBody ? std::max(bytes, content_length_) : bytes;
+}
+
+bool HttpRequestParser::Hold(size_t bytes) {
+  size_t charged = bytes > RequestBudget::kFreeBytes ? bytes - RequestBudget::kFreeBytes : 0;
+  if (!budget_ || charged == held_) return true;
+  if (charged < held_) {
+    budget_->Give(held_ - charged);
+  } else if (!budget_->Take(charged - held_, charged)) {
+    return false;
+  }
+  held_ = charged;
+  return true;
+}
+
+HttpRequestParser::State HttpRequestParser::OverBudget() {
+  return Fail(503, "server busy: requests in flight hold its limit of " +
+                       std::to_string(budget_->limit()) + " bytes; retry later");
 }
 
 HttpRequestParser::State HttpRequestParser::Fail(int status, std::string message) {
   error_status_ = status;
   error_ = std::move(message);
-  buffer_.clear();
-  buffer_.shrink_to_fit();
-  request_.body.clear();
+  buffer_ = std::string();
+  request_.body = std::string();
+  Hold(0);
   return state_ = State::kFailed;
 }
 
@@ -123,9 +185,19 @@ HttpRequestParser::State HttpRequestParser::ParseHeader() {
   // Clients may send blank lines between requests (RFC 9112 2.2); they are not the header.
   size_t lead = 0;
   while (buffer_.compare(lead, 2, kCrlf) == 0) lead += 2;
-  if (lead > 0) buffer_.erase(0, lead);
+  if (lead > 0) {
+    buffer_.erase(0, lead);
+    scanned_ = 0;
+  }
   size_t from = scanned_ >= 3 ? scanned_ - 3 : 0;
   size_t end = buffer_.find("\r\n\r\n", from);
+  // Only the new bytes (and the one before them, a CR that waited for its successor) are checked:
+  // each header byte is looked at a bounded number of times however it is split into reads.
+  size_t checked = scanned_ > 0 ? scanned_ - 1 : 0;
+  if (FindBareLineEnd(buffer_, checked, end == std::string::npos ? buffer_.size() : end + 4) !=
+      std::string_view::npos) {
+    return Fail(400, "bare LF or CR in the request header: lines end in CRLF");
+  }
   if (end == std::string::npos) {
     if (buffer_.size() > limits_.max_header_bytes) {
       return Fail(
@@ -191,6 +263,23 @@ bool HttpRequestParser::ParseRequestLine(std::string_view line) {
   return true;
 }
 
+// HTTP/1.1 requires exactly one Host header; HTTP/1.0 clients may omit it. Two are ambiguous
+// whatever the version (which authority does the request address?).
+bool HttpRequestParser::CheckHost() {
+  size_t hosts =
+      static_cast<size_t>(std::count_if(request_.headers.begin(), request_.headers.end(),
+                                        [](const auto& header) { return header.first == "host"; }));
+  if (hosts > 1) {
+    Fail(400, "more than one Host header");
+    return false;
+  }
+  if (hosts == 0 && request_.minor_version == 1) {
+    Fail(400, "no Host header: HTTP/1.1 requires one");
+    return false;
+  }
+  return true;
+}
+
 bool HttpRequestParser::ApplyHeaders() {
   bool has_length = false;
   bool chunked = false;
@@ -207,7 +296,7 @@ bool HttpRequestParser::ApplyHeaders() {
       content_length_ = length;
     } else if (name == "transfer-encoding") {
       if (!EqualsIgnoreCase(value, "chunked") || chunked) {
-        Fail(501, "unsupported Transfer-Encoding \"" + value.substr(0, 40) +
+        Fail(501, "unsupported Transfer-Encoding \"" + QuoteForMessage(value, 40) +
                       "\": send Content-Length or chunked");
         return false;
       }
@@ -232,12 +321,21 @@ bool HttpRequestParser::ApplyHeaders() {
     Fail(400, "both Content-Length and Transfer-Encoding");
     return false;
   }
+  if (!CheckHost()) return false;
   request_.keep_alive = !close && (request_.minor_version == 1 || keep_alive);
   if (has_length && content_length_ > limits_.max_body_bytes) {
     Fail(413, "request body of " + std::to_string(content_length_) +
                   " bytes is over the limit of " + std::to_string(limits_.max_body_bytes) +
                   " bytes");
     return false;
+  }
+  if (has_length && content_length_ > buffer_.size()) {
+    // Held whole before a byte of it is read, and the buffer sized once: no regrowth, no copies.
+    if (!Hold(content_length_)) {
+      OverBudget();
+      return false;
+    }
+    buffer_.reserve(content_length_);
   }
   stage_ = chunked ? Stage::kChunkSize : (content_length_ > 0 ? Stage::kLengthBody : Stage::kDone);
   return true;
@@ -271,21 +369,30 @@ HttpRequestParser::State HttpRequestParser::ParseChunks() {
       continue;
     }
     if (stage_ == Stage::kChunkDataEnd) {
+      if (rest.empty()) break;
+      if (rest[0] != '\r' || (rest.size() >= 2 && rest[1] != '\n')) {
+        return Fail(400, "malformed chunked body: chunk data must end in CRLF");
+      }
       if (rest.size() < 2) break;
-      if (!rest.starts_with(kCrlf)) return Fail(400, "malformed chunked body");
       pos += 2;
       stage_ = Stage::kChunkSize;
       continue;
     }
-    size_t eol = rest.find(kCrlf);
-    if (eol == std::string_view::npos) {
+    // A line is searched once however it is split into reads (line_scanned_).
+    size_t lf = rest.find('\n', line_scanned_);
+    if (lf == std::string_view::npos) {
       if (rest.size() > (stage_ == Stage::kTrailers ? limits_.max_header_bytes : kMaxChunkLine)) {
         return Fail(400, "malformed chunked body");
       }
+      line_scanned_ = rest.size();
       break;
     }
-    std::string_view line = rest.substr(0, eol);
-    pos += eol + 2;
+    line_scanned_ = 0;
+    if (lf == 0 || rest[lf - 1] != '\r') {
+      return Fail(400, "bare LF in the chunked framing: lines end in CRLF");
+    }
+    std::string_view line = rest.substr(0, lf - 1);
+    pos += lf + 1;
     if (stage_ == Stage::kTrailers) {
       if (line.empty()) {
         stage_ = Stage::kDone;

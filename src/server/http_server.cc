@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -64,6 +68,33 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Decides which of a stream of like events gets a log line: the first at once, then at most one a
+// `period`, each saying how many went unlogged since the previous line. A scheduler retrying every
+// pod cannot flood the log, and no event goes unseen. Thread-safe.
+class LogThrottle {
+ public:
+  explicit LogThrottle(std::chrono::steady_clock::duration period) : period_(period) {}
+  // The events unlogged since the last line when this one is to be logged; nullopt otherwise.
+  std::optional<uint64_t> Admit() {
+    auto now = std::chrono::steady_clock::now();
+    std::lock_guard lock(mu_);
+    if (logged_ && now - last_ < period_) {
+      ++unlogged_;
+      return std::nullopt;
+    }
+    logged_ = true;
+    last_ = now;
+    return std::exchange(unlogged_, 0);
+  }
+
+ private:
+  const std::chrono::steady_clock::duration period_;
+  std::mutex mu_;
+  bool logged_ = false;
+  std::chrono::steady_clock::time_point last_;
+  uint64_t unlogged_ = 0;
+};
+
 struct SslCtxFree {
   void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
 };
@@ -84,6 +115,9 @@ TransportOptions TransportOptionsOf(const ServerOptions& o, SSL_CTX* tls) {
   t.port = o.port;
   t.threads = o.threads;
   t.limits = HttpLimits{o.max_header_bytes, o.max_headers, o.max_body_bytes};
+  t.max_inflight_bytes = o.max_inflight_body_bytes;
+  // A body the budget could never hold is too large, not a reason to retry later.
+  t.limits.max_body_bytes = std::min(o.max_body_bytes, o.max_inflight_body_bytes);
   t.request_timeout = o.request_timeout;
   t.keep_alive = std::chrono::seconds(o.keep_alive_seconds);
   t.max_connections = o.max_connections;
@@ -102,6 +136,7 @@ struct HttpServer::Impl {
   std::unique_ptr<SSL_CTX, SslCtxFree> tls_context;
   std::string filter_path;
   std::string prioritize_path;
+  LogThrottle not_ready_log{std::chrono::seconds(1)};
   HttpTransport transport;
 
   Impl(ServerOptions o, const ExtenderService& s, std::function<Readiness()> r, Metrics* m)
@@ -118,9 +153,15 @@ struct HttpServer::Impl {
         transport(TransportOptionsOf(options, tls_context.get()),
                   HttpHandlers{
                       [this](HttpRequest& req, std::string_view peer) { return Handle(req, peer); },
-                      [](int status, const std::string& reason, std::string_view) {
-                        return JsonError(status, reason);
+                      [this](int status, const std::string& reason, std::string_view) {
+                        return Failure(status, reason);
                       }}) {}
+
+  // A request the transport could not take; 503 only when the request budget is used up.
+  HttpResponse Failure(int status, const std::string& reason) {
+    if (status == 503 && metrics) metrics->CountRequestBudgetRejection();
+    return JsonError(status, reason);
+  }
 
   void Record(std::string_view verb, std::string_view outcome,
               std::chrono::steady_clock::time_point start, size_t nodes) {
@@ -139,9 +180,10 @@ struct HttpServer::Impl {
       return Prioritize(std::move(req.body), peer);
     }
     if (path == "/healthz" || path == "/readyz" || (metrics && path == "/metrics")) {
-      if (req.method != "GET") {
-        HttpResponse r = JsonError(405, "method not allowed: use GET");
-        r.allow = "GET";
+      // HEAD is GET without the body (the transport drops it): curl -I and some probes use it.
+      if (req.method != "GET" && req.method != "HEAD") {
+        HttpResponse r = JsonError(405, "method not allowed: use GET or HEAD");
+        r.allow = "GET, HEAD";
         return r;
       }
       if (path == "/healthz") return Text(200, "ok\n");
@@ -185,6 +227,13 @@ struct HttpServer::Impl {
     // kube-scheduler retry the pod with backoff instead of marking it unschedulable.
     if (Readiness r = readiness(); !r.ready) {
       Record(verb, "not_ready", start, 0);
+      if (auto unlogged = not_ready_log.Admit()) {
+        std::string since = *unlogged == 0 ? ""
+                                           : " (" + std::to_string(*unlogged) +
+                                                 " more such answers since the last line)";
+        spdlog::warn("{}: answered 503 to {}: gpusched is not ready: {}{}", verb, peer, r.detail,
+                     since);
+      }
       return JsonError(503, "gpusched is not ready: " + r.detail);
     }
     try {

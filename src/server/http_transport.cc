@@ -85,12 +85,17 @@ std::string_view ReasonPhrase(int status) {
   }
 }
 
-std::string StatusHead(const HttpResponse& r, bool close) {
+// How the connection goes on after an answer, as its Connection header says.
+enum class Persist { kClose, kKeep, kKeepHttp10 };
+
+std::string StatusHead(const HttpResponse& r, Persist persist) {
   std::string head = "HTTP/1.1 " + std::to_string(r.status) + " ";
   head.append(ReasonPhrase(r.status)).append("\r\nContent-Type: ").append(r.content_type);
   head.append("\r\nContent-Length: ").append(std::to_string(r.body.size())).append("\r\n");
   if (!r.allow.empty()) head.append("Allow: ").append(r.allow).append("\r\n");
-  if (close) head.append("Connection: close\r\n");
+  if (persist == Persist::kClose) head.append("Connection: close\r\n");
+  // An HTTP/1.0 client keeps the connection only when told so (RFC 9112 9.3).
+  if (persist == Persist::kKeepHttp10) head.append("Connection: keep-alive\r\n");
   return head.append("\r\n");
 }
 
@@ -104,8 +109,8 @@ enum class Next { kRead, kWrite, kYield, kClose };
 enum class Io { kDone, kWantRead, kWantWrite, kEof, kError, kMore };
 
 struct Connection {
-  Connection(uint64_t id, int fd, std::string peer, const HttpLimits& limits)
-      : id(id), fd(fd), peer(std::move(peer)), parser(limits) {}
+  Connection(uint64_t id, int fd, std::string peer, const HttpLimits& limits, RequestBudget* budget)
+      : id(id), fd(fd), peer(std::move(peer)), parser(limits, budget) {}
   uint64_t id;
   int fd;
   std::string peer;
@@ -155,6 +160,7 @@ std::string PeerName(const sockaddr_storage& addr) {
 struct HttpTransport::Impl {
   TransportOptions options;
   HttpHandlers handlers;
+  RequestBudget budget;  // before `connections`: their parsers give back to it when destroyed
   int epoll_fd = -1;
   int stop_fd = -1;
   int sweep_fd = -1;
@@ -168,7 +174,10 @@ struct HttpTransport::Impl {
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
   uint64_t next_id = kFirstConnection;
 
-  Impl(TransportOptions o, HttpHandlers h) : options(std::move(o)), handlers(std::move(h)) {
+  Impl(TransportOptions o, HttpHandlers h)
+      : options(std::move(o)),
+        handlers(std::move(h)),
+        budget(options.max_inflight_bytes, options.limits.max_body_bytes) {
     // A client that closes early must not kill the process with SIGPIPE (OpenSSL writes with
     // write(), which takes no MSG_NOSIGNAL).
     signal(SIGPIPE, SIG_IGN);
@@ -320,7 +329,7 @@ struct HttpTransport::Impl {
                    options.max_connections);
       return;
     }
-    auto c = std::make_unique<Connection>(next_id++, fd, PeerName(addr), options.limits);
+    auto c = std::make_unique<Connection>(next_id++, fd, PeerName(addr), options.limits, &budget);
     auto now = Clock::now();
     c->last_active = now;
     if (options.tls) {
@@ -393,7 +402,7 @@ struct HttpTransport::Impl {
       Connection& c = *connections[id];
       if (c.phase == Phase::kReading && c.parser.started() && !c.ssl) {
         HttpResponse r = handlers.failure(408, "request not received in time", c.peer);
-        std::string out = StatusHead(r, true) + r.body;
+        std::string out = StatusHead(r, Persist::kClose) + r.body;
         [[maybe_unused]] ssize_t n =
             send(c.fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       }
@@ -499,23 +508,27 @@ struct HttpTransport::Impl {
 
   void Respond(Connection& c) {
     HttpResponse r;
-    bool close = true;
+    Persist persist = Persist::kClose;
+    bool head_only = false;
     if (c.parser.state() == HttpRequestParser::State::kFailed) {
       spdlog::warn("rejected a request from {}: {} {}", c.peer, c.parser.error_status(),
                    c.parser.error());
       r = handlers.failure(c.parser.error_status(), c.parser.error(), c.peer);
     } else {
       HttpRequest& request = c.parser.request();
-      close = !request.keep_alive;
       c.large = request.body.size() >= kLargeRequestBytes;
+      head_only = request.method == "HEAD";
       r = handlers.request(request, c.peer);
-      close = close || r.close;
-      request.body = std::string();  // its memory goes now, not with the next request
+      if (request.keep_alive && !r.close) {
+        persist = request.minor_version == 0 ? Persist::kKeepHttp10 : Persist::kKeep;
+      }
+      c.parser.DropBody();  // its memory and budget go now, not with the next request
     }
-    c.head = StatusHead(r, close);
-    c.body = std::move(r.body);
+    c.head = StatusHead(r, persist);
+    // A HEAD answer is the GET answer's head alone, its Content-Length included (RFC 9110 9.3.2).
+    c.body = head_only ? std::string() : std::move(r.body);
     c.written = 0;
-    c.close_after_write = close;
+    c.close_after_write = persist == Persist::kClose;
     c.phase = Phase::kWriting;
     // Idle time counts from the answer, not from the end of writing it: a client that waits for
     // one answer before opening its next connection then always finds them in that order, even

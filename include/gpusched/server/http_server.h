@@ -1,7 +1,8 @@
 // HttpServer: the extender's HTTP/1.1 endpoint. POST <prefix>/<filterVerb> and
 // <prefix>/<prioritizeVerb> decode the request, ask the ExtenderService and write the answer;
 // GET /healthz and /readyz report liveness and readiness; GET /metrics serves the Prometheus
-// exposition when a Metrics is given. With `serve_verbs` false only those three are served: the
+// exposition when a Metrics is given; HEAD on those three answers as GET without the body. With
+// `serve_verbs` false only those three are served: the
 // plain-HTTP operations listener next to a mutual-TLS verb listener, for probes and Prometheus.
 // With TLS files the server speaks HTTPS only (HTTP/1.1, no ALPN h2), reloads the certificate when
 // the files change, and with a client CA refuses every client without a certificate signed by it.
@@ -12,13 +13,18 @@
 // (TLS handshake included) must arrive whole within `request_timeout` of its first byte; idle
 // keep-alive connections are closed after `keep_alive_seconds` (longer than the 90 s kube-
 // scheduler's Go client keeps them, so the server never races a client's reuse), and beyond
-// `max_connections` the longest-idle ones are closed first.
+// `max_connections` the longest-idle ones are closed first. The bytes of all requests held at once
+// (headers and bodies, a Content-Length body in full from its header on) stay within
+// `max_inflight_body_bytes`: a request that would pass it is answered 503 and its connection
+// closed, counted in the metrics; `max_body_bytes` is lowered to it.
 //
 // Every failure answers with a one-line JSON body {"error":"..."}: 400 for a malformed request,
 // 404 for unknown routes, 405 (with Allow) for a wrong method, 408 for a request that did not
 // arrive in time, 413 for a body over `max_body_bytes` (counted after dechunking; read no
 // further), 415 for a compressed body, 431 for oversized headers, 503 while the inventory is not
-// ready (kube-scheduler then retries the pod), 500 for a bug. A request the server could not
+// ready (kube-scheduler then retries the pod; logged, the first at once and then at most one line
+// a second with the count since the last) or while requests in flight hold the budget, 500 for a
+// bug. A request the server could not
 // parse closes its connection. `readiness` is called on every verb request and must be cheap.
 // "No node fits" is a 200 with FailedNodes.
 #ifndef GPUSCHED_SERVER_HTTP_SERVER_H_
@@ -43,6 +49,7 @@ struct ServerOptions {
   std::string filter_verb = "filter";
   std::string prioritize_verb = "prioritize";
   size_t max_body_bytes = 64 << 20;
+  size_t max_inflight_body_bytes = 256 << 20;  // all connections together, headers included
   size_t max_header_bytes = 32 << 10;
   size_t max_headers = 64;
   int threads = 8;

@@ -9,8 +9,11 @@
 // keep-alive connections close after `keep_alive`; when `max_connections` are open, the
 // longest-idle one is closed for a newcomer, and without an idle one the newcomer is refused.
 // Requests that fail to parse (see HttpRequestParser) are answered by `failure` and their
-// connection is closed. Connection bookkeeping is guarded by one mutex, held only for table
-// updates and epoll re-arming, never for I/O or handlers.
+// connection is closed; so is a request that would take the bytes held by all requests past
+// `max_inflight_bytes` (503, see RequestBudget). A HEAD request gets the head of the handler's
+// answer without its body; an HTTP/1.0 client asking for keep-alive is told `Connection:
+// keep-alive` when the connection stays open. Connection bookkeeping is guarded by one mutex, held
+// only for table updates and epoll re-arming, never for I/O or handlers.
 #ifndef GPUSCHED_SERVER_HTTP_TRANSPORT_H_
 #define GPUSCHED_SERVER_HTTP_TRANSPORT_H_
 
@@ -48,6 +51,8 @@ struct TransportOptions {
   int port = 0;  // 0: pick a free port
   int threads = 8;
   HttpLimits limits;
+  // Bytes of request headers and bodies held at once by all connections (see RequestBudget).
+  size_t max_inflight_bytes = 256 << 20;
   std::chrono::milliseconds request_timeout{10000};
   std::chrono::milliseconds keep_alive{150000};
   size_t max_connections = 10000;
