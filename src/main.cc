@@ -93,6 +93,9 @@ FlagSet ServeFlags() {
       .Add({"request-timeout", "SECONDS", "10",
             "a request (TLS handshake included) must arrive whole within this of its first "
             "byte, and its answer be taken within it; else the connection is closed"})
+      .Add({"not-ready-wait", "MILLISECONDS", "1000",
+            "a verb that arrives while the inventory's first lists are on their way waits up "
+            "to this for them before answering 503; keep below kube-scheduler's httpTimeout"})
       .Add({"max-connections", "N", "10000",
             "open connections at most (also bounded by the open-file limit); beyond it the "
             "longest-idle connection is closed for a new one"})
@@ -224,6 +227,12 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
     return std::nullopt;
   }
   o.request_timeout = std::chrono::seconds(*request_timeout);
+  auto not_ready_wait = ParseWholeNumber(f.Get("not-ready-wait"), 0, 10000);
+  if (!not_ready_wait) {
+    error = "--not-ready-wait takes whole milliseconds (0-10000)";
+    return std::nullopt;
+  }
+  o.not_ready_wait = std::chrono::milliseconds(*not_ready_wait);
   o.max_connections = static_cast<size_t>(*max_connections);
   o.tls = TlsFiles{f.Get("tls-cert"), f.Get("tls-key"), f.Get("client-ca")};
   if (o.tls.cert.empty() != o.tls.key.empty()) {

@@ -125,7 +125,7 @@ class ServerFixture : public ::testing::Test {
     server_ = std::make_unique<HttpServer>(
         options, service_,
         [this] {
-          return Readiness{ready_.load(), "test"};
+          return Readiness{ready_.load(), false, "test"};
         },
         &metrics_);
     port_ = server_->Bind();

@@ -27,6 +27,7 @@ class ServeLive : public ::testing::Test {
  protected:
   void SetUp() override {
     server_.RequireToken(FakeApiServer::kToken);
+    server_.SetDelay(api_delay_);
     server_.UpsertNode(testing::MakeGpuNode("gpu-a", 8));
     server_.UpsertNode(testing::MakeGpuNode("gpu-b", 8));
     server_.UpsertPod(testing::MakeGpuPod("ns", "big", "uid-big", "gpu-a", 6));
@@ -80,6 +81,7 @@ class ServeLive : public ::testing::Test {
     return false;
   }
 
+  std::chrono::milliseconds api_delay_{0};  // before every answer of the API server
   FakeApiServer server_;
   std::string kubeconfig_;
   int port_ = 0;
@@ -155,6 +157,37 @@ TEST_F(ServeLive, a_retried_pod_is_judged_without_its_own_assumption) {
     EXPECT_EQ(Passing(Verb(c, "/filter", pending, {"gpu-a"})), std::vector<std::string>{"gpu-a"})
         << "retry " << retry;
   }
+}
+
+// A restarted gpusched answered filter with 503 not_ready while its lists were on their way, and
+// kube-scheduler 1.26 then parked the pod for up to five minutes (issue #25, case 2).
+class ServeLiveStarting : public ServeLive {
+ protected:
+  void SetUp() override {
+    api_delay_ = 150ms;  // each list page and watch takes this long: ready after about 300 ms
+    ServeLive::SetUp();
+  }
+};
+
+TEST_F(ServeLiveStarting, a_verb_during_startup_waits_for_the_inventory_instead_of_failing) {
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(5, 0);
+  // The first filter that reaches the port, before the lists are in, is answered from them.
+  nlohmann::json answer;
+  ASSERT_TRUE(Eventually([&] {
+    auto r =
+        c.Post("/filter",
+               nlohmann::json{{"Pod", testing::MakeGpuPod("ns", "p", "uid-p", "", 4, "Pending")},
+                              {"Nodes", nullptr},
+                              {"NodeNames", {"gpu-a", "gpu-b"}}}
+                   .dump(),
+               "application/json");
+    if (!r) return false;  // not listening yet
+    EXPECT_EQ(r->status, 200) << r->body;
+    answer = nlohmann::json::parse(r->body, nullptr, false);
+    return true;
+  }));
+  EXPECT_EQ(Passing(answer), std::vector<std::string>{"gpu-b"});  // gpu-a has 2 free
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ class StaticSource final : public InventorySource {
       : snapshots_(std::move(snapshot)), description_(std::move(description)) {}
 
   const Published<ClusterSnapshot>& snapshots() const override { return snapshots_; }
-  Readiness readiness() const override { return Readiness{true, description_}; }
+  Readiness readiness() const override { return Readiness{true, false, description_}; }
   void ReportMetrics(MetricsState& m) const override { m.inventory_synced = true; }
   AssumptionSink* assumptions() override { return nullptr; }
   const std::string& description() const override { return description_; }
@@ -32,7 +32,7 @@ class LiveSource final : public InventorySource {
   const Published<ClusterSnapshot>& snapshots() const override { return snapshots_; }
   Readiness readiness() const override {
     InventoryStatus status = live_.Status();
-    return Readiness{status.synced, status.detail};
+    return Readiness{status.synced, status.starting, status.detail};
   }
   void ReportMetrics(MetricsState& m) const override {
     InventoryStatus status = live_.Status();

@@ -177,7 +177,8 @@ InventoryStatus LiveInventory::Status() const {
     if (r->synced() && now - r->last_progress() > options_.stale_after) stuck = r;
   }
   s.stale = stuck != nullptr;
-  s.synced = complete_published_.load() && !s.stale;
+  s.starting = !complete_published_.load();
+  s.synced = !s.starting && !s.stale;
   if (stuck) {
     s.detail = "inventory stale: " + stuck->path() + " made no progress for " +
                seconds(now - stuck->last_progress()) + " (the list or watch keeps failing)";

@@ -1,12 +1,14 @@
 #include "gpusched/server/http_server.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -137,6 +139,7 @@ struct HttpServer::Impl {
   std::string filter_path;
   std::string prioritize_path;
   LogThrottle not_ready_log{std::chrono::seconds(1)};
+  std::atomic<bool> stopping{false};  // ends the waits of AwaitStart
   HttpTransport transport;
 
   Impl(ServerOptions o, const ExtenderService& s, std::function<Readiness()> r, Metrics* m)
@@ -219,13 +222,26 @@ struct HttpServer::Impl {
                  });
   }
 
+  // The readiness, after waiting up to not_ready_wait while the inventory is starting (a
+  // restarted process lists in well under a second). A stale inventory is not waited for.
+  Readiness AwaitStart() {
+    Readiness r = readiness();
+    auto deadline = std::chrono::steady_clock::now() + options.not_ready_wait;
+    while (!r.ready && r.starting && std::chrono::steady_clock::now() < deadline &&
+           !stopping.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      r = readiness();
+    }
+    return r;
+  }
+
   // Decodes the body, runs `answer`; maps errors to 400/500 and an unready inventory to 503.
   template <class F>
   HttpResponse Serve(std::string_view verb, std::string&& body, std::string_view peer, F&& answer) {
     auto start = std::chrono::steady_clock::now();
     // Before the inventory is complete every answer would be wrong; an error makes
-    // kube-scheduler retry the pod with backoff instead of marking it unschedulable.
-    if (Readiness r = readiness(); !r.ready) {
+    // kube-scheduler retry the pod instead of marking it unschedulable.
+    if (Readiness r = AwaitStart(); !r.ready) {
       Record(verb, "not_ready", start, 0);
       if (auto unlogged = not_ready_log.Admit()) {
         std::string since = *unlogged == 0 ? ""
@@ -274,7 +290,10 @@ int HttpServer::Bind() { return impl_->transport.Bind(); }
 
 void HttpServer::Run() { impl_->transport.Run(); }
 
-void HttpServer::Stop() { impl_->transport.Stop(); }
+void HttpServer::Stop() {
+  impl_->stopping = true;
+  impl_->transport.Stop();
+}
 
 size_t HttpServer::connection_count() const { return impl_->transport.connection_count(); }
 

@@ -40,8 +40,9 @@ struct LiveInventoryOptions {
 };
 
 struct InventoryStatus {
-  bool synced = false;  // both initial lists applied and in the published snapshot
-  bool stale = false;   // a reflector made no progress for stale_after
+  bool synced = false;    // both initial lists applied and in the published snapshot
+  bool stale = false;     // a reflector made no progress for stale_after
+  bool starting = false;  // no complete snapshot published yet
   std::chrono::steady_clock::duration age{};  // since the older of the two last contacts
   size_t nodes = 0;
   size_t gpu_pods = 0;

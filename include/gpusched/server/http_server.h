@@ -55,6 +55,10 @@ struct ServerOptions {
   int threads = 8;
   int keep_alive_seconds = 150;
   std::chrono::milliseconds request_timeout{10000};
+  // A verb that arrives while the inventory is starting waits up to this for it, instead of
+  // failing its pod: kube-scheduler 1.26 parks a pod whose extender call failed until the next
+  // cluster event or its periodic flush (docs/reliability.md, "Outage and recovery").
+  std::chrono::milliseconds not_ready_wait{1000};
   size_t max_connections = 10000;  // lowered to what RLIMIT_NOFILE allows
   bool serve_verbs = true;
   TlsFiles tls;  // empty cert: plain HTTP
@@ -63,7 +67,8 @@ struct ServerOptions {
 
 struct Readiness {
   bool ready = false;
-  std::string detail;  // one line, shown in the /readyz body
+  bool starting = false;  // not ready because the first complete inventory is still on its way
+  std::string detail;     // one line, shown in the /readyz body
 };
 
 class HttpServer {
