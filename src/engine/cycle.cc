@@ -12,18 +12,17 @@ void Cycle::Reject(std::string reason) {
 }
 
 std::string_view Cycle::Reason(std::string_view prefix, std::string_view raw_subject) const {
-  // Cut before comparing: subjects alike up to the cut make the same text.
-  std::string subject = QuoteForMessage(raw_subject, kMaxReasonSubjectBytes);
+  // Keyed by the subject up to the cut (one byte past it shows the cut): subjects alike that far
+  // make the same text, and a lookup neither quotes nor allocates.
+  std::string_view key = raw_subject.substr(0, kMaxReasonSubjectBytes + 1);
   for (const auto& r : reasons_) {
-    if (r.prefix.data() == prefix.data() && r.prefix.size() == prefix.size() &&
-        r.subject == subject) {
+    if (r.prefix.data() == prefix.data() && r.prefix.size() == prefix.size() && r.subject == key) {
       return r.text;
     }
   }
-  std::string text;
-  text.reserve(prefix.size() + subject.size());
-  text.append(prefix).append(subject);
-  reasons_.push_back(StoredReason{prefix, std::move(subject), std::move(text)});
+  std::string text(prefix);
+  text += QuoteForMessage(raw_subject, kMaxReasonSubjectBytes);
+  reasons_.push_back(StoredReason{prefix, std::string(key), std::move(text)});
   return reasons_.back().text;
 }
 

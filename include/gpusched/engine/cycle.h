@@ -81,7 +81,7 @@ class Cycle {
  private:
   struct StoredReason {
     std::string_view prefix;
-    std::string subject;
+    std::string subject;  // the raw subject up to one byte past the cut
     std::string text;
   };
 
