@@ -13,6 +13,8 @@
 #include <httplib.h>
 #include <yaml-cpp/yaml.h>
 
+#include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_resources.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_watcher.h"
 #include "gpusched/server/http_server.h"
@@ -177,26 +179,91 @@ TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
   fs::remove(path);
 }
 
-// The README's registration block is extender-all-pods.yaml's extender, but for the address: what
-// the README recommends is what the manifests ship (and what tests/e2e/packing_e2e_test.sh runs).
-TEST(Manifests, readme_registration_is_the_all_pods_configuration) {
+const fs::path kRecommended = kManifests / "scheduler-config" / "extender-recommended.yaml";
+
+// Every key of an extender entry but urlPrefix, as YAML text: two entries agree when these do.
+std::map<std::string, std::string> WithoutAddress(const YAML::Node& extender) {
+  std::map<std::string, std::string> out;
+  for (const auto& kv : extender) {
+    std::string key = kv.first.as<std::string>();
+    if (key != "urlPrefix") out[key] = YAML::Dump(kv.second);
+  }
+  return out;
+}
+
+// The names of an entry's managedResources, each kept counted by kube-scheduler too
+// (ignoredByScheduler: false, so its preemption dry run sees GPU-holding victims) and listed once
+// (kube-scheduler refuses a name listed twice across its extenders).
+std::set<std::string> Managed(const YAML::Node& extender, const std::string& where) {
+  std::set<std::string> names;
+  for (const auto& r : extender["managedResources"]) {
+    std::string name = r["name"].as<std::string>();
+    EXPECT_TRUE(names.insert(name).second) << where << ": " << name << " listed twice";
+    EXPECT_FALSE(r["ignoredByScheduler"].as<bool>()) << where << ": " << name;
+  }
+  return names;
+}
+
+// The README's registration block is extender-recommended.yaml's extenders, but for the address:
+// what the README recommends is what the manifests ship (and what tests/e2e/packing_e2e_test.sh and
+// tests/e2e/reliability_e2e_test.sh run, the latter with the kube-scheduler flag the README names).
+TEST(Manifests, readme_registration_is_the_recommended_configuration) {
   std::ifstream in(kManifests.parent_path() / "README.md");
   std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   size_t section = readme.find("## Register it with kube-scheduler");
   ASSERT_NE(section, std::string::npos);
-  size_t begin = readme.find("```yaml\n", section);
-  size_t end = readme.find("```", begin + 8);
+  std::string text = readme.substr(section, readme.find("\n## ", section + 1) - section);
+  size_t begin = text.find("```yaml\n");
   ASSERT_NE(begin, std::string::npos);
-  YAML::Node readme_extender =
-      YAML::Load(readme.substr(begin + 8, end - begin - 8))["extenders"][0];
-  YAML::Node shipped = YAML::LoadFile(
-      (kManifests / "scheduler-config" / "extender-all-pods.yaml").string())["extenders"][0];
-  for (const char* key :
-       {"filterVerb", "prioritizeVerb", "weight", "httpTimeout", "nodeCacheCapable", "ignorable"}) {
-    ASSERT_TRUE(readme_extender[key]) << key;
-    EXPECT_EQ(readme_extender[key].as<std::string>(), shipped[key].as<std::string>()) << key;
+  size_t end = text.find("```", begin + 8);
+  EXPECT_EQ(text.find("```yaml\n", end + 3), std::string::npos)
+      << "one yaml block only: the e2e tests take every yaml block of the section as the config";
+  YAML::Node readme_extenders = YAML::Load(text.substr(begin + 8, end - begin - 8))["extenders"];
+  YAML::Node shipped = YAML::LoadFile(kRecommended.string())["extenders"];
+  ASSERT_EQ(readme_extenders.size(), shipped.size());
+  for (size_t i = 0; i < shipped.size(); ++i) {
+    EXPECT_EQ(WithoutAddress(readme_extenders[i]), WithoutAddress(shipped[i])) << "entry " << i;
   }
-  EXPECT_FALSE(readme_extender["managedResources"]);
+  EXPECT_NE(text.find("manifests/scheduler-config/extender-recommended.yaml"), std::string::npos);
+  EXPECT_NE(text.find("--pod-max-in-unschedulable-pods-duration="), std::string::npos);
+}
+
+// One gpusched at two entries: the filter entry binds the pods that ask for a GPU resource
+// (managedResources, ignorable: false); the prioritize entry ranks every pod, and its failure never
+// fails a scheduling cycle, so pods asking for no GPU schedule while gpusched is down.
+TEST(Manifests, recommended_configuration_filters_gpu_pods_and_ranks_every_pod) {
+  ServerOptions defaults;
+  YAML::Node cfg = YAML::LoadFile(kRecommended.string());
+  EXPECT_EQ(cfg["apiVersion"].as<std::string>(), "kubescheduler.config.k8s.io/v1");
+  ASSERT_EQ(cfg["extenders"].size(), 2u);
+  YAML::Node filter = cfg["extenders"][0];
+  YAML::Node rank = cfg["extenders"][1];
+  std::string url = filter["urlPrefix"].as<std::string>();
+  EXPECT_TRUE(url.starts_with("http://")) << url;
+  EXPECT_TRUE(url.ends_with(":" + std::to_string(defaults.port))) << url;  // no path: verbs at /
+  EXPECT_EQ(rank["urlPrefix"].as<std::string>(), url);
+
+  EXPECT_EQ(filter["filterVerb"].as<std::string>(), defaults.filter_verb);
+  EXPECT_FALSE(filter["prioritizeVerb"]);
+  EXPECT_FALSE(filter["ignorable"].as<bool>());
+  EXPECT_TRUE(filter["nodeCacheCapable"].as<bool>());
+  std::set<std::string> managed = Managed(filter, "filter entry");
+  EXPECT_TRUE(managed.count(std::string(kGpuResource)));
+  EXPECT_TRUE(managed.count(std::string(kSharedGpuResource)));
+  GpuResourceNames gpu_names;
+  for (const auto& name : managed) {
+    EXPECT_TRUE(gpu_names.IsGpuResource(name)) << name << " is not a GPU resource to gpusched";
+    if (name != kGpuResource && name != kSharedGpuResource) {
+      EXPECT_TRUE(IsMigSliceResource(name)) << name << " is not a MIG profile's resource";
+    }
+  }
+
+  EXPECT_EQ(rank["prioritizeVerb"].as<std::string>(), defaults.prioritize_verb);
+  EXPECT_FALSE(rank["filterVerb"]);
+  EXPECT_FALSE(rank["managedResources"]);  // every pod is ranked
+  EXPECT_TRUE(rank["ignorable"].as<bool>());
+  EXPECT_TRUE(rank["nodeCacheCapable"].as<bool>());
+  EXPECT_GT(rank["weight"].as<int>(), 0);
 }
 
 TEST(Manifests, all_pods_configuration_pairs_with_the_best_only_policy) {
@@ -219,6 +286,8 @@ TEST(Manifests, all_pods_configuration_pairs_with_the_best_only_policy) {
 
 TEST(Manifests, scheduler_configurations_match_the_servers_routes_and_port) {
   ServerOptions defaults;
+  std::set<std::string> recommended_managed =
+      Managed(YAML::LoadFile(kRecommended.string())["extenders"][0], "extender-recommended.yaml");
   for (const char* file : {"extender-default-profile.yaml", "gpu-scheduler-profile.yaml"}) {
     YAML::Node cfg = YAML::LoadFile((kManifests / "scheduler-config" / file).string());
     EXPECT_EQ(cfg["apiVersion"].as<std::string>(), "kubescheduler.config.k8s.io/v1") << file;
@@ -231,13 +300,8 @@ TEST(Manifests, scheduler_configurations_match_the_servers_routes_and_port) {
     EXPECT_EQ(e["prioritizeVerb"].as<std::string>(), defaults.prioritize_verb) << file;
     EXPECT_GT(e["weight"].as<int>(), 0) << file;
     EXPECT_TRUE(e["nodeCacheCapable"].as<bool>()) << file;
-    std::set<std::string> managed;
-    for (const auto& r : e["managedResources"]) {
-      managed.insert(r["name"].as<std::string>());
-      EXPECT_FALSE(r["ignoredByScheduler"].as<bool>()) << file;
-    }
-    EXPECT_TRUE(managed.count("nvidia.com/gpu")) << file;
-    EXPECT_TRUE(managed.count("nvidia.com/gpu.shared")) << file;
+    // The same GPU resources as the recommended registration's filter entry.
+    EXPECT_EQ(Managed(e, file), recommended_managed) << file;
   }
   YAML::Node gpu =
       YAML::LoadFile((kManifests / "scheduler-config" / "gpu-scheduler-profile.yaml").string());
@@ -291,6 +355,24 @@ TEST(Manifests, tls_overlay_serves_mtls_where_the_scheduler_config_points_and_pr
   for (const char* f : {"caFile", "certFile", "keyFile"}) EXPECT_TRUE(e["tlsConfig"][f]) << f;
   EXPECT_EQ(e["filterVerb"].as<std::string>(), ServerOptions().filter_verb);
   EXPECT_TRUE(e["nodeCacheCapable"].as<bool>());
+}
+
+// The mutual-TLS example is the recommended registration over HTTPS: the same two entries, each
+// with the same TLS client settings.
+TEST(Manifests, mtls_configuration_is_the_recommended_one_over_https) {
+  YAML::Node mtls =
+      YAML::LoadFile((kManifests / "scheduler-config" / "extender-mtls.yaml").string())["extenders"];
+  YAML::Node recommended = YAML::LoadFile(kRecommended.string())["extenders"];
+  ASSERT_EQ(mtls.size(), recommended.size());
+  for (size_t i = 0; i < mtls.size(); ++i) {
+    EXPECT_EQ(mtls[i]["urlPrefix"].as<std::string>(), mtls[0]["urlPrefix"].as<std::string>()) << i;
+    EXPECT_TRUE(mtls[i]["enableHTTPS"].as<bool>()) << i;
+    EXPECT_EQ(YAML::Dump(mtls[i]["tlsConfig"]), YAML::Dump(mtls[0]["tlsConfig"])) << i;
+    std::map<std::string, std::string> entry = WithoutAddress(mtls[i]);
+    entry.erase("enableHTTPS");
+    entry.erase("tlsConfig");
+    EXPECT_EQ(entry, WithoutAddress(recommended[i])) << "entry " << i;
+  }
 }
 
 }  // namespace

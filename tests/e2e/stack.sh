@@ -27,3 +27,20 @@ while IFS='=' read -r key value; do export "$key=$value"; done <<< "$up"  # KUBE
 kubectl() { timeout 60 "$KUBECTL" --request-timeout=30s "$@"; }
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# Optional helpers (additive; the tests above define their own where they predate these).
+# e2e_api METHOD PATH [curl args...]: one API call with curl and the admin certificate, bounded to
+# 30 s (kubectl starts a Go runtime per call, about ten times curl's cost).
+e2e_api() {
+  curl -sS --max-time 30 --cacert "$state/pki/ca.crt" --cert "$state/pki/admin.crt" \
+    --key "$state/pki/admin.key" -X "$1" "$APISERVER$2" "${@:3}"
+}
+# e2e_free_port: a loopback port in 20000-31999 nothing listens on.
+e2e_free_port() {
+  local port
+  for _ in $(seq 1 50); do
+    port=$((20000 + RANDOM % 12000))
+    if ! (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; then echo "$port"; return 0; fi
+  done
+  return 1
+}
