@@ -94,8 +94,9 @@ FlagSet ServeFlags() {
             "a request (TLS handshake included) must arrive whole within this of its first "
             "byte, and its answer be taken within it; else the connection is closed"})
       .Add({"not-ready-wait", "MILLISECONDS", "1000",
-            "a verb that arrives while the inventory's first lists are on their way waits up "
-            "to this for them before answering 503; keep below kube-scheduler's httpTimeout"})
+            "a filter call that arrives while the inventory's first lists are on their way "
+            "waits up to this for them before answering 503 (prioritize answers at once); keep "
+            "below the filter entry's httpTimeout"})
       .Add({"max-connections", "N", "10000",
             "open connections at most (also bounded by the open-file limit); beyond it the "
             "longest-idle connection is closed for a new one"})

@@ -222,10 +222,14 @@ struct HttpServer::Impl {
                  });
   }
 
-  // The readiness, after waiting up to not_ready_wait while the inventory is starting (a
-  // restarted process lists in well under a second). A stale inventory is not waited for.
-  Readiness AwaitStart() {
+  // The readiness; for filter, after waiting up to not_ready_wait while the inventory is starting
+  // (a restarted process lists in well under a second). A failed filter parks a GPU pod in
+  // kube-scheduler; a failed prioritize only loses gpusched's ranking, and the README gives that
+  // entry a timeout no longer than the wait, so prioritize never waits. Nor does anything wait
+  // for a stale inventory.
+  Readiness AwaitStart(std::string_view verb) {
     Readiness r = readiness();
+    if (verb != "filter") return r;
     auto deadline = std::chrono::steady_clock::now() + options.not_ready_wait;
     while (!r.ready && r.starting && std::chrono::steady_clock::now() < deadline &&
            !stopping.load()) {
@@ -241,7 +245,7 @@ struct HttpServer::Impl {
     auto start = std::chrono::steady_clock::now();
     // Before the inventory is complete every answer would be wrong; an error makes
     // kube-scheduler retry the pod instead of marking it unschedulable.
-    if (Readiness r = AwaitStart(); !r.ready) {
+    if (Readiness r = AwaitStart(verb); !r.ready) {
       Record(verb, "not_ready", start, 0);
       if (auto unlogged = not_ready_log.Admit()) {
         std::string since = *unlogged == 0 ? ""

@@ -55,8 +55,8 @@ struct ServerOptions {
   int threads = 8;
   int keep_alive_seconds = 150;
   std::chrono::milliseconds request_timeout{10000};
-  // A verb that arrives while the inventory is starting waits up to this for it, instead of
-  // failing its pod: kube-scheduler 1.26 parks a pod whose extender call failed until the next
+  // A filter call that arrives while the inventory is starting waits up to this for it, instead
+  // of failing its pod: kube-scheduler 1.26 parks a pod whose extender call failed until the next
   // cluster event or its periodic flush (docs/reliability.md, "Outage and recovery").
   std::chrono::milliseconds not_ready_wait{1000};
   size_t max_connections = 10000;  // lowered to what RLIMIT_NOFILE allows
