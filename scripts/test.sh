@@ -24,15 +24,25 @@ run_ctest "$root/build" -LE e2e
 # The sanitizer builds carry line tables only (-g1): all a sanitizer report needs, and cheaper to
 # compile than full debug information.
 phase "build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
-"$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug \
-  -DGPUSCHED_SANITIZE=address,undefined -DGPUSCHED_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_DEBUG="-g1"
+asan_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+asan_config=(-DCMAKE_BUILD_TYPE=Debug -DGPUSCHED_SANITIZE=address,undefined
+  -DGPUSCHED_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_DEBUG="-g1")
+# The end-to-end tests need only the gpusched binary and mostly wait on kube-scheduler (its
+# recovery flush alone is 30 s): they start as soon as the binary is built and run while the rest
+# of the build, then the unit tests, take the CPU. Each background job runs in its own process
+# group (setsid), so a failure stops them all.
+"$root/scripts/build.sh" "$root/build-asan" "${asan_config[@]}" -- gpusched
+e2e_log=$root/build-asan/e2e.log
+setsid -w env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 3 \
+  --timeout 300 -L e2e > "$e2e_log" 2>&1 &
+e2e=$!
+trap 'kill -- "-$e2e" 2> /dev/null || true' EXIT
+"$root/scripts/build.sh" "$root/build-asan" "${asan_config[@]}"
 
-# While the sanitizer tests run (the end-to-end ones mostly wait on kube-scheduler), the
-# ThreadSanitizer and fuzz builds take the idle CPU at low priority; the tests keep theirs. Each
-# runs in its own process group (setsid), so a failure stops them all.
+# While the sanitizer tests run, the ThreadSanitizer and fuzz builds take the idle CPU at low
+# priority; the tests keep theirs.
 tsan_targets=(cluster_ledger_test http_server_test policy_watcher_test extender_service_test live_inventory_test
   metrics_test tls_server_test)
-mkdir -p "$root/build-asan"
 tsan_log=$root/build-asan/tsan-build.log
 fuzz_log=$root/build-asan/fuzz-build.log
 setsid -w nice -n 15 "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug \
@@ -41,27 +51,28 @@ setsid -w nice -n 15 "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_T
 tsan_build=$!
 setsid -w nice -n 15 "$root/scripts/fuzz.sh" --build-only > "$fuzz_log" 2>&1 &
 fuzz_build=$!
-trap 'kill -- "-$tsan_build" "-$fuzz_build" 2> /dev/null || true' EXIT
-# wait_for PID LOG WHAT: the background build's result; its log's tail when it failed.
+trap 'kill -- "-$e2e" "-$tsan_build" "-$fuzz_build" 2> /dev/null || true' EXIT
+# wait_for PID LOG WHAT: the background job's result; its log's tail when it failed.
 wait_for() {
   if ! wait "$1"; then
-    tail -40 "$2"
-    echo "the $3 build failed; full log: $2" >&2
+    tail -"$4" "$2"
+    echo "the $3 failed; full log: $2" >&2
     exit 1
   fi
 }
 
-# Three tests at a time on two cores: the end-to-end tests, started first, mostly wait.
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run_ctest "$root/build-asan" -j 3
+env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 2 --timeout 300 \
+  -LE e2e
+wait_for "$e2e" "$e2e_log" "end-to-end tests (ASan+UBSan build)" 200
+cat "$e2e_log"
 
 phase "build (in the background) and test where threads meet under ThreadSanitizer"
-wait_for "$tsan_build" "$tsan_log" ThreadSanitizer
+wait_for "$tsan_build" "$tsan_log" "ThreadSanitizer build" 40
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
   run_ctest "$root/build-tsan" -R '^(ClusterLedger|ServerFixture|SmallLimitServer|PolicyWatcherTest|ServiceFixture|LiveInventory|MetricsEndpoint|TlsServer|TlsCredentialsLoad)\.'
-wait_for "$fuzz_build" "$fuzz_log" fuzz
+wait_for "$fuzz_build" "$fuzz_log" "fuzz build" 40
 trap - EXIT
 
-phase "fuzz every parser (about 30 s each)"
-"$root/scripts/fuzz.sh" 30
+phase "fuzz every parser (about 20 s each)"
+"$root/scripts/fuzz.sh" 20
 phase "done"

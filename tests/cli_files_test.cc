@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include "testing/handed_pipe.h"
 #include "testing/test_support.h"
 
 extern char** environ;
@@ -194,36 +195,7 @@ TEST_F(CliFiles, explain_takes_a_pod_without_type_meta_as_json_or_yaml) {
   }
 }
 
-// A pipe for Gpusched's `handed_fd`, both ends close-on-exec and above 3 (dup2 onto itself would
-// keep close-on-exec).
-class HandedPipe {
- public:
-  HandedPipe() {
-    int fds[2];
-    EXPECT_EQ(::pipe2(fds, O_CLOEXEC), 0);
-    for (int i : {0, 1}) {
-      fds_[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
-      ::close(fds[i]);
-    }
-  }
-  ~HandedPipe() {
-    CloseWriter();
-    ::close(fds_[0]);
-  }
-  int reader() const { return fds_[0]; }
-  // What /proc/PID/fd shows for a descriptor of this pipe: "pipe:[inode]".
-  fs::path link() const { return fs::read_symlink("/proc/self/fd/" + std::to_string(fds_[0])); }
-  void Write(const std::string& text) {  // less than the pipe's 64 KiB: it never waits
-    EXPECT_EQ(::write(fds_[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  }
-  void CloseWriter() {
-    if (fds_[1] >= 0) ::close(fds_[1]);
-    fds_[1] = -1;
-  }
-
- private:
-  int fds_[2] = {-1, -1};
-};
+using testing::HandedPipe;
 
 // How many of process `pid`'s descriptors are `link` (a pipe:[inode] or a path).
 int OpenCount(pid_t pid, const fs::path& link) {

@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/handed_pipe.h"
+
 namespace gpusched {
 namespace {
 
@@ -62,26 +64,7 @@ TEST_F(FileText, refuses_a_regular_file_over_the_cap_naming_both_sizes) {
   EXPECT_EQ(Error(path, 100), path + " is 101 bytes; the limit for a test file is 100 bytes");
 }
 
-// A pipe gpusched was handed, as --cluster <(kubectl get ...) names it: /dev/fd/N.
-class HandedPipe {
- public:
-  HandedPipe() { EXPECT_EQ(::pipe2(fds_, O_CLOEXEC), 0); }
-  ~HandedPipe() {
-    CloseWriter();
-    ::close(fds_[0]);
-  }
-  std::string path() const { return "/dev/fd/" + std::to_string(fds_[0]); }
-  void Write(const std::string& text) {
-    EXPECT_EQ(::write(fds_[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  }
-  void CloseWriter() {
-    if (fds_[1] >= 0) ::close(fds_[1]);
-    fds_[1] = -1;
-  }
-
- private:
-  int fds_[2] = {-1, -1};
-};
+using testing::HandedPipe;
 
 TEST_F(FileText, reads_a_handed_pipe_to_its_end) {
   HandedPipe pipe;

@@ -20,6 +20,7 @@
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/logging.h"
+#include "testing/raw_socket.h"
 #include "testing/test_support.h"
 
 namespace gpusched {
@@ -29,92 +30,7 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::Fixture;
 
-// A raw connection to 127.0.0.1:port, for what HTTP client libraries will not send; every wait is
-// bounded.
-class RawClient {
- public:
-  explicit RawClient(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-  }
-  ~RawClient() { Close(); }
-  RawClient(const RawClient&) = delete;
-  RawClient& operator=(const RawClient&) = delete;
-  void Close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  bool Send(std::string_view bytes) {
-    return fd_ >= 0 && ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
-                           static_cast<ssize_t>(bytes.size());
-  }
-  struct Response {
-    int status = 0;
-    std::string headers;
-    std::string body;
-  };
-  // One answer: its head, then as many body bytes as `body_bytes` (its Content-Length when
-  // nullopt). nullopt on timeout or close.
-  std::optional<Response> Read(std::optional<size_t> body_bytes = std::nullopt,
-                               std::chrono::milliseconds timeout = 5s) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (true) {
-      size_t end = buffer_.find("\r\n\r\n");
-      if (end != std::string::npos) {
-        Response r;
-        r.headers = buffer_.substr(0, end + 2);
-        r.status = std::atoi(r.headers.c_str() + 9);
-        size_t cl = r.headers.find("Content-Length: ");
-        size_t length = body_bytes                ? *body_bytes
-                        : cl == std::string::npos ? 0
-                                                  : std::stoul(r.headers.substr(cl + 16));
-        if (buffer_.size() >= end + 4 + length) {
-          r.body = buffer_.substr(end + 4, length);
-          buffer_.erase(0, end + 4 + length);
-          return r;
-        }
-      }
-      if (!Fill(deadline)) return std::nullopt;
-    }
-  }
-  // True when the server closed the connection within `timeout`, all it sent read.
-  bool ClosedWithin(std::chrono::milliseconds timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (Fill(deadline)) {
-    }
-    return closed_;
-  }
-  // Bytes received and not yet taken by Read.
-  const std::string& pending() const { return buffer_; }
-
- private:
-  bool Fill(std::chrono::steady_clock::time_point deadline) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    pollfd p{fd_, POLLIN, 0};
-    if (fd_ < 0 || left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) {
-      return false;
-    }
-    char chunk[65536];
-    ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
-    if (n <= 0) {
-      closed_ = true;
-      return false;
-    }
-    buffer_.append(chunk, static_cast<size_t>(n));
-    return true;
-  }
-  int fd_ = -1;
-  std::string buffer_;
-  bool closed_ = false;
-};
+using testing::RawSocket;
 
 // A server on 127.0.0.1 with an OS-chosen port, serving the sample cluster.
 class ServerFixture : public ::testing::Test {
@@ -249,14 +165,14 @@ TEST_F(ServerFixture, unknown_routes_and_methods_get_json_errors) {
 
 TEST_F(ServerFixture, head_answers_as_get_without_a_body) {
   for (const char* path : {"/healthz", "/readyz", "/metrics"}) {
-    RawClient c(port_);
+    RawSocket c(port_);
     std::string get = std::string("GET ") + path + " HTTP/1.1\r\nHost: x\r\n\r\n";
     std::string head = std::string("HEAD ") + path + " HTTP/1.1\r\nHost: x\r\n\r\n";
     ASSERT_TRUE(c.Send(get));
     auto full = c.Read();
     ASSERT_TRUE(full) << path;
     ASSERT_TRUE(c.Send(head));
-    auto headed = c.Read(0);  // a HEAD answer has no body whatever its Content-Length says
+    auto headed = c.ReadHead();  // a HEAD answer has no body whatever its Content-Length says
     ASSERT_TRUE(headed) << path;
     EXPECT_EQ(headed->status, 200) << path;
     EXPECT_NE(headed->headers.find("Content-Length: "), std::string::npos) << path;
@@ -270,9 +186,9 @@ TEST_F(ServerFixture, head_answers_as_get_without_a_body) {
     EXPECT_EQ(next->status, 200) << path;
   }
   // On a verb, HEAD is a wrong method like GET.
-  RawClient c(port_);
+  RawSocket c(port_);
   ASSERT_TRUE(c.Send("HEAD /filter HTTP/1.1\r\nHost: x\r\n\r\n"));
-  auto verb = c.Read(0);
+  auto verb = c.ReadHead();
   ASSERT_TRUE(verb);
   EXPECT_EQ(verb->status, 405);
   EXPECT_NE(verb->headers.find("Allow: POST\r\n"), std::string::npos) << verb->headers;
@@ -287,7 +203,7 @@ TEST_F(ServerFixture, bare_lf_and_host_errors_are_400_at_once) {
       "GET /healthz HTTP/1.0\r\nHost: x\r\nHost: x\r\n\r\n",
   };
   for (const auto& request : cases) {
-    RawClient c(port_);
+    RawSocket c(port_);
     auto start = std::chrono::steady_clock::now();
     ASSERT_TRUE(c.Send(request));
     auto r = c.Read();
@@ -299,7 +215,7 @@ TEST_F(ServerFixture, bare_lf_and_host_errors_are_400_at_once) {
     EXPECT_LT(std::chrono::steady_clock::now() - start, 2s) << request;
   }
   // HTTP/1.0 may leave Host out.
-  RawClient c(port_);
+  RawSocket c(port_);
   ASSERT_TRUE(c.Send("GET /healthz HTTP/1.0\r\n\r\n"));
   auto r = c.Read();
   ASSERT_TRUE(r);
@@ -307,7 +223,7 @@ TEST_F(ServerFixture, bare_lf_and_host_errors_are_400_at_once) {
 }
 
 TEST_F(ServerFixture, an_http10_keep_alive_is_answered_as_kept) {
-  RawClient c(port_);
+  RawSocket c(port_);
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(c.Send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
     auto r = c.Read();
@@ -316,13 +232,13 @@ TEST_F(ServerFixture, an_http10_keep_alive_is_answered_as_kept) {
     EXPECT_NE(r->headers.find("\r\nConnection: keep-alive\r\n"), std::string::npos) << r->headers;
   }
   // Without it the HTTP/1.0 connection closes, and HTTP/1.1 keeps it without saying so.
-  RawClient old(port_);
+  RawSocket old(port_);
   ASSERT_TRUE(old.Send("GET /healthz HTTP/1.0\r\n\r\n"));
   auto closed = old.Read();
   ASSERT_TRUE(closed);
   EXPECT_NE(closed->headers.find("Connection: close"), std::string::npos) << closed->headers;
   EXPECT_TRUE(old.ClosedWithin(2s));
-  RawClient current(port_);
+  RawSocket current(port_);
   ASSERT_TRUE(current.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
   auto kept = current.Read();
   ASSERT_TRUE(kept);
@@ -339,11 +255,16 @@ TEST_F(ServerFixture, not_ready_answers_are_logged_throttled_and_counted) {
   ready_ = false;
   auto c = Client();
   const std::string body = Fixture("extender/filter-request-nodecache.json");
+  // Read under the sink's lock (flush takes it), after the server thread's writes.
+  auto logged = [&] {
+    spdlog::default_logger()->flush();
+    return log.str();
+  };
   for (int i = 0; i < 5; ++i) EXPECT_EQ(Post(c, "/filter", body)->status, 503);
-  std::string first = log.str();
+  std::string first = logged();
   std::this_thread::sleep_for(1100ms);
   EXPECT_EQ(Post(c, "/prioritize", body)->status, 503);
-  std::string after = log.str();
+  std::string after = logged();
   // The first at once; the next four within the second unlogged, then counted on the next line.
   EXPECT_EQ(std::count(first.begin(), first.end(), '\n'), 1) << first;
   EXPECT_NE(first.find("filter: answered 503 to 127.0.0.1:"), std::string::npos) << first;
@@ -414,16 +335,16 @@ TEST_F(SmallBudgetServer, a_request_past_the_budget_gets_503_json_and_is_closed)
            "\r\n\r\n";
   };
   // A body the budget could never hold is too large (413), not a reason to retry later (503).
-  RawClient huge(port_);
+  RawSocket huge(port_);
   ASSERT_TRUE(huge.Send(post(2 << 20)));
   auto too_large = huge.Read();
   ASSERT_TRUE(too_large);
   EXPECT_EQ(too_large->status, 413);
 
-  RawClient holder(port_);
+  RawSocket holder(port_);
   ASSERT_TRUE(holder.Send(post(800 << 10) + "{"));  // held whole from its header on
   std::this_thread::sleep_for(100ms);
-  RawClient late(port_);
+  RawSocket late(port_);
   ASSERT_TRUE(late.Send(post(300 << 10)));
   auto r = late.Read();
   ASSERT_TRUE(r);
@@ -444,7 +365,7 @@ TEST_F(SmallBudgetServer, a_request_past_the_budget_gets_503_json_and_is_closed)
   std::this_thread::sleep_for(100ms);
   const std::string good = Fixture("extender/filter-request-nodecache.json");
   std::string padded = std::string((200 << 10) - good.size(), ' ') + good;  // JSON allows it
-  RawClient again(port_);
+  RawSocket again(port_);
   ASSERT_TRUE(again.Send(post(padded.size()) + padded));
   auto served = again.Read();
   ASSERT_TRUE(served);

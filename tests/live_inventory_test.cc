@@ -364,7 +364,8 @@ namespace {
 
 // Usage of `node` in the published snapshot, in whole GPUs; -1 when the node is absent.
 int64_t GpusUsed(const Published<ClusterSnapshot>& published, const std::string& node) {
-  const NodeState* n = published.Get()->Find(node);
+  auto snapshot = published.Get();  // keeps the node alive while it is read
+  const NodeState* n = snapshot->Find(node);
   return n ? n->used.units("nvidia.com/gpu") : -1;
 }
 

@@ -2,15 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "gpusched/codec/k8s_decode.h"
-
 namespace gpusched {
 namespace {
-
-using simdjson::ondemand::field;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::object;
-using simdjson::ondemand::value;
 
 std::string Query(std::string_view path, std::initializer_list<std::string> params) {
   std::string q(path);
