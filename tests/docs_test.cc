@@ -61,7 +61,8 @@ TEST(DeveloperDocs, architecture_excerpts_stand_in_the_files_they_name) {
   for (std::sregex_iterator it(doc.begin(), doc.end(), excerpt), end; it != end; ++it, ++found) {
     std::string source = Doc((*it)[1]);
     EXPECT_NE(source.find((*it)[2]), std::string::npos)
-        << (*it)[1] << " no longer holds the excerpt:\n" << (*it)[2];
+        << (*it)[1] << " no longer holds the excerpt:\n"
+        << (*it)[2];
   }
   EXPECT_GE(found, 4);  // the worked example "a plugin with one setting"
 }

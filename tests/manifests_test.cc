@@ -360,8 +360,8 @@ TEST(Manifests, tls_overlay_serves_mtls_where_the_scheduler_config_points_and_pr
 // The mutual-TLS example is the recommended registration over HTTPS: the same two entries, each
 // with the same TLS client settings.
 TEST(Manifests, mtls_configuration_is_the_recommended_one_over_https) {
-  YAML::Node mtls =
-      YAML::LoadFile((kManifests / "scheduler-config" / "extender-mtls.yaml").string())["extenders"];
+  YAML::Node mtls = YAML::LoadFile(
+      (kManifests / "scheduler-config" / "extender-mtls.yaml").string())["extenders"];
   YAML::Node recommended = YAML::LoadFile(kRecommended.string())["extenders"];
   ASSERT_EQ(mtls.size(), recommended.size());
   for (size_t i = 0; i < mtls.size(); ++i) {
