@@ -99,7 +99,7 @@ TEST(ClusterLedger, only_watched_pending_gpu_pods_are_assumed_with_their_watched
   ledger.UpsertPod(BoundPod("done", "", 2, PodPhase::kSucceeded));
   EXPECT_EQ(ledger.Assume("uid-done", "n1", now, std::chrono::hours(1)), Result::kRefused);
   ledger.UpsertPod(testing::MakePod("cpu", ResourceList{{"cpu", 1000}}));
-  EXPECT_NE(ledger.Assume(ClusterLedger::PodKey(testing::MakePod("cpu", ResourceList{})), "n1", now,
+  EXPECT_NE(ledger.Assume(PodKey(testing::MakePod("cpu", ResourceList{})), "n1", now,
                           std::chrono::hours(1)),
             Result::kApplied);
   // The watched requests count (2 GPUs), whatever a request claimed.

@@ -222,7 +222,7 @@ TEST(Fragmentation, live_cluster_measure_blends_pods_seen_with_the_standard_shap
   // Node a's 3 free GPUs are fragment for the 4- and 8-GPU shapes.
   EXPECT_NEAR(f.fragmented_gpus, (weight[4] + weight[8]) * 3, 1e-12);
   // A pod deleted stays in what the cluster was asked for: the observed workload is history.
-  ledger.DeletePod(ClusterLedger::PodKey(p1));
+  ledger.DeletePod(PodKey(p1));
   EXPECT_EQ(ledger.BuildSnapshot()->observed_workload().size(), 2u);
 }
 

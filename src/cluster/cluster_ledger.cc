@@ -13,11 +13,6 @@ namespace gpusched {
 ClusterLedger::ClusterLedger(GpuResourceNames gpu_names, Clock::duration workload_half_life)
     : gpu_names_(std::move(gpu_names)), observed_(workload_half_life) {}
 
-std::string ClusterLedger::PodKey(const PodInfo& pod) {
-  if (!pod.uid.empty()) return pod.uid;
-  return pod.namespace_name + "/" + pod.name;
-}
-
 void ClusterLedger::UpsertNode(NodeInfo node) {
   std::string name = node.name;
   nodes_.insert_or_assign(name, std::move(node));

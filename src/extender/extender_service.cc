@@ -5,7 +5,6 @@
 #include <memory>
 #include <vector>
 
-#include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/util/text_store.h"
 
 namespace gpusched {
@@ -135,8 +134,7 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   p.profile = selection.profile;
   p.text = std::make_shared<AnswerText>();
   p.text->request = args.text;
-  p.own_assumption =
-      args.pod.uid.empty() ? nullptr : p.snapshot->AssumptionOf(ClusterLedger::PodKey(args.pod));
+  p.own_assumption = args.pod.uid.empty() ? nullptr : p.snapshot->AssumptionOf(PodKey(args.pod));
   p.candidates = Resolve(args, *p.snapshot, p.own_assumption, *p.text);
   p.cycle = p.engine->NewCycle(args.pod, *p.snapshot, selection.error);
   p.known = KnownNodes(p.candidates, [](size_t) { return true; });

@@ -6,31 +6,34 @@
 
 namespace gpusched {
 
+template <class F>
+void LiveInventory::Change(F&& change) {
+  std::lock_guard lock(ledger_mu_);
+  change(ledger_);
+  dirty_ = true;
+}
+
 class LiveInventory::NodeSink : public ReflectorSink {
  public:
   explicit NodeSink(LiveInventory& owner) : owner_(owner) {}
   void BeginList() override { listed_.clear(); }
   void AddListed(simdjson::ondemand::object o) override { listed_.push_back(DecodeNode(o)); }
   void EndList() override {
-    std::lock_guard lock(owner_.ledger_mu_);
-    owner_.ledger_.ReplaceNodes(std::move(listed_));
+    owner_.Change([&](ClusterLedger& ledger) {
+      ledger.ReplaceNodes(std::move(listed_));
+      owner_.nodes_listed_ = true;
+    });
     listed_.clear();
-    owner_.nodes_listed_ = true;
-    owner_.MarkDirty();
   }
   void Apply(std::string_view type, simdjson::ondemand::object o) override {
     // A deletion needs the name only, so a node that cannot be decoded still leaves.
     if (type == "DELETED") {
       std::string name = DecodeIdentity(o).name;
-      std::lock_guard lock(owner_.ledger_mu_);
-      owner_.ledger_.DeleteNode(name);
-      owner_.MarkDirty();
+      owner_.Change([&](ClusterLedger& ledger) { ledger.DeleteNode(name); });
       return;
     }
     NodeInfo node = DecodeNode(o);
-    std::lock_guard lock(owner_.ledger_mu_);
-    owner_.ledger_.UpsertNode(std::move(node));
-    owner_.MarkDirty();
+    owner_.Change([&](ClusterLedger& ledger) { ledger.UpsertNode(std::move(node)); });
   }
 
  private:
@@ -48,25 +51,21 @@ class LiveInventory::PodSink : public ReflectorSink {
     if (!GpuDemand(pod, owner_.gpu_names_).empty()) listed_.push_back(Slim(std::move(pod)));
   }
   void EndList() override {
-    std::lock_guard lock(owner_.ledger_mu_);
-    owner_.ledger_.ReplacePods(listed_);
+    owner_.Change([&](ClusterLedger& ledger) {
+      ledger.ReplacePods(listed_);
+      owner_.pods_listed_ = true;
+    });
     listed_.clear();
-    owner_.pods_listed_ = true;
-    owner_.MarkDirty();
   }
   void Apply(std::string_view type, simdjson::ondemand::object o) override {
     // A deletion needs the identity only, so a pod that cannot be decoded still releases.
     if (type == "DELETED") {
-      std::string key = ClusterLedger::PodKey(DecodeIdentity(o));
-      std::lock_guard lock(owner_.ledger_mu_);
-      owner_.ledger_.DeletePod(key);
-      owner_.MarkDirty();
+      std::string key = PodKey(DecodeIdentity(o));
+      owner_.Change([&](ClusterLedger& ledger) { ledger.DeletePod(key); });
       return;
     }
     PodInfo pod = DecodePod(o);
-    std::lock_guard lock(owner_.ledger_mu_);
-    owner_.ledger_.UpsertPod(pod);
-    owner_.MarkDirty();
+    owner_.Change([&](ClusterLedger& ledger) { ledger.UpsertPod(pod); });
   }
 
  private:
@@ -108,10 +107,6 @@ LiveInventory::~LiveInventory() {
   }
   wake_.notify_all();
   publisher_.join();
-}
-
-void LiveInventory::MarkDirty() {
-  dirty_ = true;  // ledger_mu_ is held by the caller
 }
 
 void LiveInventory::ApplyAssumptions(std::vector<PendingAssumption>& assumed,
@@ -207,11 +202,11 @@ void LiveInventory::Queue(PendingAssumption a) {
 
 void LiveInventory::Assume(const PodInfo& pod, std::string_view node) {
   if (options_.assume_ttl.count() <= 0 || node.empty()) return;
-  Queue({ClusterLedger::PodKey(pod), std::string(node), std::chrono::steady_clock::now()});
+  Queue({PodKey(pod), std::string(node), std::chrono::steady_clock::now()});
 }
 
 void LiveInventory::Forget(const PodInfo& pod) {
-  Queue({ClusterLedger::PodKey(pod), "", std::chrono::steady_clock::now()});
+  Queue({PodKey(pod), "", std::chrono::steady_clock::now()});
 }
 
 LiveInventory::Skips LiveInventory::node_skips() const {

@@ -106,6 +106,11 @@ ResourceList MaxContainerRequests(const PodResources& resources) {
   return out;
 }
 
+std::string PodKey(const PodInfo& pod) {
+  if (!pod.uid.empty()) return pod.uid;
+  return pod.namespace_name + "/" + pod.name;
+}
+
 PodPhase ParsePodPhase(std::string_view text) {
   if (text == "Pending") return PodPhase::kPending;
   if (text == "Running") return PodPhase::kRunning;

@@ -3,7 +3,7 @@
 //
 // Accounting rule: a pod counts against its node while spec.nodeName is set and its phase is not
 // Succeeded or Failed; deleting it or a terminal phase releases its GPUs at once. Pods are keyed by
-// UID (namespace/name when a static file gives none), so replaying an event never double-counts.
+// PodKey (gpusched/model/pod.h), so replaying an event never double-counts.
 // Only GPU requests are kept per pod.
 //
 // Assumptions: a pod the extender expects kube-scheduler to bind (its best-ranked node) counts
@@ -81,8 +81,6 @@ class ClusterLedger {
   // GPU-requesting pods currently known, in any phase: pending, bound, finished.
   size_t gpu_pods_known() const { return pods_.size(); }
   size_t assumed_count() const { return assumed_keys_.size(); }
-
-  static std::string PodKey(const PodInfo& pod);
 
  private:
   struct PodRecord {

@@ -32,7 +32,7 @@ struct Assumption {
   std::string node;
   ResourceList gpu_requests;
 };
-// By pod key (ClusterLedger::PodKey).
+// By pod key (PodKey, gpusched/model/pod.h).
 using Assumptions = std::map<std::string, Assumption, std::less<>>;
 
 class ClusterSnapshot {

@@ -82,7 +82,9 @@ class LiveInventory : public AssumptionSink {
   class NodeSink;
   class PodSink;
   void PublishLoop();
-  void MarkDirty();
+  // Runs `change` on the ledger under its lock and marks it for the next publication.
+  template <class F>
+  void Change(F&& change);
 
   GpuResourceNames gpu_names_;
   Published<ClusterSnapshot>& out_;

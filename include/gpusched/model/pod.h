@@ -65,6 +65,10 @@ struct PodInfo {
   const std::string* annotation(std::string_view key) const;
 };
 
+// The pod's identity in gpusched's records: its UID, or namespace/name when a static file gives
+// none.
+std::string PodKey(const PodInfo& pod);
+
 // The pod's positive requests of GPU resources, in milli-units.
 ResourceList GpuDemand(const PodInfo& pod, const GpuResourceNames& gpu_names);
 
