@@ -2,6 +2,7 @@
 //
 //   build/bench/latency_bench [--sizes 1000,5000,15000] [--occupancy 0.5,0.9] [--pairs 200]
 //                             [--paths http,handler,baseline] [--modes names,nodes]
+//                             [--usage repeating,distinct]
 //
 // For each cluster size and GPU occupancy (50%, 90%) it serves a synthetic cluster from an
 // in-process HttpServer on 127.0.0.1 and drives filter + prioritize pairs over one keep-alive
@@ -162,8 +163,11 @@ struct Selection {
   bool names = true, nodes = true;
 };
 
-void Run(int size, double occupancy, int pairs, const Selection& only) {
-  bench::Workload w = bench::MakeWorkload(size, occupancy);
+void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Selection& only) {
+  bench::Workload w = bench::MakeWorkload(size, occupancy, 42, usage);
+  std::printf("| (%d nodes, %.0f%% occupancy, %s usage: %zu content classes) | | | | | | | | |\n",
+              size, occupancy * 100, usage == bench::NodeUsage::kDistinct ? "distinct" : "repeating",
+              w.snapshot->class_count());
   // Metrics on, as `gpusched serve` runs (request counters, latency histograms, rejections).
   auto app = bench::MakeServerApp(w);
   const ExtenderService& service = app->service();
@@ -234,6 +238,10 @@ int main(int argc, char** argv) {
   FlagSet flags("latency_bench", "latency_bench [flags]", "Extender request latency at scale.");
   flags.Add({"sizes", "N,N,...", "1000,5000,15000", "cluster sizes in nodes"})
       .Add({"occupancy", "F,F", "0.5,0.9", "GPU occupancy levels"})
+      .Add({"usage", "LIST", "repeating",
+            "node usage: repeating (nodes of equal use share a content class, as in most "
+            "clusters) and/or distinct (one CPU-only pod of a unique size per node: every node "
+            "its own class)"})
       .Add({"pairs", "N", "200", "filter+prioritize pairs per NodeNames measurement"})
       .Add({"paths", "LIST", "http,handler,baseline",
             "measurements: http (round trip), handler (in-process), baseline (nlohmann DOM; "
@@ -267,6 +275,14 @@ int main(int argc, char** argv) {
     }
     *flag = true;
   }
+  std::vector<bench::NodeUsage> usages;
+  for (const auto& u : SplitList(flags.Get("usage"))) {
+    if (u != "repeating" && u != "distinct") {
+      std::fprintf(stderr, "latency_bench: --usage: unknown usage \"%s\"\n", u.c_str());
+      return 2;
+    }
+    usages.push_back(u == "distinct" ? bench::NodeUsage::kDistinct : bench::NodeUsage::kRepeating);
+  }
   spdlog::set_level(spdlog::level::warn);
   std::printf(
       "| path | nodes | GPU occupancy | mode | nodes per request | p50 ms | p99 ms | max ms | "
@@ -274,7 +290,9 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& size : SplitList(flags.Get("sizes"))) {
     for (const auto& occ : SplitList(flags.Get("occupancy"))) {
-      Run(std::stoi(size), std::stod(occ), std::stoi(flags.Get("pairs")), only);
+      for (auto usage : usages) {
+        Run(std::stoi(size), std::stod(occ), usage, std::stoi(flags.Get("pairs")), only);
+      }
       std::fflush(stdout);
     }
   }

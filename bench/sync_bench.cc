@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -34,6 +35,16 @@ long PeakRssMiB() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss / 1024;
+}
+
+// This process's resident set now (VmRSS), in MiB; -1 when /proc does not say.
+long CurrentRssMiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6)) / 1024;
+  }
+  return -1;
 }
 
 // Starts the fake API server process and waits until it prints its ready line.
@@ -92,9 +103,10 @@ void InitialSync(int nodes, int pods) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let the counters publish
     InventoryStatus s = inventory.Status();
     std::printf(
-        "| initial sync | %d nodes, %d pods (%zu GPU pods kept) | %.2f s | peak RSS %ld MiB (%ld "
-        "MiB before) |%s\n",
-        nodes, pods, s.gpu_pods, took, PeakRssMiB(), rss_before, ok ? "" : " TIMED OUT");
+        "| initial sync | %d nodes, %d pods (%zu GPU pods among them) | %.2f s | peak RSS %ld MiB "
+        "(%ld MiB before), %ld MiB once synced |%s\n",
+        nodes, pods, s.gpu_pods, took, PeakRssMiB(), rss_before, CurrentRssMiB(),
+        ok ? "" : " TIMED OUT");
   }
   kill(server, SIGTERM);
   waitpid(server, nullptr, 0);

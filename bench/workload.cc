@@ -15,7 +15,22 @@ int FeasibleNodesToFind(int nodes) {
   return std::max(100, nodes * percent / 100);
 }
 
-Workload MakeWorkload(int nodes, double occupancy, uint64_t seed) {
+namespace {
+
+// A bound CPU-only pod asking for `cpu_milli`.
+nlohmann::json CpuOnlyPod(const std::string& node, int cpu_milli) {
+  nlohmann::json requests = {{"cpu", std::to_string(cpu_milli) + "m"}, {"memory", "64Mi"}};
+  return {{"kind", "Pod"},
+          {"metadata", {{"name", "agent-" + node}, {"namespace", "ops"}, {"uid", "agent-" + node}}},
+          {"spec",
+           {{"nodeName", node},
+            {"containers", {{{"name", "agent"}, {"resources", {{"requests", requests}}}}}}}},
+          {"status", {{"phase", "Running"}}}};
+}
+
+}  // namespace
+
+Workload MakeWorkload(int nodes, double occupancy, uint64_t seed, NodeUsage usage) {
   Workload w;
   w.nodes = nodes;
   w.occupancy = occupancy;
@@ -30,6 +45,12 @@ Workload MakeWorkload(int nodes, double occupancy, uint64_t seed) {
   for (auto& p : cluster.pods) {
     p["kind"] = "Pod";
     list += "," + p.dump();
+  }
+  if (usage == NodeUsage::kDistinct) {
+    int cpu_milli = 1;
+    for (const auto& n : cluster.nodes) {
+      list += "," + CpuOnlyPod(n["metadata"]["name"], cpu_milli++).dump();
+    }
   }
   list += "]}";
   ClusterLedger ledger{GpuResourceNames()};

@@ -26,9 +26,17 @@ struct Workload {
 // 100, else max(5, 50 - n/125) percent, at least 100.
 int FeasibleNodesToFind(int nodes);
 
+// What the nodes' usage looks like to the engine, which judges one node per class of equal
+// content (gpusched/cluster/cluster_snapshot.h).
+enum class NodeUsage {
+  kRepeating,  // the synthetic pods alone: nodes of equal GPU and CPU use repeat
+  kDistinct,   // plus one small CPU-only pod per node, of a size no other node has
+};
+
 // `nodes` nodes, 10 pods per node, GPUs about `occupancy` used. The pod asks for 1 nvidia.com/gpu
 // and is shaped like the captured vLLM pod in the extender fixtures.
-Workload MakeWorkload(int nodes, double occupancy, uint64_t seed = 42);
+Workload MakeWorkload(int nodes, double occupancy, uint64_t seed = 42,
+                      NodeUsage usage = NodeUsage::kRepeating);
 
 // The extender over a workload's snapshot as `gpusched serve` runs it (a ServerApp with a static
 // inventory source), counting its decisions in the metrics unless `count_decisions` is false.

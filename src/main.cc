@@ -462,9 +462,10 @@ int Simulate(const std::vector<std::string>& args) {
       "gpusched simulate --nodes CSV --pods CSV [flags]\n       gpusched simulate --scenario FILE "
       "[flags]",
       "Packing benchmark (FGD, USENIX ATC'23 method): shuffles the pods with each seed, extends\n"
-      "them to --tune times the cluster's GPU capacity, places them one by one with each policy\n"
-      "through gpusched's engine, and reports unallocated and fragmented GPU against arrived\n"
-      "workload. Policies: " +
+      "them to --tune times the cluster's GPU capacity (or, with --order trace, takes them in the\n"
+      "file's order up to --tune times it), places them one by one with each policy through\n"
+      "gpusched's engine, and reports unallocated and fragmented GPU against arrived workload and\n"
+      "the GPU allocated after the last pod. Policies: " +
           names + ", or a policy file.");
   flags.Add({"nodes", "CSV", "", "cluster: an openb node list (sn,cpu_milli,memory_mib,gpu,model)"})
       .Add({"pods", "CSV", "",
@@ -479,16 +480,33 @@ int Simulate(const std::vector<std::string>& args) {
       .Add({"seeds", "LIST", "42-51", "seeds, as a range 42-51 or a list 42,43"})
       .Add({"jobs", "N", "2", "runs simulated in parallel"})
       .Add({"tune", "X", "1.3", "workload size as a multiple of the cluster's GPU capacity"})
+      .Add({"order", "MODE", "shuffle",
+            "arrival order: shuffle (FGD's: name-sorted, shuffled per seed, extended with "
+            "clones) or trace (the file's order, as created, cut where the GPUs asked reach "
+            "--tune times the capacity; no clones)"})
       .Add({"blend", "MODE", "",
-            "score as a real kube-scheduler (v1.26 defaults) does: NodeResourcesFit "
-            "least-allocated (the default profile) or most-allocated (nvidia.com/gpu 5, cpu 1, "
-            "memory 1), plus BalancedAllocation, plus the extender's 0..10 score x weight x 10 "
-            "for pods asking for a GPU; ties broken per pod unless --tie-break says otherwise"})
+            "model a real kube-scheduler v1.26 with the policy registered as an extender: node "
+            "sampling (--percentage-of-nodes-to-score), NodeResourcesFit filter (pods, cpu, "
+            "memory, GPUs), then per node NodeResourcesFit least-allocated (the default profile) "
+            "or most-allocated (nvidia.com/gpu 5, cpu 1, memory 1) plus BalancedAllocation plus "
+            "the extender's 0..10 score x weight x 10; ties broken per pod unless --tie-break "
+            "says otherwise; policy none: no extender"})
       .Add({"extender-weight", "W", "1", "the extender's weight in --blend mode"})
+      .Add({"extender-filter", "PODS", "gpu",
+            "in --blend mode, the pods the extender's filter judges: gpu (a filter entry with "
+            "managedResources, as the README registers it) or all"})
+      .Add({"extender-prioritize", "PODS", "all",
+            "in --blend mode, the pods the extender's score counts for: all (a prioritize "
+            "entry without managedResources, as the README registers it) or gpu"})
       .Add({"extender-filter-top", "BOOL", "false",
             "in --blend mode, the extender's filter passes only "
             "its best-scored nodes (as a policy with "
             "filterBestOnly: true does anyway)"})
+      .Add({"percentage-of-nodes-to-score", "N", "",
+            "kube-scheduler's percentageOfNodesToScore (0..100): nodes are filtered from a "
+            "rotating start until this share of them is found feasible (at least 100), and "
+            "only those are scored; 0 is its adaptive default (50% minus 1 point per 125 nodes, "
+            "at least 5%); default: 0 in --blend mode, 100 (every node) otherwise"})
       .Add({"tie-break", "MODE", "",
             "override how equal scores are broken: node-order (one seeded node "
             "order per run, the paper's behaviour) or per-pod (a fresh draw per "
@@ -514,6 +532,16 @@ int Simulate(const std::vector<std::string>& args) {
   batch.jobs = static_cast<int>(*jobs);
   SimOptions& base = batch.base;
   base.tune = *tune;
+  if (const std::string& order = flags.Get("order"); order == "trace") {
+    base.order = ArrivalOrder::kTrace;
+  } else if (order != "shuffle") {
+    return Fail("--order must be shuffle or trace");
+  }
+  if (const std::string& pct = flags.Get("percentage-of-nodes-to-score"); !pct.empty()) {
+    auto parsed = ParseWholeNumber(pct, 0, 100);
+    if (!parsed) return Fail("--percentage-of-nodes-to-score takes a whole number from 0 to 100");
+    base.percentage_of_nodes_to_score = static_cast<int>(*parsed);
+  }
   const std::string& blend = flags.Get("blend");
   if (!blend.empty() && blend != "least-allocated" && blend != "most-allocated") {
     return Fail("--blend must be least-allocated or most-allocated");
@@ -529,6 +557,16 @@ int Simulate(const std::vector<std::string>& args) {
         true,
         blend == "most-allocated" ? InTreeScore::kMostAllocated : InTreeScore::kLeastAllocated,
         *weight, *ParseBool(flags.Get("extender-filter-top"))};
+    const std::pair<const char*, ExtenderPods*> scopes[] = {
+        {"extender-filter", &base.blend.filtered},
+        {"extender-prioritize", &base.blend.prioritized}};
+    for (const auto& [flag, pods] : scopes) {
+      const std::string& value = flags.Get(flag);
+      if (value != "gpu" && value != "all") {
+        return Fail(std::string("--") + flag + " must be gpu or all");
+      }
+      *pods = value == "gpu" ? ExtenderPods::kGpuPods : ExtenderPods::kAllPods;
+    }
   }
   const std::string& ties = flags.Get("tie-break");
   if (ties == "node-order") {
@@ -548,6 +586,11 @@ int Simulate(const std::vector<std::string>& args) {
   for (size_t i = 0; i + 1 < errors.size(); ++i) std::fprintf(stderr, "%s\n", errors[i].c_str());
   if (!policies) return Fail(errors.empty() ? "no policy" : errors.back());
   batch.policies = std::move(*policies);
+  for (const SimPolicy& p : batch.policies) {
+    if (!p.policy && !base.blend.enabled) {
+      return Fail("--policy " + p.name + " models kube-scheduler without an extender: add --blend");
+    }
+  }
   std::vector<TraceNode> nodes;
   std::vector<TracePod> pods;
   try {
@@ -574,11 +617,16 @@ int Simulate(const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   ReportInputs inputs{scenario.empty() ? flags.Get("nodes") : scenario,
-                      scenario.empty() ? flags.Get("pods") : scenario, *tune,
+                      scenario.empty() ? flags.Get("pods") : scenario,
+                      *tune,
                       blend.empty() ? ""
                                     : blend + " + extender x " + flags.Get("extender-weight") +
-                                          (base.blend.filter_top ? ", filter top" : ""),
-                      ties};
+                                          ", filter " + flags.Get("extender-filter") +
+                                          " pods, prioritize " + flags.Get("extender-prioritize") +
+                                          " pods" + (base.blend.filter_top ? ", filter top" : ""),
+                      ties,
+                      flags.Get("order"),
+                      PercentageOfNodesToScore(base)};
   std::cout << FormatSummaryTable(summary) << std::flush;
   std::fprintf(stderr, "%zu runs in %.1f s with %lld jobs\n", run_count, seconds,
                static_cast<long long>(*jobs));

@@ -38,7 +38,8 @@ TEST(ClusterLedger, bound_running_pods_are_charged_to_their_node) {
   auto s = ledger.BuildSnapshot();
   EXPECT_EQ(Used(*s, "n1"), 5);
   EXPECT_EQ(s->Find("n1")->pod_count, 2);
-  EXPECT_EQ(s->Find("n1")->used.milli("cpu"), 0);  // only GPU resources are kept
+  EXPECT_EQ(s->Find("n1")->gpu_pod_count, 2);
+  EXPECT_EQ(s->Find("n1")->used.milli("cpu"), 200);  // cpu counts too: it decides packing
 }
 
 TEST(ClusterLedger, replayed_events_never_double_count) {
@@ -190,12 +191,59 @@ TEST(ClusterLedger, a_pod_rebound_to_another_node_moves_its_charge) {
   EXPECT_EQ(Used(*s, "n2"), 2);
 }
 
-TEST(ClusterLedger, pods_without_gpu_requests_are_not_stored) {
+TEST(ClusterLedger, pods_without_gpu_requests_count_only_while_bound) {
   ClusterLedger ledger{GpuResourceNames()};
-  PodInfo cpu_only = testing::MakePod("c", ResourceList{{"cpu", 1000}});
+  NodeInfo node = GpuNode("n1", 8);
+  node.allocatable.Add("cpu", 64000);
+  ledger.UpsertNode(node);
+  PodInfo cpu_only = testing::MakePod("c", ResourceList{{"cpu", 1500}, {"memory", 4096}});
+  ledger.UpsertPod(cpu_only);  // pending: nothing to keep
+  EXPECT_EQ(ledger.pods_kept(), 0u);
   cpu_only.node_name = "n1";
   ledger.UpsertPod(cpu_only);
+  auto s = ledger.BuildSnapshot();
+  EXPECT_EQ(s->Find("n1")->used.milli("cpu"), 1500);
+  EXPECT_EQ(s->Find("n1")->used.milli("memory"), 4096);
+  EXPECT_EQ(s->Find("n1")->pod_count, 1);
+  EXPECT_EQ(s->Find("n1")->gpu_pod_count, 0);
+  EXPECT_EQ(s->Find("n1")->free_milli("cpu"), 62500);
   EXPECT_EQ(ledger.gpu_pods_known(), 0u);
+  EXPECT_EQ(ledger.pods_kept(), 1u);
+  // Neither observed (they would crowd out the GPU shapes) nor assumable.
+  EXPECT_TRUE(s->observed_workload().empty());
+  EXPECT_EQ(ledger.Assume("uid-c", "n1", ClusterLedger::Clock::now(), std::chrono::seconds(30)),
+            ClusterLedger::AssumeResult::kRefused);
+  cpu_only.phase = PodPhase::kSucceeded;
+  ledger.UpsertPod(cpu_only);
+  EXPECT_EQ(ledger.pods_kept(), 0u);
+  EXPECT_FALSE(ledger.BuildSnapshot()->Find("n1")->used.contains("cpu"));
+}
+
+TEST(ClusterLedger, observed_gpu_shapes_carry_their_cpu) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertPod(BoundPod("a", "", 2));
+  auto snapshot = ledger.BuildSnapshot();
+  auto observed = snapshot->observed_workload();
+  ASSERT_EQ(observed.size(), 1u);
+  EXPECT_EQ(observed[0].shape.num_gpu, 2);
+  EXPECT_EQ(observed[0].shape.cpu_milli, 100);
+}
+
+TEST(ClusterLedger, an_assumption_carries_the_pods_cpu_and_memory) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  PodInfo pod = testing::MakePod(
+      "a", ResourceList{{"nvidia.com/gpu", Units(1)}, {"cpu", 8000}, {"memory", 1024}});
+  ledger.UpsertPod(pod);
+  ASSERT_EQ(ledger.Assume("uid-a", "n1", ClusterLedger::Clock::now(), std::chrono::seconds(30)),
+            ClusterLedger::AssumeResult::kApplied);
+  auto s = ledger.BuildSnapshot();
+  EXPECT_EQ(s->Find("n1")->used.milli("cpu"), 8000);
+  const Assumption* own = s->AssumptionOf("uid-a");
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(own->requests.milli("cpu"), 8000);
+  EXPECT_EQ(own->requests.milli("memory"), 1024);
+  EXPECT_EQ(own->requests.units("nvidia.com/gpu"), 1);
 }
 
 TEST(ClusterLedger, snapshots_share_unchanged_nodes_and_never_change) {
@@ -253,6 +301,92 @@ TEST(ClusterLedger, readers_see_only_whole_snapshots_while_a_writer_publishes) {
   auto last = published.Get();
   for (const auto& n : last->nodes()) total += n->used.units("nvidia.com/gpu");
   EXPECT_EQ(total, 7 * 2);
+}
+
+// A pending pod asking for `gpus` GPUs with `spec` (JSON members of a pod spec beside its
+// containers), decoded as the watch decodes it.
+PodInfo PinnedPod(const std::string& name, int64_t gpus, const std::string& spec) {
+  return testing::PodFromJson(R"({"metadata":{"name":")" + name + R"(","uid":")" + name +
+                              R"("},"spec":{)" + spec +
+                              R"(,"containers":[{"resources":{"limits":{"nvidia.com/gpu":)" +
+                              std::to_string(gpus) + "}}}]}}");
+}
+
+std::string RequiredAffinity(const std::string& expressions) {
+  return R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+      "nodeSelectorTerms":[{"matchExpressions":[)" +
+         expressions + "]}]}}}";
+}
+
+void AddMixedNodes(ClusterLedger& ledger) {
+  for (int i = 0; i < 2; ++i) {
+    ledger.UpsertNode(testing::LabeledNode("a100-" + std::to_string(i), 8,
+                                           {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"},
+                                            {"nvidia.com/gpu.memory", "81920"}})
+                          .info);
+    ledger.UpsertNode(testing::LabeledNode("l4-" + std::to_string(i), 4,
+                                           {{"nvidia.com/gpu.product", "NVIDIA-L4"},
+                                            {"nvidia.com/gpu.memory", "23034"}})
+                          .info);
+  }
+}
+
+// The observed shapes' GPU counts and products, for comparing workloads.
+std::vector<std::pair<int32_t, std::vector<std::string>>> Pinned(const ClusterSnapshot& s) {
+  std::vector<std::pair<int32_t, std::vector<std::string>>> out;
+  for (const auto& w : s.observed_workload()) out.emplace_back(w.shape.num_gpu, w.shape.gpu_models);
+  return out;
+}
+
+TEST(ClusterLedger, pods_pinned_by_node_affinity_are_observed_as_by_node_selector) {
+  ClusterLedger by_selector{GpuResourceNames()};
+  AddMixedNodes(by_selector);
+  by_selector.UpsertPod(
+      PinnedPod("l4", 4, R"("nodeSelector":{"nvidia.com/gpu.product":"NVIDIA-L4"})"));
+  by_selector.UpsertPod(
+      PinnedPod("a100", 8, R"("nodeSelector":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"})"));
+  ClusterLedger by_affinity{GpuResourceNames()};
+  AddMixedNodes(by_affinity);
+  by_affinity.UpsertPod(
+      PinnedPod("l4", 4,
+                RequiredAffinity(
+                    R"({"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-L4"]})")));
+  // Written on another label, and with NotIn: what counts is which products' nodes meet the pins.
+  by_affinity.UpsertPod(PinnedPod(
+      "a100", 8,
+      RequiredAffinity(R"({"key":"nvidia.com/gpu.memory","operator":"Gt","values":["40000"]})")));
+  auto selector = by_selector.BuildSnapshot();
+  auto affinity = by_affinity.BuildSnapshot();
+  using Shapes = std::vector<std::pair<int32_t, std::vector<std::string>>>;
+  EXPECT_EQ(Pinned(*selector), (Shapes{{4, {"NVIDIA-L4"}}, {8, {"NVIDIA-A100-SXM4-80GB"}}}));
+  EXPECT_EQ(Pinned(*affinity), Pinned(*selector));
+
+  // Pins every product meets are no pins; pins no product meets count for nothing.
+  ClusterLedger other{GpuResourceNames()};
+  AddMixedNodes(other);
+  other.UpsertPod(PinnedPod(
+      "any", 2, RequiredAffinity(R"({"key":"nvidia.com/gpu.product","operator":"Exists"})")));
+  other.UpsertPod(PinnedPod(
+      "not-a100", 1,
+      RequiredAffinity(
+          R"({"key":"nvidia.com/gpu.product","operator":"NotIn","values":["NVIDIA-A100-SXM4-80GB"]})")));
+  other.UpsertPod(
+      PinnedPod("h100", 4, R"("nodeSelector":{"nvidia.com/gpu.product":"NVIDIA-H100"})"));
+  EXPECT_EQ(Pinned(*other.BuildSnapshot()), (Shapes{{1, {"NVIDIA-L4"}}, {2, {}}}));
+}
+
+TEST(ClusterLedger, pinned_pods_seen_before_any_gpu_node_wait_for_the_nodes) {
+  // After a restart the pod list may come before the node list.
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertPod(
+      PinnedPod("l4", 4,
+                RequiredAffinity(
+                    R"({"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-L4"]})")));
+  ledger.UpsertPod(PinnedPod("free", 1, R"("nodeSelector":{})"));
+  using Shapes = std::vector<std::pair<int32_t, std::vector<std::string>>>;
+  EXPECT_EQ(Pinned(*ledger.BuildSnapshot()), (Shapes{{1, {}}}));
+  AddMixedNodes(ledger);
+  EXPECT_EQ(Pinned(*ledger.BuildSnapshot()), (Shapes{{1, {}}, {4, {"NVIDIA-L4"}}}));
 }
 
 }  // namespace

@@ -314,8 +314,11 @@ TEST(TargetWorkload, mig_pods_and_profiles_do_not_move_what_device_shapes_weigh)
 
 TEST(Fragmentation, pods_selecting_a_product_are_observed_pinned_to_it) {
   ClusterLedger ledger{GpuResourceNames()};
+  for (const char* product : {"NVIDIA-H100-80GB-HBM3", "NVIDIA-L4"}) {
+    ledger.UpsertNode(testing::LabeledNode(product, 8, {{"nvidia.com/gpu.product", product}}).info);
+  }
   PodInfo pinned = testing::MakePod("p", {{std::string(kGpuResource), testing::Units(4)}});
-  pinned.gpu_product_selector = "NVIDIA-H100-80GB-HBM3";
+  pinned.pins.selector = {{"nvidia.com/gpu.product", PinOperator::kIn, {"NVIDIA-H100-80GB-HBM3"}}};
   ledger.UpsertPod(pinned);
   auto snapshot = ledger.BuildSnapshot();  // the span below points into it
   auto observed = snapshot->observed_workload();

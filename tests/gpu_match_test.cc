@@ -212,5 +212,70 @@ TEST(GpuMatch, cheapest_product_scores_highest) {
   EXPECT_EQ(plugin.Score(*cycle, FixtureNode("03-v100-x4-plain.json")), 0);  // not in the table
 }
 
+// A 1-GPU pod with `spec` (JSON members of a pod spec beside its containers), as the watch
+// decodes it.
+PodInfo PinnedPod(const std::string& spec) {
+  return testing::PodFromJson(R"({"metadata":{"name":"p"},"spec":{)" + spec +
+                              R"(,"containers":[{"resources":{"limits":{"nvidia.com/gpu":1}}}]}})");
+}
+
+constexpr const char* kT4 = "01-t4-plain-1gpu.json";
+constexpr const char* kA100 = "05-a100-80gb-x8-nomig.json";
+constexpr const char* kL4 = "07-l4-x2-mps-4.json";
+
+TEST(GpuMatch, required_node_pins_filter_with_a_bounded_reason) {
+  GpuMatchPlugin plugin({}, PodIntent{});
+  // Ampere, or any GPU of more than 20 GiB but the A100: the L4 only.
+  PodInfo pod =
+      PinnedPod(R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+      "nodeSelectorTerms":[
+        {"matchExpressions":[{"key":"nvidia.com/gpu.family","operator":"In","values":["hopper"]}]},
+        {"matchExpressions":[{"key":"nvidia.com/gpu.memory","operator":"Gt","values":["20480"]},
+                             {"key":"nvidia.com/gpu.product","operator":"NotIn",
+                              "values":["NVIDIA-A100-SXM4-80GB"]},
+                             {"key":"topology.kubernetes.io/zone","operator":"In","values":["a"]}]}]}}})");
+  TestCycle cycle(pod, plugin);
+  EXPECT_TRUE(plugin.Filter(*cycle, FixtureNode(kL4)).passed());
+  for (const char* refused : {kT4, kA100}) {
+    Verdict v = plugin.Filter(*cycle, FixtureNode(refused));
+    EXPECT_EQ(v.code, VerdictCode::kUnresolvable) << refused;
+    EXPECT_EQ(v.reason, "node matches none of the pod's required node affinity terms");
+  }
+  // nodeSelector: the key it fails on is named, quoted and bounded like every reason subject.
+  PodInfo selected = PinnedPod(R"("nodeSelector":{"nvidia.com/gpu.product":"Tesla-T4"})");
+  TestCycle selected_cycle(selected, plugin);
+  EXPECT_TRUE(plugin.Filter(*selected_cycle, FixtureNode(kT4)).passed());
+  Verdict v = plugin.Filter(*selected_cycle, FixtureNode(kA100));
+  EXPECT_FALSE(v.passed());
+  EXPECT_NE(v.reason.find("nodeSelector"), std::string::npos);
+  EXPECT_NE(v.reason.find("nvidia.com/gpu.product"), std::string::npos);
+  EXPECT_LE(v.reason.size(), kMaxReasonBytes);
+  // No pins: every node passes.
+  TestCycle free_cycle(GpuPod(), plugin);
+  EXPECT_TRUE(plugin.Filter(*free_cycle, FixtureNode(kA100)).passed());
+}
+
+TEST(GpuMatch, preferred_node_affinity_scores_the_share_of_weight_earned) {
+  GpuMatchPlugin plugin({}, PodIntent{});
+  PodInfo pod =
+      PinnedPod(R"("affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[
+      {"weight":75,"preference":{"matchExpressions":[
+        {"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-A100-SXM4-80GB"]}]}},
+      {"weight":25,"preference":{"matchExpressions":[
+        {"key":"nvidia.com/gpu.memory","operator":"Gt","values":["16000"]}]}}]}})");
+  TestCycle cycle(pod, plugin);
+  ASSERT_TRUE(plugin.ScoresPod(*cycle));
+  EXPECT_EQ(plugin.Score(*cycle, FixtureNode(kA100)), 100);
+  EXPECT_EQ(plugin.Score(*cycle, FixtureNode(kL4)), 25);
+  EXPECT_EQ(plugin.Score(*cycle, FixtureNode(kT4)), 0);
+  // Averaged with the other preferences, as one more part.
+  PodIntent intent;
+  intent.prefer.families = {"ada-lovelace"};
+  GpuMatchPlugin with_intent({}, intent);
+  TestCycle both(pod, with_intent);
+  EXPECT_EQ(with_intent.Score(*both, FixtureNode(kL4)), (100 + 25) / 2.0);
+  EXPECT_EQ(with_intent.Score(*both, FixtureNode(kA100)), (0 + 100) / 2.0);
+}
+
 }  // namespace
 }  // namespace gpusched

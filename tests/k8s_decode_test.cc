@@ -30,12 +30,108 @@ TEST(DecodePod, reads_identity_phase_placement_and_gpusched_annotations) {
   EXPECT_EQ(p.requests.units("nvidia.com/gpu"), 2);
 }
 
-TEST(DecodePod, keeps_only_the_gpu_product_of_the_node_selector) {
+TEST(DecodePod, keeps_the_node_selector_entries_on_pin_labels) {
   PodInfo p = DecodePodText(R"({"metadata":{"name":"p"},"spec":{"nodeSelector":{
       "kubernetes.io/os":"linux","nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"},"containers":[]}})");
-  EXPECT_EQ(p.gpu_product_selector, "NVIDIA-A100-SXM4-80GB");
-  EXPECT_EQ(DecodePodText(R"({"spec":{"nodeSelector":null,"containers":[]}})").gpu_product_selector,
-            "");
+  ASSERT_EQ(p.pins.selector.size(), 1u);
+  EXPECT_EQ(
+      p.pins.selector[0],
+      (PinRequirement{"nvidia.com/gpu.product", PinOperator::kIn, {"NVIDIA-A100-SXM4-80GB"}}));
+  EXPECT_FALSE(p.pins.has_required);
+  EXPECT_EQ(DecodePodText(R"({"spec":{"nodeSelector":null,"containers":[]}})").pins, NodePins());
+}
+
+TEST(DecodePod, reads_required_and_preferred_node_affinity) {
+  PodInfo p = DecodePodText(R"({"spec":{"containers":[],"affinity":{
+      "podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[]},
+      "nodeAffinity":{
+        "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+          {"matchExpressions":[
+            {"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-L4","NVIDIA-T4"]},
+            {"key":"topology.kubernetes.io/zone","operator":"In","values":["a"]},
+            {"operator":"Gt","values":[40000],"key":"nvidia.com/gpu.memory"}]},
+          {"matchExpressions":[{"key":"nvidia.com/gpu.family","operator":"Exists"}]},
+          {},
+          {"matchExpressions":[{"key":"nvidia.com/gpu.count","operator":"Gt","values":["eight"]}]},
+          {"matchExpressions":[{"key":"zone","operator":"Sideways","values":["a"]}]},
+          {"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]},
+        "preferredDuringSchedulingIgnoredDuringExecution":[
+          {"weight":30,"preference":{"matchExpressions":[
+            {"key":"nvidia.com/gpu.product","operator":"NotIn","values":["NVIDIA-T4"]}]}},
+          {"weight":50,"preference":{"matchExpressions":[
+            {"key":"kubernetes.io/hostname","operator":"In","values":["n1"]}]}},
+          {"weight":0,"preference":{"matchExpressions":[
+            {"key":"nvidia.com/gpu.family","operator":"Exists"}]}},
+          {"weight":500,"preference":{"matchExpressions":[
+            {"key":"nvidia.com/gpu.family","operator":"DoesNotExist"}]}}]}}}})");
+  const NodePins& pins = p.pins;
+  EXPECT_TRUE(pins.selector.empty());
+  ASSERT_TRUE(pins.has_required);
+  ASSERT_EQ(pins.required.size(), 6u);
+  // Requirements on labels gpusched does not keep are left out (they are taken as met).
+  EXPECT_EQ(pins.required[0],
+            (PinTerm{{{"nvidia.com/gpu.product", PinOperator::kIn, {"NVIDIA-L4", "NVIDIA-T4"}},
+                      {"nvidia.com/gpu.memory", PinOperator::kGt, {}, 40000}}}));
+  EXPECT_EQ(pins.required[1], (PinTerm{{{"nvidia.com/gpu.family", PinOperator::kExists, {}}}}));
+  // Empty, unparsable (a Gt that is no integer, an unknown operator, even on other labels): none
+  // matches anything, as in Kubernetes. matchFields alone: known to constrain nothing here.
+  EXPECT_TRUE(pins.required[2].matches_nothing);
+  EXPECT_TRUE(pins.required[3].matches_nothing);
+  EXPECT_TRUE(pins.required[4].matches_nothing);
+  EXPECT_EQ(pins.required[5], PinTerm());
+  // Preferred terms: only those that can tell nodes apart; weights clamped to 100.
+  ASSERT_EQ(pins.preferred.size(), 2u);
+  EXPECT_EQ(pins.preferred[0].weight, 30);
+  EXPECT_EQ(pins.preferred[0].term.requirements[0].op, PinOperator::kNotIn);
+  EXPECT_EQ(pins.preferred[1].weight, 100);
+}
+
+TEST(DecodePod, node_affinity_of_the_wrong_shape_is_a_decode_error) {
+  const char* const wrong[] = {
+      R"({"nodeAffinity":[]})",
+      R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":{}}}})",
+      R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+          {"matchExpressions":[{"key":"nvidia.com/gpu.product","operator":"In","values":"x"}]}]}}})",
+      R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+          {"matchFields":["metadata.name"]}]}}})",
+      R"({"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[
+          {"weight":"heavy","preference":{}}]}})"};
+  for (const char* affinity : wrong) {
+    EXPECT_THROW(
+        DecodePodText(std::string(R"({"spec":{"containers":[],"affinity":)") + affinity + "}}"),
+        DecodeError)
+        << affinity;
+  }
+  EXPECT_THROW(DecodePodText(R"({"spec":{"containers":[],"nodeSelector":[]}})"), DecodeError);
+}
+
+TEST(DecodePod, pins_past_their_budget_are_dropped_in_bounded_memory) {
+  // 100,000 expressions in one term, then 100,000 values in one: the pod keeps no pin at all,
+  // and what the decoder holds meanwhile is bounded by the budget, not by the input.
+  std::string many = R"({"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-L4"]})";
+  std::string expressions = many;
+  for (int i = 1; i < 100000; ++i) expressions += "," + many;
+  std::string values = R"("v0")";
+  for (int i = 1; i < 100000; ++i) values += R"(,"v)" + std::to_string(i) + R"(")";
+  for (const std::string& term :
+       {R"({"matchExpressions":[)" + expressions + "]}",
+        R"({"matchExpressions":[{"key":"nvidia.com/gpu.product","operator":"In","values":[)" +
+            values + "]}]}"}) {
+    PodInfo p = DecodePodText(
+        R"({"spec":{"containers":[],"nodeSelector":{"nvidia.com/gpu.product":"NVIDIA-L4"},
+        "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+        "nodeSelectorTerms":[)" +
+        term + "]}}}}}");
+    EXPECT_EQ(p.pins, NodePins());
+    EXPECT_FALSE(p.pins.has_required_pins());
+  }
+  // Within the budget, everything is kept.
+  PodInfo p = DecodePodText(
+      R"({"spec":{"containers":[],"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+      "nodeSelectorTerms":[{"matchExpressions":[)" +
+      many + "," + many + "]}]}}}}}");
+  ASSERT_EQ(p.pins.required.size(), 1u);
+  EXPECT_EQ(p.pins.required[0].requirements.size(), 2u);
 }
 
 TEST(DecodePod, applies_init_sidecar_and_overhead_rules) {
@@ -89,9 +185,21 @@ TEST(DecodeNode, reads_every_fixture_node) {
     NodeInfo n = testing::NodeFixture(f);
     EXPECT_FALSE(n.name.empty()) << f;
     EXPECT_FALSE(n.gpu.product.empty()) << f;
-    EXPECT_FALSE(n.allocatable.contains("cpu")) << f;  // only extended resources are kept
+    // What decides packing is kept: cpu, memory, pods and the extended resources; not storage.
+    EXPECT_TRUE(n.allocatable.contains("cpu")) << f;
+    EXPECT_TRUE(n.allocatable.contains("memory")) << f;
+    EXPECT_TRUE(n.allocatable.contains("pods")) << f;
+    EXPECT_FALSE(n.allocatable.contains("ephemeral-storage")) << f;
   }
   EXPECT_EQ(testing::NodeFixture("03-v100-x4-plain.json").allocatable.units("nvidia.com/gpu"), 4);
+}
+
+TEST(DecodeNode, keeps_the_labels_pins_can_name) {
+  NodeInfo n = testing::NodeFixture("05-a100-80gb-x8-nomig.json");
+  EXPECT_EQ(n.pin_labels.Find("nvidia.com/gpu.product"), n.gpu.product);
+  EXPECT_FALSE(n.pin_labels.Find("kubernetes.io/hostname"));    // pins on it are not judged
+  EXPECT_FALSE(n.pin_labels.Find("nvidia.com/gfd.timestamp"));  // differs on every node
+  EXPECT_TRUE(n.pin_labels.complete());
 }
 
 }  // namespace

@@ -41,9 +41,23 @@ KubeConfig ConfigFor(const FakeApiServer& server) {
   return c;
 }
 
-// The per-node GPU usage and node set a correct inventory must show: the fake server's objects
-// run through a fresh ledger.
-std::map<std::string, int64_t> Truth(const FakeApiServer& server) {
+// What a node's usage looks like in a test: GPUs, CPU (milli) and bound pods.
+struct NodeUse {
+  int64_t gpus = 0;
+  int64_t cpu_milli = 0;
+  int32_t pods = 0;
+  bool operator==(const NodeUse&) const = default;
+};
+void PrintTo(const NodeUse& u, std::ostream* os) {
+  *os << "{gpus " << u.gpus << ", cpu " << u.cpu_milli << "m, pods " << u.pods << "}";
+}
+NodeUse UseOf(const NodeState& n) {
+  return {n.used.units("nvidia.com/gpu"), n.used.milli("cpu"), n.pod_count};
+}
+
+// The per-node usage and node set a correct inventory must show: the fake server's objects run
+// through a fresh ledger.
+std::map<std::string, NodeUse> Truth(const FakeApiServer& server) {
   std::string list = R"({"kind":"List","items":[)";
   bool first = true;
   for (const auto& n : server.Nodes()) {
@@ -61,16 +75,16 @@ std::map<std::string, int64_t> Truth(const FakeApiServer& server) {
   list += "]}";
   ClusterLedger ledger{GpuResourceNames()};
   ApplyInventory(ParseInventory(list, "truth"), ledger);
-  std::map<std::string, int64_t> usage;
+  std::map<std::string, NodeUse> usage;
   auto snapshot = ledger.BuildSnapshot();
-  for (const auto& n : snapshot->nodes()) usage[n->info.name] = n->used.units("nvidia.com/gpu");
+  for (const auto& n : snapshot->nodes()) usage[n->info.name] = UseOf(*n);
   return usage;
 }
 
-std::map<std::string, int64_t> Seen(const Published<ClusterSnapshot>& published) {
-  std::map<std::string, int64_t> usage;
+std::map<std::string, NodeUse> Seen(const Published<ClusterSnapshot>& published) {
+  std::map<std::string, NodeUse> usage;
   auto snapshot = published.Get();
-  for (const auto& n : snapshot->nodes()) usage[n->info.name] = n->used.units("nvidia.com/gpu");
+  for (const auto& n : snapshot->nodes()) usage[n->info.name] = UseOf(*n);
   return usage;
 }
 
@@ -137,15 +151,36 @@ TEST(LiveInventory, created_deleted_and_finished_pods_change_usage_at_once) {
   server.UpsertPod(MakeGpuPod("ns", "a", "uid-a", "node-0", 4));
   server.UpsertPod(MakeGpuPod("ns", "b", "uid-b", "node-1", 2));
   ASSERT_TRUE(Converges(server, published));
-  EXPECT_EQ(Seen(published)["node-0"], 4);
+  EXPECT_EQ(Seen(published)["node-0"].gpus, 4);
   server.UpsertPod(MakeGpuPod("ns", "a", "uid-a", "node-0", 4, "Succeeded"));
   server.DeletePod("ns", "b");
   ASSERT_TRUE(Converges(server, published));
-  EXPECT_EQ(Seen(published)["node-0"], 0);
-  EXPECT_EQ(Seen(published)["node-1"], 0);
+  EXPECT_EQ(Seen(published)["node-0"].gpus, 0);
+  EXPECT_EQ(Seen(published)["node-1"].gpus, 0);
   server.DeleteNode("node-2");
   ASSERT_TRUE(Converges(server, published));
   EXPECT_EQ(published.Get()->Find("node-2"), nullptr);
+}
+
+TEST(LiveInventory, pods_without_gpus_count_their_cpu_while_bound) {
+  FakeApiServer server;
+  Populate(server, 2, 0);
+  server.UpsertPod(MakeGpuPod("ns", "listed", "uid-listed", "node-0", 0));
+  server.UpsertPod(MakeGpuPod("ns", "pending", "uid-pending", "", 0));
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+  ASSERT_TRUE(Converges(server, published));
+  EXPECT_EQ(Seen(published)["node-0"], (NodeUse{0, 1000, 1}));  // from the list
+  EXPECT_EQ(published.Get()->Find("node-0")->free_milli("cpu"), 95000);
+  server.UpsertPod(MakeGpuPod("ns", "pending", "uid-pending", "node-1", 0));  // bound by watch
+  server.UpsertPod(MakeGpuPod("ns", "gpu", "uid-gpu", "node-1", 2));
+  ASSERT_TRUE(Converges(server, published));
+  EXPECT_EQ(Seen(published)["node-1"], (NodeUse{2, 2000, 2}));
+  EXPECT_EQ(published.Get()->Find("node-1")->gpu_pod_count, 1);
+  server.UpsertPod(MakeGpuPod("ns", "listed", "uid-listed", "node-0", 0, "Succeeded"));
+  ASSERT_TRUE(Converges(server, published));
+  EXPECT_EQ(Seen(published)["node-0"], (NodeUse{0, 0, 0}));
+  EXPECT_EQ(inventory.Status().gpu_pods, 1u);
 }
 
 TEST(LiveInventory, compaction_while_disconnected_relists_and_drops_what_was_deleted) {
@@ -197,7 +232,7 @@ TEST(LiveInventory, dropped_mid_event_duplicates_and_hung_watches_do_not_corrupt
   server.SetDuplicateEvents(true);
   server.UpsertPod(MakeGpuPod("ns", "dup", "uid-dup", "node-0", 2));
   ASSERT_TRUE(Converges(server, published));
-  EXPECT_EQ(Seen(published)["node-0"], 1 + 2);  // pod-0 (1 GPU) + dup, counted once
+  EXPECT_EQ(Seen(published)["node-0"].gpus, 1 + 2);  // pod-0 (1 GPU) + dup, counted once
 
   server.DropWatchesMidEvent();
   server.UpsertPod(MakeGpuPod("ns", "after-drop", "uid-ad", "node-1", 1));
@@ -227,8 +262,9 @@ TEST(LiveInventory, randomized_changes_with_faults_always_converge) {
       std::string node = "node-" + std::to_string(pick(8));
       if (op < 35) {
         int id = next_pod++;
+        // 0 GPUs: a pod that holds only CPU, which counts too.
         server.UpsertPod(MakeGpuPod("ns", "r" + std::to_string(id), "ru" + std::to_string(id),
-                                    pick(5) == 0 ? "" : node, 1 + pick(4)));
+                                    pick(5) == 0 ? "" : node, pick(5)));
       } else if (op < 55) {
         auto pods = server.Pods();
         if (!pods.empty()) {
@@ -272,7 +308,7 @@ TEST(LiveInventory, a_restarted_process_syncs_to_exactly_the_same_ledger) {
   FakeApiServer server;
   Populate(server, 10, 25);
   server.UpsertPod(MakeGpuPod("ns", "done", "uid-done", "node-1", 3, "Succeeded"));
-  std::map<std::string, int64_t> before;
+  std::map<std::string, NodeUse> before;
   {
     Published<ClusterSnapshot> published;
     LiveInventory first(ConfigFor(server), GpuResourceNames(), published, FastOptions());

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/policy/policy_spec.h"
@@ -80,6 +81,33 @@ TEST(ProductReserve, free_pods_keep_off_the_product_pinned_pods_need) {
   const ProductReservePlugin plugin;
   EXPECT_FALSE(plugin.ScoresPod(*cpu_cycle));
   EXPECT_TRUE(plugin.ScoresPod(*cycle));
+}
+
+// The issue's field case (#29): pods pinned to the L4 with required node affinity, as operators
+// write them, keep free pods off the L4 just as a nodeSelector pin does.
+TEST(ProductReserve, pods_pinned_by_required_node_affinity_reserve_their_product) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(
+      testing::LabeledNode("a100", 8, {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}}).info);
+  ledger.UpsertNode(testing::LabeledNode("l4", 4, {{"nvidia.com/gpu.product", "NVIDIA-L4"}}).info);
+  ledger.UpsertPod(testing::PodFromJson(R"({"metadata":{"name":"pinned","uid":"u1"},"spec":{
+      "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+        "nodeSelectorTerms":[{"matchExpressions":[
+          {"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-L4"]}]}]}}},
+      "containers":[{"resources":{"limits":{"nvidia.com/gpu":4}}}]}})"));
+  auto snapshot = ledger.BuildSnapshot();
+
+  PolicySpec policy = DefaultPolicySpec();
+  ProfileSpec profile;
+  profile.plugins = {{"gpu-fit", {true, 0, nullptr}},
+                     {std::string(ProductReservePlugin::kName), {true, 1, nullptr}}};
+  std::unique_ptr<Engine> engine = BuildEngine(policy, profile);
+  std::vector<const NodeState*> candidates = {snapshot->Find("a100"), snapshot->Find("l4")};
+  PodInfo free_pod = MakePod("free", {{std::string(kGpuResource), Units(1)}});
+  auto cycle = engine->NewCycle(free_pod, *snapshot);
+  auto eval = engine->Evaluate(*cycle, candidates);
+  EXPECT_DOUBLE_EQ(eval[0].combined, 100);  // A100: no pinned pod needs it
+  EXPECT_DOUBLE_EQ(eval[1].combined, 0);    // L4: the pinned pods' product
 }
 
 TEST(CycleState, put_replaces_and_get_checks_the_type) {

@@ -1,4 +1,5 @@
-// The packing simulator: trace parsing, FGD's workload preparation (shuffle, 130% extension),
+// The packing simulator: trace parsing, FGD's workload preparation (shuffle, 130% extension; or
+// trace order), kube-scheduler's node sampling and in-tree filter and scores in blend mode,
 // placement through the engine, tie-breaking, the discretized curves and reproducible reports.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <numeric>
 #include <set>
 
+#include "gpusched/sim/node_sampling.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/report.h"
 #include "gpusched/sim/scenario.h"
@@ -164,6 +166,26 @@ TEST(Workload, same_seed_same_order_other_seed_other_order) {
   std::string names;
   for (const auto& p : PrepareWorkload(reversed, 4000, random, {1.3})) names += p.name + " ";
   EXPECT_EQ(names, order(42));
+}
+
+TEST(Workload, trace_order_keeps_the_file_order_and_stops_at_the_pod_that_reaches_the_target) {
+  // 1, 0, 2, 1, 0, 1 GPUs in the file's (unsorted) order; the target is 4 GPUs: the fourth pod
+  // reaches it, and whatever the seed, nothing is shuffled, dropped or cloned before it.
+  std::vector<TracePod> trace = {Pod("z", 1000, 1, 1000), Pod("b", 1000, 0, 0),
+                                 Pod("y", 1000, 2, 1000), Pod("a", 1000, 1, 1000),
+                                 Pod("c", 1000, 0, 0),    Pod("x", 1000, 1, 1000)};
+  for (uint64_t seed : {1, 2, 3}) {
+    SimRandom random(seed);
+    std::string names;
+    for (const auto& p : PrepareWorkload(trace, 4000, random, {1.0, ArrivalOrder::kTrace})) {
+      names += p.name + " ";
+    }
+    EXPECT_EQ(names, "z b y a ") << "seed " << seed;
+  }
+  // A trace that never reaches the target arrives whole, without clones.
+  SimRandom random(1);
+  EXPECT_EQ(PrepareWorkload(trace, 40000, random, {1.0, ArrivalOrder::kTrace}).size(),
+            trace.size());
 }
 
 TEST(SimRandom, below_is_uniform_enough_and_in_range) {
@@ -330,7 +352,7 @@ TEST(SimPolicies, every_builtin_name_resolves_and_unknown_names_do_not) {
     auto p = BuiltinSimPolicy(name);
     ASSERT_TRUE(p) << name;
     EXPECT_EQ(p->name, name);
-    EXPECT_TRUE(p->policy);
+    EXPECT_EQ(p->policy == nullptr, name == "none") << name;  // none: no extender
   }
   EXPECT_FALSE(BuiltinSimPolicy("fgd2"));
   EXPECT_EQ(BuiltinSimPolicy("random")->ties, TieBreak::kPerPod);
@@ -462,6 +484,145 @@ TEST(OpenbDefaultTrace, target_workload_and_empty_cluster_fragmentation_match_th
     capacity += n.gpus * kMilliPerGpu;
   }
   EXPECT_NEAR(100 * fragment / static_cast<double>(capacity), 13.94, 0.01);
+}
+
+TEST(NodeSampling, feasible_node_counts_follow_kube_scheduler_v1_26) {
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 80), 80u);       // below 100 nodes: every node
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 100), 100u);     // 49% is 49: at least 100
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 300), 144u);     // 50 - 2 = 48%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 500), 230u);     // 46%: the measured 230
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 1000), 420u);    // 42%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 3000), 780u);    // 26%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 5000), 500u);    // 10%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 20000), 1000u);  // the 5% floor
+  EXPECT_EQ(NumFeasibleNodesToFind(100, 3000), 3000u);
+  EXPECT_EQ(NumFeasibleNodesToFind(50, 3000), 1500u);
+  EXPECT_EQ(NumFeasibleNodesToFind(1, 3000), 100u);  // never under 100
+}
+
+TEST(NodeSampling, the_start_moves_on_by_the_nodes_checked) {
+  NodeSampler sampler(0);
+  std::vector<size_t> feasible;
+  auto every = [](size_t) { return true; };
+  sampler.Find(300, every, feasible);
+  ASSERT_EQ(feasible.size(), 144u);
+  EXPECT_EQ(feasible.front(), 0u);
+  EXPECT_EQ(feasible.back(), 143u);
+  sampler.Find(300, every, feasible);
+  EXPECT_EQ(feasible.front(), 144u);
+  EXPECT_EQ(feasible.back(), 287u);
+  // Nodes that fail count as checked: the odd ones fail, so the 144 feasible ones take 287 nodes
+  // (288..299, then 0..274).
+  sampler.Find(
+      300, [](size_t i) { return i % 2 == 0; }, feasible);
+  ASSERT_EQ(feasible.size(), 144u);
+  EXPECT_EQ(feasible.front(), 288u);
+  EXPECT_EQ(feasible[6], 0u);  // wrapped around
+  EXPECT_EQ(feasible.back(), 274u);
+  EXPECT_EQ(sampler.next_start(), 275u);
+  // Fewer feasible nodes than wanted: every node is checked, and the start comes back round.
+  sampler.Find(
+      300, [](size_t i) { return i == 7; }, feasible);
+  EXPECT_EQ(feasible, std::vector<size_t>{7});
+  EXPECT_EQ(sampler.next_start(), 275u);
+}
+
+// `first` nodes of model A, then B up to `count`; 8 GPUs each.
+std::vector<TraceNode> TwoModels(int count, int first) {
+  std::vector<TraceNode> nodes;
+  for (int i = 0; i < count; ++i) {
+    nodes.push_back(Node("n" + std::to_string(1000 + i), 64000, 8, i < first ? "A" : "B"));
+  }
+  return nodes;
+}
+
+SimOptions KubeScheduler(InTreeScore in_tree, uint64_t seed) {
+  SimOptions o;
+  o.seed = seed;
+  o.tune = 1.0;
+  o.order = ArrivalOrder::kTrace;
+  o.blend.enabled = true;
+  o.blend.in_tree = in_tree;
+  o.ties = TieBreak::kPerPod;
+  return o;
+}
+
+TEST(Simulator, blend_mode_scores_only_the_sampled_nodes_from_a_rotating_start) {
+  // 300 empty 8-GPU nodes, the first 144 of model A, and two 1-GPU pods under MostAllocated with
+  // no extender. The adaptive default checks 144 nodes per pod: the first pod's window is every A
+  // node, the second's starts at node 144, every B node, where an empty node is the best there
+  // is. Without the rotation the second pod would join the first on its A node; scoring every node
+  // (percentageOfNodesToScore 100), it always does, wherever the first went.
+  const std::vector<TraceNode> nodes = TwoModels(300, 144);
+  const std::vector<TracePod> trace = {Pod("p1", 4000, 1, 1000), Pod("p2", 4000, 1, 1000)};
+  const SimPolicy none = *BuiltinSimPolicy("none");
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SimOptions options = KubeScheduler(InTreeScore::kMostAllocated, seed);
+    SimRun sampled = Simulate(nodes, trace, none, options);
+    EXPECT_EQ(sampled.per_model["A"].allocated_at_end_milli, 1000) << "seed " << seed;
+    EXPECT_EQ(sampled.per_model["B"].allocated_at_end_milli, 1000) << "seed " << seed;
+    options.percentage_of_nodes_to_score = 100;
+    SimRun every = Simulate(nodes, trace, none, options);
+    EXPECT_TRUE(every.per_model["A"].allocated_at_end_milli == 2000 ||
+                every.per_model["B"].allocated_at_end_milli == 2000)
+        << "seed " << seed;
+  }
+}
+
+TEST(Simulator, a_node_takes_no_more_pods_than_kubelets_default_110) {
+  // One node with room for 200 one-core pods: the 111th finds no node.
+  std::vector<TraceNode> nodes = {Node("big", 200000, 1)};
+  nodes[0].memory_mib = 1 << 20;
+  std::vector<TracePod> trace;
+  for (int i = 0; i < 111; ++i) trace.push_back(Pod("p" + std::to_string(i), 1000, 0, 0));
+  SimRun run = Simulate(nodes, trace, *BuiltinSimPolicy("none"),
+                        KubeScheduler(InTreeScore::kLeastAllocated, 1));
+  EXPECT_EQ(run.pods_placed, 110);
+  EXPECT_EQ(run.pods_failed, 1);
+}
+
+TEST(Simulator, the_readme_registration_ranks_cpu_only_pods_and_managed_resources_does_not) {
+  // An 8-GPU node and a CPU-only node alike in CPU and memory, an 8-core CPU-only pod, then an
+  // 8-GPU pod that needs 30 of the 32 cores. kube-scheduler's own scores tie the two nodes for the
+  // CPU-only pod; gpusched's (fgd, cpu-reserve) keep it off the GPU node. With its prioritize
+  // entry for every pod (the README) the 8-GPU pod always fits; with GPU pods only
+  // (managedResources), the tie is a coin toss per seed and the 8-GPU pod fails half the time.
+  std::vector<TraceNode> nodes = {Node("gpu", 32000, 8), Node("cpu", 32000, 0, "")};
+  std::vector<TracePod> trace = {Pod("web", 8000, 0, 0), Pod("train", 30000, 8, 1000)};
+  const SimPolicy gpusched = *BuiltinSimPolicy("gpusched");
+  int64_t gpu_only_failures = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    SimOptions options = KubeScheduler(InTreeScore::kLeastAllocated, seed);
+    options.blend.extender_weight = 5;
+    EXPECT_EQ(Simulate(nodes, trace, gpusched, options).pods_failed, 0) << "seed " << seed;
+    options.blend.prioritized = ExtenderPods::kGpuPods;
+    gpu_only_failures += Simulate(nodes, trace, gpusched, options).pods_failed;
+  }
+  EXPECT_GT(gpu_only_failures, 0);
+  EXPECT_LT(gpu_only_failures, 10);
+}
+
+TEST(Simulator, most_allocated_without_an_extender_is_kube_schedulers_integer_arithmetic) {
+  // Node A: 8 GPUs, 64 cores; node B: 4 GPUs, 32 cores; 64 GiB each. Hand-computed v1.26 totals
+  // (NodeResourcesFit MostAllocated with nvidia.com/gpu 5, cpu 1, memory 1, plus
+  // BalancedAllocation, integer division at each step):
+  // - web (8 cores, 1 GiB, no GPU; the GPU resource is left out of its score):
+  //   A: (12 + 1) / 2 = 6, balanced (1 - |0.125 - 0.0156| / 2) x 100 = 94: 100;
+  //   B: (25 + 1) / 2 = 13, balanced 88: 101. B wins. (Counting the idle GPUs, A would win 95-91.)
+  // - gpu (1 GPU, 4 cores, 1 GiB), with web on B:
+  //   A: (12 x 5 + 6 + 1) / 7 = 9, balanced 97: 106;
+  //   B: (25 x 5 + 37 + 3) / 7 = 23, balanced 82: 105. A wins by one point.
+  //   (With web on A, B would win 113-103.)
+  std::vector<TraceNode> nodes = {Node("a", 64000, 8, "A"), Node("b", 32000, 4, "B")};
+  std::vector<TracePod> trace = {Pod("web", 8000, 0, 0), Pod("gpu", 4000, 1, 1000)};
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SimRun run = Simulate(nodes, trace, *BuiltinSimPolicy("none"),
+                          KubeScheduler(InTreeScore::kMostAllocated, seed));
+    EXPECT_EQ(run.pods_placed, 2);
+    EXPECT_EQ(run.per_model["A"].allocated_at_end_milli, 1000) << "seed " << seed;
+    EXPECT_EQ(run.per_model["B"].allocated_at_end_milli, 0) << "seed " << seed;
+    EXPECT_NEAR(run.allocated_at_end_pct, 100.0 / 12, 1e-9);
+  }
 }
 
 }  // namespace

@@ -15,6 +15,10 @@ ClusterLedger::ClusterLedger(GpuResourceNames gpu_names, Clock::duration workloa
 
 void ClusterLedger::UpsertNode(NodeInfo node) {
   std::string name = node.name;
+  auto old = nodes_.find(name);
+  product_labels_stale_ = product_labels_stale_ || old == nodes_.end() ||
+                          old->second.gpu.product != node.gpu.product ||
+                          !(old->second.pin_labels == node.pin_labels);
   nodes_.insert_or_assign(name, std::move(node));
   dirty_.insert(std::move(name));
 }
@@ -23,6 +27,7 @@ void ClusterLedger::DeleteNode(std::string_view name) {
   auto it = nodes_.find(name);
   if (it == nodes_.end()) return;
   nodes_.erase(it);
+  product_labels_stale_ = true;
   dirty_.emplace(name);
 }
 
@@ -30,32 +35,86 @@ void ClusterLedger::Charge(const PodRecord& pod, int sign) {
   if (!pod.counted) return;
   Usage& u = usage_[pod.node_name];
   for (const auto& r : pod.gpu_requests) u.used.Add(r.name, sign * r.milli);
+  if (pod.cpu_milli != 0) u.used.Add("cpu", sign * pod.cpu_milli);
+  if (pod.memory_milli != 0) u.used.Add("memory", sign * pod.memory_milli);
   u.pods += sign;
+  if (!pod.gpu_requests.empty()) u.gpu_pods += sign;
   if (u.pods == 0) usage_.erase(pod.node_name);
   dirty_.insert(pod.node_name);
 }
 
-void ClusterLedger::Observe(const ResourceList& gpu_requests, const std::string& product) {
+void ClusterLedger::Observe(const PodRecord& record, const NodePins& pins) {
   // Live requests of extended resources are whole units: whole devices and MIG slices.
-  TaskShape shape = ShapeOf(gpu_requests);
+  TaskShape shape = ShapeOf(record.gpu_requests);
   if (!shape.wants_gpu() && !shape.wants_mig()) return;
-  if (!product.empty()) shape.gpu_models.push_back(product);
-  observed_.Add(shape, Clock::now());
+  // The CPU a GPU pod asks for decides where the next ones fit (fgd, cpu-reserve); pods asking
+  // for no GPU are not observed: in most clusters they outnumber GPU pods by far, and the shapes
+  // FGD keeps (its 95% cut) would be theirs alone.
+  shape.cpu_milli = record.cpu_milli;
+  if (pins.has_required_pins() && ProductLabels().empty() && deferred_.size() < kMaxDeferred) {
+    deferred_.push_back(Deferred{std::move(shape), pins, Clock::now()});
+    return;
+  }
+  Count(std::move(shape), pins, Clock::now());
+}
+
+void ClusterLedger::Count(TaskShape shape, const NodePins& pins, Clock::time_point seen) {
+  if (pins.has_required_pins()) {
+    auto products = PinnedProducts(pins);
+    if (!products) return;  // no GPU product of the cluster can run it
+    shape.gpu_models = std::move(*products);
+  }
+  observed_.Add(shape, seen);
   dirty_.emplace();  // the snapshot's workload changes even when no node does
 }
 
-void ClusterLedger::Put(std::string key, PodRecord record, const std::string& product) {
+std::optional<std::vector<std::string>> ClusterLedger::PinnedProducts(const NodePins& pins) {
+  const auto& products = ProductLabels();
+  std::vector<std::string> meeting;
+  for (const auto& [product, label_sets] : products) {
+    if (std::any_of(label_sets.begin(), label_sets.end(),
+                    [&](const PinLabels& labels) { return MeetsRequiredPins(pins, labels); })) {
+      meeting.push_back(product);
+    }
+  }
+  if (meeting.empty()) return std::nullopt;
+  if (meeting.size() == products.size()) meeting.clear();  // every product: not pinned
+  return meeting;
+}
+
+const std::map<std::string, std::vector<PinLabels>, std::less<>>& ClusterLedger::ProductLabels() {
+  if (!product_labels_stale_) return product_labels_;
+  product_labels_.clear();
+  for (const auto& [name, node] : nodes_) {
+    if (node.gpu.product.empty()) continue;
+    auto& label_sets = product_labels_[node.gpu.product];
+    if (std::find(label_sets.begin(), label_sets.end(), node.pin_labels) == label_sets.end()) {
+      label_sets.push_back(node.pin_labels);
+    }
+  }
+  product_labels_stale_ = false;
+  return product_labels_;
+}
+
+void ClusterLedger::Erase(std::unordered_map<std::string, PodRecord>::iterator it) {
+  Charge(it->second, -1);
+  if (it->second.assumed_until) assumed_keys_.erase(it->first);
+  if (!it->second.gpu_requests.empty()) --gpu_pods_;
+  pods_.erase(it);
+}
+
+void ClusterLedger::Put(std::string key, PodRecord record, const NodePins& pins) {
   auto it = pods_.find(key);
   if (it != pods_.end()) {
-    Charge(it->second, -1);
-    if (it->second.assumed_until) assumed_keys_.erase(key);
-    pods_.erase(it);
+    Erase(it);
   } else if (!record.gpu_requests.empty()) {
-    Observe(record.gpu_requests, product);
+    Observe(record, pins);
   }
-  if (record.gpu_requests.empty()) return;  // pods without GPU requests do not matter here
+  // Other pods matter only while they hold resources.
+  if (record.gpu_requests.empty() && !record.counted) return;
   Charge(record, +1);
   if (record.assumed_until) assumed_keys_.insert(key);
+  if (!record.gpu_requests.empty()) ++gpu_pods_;
   pods_.emplace(std::move(key), std::move(record));
 }
 
@@ -64,14 +123,16 @@ void ClusterLedger::UpsertPod(const PodInfo& pod) {
   PodRecord record;
   record.node_name = pod.node_name;
   record.gpu_requests = GpuDemand(pod, gpu_names_);
+  record.cpu_milli = pod.requests.milli("cpu");
+  record.memory_milli = pod.requests.milli("memory");
   record.terminal = pod.terminal();
-  record.counted = !record.node_name.empty() && !pod.terminal() && !record.gpu_requests.empty();
+  record.counted = !record.node_name.empty() && !pod.terminal();
   auto it = pods_.find(key);
   if (it != pods_.end() && pod.node_name.empty() && !pod.terminal()) {
     if (it->second.assumed_until) return;  // the watch has not caught up with the scheduler yet
     record.assume_window = it->second.assume_window;  // still pending: the window stands
   }
-  Put(std::move(key), std::move(record), pod.gpu_product_selector);
+  Put(std::move(key), std::move(record), pod.pins);
 }
 
 ClusterLedger::AssumeResult ClusterLedger::Assume(std::string_view key, std::string_view node,
@@ -89,7 +150,7 @@ ClusterLedger::AssumeResult ClusterLedger::Assume(std::string_view key, std::str
   record.counted = true;
   record.assumed_until = expires;
   record.assume_window = window;
-  Put(std::string(key), std::move(record), "");
+  Put(std::string(key), std::move(record), NodePins());
   return AssumeResult::kApplied;
 }
 
@@ -119,10 +180,7 @@ size_t ClusterLedger::ExpireAssumptions(Clock::time_point now) {
 
 void ClusterLedger::DeletePod(std::string_view key) {
   auto it = pods_.find(std::string(key));
-  if (it == pods_.end()) return;
-  Charge(it->second, -1);
-  if (it->second.assumed_until) assumed_keys_.erase(it->first);
-  pods_.erase(it);
+  if (it != pods_.end()) Erase(it);
 }
 
 void ClusterLedger::ReplaceNodes(std::vector<NodeInfo> nodes) {
@@ -179,6 +237,10 @@ std::vector<WeightedShape> ClusterLedger::StandardWorkload() const {
 }
 
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
+  if (!deferred_.empty() && !ProductLabels().empty()) {
+    for (auto& d : deferred_) Count(std::move(d.shape), d.pins, d.seen);
+    deferred_.clear();
+  }
   for (const auto& name : dirty_) {
     if (name.empty()) continue;  // marks a workload change only
     auto node = nodes_.find(name);
@@ -193,6 +255,7 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
       state->used = usage->second.used;
       state->used.DropZeros();
       state->pod_count = usage->second.pods;
+      state->gpu_pod_count = usage->second.gpu_pods;
     }
     published_.insert_or_assign(name, std::move(state));
   }
@@ -203,7 +266,11 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   Assumptions assumptions;
   for (const auto& key : assumed_keys_) {
     const PodRecord& pod = pods_.at(key);
-    assumptions.emplace(key, Assumption{pod.node_name, pod.gpu_requests});
+    Assumption a{pod.node_name, pod.gpu_requests};
+    a.requests.Add("cpu", pod.cpu_milli);
+    a.requests.Add("memory", pod.memory_milli);
+    a.requests.DropZeros();
+    assumptions.emplace(key, std::move(a));
   }
   return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
                                                  observed_.Observed(), StandardWorkload(),

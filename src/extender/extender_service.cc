@@ -34,9 +34,10 @@ void CopyUsage(const NodeState& known, const Assumption* own, NodeState& out) {
   out.used = known.used;
   out.pod_count = known.pod_count;
   if (!own || own->node != known.info.name) return;
-  for (const auto& r : own->gpu_requests) out.used.Add(r.name, -r.milli);
+  for (const auto& r : own->requests) out.used.Add(r.name, -r.milli);
   out.used.DropZeros();
   --out.pod_count;
+  --out.gpu_pod_count;
 }
 
 RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,

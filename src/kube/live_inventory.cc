@@ -23,7 +23,7 @@ class LiveInventory::NodeSink : public ReflectorSink {
       ledger.ReplaceNodes(std::move(listed_));
       owner_.nodes_listed_ = true;
     });
-    listed_.clear();
+    listed_ = {};  // its capacity too: a list is rare, and it held every object
   }
   void Apply(std::string_view type, simdjson::ondemand::object o) override {
     // A deletion needs the name only, so a node that cannot be decoded still leaves.
@@ -47,15 +47,18 @@ class LiveInventory::PodSink : public ReflectorSink {
   void BeginList() override { listed_.clear(); }
   void AddListed(simdjson::ondemand::object o) override {
     PodInfo pod = DecodePod(o);
-    // Only GPU pods are kept, so a list of 150,000 pods costs memory for the GPU ones alone.
-    if (!GpuDemand(pod, owner_.gpu_names_).empty()) listed_.push_back(Slim(std::move(pod)));
+    // What the ledger keeps (GPU pods, and other pods while bound), slimmed to what it reads.
+    bool holds = !pod.node_name.empty() && !pod.terminal();
+    if (holds || !GpuDemand(pod, owner_.gpu_names_).empty()) {
+      listed_.push_back(Slim(std::move(pod), owner_.gpu_names_));
+    }
   }
   void EndList() override {
     owner_.Change([&](ClusterLedger& ledger) {
       ledger.ReplacePods(listed_);
       owner_.pods_listed_ = true;
     });
-    listed_.clear();
+    listed_ = {};  // its capacity too: a list is rare, and it held every object
   }
   void Apply(std::string_view type, simdjson::ondemand::object o) override {
     // A deletion needs the identity only, so a pod that cannot be decoded still releases.
@@ -69,9 +72,15 @@ class LiveInventory::PodSink : public ReflectorSink {
   }
 
  private:
-  static PodInfo Slim(PodInfo pod) {
-    pod.labels.clear();
-    pod.annotations.clear();
+  // A list of 150,000 pods is held until it is applied: each keeps only what the ledger reads.
+  static PodInfo Slim(PodInfo pod, const GpuResourceNames& gpu_names) {
+    pod.requests = pod.requests.Filtered([&](std::string_view name) {
+      return name == "cpu" || name == "memory" || gpu_names.IsGpuResource(name);
+    });
+    pod.labels = {};
+    pod.annotations = {};
+    pod.resource_version = {};
+    pod.max_container_requests = {};
     return pod;
   }
   LiveInventory& owner_;

@@ -108,7 +108,7 @@ void AddStateSeries(const MetricsState& state, prometheus::Registry& r) {
       .Add({})
       .Set(static_cast<double>(snap.size()));
   int64_t gpu_pods = 0;
-  for (const auto& node : snap.nodes()) gpu_pods += node->pod_count;
+  for (const auto& node : snap.nodes()) gpu_pods += node->gpu_pod_count;
   prometheus::BuildGauge()
       .Name("gpusched_inventory_gpu_pods")
       .Help("Bound, non-terminal pods that request GPU resources")

@@ -33,7 +33,8 @@ void AddResources(Fnv& h, const ResourceList& list) {
 bool SameSchedulingContent(const NodeState& a, const NodeState& b) {
   return a.info.unschedulable == b.info.unschedulable && a.used == b.used &&
          a.info.allocatable == b.info.allocatable && a.info.capacity == b.info.capacity &&
-         a.device_free_milli == b.device_free_milli && a.info.gpu == b.info.gpu;
+         a.device_free_milli == b.device_free_milli && a.info.gpu == b.info.gpu &&
+         a.info.pin_labels == b.info.pin_labels;
 }
 
 uint64_t SchedulingContentHash(const NodeState& node) {
@@ -46,6 +47,7 @@ uint64_t SchedulingContentHash(const NodeState& node) {
   h.Add(g.mig_config);
   h.Add(g.driver_upgrade_state);
   h.Add(static_cast<int64_t>(g.mig_config_state));
+  h.Add(static_cast<int64_t>(node.info.pin_labels.hash()));  // kept with the labels: no rehash
   h.Add(node.info.unschedulable ? 1 : 0);
   AddResources(h, node.info.allocatable);
   AddResources(h, node.used);

@@ -66,10 +66,51 @@ int64_t ShapeFragmentMilli(const NodeIdle& node, const TaskShape& shape) {
   return fragment;
 }
 
+namespace {
+
+// What the common shapes (whole GPUs, or slices of one profile) read of one node, counted once
+// per node rather than once per shape: the idle milli-GPU of devices and of MIG slices, the fully
+// free devices, and the idle milli-GPU on the other devices.
+struct IdleFacts {
+  explicit IdleFacts(const NodeIdle& node) : mig_idle(MigIdleMilli(node)) {
+    for (int64_t free : node.gpu_free_milli) {
+      device_idle += free;
+      if (free >= kMilliPerGpu) {
+        ++whole;
+      } else {
+        partial += free;
+      }
+    }
+  }
+  int64_t device_idle = 0;
+  int64_t mig_idle = 0;
+  int64_t whole = 0;
+  int64_t partial = 0;
+};
+
+// ShapeFragmentMilli from the node's facts.
+int64_t FragmentMilli(const NodeIdle& node, const IdleFacts& facts, const TaskShape& shape) {
+  bool mig = shape.wants_mig();
+  if (!mig && !shape.wants_gpu()) return facts.device_idle;
+  // A share, or slices with devices too: rare enough to count in full.
+  if (shape.wants_gpu() && (mig || shape.gpu_milli != kMilliPerGpu)) {
+    return ShapeFragmentMilli(node, shape);
+  }
+  int64_t idle = mig ? facts.mig_idle : facts.device_idle;
+  if (node.cpu_milli < shape.cpu_milli || !shape.AcceptsModel(node.model)) return idle;
+  if (!mig) return facts.whole >= shape.num_gpu ? facts.partial : idle;
+  const IdleSlices* slices = SlicesOf(node, shape.mig_profile);
+  return slices != nullptr && slices->count >= shape.mig_count ? idle - slices->milli() : idle;
+}
+
+}  // namespace
+
 double NodeFragmentMilli(const NodeIdle& node, std::span<const WeightedShape> workload) {
+  const IdleFacts facts(node);
   double sum = 0;
-  for (const auto& w : workload)
-    sum += w.weight * static_cast<double>(ShapeFragmentMilli(node, w.shape));
+  for (const auto& w : workload) {
+    sum += w.weight * static_cast<double>(FragmentMilli(node, facts, w.shape));
+  }
   return sum;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
@@ -14,9 +15,10 @@ void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out) {
     out.assign(node.device_free_milli.begin(), node.device_free_milli.end());
     return;
   }
-  int64_t total =
-      std::min(node.info.allocatable.milli(kGpuResource) / kMilliPerGpu, kMaxGpusPerNode);
-  int64_t free = std::clamp<int64_t>(node.free_milli(kGpuResource) / kMilliPerGpu, 0, total);
+  int64_t allocatable = node.info.allocatable.milli(kGpuResource);
+  int64_t total = std::min(allocatable / kMilliPerGpu, kMaxGpusPerNode);
+  int64_t free = std::clamp<int64_t>((allocatable - node.used.milli(kGpuResource)) / kMilliPerGpu,
+                                     0, total);
   out.assign(static_cast<size_t>(total), 0);
   std::fill(out.begin(), out.begin() + free, kMilliPerGpu);
 }
@@ -41,7 +43,9 @@ NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers) {
         std::clamp<int64_t>(r.milli / 1000 - node.used.units(r.name), 0, kMaxGpusPerNode);
     buffers.mig.push_back({profile, free, MigComputeSlices(profile)});
   }
-  int64_t cpu = DeclaresCpu(node) ? node.free_milli("cpu") : std::numeric_limits<int64_t>::max();
+  std::optional<int64_t> cpu_allocatable = allocatable.find("cpu");
+  int64_t cpu = cpu_allocatable ? *cpu_allocatable - node.used.milli("cpu")
+                                : std::numeric_limits<int64_t>::max();
   return NodeIdle{.cpu_milli = cpu,
                   .gpu_free_milli = buffers.devices,
                   .model = node.info.gpu.product,
@@ -74,22 +78,39 @@ TaskShape ShapeOf(const PodInfo& pod, std::vector<std::string> models) {
   return ShapeOf(pod.requests, std::move(models));
 }
 
-std::vector<int> BestFitDevices(std::span<const int64_t> free, const TaskShape& shape) {
-  std::vector<int> taken;
-  if (!shape.wants_gpu()) return taken;
+namespace {
+
+// Calls `take(index)` for each device BestFitDevices picks, in its order.
+template <class Take>
+void ForBestFit(std::span<const int64_t> free, const TaskShape& shape, Take take) {
+  if (!shape.wants_gpu()) return;
   if (shape.gpu_milli >= kMilliPerGpu) {
-    for (size_t i = 0; i < free.size() && static_cast<int32_t>(taken.size()) < shape.num_gpu; ++i) {
-      if (free[i] >= kMilliPerGpu) taken.push_back(static_cast<int>(i));
+    int32_t whole = 0;
+    for (size_t i = 0; i < free.size() && whole < shape.num_gpu; ++i) {
+      if (free[i] >= kMilliPerGpu) ++whole;
     }
-    if (static_cast<int32_t>(taken.size()) < shape.num_gpu) taken.clear();
-    return taken;
+    if (whole < shape.num_gpu) return;
+    int32_t taken = 0;
+    for (size_t i = 0; i < free.size() && taken < shape.num_gpu; ++i) {
+      if (free[i] < kMilliPerGpu) continue;
+      take(static_cast<int>(i));
+      ++taken;
+    }
+    return;
   }
   int best = -1;
   for (size_t i = 0; i < free.size(); ++i) {
     if (free[i] >= shape.gpu_milli && (best < 0 || free[i] < free[best]))
       best = static_cast<int>(i);
   }
-  if (best >= 0) taken.push_back(best);
+  if (best >= 0) take(best);
+}
+
+}  // namespace
+
+std::vector<int> BestFitDevices(std::span<const int64_t> free, const TaskShape& shape) {
+  std::vector<int> taken;
+  ForBestFit(free, shape, [&](int device) { taken.push_back(device); });
   return taken;
 }
 
@@ -104,9 +125,8 @@ int64_t SigmoidScore(double before, double after) {
 
 NodeIdle PlacedOn(const NodeIdle& node, const TaskShape& pod, IdleBuffers& buffers) {
   buffers.devices.assign(node.gpu_free_milli.begin(), node.gpu_free_milli.end());
-  for (int device : BestFitDevices(node.gpu_free_milli, pod)) {
-    buffers.devices[static_cast<size_t>(device)] -= pod.gpu_milli;
-  }
+  ForBestFit(node.gpu_free_milli, pod,
+             [&](int device) { buffers.devices[static_cast<size_t>(device)] -= pod.gpu_milli; });
   NodeIdle placed = node;
   placed.cpu_milli = node.cpu_milli == std::numeric_limits<int64_t>::max()
                          ? node.cpu_milli
@@ -124,8 +144,13 @@ NodeIdle PlacedOn(const NodeIdle& node, const TaskShape& pod, IdleBuffers& buffe
 
 FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
                    std::span<const WeightedShape> workload) {
-  double before = NodeFragmentMilli(node, workload);
   IdleBuffers buffers;
+  return FgdScore(node, pod, workload, buffers);
+}
+
+FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
+                   std::span<const WeightedShape> workload, IdleBuffers& buffers) {
+  double before = NodeFragmentMilli(node, workload);
   NodeIdle placed = PlacedOn(node, pod, buffers);
   FgdChoice choice;
   if (pod.wants_gpu() && pod.gpu_milli < kMilliPerGpu) {

@@ -11,7 +11,14 @@
 namespace gpusched {
 namespace {
 
-using DemandRatio = CycleValue<double>;
+// The demand ratio, and the storage the node views take, reused from node to node (a cycle serves
+// one thread at a time).
+struct DemandRatio : CycleData {
+  explicit DemandRatio(double ratio) : value(ratio) {}
+  double value;
+  mutable IdleBuffers idle;
+  mutable IdleBuffers placed;
+};
 
 }  // namespace
 
@@ -50,10 +57,8 @@ double CpuReservePlugin::Score(const Cycle& cycle, const NodeState& node) const 
   const DemandRatio* ratio = cycle.Get<DemandRatio>(kName);
   if (ratio == nullptr || !DeclaresCpu(node)) return kMaxNodeScore / 2;
   const TaskShape& pod = TaskShapeOf(cycle);
-  IdleBuffers buffers;
-  NodeIdle before = IdleOf(node, buffers);
-  IdleBuffers placed;
-  NodeIdle after = PlacedOn(before, pod, placed);
+  NodeIdle before = IdleOf(node, ratio->idle);
+  NodeIdle after = PlacedOn(before, pod, ratio->placed);
   double growth = StrandedGpuMilli(after, ratio->value) - StrandedGpuMilli(before, ratio->value);
   return kMaxNodeScore / (1 + std::exp(growth / kMilliPerGpu));
 }

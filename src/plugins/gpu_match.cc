@@ -89,6 +89,12 @@ bool ProductMatches(std::string_view glob, std::string_view product) {
 }
 
 Verdict GpuMatchPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
+  if (auto unmet = UnmetRequiredPin(cycle.pod().pins, node.info.pin_labels)) {
+    return Verdict::Unresolvable(
+        unmet->empty()
+            ? cycle.Reason("node matches none of the pod's required node affinity terms")
+            : cycle.Reason("node label does not match the pod's nodeSelector: ", *unmet));
+  }
   const GpuRequirements& req = PodIntentOf(cycle).require;
   if (req.empty()) return Verdict::Pass();
   int met = 0;
@@ -98,7 +104,8 @@ Verdict GpuMatchPlugin::Filter(const Cycle& cycle, const NodeState& node) const 
 
 bool GpuMatchPlugin::ScoresPod(const Cycle& cycle) const {
   const PodIntent& intent = PodIntentOf(cycle);
-  return !intent.prefer.empty() || (intent.prefer_cheapest && !costs_.empty());
+  return !intent.prefer.empty() || (intent.prefer_cheapest && !costs_.empty()) ||
+         TotalPreferredPinWeight(cycle.pod().pins) > 0;
 }
 
 double GpuMatchPlugin::Score(const Cycle& cycle, const NodeState& node) const {
@@ -120,6 +127,12 @@ double GpuMatchPlugin::Score(const Cycle& cycle, const NodeState& node) const {
     }
     // Unknown products score as the most expensive; a free product scores as the cheapest.
     total += cost < 0 ? 0 : cost == 0 ? kMaxNodeScore : kMaxNodeScore * cheapest / cost;
+    ++parts;
+  }
+  const NodePins& pins = cycle.pod().pins;
+  if (int64_t weights = TotalPreferredPinWeight(pins); weights > 0) {
+    total += kMaxNodeScore * static_cast<double>(PreferredPinWeight(pins, node.info.pin_labels)) /
+             static_cast<double>(weights);
     ++parts;
   }
   return parts ? total / parts : 0;

@@ -16,14 +16,15 @@ namespace {
 struct Fit {
   Fit(const Fit&) = delete;  // `idle` points into `buffers`
   Fit& operator=(const Fit&) = delete;
-  IdleBuffers buffers;
+  IdleBuffers& buffers;
   NodeIdle idle;
   const TaskShape& pod;
   double cpu_left = 0;  // 0 when the node declares no CPU
   double gpu_left = 0;  // sum over devices, milli-GPU
   double pod_gpu = 0;   // the pod's whole GPU request, milli-GPU
 
-  Fit(const Cycle& cycle, const NodeState& node) : pod(TaskShapeOf(cycle)) {
+  Fit(const Cycle& cycle, const NodeState& node, IdleBuffers& storage)
+      : buffers(storage), pod(TaskShapeOf(cycle)) {
     idle = IdleOf(node, buffers);
     cpu_left = DeclaresCpu(node) ? static_cast<double>(idle.cpu_milli) : 0;
     gpu_left = static_cast<double>(DeviceIdleMilli(idle));
@@ -34,8 +35,14 @@ struct Fit {
   }
 };
 
-// The target workload under the policy's targetWorkload settings, blended once per cycle.
-using TargetShapes = CycleValue<std::vector<WeightedShape>>;
+// The target workload under the policy's targetWorkload settings, blended once per cycle, and the
+// storage the node views take, reused from node to node (a cycle serves one thread at a time).
+struct FgdCycle : CycleData {
+  explicit FgdCycle(std::vector<WeightedShape> shapes) : target(std::move(shapes)) {}
+  std::vector<WeightedShape> target;
+  mutable IdleBuffers idle;
+  mutable IdleBuffers placed;
+};
 
 }  // namespace
 
@@ -49,19 +56,21 @@ void FgdPlugin::Prepare(Cycle& cycle) const {
   // Devices and MIG slices are measured apart, and while no node declares CPU a pod changes only
   // the fragment of the kind it takes: the other kind's shapes would cost every node for nothing.
   if (!snapshot.Offers("cpu")) target = ShapesOfKind(target, TaskShapeOf(cycle).wants_mig());
-  cycle.Put(kName, std::make_unique<TargetShapes>(std::move(target)));
+  cycle.Put(kName, std::make_unique<FgdCycle>(std::move(target)));
 }
 
 double FgdPlugin::Score(const Cycle& cycle, const NodeState& node) const {
-  Fit f(cycle, node);
-  const TargetShapes* target = cycle.Get<TargetShapes>(kName);
-  std::span<const WeightedShape> workload =
-      target ? std::span<const WeightedShape>(target->value) : std::span<const WeightedShape>();
-  return static_cast<double>(FgdScore(f.idle, f.pod, workload).score);
+  const FgdCycle* prepared = cycle.Get<FgdCycle>(kName);
+  // Never prepared: no workload to measure against, so no placement changes the fragment.
+  if (prepared == nullptr) return kMaxNodeScore / 2;
+  const TaskShape& pod = TaskShapeOf(cycle);
+  NodeIdle idle = IdleOf(node, prepared->idle);
+  return static_cast<double>(FgdScore(idle, pod, prepared->target, prepared->placed).score);
 }
 
 double BestFitPlugin::Score(const Cycle& cycle, const NodeState& node) const {
-  Fit f(cycle, node);
+  IdleBuffers buffers;
+  Fit f(cycle, node, buffers);
   double r = 0.5 * (f.cpu_left - f.pod_cpu(node)) / kMaxSpecCpuMilli +
              0.5 * (f.gpu_left - f.pod_gpu) / kMaxSpecGpuMilli;
   return static_cast<double>(static_cast<int64_t>((1 - r) * 100));
@@ -78,7 +87,8 @@ void BestFitPlugin::Normalize(const Cycle&, std::span<double> scores) const {
 }
 
 double DotProductPlugin::Score(const Cycle& cycle, const NodeState& node) const {
-  Fit f(cycle, node);
+  IdleBuffers buffers;
+  Fit f(cycle, node, buffers);
   double d = (f.cpu_left / kMaxSpecCpuMilli * f.pod_cpu(node) / kMaxSpecCpuMilli +
               f.gpu_left / kMaxSpecGpuMilli * f.pod_gpu / kMaxSpecGpuMilli) /
              2;
@@ -86,7 +96,8 @@ double DotProductPlugin::Score(const Cycle& cycle, const NodeState& node) const 
 }
 
 double GpuPackingPlugin::Score(const Cycle& cycle, const NodeState& node) const {
-  Fit f(cycle, node);
+  IdleBuffers buffers;
+  Fit f(cycle, node, buffers);
   if (!f.pod.wants_gpu()) return 0;
   const auto& free = f.buffers.devices;
   int64_t fully_free = std::count(free.begin(), free.end(), kMilliPerGpu);

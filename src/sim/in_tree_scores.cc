@@ -10,15 +10,16 @@
 
 namespace gpusched {
 
-// kube-scheduler's NodeResourcesFit filter on what the in-tree scheduler checks itself.
 bool InTreeFits(const NodeState& node, const PodInfo& pod) {
-  for (const char* r : {"cpu", "memory"}) {
-    if (node.used.milli(r) + pod.requests.milli(r) > node.info.allocatable.milli(r)) return false;
+  if (int64_t{node.pod_count} + 1 > node.info.allocatable.units("pods")) return false;
+  for (const auto& r : pod.requests) {
+    if (r.milli > 0 && node.used.milli(r.name) + r.milli > node.info.allocatable.milli(r.name)) {
+      return false;
+    }
   }
   return true;
 }
 
-// kube-scheduler's NodeResourcesFit score with the pod placed, in whole units as it computes.
 int64_t InTreeScoreOf(InTreeScore strategy, const NodeState& node, const PodInfo& pod) {
   struct Weighted {
     std::string_view resource;
@@ -33,14 +34,16 @@ int64_t InTreeScoreOf(InTreeScore strategy, const NodeState& node, const PodInfo
   int64_t sum = 0;
   int64_t weights = 0;
   for (const auto& r : resources) {
+    // A node without the resource, or an extended resource the pod does not ask for, is left out
+    // of the score and of the weights (resource_allocation.go, v1.26): a CPU-only pod's
+    // MostAllocated score is its cpu and memory alone.
+    const bool extended = r.resource != "cpu" && r.resource != "memory";
     int64_t capacity = node.info.allocatable.milli(r.resource) / r.divisor;
+    if (capacity <= 0 || (extended && pod.requests.milli(r.resource) == 0)) continue;
     int64_t requested = (node.used.milli(r.resource) + pod.requests.milli(r.resource)) / r.divisor;
-    int64_t score = 0;
-    if (capacity > 0) {
-      score = strategy == InTreeScore::kMostAllocated
-                  ? MostRequestedScore(requested, capacity)
-                  : (requested > capacity ? 0 : (capacity - requested) * 100 / capacity);
-    }
+    int64_t score = strategy == InTreeScore::kMostAllocated
+                        ? MostRequestedScore(requested, capacity)
+                        : (requested > capacity ? 0 : (capacity - requested) * 100 / capacity);
     sum += score * r.weight;
     weights += r.weight;
   }

@@ -72,16 +72,18 @@ std::vector<PolicySummary> Summarize(const std::vector<std::string>& policy_orde
   for (const auto& name : policy_order) {
     PolicySummary s;
     s.name = name;
-    std::vector<double> at100, at130, failures;
+    std::vector<double> at100, at130, at_end, failures;
     for (auto& r : runs) {
       if (r.policy != name) continue;
       if (auto u = UnallocatedAt(r, 100)) at100.push_back(*u);
       if (auto u = UnallocatedAt(r, kMaxArrivedPct)) at130.push_back(*u);
       if (r.first_failure_arrived_pct) failures.push_back(*r.first_failure_arrived_pct);
+      at_end.push_back(r.allocated_at_end_pct);
       s.runs.push_back(std::move(r));
     }
     s.unallocated_gpu_pct_at_100 = Mean(at100);
     s.unallocated_gpu_pct_at_130 = Mean(at130);
+    s.allocated_gpu_pct_at_end = Mean(at_end);
     s.first_failure_arrived_pct = Median(failures);
     out.push_back(std::move(s));
   }
@@ -93,19 +95,23 @@ std::string FormatReportJson(const ReportInputs& inputs, const std::vector<Polic
   JsonWriter w(out);
   w.BeginObject();
   w.Key("nodes").String(inputs.nodes_path).Key("pods").String(inputs.pods_path);
-  w.Key("tune").Double(inputs.tune).Key("blend").String(inputs.blend);
+  w.Key("tune").Double(inputs.tune).Key("order").String(inputs.order);
+  w.Key("percentage_of_nodes_to_score").Int(inputs.percentage_of_nodes_to_score);
+  w.Key("blend").String(inputs.blend);
   w.Key("tie_break").String(inputs.tie_break.empty() ? "policy" : inputs.tie_break);
   w.Key("policies").BeginArray();
   for (const auto& p : s) {
     w.BeginObject().Key("name").String(p.name);
     OptionalDouble(w, "unallocated_gpu_pct_at_100", p.unallocated_gpu_pct_at_100);
     OptionalDouble(w, "unallocated_gpu_pct_at_130", p.unallocated_gpu_pct_at_130);
+    OptionalDouble(w, "allocated_gpu_pct_at_end", p.allocated_gpu_pct_at_end);
     OptionalDouble(w, "first_failure_arrived_pct", p.first_failure_arrived_pct);
     w.Key("per_seed").BeginArray();
     for (const auto& r : p.runs) {
       w.BeginObject().Key("seed").Int(static_cast<int64_t>(r.seed));
       OptionalDouble(w, "unallocated_gpu_pct_at_100", UnallocatedAt(r, 100));
       OptionalDouble(w, "unallocated_gpu_pct_at_130", UnallocatedAt(r, kMaxArrivedPct));
+      w.Key("allocated_gpu_pct_at_end").Double(Rounded(r.allocated_at_end_pct));
       OptionalDouble(w, "first_failure_arrived_pct", r.first_failure_arrived_pct);
       w.Key("pods").Int(r.pods).Key("pods_placed").Int(r.pods_placed);
       w.Key("pods_failed").Int(r.pods_failed);
@@ -210,12 +216,13 @@ std::string FormatSummaryTable(const std::vector<PolicySummary>& s) {
     return v ? Fixed(*v, decimals) : std::string("-");
   };
   std::string out =
-      "| policy | unallocated GPU % at 100% arrived | at 130% | first failure at arrived % "
-      "(median) | seeds |\n|---|---|---|---|---|\n";
+      "| policy | unallocated GPU % at 100% arrived | at 130% | allocated GPU % after the last pod "
+      "| first failure at arrived % (median) | seeds |\n|---|---|---|---|---|---|\n";
   for (const auto& p : s) {
     out += "| " + p.name + " | " + cell(p.unallocated_gpu_pct_at_100, 2) + " | " +
-           cell(p.unallocated_gpu_pct_at_130, 2) + " | " + cell(p.first_failure_arrived_pct, 1) +
-           " | " + std::to_string(p.runs.size()) + " |\n";
+           cell(p.unallocated_gpu_pct_at_130, 2) + " | " + cell(p.allocated_gpu_pct_at_end, 2) +
+           " | " + cell(p.first_failure_arrived_pct, 1) + " | " + std::to_string(p.runs.size()) +
+           " |\n";
   }
   return out;
 }

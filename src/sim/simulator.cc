@@ -13,6 +13,7 @@
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/packing/gpu_devices.h"
 #include "gpusched/plugins/packing_scores.h"
+#include "gpusched/sim/node_sampling.h"
 #include "gpusched/sim/workload.h"
 
 namespace gpusched {
@@ -37,8 +38,7 @@ std::shared_ptr<const Policy> PackingPolicy(std::string_view scorer) {
 }
 
 // In pure mode the simulator stands in for the whole scheduler, so the policy judges every pod, as
-// FGD's simulator does; in blend mode only pods asking for GPUs reach the extender, as with the
-// managedResources of the manifests' scheduler configurations.
+// FGD's simulator does; in blend mode the registration decides (BlendOptions).
 std::shared_ptr<const Policy> JudgingEveryPod(const Policy& policy) {
   PolicySpec spec = policy.spec();
   for (auto& profile : spec.profiles) profile.gpu_pods_only = false;
@@ -64,6 +64,7 @@ NodeState MakeNode(const TraceNode& t) {
   if (n.info.gpu.product.empty()) n.info.gpu.product = t.model;
   n.info.allocatable.Set("cpu", t.cpu_milli);
   n.info.allocatable.Set("memory", t.memory_mib * kBytesPerMib * 1000);
+  n.info.allocatable.Set("pods", kDefaultMaxPods * 1000);
   if (t.gpus > 0) {
     n.info.allocatable.Set(kGpuResource, int64_t{t.gpus} * kMilliPerGpu);
     n.info.gpu.count = t.gpus;
@@ -139,11 +140,29 @@ bool WinsTie(TieBreak ties, size_t candidate_rank, size_t chosen_rank, uint64_t 
   return random.Below(tied) == 0;
 }
 
+// Whether the pod asks for a GPU resource: what managedResources sends to an extender.
+bool AsksForGpu(const PodInfo& pod) { return !GpuDemand(pod, GpuResourceNames()).empty(); }
+
 void Commit(NodeState& node, const PodInfo& pod, const TaskShape& shape,
             const std::vector<int>& devices) {
   node.used.Add(pod.requests);
   ++node.pod_count;
+  if (AsksForGpu(pod)) ++node.gpu_pod_count;
   for (int d : devices) node.device_free_milli[d] -= static_cast<int32_t>(shape.gpu_milli);
+}
+
+// What the extender does for one pod: whether its filter judges the pod, whether its score counts.
+struct ExtenderCalls {
+  bool filters = false;
+  bool scores = false;
+};
+
+ExtenderCalls CallsFor(const PodInfo& pod, const Policy* judge, const BlendOptions& blend) {
+  if (judge == nullptr) return {};
+  if (!blend.enabled) return {true, true};
+  const bool gpu_pod = AsksForGpu(pod);
+  return {blend.filtered == ExtenderPods::kAllPods || gpu_pod,
+          blend.prioritized == ExtenderPods::kAllPods || gpu_pod};
 }
 
 struct Row {
@@ -190,12 +209,16 @@ std::vector<std::optional<CurvePoint>> Discretize(const std::vector<Row>& rows) 
 
 const std::vector<std::string>& BuiltinSimPolicyNames() {
   static const std::vector<std::string> kNames = {
-      "random", "least-allocated", "most-allocated", "dot-product", "gpu-packing", "best-fit",
-      "fgd",    "gpusched"};
+      "random",      "least-allocated", "most-allocated",
+      "dot-product", "gpu-packing",     "best-fit",
+      "fgd",         "gpusched",        "none"};
   return kNames;
 }
 
 std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name) {
+  if (name == "none") {
+    return SimPolicy{name, nullptr, InTreeScore::kNone, DeviceChoice::kBestFit, TieBreak::kPerPod};
+  }
   if (name == "random") {
     return SimPolicy{name, PackingPolicy(""), InTreeScore::kNone, DeviceChoice::kRandom,
                      TieBreak::kPerPod};
@@ -241,6 +264,10 @@ std::vector<WeightedShape> TraceWorkload(const std::vector<TracePod>& trace) {
   return TargetWorkload(counts, 1.0);
 }
 
+int PercentageOfNodesToScore(const SimOptions& options) {
+  return options.percentage_of_nodes_to_score.value_or(options.blend.enabled ? 0 : 100);
+}
+
 SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
                 const SimPolicy& policy, const SimOptions& options) {
   SimRandom random(options.seed);
@@ -257,7 +284,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       run.per_model[nodes.back().info.gpu.product].capacity_milli += t.gpu_capacity_milli();
     }
   }
-  std::vector<TracePod> pods = PrepareWorkload(trace, capacity, random, {options.tune});
+  std::vector<TracePod> pods =
+      PrepareWorkload(trace, capacity, random, {options.tune, options.order});
   const std::vector<size_t> node_rank = RandomRanks(nodes.size(), random);
   const TieBreak ties = options.ties.value_or(policy.ties);
   // Cluster-wide facts the plugins read (resources offered, the observed workload) come from the
@@ -290,8 +318,10 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   const BlendOptions& blend = options.blend;
   InTreeScore in_tree = blend.enabled ? blend.in_tree : policy.in_tree;
   std::shared_ptr<const Policy> judge =
-      blend.enabled ? policy.policy : JudgingEveryPod(*policy.policy);
-  const bool filter_top = blend.enabled && (blend.filter_top || judge->spec().filter_best_only);
+      !policy.policy || blend.enabled ? policy.policy : JudgingEveryPod(*policy.policy);
+  const bool filter_top =
+      blend.enabled && judge && (blend.filter_top || judge->spec().filter_best_only);
+  NodeSampler sampler(PercentageOfNodesToScore(options));
   int64_t arrived = 0;
   bool reached_100 = false;
   std::vector<Row> rows;
@@ -302,18 +332,19 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     const TracePod& trace_pod = pods[k];
     PodInfo pod = MakePod(trace_pod);
     arrived += trace_pod.gpu_request_milli();
+    sampler.Find(
+        nodes.size(), [&](size_t i) { return InTreeFits(nodes[i], pod); }, feasible_index);
     feasible.clear();
-    feasible_index.clear();
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (!InTreeFits(nodes[i], pod)) continue;
-      feasible.push_back(&nodes[i]);
-      feasible_index.push_back(i);
+    for (size_t i : feasible_index) feasible.push_back(&nodes[i]);
+    const ExtenderCalls calls = CallsFor(pod, judge.get(), blend);
+    std::vector<NodeEvaluation> evals(feasible.size());
+    if (calls.filters || calls.scores) {
+      Policy::Selection selection = judge->Select(pod);
+      auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
+      evals = selection.engine->Evaluate(*cycle, feasible);
     }
-    Policy::Selection selection = judge->Select(pod);
-    auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
-    std::vector<NodeEvaluation> evals = selection.engine->Evaluate(*cycle, feasible);
     std::vector<bool> top;
-    if (filter_top) {
+    if (filter_top && calls.filters) {
       combined.clear();
       for (const auto& e : evals) combined.push_back(e.verdict.passed() ? e.combined : -1);
       top = BestAmong(combined);
@@ -323,16 +354,18 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     uint64_t tied = 0;
     for (size_t j = 0; j < evals.size(); ++j) {
       const NodeEvaluation& e = evals[j];
-      if (!e.verdict.passed()) continue;
-      if (filter_top && !top[j]) continue;
+      if (calls.filters && !e.verdict.passed()) continue;
+      if (!top.empty() && !top[j]) continue;
       double total = in_tree == InTreeScore::kNone
                          ? 0
                          : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], pod));
       // kube-scheduler's other default score plugins (ImageLocality, TaintToleration,
       // NodeAffinity, InterPodAffinity, PodTopologySpread) score every simulated node alike.
       if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible[j], pod));
-      total +=
-          blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10 : e.combined;
+      if (calls.scores) {
+        total +=
+            blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10 : e.combined;
+      }
       if (chosen < 0 || total > best) {
         chosen = static_cast<int>(j);
         best = total;
@@ -381,6 +414,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     }
   }
   run.pods = static_cast<int64_t>(pods.size());
+  run.allocated_at_end_pct =
+      100.0 * static_cast<double>(capacity - idle_sum) / static_cast<double>(capacity);
   run.curve = Discretize(rows);
   return run;
 }

@@ -15,8 +15,26 @@ uint64_t SimRandom::Below(uint64_t n) {
   return v % n;
 }
 
+namespace {
+
+// The trace's first pods, up to and including the one whose GPU request reaches `target`.
+std::vector<TracePod> TracePrefix(std::vector<TracePod> trace, double target) {
+  int64_t total = 0;
+  size_t taken = 0;
+  while (taken < trace.size() && static_cast<double>(total) < target) {
+    total += trace[taken++].gpu_request_milli();
+  }
+  trace.resize(taken);
+  return trace;
+}
+
+}  // namespace
+
 std::vector<TracePod> PrepareWorkload(std::vector<TracePod> trace, int64_t capacity_gpu_milli,
                                       SimRandom& random, WorkloadOptions options) {
+  if (options.order == ArrivalOrder::kTrace) {
+    return TracePrefix(std::move(trace), options.tune * static_cast<double>(capacity_gpu_milli));
+  }
   std::stable_sort(trace.begin(), trace.end(),
                    [](const TracePod& a, const TracePod& b) { return a.name < b.name; });
   std::vector<TracePod> pods = trace;

@@ -5,7 +5,7 @@
 # come from ../shared/k8s-stack (or $GPUSCHED_K8S_STACK); gpusched watches that API server.
 #
 # Usage: packing_e2e_test.sh GPUSCHED_BINARY SCENARIO [RESULTS_FILE]
-#   SCENARIO: ones | mixed | products | mig | maintenance | reuse
+#   SCENARIO: ones | mixed | products | affinity | mig | maintenance | reuse
 # Prints one RESULT line per (setup, arrival) and appends them to RESULTS_FILE when given.
 # Exit 0 pass, 1 fail, 77 skip (no k8s-stack).
 set -euo pipefail
@@ -54,37 +54,10 @@ gpusched_nodes() {
 }
 
 # --- the three setups -------------------------------------------------------------------------
-# The README's registration block, exactly, plus what the stack needs to reach its API server.
 readme_config="$work/readme.yaml"
-{
-  printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n'
-  printf "clientConnection:\n  kubeconfig: '@KUBECONFIG@'\nleaderElection:\n  leaderElect: false\n"
-  sed -n '/^## Register it with kube-scheduler/,/^## /p' "$repo/README.md" |
-    sed -n '/^```yaml$/,/^```$/p' | sed '1d;$d' |
-    sed -e '/^apiVersion:/d' -e '/^kind:/d' -e "s#http://127.0.0.1:8888#http://127.0.0.1:$port#"
-} > "$readme_config"
-grep -q "http://127.0.0.1:$port" "$readme_config" ||
-  { echo "FAIL: no extender block found in the README"; exit 1; }
+e2e_readme_config "$readme_config" "$port"
 most_allocated_config="$work/most-allocated.yaml"
-cat > "$most_allocated_config" << 'EOF'
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: '@KUBECONFIG@'
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: NodeResourcesFit
-    args:
-      scoringStrategy:
-        type: MostAllocated
-        resources:
-        - {name: nvidia.com/gpu, weight: 5}
-        - {name: cpu, weight: 1}
-        - {name: memory, weight: 1}
-EOF
+e2e_most_allocated_config "$most_allocated_config"
 
 # kube-scheduler restarts once per setup; gpusched restarts for every run of the README setup
 # (run() below), so no run inherits the workload another run taught it.
@@ -115,9 +88,16 @@ add_node() {  # NAME GPUS PRODUCT [EXTRA_LABELS_JSON] [EXTRA_RESOURCES_JSON]
 }
 pods=()  # "NAME RESOURCE COUNT [PRODUCT]" in arrival order
 add_pod() { pods+=("$*"); }
-pod_json() {  # NAME RESOURCE COUNT [PRODUCT]
+pod_json() {  # NAME RESOURCE COUNT [PRODUCT | OPERATOR:PRODUCT]
   local selector=
-  [[ -n ${4:-} ]] && selector=",\"nodeSelector\":{\"nvidia.com/gpu.product\":\"$4\"}"
+  # PRODUCT pins with nodeSelector; OPERATOR:PRODUCT (In:..., NotIn:...) with required node affinity.
+  if [[ ${4:-} == *:* ]]; then
+    selector=",\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":
+      {\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"nvidia.com/gpu.product\",
+      \"operator\":\"${4%%:*}\",\"values\":[\"${4#*:}\"]}]}]}}}"
+  elif [[ -n ${4:-} ]]; then
+    selector=",\"nodeSelector\":{\"nvidia.com/gpu.product\":\"$4\"}"
+  fi
   echo "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\"},
     \"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"registry.k8s.io/pause:3.9\",
     \"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"128Mi\"},\"limits\":{\"$2\":\"$3\"}}}]$selector}}"
@@ -262,6 +242,21 @@ case $scenario in
       add_pod "p$n nvidia.com/gpu $gpus $product"; n=$((n + 1))
     done
     ;;
+  affinity)  # issue #29: 6 A100 x8 and 8 L4 x4; pods pinned by required node affinity, 72 GPUs
+    for i in $(seq 1 6); do add_node "a100-$i" 8 NVIDIA-A100-SXM4-80GB; done
+    for i in $(seq 1 8); do add_node "l4-$i" 4 NVIDIA-L4; done
+    # L4-pinned pods ask for every L4 GPU, A100-pinned ones (some written as NotIn the L4) for four
+    # whole A100s; free pods come early, so that spreading them over the empty L4s strands
+    # L4-pinned pods later.
+    n=0
+    for spec in "4 In:NVIDIA-L4" "1" "8 NotIn:NVIDIA-L4" "2" "4 In:NVIDIA-L4" "1" "2" \
+      "4 In:NVIDIA-L4" "8 In:NVIDIA-A100-SXM4-80GB" "2" "4 In:NVIDIA-L4" "8 NotIn:NVIDIA-L4" \
+      "4 In:NVIDIA-L4" "4 In:NVIDIA-L4" "8 In:NVIDIA-A100-SXM4-80GB" "4 In:NVIDIA-L4" \
+      "4 In:NVIDIA-L4"; do
+      read -r gpus pin <<< "$spec"
+      add_pod "p$n nvidia.com/gpu $gpus $pin"; n=$((n + 1))
+    done
+    ;;
   mig)  # A100s in MIG mixed mode (7 x 1g.5gb + 1 x 3g.20gb per GPU pair, as advertised) and whole GPUs
     mig_labels=',"nvidia.com/mig.strategy":"mixed","nvidia.com/mig.config":"all-balanced","nvidia.com/mig.config.state":"success"'
     for i in 1 2; do
@@ -369,6 +364,20 @@ for arrival in one-by-one burst; do
             fail "$arrival: $name pinned to $product landed on $node"
         done
       done < "$work/placed-readme-$arrival"
+      ;;
+    affinity)  # every pinned pod placed on its product, and all 72 GPUs allocated
+      while read -r name node _; do
+        for p in "${pods[@]}"; do
+          read -r pname _ _ pin <<< "$p"
+          [[ $pname == "$name" && -n $pin ]] || continue
+          case $pin in
+            In:NVIDIA-L4) [[ $node == l4-* ]] ;;
+            *) [[ $node == a100-* ]] ;;
+          esac || fail "$arrival: $name pinned $pin got '${node:-no node}'"
+        done
+      done < "$work/placed-readme-$arrival"
+      ((got[readme,$arrival] == demand)) ||
+        fail "$arrival: README setup allocated ${got[readme,$arrival]} of $demand"
       ;;
   esac
 done

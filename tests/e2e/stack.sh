@@ -44,3 +44,70 @@ e2e_free_port() {
   done
   return 1
 }
+
+# kube-scheduler configurations for restart-scheduler.sh: the README's registration, the
+# MostAllocated profile, and kube-scheduler's defaults. Each writes FILE. When set,
+# `e2e_sched_client` (lines under clientConnection, e.g. "  qps: 200") and `e2e_sched_top`
+# (top-level lines, e.g. "percentageOfNodesToScore: 100") are added, so a test can vary them.
+e2e_config_head() {
+  printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n'
+  printf "clientConnection:\n  kubeconfig: '@KUBECONFIG@'\n"
+  if [[ -n ${e2e_sched_client:-} ]]; then printf '%s\n' "$e2e_sched_client"; fi
+  printf 'leaderElection:\n  leaderElect: false\n'
+  if [[ -n ${e2e_sched_top:-} ]]; then printf '%s\n' "$e2e_sched_top"; fi
+}
+# e2e_readme_config FILE PORT: the README's registration block, exactly, with gpusched at
+# 127.0.0.1:PORT.
+e2e_readme_config() {
+  {
+    e2e_config_head
+    sed -n '/^## Register it with kube-scheduler/,/^## /p' "$repo/README.md" |
+      sed -n '/^```yaml$/,/^```$/p' | sed '1d;$d' |
+      sed -e '/^apiVersion:/d' -e '/^kind:/d' -e "s#http://127.0.0.1:8888#http://127.0.0.1:$2#"
+  } > "$1"
+  grep -q "http://127.0.0.1:$2" "$1" || { echo "FAIL: no extender block found in the README"; exit 1; }
+}
+# e2e_readme_scheduler_args: the kube-scheduler flags the README's registration section names.
+e2e_readme_scheduler_args() {
+  sed -n '/^## Register it with kube-scheduler/,/^## /p' "$repo/README.md" |
+    grep -o -- '--pod-max-in-unschedulable-pods-duration=[0-9a-z]*' | head -1
+}
+# e2e_most_allocated_config FILE: NodeResourcesFit MostAllocated, nvidia.com/gpu 5, cpu 1, memory 1.
+e2e_most_allocated_config() {
+  {
+    e2e_config_head
+    cat << 'YAML'
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources:
+        - {name: nvidia.com/gpu, weight: 5}
+        - {name: cpu, weight: 1}
+        - {name: memory, weight: 1}
+YAML
+  } > "$1"
+}
+# e2e_default_config FILE: kube-scheduler's defaults, no extender.
+e2e_default_config() { e2e_config_head > "$1"; }
+
+# e2e_gpusched_start BINARY PORT: `gpusched serve` on 127.0.0.1:PORT against the stack, logging to
+# $work/gpusched.log; returns once /readyz answers (within 10 s). Sets gpusched_pid.
+e2e_gpusched_start() {
+  "$1" serve --listen "127.0.0.1:$2" --kubeconfig "$KUBECONFIG" >> "$work/gpusched.log" 2>&1 &
+  gpusched_pid=$!
+  for _ in $(seq 1 100); do
+    curl -sf "http://127.0.0.1:$2/readyz" > /dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "FAIL: gpusched did not become ready"; tail -20 "$work/gpusched.log"; exit 1
+}
+e2e_gpusched_stop() {
+  [[ -n ${gpusched_pid:-} ]] || return 0
+  kill "$gpusched_pid" 2> /dev/null || true
+  wait "$gpusched_pid" 2> /dev/null || true
+  gpusched_pid=
+}

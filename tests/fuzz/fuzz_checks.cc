@@ -164,7 +164,18 @@ void CheckWatchStream(std::string_view input) {
 }
 
 void CheckPodDecoder(std::string_view input) {
-  DecodeObject(input, [](simdjson::ondemand::object o) { DecodePod(o); });
+  DecodeObject(input, [](simdjson::ondemand::object o) {
+    // Node pins stay within their budget (gpusched/model/node_pins.h), whatever the pod holds.
+    const NodePins pins = DecodePod(o).pins;
+    size_t items = pins.required.size() + pins.preferred.size();
+    auto add = [&](const std::vector<PinRequirement>& requirements) {
+      for (const auto& r : requirements) items += 1 + r.values.size();
+    };
+    add(pins.selector);
+    for (const auto& t : pins.required) add(t.requirements);
+    for (const auto& p : pins.preferred) add(p.term.requirements);
+    Require(items <= kMaxPinItems, "pod: node pins within their budget");
+  });
 }
 
 void CheckNodeDecoder(std::string_view input) {
@@ -172,7 +183,10 @@ void CheckNodeDecoder(std::string_view input) {
     NodeInfo node = DecodeNode(o);
     for (const ResourceList* list : {&node.capacity, &node.allocatable}) {
       for (const auto& amount : *list) {
-        Require(amount.name.find('/') != std::string::npos, "node: only extended resources kept");
+        bool tracked = amount.name.find('/') != std::string::npos || amount.name == "cpu" ||
+                       amount.name == "memory" || amount.name == "pods";
+        Require(tracked, "node: only extended resources, cpu, memory and pods kept");
+        Require(amount.milli >= 0, "node: no negative amount");
       }
     }
   });

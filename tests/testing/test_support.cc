@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/codec/k8s_decode.h"
 #include "gpusched/inventory/static_inventory.h"
 
 namespace gpusched::testing {
@@ -74,6 +75,21 @@ PodInfo MakePod(const std::string& name, ResourceList requests) {
   p.phase = PodPhase::kPending;
   p.requests = std::move(requests);
   return p;
+}
+
+NodeState LabeledNode(const std::string& name, int64_t gpus,
+                      const std::vector<std::pair<std::string_view, std::string_view>>& labels) {
+  NodeState n = MakeNode(name, ResourceList{{std::string(kGpuResource), Units(gpus)}});
+  n.info.gpu = ParseGpuLabels(labels);
+  n.info.pin_labels = PinLabels::Keep(labels);
+  return n;
+}
+
+PodInfo PodFromJson(const std::string& json) {
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(json);
+  simdjson::ondemand::document doc = parser.iterate(padded);
+  return DecodePod(doc.get_object());
 }
 
 std::shared_ptr<const ClusterSnapshot> SampleSnapshot() {

@@ -29,6 +29,11 @@ NodeInfo NodeFixture(const std::string& file);
 NodeState MakeNode(const std::string& name, ResourceList allocatable, ResourceList used = {});
 // A pod whose effective requests are `requests`.
 PodInfo MakePod(const std::string& name, ResourceList requests);
+// A node of `gpus` whole GPUs whose GPU labels and pin labels are read from `labels`.
+NodeState LabeledNode(const std::string& name, int64_t gpus,
+                      const std::vector<std::pair<std::string_view, std::string_view>>& labels);
+// The v1.Pod `json`, decoded as the watch decodes it.
+PodInfo PodFromJson(const std::string& json);
 // Milli-units of `n` whole units, for building ResourceLists.
 constexpr int64_t Units(int64_t n) { return n * 1000; }
 

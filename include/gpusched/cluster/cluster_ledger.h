@@ -1,10 +1,13 @@
-// ClusterLedger: the writer's side of the cluster state. It holds nodes and the GPU-requesting pods
-// bound to them, keeps per-node usage, and builds ClusterSnapshots for readers.
+// ClusterLedger: the writer's side of the cluster state. It holds nodes and the pods bound to
+// them, keeps per-node usage, and builds ClusterSnapshots for readers.
 //
 // Accounting rule: a pod counts against its node while spec.nodeName is set and its phase is not
-// Succeeded or Failed; deleting it or a terminal phase releases its GPUs at once. Pods are keyed by
-// PodKey (gpusched/model/pod.h), so replaying an event never double-counts.
-// Only GPU requests are kept per pod.
+// Succeeded or Failed; deleting it or a terminal phase releases its resources at once. Pods are
+// keyed by PodKey (gpusched/model/pod.h), so replaying an event never double-counts. Usage is what
+// decides packing, as kube-scheduler computes requests (gpusched/model/pod.h): cpu, memory, the
+// GPU resources, and the pod count. GPU pods are kept in any phase (pending ones can be assumed
+// and are observed); other pods only while they count against a node, so memory follows the
+// bound pods, at a few hundred bytes each.
 //
 // Assumptions: a pod the extender expects kube-scheduler to bind (its best-ranked node) counts
 // against that node until the watch reports the pod bound (the report then takes over, on
@@ -18,7 +21,11 @@
 // not judged against its own (ClusterSnapshot::AssumptionOf).
 //
 // The observed workload is every GPU pod seen (first sighting, bound or pending), counted with
-// exponential decay and pinned to the GPU product its node selector names; the standard workload
+// exponential decay and pinned to the GPU products whose nodes meet its required node pins
+// (nodeSelector and required node affinity, gpusched/model/node_pins.h; a pod that every product
+// meets is not pinned, one no product meets is not counted). Pins are resolved against the nodes
+// known when the pod is first seen; a pod seen while the ledger knows no GPU product (the pod list
+// came before the node list) waits for the next snapshot that does. The standard workload
 // follows the node sizes
 // (gpusched/packing/target_workload.h).
 //
@@ -79,13 +86,17 @@ class ClusterLedger {
 
   size_t node_count() const { return nodes_.size(); }
   // GPU-requesting pods currently known, in any phase: pending, bound, finished.
-  size_t gpu_pods_known() const { return pods_.size(); }
+  size_t gpu_pods_known() const { return gpu_pods_; }
+  // Pods currently kept: the GPU pods known and the other pods bound to nodes.
+  size_t pods_kept() const { return pods_.size(); }
   size_t assumed_count() const { return assumed_keys_.size(); }
 
  private:
   struct PodRecord {
     std::string node_name;
-    ResourceList gpu_requests;
+    ResourceList gpu_requests;  // empty: a pod asking for no GPU
+    int64_t cpu_milli = 0;
+    int64_t memory_milli = 0;
     bool counted = false;
     bool terminal = false;
     std::optional<Clock::time_point> assumed_until;  // set while counted by assumption only
@@ -94,6 +105,7 @@ class ClusterLedger {
   struct Usage {
     ResourceList used;
     int32_t pods = 0;
+    int32_t gpu_pods = 0;
   };
 
   // The standard workload (StandardShapes) of the most common whole-GPU node sizes and the MIG
@@ -104,12 +116,22 @@ class ClusterLedger {
   void Charge(const PodRecord& pod, int sign);
   // Back to the watch's view of the pending pod `record`: uncharged, unassumed.
   void Unassume(const std::string& key, PodRecord& record);
-  // Counts a GPU pod seen for the first time in the observed workload, pinned to the product its
-  // node selector names.
-  void Observe(const ResourceList& gpu_requests, const std::string& product);
-  // Replaces the record of `key` (uncharging the old one) with `record`, charged; `product` is
-  // the pod's pinned GPU product, for Observe.
-  void Put(std::string key, PodRecord record, const std::string& product);
+  // Counts a GPU pod seen for the first time in the observed workload, with its CPU, pinned by
+  // `pins`.
+  void Observe(const PodRecord& record, const NodePins& pins);
+  // Counts `shape` as seen at `seen`, pinned to the products PinnedProducts gives for `pins`.
+  void Count(TaskShape shape, const NodePins& pins, Clock::time_point seen);
+  // The GPU products whose nodes meet the required `pins`, sorted; empty when every product does;
+  // nullopt when none does.
+  std::optional<std::vector<std::string>> PinnedProducts(const NodePins& pins);
+  // Each GPU product with the distinct pin labels of its nodes: few, however many nodes share
+  // them, so resolving a pod's pins costs little.
+  const std::map<std::string, std::vector<PinLabels>, std::less<>>& ProductLabels();
+  // Removes pods_'s entry `it`, uncharged.
+  void Erase(std::unordered_map<std::string, PodRecord>::iterator it);
+  // Replaces the record of `key` (uncharging the old one) with `record`, charged; `pins` are the
+  // pod's, for Observe.
+  void Put(std::string key, PodRecord record, const NodePins& pins);
 
   GpuResourceNames gpu_names_;
   std::map<std::string, NodeInfo, std::less<>> nodes_;
@@ -118,7 +140,19 @@ class ClusterLedger {
   std::set<std::string, std::less<>> dirty_;
   std::map<std::string, std::shared_ptr<const NodeState>, std::less<>> published_;
   DecayedShapeCounts observed_;
+  // Pinned pods seen while no GPU product was known, at most kMaxDeferred (later ones are
+  // resolved at once, and count for nothing while no product is known).
+  struct Deferred {
+    TaskShape shape;
+    NodePins pins;
+    Clock::time_point seen;
+  };
+  static constexpr size_t kMaxDeferred = 4096;
+  std::vector<Deferred> deferred_;
+  std::map<std::string, std::vector<PinLabels>, std::less<>> product_labels_;
+  bool product_labels_stale_ = true;  // a node changed since product_labels_ was built
   std::set<std::string, std::less<>> assumed_keys_;  // pods counted by assumption
+  size_t gpu_pods_ = 0;                              // records with GPU requests
   uint64_t generation_ = 0;
 };
 

@@ -30,7 +30,7 @@ namespace gpusched {
 // (ClusterLedger's assumptions): the node and the GPU requests counted.
 struct Assumption {
   std::string node;
-  ResourceList gpu_requests;
+  ResourceList requests;  // what the pod counts for on the node: GPU resources, cpu, memory
 };
 // By pod key (PodKey, gpusched/model/pod.h).
 using Assumptions = std::map<std::string, Assumption, std::less<>>;

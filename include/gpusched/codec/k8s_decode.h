@@ -4,7 +4,9 @@
 // resources (cpu, memory, pods and storage are left to kube-scheduler). Quantities may be JSON
 // strings or numbers; label and annotation values may be any scalar (YAML converted to JSON turns
 // unquoted "8" into a number). Errors throw DecodeError with a short message naming the field.
-// Functions are reentrant; each thread uses its own parser.
+// A pod's nodeSelector and node affinity become its node pins, within their budget, and a node's
+// pin labels are kept (gpusched/model/node_pins.h). Functions are reentrant; each thread uses its
+// own parser.
 #ifndef GPUSCHED_CODEC_K8S_DECODE_H_
 #define GPUSCHED_CODEC_K8S_DECODE_H_
 

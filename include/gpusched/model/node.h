@@ -1,13 +1,14 @@
-// A node as gpusched sees it: name, GPU labels, capacity and allocatable, cordon flag; and
+// A node as gpusched sees it: name, GPU labels, the labels pins judge it by, capacity and
+// allocatable, cordon flag; and
 // NodeState, the node plus what bound pods use of it.
 //
 // Built from the parts the codec extracts from a v1.Node. Value types; immutable once
 // published in a ClusterSnapshot.
 //
 // A node's scheduling content is everything the engine's plugins may judge it by: GPU labels,
-// capacity, allocatable, cordon flag, usage and device shares; not its name, resourceVersion or
-// pod count. Nodes of equal content get equal verdicts and content-based scores, which lets the
-// engine judge one node per class of equals (gpusched/cluster/cluster_snapshot.h).
+// pin labels, capacity, allocatable, cordon flag, usage and device shares; not its name,
+// resourceVersion or pod count. Nodes of equal content get equal verdicts and content-based scores,
+// which lets the engine judge one node per class of equals (gpusched/cluster/cluster_snapshot.h).
 #ifndef GPUSCHED_MODEL_NODE_H_
 #define GPUSCHED_MODEL_NODE_H_
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "gpusched/model/gpu_labels.h"
+#include "gpusched/model/node_pins.h"
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
@@ -25,6 +27,7 @@ struct NodeInfo {
   std::string name;
   std::string resource_version;
   GpuLabels gpu;
+  PinLabels pin_labels;  // what pods' node selectors and node affinity can name
   ResourceList capacity;
   ResourceList allocatable;
   bool unschedulable = false;  // spec.unschedulable (cordoned)
@@ -32,8 +35,9 @@ struct NodeInfo {
 
 struct NodeState {
   NodeInfo info;
-  ResourceList used;  // sum of effective GPU requests of bound, non-terminal pods
-  int32_t pod_count = 0;
+  ResourceList used;  // sum of effective requests (cpu, memory, GPU) of bound, non-terminal pods
+  int32_t pod_count = 0;      // bound, non-terminal pods
+  int32_t gpu_pod_count = 0;  // of which ask for GPU resources
   // Free milli-GPU per device (0..1000 each), in the packing simulator's model of GPU-sharing
   // device plugins; empty in the live server, which counts whole devices per resource.
   std::vector<int32_t> device_free_milli;

@@ -1,4 +1,5 @@
-// What gpusched knows of a pod: identity, phase, placement, and its effective resource requests.
+// What gpusched knows of a pod: identity, phase, placement, node pins (model/node_pins.h), and its
+// effective resource requests.
 //
 // EffectiveRequests() applies Kubernetes' own rule (k8s.io/kubernetes pkg/api/v1/resource
 // PodRequests): max(sum of app containers, max over init containers), restartable (sidecar) init
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/model/node_pins.h"
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
@@ -40,9 +42,6 @@ ResourceList MaxContainerRequests(const PodResources& resources);
 enum class PodPhase { kUnknown, kPending, kRunning, kSucceeded, kFailed };
 PodPhase ParsePodPhase(std::string_view text);
 
-// The GPU Feature Discovery label naming a node's GPU model; a pod selecting on it pins a product.
-inline constexpr std::string_view kGpuProductLabel = "nvidia.com/gpu.product";
-
 // Annotations with this prefix are kept on a PodInfo; others are dropped to bound memory.
 inline constexpr std::string_view kGpuschedAnnotationPrefix = "gpusched.io/";
 
@@ -50,8 +49,8 @@ struct PodInfo {
   std::string name;
   std::string namespace_name;
   std::string uid;
-  std::string node_name;             // spec.nodeName; empty while pending
-  std::string gpu_product_selector;  // spec.nodeSelector["nvidia.com/gpu.product"], if any
+  std::string node_name;  // spec.nodeName; empty while pending
+  NodePins pins;          // spec.nodeSelector and node affinity, on pin labels
   std::string resource_version;
   PodPhase phase = PodPhase::kUnknown;
   StringPairs labels;

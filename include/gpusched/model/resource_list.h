@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,8 @@ class ResourceList {
   // Amount of `name` in whole units, rounded up.
   int64_t units(std::string_view name) const;
   bool contains(std::string_view name) const;
+  // Amount of `name` in milli-units; nullopt when absent (one lookup for contains and milli).
+  std::optional<int64_t> find(std::string_view name) const;
 
   void Set(std::string_view name, int64_t milli);
   void Add(std::string_view name, int64_t milli);

@@ -67,6 +67,10 @@ struct FgdChoice {
 };
 FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
                    std::span<const WeightedShape> workload);
+// The same, placing the pod in `buffers` (neither `node` nor another view in use may point into
+// them), so a caller judging many nodes reuses their storage.
+FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
+                   std::span<const WeightedShape> workload, IdleBuffers& buffers);
 
 }  // namespace gpusched
 

@@ -5,8 +5,12 @@
 // A node whose label for a required criterion is missing cannot prove it and fails too. Products
 // match as case-insensitive globs; old driver names without the "NVIDIA-" prefix and the "-SHARED"
 // suffix of shared resources are matched as well. Versions compare numerically.
-// Score (pods with preferences or preferCheapest): the share of preferences the node meets, and
-// its cheapness, cost(cheapest product in the table) / cost(node's product), averaged.
+// The pod's required node pins (nodeSelector and required node affinity on the nvidia.com/ labels,
+// gpusched/model/node_pins.h) filter too: kube-scheduler applies them itself, but judged here
+// `gpusched explain` and static inventories say why a node is out.
+// Score (pods with preferences, preferCheapest or preferred node affinity): the share of
+// preferences the node meets, its cheapness, cost(cheapest product in the table) / cost(node's
+// product), and the share of the preferred node-affinity weight it earns, averaged.
 #ifndef GPUSCHED_PLUGINS_GPU_MATCH_H_
 #define GPUSCHED_PLUGINS_GPU_MATCH_H_
 

@@ -1,7 +1,8 @@
-// kube-scheduler's own (in-tree) resource scores, as v1.26 computes them with the pod placed:
-// NodeResourcesFit (LeastAllocated or MostAllocated) and NodeResourcesBalancedAllocation. The
-// packing simulator's blend mode and `gpusched explain --blend` add them to the extender's score
-// the way kube-scheduler does. Pure functions; thread-safe.
+// kube-scheduler's own (in-tree) resource filter and scores, as v1.26 computes them with the pod
+// placed: NodeResourcesFit (its filter; LeastAllocated or MostAllocated) and
+// NodeResourcesBalancedAllocation. The packing simulator's blend mode and `gpusched explain
+// --blend` add them to the extender's score the way kube-scheduler does. Pure functions;
+// thread-safe.
 #ifndef GPUSCHED_SIM_IN_TREE_SCORES_H_
 #define GPUSCHED_SIM_IN_TREE_SCORES_H_
 
@@ -12,6 +13,10 @@
 
 namespace gpusched {
 
+// kubelet's default --max-pods: the allocatable pods of a node whose description does not say
+// (the openb node lists do not).
+inline constexpr int64_t kDefaultMaxPods = 110;
+
 // kube-scheduler's in-tree NodeResourcesFit scoring strategy.
 enum class InTreeScore {
   kNone,
@@ -19,9 +24,12 @@ enum class InTreeScore {
   kMostAllocated,   // GPU cluster guides' setting: nvidia.com/gpu 5, cpu 1, memory 1
 };
 
-// kube-scheduler's NodeResourcesFit filter on what the in-tree scheduler checks itself.
+// kube-scheduler's NodeResourcesFit filter: one more pod within the node's allocatable pods, and
+// every resource the pod requests (cpu, memory, nvidia.com/gpu, MIG slices...) within allocatable
+// minus what the node's pods request.
 bool InTreeFits(const NodeState& node, const PodInfo& pod);
-// NodeResourcesFit's score (0..100) with the pod placed, in whole units as it computes.
+// NodeResourcesFit's score (0..100) with the pod placed, in whole units as it computes; an
+// extended resource the pod does not request is left out, as v1.26 does.
 int64_t InTreeScoreOf(InTreeScore strategy, const NodeState& node, const PodInfo& pod);
 // NodeResourcesBalancedAllocation's score (0..100) with the pod placed.
 int64_t BalancedScoreOf(const NodeState& node, const PodInfo& pod);

@@ -17,6 +17,7 @@ struct PolicySummary {
   std::vector<SimRun> runs;                          // one per seed, in seed order
   std::optional<double> unallocated_gpu_pct_at_100;  // mean over seeds
   std::optional<double> unallocated_gpu_pct_at_130;
+  std::optional<double> allocated_gpu_pct_at_end;   // after each run's last pod; mean over seeds
   std::optional<double> first_failure_arrived_pct;  // median over seeds that had a failure
 };
 
@@ -31,8 +32,10 @@ struct ReportInputs {
   std::string nodes_path;
   std::string pods_path;
   double tune = 1.3;
-  std::string blend;      // "" or a description of the blend mode
-  std::string tie_break;  // "" (each policy its own), node-order or per-pod
+  std::string blend;                       // "" or a description of the blend mode
+  std::string tie_break;                   // "" (each policy its own), node-order or per-pod
+  std::string order = "shuffle";           // shuffle or trace
+  int percentage_of_nodes_to_score = 100;  // as the runs resolved it
 };
 
 std::string FormatReportJson(const ReportInputs& inputs, const std::vector<PolicySummary>& s);

@@ -2,18 +2,28 @@
 // kube-scheduler does, with the same engine and plugins `gpusched serve` runs, and records how much
 // GPU stays unallocated and fragmented as the arrived workload grows (FGD, USENIX ATC'23).
 //
-// One pod's cycle: kube-scheduler's own NodeResourcesFit filter (CPU, memory), then the policy's
+// One pod's cycle: kube-scheduler's own NodeResourcesFit filter (pods count, CPU, memory, and the
+// GPU and other resources the pod requests; sim/in_tree_scores.h) on the nodes its node sampling
+// checks (sim/node_sampling.h; every node unless SimOptions says otherwise), then the policy's
 // engine (Engine::Evaluate: GPU filters and scores), then the node with the best total, ties broken
 // by the seeded random source (see TieBreak); the device plugin model then picks the devices (see
 // DeviceChoice) and the pod is committed. Failed pods are not retried; pods never leave.
 //
 // Totals: in pure mode, the engine's 0..100 combined score, plus kube-scheduler's NodeResourcesFit
-// score when the policy is an in-tree one. In blend mode, as a real kube-scheduler adds them: its
-// NodeResourcesFit score (LeastAllocated or MostAllocated, 0..100) plus the extender's 0..10 score
-// times its weight times 10; with `filter_top` or the policy's filterBestOnly, the extender's
-// filter passes only its top-scored nodes. GPUs are modelled per device with fractional shares
-// (NodeState::device_free_milli), the model of GPU-sharing device plugins the paper uses; the live
-// server counts whole devices. Thread-safe: runs share nothing mutable.
+// score when the policy is an in-tree one; the policy judges every pod. In blend mode, what a real
+// kube-scheduler v1.26 with gpusched registered as an extender does: node sampling with the
+// adaptive default (percentageOfNodesToScore 0) unless told otherwise, then per node the sum of its
+// NodeResourcesFit score (LeastAllocated or MostAllocated, 0..100), its BalancedAllocation score
+// (0..100; both weight 1, as the default profile has them) and, for the pods the registration
+// sends to the extender's prioritize entry, the extender's 0..10 score times its weight times 10;
+// the extender's filter judges only the pods its filter entry is sent (GPU pods under
+// managedResources), and with `filter_top` or the policy's filterBestOnly passes only its
+// top-scored nodes. A policy without an engine (`none`) models kube-scheduler with no extender.
+// The engine sees each node as the live inventory does: allocatable cpu, memory, pods and GPUs,
+// the requests and count of every pod on it. GPUs are modelled per device with fractional shares
+// (NodeState::device_free_milli), the model of GPU-sharing device plugins the paper uses; for
+// whole-GPU pods that is the live server's count of whole devices. Thread-safe: runs share nothing
+// mutable.
 #ifndef GPUSCHED_SIM_SIMULATOR_H_
 #define GPUSCHED_SIM_SIMULATOR_H_
 
@@ -29,6 +39,7 @@
 #include "gpusched/policy/policy.h"
 #include "gpusched/sim/in_tree_scores.h"
 #include "gpusched/sim/openb_trace.h"
+#include "gpusched/sim/workload.h"
 
 namespace gpusched {
 
@@ -46,10 +57,17 @@ enum class TieBreak {
 
 struct SimPolicy {
   std::string name;
-  std::shared_ptr<const Policy> policy;  // the extender's policy: its default profile's engine
+  // The extender's policy: its default profile's engine. Null for `none`: no extender.
+  std::shared_ptr<const Policy> policy;
   InTreeScore in_tree = InTreeScore::kNone;
   DeviceChoice devices = DeviceChoice::kBestFit;
   TieBreak ties = TieBreak::kNodeOrder;  // `random` draws per pod: its whole choice is the tie
+};
+
+// Which pods kube-scheduler sends to an extender entry of the registration.
+enum class ExtenderPods {
+  kGpuPods,  // an entry with managedResources listing the GPU resources
+  kAllPods,  // an entry without managedResources
 };
 
 struct BlendOptions {
@@ -57,11 +75,18 @@ struct BlendOptions {
   InTreeScore in_tree = InTreeScore::kLeastAllocated;
   double extender_weight = 1;
   bool filter_top = false;  // as the policy's filterBestOnly, whatever the policy says
+  // The README's registration: a filter entry for GPU pods, a prioritize entry for every pod.
+  ExtenderPods filtered = ExtenderPods::kGpuPods;
+  ExtenderPods prioritized = ExtenderPods::kAllPods;
 };
 
 struct SimOptions {
   uint64_t seed = 42;
   double tune = 1.3;
+  ArrivalOrder order = ArrivalOrder::kShuffle;
+  // kube-scheduler's percentageOfNodesToScore (0..100; 0 is its adaptive default). Unset: the
+  // adaptive default in blend mode, every node (100) in pure mode.
+  std::optional<int> percentage_of_nodes_to_score;
   BlendOptions blend;
   std::optional<TieBreak> ties;  // overrides every policy's own
   // Called after every pod with (pods done, pods in the run); may be empty.
@@ -90,12 +115,13 @@ struct SimRun {
   int64_t pods = 0;
   int64_t pods_placed = 0;
   int64_t pods_failed = 0;
+  double allocated_at_end_pct = 0;  // allocated GPU / capacity after the last pod
   std::optional<double> first_failure_arrived_pct;
   std::map<std::string, ModelUsage> per_model;
 };
 
 // The policies of the benchmark by name: random, least-allocated, most-allocated, best-fit,
-// dot-product, gpu-packing, fgd, gpusched.
+// dot-product, gpu-packing, fgd, gpusched, and none (no extender; blend mode only).
 const std::vector<std::string>& BuiltinSimPolicyNames();
 std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name);
 // `policy` (a policy file's, or the default) run as the extender, under `name`; the device choice
@@ -105,6 +131,9 @@ SimPolicy SimPolicyOf(std::string name, std::shared_ptr<const Policy> policy);
 // What a trace asks for: every pod shape, CPU-only ones included, with its share of the pods. The
 // snapshot keeps the common ones (95%) as FGD's target workload, as the live server does.
 std::vector<WeightedShape> TraceWorkload(const std::vector<TracePod>& trace);
+
+// The percentageOfNodesToScore a run with `options` models (SimOptions says when unset).
+int PercentageOfNodesToScore(const SimOptions& options);
 
 // One run: `trace` prepared with the seed (sim/workload.h), placed on `nodes`.
 SimRun Simulate(const std::vector<TraceNode>& nodes, const std::vector<TracePod>& trace,

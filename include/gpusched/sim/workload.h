@@ -1,6 +1,9 @@
 // Workload preparation for the packing simulator, as FGD's experiments do it (USENIX ATC'23 and
 // its simulator): the trace sorted by pod name, shuffled with the seed, then "tuned" to `tune`
 // times the cluster's GPU capacity. Pods never leave; the tuned list arrives one pod at a time.
+// Or, in trace order (a replay of the trace as created, issue #29): the pods in the file's order,
+// up to and including the one whose GPU request reaches `tune` times the capacity; no shuffle, no
+// clones (a shorter trace ends early), and the seed is not used.
 //
 // Tuning up appends copies of pods drawn at random (with replacement) from the name-sorted trace,
 // until a drawn pod would take the total past the target; that pod is dropped. As in the paper's
@@ -30,8 +33,15 @@ class SimRandom {
   std::mt19937_64 engine_;
 };
 
+// The order pods arrive in.
+enum class ArrivalOrder {
+  kShuffle,  // FGD's: sorted by name, shuffled with the seed, tuned with clones
+  kTrace,    // the file's order (openb lists are in creation order), cut at the target
+};
+
 struct WorkloadOptions {
   double tune = 1.3;  // target total GPU request as a multiple of cluster capacity
+  ArrivalOrder order = ArrivalOrder::kShuffle;
 };
 
 // The arrival order for one run. `capacity_gpu_milli` is the cluster's GPU capacity.
