@@ -69,6 +69,15 @@ TEST(MetricsEndpoint, counts_a_known_sequence_of_requests_and_reports_the_invent
   auto snapshot = testing::SampleSnapshot();
   EXPECT_EQ(m["gpusched_inventory_nodes"], static_cast<double>(snapshot->size()));
   EXPECT_EQ(m["gpusched_inventory_synced"], 1);
+  double bound_pods = 0;
+  double gpu_pods = 0;
+  for (const auto& node : snapshot->nodes()) {
+    bound_pods += node->pod_count;
+    gpu_pods += node->gpu_pod_count;
+  }
+  EXPECT_GT(gpu_pods, 0);
+  EXPECT_EQ(m["gpusched_inventory_bound_pods"], bound_pods);
+  EXPECT_EQ(m["gpusched_inventory_gpu_pods"], gpu_pods);
   EXPECT_EQ(m["gpusched_policy_info{digest=\"built-in\"}"], 1);
   EXPECT_EQ(m["gpusched_policy_reloads_total{result=\"failed\"}"], 0);
   double gpus = 0;

@@ -108,7 +108,17 @@ void AddStateSeries(const MetricsState& state, prometheus::Registry& r) {
       .Add({})
       .Set(static_cast<double>(snap.size()));
   int64_t gpu_pods = 0;
-  for (const auto& node : snap.nodes()) gpu_pods += node->gpu_pod_count;
+  int64_t pods = 0;
+  for (const auto& node : snap.nodes()) {
+    gpu_pods += node->gpu_pod_count;
+    pods += node->pod_count;
+  }
+  prometheus::BuildGauge()
+      .Name("gpusched_inventory_bound_pods")
+      .Help("Bound, non-terminal pods whose requests count against their nodes")
+      .Register(r)
+      .Add({})
+      .Set(static_cast<double>(pods));
   prometheus::BuildGauge()
       .Name("gpusched_inventory_gpu_pods")
       .Help("Bound, non-terminal pods that request GPU resources")

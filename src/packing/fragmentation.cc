@@ -7,9 +7,8 @@
 
 namespace gpusched {
 
-bool TaskShape::AcceptsModel(std::string_view model) const {
-  return gpu_models.empty() ||
-         std::find(gpu_models.begin(), gpu_models.end(), model) != gpu_models.end();
+bool TaskShape::ListsModel(std::string_view model) const {
+  return std::find(gpu_models.begin(), gpu_models.end(), model) != gpu_models.end();
 }
 
 namespace {
@@ -99,7 +98,7 @@ int64_t FragmentMilli(const NodeIdle& node, const IdleFacts& facts, const TaskSh
   int64_t idle = mig ? facts.mig_idle : facts.device_idle;
   if (node.cpu_milli < shape.cpu_milli || !shape.AcceptsModel(node.model)) return idle;
   if (!mig) return facts.whole >= shape.num_gpu ? facts.partial : idle;
-  const IdleSlices* slices = SlicesOf(node, shape.mig_profile);
+  const IdleSlices* slices = node.mig_free.empty() ? nullptr : SlicesOf(node, shape.mig_profile);
   return slices != nullptr && slices->count >= shape.mig_count ? idle - slices->milli() : idle;
 }
 

@@ -17,8 +17,8 @@ void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out) {
   }
   int64_t allocatable = node.info.allocatable.milli(kGpuResource);
   int64_t total = std::min(allocatable / kMilliPerGpu, kMaxGpusPerNode);
-  int64_t free = std::clamp<int64_t>((allocatable - node.used.milli(kGpuResource)) / kMilliPerGpu,
-                                     0, total);
+  int64_t free =
+      std::clamp<int64_t>((allocatable - node.used.milli(kGpuResource)) / kMilliPerGpu, 0, total);
   out.assign(static_cast<size_t>(total), 0);
   std::fill(out.begin(), out.begin() + free, kMilliPerGpu);
 }

@@ -45,7 +45,13 @@ struct TaskShape {
 
   bool wants_gpu() const { return num_gpu > 0 && gpu_milli > 0; }
   bool wants_mig() const { return mig_count > 0 && !mig_profile.empty(); }
-  bool AcceptsModel(std::string_view model) const;
+  // Inline: measuring a node asks it of every shape.
+  bool AcceptsModel(std::string_view model) const {
+    return gpu_models.empty() || ListsModel(model);
+  }
+
+ private:
+  bool ListsModel(std::string_view model) const;
 };
 
 struct WeightedShape {
