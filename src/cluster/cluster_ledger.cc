@@ -221,19 +221,26 @@ std::set<K> MostCommon(const std::map<K, int64_t>& counts, size_t n) {
 
 }  // namespace
 
-std::vector<WeightedShape> ClusterLedger::StandardWorkload() const {
+std::vector<WeightedShape> StandardWorkloadOf(std::span<const NodeInfo* const> nodes) {
   std::map<int64_t, int64_t> nodes_of_size;
   std::map<std::string, int64_t> nodes_offering;
-  for (const auto& [name, node] : nodes_) {
-    int64_t gpus = std::min(node.allocatable.units(kGpuResource), kMaxGpusPerNode);
+  for (const NodeInfo* node : nodes) {
+    int64_t gpus = std::min(node->allocatable.units(kGpuResource), kMaxGpusPerNode);
     if (gpus > 0) ++nodes_of_size[gpus];
-    for (const auto& r : node.allocatable) {
+    for (const auto& r : node->allocatable) {
       if (IsMigSliceResource(r.name) && r.milli > 0)
         ++nodes_offering[std::string(MigProfileOf(r.name))];
     }
   }
   return StandardShapes(MostCommon(nodes_of_size, kMaxStandardSizes),
                         MostCommon(nodes_offering, kMaxStandardSizes));
+}
+
+std::vector<WeightedShape> ClusterLedger::StandardWorkload() const {
+  std::vector<const NodeInfo*> nodes;
+  nodes.reserve(nodes_.size());
+  for (const auto& [name, node] : nodes_) nodes.push_back(&node);
+  return StandardWorkloadOf(nodes);
 }
 
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {

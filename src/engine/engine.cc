@@ -65,8 +65,10 @@ std::vector<T> OncePerClass(const Candidates& nodes, Judge&& judge) {
 
 std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
                                                        const Candidates& nodes) const {
-  return OncePerClass<std::pair<Verdict, int>>(
-      nodes, [&](const NodeState& node) { return FilterOne(cycle, node); });
+  return OncePerClass<std::pair<Verdict, int>>(nodes, [&](const NodeState& node) {
+    cycle.EnterNode();
+    return FilterOne(cycle, node);
+  });
 }
 
 std::vector<Verdict> Engine::Filter(const Cycle& cycle, const Candidates& nodes,
@@ -85,27 +87,43 @@ std::vector<Verdict> Engine::Filter(const Cycle& cycle, const Candidates& nodes,
   return verdicts;
 }
 
-std::vector<double> Engine::ScoreWith(const Plugin& plugin, const Cycle& cycle,
-                                      const Candidates& nodes) {
-  if (!plugin.ScoresByName()) {
-    return OncePerClass<double>(nodes,
-                                [&](const NodeState& node) { return plugin.Score(cycle, node); });
-  }
-  std::vector<double> scores(nodes.nodes.size());
-  for (size_t i = 0; i < scores.size(); ++i) scores[i] = plugin.ScoreName(cycle, nodes.name_of(i));
-  return scores;
-}
-
 std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
     const Cycle& cycle, const Candidates& nodes) const {
+  const size_t n = nodes.nodes.size();
   std::vector<std::pair<size_t, std::vector<double>>> table;
+  std::vector<size_t> by_content;  // entries of `table` whose plugin scores by content
+  std::vector<size_t> by_name;     // and by name
   for (size_t p = 0; p < plugins_.size(); ++p) {
     const auto& wp = plugins_[p];
     if (wp.weight <= 0 || !wp.plugin->ScoresPod(cycle)) continue;
-    std::vector<double> scores = ScoreWith(*wp.plugin, cycle, nodes);
-    wp.plugin->Normalize(cycle, scores);
+    (wp.plugin->ScoresByName() ? by_name : by_content).push_back(table.size());
+    table.emplace_back(p, std::vector<double>(n));
+  }
+  // One node per class, every plugin about it before the next node, so what plugins share about a
+  // node (Cycle::EnterNode) is computed once.
+  const size_t width = by_content.size();
+  std::vector<double> by_class(nodes.classes_size() * width);
+  std::vector<bool> judged(nodes.classes_size(), false);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t c = nodes.class_of(i);
+    const double* row = by_class.data() + c * width;
+    if (!judged[c]) {
+      judged[c] = true;
+      cycle.EnterNode();
+      for (size_t k = 0; k < width; ++k) {
+        by_class[c * width + k] =
+            plugins_[table[by_content[k]].first].plugin->Score(cycle, *nodes.nodes[i]);
+      }
+    }
+    for (size_t k = 0; k < width; ++k) table[by_content[k]].second[i] = row[k];
+  }
+  for (size_t t : by_name) {
+    const Plugin& plugin = *plugins_[table[t].first].plugin;
+    for (size_t i = 0; i < n; ++i) table[t].second[i] = plugin.ScoreName(cycle, nodes.name_of(i));
+  }
+  for (auto& [p, scores] : table) {
+    plugins_[p].plugin->Normalize(cycle, scores);
     for (double& s : scores) s = std::clamp(s, 0.0, kMaxNodeScore);
-    table.emplace_back(p, std::move(scores));
   }
   return table;
 }

@@ -121,6 +121,21 @@ int64_t SigmoidScore(double before, double after) {
   return static_cast<int64_t>(100.0 / (1.0 + std::exp(-x)));
 }
 
+// The free CPU left on a node with `cpu_milli` free after placing `pod`; unbounded stays so.
+int64_t CpuAfter(int64_t cpu_milli, const TaskShape& pod) {
+  return cpu_milli == std::numeric_limits<int64_t>::max() ? cpu_milli : cpu_milli - pod.cpu_milli;
+}
+
+template <class T>
+void AppendBytes(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+void AppendText(std::string& out, std::string_view text) {
+  AppendBytes(out, text.size());
+  out.append(text);
+}
+
 }  // namespace
 
 NodeIdle PlacedOn(const NodeIdle& node, const TaskShape& pod, IdleBuffers& buffers) {
@@ -128,9 +143,7 @@ NodeIdle PlacedOn(const NodeIdle& node, const TaskShape& pod, IdleBuffers& buffe
   ForBestFit(node.gpu_free_milli, pod,
              [&](int device) { buffers.devices[static_cast<size_t>(device)] -= pod.gpu_milli; });
   NodeIdle placed = node;
-  placed.cpu_milli = node.cpu_milli == std::numeric_limits<int64_t>::max()
-                         ? node.cpu_milli
-                         : node.cpu_milli - pod.cpu_milli;
+  placed.cpu_milli = CpuAfter(node.cpu_milli, pod);
   placed.gpu_free_milli = buffers.devices;
   if (pod.wants_mig()) {
     buffers.mig.assign(node.mig_free.begin(), node.mig_free.end());
@@ -168,6 +181,45 @@ FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
   }
   choice.score = SigmoidScore(before, NodeFragmentMilli(placed, workload));
   return choice;
+}
+
+FgdScores::FgdScores(TaskShape pod, std::vector<WeightedShape> workload)
+    : pod_(std::move(pod)), workload_(std::move(workload)) {
+  for (const auto& w : workload_) cpu_asks_.push_back(w.shape.cpu_milli);
+  std::sort(cpu_asks_.begin(), cpu_asks_.end());
+  cpu_asks_.erase(std::unique(cpu_asks_.begin(), cpu_asks_.end()), cpu_asks_.end());
+}
+
+uint32_t FgdScores::AsksReached(int64_t cpu_milli) const {
+  return static_cast<uint32_t>(std::upper_bound(cpu_asks_.begin(), cpu_asks_.end(), cpu_milli) -
+                               cpu_asks_.begin());
+}
+
+void FgdScores::WriteKey(const NodeIdle& node) {
+  // Every field FgdScore reads, the free CPU as the asks it reaches (shapes compare it with
+  // `>=` only).
+  key_.clear();
+  AppendBytes(key_, AsksReached(node.cpu_milli));
+  AppendBytes(key_, AsksReached(CpuAfter(node.cpu_milli, pod_)));
+  AppendText(key_, node.model);
+  AppendBytes(key_, node.gpu_free_milli.size());
+  for (int64_t free : node.gpu_free_milli) AppendBytes(key_, free);
+  for (const IdleSlices& s : node.mig_free) {
+    AppendText(key_, s.profile);
+    AppendBytes(key_, s.count);
+    AppendBytes(key_, s.compute_slices);
+  }
+}
+
+int64_t FgdScores::Of(const NodeIdle& node) {
+  if (node.gpu_free_milli.size() > kMaxRememberedDevices) {
+    return FgdScore(node, pod_, workload_, placed_).score;
+  }
+  WriteKey(node);
+  if (auto it = scores_.find(std::string_view(key_)); it != scores_.end()) return it->second;
+  int64_t score = FgdScore(node, pod_, workload_, placed_).score;
+  scores_.emplace(key_, score);
+  return score;
 }
 
 }  // namespace gpusched

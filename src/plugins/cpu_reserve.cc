@@ -6,17 +6,17 @@
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/packing/gpu_devices.h"
+#include "gpusched/plugins/idle_view.h"
 #include "gpusched/plugins/task_shape.h"
 
 namespace gpusched {
 namespace {
 
-// The demand ratio, and the storage the node views take, reused from node to node (a cycle serves
-// one thread at a time).
+// The demand ratio, and the storage the placed view takes, reused from node to node (a cycle
+// serves one thread at a time).
 struct DemandRatio : CycleData {
   explicit DemandRatio(double ratio) : value(ratio) {}
   double value;
-  mutable IdleBuffers idle;
   mutable IdleBuffers placed;
 };
 
@@ -42,6 +42,7 @@ double StrandedGpuMilli(const NodeIdle& node, double cpu_per_gpu_milli) {
 
 void CpuReservePlugin::Prepare(Cycle& cycle) const {
   PrepareTaskShape(cycle);
+  PrepareIdleView(cycle);
   if (TaskShapeOf(cycle).cpu_milli <= 0) return;
   if (!cycle.snapshot().Offers("cpu")) return;
   if (auto ratio = CpuPerGpuMilli(cycle.snapshot().observed_workload())) {
@@ -57,7 +58,7 @@ double CpuReservePlugin::Score(const Cycle& cycle, const NodeState& node) const 
   const DemandRatio* ratio = cycle.Get<DemandRatio>(kName);
   if (ratio == nullptr || !DeclaresCpu(node)) return kMaxNodeScore / 2;
   const TaskShape& pod = TaskShapeOf(cycle);
-  NodeIdle before = IdleOf(node, ratio->idle);
+  const NodeIdle& before = *IdleViewOf(cycle, node);  // prepared with the ratio
   NodeIdle after = PlacedOn(before, pod, ratio->placed);
   double growth = StrandedGpuMilli(after, ratio->value) - StrandedGpuMilli(before, ratio->value);
   return kMaxNodeScore / (1 + std::exp(growth / kMilliPerGpu));

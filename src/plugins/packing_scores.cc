@@ -6,6 +6,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/packing/gpu_devices.h"
+#include "gpusched/plugins/idle_view.h"
 #include "gpusched/plugins/task_shape.h"
 #include "gpusched/util/fnv1a.h"
 
@@ -35,13 +36,13 @@ struct Fit {
   }
 };
 
-// The target workload under the policy's targetWorkload settings, blended once per cycle, and the
-// storage the node views take, reused from node to node (a cycle serves one thread at a time).
+// The pod's scores against the target workload under the policy's targetWorkload settings, blended
+// once per cycle. Mutable: scores are remembered as nodes are judged, and a cycle serves one thread
+// at a time.
 struct FgdCycle : CycleData {
-  explicit FgdCycle(std::vector<WeightedShape> shapes) : target(std::move(shapes)) {}
-  std::vector<WeightedShape> target;
-  mutable IdleBuffers idle;
-  mutable IdleBuffers placed;
+  FgdCycle(const TaskShape& pod, std::vector<WeightedShape> target)
+      : scores(pod, std::move(target)) {}
+  mutable FgdScores scores;
 };
 
 }  // namespace
@@ -50,22 +51,21 @@ void ShapeScorer::Prepare(Cycle& cycle) const { PrepareTaskShape(cycle); }
 
 void FgdPlugin::Prepare(Cycle& cycle) const {
   PrepareTaskShape(cycle);
+  PrepareIdleView(cycle);
   const ClusterSnapshot& snapshot = cycle.snapshot();
   std::vector<WeightedShape> target =
       LiveTargetWorkload(snapshot.observed(), snapshot.standard_workload(), workload_);
   // Devices and MIG slices are measured apart, and while no node declares CPU a pod changes only
   // the fragment of the kind it takes: the other kind's shapes would cost every node for nothing.
   if (!snapshot.Offers("cpu")) target = ShapesOfKind(target, TaskShapeOf(cycle).wants_mig());
-  cycle.Put(kName, std::make_unique<FgdCycle>(std::move(target)));
+  cycle.Put(kName, std::make_unique<FgdCycle>(TaskShapeOf(cycle), std::move(target)));
 }
 
 double FgdPlugin::Score(const Cycle& cycle, const NodeState& node) const {
   const FgdCycle* prepared = cycle.Get<FgdCycle>(kName);
   // Never prepared: no workload to measure against, so no placement changes the fragment.
   if (prepared == nullptr) return kMaxNodeScore / 2;
-  const TaskShape& pod = TaskShapeOf(cycle);
-  NodeIdle idle = IdleOf(node, prepared->idle);
-  return static_cast<double>(FgdScore(idle, pod, prepared->target, prepared->placed).score);
+  return static_cast<double>(prepared->scores.Of(*IdleViewOf(cycle, node)));  // prepared with it
 }
 
 double BestFitPlugin::Score(const Cycle& cycle, const NodeState& node) const {

@@ -39,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,6 +52,12 @@
 #include "gpusched/packing/target_workload.h"
 
 namespace gpusched {
+
+// The standard workload (StandardShapes) of the most common whole-GPU node sizes and the MIG
+// profiles offered by the most nodes, at most kMaxStandardSizes of each: the cost of every scored
+// node grows with its shapes. What the live server's snapshots carry as the expected shapes.
+inline constexpr size_t kMaxStandardSizes = 8;
+std::vector<WeightedShape> StandardWorkloadOf(std::span<const NodeInfo* const> nodes);
 
 class ClusterLedger {
  public:
@@ -108,10 +115,7 @@ class ClusterLedger {
     int32_t gpu_pods = 0;
   };
 
-  // The standard workload (StandardShapes) of the most common whole-GPU node sizes and the MIG
-  // profiles offered by the most nodes, at most kMaxStandardSizes of each: the cost of every
-  // scored node grows with its shapes.
-  static constexpr size_t kMaxStandardSizes = 8;
+  // StandardWorkloadOf(every node).
   std::vector<WeightedShape> StandardWorkload() const;
   void Charge(const PodRecord& pod, int sign);
   // Back to the watch's view of the pending pod `record`: uncharged, unassumed.

@@ -14,6 +14,7 @@
 #ifndef GPUSCHED_ENGINE_CYCLE_H_
 #define GPUSCHED_ENGINE_CYCLE_H_
 
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -65,6 +66,13 @@ class Cycle {
   // nodes is allocated once. `prefix` is the plugin's own text.
   std::string_view Reason(std::string_view prefix, std::string_view subject = {}) const;
 
+  // The engine calls EnterNode before asking plugins about a node, and asks them about no other
+  // node until it calls it again; the node stays alive and unchanged meanwhile. What plugins
+  // share about one node (gpusched/plugins/idle_view.h) is kept for the node scope it was
+  // computed in; scope 0 (plugins called outside the engine) keeps nothing.
+  void EnterNode() const { ++node_scope_; }
+  uint64_t node_scope() const { return node_scope_; }
+
   // Keeps `data` (not null) under `key` (a plugin's name) for the rest of the cycle, replacing
   // what was there.
   void Put(std::string_view key, std::unique_ptr<CycleData> data);
@@ -89,6 +97,7 @@ class Cycle {
   ResourceList gpu_demand_;
   const ClusterSnapshot& snapshot_;
   std::string rejection_;
+  mutable uint64_t node_scope_ = 0;
   mutable std::deque<StoredReason> reasons_;  // deque: stored texts never move
   struct Keyed {
     std::string key;

@@ -10,7 +10,9 @@
 // A pod that asks for no GPU passes every filter; it scores 0 everywhere when the engine judges GPU
 // pods only, else it is ranked like any other.
 // Nodes of one content class (Candidates) are judged once: plugins judge by content
-// (gpusched/engine/plugin.h), so the answers are those of judging every node.
+// (gpusched/engine/plugin.h), so the answers are those of judging every node. The engine enters
+// each node it judges (Cycle::EnterNode) and asks every plugin about it before the next, so what
+// plugins share about a node is computed once.
 // Immutable after construction; safe for concurrent use from multiple threads.
 #ifndef GPUSCHED_ENGINE_ENGINE_H_
 #define GPUSCHED_ENGINE_ENGINE_H_
@@ -135,9 +137,6 @@ class Engine {
   std::pair<Verdict, int> FilterOne(const Cycle& cycle, const NodeState& node) const;
   // FilterOne for every node, judging one node per class.
   std::vector<std::pair<Verdict, int>> FilterAll(const Cycle& cycle, const Candidates& nodes) const;
-  // One plugin's scores of `nodes`, before Normalize.
-  static std::vector<double> ScoreWith(const Plugin& plugin, const Cycle& cycle,
-                                       const Candidates& nodes);
   // Per scoring plugin (index into plugins_), the normalized scores of `nodes`.
   std::vector<std::pair<size_t, std::vector<double>>> ScoreAll(const Cycle& cycle,
                                                                const Candidates& nodes) const;

@@ -8,7 +8,11 @@
 #ifndef GPUSCHED_PACKING_GPU_DEVICES_H_
 #define GPUSCHED_PACKING_GPU_DEVICES_H_
 
+#include <functional>
 #include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "gpusched/model/node.h"
@@ -71,6 +75,38 @@ FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
 // them), so a caller judging many nodes reuses their storage.
 FgdChoice FgdScore(const NodeIdle& node, const TaskShape& pod,
                    std::span<const WeightedShape> workload, IdleBuffers& buffers);
+
+// FgdScore(...).score of one pod against one workload for many nodes, each score computed once per
+// distinct node. FgdScore reads a node's free CPU only to compare it, before and after the
+// placement, with what the workload's shapes ask, so nodes that differ only in how much CPU they
+// have free, but reach the same asks, get the same score: the live inventory's nodes differ by CPU
+// far more often than by GPUs. Remembers one score per distinct node (GPUs, MIG slices, and which
+// asks its CPU reaches) of at most kMaxRememberedDevices devices; larger ones are scored afresh.
+// Not synchronized.
+class FgdScores {
+ public:
+  static constexpr size_t kMaxRememberedDevices = 64;
+  FgdScores(TaskShape pod, std::vector<WeightedShape> workload);
+  int64_t Of(const NodeIdle& node);
+
+ private:
+  // How many of the shapes' CPU asks `cpu_milli` reaches.
+  uint32_t AsksReached(int64_t cpu_milli) const;
+  // What tells nodes of different scores apart, written to key_.
+  void WriteKey(const NodeIdle& node);
+
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
+
+  TaskShape pod_;
+  std::vector<WeightedShape> workload_;
+  std::vector<int64_t> cpu_asks_;  // sorted, distinct
+  IdleBuffers placed_;
+  std::string key_;
+  std::unordered_map<std::string, int64_t, KeyHash, std::equal_to<>> scores_;
+};
 
 }  // namespace gpusched
 
