@@ -72,6 +72,20 @@ TEST(PinLabels, past_the_budget_keeps_none_and_meets_every_pin) {
   EXPECT_FALSE(MeetsRequiredPins(pins, PinLabels()));
 }
 
+TEST(PinLabelPool, equal_labels_share_one_store_and_unused_stores_go) {
+  PinLabelPool pool;
+  PinLabels first = pool.Share(PinLabels::Keep({{kProduct, "NVIDIA-L4"}}));
+  PinLabels second = pool.Share(PinLabels::Keep({{kProduct, "NVIDIA-L4"}}));
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(pool.size(), 1u);
+  EXPECT_EQ(pool.Share(PinLabels()).size(), 0u);  // no labels: nothing to pool
+  EXPECT_EQ(pool.size(), 1u);
+  // Label sets that come and go: the pool follows the ones in use, not every one ever seen.
+  for (int i = 0; i < 10000; ++i) pool.Share(PinLabels::Keep({{kProduct, std::to_string(i)}}));
+  EXPECT_LE(pool.size(), 130u);
+  EXPECT_EQ(pool.Share(PinLabels::Keep({{kProduct, "NVIDIA-L4"}})).Find(kProduct), "NVIDIA-L4");
+}
+
 TEST(NodePins, operators_follow_kubernetes) {
   struct Case {
     PinRequirement requirement;

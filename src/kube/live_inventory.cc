@@ -17,7 +17,7 @@ class LiveInventory::NodeSink : public ReflectorSink {
  public:
   explicit NodeSink(LiveInventory& owner) : owner_(owner) {}
   void BeginList() override { listed_.clear(); }
-  void AddListed(simdjson::ondemand::object o) override { listed_.push_back(DecodeNode(o)); }
+  void AddListed(simdjson::ondemand::object o) override { listed_.push_back(Decode(o)); }
   void EndList() override {
     owner_.Change([&](ClusterLedger& ledger) {
       ledger.ReplaceNodes(std::move(listed_));
@@ -32,13 +32,19 @@ class LiveInventory::NodeSink : public ReflectorSink {
       owner_.Change([&](ClusterLedger& ledger) { ledger.DeleteNode(name); });
       return;
     }
-    NodeInfo node = DecodeNode(o);
+    NodeInfo node = Decode(o);
     owner_.Change([&](ClusterLedger& ledger) { ledger.UpsertNode(std::move(node)); });
   }
 
  private:
+  NodeInfo Decode(simdjson::ondemand::object o) {
+    NodeInfo node = DecodeNode(o);
+    node.pin_labels = pin_labels_.Share(std::move(node.pin_labels));
+    return node;
+  }
   LiveInventory& owner_;
   std::vector<NodeInfo> listed_;
+  PinLabelPool pin_labels_;
 };
 
 class LiveInventory::PodSink : public ReflectorSink {

@@ -120,6 +120,26 @@ std::optional<std::string_view> PinLabels::Find(std::string_view key) const {
   return std::string_view(data_->bytes).substr(it->at + it->key_size, it->value_size);
 }
 
+PinLabels PinLabelPool::Share(PinLabels labels) {
+  if (labels.data_ == nullptr) return labels;
+  auto [first, last] = pool_.equal_range(labels.hash());
+  for (auto it = first; it != last; ++it) {
+    if (it->second == labels) return it->second;
+  }
+  if (pool_.size() >= sweep_at_) {
+    Sweep();
+    sweep_at_ = std::max<size_t>(64, 2 * pool_.size());
+  }
+  pool_.emplace(labels.hash(), labels);
+  return labels;
+}
+
+void PinLabelPool::Sweep() {
+  for (auto it = pool_.begin(); it != pool_.end();) {
+    it = it->second.data_.use_count() == 1 ? pool_.erase(it) : std::next(it);
+  }
+}
+
 bool PinLabels::operator==(const PinLabels& other) const {
   if (data_ == other.data_) return true;
   if (complete() != other.complete() || hash() != other.hash() || size() != other.size()) {

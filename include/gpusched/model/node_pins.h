@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -109,8 +110,26 @@ class PinLabels {
     uint64_t hash = 0;
     bool complete = true;
   };
+  friend class PinLabelPool;
   std::string_view KeyOf(const Entry& e) const;
   std::shared_ptr<const Data> data_;
+};
+
+// Hands nodes with equal pin labels one shared store: nodes of one kind carry the same GFD labels,
+// so 15,000 nodes cost a store per kind, not per node, and equal labels compare by pointer. Keeps
+// only stores some node still holds (swept as the pool grows), so its size follows the distinct
+// label sets in use. Not synchronized: one writer thread owns it.
+class PinLabelPool {
+ public:
+  // An equal PinLabels already pooled, or `labels`, pooled from now on.
+  PinLabels Share(PinLabels labels);
+  size_t size() const { return pool_.size(); }
+
+ private:
+  // Drops the stores no node holds any more.
+  void Sweep();
+  std::unordered_multimap<uint64_t, PinLabels> pool_;
+  size_t sweep_at_ = 64;
 };
 
 // Whether a node with `labels` meets the pod's required pins.
