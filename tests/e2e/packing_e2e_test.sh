@@ -14,40 +14,14 @@ gpusched=$1
 scenario=$2
 results=${3:-}
 [[ -x $gpusched ]] || { echo "FAIL: no gpusched binary at $1"; exit 1; }
-gpusched_pid=
-e2e_cleanup_hook() {
-  [[ -n $gpusched_pid ]] && kill "$gpusched_pid" 2> /dev/null && wait "$gpusched_pid" 2> /dev/null
-}
+e2e_cleanup_hook() { e2e_gpusched_stop; }
 # shellcheck source=stack.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/stack.sh" "$scenario"
 
-free_port() {
-  local port
-  for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 12000))
-    if ! (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; then echo "$port"; return; fi
-  done
-  return 1
-}
-
 # --- gpusched, started fresh for every run of the README setup -------------------------------
-port=$(free_port)
-start_gpusched() {
-  "$gpusched" serve --listen "127.0.0.1:$port" --kubeconfig "$KUBECONFIG" --log-level debug \
-    >> "$work/gpusched.log" 2>&1 &
-  gpusched_pid=$!
-  for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$port/readyz" > /dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "FAIL: gpusched did not become ready"; tail -20 "$work/gpusched.log"; exit 1
-}
-stop_gpusched() {
-  [[ -n $gpusched_pid ]] || return 0
-  kill "$gpusched_pid" 2> /dev/null || true
-  wait "$gpusched_pid" 2> /dev/null || true
-  gpusched_pid=
-}
+port=$(e2e_free_port)
+start_gpusched() { e2e_gpusched_start "$gpusched" "$port" --log-level debug; }
+stop_gpusched() { e2e_gpusched_stop; }
 # The nodes gpusched's inventory holds, from its metrics.
 gpusched_nodes() {
   curl -sf "http://127.0.0.1:$port/metrics" | awk '/^gpusched_inventory_nodes /{print $2}'

@@ -94,10 +94,10 @@ YAML
 # e2e_default_config FILE: kube-scheduler's defaults, no extender.
 e2e_default_config() { e2e_config_head > "$1"; }
 
-# e2e_gpusched_start BINARY PORT: `gpusched serve` on 127.0.0.1:PORT against the stack, logging to
-# $work/gpusched.log; returns once /readyz answers (within 10 s). Sets gpusched_pid.
+# e2e_gpusched_start BINARY PORT [FLAGS...]: `gpusched serve` on 127.0.0.1:PORT against the stack,
+# logging to $work/gpusched.log; returns once /readyz answers (within 10 s). Sets gpusched_pid.
 e2e_gpusched_start() {
-  "$1" serve --listen "127.0.0.1:$2" --kubeconfig "$KUBECONFIG" >> "$work/gpusched.log" 2>&1 &
+  "$1" serve --listen "127.0.0.1:$2" --kubeconfig "$KUBECONFIG" "${@:3}" >> "$work/gpusched.log" 2>&1 &
   gpusched_pid=$!
   for _ in $(seq 1 100); do
     curl -sf "http://127.0.0.1:$2/readyz" > /dev/null 2>&1 && return 0
