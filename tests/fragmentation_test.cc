@@ -208,8 +208,8 @@ TEST(Fragmentation, live_cluster_measure_blends_pods_seen_with_the_standard_shap
   ASSERT_EQ(snapshot->observed_workload().size(), 2u);
   EXPECT_DOUBLE_EQ(snapshot->observed_pods(), 2);
   // Observed: 1 and 4 GPUs, half each; standard: 1, 2, 4, 8, a quarter each. With two pods seen
-  // the standard shapes weigh 0.5 + 0.5 x 16 / 18.
-  const double prior = 0.5 + 0.5 * 16.0 / 18.0;
+  // the standard shapes weigh 0.1 + 0.9 x 16 / 18.
+  const double prior = 0.1 + 0.9 * 16.0 / 18.0;
   std::map<int32_t, double> weight;
   for (const auto& w : DefaultTarget(*snapshot)) weight[w.shape.num_gpu] = w.weight;
   ASSERT_EQ(weight.size(), 4u);
@@ -357,8 +357,8 @@ TEST(TargetWorkload, standard_shapes_and_blend) {
 TEST(TargetWorkload, prior_weighs_like_pods_until_many_are_seen) {
   TargetWorkloadSettings defaults;
   EXPECT_DOUBLE_EQ(PriorShareAfter(defaults, 0), 1);
-  EXPECT_DOUBLE_EQ(PriorShareAfter(defaults, 16), 0.75);
-  EXPECT_NEAR(PriorShareAfter(defaults, 1e9), 0.5, 1e-6);
+  EXPECT_DOUBLE_EQ(PriorShareAfter(defaults, 16), 0.55);
+  EXPECT_NEAR(PriorShareAfter(defaults, 1e9), 0.1, 1e-6);
   TargetWorkloadSettings plain{.prior_share = 0.3, .prior_pods = 0, .expected = {}};
   EXPECT_DOUBLE_EQ(PriorShareAfter(plain, 0), 0.3);
   EXPECT_DOUBLE_EQ(PriorShareAfter(plain, 5), 0.3);

@@ -25,7 +25,7 @@ namespace gpusched {
 
 // How much the expected shapes weigh against the observed ones once many pods are seen, and how
 // many pods they weigh like while few are, unless a policy says otherwise.
-inline constexpr double kDefaultPriorShare = 0.5;
+inline constexpr double kDefaultPriorShare = 0.1;
 inline constexpr double kDefaultPriorPods = 16;
 
 // A policy's say on the target workload: the expected shapes (empty: the standard ones), their
