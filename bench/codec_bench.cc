@@ -19,11 +19,14 @@ namespace {
 
 using namespace gpusched;
 
-// The workload of `nodes` nodes at 50% GPU occupancy, built once per size.
-const bench::Workload& Load(int nodes = 5000) {
-  static std::map<int, bench::Workload> loaded;
-  auto it = loaded.find(nodes);
-  if (it == loaded.end()) it = loaded.emplace(nodes, bench::MakeWorkload(nodes, 0.5)).first;
+// The workload of `nodes` nodes at 50% GPU occupancy, built once per size and usage.
+const bench::Workload& Load(int nodes = 5000,
+                            bench::NodeUsage usage = bench::NodeUsage::kRepeating) {
+  static std::map<std::pair<int, bench::NodeUsage>, bench::Workload> loaded;
+  auto key = std::make_pair(nodes, usage);
+  auto it = loaded.find(key);
+  if (it == loaded.end())
+    it = loaded.emplace(key, bench::MakeWorkload(nodes, 0.5, 42, usage)).first;
   return it->second;
 }
 
@@ -178,6 +181,21 @@ void BM_PublishSnapshot(benchmark::State& state) {
   state.counters["classes"] = static_cast<double>(w.snapshot->class_count());
 }
 BENCHMARK(BM_PublishSnapshot)->Arg(5000)->Arg(15000)->Unit(benchmark::kMillisecond);
+
+// The same where every node is a content class of its own (a CPU-only pod of its own size on
+// each), so numbering GPU classes costs one stripped copy per node.
+void BM_PublishDistinctSnapshot(benchmark::State& state) {
+  const auto& w = Load(static_cast<int>(state.range(0)), bench::NodeUsage::kDistinct);
+  std::vector<ClusterSnapshot::NodePtr> nodes(w.snapshot->nodes().begin(),
+                                              w.snapshot->nodes().end());
+  for (auto _ : state) {
+    ClusterSnapshot snapshot(nodes, 2);
+    benchmark::DoNotOptimize(snapshot.gpu_class_count());
+  }
+  state.counters["classes"] = static_cast<double>(w.snapshot->class_count());
+  state.counters["gpu_classes"] = static_cast<double>(w.snapshot->gpu_class_count());
+}
+BENCHMARK(BM_PublishDistinctSnapshot)->Arg(15000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

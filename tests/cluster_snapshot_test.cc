@@ -94,6 +94,31 @@ TEST(ClusterSnapshot, any_difference_in_scheduling_content_splits_the_class) {
   }
 }
 
+TEST(ClusterSnapshot, nodes_differing_only_in_native_resources_share_a_gpu_class) {
+  std::vector<NodeState> nodes;
+  for (int i = 0; i < 6; ++i) {
+    NodeState n = RichNode("n" + std::to_string(i));
+    n.info.allocatable.Set("cpu", 64000);
+    n.used.Set("cpu", 1000 + i);                   // every node its own content class
+    n.used.Set("memory", int64_t{1} << (20 + i));  // and native amounts never split GPU classes
+    if (i >= 4) n.used.Set("nvidia.com/gpu", Units(i - 1));  // n4, n5: GPU use of their own
+    nodes.push_back(n);
+  }
+  auto snapshot = testing::SnapshotOf(nodes);
+  ASSERT_EQ(snapshot->class_count(), 6u);
+  EXPECT_EQ(snapshot->gpu_class_count(), 3u);
+  auto gpu_class = [&](int i) {
+    return snapshot->GpuClassOf(snapshot->classes()[snapshot->IndexOf("n" + std::to_string(i))]);
+  };
+  for (int i = 1; i < 4; ++i) EXPECT_EQ(gpu_class(i), gpu_class(0)) << i;
+  EXPECT_NE(gpu_class(4), gpu_class(0));
+  EXPECT_NE(gpu_class(5), gpu_class(0));
+  EXPECT_NE(gpu_class(4), gpu_class(5));
+  // A class the snapshot does not hold (the extender's node without the pod's own assumption) is
+  // a GPU class of its own.
+  EXPECT_EQ(snapshot->GpuClassOf(6), 3u);
+}
+
 TEST(ClusterSnapshot, classes_are_numbered_densely_and_names_resolve) {
   std::vector<NodeState> nodes;
   for (int i = 0; i < 30; ++i) {

@@ -87,6 +87,42 @@ TEST(FgdScore, cpu_use_that_starves_a_gpu_shape_scores_low) {
   EXPECT_EQ(s.Score(fgd, SimPod(1000, 0), node), 50);  // 9 cores left: nothing changes
 }
 
+// FgdScores remembers one score per node of equal GPUs and equal CPU asks reached: on a grid of
+// nodes around every ask, of whole GPUs, shares and MIG slices, asked in a mixed order and twice,
+// it answers what FgdScore does.
+TEST(FgdScores, remembered_scores_are_fgd_scores) {
+  TaskShape slices;
+  slices.cpu_milli = 3000;
+  slices.mig_profile = "1g.10gb";
+  slices.mig_count = 1;
+  std::vector<WeightedShape> workload = {{Shape(8000, 1, 1000), 0.4},
+                                         {Shape(4000, 2, 1000), 0.3},
+                                         {Shape(2000, 1, 500), 0.2},
+                                         {slices, 0.1}};
+  std::vector<std::vector<int64_t>> devices = {
+      {1000, 1000, 0, 0}, {1000, 0, 1000, 0}, {500, 1000, 0, 0}, {1000, 1000, 1000, 1000}, {}};
+  std::vector<IdleSlices> mig = {{"1g.10gb", 2, 1}};
+  for (const TaskShape& pod : {Shape(3000, 1, 1000), Shape(0, 2, 1000), Shape(5000, 1, 500)}) {
+    FgdScores scores(pod, workload);
+    for (int round = 0; round < 2; ++round) {
+      for (int64_t cpu = -1000; cpu <= 14000; cpu += 500) {
+        for (const auto& free : devices) {
+          for (bool with_mig : {false, true}) {
+            NodeIdle node{.cpu_milli = cpu + round, .gpu_free_milli = free, .model = "A100"};
+            if (with_mig) node.mig_free = mig;
+            ASSERT_EQ(scores.Of(node), FgdScore(node, pod, workload).score)
+                << "cpu " << cpu << " pod cpu " << pod.cpu_milli;
+          }
+        }
+      }
+    }
+    NodeIdle unbounded{.cpu_milli = std::numeric_limits<int64_t>::max(),
+                       .gpu_free_milli = devices[0],
+                       .model = "A100"};
+    EXPECT_EQ(scores.Of(unbounded), FgdScore(unbounded, pod, workload).score);
+  }
+}
+
 TEST(BestFit, scores_by_what_is_left_and_normalizes_min_max_in_integers) {
   Scored s({});
   BestFitPlugin plugin;

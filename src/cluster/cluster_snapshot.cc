@@ -64,6 +64,40 @@ void ClusterSnapshot::NumberClasses() {
     class_of_[i] = cls;
   }
   class_count_ = first_node_of_class.size();
+  NumberGpuClasses(first_node_of_class);
+}
+
+void ClusterSnapshot::NumberGpuClasses(std::span<const uint32_t> first_node_of_class) {
+  // The same numbering as content classes, over a node of each class without its pods' use of
+  // native resources (what the GPU rules never read, and what sets the live inventory's nodes
+  // apart). Their allocatable amounts stay: nodes of one machine type share them, and sparing the
+  // copies keeps publication cheap where every node is a class of its own.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash;
+  std::vector<NodeState> stripped_of_gpu_class;
+  NodeState stripped;
+  gpu_class_of_.resize(first_node_of_class.size());
+  for (size_t c = 0; c < first_node_of_class.size(); ++c) {
+    const NodeState& node = *nodes_[first_node_of_class[c]];
+    stripped.info = node.info;
+    stripped.used =
+        node.used.Filtered([](std::string_view name) { return !IsNativeResource(name); });
+    stripped.device_free_milli = node.device_free_milli;
+    std::vector<uint32_t>& candidates = by_hash[SchedulingContentHash(stripped)];
+    uint32_t gpu_class = UINT32_MAX;
+    for (uint32_t g : candidates) {
+      if (SameSchedulingContent(stripped_of_gpu_class[g], stripped)) {
+        gpu_class = g;
+        break;
+      }
+    }
+    if (gpu_class == UINT32_MAX) {
+      gpu_class = static_cast<uint32_t>(stripped_of_gpu_class.size());
+      stripped_of_gpu_class.push_back(stripped);
+      candidates.push_back(gpu_class);
+    }
+    gpu_class_of_[c] = gpu_class;
+  }
+  gpu_class_count_ = stripped_of_gpu_class.size();
 }
 
 bool ClusterSnapshot::Offers(std::string_view resource) const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 namespace gpusched {
 
@@ -24,27 +25,9 @@ std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapsho
   return cycle;
 }
 
-std::pair<Verdict, int> Engine::FilterOne(const Cycle& cycle, const NodeState& node) const {
-  if (!cycle.rejection().empty()) return {Verdict::Unresolvable(cycle.rejection()), -1};
-  // GPU rules (maintenance, products, sharing) never bind a pod that uses no GPU; such a pod is
-  // only ranked, so that it stays off the nodes worth keeping whole.
-  if (cycle.gpu_demand().empty()) return {Verdict::Pass(), -1};
-  // An unresolvable verdict from any plugin wins over an earlier unschedulable one, so
-  // kube-scheduler never preempts pods on a node that cannot host the pod anyway.
-  std::pair<Verdict, int> first_unschedulable{Verdict::Pass(), -1};
-  for (size_t p = 0; p < plugins_.size(); ++p) {
-    Verdict v = plugins_[p].plugin->Filter(cycle, node);
-    if (v.code == VerdictCode::kUnresolvable) return {v, static_cast<int>(p)};
-    if (v.code == VerdictCode::kUnschedulable && first_unschedulable.first.passed()) {
-      first_unschedulable = {v, static_cast<int>(p)};
-    }
-  }
-  return first_unschedulable;
-}
-
 namespace {
 
-// `judge` of the first node of each class, handed to every node of that class.
+// `judge(node, class)` of the first node of each class, handed to every node of that class.
 template <class T, class Judge>
 std::vector<T> OncePerClass(const Candidates& nodes, Judge&& judge) {
   std::vector<T> by_class(nodes.classes_size());
@@ -53,7 +36,7 @@ std::vector<T> OncePerClass(const Candidates& nodes, Judge&& judge) {
   for (size_t i = 0; i < out.size(); ++i) {
     uint32_t c = nodes.class_of(i);
     if (!judged[c]) {
-      by_class[c] = judge(*nodes.nodes[i]);
+      by_class[c] = judge(*nodes.nodes[i], c);
       judged[c] = true;
     }
     out[i] = by_class[c];
@@ -61,13 +44,55 @@ std::vector<T> OncePerClass(const Candidates& nodes, Judge&& judge) {
   return out;
 }
 
+// The verdict of plugins 0..count-1 (plugin p's is `verdict_of(p)`) and the index of the plugin
+// that gave it (-1 when all passed): the first unresolvable rejection, else the first
+// unschedulable one. An unresolvable verdict wins over an earlier unschedulable one, so
+// kube-scheduler never preempts pods on a node that cannot host the pod anyway.
+template <class VerdictOf>
+std::pair<Verdict, int> FirstRejection(size_t count, VerdictOf&& verdict_of) {
+  std::pair<Verdict, int> first_unschedulable{Verdict::Pass(), -1};
+  for (size_t p = 0; p < count; ++p) {
+    Verdict v = verdict_of(p);
+    if (v.code == VerdictCode::kUnresolvable) return {v, static_cast<int>(p)};
+    if (v.code == VerdictCode::kUnschedulable && first_unschedulable.first.passed()) {
+      first_unschedulable = {v, static_cast<int>(p)};
+    }
+  }
+  return first_unschedulable;
+}
+
 }  // namespace
 
 std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
                                                        const Candidates& nodes) const {
-  return OncePerClass<std::pair<Verdict, int>>(nodes, [&](const NodeState& node) {
+  const size_t n = nodes.nodes.size();
+  if (!cycle.rejection().empty()) {
+    return std::vector<std::pair<Verdict, int>>(n, {Verdict::Unresolvable(cycle.rejection()), -1});
+  }
+  // GPU rules (maintenance, products, sharing) never bind a pod that uses no GPU; such a pod is
+  // only ranked, so that it stays off the nodes worth keeping whole.
+  if (cycle.gpu_demand().empty()) return std::vector<std::pair<Verdict, int>>(n, {{}, -1});
+  // Per plugin, whether a GPU class shares its verdicts (classes are the cycle's snapshot's);
+  // per GPU class and plugin, the verdict once asked.
+  const ClusterSnapshot& snapshot = cycle.snapshot();
+  const size_t width = plugins_.size();
+  std::vector<bool> shared(width, false);
+  for (size_t p = 0; p < width && !nodes.classes.empty(); ++p) {
+    shared[p] = plugins_[p].plugin->FilterIgnoresNativeResources(cycle);
+  }
+  size_t unknown_classes =
+      nodes.classes_size() - std::min(nodes.classes_size(), snapshot.class_count());
+  std::vector<std::optional<Verdict>> kept(
+      nodes.classes.empty() ? 0 : (snapshot.gpu_class_count() + unknown_classes) * width);
+  return OncePerClass<std::pair<Verdict, int>>(nodes, [&](const NodeState& node, uint32_t c) {
     cycle.EnterNode();
-    return FilterOne(cycle, node);
+    size_t row = nodes.classes.empty() ? 0 : snapshot.GpuClassOf(c) * width;
+    return FirstRejection(width, [&](size_t p) {
+      if (!shared[p]) return plugins_[p].plugin->Filter(cycle, node);
+      std::optional<Verdict>& verdict = kept[row + p];
+      if (!verdict) verdict = plugins_[p].plugin->Filter(cycle, node);
+      return *verdict;
+    });
   });
 }
 

@@ -25,7 +25,7 @@ uint32_t Load4(const char* p) {
 
 // Whether `a` and `b` are equal. Resource names are short ("cpu", "nvidia.com/gpu"), and plugins
 // look them up for every node: two overlapping word loads settle a name of 4 to 16 bytes without
-// a call to memcmp.
+// a call to memcmp, and shorter ones are compared byte by byte.
 bool SameName(std::string_view a, std::string_view b) {
   size_t n = a.size();
   if (n != b.size()) return false;
@@ -33,10 +33,13 @@ bool SameName(std::string_view a, std::string_view b) {
   const char* y = b.data();
   if (n >= 8 && n <= 16) return Load8(x) == Load8(y) && Load8(x + n - 8) == Load8(y + n - 8);
   if (n >= 4 && n < 8) return Load4(x) == Load4(y) && Load4(x + n - 4) == Load4(y + n - 4);
+  if (n < 4) return std::equal(x, x + n, y);
   return a == b;
 }
 
 }  // namespace
+
+bool IsNativeResource(std::string_view name) { return name.find('/') == std::string_view::npos; }
 
 ResourceList::ResourceList(std::initializer_list<ResourceAmount> amounts) {
   for (const auto& a : amounts) Add(a.name, a.milli);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -126,14 +127,28 @@ int64_t CpuAfter(int64_t cpu_milli, const TaskShape& pod) {
   return cpu_milli == std::numeric_limits<int64_t>::max() ? cpu_milli : cpu_milli - pod.cpu_milli;
 }
 
+// Writes `value`'s bytes at `out`; returns the end.
 template <class T>
-void AppendBytes(std::string& out, T value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+char* PutBytes(char* out, T value) {
+  std::memcpy(out, &value, sizeof value);
+  return out + sizeof value;
 }
 
-void AppendText(std::string& out, std::string_view text) {
-  AppendBytes(out, text.size());
-  out.append(text);
+char* PutText(char* out, std::string_view text) {
+  out = PutBytes(out, text.size());
+  std::memcpy(out, text.data(), text.size());
+  return out + text.size();
+}
+
+// The runs of equal values in `values`, as (value, length) pairs: a live node's devices are two.
+template <class F>
+void ForRuns(std::span<const int64_t> values, F f) {
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i + 1;
+    while (j < values.size() && values[j] == values[i]) ++j;
+    f(values[i], j - i);
+    i = j;
+  }
 }
 
 }  // namespace
@@ -196,18 +211,28 @@ uint32_t FgdScores::AsksReached(int64_t cpu_milli) const {
 }
 
 void FgdScores::WriteKey(const NodeIdle& node) {
-  // Every field FgdScore reads, the free CPU as the asks it reaches (shapes compare it with
-  // `>=` only).
-  key_.clear();
-  AppendBytes(key_, AsksReached(node.cpu_milli));
-  AppendBytes(key_, AsksReached(CpuAfter(node.cpu_milli, pod_)));
-  AppendText(key_, node.model);
-  AppendBytes(key_, node.gpu_free_milli.size());
-  for (int64_t free : node.gpu_free_milli) AppendBytes(key_, free);
+  // Every field FgdScore reads, each length-prefixed or of fixed size so different nodes never
+  // write the same key; the free CPU as the asks it reaches (shapes compare it with `>=` only);
+  // the devices as runs of equal free milli-GPU.
+  size_t size = 2 * sizeof(uint32_t) + 2 * sizeof(size_t) + node.model.size();
+  ForRuns(node.gpu_free_milli, [&](int64_t, size_t) { size += sizeof(int64_t) + sizeof(size_t); });
   for (const IdleSlices& s : node.mig_free) {
-    AppendText(key_, s.profile);
-    AppendBytes(key_, s.count);
-    AppendBytes(key_, s.compute_slices);
+    size += sizeof(size_t) + s.profile.size() + 2 * sizeof(int64_t);
+  }
+  key_.resize(size);
+  char* out = key_.data();
+  out = PutBytes(out, AsksReached(node.cpu_milli));
+  out = PutBytes(out, AsksReached(CpuAfter(node.cpu_milli, pod_)));
+  out = PutText(out, node.model);
+  out = PutBytes(out, node.gpu_free_milli.size());
+  ForRuns(node.gpu_free_milli, [&](int64_t free, size_t length) {
+    out = PutBytes(out, free);
+    out = PutBytes(out, length);
+  });
+  for (const IdleSlices& s : node.mig_free) {
+    out = PutText(out, s.profile);
+    out = PutBytes(out, s.count);
+    out = PutBytes(out, s.compute_slices);
   }
 }
 

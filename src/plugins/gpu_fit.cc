@@ -12,6 +12,15 @@ namespace gpusched {
 
 void GpuFitPlugin::Prepare(Cycle& cycle) const { PrepareTaskShape(cycle); }
 
+bool GpuFitPlugin::FilterIgnoresNativeResources(const Cycle& cycle) const {
+  // It reads the amounts of the pod's GPU resources only (the CPU check of the per-device model
+  // is kube-scheduler's).
+  for (const auto& want : cycle.gpu_demand()) {
+    if (IsNativeResource(want.name)) return false;
+  }
+  return true;
+}
+
 Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
   for (const auto& want : cycle.gpu_demand()) {
     int64_t allocatable = node.info.allocatable.milli(want.name);

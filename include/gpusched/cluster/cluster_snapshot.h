@@ -6,7 +6,11 @@
 //
 // Built once per publication so requests need not: a name index (gpusched/cluster/node_index.h)
 // and the nodes' content classes, nodes of equal scheduling content (gpusched/model/node.h)
-// sharing one class number, which the engine uses to judge each class once per request.
+// sharing one class number, which the engine uses to judge each class once per request; and,
+// coarser, their GPU classes: content classes equal but for what their pods use of native
+// resources (cpu, memory, pods: names without a domain), which the GPU rules never read, so the
+// engine asks those once per GPU class. The live inventory's nodes differ by CPU and memory use
+// far more often than by anything else.
 #ifndef GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 #define GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 
@@ -57,6 +61,15 @@ class ClusterSnapshot {
   // Per position in nodes(), its content class, in 0..class_count()-1.
   std::span<const uint32_t> classes() const { return class_of_; }
   size_t class_count() const { return class_count_; }
+  // The GPU class of content class `content_class`, in 0..gpu_class_count()-1; a class at or past
+  // class_count() (a node this snapshot does not hold as it is) is a GPU class of its own, past
+  // gpu_class_count().
+  uint32_t GpuClassOf(uint32_t content_class) const {
+    return content_class < gpu_class_of_.size()
+               ? gpu_class_of_[content_class]
+               : static_cast<uint32_t>(gpu_class_count_ + (content_class - gpu_class_of_.size()));
+  }
+  size_t gpu_class_count() const { return gpu_class_count_; }
   // Increases with every publication; 0 for an empty initial snapshot.
   uint64_t generation() const { return generation_; }
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
@@ -78,12 +91,17 @@ class ClusterSnapshot {
   std::span<const WeightedShape> standard_workload() const { return standard_workload_; }
 
  private:
+  // Numbers content classes, then GPU classes.
   void NumberClasses();
+  // Numbers GPU classes; `first_node_of_class` holds a node of each content class.
+  void NumberGpuClasses(std::span<const uint32_t> first_node_of_class);
 
   std::vector<NodePtr> nodes_;
   NodeIndex index_;
   std::vector<uint32_t> class_of_;
   size_t class_count_ = 0;
+  std::vector<uint32_t> gpu_class_of_;  // per content class
+  size_t gpu_class_count_ = 0;
   std::vector<std::string> offered_resources_;
   std::map<std::string, int64_t, std::less<>> gpus_by_product_;
   ObservedWorkload observed_workload_;

@@ -66,7 +66,8 @@ struct NodeEvaluation {
   int64_t score = 0;    // extender score, 0..10
 };
 
-// The nodes one call judges, with each node's content class (as numbered by ClusterSnapshot).
+// The nodes one call judges, with each node's content class as numbered by the cycle's
+// ClusterSnapshot (a class at or past its class_count() being one it does not hold).
 // Without classes every node is a class of its own. With names, plugins that score by name read
 // them there rather than from each node's state (the request's names lie together in memory).
 struct Candidates {
@@ -133,9 +134,8 @@ class Engine {
   const std::vector<WeightedPlugin>& plugins() const { return plugins_; }
 
  private:
-  // The verdict for one node and the index of the plugin that rejected it (-1 when passed).
-  std::pair<Verdict, int> FilterOne(const Cycle& cycle, const NodeState& node) const;
-  // FilterOne for every node, judging one node per class.
+  // Per node, its verdict and the index of the plugin that rejected it (-1 when passed), judging
+  // one node per class, and asking plugins that ignore native resources once per GPU class.
   std::vector<std::pair<Verdict, int>> FilterAll(const Cycle& cycle, const Candidates& nodes) const;
   // Per scoring plugin (index into plugins_), the normalized scores of `nodes`.
   std::vector<std::pair<size_t, std::vector<double>>> ScoreAll(const Cycle& cycle,

@@ -5,9 +5,10 @@
 // rescales the scores of all candidates of a cycle.
 //
 // Filter and Score judge a node by its scheduling content (gpusched/model/node.h), so nodes of
-// equal content get equal answers and the engine asks once per content class. A plugin whose score
-// depends on the node's name alone says so with ScoresByName; the engine then asks ScoreName for
-// every node.
+// equal content get equal answers and the engine asks once per content class; a Filter that
+// ignores the node's cpu, memory and pods says so, and is asked once per GPU class. A plugin whose
+// score depends on the node's name alone says so with ScoresByName; the engine then asks ScoreName
+// for every node.
 //
 // Plugins know nothing of HTTP, JSON or where the inventory comes from. Implementations hold only
 // configuration, are immutable after construction, and are safe to call from several threads.
@@ -52,6 +53,10 @@ class Plugin {
   // Called by Engine::NewCycle before any other call for the cycle.
   virtual void Prepare(Cycle&) const {}
   virtual Verdict Filter(const Cycle&, const NodeState&) const { return Verdict::Pass(); }
+  // Whether, in this cycle, Filter reads nothing of a node's native resources (cpu, memory,
+  // pods: IsNativeResource): the engine then asks it once per GPU class
+  // (gpusched/cluster/cluster_snapshot.h) rather than once per content class.
+  virtual bool FilterIgnoresNativeResources(const Cycle&) const { return false; }
   // Whether Score means anything for this pod; a plugin that does not apply is left out of the
   // weighted mean instead of dragging every node's score down.
   virtual bool ScoresPod(const Cycle&) const { return true; }

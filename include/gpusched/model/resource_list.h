@@ -23,6 +23,10 @@ struct ResourceAmount {
   bool operator==(const ResourceAmount&) const = default;
 };
 
+// Whether `name` is a native resource (cpu, memory, pods, ephemeral-storage, hugepages-*): every
+// extended resource, GPU ones included, is named within a domain ("nvidia.com/gpu").
+bool IsNativeResource(std::string_view name);
+
 class ResourceList {
  public:
   ResourceList() = default;

@@ -20,6 +20,8 @@ class GpuFitPlugin : public Plugin {
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+  // True unless a configured GPU resource is named like a native one.
+  bool FilterIgnoresNativeResources(const Cycle& cycle) const override;
 };
 
 }  // namespace gpusched

@@ -35,6 +35,8 @@ class GpuMatchPlugin : public Plugin {
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+  // It judges labels and GPU facts, never what pods use of cpu, memory or pods.
+  bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
 

@@ -30,6 +30,7 @@ class MaintenancePlugin : public Plugin {
   static PluginEntry Entry();
   std::string_view name() const override { return kName; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+  bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
 
  private:

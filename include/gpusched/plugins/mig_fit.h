@@ -28,6 +28,7 @@ class MigFitPlugin : public Plugin {
   // The pod's intent; for a pod asking for MIG slices, also the profiles the cluster offers.
   void Prepare(Cycle& cycle) const override;
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+  bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
 

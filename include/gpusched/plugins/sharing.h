@@ -31,6 +31,7 @@ class SharingPlugin : public Plugin {
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
+  bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
 
  private:
   SharingRules rules_;
