@@ -166,7 +166,8 @@ struct Selection {
 void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Selection& only) {
   bench::Workload w = bench::MakeWorkload(size, occupancy, 42, usage);
   std::printf("| (%d nodes, %.0f%% occupancy, %s usage: %zu content classes) | | | | | | | | |\n",
-              size, occupancy * 100, usage == bench::NodeUsage::kDistinct ? "distinct" : "repeating",
+              size, occupancy * 100,
+              usage == bench::NodeUsage::kDistinct ? "distinct" : "repeating",
               w.snapshot->class_count());
   // Metrics on, as `gpusched serve` runs (request counters, latency histograms, rejections).
   auto app = bench::MakeServerApp(w);

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 

@@ -286,9 +286,9 @@ ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initi
   std::vector<const NodeInfo*> infos;
   infos.reserve(nodes.size());
   for (const auto& n : nodes) infos.push_back(&n.info);
-  ObservedWorkload observed{gpu_pods.empty() ? std::vector<WeightedShape>{}
-                                             : TraceWorkload(gpu_pods),
-                            static_cast<double>(gpu_pods.size())};
+  ObservedWorkload observed{
+      gpu_pods.empty() ? std::vector<WeightedShape>{} : TraceWorkload(gpu_pods),
+      static_cast<double>(gpu_pods.size())};
   return ClusterSnapshot(std::move(initial), 1, std::move(observed), StandardWorkloadOf(infos));
 }
 
