@@ -8,6 +8,23 @@
 #include "gpusched/model/gpu_resources.h"
 
 namespace gpusched {
+namespace {
+
+// Numbering by equal content: the class, among those already seen with `hash`, that `same` finds
+// equal, or else a new class numbered `count` (the caller records what it stands for). Hashes may
+// collide; `same` decides.
+template <class Same>
+uint32_t ClassFor(std::unordered_map<uint64_t, std::vector<uint32_t>>& by_hash, uint64_t hash,
+                  size_t count, Same&& same) {
+  std::vector<uint32_t>& candidates = by_hash[hash];
+  for (uint32_t c : candidates) {
+    if (same(c)) return c;
+  }
+  candidates.push_back(static_cast<uint32_t>(count));
+  return static_cast<uint32_t>(count);
+}
+
+}  // namespace
 
 ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
                                  ObservedWorkload observed_workload,
@@ -48,19 +65,11 @@ void ClusterSnapshot::NumberClasses() {
   std::vector<uint32_t> first_node_of_class;
   class_of_.resize(nodes_.size());
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    std::vector<uint32_t>& candidates = by_hash[SchedulingContentHash(*nodes_[i])];
-    uint32_t cls = UINT32_MAX;
-    for (uint32_t c : candidates) {
-      if (SameSchedulingContent(*nodes_[first_node_of_class[c]], *nodes_[i])) {
-        cls = c;
-        break;
-      }
-    }
-    if (cls == UINT32_MAX) {
-      cls = static_cast<uint32_t>(first_node_of_class.size());
-      first_node_of_class.push_back(i);
-      candidates.push_back(cls);
-    }
+    auto cls = ClassFor(by_hash, SchedulingContentHash(*nodes_[i]), first_node_of_class.size(),
+                        [&](uint32_t c) {
+                          return SameSchedulingContent(*nodes_[first_node_of_class[c]], *nodes_[i]);
+                        });
+    if (cls == first_node_of_class.size()) first_node_of_class.push_back(i);
     class_of_[i] = cls;
   }
   class_count_ = first_node_of_class.size();
@@ -82,19 +91,10 @@ void ClusterSnapshot::NumberGpuClasses(std::span<const uint32_t> first_node_of_c
     stripped.used =
         node.used.Filtered([](std::string_view name) { return !IsNativeResource(name); });
     stripped.device_free_milli = node.device_free_milli;
-    std::vector<uint32_t>& candidates = by_hash[SchedulingContentHash(stripped)];
-    uint32_t gpu_class = UINT32_MAX;
-    for (uint32_t g : candidates) {
-      if (SameSchedulingContent(stripped_of_gpu_class[g], stripped)) {
-        gpu_class = g;
-        break;
-      }
-    }
-    if (gpu_class == UINT32_MAX) {
-      gpu_class = static_cast<uint32_t>(stripped_of_gpu_class.size());
-      stripped_of_gpu_class.push_back(stripped);
-      candidates.push_back(gpu_class);
-    }
+    auto gpu_class = ClassFor(
+        by_hash, SchedulingContentHash(stripped), stripped_of_gpu_class.size(),
+        [&](uint32_t g) { return SameSchedulingContent(stripped_of_gpu_class[g], stripped); });
+    if (gpu_class == stripped_of_gpu_class.size()) stripped_of_gpu_class.push_back(stripped);
     gpu_class_of_[c] = gpu_class;
   }
   gpu_class_count_ = stripped_of_gpu_class.size();
