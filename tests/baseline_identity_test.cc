@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "baseline_codec.h"
@@ -105,10 +107,16 @@ std::shared_ptr<const ClusterSnapshot> VariedUsage(const ClusterSnapshot& base, 
 
 TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer) {
   using testing::Units;
+  // Some ask for CPU, so fgd's and cpu-reserve's CPU terms tell nodes of one GPU class apart.
   const std::vector<ResourceList> pods = {
-      {{"nvidia.com/gpu", Units(1)}},        {{"nvidia.com/gpu", Units(2)}},
-      {{"nvidia.com/gpu", Units(8)}},        {{"nvidia.com/gpu.shared", Units(1)}},
-      {{"nvidia.com/mig-1g.5gb", Units(1)}}, {{"nvidia.com/mig-3g.20gb", Units(1)}},
+      {{"nvidia.com/gpu", Units(1)}},
+      {{"nvidia.com/gpu", Units(2)}},
+      {{"nvidia.com/gpu", Units(8)}},
+      {{"nvidia.com/gpu.shared", Units(1)}},
+      {{"nvidia.com/mig-1g.5gb", Units(1)}},
+      {{"nvidia.com/mig-3g.20gb", Units(1)}},
+      {{"nvidia.com/gpu", Units(1)}, {"cpu", Units(12)}},
+      {{"nvidia.com/gpu", Units(2)}, {"cpu", Units(40)}},
   };
   Policy policy(AllPlugins());
   for (uint64_t seed = 11; seed < 11 + kRounds; ++seed) {
@@ -125,6 +133,7 @@ TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer)
     Candidates by_class{nodes, snapshot.classes(), snapshot.class_count(), names};
     size_t passed = 0;
     size_t failed = 0;
+    std::set<int64_t> cpu_reserve_scores;
     for (const auto& requests : pods) {
       PodInfo pod = testing::MakePod("p", requests);
       const Engine& engine = *policy.Select(pod).engine;
@@ -135,9 +144,14 @@ TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer)
       for (size_t i = 0; i < each.size(); ++i) {
         ExpectSameEvaluation(grouped[i], each[i], nodes[i]->info.name);
         (each[i].verdict.passed() ? passed : failed) += 1;
+        for (const PluginScore& s : each[i].scores) {
+          if (s.plugin == "cpu-reserve") cpu_reserve_scores.insert(std::llround(s.score));
+        }
       }
       EXPECT_EQ(engine.Prioritize(*cycle, by_class), engine.Prioritize(*cycle, nodes));
     }
+    // cpu-reserve told nodes apart.
+    EXPECT_GT(cpu_reserve_scores.size(), 3u);
     EXPECT_GT(passed, 100u);
     EXPECT_GT(failed, 100u);
   }

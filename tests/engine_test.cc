@@ -22,6 +22,7 @@ class FakePlugin : public Plugin {
         scores_(std::move(scores)),
         invert_(invert_on_normalize) {}
   std::string_view name() const override { return name_; }
+  bool Filters() const override { return true; }
   Verdict Filter(const Cycle&, const NodeState& n) const override {
     auto it = verdicts_.find(n.info.gpu.product);
     return it == verdicts_.end() ? Verdict::Pass() : it->second;
@@ -86,6 +87,34 @@ TEST_F(EngineFixture, unresolvable_verdicts_win_over_earlier_unschedulable_ones)
   EXPECT_EQ(v[2].reason, "two");
 }
 
+// FakePlugin declaring no Filter: its verdicts must never reach a node.
+class ScoreOnlyPlugin : public FakePlugin {
+ public:
+  using FakePlugin::FakePlugin;
+  bool Filters() const override { return false; }
+};
+
+TEST_F(EngineFixture, plugins_that_declare_no_filter_are_not_asked_and_rejections_name_the_filter) {
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<ScoreOnlyPlugin>(
+                         "scores", std::map<std::string, Verdict>{{"a", Verdict::Unschedulable("x")}},
+                         std::map<std::string, double>{}),
+                     1});
+  plugins.push_back(
+      {std::make_unique<FakePlugin>(
+           "filters", std::map<std::string, Verdict>{{"b", Verdict::Unschedulable("filters")}},
+           std::map<std::string, double>{}),
+       0});
+  Engine engine = Make(std::move(plugins));
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  std::vector<std::string_view> rejected_by;
+  auto v = engine.Filter(*cycle, nodes, &rejected_by);
+  EXPECT_TRUE(v[0].passed());
+  EXPECT_EQ(v[1].reason, "filters");
+  EXPECT_EQ(rejected_by[1], "filters");  // the plugin's own index, not its place among filters
+  EXPECT_TRUE(v[2].passed());
+}
+
 TEST_F(EngineFixture, first_unschedulable_verdict_is_kept_among_equals) {
   std::vector<WeightedPlugin> plugins;
   for (const char* name : {"one", "two"}) {
@@ -109,6 +138,7 @@ TEST_F(EngineFixture, first_unschedulable_verdict_is_kept_among_equals) {
 class RejectingPlugin : public Plugin {
  public:
   std::string_view name() const override { return "rejecting"; }
+  bool Filters() const override { return true; }
   void Prepare(Cycle& cycle) const override { cycle.Reject("bad pod setting"); }
   Verdict Filter(const Cycle&, const NodeState&) const override { return Verdict::Pass(); }
 };

@@ -12,7 +12,11 @@ Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
     : gpu_names_(std::move(gpu_names)),
       plugins_(std::move(plugins)),
       mapping_(mapping),
-      gpu_pods_only_(gpu_pods_only) {}
+      gpu_pods_only_(gpu_pods_only) {
+  for (size_t p = 0; p < plugins_.size(); ++p) {
+    if (plugins_[p].plugin->Filters()) filters_.push_back(p);
+  }
+}
 
 std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
                                         std::string_view selection_error) const {
@@ -72,25 +76,43 @@ std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
   // GPU rules (maintenance, products, sharing) never bind a pod that uses no GPU; such a pod is
   // only ranked, so that it stays off the nodes worth keeping whole.
   if (cycle.gpu_demand().empty()) return std::vector<std::pair<Verdict, int>>(n, {{}, -1});
-  // Per plugin, whether a GPU class shares its verdicts (classes are the cycle's snapshot's);
-  // per GPU class and plugin, the verdict once asked.
+  // Per filtering plugin, whether a GPU class shares its verdicts (classes are the cycle's
+  // snapshot's); per GPU class and plugin, the verdict once asked.
   const ClusterSnapshot& snapshot = cycle.snapshot();
-  const size_t width = plugins_.size();
+  const size_t width = filters_.size();
   std::vector<bool> shared(width, false);
-  for (size_t p = 0; p < width && !nodes.classes.empty(); ++p) {
-    shared[p] = plugins_[p].plugin->FilterIgnoresNativeResources(cycle);
+  for (size_t f = 0; f < width && !nodes.classes.empty(); ++f) {
+    shared[f] = plugins_[filters_[f]].plugin->FilterIgnoresNativeResources(cycle);
   }
   size_t unknown_classes =
       nodes.classes_size() - std::min(nodes.classes_size(), snapshot.class_count());
-  std::vector<std::optional<Verdict>> kept(
-      nodes.classes.empty() ? 0 : (snapshot.gpu_class_count() + unknown_classes) * width);
+  const size_t gpu_classes = snapshot.gpu_class_count() + unknown_classes;
+  // The first rejection among the filters, by index into plugins_.
+  auto judge = [&](auto&& verdict_of) {
+    auto [verdict, f] = FirstRejection(width, verdict_of);
+    return std::pair<Verdict, int>{verdict, f < 0 ? -1 : static_cast<int>(filters_[f])};
+  };
+  if (!nodes.classes.empty() && std::find(shared.begin(), shared.end(), false) == shared.end()) {
+    // Every verdict is shared by a GPU class: one node of each is judged.
+    std::vector<uint32_t> gpu_class_of(n);
+    for (size_t i = 0; i < n; ++i) gpu_class_of[i] = snapshot.GpuClassOf(nodes.classes[i]);
+    Candidates by_gpu_class{nodes.nodes, gpu_class_of, gpu_classes, nodes.names};
+    return OncePerClass<std::pair<Verdict, int>>(
+        by_gpu_class, [&](const NodeState& node, uint32_t g) {
+          cycle.EnterNode(node, g);
+          return judge([&](size_t f) { return plugins_[filters_[f]].plugin->Filter(cycle, node); });
+        });
+  }
+  std::vector<std::optional<Verdict>> kept(nodes.classes.empty() ? 0 : gpu_classes * width);
   return OncePerClass<std::pair<Verdict, int>>(nodes, [&](const NodeState& node, uint32_t c) {
-    cycle.EnterNode();
-    size_t row = nodes.classes.empty() ? 0 : snapshot.GpuClassOf(c) * width;
-    return FirstRejection(width, [&](size_t p) {
-      if (!shared[p]) return plugins_[p].plugin->Filter(cycle, node);
-      std::optional<Verdict>& verdict = kept[row + p];
-      if (!verdict) verdict = plugins_[p].plugin->Filter(cycle, node);
+    uint32_t gpu_class = nodes.classes.empty() ? kNoGpuClass : snapshot.GpuClassOf(c);
+    cycle.EnterNode(node, gpu_class);
+    size_t row = nodes.classes.empty() ? 0 : gpu_class * width;
+    return judge([&](size_t f) {
+      const Plugin& plugin = *plugins_[filters_[f]].plugin;
+      if (!shared[f]) return plugin.Filter(cycle, node);
+      std::optional<Verdict>& verdict = kept[row + f];
+      if (!verdict) verdict = plugin.Filter(cycle, node);
       return *verdict;
     });
   });
@@ -134,7 +156,8 @@ std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
     const double* row = by_class.data() + c * width;
     if (!judged[c]) {
       judged[c] = true;
-      cycle.EnterNode();
+      cycle.EnterNode(*nodes.nodes[i], nodes.classes.empty() ? kNoGpuClass
+                                                             : cycle.snapshot().GpuClassOf(c));
       for (size_t k = 0; k < width; ++k) {
         by_class[c * width + k] =
             plugins_[table[by_content[k]].first].plugin->Score(cycle, *nodes.nodes[i]);
@@ -237,7 +260,7 @@ std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle, const Candidate
       continue;
     }
     passed.push_back(nodes.nodes[i]);
-    passed_classes.push_back(nodes.class_of(i));
+    if (!nodes.classes.empty()) passed_classes.push_back(nodes.classes[i]);
     passed_names.push_back(nodes.name_of(i));
     positions.push_back(i);
   }

@@ -26,6 +26,15 @@ void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out) {
 
 bool DeclaresCpu(const NodeState& node) { return node.info.allocatable.contains("cpu"); }
 
+int64_t IdleCpuMilli(const NodeState& node) {
+  std::optional<int64_t> allocatable = node.info.allocatable.find("cpu");
+  return allocatable ? *allocatable - node.used.milli("cpu") : std::numeric_limits<int64_t>::max();
+}
+
+int64_t CpuAfter(int64_t cpu_milli, const TaskShape& pod) {
+  return cpu_milli == std::numeric_limits<int64_t>::max() ? cpu_milli : cpu_milli - pod.cpu_milli;
+}
+
 NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers) {
   DeviceFreeMilli(node, buffers.devices);
   buffers.mig.clear();
@@ -44,10 +53,7 @@ NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers) {
         std::clamp<int64_t>(r.milli / 1000 - node.used.units(r.name), 0, kMaxGpusPerNode);
     buffers.mig.push_back({profile, free, MigComputeSlices(profile)});
   }
-  std::optional<int64_t> cpu_allocatable = allocatable.find("cpu");
-  int64_t cpu = cpu_allocatable ? *cpu_allocatable - node.used.milli("cpu")
-                                : std::numeric_limits<int64_t>::max();
-  return NodeIdle{.cpu_milli = cpu,
+  return NodeIdle{.cpu_milli = IdleCpuMilli(node),
                   .gpu_free_milli = buffers.devices,
                   .model = node.info.gpu.product,
                   .mig_free = buffers.mig};
@@ -122,10 +128,6 @@ int64_t SigmoidScore(double before, double after) {
   return static_cast<int64_t>(100.0 / (1.0 + std::exp(-x)));
 }
 
-// The free CPU left on a node with `cpu_milli` free after placing `pod`; unbounded stays so.
-int64_t CpuAfter(int64_t cpu_milli, const TaskShape& pod) {
-  return cpu_milli == std::numeric_limits<int64_t>::max() ? cpu_milli : cpu_milli - pod.cpu_milli;
-}
 
 // Writes `value`'s bytes at `out`; returns the end.
 template <class T>
@@ -236,7 +238,15 @@ void FgdScores::WriteKey(const NodeIdle& node) {
   }
 }
 
-int64_t FgdScores::Of(const NodeIdle& node) {
+int64_t FgdScores::Of(const NodeIdle& node, std::optional<uint32_t> gpu_class) {
+  if (gpu_class && cpu_asks_.size() < UINT16_MAX) {
+    uint64_t key = uint64_t{*gpu_class} << 32 | uint64_t{AsksReached(node.cpu_milli)} << 16 |
+                   AsksReached(CpuAfter(node.cpu_milli, pod_));
+    if (auto it = scores_by_class_.find(key); it != scores_by_class_.end()) return it->second;
+    int64_t score = FgdScore(node, pod_, workload_, placed_).score;
+    scores_by_class_.emplace(key, score);
+    return score;
+  }
   if (node.gpu_free_milli.size() > kMaxRememberedDevices) {
     return FgdScore(node, pod_, workload_, placed_).score;
   }

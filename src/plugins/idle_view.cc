@@ -1,5 +1,6 @@
 #include "gpusched/plugins/idle_view.h"
 
+#include "gpusched/engine/gpu_class_memo.h"
 #include "gpusched/packing/gpu_devices.h"
 
 namespace gpusched {
@@ -7,13 +8,19 @@ namespace {
 
 constexpr std::string_view kKey = "idle-view";
 
-// The view of the node last asked for, and the node scope it was computed in. Mutable: a cycle
-// serves one thread at a time.
+// A node's view but for its free CPU, which sets apart nodes of one GPU class.
+struct GpuView {
+  IdleBuffers buffers;
+  NodeIdle idle;  // points into `buffers`
+};
+
+// The view of the node last asked for, and the node scope it was computed in; the GPU part per
+// GPU class. Mutable: a cycle serves one thread at a time.
 struct KeptView : CycleData {
   mutable uint64_t scope = 0;
   mutable const NodeState* node = nullptr;
-  mutable IdleBuffers buffers;
   mutable NodeIdle idle;
+  mutable GpuClassMemo<GpuView> by_gpu_class;
 };
 
 }  // namespace
@@ -27,7 +34,13 @@ const NodeIdle* IdleViewOf(const Cycle& cycle, const NodeState& node) {
   if (kept == nullptr) return nullptr;
   uint64_t scope = cycle.node_scope();
   if (scope == 0 || kept->scope != scope || kept->node != &node) {
-    kept->idle = IdleOf(node, kept->buffers);
+    kept->idle = kept->by_gpu_class
+                     .Of(cycle, node,
+                         [](const NodeState& n, GpuView& view) {
+                           view.idle = IdleOf(n, view.buffers);
+                         })
+                     .idle;
+    kept->idle.cpu_milli = IdleCpuMilli(node);
     kept->scope = scope;
     kept->node = &node;
   }

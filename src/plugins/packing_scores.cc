@@ -65,7 +65,10 @@ double FgdPlugin::Score(const Cycle& cycle, const NodeState& node) const {
   const FgdCycle* prepared = cycle.Get<FgdCycle>(kName);
   // Never prepared: no workload to measure against, so no placement changes the fragment.
   if (prepared == nullptr) return kMaxNodeScore / 2;
-  return static_cast<double>(prepared->scores.Of(*IdleViewOf(cycle, node)));  // prepared with it
+  uint32_t gpu_class = cycle.GpuClassOf(node);
+  return static_cast<double>(prepared->scores.Of(  // the view was prepared with the scores
+      *IdleViewOf(cycle, node),
+      gpu_class == kNoGpuClass ? std::nullopt : std::optional<uint32_t>(gpu_class)));
 }
 
 double BestFitPlugin::Score(const Cycle& cycle, const NodeState& node) const {

@@ -31,6 +31,8 @@ namespace gpusched {
 
 inline constexpr size_t kMaxReasonSubjectBytes = 96;
 inline constexpr size_t kMaxReasonBytes = 256;
+// A node's GPU class when it is not known (the node is not judged by class).
+inline constexpr uint32_t kNoGpuClass = UINT32_MAX;
 
 // What a plugin computes once per cycle (Plugin::Prepare) for its Filter and Score calls.
 class CycleData {
@@ -70,8 +72,20 @@ class Cycle {
   // node until it calls it again; the node stays alive and unchanged meanwhile. What plugins
   // share about one node (gpusched/plugins/idle_view.h) is kept for the node scope it was
   // computed in; scope 0 (plugins called outside the engine) keeps nothing.
-  void EnterNode() const { ++node_scope_; }
+  // `gpu_class` is the node's GPU class in the cycle's snapshot (ClusterSnapshot::GpuClassOf) when
+  // the engine knows it, else kNoGpuClass. Nodes of one GPU class differ at most in what their
+  // pods use of native resources, so what a plugin derives from the rest (devices, MIG slices,
+  // labels, allocatable amounts) it may keep per GPU class for the whole cycle.
+  void EnterNode(const NodeState& node, uint32_t gpu_class = kNoGpuClass) const {
+    ++node_scope_;
+    entered_node_ = &node;
+    entered_gpu_class_ = gpu_class;
+  }
   uint64_t node_scope() const { return node_scope_; }
+  // The GPU class `node` was entered with when it is the node entered last, else kNoGpuClass.
+  uint32_t GpuClassOf(const NodeState& node) const {
+    return &node == entered_node_ ? entered_gpu_class_ : kNoGpuClass;
+  }
 
   // Keeps `data` (not null) under `key` (a plugin's name) for the rest of the cycle, replacing
   // what was there.
@@ -98,6 +112,8 @@ class Cycle {
   const ClusterSnapshot& snapshot_;
   std::string rejection_;
   mutable uint64_t node_scope_ = 0;
+  mutable const NodeState* entered_node_ = nullptr;
+  mutable uint32_t entered_gpu_class_ = kNoGpuClass;
   mutable std::deque<StoredReason> reasons_;  // deque: stored texts never move
   struct Keyed {
     std::string key;

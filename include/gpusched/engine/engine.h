@@ -1,6 +1,6 @@
 // Engine: runs one profile's enabled plugins over candidate nodes for one pod.
 //
-// Filter: a node passes when every plugin passes it; otherwise its verdict is the first
+// Filter: a node passes when every plugin that filters (Plugin::Filters) passes it; otherwise its verdict is the first
 // unresolvable rejection, or failing that the first unschedulable one. A pod the cycle rejects (an
 // invalid profile choice, a malformed annotation a plugin's Prepare found) is rejected everywhere
 // as unresolvable with that reason.
@@ -150,6 +150,7 @@ class Engine {
 
   GpuResourceNames gpu_names_;
   std::vector<WeightedPlugin> plugins_;
+  std::vector<size_t> filters_;  // the plugins that filter, by index into plugins_
   ScoreMapping mapping_;
   bool gpu_pods_only_;
 };

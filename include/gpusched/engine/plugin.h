@@ -52,6 +52,9 @@ class Plugin {
   virtual std::string_view name() const = 0;
   // Called by Engine::NewCycle before any other call for the cycle.
   virtual void Prepare(Cycle&) const {}
+  // Whether the plugin extends Filter: the engine asks Filter only of those that do (the
+  // framework's declared extension points), so every plugin says.
+  virtual bool Filters() const = 0;
   virtual Verdict Filter(const Cycle&, const NodeState&) const { return Verdict::Pass(); }
   // Whether, in this cycle, Filter reads nothing of a node's native resources (cpu, memory,
   // pods: IsNativeResource): the engine then asks it once per GPU class

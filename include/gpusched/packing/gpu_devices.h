@@ -9,6 +9,7 @@
 #define GPUSCHED_PACKING_GPU_DEVICES_H_
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +43,11 @@ struct IdleBuffers {
 // the result. CPU is unbounded when the node declares none (the live inventory keeps only
 // extended resources). Time-sliced MIG replicas (`.shared`) are not slices and are left out.
 NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers);
+// IdleOf(node, ...).cpu_milli.
+int64_t IdleCpuMilli(const NodeState& node);
+// The free CPU left on a node with `cpu_milli` free after placing `pod` (PlacedOn's); unbounded
+// stays so.
+int64_t CpuAfter(int64_t cpu_milli, const TaskShape& pod);
 
 // Whether the node declares a CPU amount (simulated nodes do, live ones do not).
 bool DeclaresCpu(const NodeState& node);
@@ -87,7 +93,9 @@ class FgdScores {
  public:
   static constexpr size_t kMaxRememberedDevices = 64;
   FgdScores(TaskShape pod, std::vector<WeightedShape> workload);
-  int64_t Of(const NodeIdle& node);
+  // With `gpu_class`, a number the caller gives every node of equal devices, MIG slices and model
+  // and no other, a node is told apart by that number and its CPU's asks, whatever its size.
+  int64_t Of(const NodeIdle& node, std::optional<uint32_t> gpu_class = std::nullopt);
 
  private:
   // How many of the shapes' CPU asks `cpu_milli` reaches.
@@ -106,6 +114,8 @@ class FgdScores {
   IdleBuffers placed_;
   std::string key_;
   std::unordered_map<std::string, int64_t, KeyHash, std::equal_to<>> scores_;
+  // By GPU class and the asks the CPU reaches before and after, 16 bits each.
+  std::unordered_map<uint64_t, int64_t> scores_by_class_;
 };
 
 }  // namespace gpusched

@@ -15,6 +15,7 @@
 #ifndef GPUSCHED_PLUGINS_CPU_RESERVE_H_
 #define GPUSCHED_PLUGINS_CPU_RESERVE_H_
 
+#include <cstdint>
 #include <optional>
 #include <span>
 
@@ -25,6 +26,7 @@ namespace gpusched {
 
 class CpuReservePlugin : public Plugin {
  public:
+  bool Filters() const override { return false; }
   static constexpr std::string_view kName = "cpu-reserve";
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
@@ -38,6 +40,8 @@ std::optional<double> CpuPerGpuMilli(std::span<const WeightedShape> workload);
 // The milli-GPU of `node`'s idle devices that its free CPU cannot serve at `cpu_per_gpu_milli`
 // (MIG slices are left out: the demand ratio is that of device pods).
 double StrandedGpuMilli(const NodeIdle& node, double cpu_per_gpu_milli);
+// The same from the node's idle milli-GPU of devices (DeviceIdleMilli) and free CPU.
+double StrandedGpuMilli(int64_t idle_gpu_milli, int64_t cpu_milli, double cpu_per_gpu_milli);
 
 }  // namespace gpusched
 

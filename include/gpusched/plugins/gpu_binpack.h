@@ -25,6 +25,7 @@ struct ResourceWeights {
 
 class GpuBinpackPlugin : public Plugin {
  public:
+  bool Filters() const override { return false; }
   static constexpr std::string_view kName = "gpu-binpack";
   explicit GpuBinpackPlugin(ResourceWeights weights) : weights_(std::move(weights)) {}
   // Off by default; settings `resourceWeights` (resource -> weight) and `defaultResourceWeight`.

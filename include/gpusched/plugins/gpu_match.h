@@ -34,6 +34,7 @@ class GpuMatchPlugin : public Plugin {
       : costs_(std::move(costs)), profile_intent_(std::move(profile_intent)) {}
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
+  bool Filters() const override { return true; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   // It judges labels and GPU facts, never what pods use of cpu, memory or pods.
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }

@@ -1,7 +1,8 @@
 // The idle view of a node (IdleOf, gpusched/packing/gpu_devices.h) that several plugins read about
 // the same node (fgd, cpu-reserve): computed once per node the engine enters (Cycle::EnterNode)
-// rather than once per plugin. Plugins called outside the engine (node scope 0) get it computed
-// afresh every time.
+// rather than once per plugin; its devices and MIG slices once per GPU class (Cycle::EnterNode),
+// its free CPU per node. Plugins called outside the engine (node scope 0) get it computed afresh
+// every time.
 #ifndef GPUSCHED_PLUGINS_IDLE_VIEW_H_
 #define GPUSCHED_PLUGINS_IDLE_VIEW_H_
 

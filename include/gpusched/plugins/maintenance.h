@@ -29,6 +29,7 @@ class MaintenancePlugin : public Plugin {
   // On by default as a filter (weight 0); setting `action: filter | score`.
   static PluginEntry Entry();
   std::string_view name() const override { return kName; }
+  bool Filters() const override { return true; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
   double Score(const Cycle& cycle, const NodeState& node) const override;

@@ -27,6 +27,7 @@ class MigFitPlugin : public Plugin {
   std::string_view name() const override { return kName; }
   // The pod's intent; for a pod asking for MIG slices, also the profiles the cluster offers.
   void Prepare(Cycle& cycle) const override;
+  bool Filters() const override { return true; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
   bool ScoresPod(const Cycle& cycle) const override;

@@ -30,6 +30,7 @@ namespace gpusched {
 // The pod's shape, prepared once per cycle for the packing scores (plugins/task_shape.h).
 class ShapeScorer : public Plugin {
  public:
+  bool Filters() const override { return false; }
   void Prepare(Cycle& cycle) const override;
 };
 
@@ -72,6 +73,7 @@ class GpuPackingPlugin : public ShapeScorer {
 
 class ConsolidatePlugin : public Plugin {
  public:
+  bool Filters() const override { return false; }
   static constexpr std::string_view kName = "consolidate";
   std::string_view name() const override { return kName; }
   double Score(const Cycle& cycle, const NodeState& node) const override {

@@ -20,6 +20,7 @@ namespace gpusched {
 
 class ProductReservePlugin : public Plugin {
  public:
+  bool Filters() const override { return false; }
   static constexpr std::string_view kName = "product-reserve";
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;

@@ -30,6 +30,7 @@ class SharingPlugin : public Plugin {
       : rules_(rules), profile_intent_(std::move(profile_intent)) {}
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
+  bool Filters() const override { return true; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
 
