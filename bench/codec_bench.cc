@@ -183,7 +183,7 @@ void BM_PublishSnapshot(benchmark::State& state) {
 BENCHMARK(BM_PublishSnapshot)->Arg(5000)->Arg(15000)->Unit(benchmark::kMillisecond);
 
 // The same where every node is a content class of its own (a CPU-only pod of its own size on
-// each), so numbering GPU classes costs one stripped copy per node.
+// each), so GPU classes are numbered over every node.
 void BM_PublishDistinctSnapshot(benchmark::State& state) {
   const auto& w = Load(static_cast<int>(state.range(0)), bench::NodeUsage::kDistinct);
   std::vector<ClusterSnapshot::NodePtr> nodes(w.snapshot->nodes().begin(),

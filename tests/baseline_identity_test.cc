@@ -3,8 +3,8 @@
 // DOM baseline, and the engine judging one node per content class against judging every node.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <vector>

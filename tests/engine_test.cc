@@ -96,10 +96,11 @@ class ScoreOnlyPlugin : public FakePlugin {
 
 TEST_F(EngineFixture, plugins_that_declare_no_filter_are_not_asked_and_rejections_name_the_filter) {
   std::vector<WeightedPlugin> plugins;
-  plugins.push_back({std::make_unique<ScoreOnlyPlugin>(
-                         "scores", std::map<std::string, Verdict>{{"a", Verdict::Unschedulable("x")}},
-                         std::map<std::string, double>{}),
-                     1});
+  plugins.push_back(
+      {std::make_unique<ScoreOnlyPlugin>(
+           "scores", std::map<std::string, Verdict>{{"a", Verdict::Unschedulable("x")}},
+           std::map<std::string, double>{}),
+       1});
   plugins.push_back(
       {std::make_unique<FakePlugin>(
            "filters", std::map<std::string, Verdict>{{"b", Verdict::Unschedulable("filters")}},

@@ -77,27 +77,26 @@ void ClusterSnapshot::NumberClasses() {
 }
 
 void ClusterSnapshot::NumberGpuClasses(std::span<const uint32_t> first_node_of_class) {
-  // The same numbering as content classes, over a node of each class without its pods' use of
-  // native resources (what the GPU rules never read, and what sets the live inventory's nodes
-  // apart). Their allocatable amounts stay: nodes of one machine type share them, and sparing the
-  // copies keeps publication cheap where every node is a class of its own.
+  // The same numbering as content classes, over a node of each class, counting of its pods' use
+  // only that of extended resources (the GPU rules never read the rest, and it is what sets the
+  // live inventory's nodes apart). Their allocatable amounts stay: nodes of one machine type
+  // share them.
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash;
-  std::vector<NodeState> stripped_of_gpu_class;
-  NodeState stripped;
+  std::vector<uint32_t> first_node_of_gpu_class;
   gpu_class_of_.resize(first_node_of_class.size());
   for (size_t c = 0; c < first_node_of_class.size(); ++c) {
     const NodeState& node = *nodes_[first_node_of_class[c]];
-    stripped.info = node.info;
-    stripped.used =
-        node.used.Filtered([](std::string_view name) { return !IsNativeResource(name); });
-    stripped.device_free_milli = node.device_free_milli;
-    auto gpu_class = ClassFor(
-        by_hash, SchedulingContentHash(stripped), stripped_of_gpu_class.size(),
-        [&](uint32_t g) { return SameSchedulingContent(stripped_of_gpu_class[g], stripped); });
-    if (gpu_class == stripped_of_gpu_class.size()) stripped_of_gpu_class.push_back(stripped);
+    auto gpu_class = ClassFor(by_hash, SchedulingContentHash(node, UsedResources::kExtendedOnly),
+                              first_node_of_gpu_class.size(), [&](uint32_t g) {
+                                return SameSchedulingContent(*nodes_[first_node_of_gpu_class[g]],
+                                                             node, UsedResources::kExtendedOnly);
+                              });
+    if (gpu_class == first_node_of_gpu_class.size()) {
+      first_node_of_gpu_class.push_back(first_node_of_class[c]);
+    }
     gpu_class_of_[c] = gpu_class;
   }
-  gpu_class_count_ = stripped_of_gpu_class.size();
+  gpu_class_count_ = first_node_of_gpu_class.size();
 }
 
 bool ClusterSnapshot::Offers(std::string_view resource) const {

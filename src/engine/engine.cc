@@ -156,8 +156,8 @@ std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
     const double* row = by_class.data() + c * width;
     if (!judged[c]) {
       judged[c] = true;
-      cycle.EnterNode(*nodes.nodes[i], nodes.classes.empty() ? kNoGpuClass
-                                                             : cycle.snapshot().GpuClassOf(c));
+      cycle.EnterNode(*nodes.nodes[i],
+                      nodes.classes.empty() ? kNoGpuClass : cycle.snapshot().GpuClassOf(c));
       for (size_t k = 0; k < width; ++k) {
         by_class[c * width + k] =
             plugins_[table[by_content[k]].first].plugin->Score(cycle, *nodes.nodes[i]);

@@ -28,16 +28,42 @@ void AddResources(Fnv& h, const ResourceList& list) {
   }
 }
 
+bool Counted(const ResourceAmount& r, UsedResources which) {
+  return which == UsedResources::kAll || !IsNativeResource(r.name);
+}
+
+void AddUsed(Fnv& h, const ResourceList& used, UsedResources which) {
+  if (which == UsedResources::kAll) return AddResources(h, used);
+  for (const auto& r : used) {
+    if (!Counted(r, which)) continue;
+    h.Add(r.name);
+    h.Add(r.milli);
+  }
+}
+
+bool SameUsed(const ResourceList& a, const ResourceList& b, UsedResources which) {
+  if (which == UsedResources::kAll) return a == b;
+  auto i = a.begin();
+  auto j = b.begin();
+  while (true) {
+    while (i != a.end() && !Counted(*i, which)) ++i;
+    while (j != b.end() && !Counted(*j, which)) ++j;
+    if (i == a.end() || j == b.end()) return i == a.end() && j == b.end();
+    if (i->name != j->name || i->milli != j->milli) return false;
+    ++i, ++j;
+  }
+}
+
 }  // namespace
 
-bool SameSchedulingContent(const NodeState& a, const NodeState& b) {
-  return a.info.unschedulable == b.info.unschedulable && a.used == b.used &&
+bool SameSchedulingContent(const NodeState& a, const NodeState& b, UsedResources which) {
+  return a.info.unschedulable == b.info.unschedulable && SameUsed(a.used, b.used, which) &&
          a.info.allocatable == b.info.allocatable && a.info.capacity == b.info.capacity &&
          a.device_free_milli == b.device_free_milli && a.info.gpu == b.info.gpu &&
          a.info.pin_labels == b.info.pin_labels;
 }
 
-uint64_t SchedulingContentHash(const NodeState& node) {
+uint64_t SchedulingContentHash(const NodeState& node, UsedResources which) {
   // The fields that tell nodes apart most often, including some that differ between nodes of one
   // product during a rollout (MIG layout, upgrade state), so a bucket rarely holds more than a few
   // classes (one per driver version, say); SameSchedulingContent settles the rest.
@@ -50,7 +76,7 @@ uint64_t SchedulingContentHash(const NodeState& node) {
   h.Add(static_cast<int64_t>(node.info.pin_labels.hash()));  // kept with the labels: no rehash
   h.Add(node.info.unschedulable ? 1 : 0);
   AddResources(h, node.info.allocatable);
-  AddResources(h, node.used);
+  AddUsed(h, node.used, which);
   for (int32_t share : node.device_free_milli) h.Add(share);
   return h.value();
 }

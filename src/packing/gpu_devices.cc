@@ -128,7 +128,6 @@ int64_t SigmoidScore(double before, double after) {
   return static_cast<int64_t>(100.0 / (1.0 + std::exp(-x)));
 }
 
-
 // Writes `value`'s bytes at `out`; returns the end.
 template <class T>
 char* PutBytes(char* out, T value) {

@@ -34,12 +34,11 @@ const NodeIdle* IdleViewOf(const Cycle& cycle, const NodeState& node) {
   if (kept == nullptr) return nullptr;
   uint64_t scope = cycle.node_scope();
   if (scope == 0 || kept->scope != scope || kept->node != &node) {
-    kept->idle = kept->by_gpu_class
-                     .Of(cycle, node,
-                         [](const NodeState& n, GpuView& view) {
-                           view.idle = IdleOf(n, view.buffers);
-                         })
-                     .idle;
+    kept->idle =
+        kept->by_gpu_class
+            .Of(cycle, node,
+                [](const NodeState& n, GpuView& view) { view.idle = IdleOf(n, view.buffers); })
+            .idle;
     kept->idle.cpu_milli = IdleCpuMilli(node);
     kept->scope = scope;
     kept->node = &node;

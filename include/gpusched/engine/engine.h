@@ -1,19 +1,17 @@
 // Engine: runs one profile's enabled plugins over candidate nodes for one pod.
 //
-// Filter: a node passes when every plugin that filters (Plugin::Filters) passes it; otherwise its verdict is the first
-// unresolvable rejection, or failing that the first unschedulable one. A pod the cycle rejects (an
-// invalid profile choice, a malformed annotation a plugin's Prepare found) is rejected everywhere
-// as unresolvable with that reason.
-// Prioritize: each plugin with a positive weight that applies to the pod scores every node (Score,
-// then Normalize); the weighted mean of those scores (0..100) is mapped to the extender score
-// 0..10 (MaxExtenderPriority) by the profile's ScoreMapping.
-// A pod that asks for no GPU passes every filter; it scores 0 everywhere when the engine judges GPU
-// pods only, else it is ranked like any other.
-// Nodes of one content class (Candidates) are judged once: plugins judge by content
-// (gpusched/engine/plugin.h), so the answers are those of judging every node. The engine enters
-// each node it judges (Cycle::EnterNode) and asks every plugin about it before the next, so what
-// plugins share about a node is computed once.
-// Immutable after construction; safe for concurrent use from multiple threads.
+// Filter: a node passes when every plugin that filters (Plugin::Filters) passes it; otherwise its
+// verdict is the first unresolvable rejection, or failing that the first unschedulable one. A pod
+// the cycle rejects (an invalid profile choice, a malformed annotation a plugin's Prepare found) is
+// rejected everywhere as unresolvable with that reason. Prioritize: each plugin with a positive
+// weight that applies to the pod scores every node (Score, then Normalize); the weighted mean of
+// those scores (0..100) is mapped to the extender score 0..10 (MaxExtenderPriority) by the
+// profile's ScoreMapping. A pod that asks for no GPU passes every filter; it scores 0 everywhere
+// when the engine judges GPU pods only, else it is ranked like any other. Nodes of one content
+// class (Candidates) are judged once: plugins judge by content (gpusched/engine/plugin.h), so the
+// answers are those of judging every node. The engine enters each node it judges (Cycle::EnterNode)
+// and asks every plugin about it before the next, so what plugins share about a node is computed
+// once. Immutable after construction; safe for concurrent use from multiple threads.
 #ifndef GPUSCHED_ENGINE_ENGINE_H_
 #define GPUSCHED_ENGINE_ENGINE_H_
 

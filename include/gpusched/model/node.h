@@ -48,10 +48,14 @@ struct NodeState {
   }
 };
 
+// What of a node's usage scheduling content counts: all of it, or only what its pods use of
+// extended resources (not of cpu, memory, pods: IsNativeResource).
+enum class UsedResources { kAll, kExtendedOnly };
 // Whether `a` and `b` have the same scheduling content.
-bool SameSchedulingContent(const NodeState& a, const NodeState& b);
+bool SameSchedulingContent(const NodeState& a, const NodeState& b,
+                           UsedResources which = UsedResources::kAll);
 // A hash of part of the scheduling content: equal content gives equal hashes.
-uint64_t SchedulingContentHash(const NodeState& node);
+uint64_t SchedulingContentHash(const NodeState& node, UsedResources which = UsedResources::kAll);
 
 }  // namespace gpusched
 
