@@ -9,6 +9,7 @@ packages=(
   prometheus-cpp-dev libsimdjson-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
+  mmdebstrap  # tests/image: builds the image's runtime root filesystem from Debian 12 packages
 )
 
 missing=()

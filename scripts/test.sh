@@ -32,7 +32,14 @@ e2e_log=$root/build-asan/e2e.log
 setsid -w env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 3 \
   --timeout 300 -L e2e > "$e2e_log" 2>&1 &
 e2e=$!
-trap 'kill -- "-$e2e" 2> /dev/null || true' EXIT
+# The image test (label image) builds the Dockerfile's release gpusched and the runtime root
+# filesystem (mmdebstrap: mostly download and unpacking), then starts the binary in it: beside the
+# e2e tests, at low priority, so it takes the CPU they and the build leave idle.
+image_log=$root/build-asan/image.log
+setsid -w nice -n 15 ctest --test-dir "$root/build-asan" --output-on-failure -L image \
+  > "$image_log" 2>&1 &
+image=$!
+trap 'kill -- "-$e2e" "-$image" 2> /dev/null || true' EXIT
 "$root/scripts/build.sh" "$root/build-asan" "${asan_config[@]}"
 
 # While the sanitizer tests run, the ThreadSanitizer and fuzz builds take the idle CPU at low
@@ -47,7 +54,7 @@ setsid -w nice -n 15 "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_T
 tsan_build=$!
 setsid -w nice -n 15 "$root/scripts/fuzz.sh" --build-only > "$fuzz_log" 2>&1 &
 fuzz_build=$!
-trap 'kill -- "-$e2e" "-$tsan_build" "-$fuzz_build" 2> /dev/null || true' EXIT
+trap 'kill -- "-$e2e" "-$image" "-$tsan_build" "-$fuzz_build" 2> /dev/null || true' EXIT
 # wait_for PID LOG WHAT: the background job's result; its log's tail when it failed.
 wait_for() {
   if ! wait "$1"; then
@@ -58,7 +65,7 @@ wait_for() {
 }
 
 env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 2 --timeout 300 \
-  -LE e2e
+  -LE 'e2e|image'
 wait_for "$e2e" "$e2e_log" "end-to-end tests (ASan+UBSan build)" 200
 cat "$e2e_log"
 
@@ -67,6 +74,8 @@ wait_for "$tsan_build" "$tsan_log" "ThreadSanitizer build" 40
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
   run_ctest "$root/build-tsan" -R '^(ClusterLedger|ServerFixture|SmallLimitServer|PolicyWatcherTest|ServiceFixture|LiveInventory|MetricsEndpoint|TlsServer|TlsCredentialsLoad)\.'
 wait_for "$fuzz_build" "$fuzz_log" "fuzz build" 40
+wait_for "$image" "$image_log" "image test" 60
+cat "$image_log"
 trap - EXIT
 
 phase "fuzz every parser (about 10 s each; every seed is also replayed by fuzz_replay_test)"

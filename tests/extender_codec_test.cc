@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpusched/codec/json_writer.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "testing/test_support.h"
 
@@ -192,6 +193,27 @@ TEST(ExtenderCodec, malformed_requests_throw_one_line_errors) {
 
 TEST(ExtenderCodec, error_body_is_one_json_line) {
   EXPECT_EQ(EncodeError("bad \"input\"\n"), R"({"error":"bad \"input\"\n"})");
+}
+
+// The writer scans strings eight bytes at a time: every byte that needs escaping is found at
+// every position of a word and of the tail (a raw one would not parse back), and bytes at or
+// above 0x80 pass as they are.
+TEST(JsonWriterStrings, every_escaped_byte_is_found_at_every_position) {
+  const std::string specials("\"\\\x01\x1f\n\t\0", 7);
+  for (size_t length : {1u, 7u, 8u, 9u, 16u, 21u}) {
+    for (size_t at = 0; at < length; ++at) {
+      for (char special : specials) {
+        std::string text(length, 'n');
+        text[at] = special;
+        std::string out;
+        JsonWriter(out).String(text);
+        EXPECT_EQ(nlohmann::json::parse(out).get<std::string>(), text) << length << " " << at;
+      }
+    }
+  }
+  std::string plain;
+  JsonWriter(plain).String("gpu-node-\xc3\xa9-0001-abcdefgh");
+  EXPECT_EQ(plain, "\"gpu-node-\xc3\xa9-0001-abcdefgh\"");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace gpusched {
 namespace {
@@ -55,14 +57,33 @@ void AppendEscapedSlow(std::string& out, std::string_view s) {
   out.append(s, run, s.size() - run);
 }
 
+// Whether any byte of `s` needs escaping, eight bytes at a time: a word holds a byte below 0x20
+// exactly when (w - 0x20 in every byte) & ~w has a high bit set, and a byte equal to c exactly
+// when w ^ (c in every byte) holds a zero byte (the bit tricks are exact for bytes up to 0x80).
+bool NeedsEscape(std::string_view s) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  auto below = [](uint64_t w, uint64_t n) { return (w - kOnes * n) & ~w & kHigh; };
+  uint64_t found = 0;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    found |= below(w, 0x20) | below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1);
+  }
+  if (found != 0) return true;
+  for (; i < s.size(); ++i) {
+    if (kNeedsEscape[static_cast<unsigned char>(s[i])]) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void AppendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
   // Names, keys and reasons almost never need escaping: one scan, then one copy.
-  bool plain = true;
-  for (char c : s) plain &= !kNeedsEscape[static_cast<unsigned char>(c)];
-  if (plain) {
+  if (!NeedsEscape(s)) {
     out.append(s);
   } else {
     AppendEscapedSlow(out, s);

@@ -111,3 +111,60 @@ e2e_gpusched_stop() {
   wait "$gpusched_pid" 2> /dev/null || true
   gpusched_pid=
 }
+
+# --- Fake GPU nodes and pods (added for second_scheduler_e2e_test.sh; packing_e2e_test.sh has its
+# own richer versions, with product pins and MIG resources, written before these) ----------------
+# e2e_node_json NAME GPUS PRODUCT: a Ready node with 64 CPUs, 512Gi, 110 pods and GPUS nvidia.com/gpu.
+e2e_node_json() {
+  local res="\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"$2\""
+  printf '%s' "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$1\",
+    \"labels\":{\"kubernetes.io/hostname\":\"$1\",\"nvidia.com/gpu.product\":\"$3\",
+    \"nvidia.com/gpu.count\":\"$2\"}},\"status\":{\"capacity\":{$res},\"allocatable\":{$res},
+    \"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"fake\"}]}}"
+}
+# e2e_pod_json NAME GPUS [SCHEDULER_NAME]: a pod in namespace default asking for 100m CPU, 128Mi and
+# GPUS nvidia.com/gpu (none when GPUS is 0), for SCHEDULER_NAME (default: default-scheduler).
+e2e_pod_json() {
+  local limits=
+  (($2 > 0)) && limits=",\"limits\":{\"nvidia.com/gpu\":\"$2\"}"
+  printf '%s' "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\"},
+    \"spec\":{\"schedulerName\":\"${3:-default-scheduler}\",\"containers\":[{\"name\":\"c\",
+    \"image\":\"registry.k8s.io/pause:3.9\",
+    \"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"128Mi\"}$limits}}]}}"
+}
+# e2e_create_json JSON...: creates the objects as one v1 List (one kubectl call).
+e2e_create_json() {
+  printf '{"apiVersion":"v1","kind":"List","items":[%s]}' "$(IFS=,; echo "$*")" > "$work/create.json"
+  kubectl create -f "$work/create.json" > /dev/null
+}
+# e2e_post_pod JSON: creates one pod with curl (kubectl costs about ten times as much per call).
+e2e_post_pod() {
+  local code
+  code=$(printf '%s' "$1" | e2e_api POST /api/v1/namespaces/default/pods \
+    -H 'Content-Type: application/json' --data-binary @- -o /dev/null -w '%{http_code}') || true
+  [[ $code == 201 ]] || fail "creating a pod: HTTP $code"
+}
+# e2e_placements: "NAME NODE REASON" for every pod in namespace default (NODE empty while pending).
+e2e_placements() {
+  kubectl get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName} {.status.conditions[?(@.type=="PodScheduled")].reason}{"\n"}{end}'
+}
+# e2e_wait_decided NAME [SECONDS]: until pod NAME is bound or found unschedulable (default 30 s).
+e2e_wait_decided() {
+  local out
+  for _ in $(seq 1 $((${2:-30} * 20))); do
+    out=$(e2e_api GET "/api/v1/namespaces/default/pods/$1") || true
+    [[ $out == *'"nodeName":'* || $out == *'"Unschedulable"'* ]] && return 0
+    sleep 0.05
+  done
+  fail "pod $1 undecided after ${2:-30} s"
+}
+# e2e_clean_cluster: every pod in namespace default and every node deleted, within 20 s.
+e2e_clean_cluster() {
+  kubectl delete pods --all --grace-period=0 --force --wait=false > /dev/null 2>&1 || true
+  kubectl delete nodes --all --wait=false > /dev/null 2>&1 || true
+  for _ in $(seq 1 100); do
+    [[ -z $(kubectl get pods,nodes -o name 2> /dev/null) ]] && return 0
+    sleep 0.2
+  done
+  fail "pods or nodes not gone after 20 s"
+}
