@@ -30,6 +30,9 @@ for tool in mmdebstrap unshare chroot curl tar sha256sum; do
   command -v "$tool" > /dev/null ||
     { echo "SKIP: $tool not found (scripts/install-deps.sh installs mmdebstrap)"; exit 77; }
 done
+# A container without CAP_SYS_ADMIN cannot make mount namespaces: nothing here could work there.
+unshare --mount true 2> /dev/null ||
+  { echo "SKIP: cannot create a mount namespace here (unshare --mount)"; exit 77; }
 
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -49,11 +52,12 @@ grep -q '^COPY scripts/runtime-packages.txt /tmp/runtime-packages.txt$' <<< "$ru
   fail "the Dockerfile's runtime stage does not COPY scripts/runtime-packages.txt"
 # The one apt-get install of the runtime stage takes the list and nothing else.
 installs=$(grep -o 'apt-get install[^&]*' <<< "$runtime_stage" || true)
-[[ $installs == 'apt-get install -y -q --no-install-recommends ' ]] &&
-  grep -qF "sed 's/#.*//' /tmp/runtime-packages.txt | xargs apt-get install" <<< "$runtime_stage" ||
+if [[ $installs != 'apt-get install -y -q --no-install-recommends ' ]] ||
+  ! grep -qF "sed 's/#.*//' /tmp/runtime-packages.txt | xargs apt-get install" <<< "$runtime_stage"; then
   fail "the Dockerfile's runtime stage must install exactly scripts/runtime-packages.txt" \
     "(sed 's/#.*//' /tmp/runtime-packages.txt | xargs apt-get install -y -q --no-install-recommends)," \
     "found: ${installs:-no apt-get install}"
+fi
 user=$(sed -n 's/^USER \([0-9]*:[0-9]*\)$/\1/p' <<< "$runtime_stage")
 entrypoint=$(sed -n 's/^ENTRYPOINT \["\([^"]*\)"\]$/\1/p' <<< "$runtime_stage")
 # CMD ["a", "b"] -> one argument per line.
@@ -75,7 +79,8 @@ run_as="$(sed -n 's/^ *runAsUser: *\([0-9]*\)$/\1/p' "$deployment"):$(sed -n 's/
 [[ $run_as == "$user" ]] || fail "the Dockerfile's USER is $user, the Deployment runs as $run_as"
 # The Deployment passes the Dockerfile's CMD plus the policy its ConfigMap mounts.
 [[ $(grep -v '^--policy=' <<< "$deploy_args") == "$cmd_args" ]] ||
-  fail "the Dockerfile's CMD ($(echo $cmd_args)) is not the Deployment's args without --policy ($(echo $deploy_args))"
+  fail "the Dockerfile's CMD ($(tr '\n' ' ' <<< "$cmd_args")) is not the Deployment's args" \
+    "without --policy ($(tr '\n' ' ' <<< "$deploy_args"))"
 policy_path=$(sed -n 's/^--policy=//p' <<< "$deploy_args")
 # The policy of the ConfigMap: the block under "policy.yaml: |", indentation removed.
 policy=$(awk '/^  policy.yaml: \|$/ {on = 1; next} on && /^    / {print substr($0, 5); next} on && /^$/ {print; next} {on = 0}' \
@@ -152,6 +157,7 @@ cp "$repo/src/inventory/sample_cluster.yaml" "$rootfs/etc/gpusched-cluster.yaml"
 # the Dockerfile's USER (no supplementary groups). exec all the way down, so the process is
 # gpusched and its exit status the test's to see: call it in a subshell (or in the background).
 in_image() {
+  # shellcheck disable=SC2016 # the inner script's own variables
   exec unshare --mount -- bash -c '
     set -e
     r=$1 user=$2; shift 2
