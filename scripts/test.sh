@@ -44,8 +44,9 @@ trap 'kill -- "-$e2e" "-$image" 2> /dev/null || true' EXIT
 
 # While the sanitizer tests run, the ThreadSanitizer and fuzz builds take the idle CPU at low
 # priority; the tests keep theirs.
-tsan_targets=(cluster_ledger_test http_server_test policy_watcher_test extender_service_test live_inventory_test
-  metrics_test tls_server_test)
+# Under ThreadSanitizer the unit-test executable holds only the tests where threads meet
+# (tests/CMakeLists.txt, GPUSCHED_THREAD_TESTS).
+tsan_targets=(gpusched_unit_tests)
 tsan_log=$root/build-asan/tsan-build.log
 fuzz_log=$root/build-asan/fuzz-build.log
 setsid -w nice -n 15 "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug \

@@ -30,7 +30,7 @@
 #include "testing/raw_socket.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::attack_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -724,4 +724,4 @@ TEST_F(AttackLogForging, request_values_cannot_forge_log_lines_or_reach_the_term
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::attack_test

@@ -17,7 +17,7 @@
 #include "testing/test_support.h"
 #include "workload.h"
 
-namespace gpusched {
+namespace gpusched::baseline_identity_test {
 namespace {
 
 // The rounds of the randomized comparisons below: all in the Release build, the first under the
@@ -158,4 +158,4 @@ TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer)
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::baseline_identity_test

@@ -21,7 +21,7 @@
 
 extern char** environ;
 
-namespace gpusched {
+namespace gpusched::cli_files_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -302,4 +302,4 @@ TEST_F(CliFiles, sigterm_ends_serve_when_the_policy_becomes_a_fifo) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::cli_files_test

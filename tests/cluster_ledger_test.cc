@@ -8,7 +8,7 @@
 #include "gpusched/util/published.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::cluster_ledger_test {
 namespace {
 
 using testing::Units;
@@ -390,4 +390,4 @@ TEST(ClusterLedger, pinned_pods_seen_before_any_gpu_node_wait_for_the_nodes) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::cluster_ledger_test

@@ -6,7 +6,7 @@
 #include "gpusched/util/text_store.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::cluster_snapshot_test {
 namespace {
 
 using testing::Units;
@@ -142,4 +142,4 @@ TEST(ClusterSnapshot, classes_are_numbered_densely_and_names_resolve) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::cluster_snapshot_test

@@ -11,7 +11,7 @@
 #include "gpusched/policy/registry.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::cpu_reserve_test {
 namespace {
 
 using testing::MakeNode;
@@ -118,4 +118,4 @@ TEST_F(CpuReserveEngine, pods_without_cpu_requests_are_not_scored) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::cpu_reserve_test

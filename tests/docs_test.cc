@@ -14,7 +14,7 @@
 #include "gpusched/metrics/metrics.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::docs_test {
 namespace {
 
 const std::filesystem::path kRoot = GPUSCHED_SOURCE_DIR;
@@ -131,4 +131,4 @@ TEST(OperatorDocs, grafana_dashboard_queries_only_documented_series) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::docs_test

@@ -5,7 +5,7 @@
 #include "gpusched/policy/registry.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::engine_test {
 namespace {
 
 using testing::Units;
@@ -281,4 +281,4 @@ TEST(Registry, builds_default_engine_and_rejects_unknown_plugins) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::engine_test

@@ -9,7 +9,7 @@
 #include "gpusched/policy/policy_watcher.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::explain_test {
 namespace {
 
 PodInfo PodFile(const std::string& relative) {
@@ -108,4 +108,4 @@ TEST(Explain, output_shown_in_docs_is_current) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::explain_test

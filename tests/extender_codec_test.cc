@@ -7,7 +7,7 @@
 #include "gpusched/codec/k8s_decode.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::extender_codec_test {
 namespace {
 
 using nlohmann::json;
@@ -217,4 +217,4 @@ TEST(JsonWriterStrings, every_escaped_byte_is_found_at_every_position) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::extender_codec_test

@@ -8,7 +8,7 @@
 #include "gpusched/policy/policy.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::extender_service_test {
 namespace {
 
 using testing::Fixture;
@@ -258,9 +258,9 @@ TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::extender_service_test
 
-namespace gpusched {
+namespace gpusched::extender_service_test {
 namespace {
 
 // Answers point into the request's text instead of copying names and node objects; they keep that
@@ -288,4 +288,4 @@ TEST_F(ServiceFixture, answers_keep_the_text_they_show_after_the_request_is_gone
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::extender_service_test

@@ -18,7 +18,7 @@
 
 #include "testing/handed_pipe.h"
 
-namespace gpusched {
+namespace gpusched::file_text_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -173,4 +173,4 @@ TEST_F(FileText, reports_a_missing_file_and_a_dangling_link) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::file_text_test

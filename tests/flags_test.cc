@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpusched {
+namespace gpusched::flags_test {
 namespace {
 
 FlagSet Make() {
@@ -90,4 +90,4 @@ TEST(FlagValues, listen_addresses_seeds_and_name_lists) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::flags_test

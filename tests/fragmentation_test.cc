@@ -11,7 +11,7 @@
 #include "gpusched/packing/target_workload.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::fragmentation_test {
 namespace {
 
 TaskShape Shape(int64_t cpu, int32_t gpus, int64_t milli, std::vector<std::string> models = {}) {
@@ -388,4 +388,4 @@ TEST(TargetWorkload, a_burst_first_pods_do_not_give_up_a_whole_node) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::fragmentation_test

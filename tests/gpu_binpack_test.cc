@@ -4,7 +4,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::gpu_binpack_test {
 namespace {
 
 using testing::MakeNode;
@@ -66,4 +66,4 @@ TEST(GpuBinpack, most_requested_score_edge_cases) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::gpu_binpack_test

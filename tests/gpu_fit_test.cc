@@ -4,7 +4,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::gpu_fit_test {
 namespace {
 
 using testing::MakeNode;
@@ -96,4 +96,4 @@ TEST(GpuFit, verdicts_and_reasons) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::gpu_fit_test

@@ -4,7 +4,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::gpu_labels_test {
 namespace {
 
 using testing::NodeFixture;
@@ -117,4 +117,4 @@ TEST(GpuLabels, invalid_single_mig_product_has_no_profile) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::gpu_labels_test

@@ -4,7 +4,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::gpu_match_test {
 namespace {
 
 using testing::FixtureNode;
@@ -278,4 +278,4 @@ TEST(GpuMatch, preferred_node_affinity_scores_the_share_of_weight_earned) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::gpu_match_test

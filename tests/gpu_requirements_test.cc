@@ -5,7 +5,7 @@
 #include "gpusched/util/text.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::gpu_requirements_test {
 namespace {
 
 PodInfo Annotated(std::vector<std::pair<std::string, std::string>> annotations) {
@@ -90,4 +90,4 @@ TEST(ParseMemoryMib, quantities_to_mib_rounding_up) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::gpu_requirements_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpusched {
+namespace gpusched::http_request_parser_test {
 namespace {
 
 using State = HttpRequestParser::State;
@@ -310,4 +310,4 @@ TEST(HttpRequestParser, a_pipelined_request_stays_held_after_the_first_is_answer
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::http_request_parser_test

@@ -23,7 +23,7 @@
 #include "testing/raw_socket.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::http_server_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -405,4 +405,4 @@ TEST_F(SmallLimitServer, oversized_body_is_413_and_routes_follow_prefix_and_verb
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::http_server_test

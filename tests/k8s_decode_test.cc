@@ -5,7 +5,7 @@
 #include "gpusched/codec/extender_codec.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::k8s_decode_test {
 namespace {
 
 // Decodes `pod_json` through the ExtenderArgs envelope, as the server does.
@@ -203,4 +203,4 @@ TEST(DecodeNode, keeps_the_labels_pins_can_name) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::k8s_decode_test

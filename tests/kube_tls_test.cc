@@ -12,7 +12,7 @@
 #include "testing/fake_apiserver.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::kube_tls_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -134,4 +134,4 @@ TEST(KubeConfigInCluster, reads_the_service_account_directory) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::kube_tls_test

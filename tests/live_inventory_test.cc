@@ -11,7 +11,7 @@
 #include "gpusched/inventory/static_inventory.h"
 #include "testing/fake_apiserver.h"
 
-namespace gpusched {
+namespace gpusched::live_inventory_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -362,9 +362,9 @@ TEST(KubeConfig, base64_data_fields_decode) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::live_inventory_test
 
-namespace gpusched {
+namespace gpusched::live_inventory_test {
 namespace {
 
 // A calm cluster sends nothing on a watch for minutes. A watch that has been answered lives until
@@ -393,9 +393,9 @@ TEST(LiveInventory, a_quiet_watch_is_not_cut_by_the_idle_limit) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::live_inventory_test
 
-namespace gpusched {
+namespace gpusched::live_inventory_test {
 namespace {
 
 // Usage of `node` in the published snapshot, in whole GPUs; -1 when the node is absent.
@@ -488,4 +488,4 @@ TEST(LiveInventory, a_list_or_watch_that_keeps_failing_makes_the_inventory_unrea
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::live_inventory_test

@@ -12,7 +12,7 @@
 #include "gpusched/server/http_server.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::logging_test {
 namespace {
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -139,4 +139,4 @@ TEST_F(LoggingTest, a_pod_name_cannot_forge_a_decision_line) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::logging_test

@@ -4,7 +4,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::maintenance_test {
 namespace {
 
 using testing::FixtureNode;
@@ -122,4 +122,4 @@ TEST(Maintenance, unhealthy_gpus_lower_the_score) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::maintenance_test

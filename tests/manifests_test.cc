@@ -20,7 +20,7 @@
 #include "gpusched/server/http_server.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::manifests_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -376,4 +376,4 @@ TEST(Manifests, mtls_configuration_is_the_recommended_one_over_https) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::manifests_test

@@ -9,7 +9,7 @@
 #include "gpusched/model/gpu_resources.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::metrics_test {
 namespace {
 
 // "name{labels} value" lines of an exposition, keyed by everything before the value.
@@ -109,4 +109,4 @@ TEST(MetricsEndpoint, not_ready_requests_are_counted_as_such) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::metrics_test

@@ -4,7 +4,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::mig_fit_test {
 namespace {
 
 using testing::FixtureNode;
@@ -81,4 +81,4 @@ TEST(MigFit, single_strategy_gpu_requests_use_best_fit_in_slices) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::mig_fit_test

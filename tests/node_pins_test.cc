@@ -4,7 +4,7 @@
 
 #include "gpusched/model/node.h"
 
-namespace gpusched {
+namespace gpusched::node_pins_test {
 namespace {
 
 constexpr std::string_view kProduct = "nvidia.com/gpu.product";
@@ -194,4 +194,4 @@ TEST(NodePins, nodes_differing_in_a_pin_label_are_not_one_content_class) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::node_pins_test

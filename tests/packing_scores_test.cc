@@ -11,7 +11,7 @@
 #include "gpusched/packing/target_workload.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::packing_scores_test {
 namespace {
 
 using testing::Units;
@@ -197,4 +197,4 @@ TEST(FgdScore, policy_target_workload_replaces_the_default_blend) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::packing_scores_test

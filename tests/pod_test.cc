@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpusched {
+namespace gpusched::pod_test {
 namespace {
 
 constexpr char kGpu[] = "nvidia.com/gpu";
@@ -171,4 +171,4 @@ TEST(GpuResourceNames, classifies_nvidia_resource_names) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::pod_test

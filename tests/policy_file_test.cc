@@ -8,7 +8,7 @@
 #include "gpusched/policy/policy_watcher.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::policy_file_test {
 namespace {
 
 constexpr char kHeader[] = "apiVersion: gpusched.io/v1alpha1\nkind: SchedulingPolicy\n";
@@ -306,4 +306,4 @@ TEST(PolicyFile, aliases_cannot_multiply_the_errors) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::policy_file_test

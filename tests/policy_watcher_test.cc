@@ -18,7 +18,7 @@
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/util/file_text.h"
 
-namespace gpusched {
+namespace gpusched::policy_watcher_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -316,4 +316,4 @@ TEST(LoadPolicy, reports_unreadable_and_invalid_files) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::policy_watcher_test

@@ -9,7 +9,7 @@
 #include "gpusched/policy/registry.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::product_reserve_test {
 namespace {
 
 using testing::MakeNode;
@@ -130,4 +130,4 @@ TEST(CycleState, put_replaces_and_get_checks_the_type) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::product_reserve_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpusched {
+namespace gpusched::quantity_test {
 namespace {
 
 struct Case {
@@ -81,4 +81,4 @@ TEST(Quantity, whole_units_round_up) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::quantity_test

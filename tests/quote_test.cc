@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpusched {
+namespace gpusched::quote_test {
 namespace {
 
 TEST(QuoteForMessage, keeps_printable_ascii_and_escapes_every_other_byte) {
@@ -22,4 +22,4 @@ TEST(QuoteForMessage, quoting_twice_changes_nothing) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::quote_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpusched {
+namespace gpusched::resource_list_test {
 namespace {
 
 TEST(ResourceList, add_and_max_are_per_resource) {
@@ -40,4 +40,4 @@ TEST(ResourceList, filtered_keeps_matching_names_sorted) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::resource_list_test

@@ -17,7 +17,7 @@
 #include "testing/fake_apiserver.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::serve_live_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -191,4 +191,4 @@ TEST_F(ServeLiveStarting, a_verb_during_startup_waits_for_the_inventory_instead_
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::serve_live_test

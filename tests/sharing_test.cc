@@ -4,7 +4,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::sharing_test {
 namespace {
 
 using testing::FixtureNode;
@@ -104,4 +104,4 @@ TEST(Sharing, time_slicing_without_rename_in_the_sample_cluster) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::sharing_test

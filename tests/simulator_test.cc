@@ -19,7 +19,7 @@
 #include "gpusched/sim/simulator.h"
 #include "gpusched/sim/workload.h"
 
-namespace gpusched {
+namespace gpusched::simulator_test {
 namespace {
 
 TracePod Pod(std::string name, int64_t cpu, int32_t gpus, int64_t milli) {
@@ -626,4 +626,4 @@ TEST(Simulator, most_allocated_without_an_extender_is_kube_schedulers_integer_ar
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::simulator_test

@@ -6,7 +6,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::static_inventory_test {
 namespace {
 
 TEST(StaticInventory, sample_cluster_has_the_documented_mix) {
@@ -130,4 +130,4 @@ TEST(ParsePod, wants_exactly_one_pod) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::static_inventory_test

@@ -24,7 +24,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::tls_server_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -214,9 +214,9 @@ TEST(TlsCredentialsLoad, names_the_file_that_is_missing_or_does_not_match) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::tls_server_test
 
-namespace gpusched {
+namespace gpusched::tls_server_test {
 namespace {
 
 // Clients that connect and never start (or never finish) a TLS handshake hold no worker: the
@@ -252,4 +252,4 @@ TEST_F(TlsServer, idle_handshakes_do_not_hold_the_server) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::tls_server_test

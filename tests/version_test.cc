@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpusched {
+namespace gpusched::version_test {
 namespace {
 
 Version V(const char* s) {
@@ -37,4 +37,4 @@ TEST(Version, rejects_malformed_text) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::version_test

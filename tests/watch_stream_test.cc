@@ -9,7 +9,7 @@
 #include "gpusched/kube/reflector.h"
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::watch_stream_test {
 namespace {
 
 // Records the names of the pods it is handed, decoding them as the live inventory does.
@@ -69,4 +69,4 @@ TEST(WatchStream, watch_lines_skip_what_they_cannot_use_and_stop_only_on_error_e
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::watch_stream_test

@@ -5,7 +5,7 @@
 
 #include "testing/test_support.h"
 
-namespace gpusched {
+namespace gpusched::yaml_to_json_test {
 namespace {
 
 using nlohmann::json;
@@ -96,4 +96,4 @@ TEST(YamlToJson, syntax_errors_quote_input_bytes_escaped) {
 }
 
 }  // namespace
-}  // namespace gpusched
+}  // namespace gpusched::yaml_to_json_test
