@@ -95,16 +95,6 @@ create_nodes() {
     > "$work/nodes.json"
   kubectl create -f "$work/nodes.json" > /dev/null
 }
-clean_cluster() {
-  # --wait=false: kubectl's own wait polls once a second; the loop below polls faster.
-  kubectl delete pods --all --grace-period=0 --force --wait=false > /dev/null 2>&1 || true
-  kubectl delete nodes --all --wait=false > /dev/null 2>&1 || true
-  for _ in $(seq 1 100); do
-    [[ -z $(kubectl get pods,nodes -o name 2> /dev/null) ]] && return 0
-    sleep 0.2
-  done
-  fail "pods or nodes not gone after 20 s"
-}
 
 # "NAME NODE REASON" per pod of the scenario.
 placements() {
@@ -137,7 +127,7 @@ current_setup=
 # One run: fresh nodes, the scenario's pods, then what got placed where.
 run() {  # SETUP ARRIVAL
   local setup=$1 arrival=$2
-  clean_cluster
+  e2e_clean_cluster
   [[ $setup == "$current_setup" ]] || use_setup "$setup"
   current_setup=$setup
   create_nodes

@@ -158,7 +158,8 @@ e2e_wait_decided() {
   done
   fail "pod $1 undecided after ${2:-30} s"
 }
-# e2e_clean_cluster: every pod in namespace default and every node deleted, within 20 s.
+# e2e_clean_cluster: every pod in namespace default and every node deleted, within 20 s (--wait=false:
+# kubectl's own wait polls once a second; the loop polls faster).
 e2e_clean_cluster() {
   kubectl delete pods --all --grace-period=0 --force --wait=false > /dev/null 2>&1 || true
   kubectl delete nodes --all --wait=false > /dev/null 2>&1 || true
