@@ -73,7 +73,7 @@ cat "$e2e_log"
 phase "build (in the background) and test where threads meet under ThreadSanitizer"
 wait_for "$tsan_build" "$tsan_log" "ThreadSanitizer build" 40
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
-  run_ctest "$root/build-tsan" -R '^(ClusterLedger|ServerFixture|SmallLimitServer|PolicyWatcherTest|ServiceFixture|LiveInventory|MetricsEndpoint|TlsServer|TlsCredentialsLoad)\.'
+  run_ctest "$root/build-tsan" -L unit
 wait_for "$fuzz_build" "$fuzz_log" "fuzz build" 40
 wait_for "$image" "$image_log" "image test" 60
 cat "$image_log"
