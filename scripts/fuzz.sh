@@ -8,8 +8,9 @@
 # --timeout seconds (default 10; wall-clock, so raise it for long runs under nice beside builds)
 # counts as a crash. Prints per target the executions and the result; exits non-zero when any
 # target crashed, after printing the path of each crash input (build-fuzz/artifacts/<target>/).
-# Installs nothing: scripts/install-deps.sh brings clang and libclang-rt-14-dev. Corpora grow in
-# build-fuzz/corpus/<target>/ across runs. See docs/reliability.md, "Fuzzing".
+# Installs clang and libclang-rt-14-dev when missing (scripts/install-deps.sh --fuzz). Corpora grow
+# in build-fuzz/corpus/<target>/ across runs. The test command does not fuzz: it replays every
+# committed seed and regression (fuzz_replay_test). See docs/reliability.md, "Fuzzing".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
@@ -33,9 +34,11 @@ while (($#)); do
 done
 
 [[ $parallel =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --jobs takes a whole number >= 1" >&2; exit 2; }
-targets=(extender_request pod node yaml_to_json policy scenario quantity kubeconfig watch_stream)
+targets=(extender_request pod node yaml_to_json policy scenario quantity kubeconfig watch_stream
+  http_request)
 if ((${#only[@]})); then targets=("${only[@]}"); fi
 
+"$root/scripts/install-deps.sh" --fuzz
 # -O1 and line tables: what libFuzzer's documentation builds with, and quicker to compile than -O2 -g.
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
@@ -62,6 +65,7 @@ dict_of() {  # TARGET
   case $1 in
     extender_request | pod | node | watch_stream) echo "$fuzz_dir/dict/json.dict" ;;
     quantity) echo "$fuzz_dir/dict/quantity.dict" ;;
+    http_request) echo "$fuzz_dir/dict/http.dict" ;;
     *) echo "$fuzz_dir/dict/yaml.dict" ;;
   esac
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, from Debian 12 packages, whatever gpusched needs to build, test and benchmark that the
-# machine does not have yet. Safe to run again; does nothing when all is present.
+# machine does not have yet; with --fuzz, also clang and its libFuzzer runtime (scripts/fuzz.sh).
+# Safe to run again; does nothing when all is present.
 set -euo pipefail
 
 packages=(
@@ -8,9 +9,10 @@ packages=(
   libcpp-httplib-dev nlohmann-json3-dev libcurl4-openssl-dev libyaml-cpp-dev libspdlog-dev
   prometheus-cpp-dev libsimdjson-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev
   mmdebstrap  # tests/image: builds the image's runtime root filesystem from Debian 12 packages
 )
+
+if [[ ${1:-} == --fuzz ]]; then packages+=(clang libclang-rt-14-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do
