@@ -1,14 +1,16 @@
-// gpusched: the command-line entry point. Subcommands: serve, simulate, explain, policy check,
-// sample-cluster, version.
+// gpusched: the command-line entry point. Subcommands: serve, simulate, explain, capacity,
+// policy check, sample-cluster, version.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
 #include "gpusched/app/server_app.h"
+#include "gpusched/capacity/capacity.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/flags.h"
 #include "gpusched/cli/progress_bar.h"
@@ -18,6 +20,7 @@
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/live_inventory.h"
+#include "gpusched/model/node_pins.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/server/http_transport.h"
 #include "gpusched/server/logging.h"
@@ -40,6 +43,8 @@ constexpr char kTopHelp[] =
     "Commands:\n"
     "  serve           run the extender HTTP service\n"
     "  explain         show, node by node, how a pod would be filtered and scored\n"
+    "  capacity        what fits now: GPUs idle and fragmented, and how many more pods of each\n"
+    "                  standard shape fit, per GPU product and node pool\n"
     "  policy check    validate a policy file and print the effective policy\n"
     "  sample-cluster  print the bundled sample cluster (the default inventory of serve)\n"
     "  simulate        packing benchmark: place a GPU trace with scheduling policies, report\n"
@@ -427,6 +432,67 @@ int Explain(const std::vector<std::string>& args) {
   return 0;
 }
 
+int Capacity(const std::vector<std::string>& args) {
+  FlagSet flags(
+      "gpusched capacity", "gpusched capacity [flags]",
+      "Shows what fits in the cluster now, per GPU product (and per node pool with --pool-label):\n"
+      "GPUs total, allocated, idle and idle but fragmented (FGD's measure against the target\n"
+      "workload), and how many more pods of each standard shape fit (1, 2, 4, 8 GPUs, one slice\n"
+      "of every MIG profile offered, one gpu.shared replica), each shape counted alone, placed\n"
+      "one by one through the same engine and policy as serve. Reads the inventory once; never\n"
+      "writes to the cluster.");
+  flags
+      .Add({"kubeconfig", "FILE", "",
+            "list nodes and pods once through the API server of this kubeconfig (inside a pod "
+            "the service account is used without this flag)"})
+      .Add({"context", "NAME", "", "kubeconfig context; default: its current-context"})
+      .Add({"cluster", "FILE", "",
+            "inventory (as for serve); default without an API server: the bundled sample "
+            "cluster"})
+      .Add({"allow-empty-inventory", "", "false", "accept a --cluster holding no Node"})
+      .Add({"policy", "FILE", "", "policy file; default: the built-in default policy"})
+      .Add({"pool-label", "KEY", "",
+            "also group nodes by this node label, nodes without it under (none); an nvidia.com/ "
+            "label (such as nvidia.com/gpu.family), the only ones gpusched keeps of a node"})
+      .Add({"json", "", "false", "print one JSON object instead of tables"})
+      .Add({"sync-timeout", "SECONDS", "60",
+            "with an API server: how long to wait for the first complete lists"});
+  if (auto done = ParseOrHelp(flags, args)) return *done;
+  if (!flags.positional().empty()) {
+    return Fail("capacity takes no arguments: " + flags.positional()[0]);
+  }
+  const std::string& pool_label = flags.Get("pool-label");
+  if (!pool_label.empty() && !IsPinLabel(pool_label)) {
+    return Fail("--pool-label " + pool_label +
+                ": gpusched keeps only the nvidia.com/ labels of a node (not "
+                "nvidia.com/gfd.timestamp); name one of those, such as nvidia.com/gpu.family");
+  }
+  auto sync_timeout = ParseWholeNumber(flags.Get("sync-timeout"), 1, 3600);
+  if (!sync_timeout) return Fail("--sync-timeout takes a whole number of seconds within 1..3600");
+  // Logs go to stderr: stdout carries the report, which --json makes one parseable object.
+  ConfigureLogging(LogFormat::kText, spdlog::level::warn);
+  std::shared_ptr<const Policy> policy = PolicyFromFlag(flags.Get("policy"));
+  if (!policy) return Fail("invalid policy " + flags.Get("policy"));
+  std::string error;
+  auto source = InventoryFromFlags(flags, GpuResourceNames(policy->spec().gpu_resources),
+                                   LiveInventoryOptions{}, error);
+  if (!source) return Fail(error);
+  // A live source publishes once both initial lists are in; a static one is ready at once.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(*sync_timeout);
+  for (Readiness r = source->readiness(); !r.ready; r = source->readiness()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Fail("the inventory was not complete within --sync-timeout: " + r.detail);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CapacityReport report =
+      ComputeCapacity(*policy, *source->snapshots().Get(), CapacityOptions{pool_label});
+  report.inventory = source->description();
+  std::cout << (flags.Get("json") == "true" ? FormatCapacityJson(report)
+                                            : FormatCapacityText(report));
+  return 0;
+}
+
 int PolicyCommand(const std::vector<std::string>& args) {
   FlagSet flags(
       "gpusched policy", "gpusched policy check FILE",
@@ -674,6 +740,7 @@ int main(int argc, char** argv) {
   if (command == "version" || command == "--version") return PrintVersion(args);
   if (command == "sample-cluster") return SampleCluster(args);
   if (command == "explain") return Explain(args);
+  if (command == "capacity") return Capacity(args);
   if (command == "policy") return PolicyCommand(args);
   if (command == "simulate") return Simulate(args);
   return Fail("unknown command \"" + command + "\"\n\n" + kTopHelp);

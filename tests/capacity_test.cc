@@ -1,0 +1,306 @@
+#include "gpusched/capacity/capacity.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gpusched/engine/engine.h"
+#include "gpusched/metrics/cluster_fragmentation.h"
+#include "gpusched/policy/policy_spec.h"
+#include "testing/test_support.h"
+
+namespace gpusched::capacity_test {
+namespace {
+
+using testing::Units;
+
+// The reference the greedy fill must match, written apart from it: pods of `shape` placed one by
+// one by calling Engine::Filter and Engine::Prioritize directly, every node judged alone (no
+// content classes), on copies of the nodes; the pod goes to the highest score, the first node
+// among equals. The names of the nodes chosen, in order.
+std::vector<std::string> PlaceOneByOne(const Policy& policy, const ClusterSnapshot& snapshot,
+                                       const CapacityShape& shape, size_t limit = 2000) {
+  std::vector<NodeState> work;
+  for (const auto& n : snapshot.nodes()) work.push_back(*n);
+  PodInfo pod = testing::MakePod("reference", ResourceList{{shape.resource, Units(shape.count)}});
+  Policy::Selection selection = policy.Select(pod);
+  std::vector<std::string> placed;
+  while (placed.size() < limit) {
+    std::vector<const NodeState*> all;
+    for (const auto& n : work) all.push_back(&n);
+    auto cycle = selection.engine->NewCycle(pod, snapshot);
+    std::vector<Verdict> verdicts = selection.engine->Filter(*cycle, all);
+    std::vector<const NodeState*> passing;
+    std::vector<size_t> index;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (verdicts[i].passed()) {
+        passing.push_back(all[i]);
+        index.push_back(i);
+      }
+    }
+    if (passing.empty()) break;
+    std::vector<int64_t> scores = selection.engine->Prioritize(*cycle, passing);
+    size_t best = 0;
+    for (size_t j = 1; j < scores.size(); ++j) {
+      if (scores[j] > scores[best]) best = j;
+    }
+    NodeState& chosen = work[index[best]];
+    chosen.used.Add(pod.requests);
+    ++chosen.pod_count;
+    ++chosen.gpu_pod_count;
+    placed.push_back(chosen.info.name);
+  }
+  return placed;
+}
+
+std::vector<std::string> NamesOf(const ClusterSnapshot& snapshot, const GreedyFill& fill) {
+  std::vector<std::string> names;
+  for (size_t i : fill.placements) names.push_back(snapshot.nodes()[i]->info.name);
+  return names;
+}
+
+// A MIG mixed A100-40GB with three 1g.5gb slices used, an A100-80GB with 3 of 8 GPUs used, an
+// idle V100 x4, a T4 with one of four time-sliced replicas used.
+std::shared_ptr<const ClusterSnapshot> SmallCluster() {
+  return testing::SnapshotOf({
+      testing::FixtureNode("04-a100-40gb-x8-mig-mixed.json",
+                           ResourceList{{"nvidia.com/mig-1g.5gb", Units(3)}}),
+      testing::FixtureNode("05-a100-80gb-x8-nomig.json",
+                           ResourceList{{"nvidia.com/gpu", Units(3)}}),
+      testing::FixtureNode("03-v100-x4-plain.json"),
+      testing::FixtureNode("02-t4-timeslice-4-renamed.json",
+                           ResourceList{{"nvidia.com/gpu.shared", Units(1)}}),
+  });
+}
+
+// Nodes of equal content, which the engine judges once per class until a placement changes one:
+// two idle MIG A100s, two A100-80GB (one with a GPU used), three idle H100s.
+std::shared_ptr<const ClusterSnapshot> TwinCluster() {
+  std::vector<NodeState> nodes;
+  for (const char* name : {"mig-a", "mig-b"}) {
+    nodes.push_back(testing::FixtureNode("04-a100-40gb-x8-mig-mixed.json"));
+    nodes.back().info.name = name;
+  }
+  for (int64_t used : {0, 1}) {
+    nodes.push_back(testing::FixtureNode("05-a100-80gb-x8-nomig.json",
+                                         ResourceList{{"nvidia.com/gpu", Units(used)}}));
+    nodes.back().info.name = "a100-" + std::to_string(used);
+  }
+  for (const char* name : {"h100-a", "h100-b", "h100-c"}) {
+    nodes.push_back(
+        testing::LabeledNode(name, 8, {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}}));
+  }
+  return testing::SnapshotOf(nodes);
+}
+
+size_t ShapeIndex(const CapacityReport& r, const std::string& name) {
+  for (size_t s = 0; s < r.shapes.size(); ++s) {
+    if (r.shapes[s].name == name) return s;
+  }
+  ADD_FAILURE() << "no shape " << name;
+  return 0;
+}
+
+const Policy& DefaultPolicy() {
+  static const Policy policy(DefaultPolicySpec());
+  return policy;
+}
+
+// The default filters with no score at all: every passing node ties.
+const Policy& NoScorePolicy() {
+  static const Policy policy([] {
+    PolicySpec spec = DefaultPolicySpec();
+    for (auto& [name, setting] : spec.profiles[0].plugins) setting.weight = 0;
+    return spec;
+  }());
+  return policy;
+}
+
+TEST(Capacity, greedy_fits_equal_placing_pods_one_by_one_through_the_engine) {
+  for (const Policy* policy : {&DefaultPolicy(), &NoScorePolicy()}) {
+    for (const auto& snapshot : {testing::SampleSnapshot(), SmallCluster(), TwinCluster()}) {
+      std::vector<CapacityShape> shapes = CapacityShapes(*snapshot);
+      ASSERT_GE(shapes.size(), 4u);
+      size_t placed = 0;
+      for (const auto& shape : shapes) {
+        GreedyFill fill = FillGreedily(*policy, *snapshot, shape);
+        EXPECT_EQ(NamesOf(*snapshot, fill), PlaceOneByOne(*policy, *snapshot, shape)) << shape.name;
+        EXPECT_FALSE(fill.capped);
+        placed += fill.placements.size();
+      }
+      EXPECT_GT(placed, 0u);  // the comparison saw placements, not only empty lists
+    }
+  }
+  // Placements change nodes that had classes in common: the fill must judge them anew.
+  EXPECT_LT(TwinCluster()->class_count(), TwinCluster()->size());
+}
+
+TEST(Capacity, the_report_counts_the_fills_per_product) {
+  auto snapshot = SmallCluster();
+  CapacityReport r = ComputeCapacity(DefaultPolicy(), *snapshot);
+  // The A100-80GB has 5 GPUs free and the V100 4: 9 one-GPU pods, 2 + 2 of two, 1 + 1 of four.
+  EXPECT_EQ(r.cluster.fits[ShapeIndex(r, "gpu-1")], 9);
+  EXPECT_EQ(r.cluster.fits[ShapeIndex(r, "gpu-2")], 4);
+  EXPECT_EQ(r.cluster.fits[ShapeIndex(r, "gpu-4")], 2);
+  EXPECT_EQ(r.cluster.fits[ShapeIndex(r, "gpu-8")], 0);
+  EXPECT_EQ(r.products.at("NVIDIA-A100-SXM4-80GB").fits[ShapeIndex(r, "gpu-1")], 5);
+  EXPECT_EQ(r.products.at("Tesla-V100-SXM2-16GB").fits[ShapeIndex(r, "gpu-4")], 1);
+  EXPECT_EQ(r.cluster.fits[ShapeIndex(r, "gpu.shared")], 3);
+  EXPECT_EQ(r.products.at("Tesla-T4").fits[ShapeIndex(r, "gpu.shared")], 3);
+  EXPECT_EQ(r.products.at("Tesla-T4").gpus.shared_replicas, 4);
+  EXPECT_EQ(r.products.at("Tesla-T4").gpus.shared_allocated, 1);
+  // Every placement counts for one product.
+  for (size_t s = 0; s < r.shapes.size(); ++s) {
+    int64_t sum = 0;
+    for (const auto& [name, g] : r.products) sum += g.fits[s];
+    EXPECT_EQ(sum, r.cluster.fits[s]) << r.shapes[s].name;
+  }
+}
+
+TEST(Capacity, totals_allocated_and_idle_add_up) {
+  for (const auto& snapshot : {testing::SampleSnapshot(), SmallCluster()}) {
+    CapacityReport r = ComputeCapacity(DefaultPolicy(), *snapshot);
+    double total = 0;
+    for (const auto& [name, g] : r.products) {
+      // MIG slices round to milli-GPU per resource: a few thousandths at most.
+      EXPECT_NEAR(g.gpus.total, g.gpus.allocated + g.gpus.idle, 0.01) << name;
+      EXPECT_GE(g.gpus.idle, g.gpus.fragmented) << name;
+      total += g.gpus.total;
+    }
+    EXPECT_NEAR(r.cluster.gpus.total, total, 1e-9);
+    EXPECT_NEAR(r.cluster.gpus.total, r.cluster.gpus.allocated + r.cluster.gpus.idle, 0.01);
+    // The cluster's idle and fragmented GPUs are the /metrics gauge's.
+    ClusterFragmentation gauge = FragmentationOf(*snapshot);
+    EXPECT_NEAR(r.cluster.gpus.idle, gauge.idle_gpus, 1e-9);
+    EXPECT_NEAR(r.cluster.gpus.fragmented, gauge.fragmented_gpus, 1e-9);
+  }
+  CapacityReport r = ComputeCapacity(DefaultPolicy(), *SmallCluster());
+  const GpuFigures& a100 = r.products.at("NVIDIA-A100-SXM4-80GB").gpus;
+  EXPECT_EQ(a100.total, 8);
+  EXPECT_EQ(a100.allocated, 3);
+  EXPECT_EQ(a100.idle, 5);
+  // 16 x 1g + 8 x 2g + 8 x 3g = 56 slices = 8 GPUs; 3 slices used.
+  const GpuFigures& mig = r.products.at("NVIDIA-A100-SXM4-40GB").gpus;
+  EXPECT_NEAR(mig.total, 8, 0.01);
+  EXPECT_NEAR(mig.allocated, 3.0 / 7, 0.01);
+}
+
+TEST(Capacity, a_mig_profile_offered_only_on_some_nodes_counts_only_there) {
+  auto snapshot = SmallCluster();
+  CapacityReport r = ComputeCapacity(DefaultPolicy(), *snapshot);
+  for (const char* shape : {"mig-1g.5gb", "mig-2g.10gb", "mig-3g.20gb"}) {
+    size_t s = ShapeIndex(r, shape);
+    for (const auto& [name, g] : r.products) {
+      if (name != "NVIDIA-A100-SXM4-40GB") {
+        EXPECT_EQ(g.fits[s], 0) << name << " " << shape;
+      }
+    }
+  }
+  EXPECT_EQ(r.products.at("NVIDIA-A100-SXM4-40GB").fits[ShapeIndex(r, "mig-1g.5gb")], 13);
+  EXPECT_EQ(r.products.at("NVIDIA-A100-SXM4-40GB").fits[ShapeIndex(r, "mig-3g.20gb")], 8);
+  // Profiles no node offers are no shapes.
+  for (const auto& shape : r.shapes) EXPECT_NE(shape.name, "mig-1g.10gb");
+}
+
+TEST(Capacity, a_full_cluster_fits_nothing) {
+  auto snapshot = testing::SnapshotOf({
+      testing::FixtureNode("05-a100-80gb-x8-nomig.json",
+                           ResourceList{{"nvidia.com/gpu", Units(8)}}),
+      testing::FixtureNode("04-a100-40gb-x8-mig-mixed.json",
+                           ResourceList{{"nvidia.com/mig-1g.5gb", Units(16)},
+                                        {"nvidia.com/mig-2g.10gb", Units(8)},
+                                        {"nvidia.com/mig-3g.20gb", Units(8)}}),
+  });
+  CapacityReport r = ComputeCapacity(DefaultPolicy(), *snapshot);
+  ASSERT_EQ(r.shapes.size(), 7u);  // four whole-GPU shapes, three MIG profiles
+  for (size_t s = 0; s < r.shapes.size(); ++s) EXPECT_EQ(r.cluster.fits[s], 0) << r.shapes[s].name;
+  EXPECT_NEAR(r.cluster.gpus.idle, 0, 1e-9);
+  EXPECT_NEAR(r.cluster.gpus.allocated, 16, 0.01);
+}
+
+TEST(Capacity, pools_group_nodes_by_the_label_and_the_rest_under_none) {
+  auto snapshot = testing::SnapshotOf({
+      testing::LabeledNode("a", 8,
+                           {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                            {"nvidia.com/gpu.machine", "p5.48xlarge"}}),
+      testing::LabeledNode("b", 8,
+                           {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                            {"nvidia.com/gpu.machine", "p5.48xlarge"}}),
+      testing::LabeledNode("c", 4, {{"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"}}),
+      testing::MakeNode("cpu-only", ResourceList{{"cpu", Units(16)}}),
+  });
+  CapacityReport r =
+      ComputeCapacity(DefaultPolicy(), *snapshot, CapacityOptions{"nvidia.com/gpu.machine"});
+  ASSERT_EQ(r.pools.size(), 2u);  // the CPU-only node is in no group
+  EXPECT_EQ(r.pools.at("p5.48xlarge").nodes, 2u);
+  EXPECT_EQ(r.pools.at("p5.48xlarge").gpus.total, 16);
+  EXPECT_EQ(r.pools.at("p5.48xlarge").fits[ShapeIndex(r, "gpu-8")], 2);
+  EXPECT_EQ(r.pools.at(std::string(kNoGroup)).nodes, 1u);
+  EXPECT_EQ(r.pools.at(std::string(kNoGroup)).fits[ShapeIndex(r, "gpu-4")], 1);
+  EXPECT_EQ(r.cluster.nodes, 3u);
+  EXPECT_EQ(r.cluster.fits[ShapeIndex(r, "gpu-1")], 20);
+  EXPECT_TRUE(ComputeCapacity(DefaultPolicy(), *snapshot).pools.empty());
+}
+
+TEST(Capacity, the_placements_stop_at_the_cap_and_say_so) {
+  auto snapshot = testing::SnapshotOf({testing::LabeledNode("a", 8, {})});
+  CapacityShape one{"gpu-1", "nvidia.com/gpu", 1};
+  GreedyFill capped = FillGreedily(DefaultPolicy(), *snapshot, one, 3);
+  EXPECT_EQ(capped.placements.size(), 3u);
+  EXPECT_TRUE(capped.capped);
+  GreedyFill exact = FillGreedily(DefaultPolicy(), *snapshot, one, 8);
+  EXPECT_EQ(exact.placements.size(), 8u);
+  EXPECT_FALSE(exact.capped);
+  CapacityReport r = ComputeCapacity(DefaultPolicy(), *snapshot, CapacityOptions{"", 3});
+  EXPECT_TRUE(r.capped[ShapeIndex(r, "gpu-1")]);
+  EXPECT_FALSE(r.capped[ShapeIndex(r, "gpu-8")]);
+  EXPECT_NE(FormatCapacityText(r).find(">=3"), std::string::npos);
+}
+
+// `gpusched capacity ARGS`: its exit status and standard output.
+std::pair<int, std::string> RunCapacity(const std::string& args) {
+  ::unsetenv("KUBERNETES_SERVICE_HOST");  // never the in-cluster path
+  std::string out;
+  FILE* p =
+      ::popen((std::string(GPUSCHED_BINARY) + " capacity " + args + " 2>/dev/null").c_str(), "r");
+  if (!p) return {-1, out};
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(CapacityCli, json_on_the_sample_cluster_is_one_object_with_the_report) {
+  auto [status, out] = RunCapacity("--json --pool-label nvidia.com/gpu.family");
+  ASSERT_EQ(status, 0) << out;
+  nlohmann::json j = nlohmann::json::parse(out);
+  ASSERT_TRUE(j["products"].is_object());
+  ASSERT_TRUE(j["pools"].is_object());
+  EXPECT_EQ(j["poolLabel"], "nvidia.com/gpu.family");
+  const auto& h100 = j["products"]["NVIDIA-H100-80GB-HBM3"];
+  for (const char* key : {"total", "allocated", "idle", "fragmented"}) {
+    EXPECT_TRUE(h100["gpus"][key].is_number()) << key;
+  }
+  EXPECT_TRUE(h100["fits"]["gpu-8"].is_number_integer());
+  EXPECT_TRUE(j["pools"]["hopper"]["fits"]["gpu-1"].is_number_integer());
+  // The figures are the library's on the same snapshot.
+  CapacityReport r = ComputeCapacity(DefaultPolicy(), *testing::SampleSnapshot());
+  EXPECT_EQ(j["cluster"]["fits"]["gpu-1"], r.cluster.fits[ShapeIndex(r, "gpu-1")]);
+}
+
+TEST(CapacityCli, the_table_and_the_errors) {
+  auto [status, out] = RunCapacity("");
+  EXPECT_EQ(status, 0);
+  EXPECT_NE(out.find("PRODUCT"), std::string::npos) << out;
+  EXPECT_NE(out.find("NVIDIA-H100-80GB-HBM3"), std::string::npos) << out;
+  EXPECT_EQ(RunCapacity("--pool-label kubernetes.io/hostname").first, 2);
+  EXPECT_EQ(RunCapacity("--cluster /nonexistent.yaml").first, 2);
+  EXPECT_EQ(RunCapacity("--cluster a.yaml --kubeconfig b").first, 2);
+}
+
+}  // namespace
+}  // namespace gpusched::capacity_test
