@@ -189,21 +189,24 @@ HttpRequestParser::State HttpRequestParser::ParseHeader() {
     buffer_.erase(0, lead);
     scanned_ = 0;
   }
+  // Only the first max_header_bytes + 1 bytes are read: they decide the answer (a header that long
+  // is 431 whatever follows), so it does not depend on how the bytes were split into reads.
+  std::string_view window(buffer_.data(), std::min(buffer_.size(), limits_.max_header_bytes + 1));
   size_t from = scanned_ >= 3 ? scanned_ - 3 : 0;
-  size_t end = buffer_.find("\r\n\r\n", from);
+  size_t end = window.find("\r\n\r\n", from);
   // Only the new bytes (and the one before them, a CR that waited for its successor) are checked:
   // each header byte is looked at a bounded number of times however it is split into reads.
   size_t checked = scanned_ > 0 ? scanned_ - 1 : 0;
-  if (FindBareLineEnd(buffer_, checked, end == std::string::npos ? buffer_.size() : end + 4) !=
+  if (FindBareLineEnd(window, checked, end == std::string::npos ? window.size() : end + 4) !=
       std::string_view::npos) {
     return Fail(400, "bare LF or CR in the request header: lines end in CRLF");
   }
   if (end == std::string::npos) {
-    if (buffer_.size() > limits_.max_header_bytes) {
+    if (window.size() > limits_.max_header_bytes) {
       return Fail(
           431, "request header larger than " + std::to_string(limits_.max_header_bytes) + " bytes");
     }
-    scanned_ = buffer_.size();
+    scanned_ = window.size();
     return State::kNeedMore;
   }
   if (end + 4 > limits_.max_header_bytes) {
@@ -378,12 +381,22 @@ HttpRequestParser::State HttpRequestParser::ParseChunks() {
       stage_ = Stage::kChunkSize;
       continue;
     }
-    // A line is searched once however it is split into reads (line_scanned_).
+    // A line is searched once however it is split into reads (line_scanned_). Its length limit
+    // fails it as soon as its bytes so far pass the limit, with or without its LF, so that the
+    // answer does not depend on how the bytes were split into reads.
     size_t lf = rest.find('\n', line_scanned_);
-    if (lf == std::string_view::npos) {
-      if (rest.size() > (stage_ == Stage::kTrailers ? limits_.max_header_bytes : kMaxChunkLine)) {
-        return Fail(400, "malformed chunked body");
+    size_t seen = lf == std::string_view::npos ? rest.size() : lf;  // the line before its LF
+    if (stage_ == Stage::kTrailers) {
+      // Trailers count as a header does, their blank last line aside: a line that is not (or
+      // cannot become) that blank line counts up to and including its LF.
+      bool blank = seen == 0 || (seen == 1 && rest[0] == '\r');
+      if (!blank && scanned_ + seen + 1 > limits_.max_header_bytes) {
+        return Fail(431, "chunked trailers too large");
       }
+    } else if (seen > kMaxChunkLine + 1) {  // the size, its extensions and a CR
+      return Fail(400, "malformed chunk size");
+    }
+    if (lf == std::string_view::npos) {
       line_scanned_ = rest.size();
       break;
     }
@@ -394,19 +407,16 @@ HttpRequestParser::State HttpRequestParser::ParseChunks() {
     std::string_view line = rest.substr(0, lf - 1);
     pos += lf + 1;
     if (stage_ == Stage::kTrailers) {
+      scanned_ += lf + 1;
       if (line.empty()) {
         stage_ = Stage::kDone;
         result = State::kComplete;
-      } else if ((scanned_ += line.size() + 2) > limits_.max_header_bytes) {
-        return Fail(431, "chunked trailers too large");
       }
       continue;
     }
     std::string_view hex = line.substr(0, line.find(';'));
     hex = TrimSpace(hex);
-    if (hex.empty() || hex.size() > 15 || line.size() > kMaxChunkLine) {
-      return Fail(400, "malformed chunk size");
-    }
+    if (hex.empty() || hex.size() > 15) return Fail(400, "malformed chunk size");
     size_t size = 0;
     for (char c : hex) {
       int digit = c >= '0' && c <= '9'   ? c - '0'

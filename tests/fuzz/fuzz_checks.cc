@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +13,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -28,6 +32,7 @@
 #include "gpusched/kube/watch_stream.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_file.h"
+#include "gpusched/server/http_request_parser.h"
 #include "gpusched/sim/scenario.h"
 #include "gpusched/util/published.h"
 #include "gpusched/util/quantity.h"
@@ -256,6 +261,146 @@ void CheckKubeconfigReader(std::string_view input) {
   }
 }
 
+namespace {
+
+// Small enough that inputs of a few hundred bytes reach every limit (the default maximum input of
+// libFuzzer is 4,096 bytes): the header size, the header count, and a body after dechunking.
+constexpr HttpLimits kFuzzHttpLimits{
+    .max_header_bytes = 256, .max_headers = 8, .max_body_bytes = 1024};
+
+// One thing the parser reported: a complete request or the error, and after how many input bytes.
+struct HttpEvent {
+  size_t at = 0;
+  bool failed = false;
+  int status = 0;
+  std::string error;
+  HttpRequest request;
+
+  auto Fields() const {
+    const HttpRequest& r = request;
+    return std::tie(failed, status, error, r.method, r.target, r.minor_version, r.headers, r.body,
+                    r.keep_alive, r.expects_continue);
+  }
+};
+
+struct HttpRun {
+  std::vector<HttpEvent> events;
+  bool started = false;  // a partial request left when the input ended
+  bool header_complete = false;
+};
+
+// What every request read must satisfy, however it arrived.
+void CheckHttpRequest(const HttpRequest& r) {
+  const HttpLimits& limits = kFuzzHttpLimits;
+  Require(r.minor_version == 0 || r.minor_version == 1, "http: HTTP/1.0 or HTTP/1.1");
+  Require(!r.method.empty() && !r.target.empty(), "http: a method and a target");
+  Require(r.headers.size() <= limits.max_headers, "http: at most max_headers header fields");
+  Require(r.body.size() <= limits.max_body_bytes, "http: a body within max_body_bytes");
+  // The shortest header spelling this request: its request line, "name:value" lines, a CRLF.
+  size_t header_bytes = r.method.size() + r.target.size() + 12 + 2;
+  for (const auto& [name, value] : r.headers) {
+    header_bytes += name.size() + value.size() + 3;
+    Require(std::none_of(name.begin(), name.end(), [](char c) { return c >= 'A' && c <= 'Z'; }),
+            "http: header names lower-cased");
+    Require(value.find_first_of("\r\n") == std::string::npos, "http: no line end in a value");
+  }
+  Require(header_bytes <= limits.max_header_bytes, "http: a header within max_header_bytes");
+  std::string_view length = r.header("content-length");
+  if (!length.empty()) {
+    size_t n = 0;
+    auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), n);
+    Require(ec == std::errc() && end == length.data() + length.size() && r.body.size() == n,
+            "http: a body of its Content-Length");
+  }
+}
+
+// Feeds `input` in pieces of `chunk` bytes (the last one shorter) as the transport does: after a
+// complete request its body is dropped and Reset() reads on from the bytes already received.
+HttpRun FeedHttp(std::string_view input, size_t chunk) {
+  HttpRun run;
+  // Never refuses (no 503): the feedings must agree, and only the budget's accounting is checked.
+  RequestBudget budget(size_t{1} << 40, kFuzzHttpLimits.max_body_bytes);
+  {
+    HttpRequestParser parser(kFuzzHttpLimits, &budget);
+    auto check_budget = [&] {
+      Require(budget.used() == parser.held(), "http: the budget holds what the parser holds");
+    };
+    using State = HttpRequestParser::State;
+    State state = State::kNeedMore;
+    size_t fed = 0;
+    while (fed < input.size() && state == State::kNeedMore) {
+      size_t n = std::min(chunk, input.size() - fed);
+      state = parser.Feed(input.substr(fed, n));
+      fed += n;
+      check_budget();
+      while (state == State::kComplete) {
+        CheckHttpRequest(parser.request());
+        HttpEvent& e = run.events.emplace_back();
+        e.at = fed;
+        e.request = parser.request();
+        parser.DropBody();
+        check_budget();
+        state = parser.Reset();
+        check_budget();
+      }
+      if (state == State::kFailed) {
+        Require(parser.Feed("x") == State::kFailed, "http: a failed parser stays failed");
+        const std::string& error = parser.error();
+        Require(!error.empty() && error.find_first_of("\r\n") == std::string::npos,
+                "http: an error is one line");
+        HttpEvent& e = run.events.emplace_back();
+        e.at = fed;
+        e.failed = true;
+        e.status = parser.error_status();
+        e.error = error;
+      }
+    }
+    run.started = parser.started();
+    run.header_complete = parser.header_complete();
+  }
+  Require(budget.used() == 0, "http: a parser gives its budget back");
+  return run;
+}
+
+// Prints a feeding's events next to the byte-by-byte ones, for the report of a failed check.
+void PrintHttpRuns(size_t chunk, const HttpRun& run, const HttpRun& bytewise) {
+  for (const auto* r : {&bytewise, &run}) {
+    std::fprintf(stderr, "http: in pieces of %zu bytes:\n", r == &run ? chunk : 1);
+    for (const HttpEvent& e : r->events) {
+      std::fprintf(stderr, "  after %zu bytes: %d %s%s %s\n", e.at, e.status, e.error.c_str(),
+                   e.request.method.c_str(), e.request.target.c_str());
+    }
+  }
+}
+
+}  // namespace
+
+void CheckHttpRequestParser(std::string_view input) {
+  static constexpr int kStatuses[] = {400, 413, 415, 417, 431, 501, 505};
+  const HttpRun bytewise = FeedHttp(input, 1);
+  for (const HttpEvent& e : bytewise.events) {
+    Require(!e.failed || std::find(std::begin(kStatuses), std::end(kStatuses), e.status) !=
+                             std::end(kStatuses),
+            "http: an error status the parser documents");
+  }
+  for (size_t chunk :
+       {size_t{2}, size_t{3}, size_t{7}, size_t{64}, std::max<size_t>(input.size(), 1)}) {
+    const HttpRun run = FeedHttp(input, chunk);
+    // Each reported with the piece that brings the byte it waited for, not later.
+    auto due = [&](size_t at) { return std::min((at + chunk - 1) / chunk * chunk, input.size()); };
+    bool same = run.events.size() == bytewise.events.size() && run.started == bytewise.started &&
+                run.header_complete == bytewise.header_complete;
+    for (size_t i = 0; same && i < run.events.size(); ++i) {
+      same = run.events[i].Fields() == bytewise.events[i].Fields() &&
+             run.events[i].at == due(bytewise.events[i].at);
+    }
+    if (!same) PrintHttpRuns(chunk, run, bytewise);
+    Require(same,
+            "http: the same requests and error, at the same point, whatever the piece size (each "
+            "with the piece that brings its last byte; the same partial request at the end)");
+  }
+}
+
 std::span<const FuzzCheck> AllFuzzChecks() {
   static constexpr FuzzCheck kChecks[] = {
       {"extender_request", CheckExtenderRequest},
@@ -267,6 +412,7 @@ std::span<const FuzzCheck> AllFuzzChecks() {
       {"quantity", CheckQuantity},
       {"kubeconfig", CheckKubeconfigReader},
       {"watch_stream", CheckWatchStream},
+      {"http_request", CheckHttpRequestParser},
   };
   return kChecks;
 }

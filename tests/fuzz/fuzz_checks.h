@@ -34,6 +34,12 @@ void CheckScenarioReader(std::string_view input);
 void CheckQuantity(std::string_view input);
 // LoadKubeconfig on the input written to a file in a private, otherwise empty directory.
 void CheckKubeconfigReader(std::string_view input);
+// HttpRequestParser with small limits (kFuzzHttpLimits in fuzz_checks.cc), fed the input byte by
+// byte, in a few fixed chunk sizes and whole, pipelined requests read on with DropBody and Reset as
+// the transport does: every feeding gives the same requests and the same error, each reported as
+// soon as the chunk holding its last byte arrives; every request keeps within the limits; the
+// parser's budget holding matches held() throughout and returns to zero.
+void CheckHttpRequestParser(std::string_view input);
 
 // The fuzz targets call this first: the checks then step over the bugs reported but not fixed yet
 // (each a TODO in fuzz_checks.cc, its reproducer in regressions/<target>/DISABLED_*), so that a

@@ -10,6 +10,9 @@
 // requires exactly one Host header, HTTP/1.0 at most one: otherwise 400. Once a request fails the
 // parser stays failed: the connection is answered and closed, never read on as further requests.
 // Bytes after a complete request (pipelining) are kept for the next one: Reset() starts it.
+// The answer (each request, the error, and the Feed that reports it: the one bringing the byte
+// that decides it) depends only on the bytes, never on how they were split into Feed calls; the
+// fuzz target http_request checks this (tests/fuzz/fuzz_checks.h).
 //
 // Parsers given a RequestBudget hold in it every byte they keep past its first kFreeBytes (header
 // and body as received, and a body announced by Content-Length in full as soon as its header is
