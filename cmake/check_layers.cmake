@@ -21,7 +21,7 @@ set(below_explain sim policy plugins engine cluster packing model util codec)
 set(below_capacity policy plugins engine cluster packing model util codec metrics)
 set(below_server extender policy plugins engine cluster packing model util codec metrics)
 set(below_app server extender policy plugins engine cluster packing model util codec metrics
-  inventory kube)
+  inventory kube capacity)
 set(layers util cli model codec packing cluster engine plugins policy metrics inventory kube
   extender sim explain capacity server app)
 

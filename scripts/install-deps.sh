@@ -9,6 +9,7 @@ packages=(
   libcpp-httplib-dev nlohmann-json3-dev libcurl4-openssl-dev libyaml-cpp-dev libspdlog-dev
   prometheus-cpp-dev libsimdjson-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  python3  # tests/capacity_svg_cli.sh parses the SVG
   mmdebstrap  # tests/image: builds the image's runtime root filesystem from Debian 12 packages
 )
 

@@ -11,6 +11,7 @@
 
 #include "gpusched/app/server_app.h"
 #include "gpusched/capacity/capacity.h"
+#include "gpusched/capacity/capacity_svg.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/flags.h"
 #include "gpusched/cli/progress_bar.h"
@@ -130,7 +131,7 @@ FlagSet ServeFlags() {
             "--tls-cert"})
       .Add({"tls-reload-interval", "SECONDS", "10", "how often the TLS files are checked"})
       .Add({"ops-listen", "HOST:PORT", "",
-            "also serve /healthz, /readyz and /metrics over plain "
+            "also serve /healthz, /readyz, /metrics and /capacity over plain "
             "HTTP here (for probes and Prometheus when the main "
             "listener requires client certificates)"});
   return f;
@@ -364,7 +365,7 @@ int Serve(const std::vector<std::string>& args) {
     return Fail(e.what());
   }
   if (app_options.ops) {
-    spdlog::info("serving /healthz, /readyz and /metrics on http://{}:{}", app_options.ops->host,
+    spdlog::info("serving /healthz, /readyz, /metrics and /capacity on http://{}:{}", app_options.ops->host,
                  app->ops_port());
   }
   shutdown.Serving([&] { app->Stop(); });
@@ -455,6 +456,9 @@ int Capacity(const std::vector<std::string>& args) {
             "also group nodes by this node label, nodes without it under (none); an nvidia.com/ "
             "label (such as nvidia.com/gpu.family), the only ones gpusched keeps of a node"})
       .Add({"json", "", "false", "print one JSON object instead of tables"})
+      .Add({"svg", "FILE", "",
+            "also write a picture to FILE: every GPU node as a row of cells (allocated, idle, "
+            "fragmented, MIG slices, shared replicas), grouped by product"})
       .Add({"sync-timeout", "SECONDS", "60",
             "with an API server: how long to wait for the first complete lists"});
   if (auto done = ParseOrHelp(flags, args)) return *done;
@@ -485,9 +489,15 @@ int Capacity(const std::vector<std::string>& args) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  CapacityReport report =
-      ComputeCapacity(*policy, *source->snapshots().Get(), CapacityOptions{pool_label});
+  auto snapshot = source->snapshots().Get();
+  CapacityReport report = ComputeCapacity(*policy, *snapshot, CapacityOptions{pool_label});
   report.inventory = source->description();
+  if (const std::string& svg = flags.Get("svg"); !svg.empty()) {
+    std::ofstream file(svg, std::ios::binary | std::ios::trunc);
+    file << FormatCapacitySvg(report, *snapshot);
+    file.close();
+    if (!file) return Fail("--svg " + svg + ": cannot write the file");
+  }
   std::cout << (flags.Get("json") == "true" ? FormatCapacityJson(report)
                                             : FormatCapacityText(report));
   return 0;

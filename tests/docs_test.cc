@@ -104,6 +104,8 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
     m.watch_restarts = 1;
     m.inventory_skipped = {{"pod", "invalid", 1}};
     m.policy_digest = "abc";
+    m.capacity_gpus = {{"NVIDIA-H100-80GB-HBM3", "total", 8}};  // with --ops-listen
+    m.capacity_fits = {{"NVIDIA-H100-80GB-HBM3", "gpu-1", 8}};
     return m;
   });
   metrics.ObserveRequest("filter", "ok", 0.001, 10);

@@ -21,12 +21,21 @@ ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> pol
   if (options_.ops) {
     ops_ = std::make_unique<HttpServer>(
         *options_.ops, service_, [this] { return inventory_->readiness(); }, &metrics_);
+    CapacityWorkerOptions capacity_options;
+    capacity_options.min_interval = options_.capacity_interval;
+    capacity_options.description = inventory_->description();
+    capacity_ = std::make_unique<CapacityWorker>(
+        inventory_->snapshots(), policies_, [this] { return inventory_->readiness().ready; },
+        std::move(capacity_options));
+    // Only the ops listener: the verbs' port never serves it.
+    ops_->AddGetRoute("/capacity", [this] { return capacity_->Serve(); });
   }
 }
 
 ServerApp::~ServerApp() {
   Stop();
   if (ops_thread_.joinable()) ops_thread_.join();
+  capacity_.reset();  // before the inventory and policies it reads
 }
 
 int ServerApp::Bind() {
@@ -53,6 +62,7 @@ MetricsState ServerApp::CurrentMetrics() const {
   m.snapshot = inventory_->snapshots().Get();
   inventory_->ReportMetrics(m);
   m.policy_digest = policies_.Get()->digest();
+  if (capacity_) capacity_->Report(m);
   if (watcher_) {
     m.policy_reloads_ok = watcher_->reloads();
     m.policy_reloads_failed = watcher_->failures();

@@ -336,4 +336,41 @@ std::string FormatCapacityJson(const CapacityReport& r) {
   return out + "\n";
 }
 
+void CapacityGaugesOf(const CapacityReport& report, std::vector<CapacityGaugeValue>& gpus,
+                      std::vector<CapacityGaugeValue>& fits, size_t max_products) {
+  std::vector<const std::pair<const std::string, CapacityGroup>*> order;
+  for (const auto& entry : report.products) order.push_back(&entry);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    return a->second.gpus.total > b->second.gpus.total;  // map order: ties by name
+  });
+  // The gauge's groups: each kept product, then the sum of the rest.
+  std::map<std::string, CapacityGroup> groups;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const CapacityGroup& g = order[i]->second;
+    if (i < max_products) {
+      groups[order[i]->first] = g;
+      continue;
+    }
+    CapacityGroup& other = groups[std::string(kOtherProduct)];
+    other.nodes += g.nodes;
+    other.gpus.total += g.gpus.total;
+    other.gpus.allocated += g.gpus.allocated;
+    other.gpus.idle += g.gpus.idle;
+    other.gpus.fragmented += g.gpus.fragmented;
+    other.fits.resize(g.fits.size(), 0);
+    for (size_t s = 0; s < g.fits.size(); ++s) other.fits[s] += g.fits[s];
+  }
+  gpus.clear();
+  fits.clear();
+  for (const auto& [product, g] : groups) {
+    gpus.push_back({product, "total", g.gpus.total});
+    gpus.push_back({product, "allocated", g.gpus.allocated});
+    gpus.push_back({product, "idle", g.gpus.idle});
+    gpus.push_back({product, "fragmented", g.gpus.fragmented});
+    for (size_t s = 0; s < report.shapes.size() && s < g.fits.size(); ++s) {
+      fits.push_back({product, report.shapes[s].name, static_cast<double>(g.fits[s])});
+    }
+  }
+}
+
 }  // namespace gpusched

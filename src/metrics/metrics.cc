@@ -99,6 +99,27 @@ void AddStateSeries(const MetricsState& state, prometheus::Registry& r) {
       .Register(r)
       .Add({{"digest", state.policy_digest}})
       .Set(1);
+  if (!state.capacity_gpus.empty()) {
+    auto& gpus = prometheus::BuildGauge()
+                     .Name("gpusched_capacity_gpus")
+                     .Help(
+                         "GPU equivalents per product (at most 32, the rest as other) and state "
+                         "(total, allocated, idle, fragmented), from the last background capacity "
+                         "computation")
+                     .Register(r);
+    for (const auto& v : state.capacity_gpus) {
+      gpus.Add({{"product", v.product}, {"state", v.label}}).Set(v.value);
+    }
+    auto& fits = prometheus::BuildGauge()
+                     .Name("gpusched_capacity_fits")
+                     .Help(
+                         "More pods of each standard shape that fit now, per product, from the "
+                         "last background capacity computation")
+                     .Register(r);
+    for (const auto& v : state.capacity_fits) {
+      fits.Add({{"product", v.product}, {"shape", v.label}}).Set(v.value);
+    }
+  }
   if (!state.snapshot) return;
   const ClusterSnapshot& snap = *state.snapshot;
   prometheus::BuildGauge()

@@ -140,6 +140,7 @@ struct HttpServer::Impl {
   std::string prioritize_path;
   LogThrottle not_ready_log{std::chrono::seconds(1)};
   std::atomic<bool> stopping{false};  // ends the waits of AwaitStart
+  std::map<std::string, std::function<HttpResponse()>, std::less<>> get_routes;  // before Bind
   HttpTransport transport;
 
   Impl(ServerOptions o, const ExtenderService& s, std::function<Readiness()> r, Metrics* m)
@@ -195,6 +196,18 @@ struct HttpServer::Impl {
         return Text(r.ready ? 200 : 503, (r.ready ? "ok: " : "not ready: ") + r.detail + "\n");
       }
       return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics->Scrape(), ""};
+    }
+    if (auto route = get_routes.find(path); route != get_routes.end()) {
+      if (req.method != "GET" && req.method != "HEAD") {
+        HttpResponse r = JsonError(405, "method not allowed: use GET or HEAD");
+        r.allow = "GET, HEAD";
+        return r;
+      }
+      try {
+        return route->second();
+      } catch (const std::exception& e) {
+        return JsonError(500, std::string("internal error: ") + e.what());
+      }
     }
     return JsonError(404, "no such route");
   }
@@ -289,6 +302,10 @@ HttpServer::HttpServer(ServerOptions options, const ExtenderService& service,
     : impl_(std::make_unique<Impl>(std::move(options), service, std::move(readiness), metrics)) {}
 
 HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::AddGetRoute(std::string path, std::function<HttpResponse()> handler) {
+  impl_->get_routes[std::move(path)] = std::move(handler);
+}
 
 int HttpServer::Bind() { return impl_->transport.Bind(); }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "gpusched/app/capacity_worker.h"
 #include "gpusched/app/inventory_source.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/metrics/metrics.h"
@@ -33,6 +34,9 @@ struct ServerAppOptions {
   std::string policy_path;           // reloaded when it changes; empty: the policy never changes
   std::chrono::seconds policy_reload_interval{2};
   bool count_decisions = true;  // false: the service counts nothing in the metrics
+  // With an ops listener: GET /capacity there and the gpusched_capacity_* gauges, from a report
+  // computed in the background at most once per this interval (CapacityWorker).
+  std::chrono::milliseconds capacity_interval = kCapacityInterval;
 };
 
 class ServerApp {
@@ -58,6 +62,8 @@ class ServerApp {
   Metrics& metrics() { return metrics_; }
   Published<Policy>& policies() { return policies_; }
   const InventorySource& inventory() const { return *inventory_; }
+  // The background capacity reports; null without an ops listener.
+  const CapacityWorker* capacity() const { return capacity_.get(); }
 
  private:
   MetricsState CurrentMetrics() const;
@@ -72,6 +78,7 @@ class ServerApp {
   std::unique_ptr<HttpServer> ops_;
   int ops_port_ = 0;
   std::thread ops_thread_;
+  std::unique_ptr<CapacityWorker> capacity_;  // with ops_ only
 };
 
 }  // namespace gpusched

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/metrics/metrics.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/policy/policy.h"
 
@@ -109,6 +110,17 @@ std::string FormatCapacityText(const CapacityReport& report);
 // "idle", "fragmented"[, "sharedReplicas", "sharedAllocated"]}, "fits": {shape: N}[, "capped":
 // [shape...]]}.
 std::string FormatCapacityJson(const CapacityReport& report);
+
+// Products with a label of their own in the capacity gauges; the others are summed as
+// kOtherProduct, so a gauge has at most (kMaxGaugeProducts + 1) x shapes series.
+inline constexpr size_t kMaxGaugeProducts = 32;
+inline constexpr std::string_view kOtherProduct = "other";
+// The gauges gpusched_capacity_gpus{product,state} and gpusched_capacity_fits{product,shape} of
+// `report`: the `max_products` products with the most GPUs (ties by name) by name, the rest summed
+// under kOtherProduct.
+void CapacityGaugesOf(const CapacityReport& report, std::vector<CapacityGaugeValue>& gpus,
+                      std::vector<CapacityGaugeValue>& fits,
+                      size_t max_products = kMaxGaugeProducts);
 
 }  // namespace gpusched
 

@@ -28,6 +28,13 @@ struct SkippedObjects {
   uint64_t count = 0;
 };
 
+// One capacity gauge value: a product and a second label (state or shape).
+struct CapacityGaugeValue {
+  std::string product;
+  std::string label;
+  double value = 0;
+};
+
 // The state read at scrape time. Absent parts are left out of the exposition.
 struct MetricsState {
   std::shared_ptr<const ClusterSnapshot> snapshot;
@@ -39,6 +46,9 @@ struct MetricsState {
   std::string policy_digest;
   uint64_t policy_reloads_ok = 0;
   uint64_t policy_reloads_failed = 0;
+  // The last background capacity result (app/capacity_worker.h); both empty until there is one.
+  std::vector<CapacityGaugeValue> capacity_gpus;  // label: total, allocated, idle, fragmented
+  std::vector<CapacityGaugeValue> capacity_fits;  // label: the shape's name
 };
 
 class Metrics {

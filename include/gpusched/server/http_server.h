@@ -38,6 +38,7 @@
 
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/metrics/metrics.h"
+#include "gpusched/server/http_transport.h"
 #include "gpusched/server/tls_credentials.h"
 
 namespace gpusched {
@@ -81,6 +82,10 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
+  // Serves GET and HEAD on `path` with `handler`, on this listener only (the app adds /capacity
+  // to the ops listener). Call before Bind(); `handler` runs on request threads, so it must be
+  // cheap (serve a cached result) and thread-safe.
+  void AddGetRoute(std::string path, std::function<HttpResponse()> handler);
   // Binds the listening socket; returns the port. Throws std::runtime_error on failure.
   int Bind();
   // Serves until Stop(); call after Bind(). Returns at once when Stop() came first.

@@ -1,0 +1,89 @@
+// CapacityWorker: the capacity report (gpusched/capacity/capacity.h) of the serving snapshot,
+// computed on a thread of its own and kept for GET /capacity on the ops listener and for the
+// gpusched_capacity_* gauges. A report takes seconds on a large cluster, so neither a verb's
+// thread nor a request's thread ever computes one: they read the last result.
+//
+// The thread looks at the published snapshot and policy every `poll` and computes a new report
+// only when the snapshot's generation or the policy's digest changed since the last one, and at
+// most once per `min_interval` (kCapacityInterval for `gpusched serve`), so a busy cluster whose
+// snapshot changes many times a second costs one report per interval.
+#ifndef GPUSCHED_APP_CAPACITY_WORKER_H_
+#define GPUSCHED_APP_CAPACITY_WORKER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpusched/capacity/capacity.h"
+#include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/metrics/metrics.h"
+#include "gpusched/policy/policy.h"
+#include "gpusched/server/http_transport.h"
+#include "gpusched/util/published.h"
+
+namespace gpusched {
+
+// At most one capacity report per this interval in `gpusched serve`.
+inline constexpr std::chrono::seconds kCapacityInterval{30};
+
+struct CapacityResult {
+  uint64_t generation = 0;  // of the snapshot it describes
+  std::string policy_digest;
+  std::chrono::steady_clock::time_point computed_at;
+  double compute_seconds = 0;
+  CapacityReport report;
+  std::string json;  // FormatCapacityJson(report), as `gpusched capacity --json` prints it
+  std::vector<CapacityGaugeValue> gauge_gpus;
+  std::vector<CapacityGaugeValue> gauge_fits;
+};
+
+struct CapacityWorkerOptions {
+  std::chrono::milliseconds min_interval = kCapacityInterval;
+  std::chrono::milliseconds poll{250};
+  std::string description;  // CapacityReport::inventory
+};
+
+class CapacityWorker {
+ public:
+  // Starts the thread; `ready` says when the snapshot is complete enough to describe.
+  CapacityWorker(const Published<ClusterSnapshot>& snapshots, const Published<Policy>& policies,
+                 std::function<bool()> ready, CapacityWorkerOptions options);
+  ~CapacityWorker();  // stops and joins
+  CapacityWorker(const CapacityWorker&) = delete;
+  CapacityWorker& operator=(const CapacityWorker&) = delete;
+
+  // The last result; null before the first. Cheap: one reference-count increment.
+  std::shared_ptr<const CapacityResult> Latest() const { return latest_.Get(); }
+  // Reports computed so far (for tests).
+  uint64_t computations() const { return computations_.load(); }
+  // GET /capacity: the last result's JSON with "snapshotGeneration" and "ageSeconds" in front,
+  // or 503 with a one-line JSON error before the first.
+  HttpResponse Serve() const;
+  // The gauges of the last result into `m` (nothing before the first).
+  void Report(MetricsState& m) const;
+
+ private:
+  void Loop();
+
+  const Published<ClusterSnapshot>& snapshots_;
+  const Published<Policy>& policies_;
+  std::function<bool()> ready_;
+  CapacityWorkerOptions options_;
+  Published<CapacityResult> latest_;
+  std::atomic<uint64_t> computations_{0};
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_CAPACITY_WORKER_H_

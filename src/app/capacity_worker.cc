@@ -1,0 +1,99 @@
+#include "gpusched/app/capacity_worker.h"
+
+#include <exception>
+
+#include <spdlog/spdlog.h>
+
+#include "gpusched/codec/extender_codec.h"
+#include "gpusched/codec/json_writer.h"
+
+namespace gpusched {
+
+CapacityWorker::CapacityWorker(const Published<ClusterSnapshot>& snapshots,
+                               const Published<Policy>& policies, std::function<bool()> ready,
+                               CapacityWorkerOptions options)
+    : snapshots_(snapshots),
+      policies_(policies),
+      ready_(std::move(ready)),
+      options_(std::move(options)),
+      thread_([this] { Loop(); }) {}
+
+CapacityWorker::~CapacityWorker() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void CapacityWorker::Loop() {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point next_allowed = Clock::now();
+  bool have = false;
+  uint64_t last_generation = 0;
+  std::string last_digest;
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    auto snapshot = snapshots_.Get();
+    auto policy = policies_.Get();
+    if (snapshot && policy && ready_() && Clock::now() >= next_allowed &&
+        (!have || snapshot->generation() != last_generation || policy->digest() != last_digest)) {
+      try {
+        auto start = Clock::now();
+        auto result = std::make_shared<CapacityResult>();
+        result->report = ComputeCapacity(*policy, *snapshot);
+        result->report.inventory = options_.description;
+        result->json = FormatCapacityJson(result->report);
+        CapacityGaugesOf(result->report, result->gauge_gpus, result->gauge_fits);
+        result->generation = snapshot->generation();
+        result->policy_digest = policy->digest();
+        result->computed_at = Clock::now();
+        result->compute_seconds =
+            std::chrono::duration<double>(result->computed_at - start).count();
+        latest_.Set(std::move(result));
+        ++computations_;
+      } catch (const std::exception& e) {
+        spdlog::error("capacity: {}", e.what());  // the last good result stays
+      }
+      // Throttled from this attempt's end: at most one report per interval, however often the
+      // snapshot changes; a failed attempt is not retried before the inputs change.
+      have = true;
+      last_generation = snapshot->generation();
+      last_digest = policy->digest();
+      next_allowed = Clock::now() + options_.min_interval;
+    }
+    lock.lock();
+    wake_.wait_for(lock, options_.poll, [this] { return stopping_; });
+  }
+}
+
+HttpResponse CapacityWorker::Serve() const {
+  constexpr char kJsonType[] = "application/json; charset=utf-8";
+  auto result = Latest();
+  if (!result) {
+    return HttpResponse{503, kJsonType,
+                        EncodeError("capacity not computed yet: waiting for the first report"), ""};
+  }
+  double age =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - result->computed_at).count();
+  // The report's own object with two members in front: the CLI's JSON, plus where it stands.
+  std::string head;
+  JsonWriter w(head);
+  w.BeginObject().Key("snapshotGeneration").Int(static_cast<int64_t>(result->generation));
+  w.Key("ageSeconds").Double(age).EndObject();
+  // head is {"snapshotGeneration":N,"ageSeconds":X}; splice it before the report's first member.
+  head.pop_back();
+  std::string body = head + "," + result->json.substr(1);
+  return HttpResponse{200, kJsonType, std::move(body), ""};
+}
+
+void CapacityWorker::Report(MetricsState& m) const {
+  auto result = Latest();
+  if (!result) return;
+  m.capacity_gpus = result->gauge_gpus;
+  m.capacity_fits = result->gauge_fits;
+}
+
+}  // namespace gpusched
