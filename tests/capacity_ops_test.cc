@@ -230,7 +230,9 @@ TEST(CapacityGauges, products_past_the_bound_are_summed_as_other) {
   for (const auto& [p, t] : total) {
     if (p == "other") continue;
     for (const auto& [q, g] : report.products) {
-      if (!total.count(q)) EXPECT_GE(t, g.gpus.total) << p << " vs " << q;
+      if (!total.count(q)) {
+        EXPECT_GE(t, g.gpus.total) << p << " vs " << q;
+      }
     }
   }
 }
