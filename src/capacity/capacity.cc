@@ -105,16 +105,6 @@ std::map<std::string, CapacityGroup> GroupBy(
   return groups;
 }
 
-// Up to two decimals, trailing zeros dropped: 12, 2.5, 0.14.
-std::string Gpus(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  std::string s = buf;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s == "-0" ? "0" : s;
-}
-
 std::string Pad(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
   return s;
@@ -129,10 +119,10 @@ std::string Table(const CapacityReport& r, std::string_view heading,
   auto add = [&](const std::string& name, const CapacityGroup& g) {
     std::vector<std::string> row = {name,
                                     std::to_string(g.nodes),
-                                    Gpus(g.gpus.total),
-                                    Gpus(g.gpus.allocated),
-                                    Gpus(g.gpus.idle),
-                                    Gpus(g.gpus.fragmented),
+                                    FormatGpus(g.gpus.total),
+                                    FormatGpus(g.gpus.allocated),
+                                    FormatGpus(g.gpus.idle),
+                                    FormatGpus(g.gpus.fragmented),
                                     g.gpus.shared_replicas == 0
                                         ? "-"
                                         : std::to_string(g.gpus.shared_allocated) + "/" +
@@ -296,6 +286,15 @@ CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snap
     });
   }
   return r;
+}
+
+std::string FormatGpus(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
 }
 
 std::string FormatCapacityText(const CapacityReport& r) {

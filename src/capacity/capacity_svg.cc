@@ -75,15 +75,6 @@ std::string Label(std::string_view text, size_t max_chars) {
   return out;
 }
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  std::string s = buf;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s == "-0" ? "0" : s;
-}
-
 void Add(SvgNodeRow& row, SvgCell kind, int64_t n) {
   if (n <= 0) return;
   row.counts[static_cast<size_t>(kind)] += n;
@@ -195,10 +186,11 @@ std::string FormatCapacitySvg(const CapacityReport& report, const ClusterSnapsho
   body += "<text class=\"t\" x=\"" + std::to_string(kMargin) + "\" y=\"" + std::to_string(y) +
           "\">capacity of " +
           XmlEscape(report.inventory.empty() ? "the inventory" : report.inventory) + ": " +
-          std::to_string(report.cluster.nodes) + " GPU nodes, " + Num(report.cluster.gpus.total) +
-          " GPUs, " + Num(report.cluster.gpus.allocated) + " allocated, " +
-          Num(report.cluster.gpus.idle) + " idle, " + Num(report.cluster.gpus.fragmented) +
-          " fragmented</text>\n";
+          std::to_string(report.cluster.nodes) + " GPU nodes, " +
+          FormatGpus(report.cluster.gpus.total) + " GPUs, " +
+          FormatGpus(report.cluster.gpus.allocated) + " allocated, " +
+          FormatGpus(report.cluster.gpus.idle) + " idle, " +
+          FormatGpus(report.cluster.gpus.fragmented) + " fragmented</text>\n";
   // The legend: one swatch per kind, in two lines.
   y += 10;
   for (size_t k = 0; k < kSvgCellKinds; ++k) {
@@ -219,8 +211,8 @@ std::string FormatCapacitySvg(const CapacityReport& report, const ClusterSnapsho
     std::string figures;
     if (auto it = report.products.find(product); it != report.products.end()) {
       const GpuFigures& g = it->second.gpus;
-      figures = ": " + Num(g.total) + " GPUs, " + Num(g.allocated) + " allocated, " + Num(g.idle) +
-                " idle, " + Num(g.fragmented) + " fragmented";
+      figures = ": " + FormatGpus(g.total) + " GPUs, " + FormatGpus(g.allocated) + " allocated, " +
+                FormatGpus(g.idle) + " idle, " + FormatGpus(g.fragmented) + " fragmented";
       if (g.shared_replicas > 0) {
         figures += ", " + std::to_string(g.shared_allocated) + "/" +
                    std::to_string(g.shared_replicas) + " shared replicas";

@@ -103,6 +103,9 @@ struct CapacityReport {
 CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snapshot,
                                const CapacityOptions& options = {});
 
+// A GPU figure as the reports print it: up to two decimals, trailing zeros dropped (12, 2.5, 0.14).
+std::string FormatGpus(double v);
+
 // A table per grouping (products, then pools), then the cluster's line.
 std::string FormatCapacityText(const CapacityReport& report);
 // One JSON object: {"inventory", "policy", "profile", "shapes": [...], "cluster": G, "products":
