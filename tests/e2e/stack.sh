@@ -35,15 +35,8 @@ e2e_api() {
   curl -sS --max-time 30 --cacert "$state/pki/ca.crt" --cert "$state/pki/admin.crt" \
     --key "$state/pki/admin.key" -X "$1" "$APISERVER$2" "${@:3}"
 }
-# e2e_free_port: a loopback port in 20000-31999 nothing listens on.
-e2e_free_port() {
-  local port
-  for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 12000))
-    if ! (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; then echo "$port"; return 0; fi
-  done
-  return 1
-}
+# shellcheck source=../testing/free_port.sh
+source "$repo/tests/testing/free_port.sh"  # e2e_free_port
 
 # kube-scheduler configurations for restart-scheduler.sh: the README's registration, the
 # MostAllocated profile, and kube-scheduler's defaults. Each writes FILE. When set,

@@ -186,17 +186,11 @@ if [[ $rc -ne 0 || ! $out =~ ^gpusched\ [0-9]+\.[0-9]+ ]]; then
 fi
 
 # --- gpusched serve with the Deployment's arguments -----------------------------------------
-free_port() {
-  local port
-  for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 12000))
-    if ! (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; then echo "$port"; return 0; fi
-  done
-  return 1
-}
-port=$(free_port)
-ops_port=$(free_port)
-while [[ $ops_port == "$port" ]]; do ops_port=$(free_port); done
+# shellcheck source=../testing/free_port.sh
+source "$repo/tests/testing/free_port.sh"
+port=$(e2e_free_port)
+ops_port=$(e2e_free_port)
+while [[ $ops_port == "$port" ]]; do ops_port=$(e2e_free_port); done
 mapfile -t serve_args < <(sed -e "s/0\.0\.0\.0:8888/127.0.0.1:$port/" -e "s/0\.0\.0\.0:9090/127.0.0.1:$ops_port/" <<< "$deploy_args")
 # No API server here: the bundled sample cluster, from a file as an operator would pass it.
 serve_args+=(--cluster=/etc/gpusched-cluster.yaml)
