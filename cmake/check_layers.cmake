@@ -21,7 +21,7 @@ set(below_explain sim policy plugins engine cluster packing model util codec)
 set(below_capacity policy plugins engine cluster packing model util codec metrics)
 set(below_server extender policy plugins engine cluster packing model util codec metrics)
 set(below_app server extender policy plugins engine cluster packing model util codec metrics
-  inventory kube capacity)
+  inventory kube capacity sim explain cli)
 set(layers util cli model codec packing cluster engine plugins policy metrics inventory kube
   extender sim explain capacity server app)
 
@@ -40,6 +40,14 @@ foreach(layer IN LISTS layers)
       endif()
     endforeach()
   endforeach()
+endforeach()
+
+# main.cc only dispatches to the commands' front doors (app/).
+file(STRINGS "${ROOT}/src/main.cc" includes REGEX "^#include \"gpusched/[a-z_]+/")
+foreach(line IN LISTS includes)
+  if(NOT line MATCHES "^#include \"gpusched/app/")
+    string(APPEND violations "  src/main.cc: main.cc may include only app/ (${line})\n")
+  endif()
 endforeach()
 
 # A directory no layer names would escape the check.

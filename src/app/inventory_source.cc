@@ -1,8 +1,12 @@
 #include "gpusched/app/inventory_source.h"
 
+#include <spdlog/spdlog.h>
+
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/inventory/static_inventory.h"
+#include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/live_inventory.h"
+#include "gpusched/metrics/metrics.h"
 
 namespace gpusched {
 namespace {
@@ -77,6 +81,38 @@ std::unique_ptr<InventorySource> MakeLiveSource(const KubeConfig& config,
                                                 GpuResourceNames gpu_names,
                                                 LiveInventoryOptions options) {
   return std::make_unique<LiveSource>(config, std::move(gpu_names), options);
+}
+
+std::unique_ptr<InventorySource> MakeInventorySource(const InventoryChoice& choice,
+                                                     const GpuResourceNames& gpu_names,
+                                                     const LiveInventoryOptions& live_options,
+                                                     std::string& error) {
+  if (!choice.cluster.empty() && !choice.kubeconfig.empty()) {
+    error = "--cluster and --kubeconfig exclude each other";
+    return nullptr;
+  }
+  try {
+    if (!choice.kubeconfig.empty() || (choice.cluster.empty() && RunningInCluster())) {
+      KubeConfig kube = choice.kubeconfig.empty()
+                            ? InClusterConfig()
+                            : LoadKubeconfig(choice.kubeconfig, choice.context);
+      spdlog::info("watching nodes and pods at {} (context {})", kube.server, kube.context);
+      return MakeLiveSource(kube, gpu_names, live_options);
+    }
+    Inventory inventory = LoadInventoryOrSample(choice.cluster, choice.allow_empty);
+    if (inventory.skipped_objects > 0) {
+      spdlog::info("inventory: skipped {} objects that are neither Node nor Pod",
+                   inventory.skipped_objects);
+    }
+    return MakeStaticSource(
+        inventory, gpu_names,
+        choice.cluster.empty() ? std::string("bundled sample cluster") : choice.cluster);
+  } catch (const KubeConfigError& e) {
+    error = e.what();
+  } catch (const InventoryError& e) {
+    error = e.what();
+  }
+  return nullptr;
 }
 
 }  // namespace gpusched

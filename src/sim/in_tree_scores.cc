@@ -65,4 +65,10 @@ int64_t BalancedScoreOf(const NodeState& node, const PodInfo& pod) {
   return static_cast<int64_t>((1 - std) * 100);
 }
 
+std::optional<InTreeScore> ParseBlendMode(std::string_view text) {
+  if (text == "least-allocated") return InTreeScore::kLeastAllocated;
+  if (text == "most-allocated") return InTreeScore::kMostAllocated;
+  return std::nullopt;
+}
+
 }  // namespace gpusched

@@ -13,9 +13,8 @@
 
 #include "gpusched/cluster/assumption_sink.h"
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/metrics/metrics.h"
+#include "gpusched/cluster/readiness.h"
 #include "gpusched/model/gpu_resources.h"
-#include "gpusched/server/http_server.h"
 #include "gpusched/util/published.h"
 
 namespace gpusched {
@@ -23,6 +22,7 @@ namespace gpusched {
 struct Inventory;             // inventory/static_inventory.h
 struct KubeConfig;            // kube/kube_config.h
 struct LiveInventoryOptions;  // kube/live_inventory.h
+struct MetricsState;          // metrics/metrics.h
 
 class InventorySource {
  public:
@@ -53,6 +53,24 @@ std::unique_ptr<InventorySource> MakeStaticSource(const Inventory& inventory,
 std::unique_ptr<InventorySource> MakeLiveSource(const KubeConfig& config,
                                                 GpuResourceNames gpu_names,
                                                 LiveInventoryOptions options);
+
+// Where a command reads the cluster from, as its flags say: --cluster FILE, --kubeconfig FILE (with
+// --context), or neither (inside a pod: its service account's API server; elsewhere: the bundled
+// sample cluster).
+struct InventoryChoice {
+  std::string cluster;       // a static inventory file
+  std::string kubeconfig;    // an API server
+  std::string context;       // of kubeconfig; empty: its current-context
+  bool allow_empty = false;  // accept a static inventory holding no Node
+};
+
+// The source `choice` names, with its GPU resources named by `gpu_names`; live sources take
+// `live_options`. Null, with `error` set, when the choice is contradictory or its files cannot be
+// read.
+std::unique_ptr<InventorySource> MakeInventorySource(const InventoryChoice& choice,
+                                                     const GpuResourceNames& gpu_names,
+                                                     const LiveInventoryOptions& live_options,
+                                                     std::string& error);
 
 }  // namespace gpusched
 

@@ -36,6 +36,7 @@
 #include <memory>
 #include <string>
 
+#include "gpusched/cluster/readiness.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/server/http_transport.h"
@@ -64,12 +65,6 @@ struct ServerOptions {
   bool serve_verbs = true;
   TlsFiles tls;  // empty cert: plain HTTP
   std::chrono::milliseconds tls_reload_interval{10000};
-};
-
-struct Readiness {
-  bool ready = false;
-  bool starting = false;  // not ready because the first complete inventory is still on its way
-  std::string detail;     // one line, shown in the /readyz body
 };
 
 class HttpServer {

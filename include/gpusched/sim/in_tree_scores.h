@@ -7,6 +7,8 @@
 #define GPUSCHED_SIM_IN_TREE_SCORES_H_
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
@@ -23,6 +25,9 @@ enum class InTreeScore {
   kLeastAllocated,  // kube-scheduler's default: cpu and memory, weight 1 each
   kMostAllocated,   // GPU cluster guides' setting: nvidia.com/gpu 5, cpu 1, memory 1
 };
+
+// The blend mode a --blend flag names: "least-allocated" or "most-allocated"; nullopt otherwise.
+std::optional<InTreeScore> ParseBlendMode(std::string_view text);
 
 // kube-scheduler's NodeResourcesFit filter: one more pod within the node's allocatable pods, and
 // every resource the pod requests (cpu, memory, nvidia.com/gpu, MIG slices...) within allocatable

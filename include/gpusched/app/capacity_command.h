@@ -1,0 +1,30 @@
+// `gpusched capacity`: what fits in the cluster now (gpusched/capacity/capacity.h), as tables,
+// JSON or a picture.
+#ifndef GPUSCHED_APP_CAPACITY_COMMAND_H_
+#define GPUSCHED_APP_CAPACITY_COMMAND_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusched/app/cluster_view.h"
+#include "gpusched/cli/flags.h"
+
+namespace gpusched {
+
+struct CapacityCommandOptions {
+  ClusterViewOptions view;
+  std::string pool_label;  // empty: no pools
+  bool json = false;
+  std::string svg_path;  // empty: no picture
+
+  static FlagSet Flags();
+  static std::optional<CapacityCommandOptions> FromFlags(const FlagSet& flags, std::string& error);
+};
+
+// Runs the command on its arguments (after the command name); returns the exit code.
+int RunCapacityCommand(const std::vector<std::string>& args);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_CAPACITY_COMMAND_H_

@@ -1,0 +1,36 @@
+// What every subcommand's front door shares: how it fails, how it answers --help, and how it reads
+// a --policy flag. Each subcommand lives in a file of its own (src/app/<name>_command.cc) with an
+// options struct that reads and validates its flags; main.cc only dispatches on the command name.
+#ifndef GPUSCHED_APP_COMMAND_LINE_H_
+#define GPUSCHED_APP_COMMAND_LINE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusched/cli/flags.h"
+#include "gpusched/policy/policy.h"
+
+namespace gpusched {
+
+// The exit code of a command whose arguments are wrong: 2, as for an unknown flag.
+inline constexpr int kUsageExit = 2;
+
+// Prints "gpusched: <message>" to stderr; returns kUsageExit.
+int Fail(const std::string& message);
+
+// Parses `args` into `flags`; returns the exit code when the command is already done (a flag
+// error, printed, or --help, printed to stdout), nullopt when it should run.
+std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& args);
+
+// An error when `flags` holds positional arguments, which `command` takes none of.
+std::optional<std::string> NoArguments(const FlagSet& flags, const std::string& command);
+
+// The policy a --policy flag names: the file at `path`, or the built-in default when `path` is
+// empty; nullptr, with the file's errors printed to stderr, when the file does not validate.
+std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_COMMAND_LINE_H_

@@ -1,0 +1,30 @@
+// `gpusched explain`: how one pod would be filtered and scored on every node
+// (gpusched/explain/explain.h).
+#ifndef GPUSCHED_APP_EXPLAIN_COMMAND_H_
+#define GPUSCHED_APP_EXPLAIN_COMMAND_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusched/app/cluster_view.h"
+#include "gpusched/cli/flags.h"
+#include "gpusched/explain/explain.h"
+
+namespace gpusched {
+
+struct ExplainCommandOptions {
+  ClusterViewOptions view;
+  std::string pod_path;
+  bool json = false;
+  std::optional<BlendSettings> blend;
+
+  static FlagSet Flags();
+  static std::optional<ExplainCommandOptions> FromFlags(const FlagSet& flags, std::string& error);
+};
+
+int RunExplainCommand(const std::vector<std::string>& args);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_EXPLAIN_COMMAND_H_

@@ -1,0 +1,37 @@
+// `gpusched serve`: the extender service (gpusched/app/server_app.h) with the options its flags
+// give, until SIGTERM or SIGINT.
+#ifndef GPUSCHED_APP_SERVE_COMMAND_H_
+#define GPUSCHED_APP_SERVE_COMMAND_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <spdlog/common.h>
+
+#include "gpusched/app/inventory_source.h"
+#include "gpusched/app/server_app.h"
+#include "gpusched/cli/flags.h"
+#include "gpusched/kube/live_inventory.h"
+#include "gpusched/server/logging.h"
+
+namespace gpusched {
+
+struct ServeCommandOptions {
+  ServerAppOptions app;
+  InventoryChoice inventory;
+  LiveInventoryOptions live;
+  spdlog::level::level_enum log_level = spdlog::level::info;
+  LogFormat log_format = LogFormat::kText;
+
+  static FlagSet Flags();
+  // The options `flags` give; nullopt, with `error` set, when one is invalid. May log a warning
+  // for a setting it adjusts (a body limit over the in-flight budget).
+  static std::optional<ServeCommandOptions> FromFlags(const FlagSet& flags, std::string& error);
+};
+
+int RunServeCommand(const std::vector<std::string>& args);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_SERVE_COMMAND_H_

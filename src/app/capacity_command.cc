@@ -1,0 +1,74 @@
+#include "gpusched/app/capacity_command.h"
+
+#include <fstream>
+#include <iostream>
+
+#include "gpusched/app/command_line.h"
+#include "gpusched/capacity/capacity.h"
+#include "gpusched/capacity/capacity_svg.h"
+#include "gpusched/model/node_pins.h"
+
+namespace gpusched {
+
+FlagSet CapacityCommandOptions::Flags() {
+  FlagSet flags(
+      "gpusched capacity", "gpusched capacity [flags]",
+      "Shows what fits in the cluster now, per GPU product (and per node pool with --pool-label):\n"
+      "GPUs total, allocated, idle and idle but fragmented (FGD's measure against the target\n"
+      "workload), and how many more pods of each standard shape fit (1, 2, 4, 8 GPUs, one slice\n"
+      "of every MIG profile offered, one gpu.shared replica), each shape counted alone, placed\n"
+      "one by one through the same engine and policy as serve. Reads the inventory once; never\n"
+      "writes to the cluster.");
+  ClusterViewOptions::AddFlags(flags);
+  flags
+      .Add({"pool-label", "KEY", "",
+            "also group nodes by this node label, nodes without it under (none); an nvidia.com/ "
+            "label (such as nvidia.com/gpu.family), the only ones gpusched keeps of a node"})
+      .Add({"json", "", "false", "print one JSON object instead of tables"})
+      .Add({"svg", "FILE", "",
+            "also write a picture to FILE: every GPU node as a row of cells (allocated, idle, "
+            "fragmented, MIG slices, shared replicas), grouped by product"});
+  return flags;
+}
+
+std::optional<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const FlagSet& flags,
+                                                                        std::string& error) {
+  if (auto e = NoArguments(flags, "capacity")) {
+    error = *e;
+    return std::nullopt;
+  }
+  auto view = ClusterViewOptions::FromFlags(flags, error);
+  if (!view) return std::nullopt;
+  CapacityCommandOptions o{*view, flags.Get("pool-label"), flags.Get("json") == "true",
+                           flags.Get("svg")};
+  if (!o.pool_label.empty() && !IsPinLabel(o.pool_label)) {
+    error = "--pool-label " + o.pool_label +
+            ": gpusched keeps only the nvidia.com/ labels of a node (not "
+            "nvidia.com/gfd.timestamp); name one of those, such as nvidia.com/gpu.family";
+    return std::nullopt;
+  }
+  return o;
+}
+
+int RunCapacityCommand(const std::vector<std::string>& args) {
+  FlagSet flags = CapacityCommandOptions::Flags();
+  if (auto done = ParseOrHelp(flags, args)) return *done;
+  std::string error;
+  auto options = CapacityCommandOptions::FromFlags(flags, error);
+  if (!options) return Fail(error);
+  auto view = LoadClusterView(options->view, error);
+  if (!view) return Fail(error);
+  CapacityReport report =
+      ComputeCapacity(*view->policy, *view->snapshot, CapacityOptions{options->pool_label});
+  report.inventory = view->description;
+  if (!options->svg_path.empty()) {
+    std::ofstream file(options->svg_path, std::ios::binary | std::ios::trunc);
+    file << FormatCapacitySvg(report, *view->snapshot);
+    file.close();
+    if (!file) return Fail("--svg " + options->svg_path + ": cannot write the file");
+  }
+  std::cout << (options->json ? FormatCapacityJson(report) : FormatCapacityText(report));
+  return 0;
+}
+
+}  // namespace gpusched

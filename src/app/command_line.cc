@@ -1,0 +1,37 @@
+#include "gpusched/app/command_line.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "gpusched/policy/policy_file.h"
+
+namespace gpusched {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "gpusched: %s\n", message.c_str());
+  return kUsageExit;
+}
+
+std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& args) {
+  if (auto error = flags.Parse(args)) return Fail(*error);
+  if (flags.help_requested()) {
+    std::cout << flags.Help();
+    return 0;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> NoArguments(const FlagSet& flags, const std::string& command) {
+  if (flags.positional().empty()) return std::nullopt;
+  return command + " takes no arguments: " + flags.positional()[0];
+}
+
+std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path) {
+  if (path.empty()) return std::make_shared<const Policy>(DefaultPolicySpec());
+  std::vector<std::string> errors;
+  auto policy = LoadPolicy(path, errors);
+  for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
+  return policy;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,87 @@
+#include "gpusched/app/explain_command.h"
+
+#include <iostream>
+
+#include "gpusched/app/command_line.h"
+#include "gpusched/cli/flag_values.h"
+#include "gpusched/inventory/static_inventory.h"
+#include "gpusched/sim/in_tree_scores.h"
+
+namespace gpusched {
+
+FlagSet ExplainCommandOptions::Flags() {
+  FlagSet flags(
+      "gpusched explain", "gpusched explain --pod POD.yaml [flags]",
+      "Shows how gpusched would place a pod: for every node of the inventory, the verdict,\n"
+      "the reason, each plugin's score and weight, the extender score; then the ranking.\n"
+      "It runs the same engine and policy as serve.");
+  flags.Add({"pod", "FILE", "",
+             "the pod, YAML or JSON (a v1.Pod; apiVersion and kind may be left out, as in the "
+             "Pod of an extender request)"});
+  ClusterViewOptions::AddFlags(flags);
+  flags.Add({"output", "FORMAT", "text", "text or json"})
+      .Add({"blend", "MODE", "",
+            "also show what kube-scheduler adds: least-allocated (its default profile) or "
+            "most-allocated NodeResourcesFit, BalancedAllocation and the extender's score x "
+            "weight x 10, and the node it would pick"})
+      .Add({"extender-weight", "W", "5", "the extender's weight with --blend (the README's 5)"});
+  return flags;
+}
+
+std::optional<ExplainCommandOptions> ExplainCommandOptions::FromFlags(const FlagSet& flags,
+                                                                      std::string& error) {
+  ExplainCommandOptions o;
+  o.pod_path = flags.Get("pod");
+  if (o.pod_path.empty()) {
+    error = "explain needs --pod FILE";
+    return std::nullopt;
+  }
+  if (auto e = NoArguments(flags, "explain")) {
+    error = *e;
+    return std::nullopt;
+  }
+  if (const std::string& mode = flags.Get("blend"); !mode.empty()) {
+    auto in_tree = ParseBlendMode(mode);
+    if (!in_tree) {
+      error = "--blend must be least-allocated or most-allocated";
+      return std::nullopt;
+    }
+    auto weight = ParseWholeNumber(flags.Get("extender-weight"), 1, 100);
+    if (!weight) {
+      error = "--extender-weight takes a whole number within 1..100";
+      return std::nullopt;
+    }
+    o.blend = BlendSettings{*in_tree, static_cast<double>(*weight)};
+  }
+  const std::string& output = flags.Get("output");
+  if (output != "text" && output != "json") {
+    error = "--output must be text or json";
+    return std::nullopt;
+  }
+  o.json = output == "json";
+  auto view = ClusterViewOptions::FromFlags(flags, error);
+  if (!view) return std::nullopt;
+  o.view = std::move(*view);
+  return o;
+}
+
+int RunExplainCommand(const std::vector<std::string>& args) {
+  FlagSet flags = ExplainCommandOptions::Flags();
+  if (auto done = ParseOrHelp(flags, args)) return *done;
+  std::string error;
+  auto options = ExplainCommandOptions::FromFlags(flags, error);
+  if (!options) return Fail(error);
+  PodInfo pod;
+  try {
+    pod = LoadPodFile(options->pod_path);
+  } catch (const InventoryError& e) {
+    return Fail(e.what());
+  }
+  auto view = LoadClusterView(options->view, error);
+  if (!view) return Fail(error);
+  Explanation e = Explain(*view->policy, *view->snapshot, pod, options->blend);
+  std::cout << (options->json ? FormatExplanationJson(e) : FormatExplanationText(e));
+  return 0;
+}
+
+}  // namespace gpusched

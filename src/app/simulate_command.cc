@@ -1,0 +1,238 @@
+#include "gpusched/app/simulate_command.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+
+#include "gpusched/app/command_line.h"
+#include "gpusched/cli/flag_values.h"
+#include "gpusched/cli/progress_bar.h"
+#include "gpusched/sim/in_tree_scores.h"
+#include "gpusched/sim/openb_trace.h"
+#include "gpusched/sim/scenario.h"
+#include "gpusched/sim/simulator.h"
+
+namespace gpusched {
+namespace {
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+FlagSet SimulateCommandOptions::Flags() {
+  std::string names;
+  for (const auto& n : BuiltinSimPolicyNames()) names += (names.empty() ? "" : ", ") + n;
+  FlagSet flags(
+      "gpusched simulate",
+      "gpusched simulate --nodes CSV --pods CSV [flags]\n       gpusched simulate --scenario FILE "
+      "[flags]",
+      "Packing benchmark (FGD, USENIX ATC'23 method): shuffles the pods with each seed, extends\n"
+      "them to --tune times the cluster's GPU capacity (or, with --order trace, takes them in the\n"
+      "file's order up to --tune times it), places them one by one with each policy through\n"
+      "gpusched's engine, and reports unallocated and fragmented GPU against arrived workload and\n"
+      "the GPU allocated after the last pod. Policies: " +
+          names + ", or a policy file.");
+  flags.Add({"nodes", "CSV", "", "cluster: an openb node list (sn,cpu_milli,memory_mib,gpu,model)"})
+      .Add({"pods", "CSV", "",
+            "workload: an openb pod list "
+            "(name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec...])"})
+      .Add({"scenario", "FILE", "",
+            "cluster and workload from a scenario YAML (node templates with GFD "
+            "labels and MIG resources, pod mixes) instead of --nodes and --pods; "
+            "examples in bench/scenarios/"})
+      .Add({"policy", "NAME[,NAME...]", "fgd,gpusched",
+            "policies to compare: built-in names or policy files"})
+      .Add({"seeds", "LIST", "42-51", "seeds, as a range 42-51 or a list 42,43"})
+      .Add({"jobs", "N", "2", "runs simulated in parallel"})
+      .Add({"tune", "X", "1.3", "workload size as a multiple of the cluster's GPU capacity"})
+      .Add({"order", "MODE", "shuffle",
+            "arrival order: shuffle (FGD's: name-sorted, shuffled per seed, extended with "
+            "clones) or trace (the file's order, as created, cut where the GPUs asked reach "
+            "--tune times the capacity; no clones)"})
+      .Add({"blend", "MODE", "",
+            "model a real kube-scheduler v1.26 with the policy registered as an extender: node "
+            "sampling (--percentage-of-nodes-to-score), NodeResourcesFit filter (pods, cpu, "
+            "memory, GPUs), then per node NodeResourcesFit least-allocated (the default profile) "
+            "or most-allocated (nvidia.com/gpu 5, cpu 1, memory 1) plus BalancedAllocation plus "
+            "the extender's 0..10 score x weight x 10; ties broken per pod unless --tie-break "
+            "says otherwise; policy none: no extender"})
+      .Add({"extender-weight", "W", "1", "the extender's weight in --blend mode"})
+      .Add({"extender-filter", "PODS", "gpu",
+            "in --blend mode, the pods the extender's filter judges: gpu (a filter entry with "
+            "managedResources, as the README registers it) or all"})
+      .Add({"extender-prioritize", "PODS", "all",
+            "in --blend mode, the pods the extender's score counts for: all (a prioritize "
+            "entry without managedResources, as the README registers it) or gpu"})
+      .Add({"extender-filter-top", "BOOL", "false",
+            "in --blend mode, the extender's filter passes only "
+            "its best-scored nodes (as a policy with "
+            "filterBestOnly: true does anyway)"})
+      .Add({"percentage-of-nodes-to-score", "N", "",
+            "kube-scheduler's percentageOfNodesToScore (0..100): nodes are filtered from a "
+            "rotating start until this share of them is found feasible (at least 100), and "
+            "only those are scored; 0 is its adaptive default (50% minus 1 point per 125 nodes, "
+            "at least 5%); default: 0 in --blend mode, 100 (every node) otherwise"})
+      .Add({"tie-break", "MODE", "",
+            "override how equal scores are broken: node-order (one seeded node "
+            "order per run, the paper's behaviour) or per-pod (a fresh draw per "
+            "pod, as kube-scheduler); default: per-pod for random, else node-order"})
+      .Add({"out-json", "FILE", "", "write the report (policies, per-seed figures) as JSON"})
+      .Add({"out-csv", "FILE", "",
+            "write the curves (policy, seed, arrived %, allocated %, ...) as CSV"})
+      .Add({"out-svg", "FILE", "", "plot unallocated GPU against arrived workload as SVG"})
+      .Add({"progress", "BOOL", "true", "show a progress bar on stderr"});
+  return flags;
+}
+
+std::optional<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const FlagSet& flags,
+                                                                        std::string& error) {
+  auto fail = [&error](std::string message) {
+    error = std::move(message);
+    return std::nullopt;
+  };
+  SimulateCommandOptions o;
+  const std::string& scenario = flags.Get("scenario");
+  if (scenario.empty() == (flags.Get("nodes").empty() || flags.Get("pods").empty())) {
+    return fail("simulate needs --nodes and --pods, or --scenario");
+  }
+  o.scenario_path = scenario;
+  o.nodes_path = flags.Get("nodes");
+  o.pods_path = flags.Get("pods");
+  auto seed_list = ParseSeedList(flags.Get("seeds"));
+  if (!seed_list) return fail("--seeds must be a range such as 42-51 or a list such as 42,43");
+  auto jobs = ParseWholeNumber(flags.Get("jobs"), 1, 256);
+  if (!jobs) return fail("--jobs takes a whole number from 1");
+  auto tune = ParseDecimal(flags.Get("tune"), 0, 10);
+  if (!tune || *tune <= 0) return fail("--tune must be a number in (0, 10]");
+  SimBatch& batch = o.batch;
+  batch.seeds = std::move(*seed_list);
+  batch.jobs = static_cast<int>(*jobs);
+  SimOptions& base = batch.base;
+  base.tune = *tune;
+  if (const std::string& order = flags.Get("order"); order == "trace") {
+    base.order = ArrivalOrder::kTrace;
+  } else if (order != "shuffle") {
+    return fail("--order must be shuffle or trace");
+  }
+  if (const std::string& pct = flags.Get("percentage-of-nodes-to-score"); !pct.empty()) {
+    auto parsed = ParseWholeNumber(pct, 0, 100);
+    if (!parsed) return fail("--percentage-of-nodes-to-score takes a whole number from 0 to 100");
+    base.percentage_of_nodes_to_score = static_cast<int>(*parsed);
+  }
+  const std::string& blend = flags.Get("blend");
+  std::optional<InTreeScore> in_tree = ParseBlendMode(blend);
+  if (!blend.empty() && !in_tree) return fail("--blend must be least-allocated or most-allocated");
+  for (const char* flag : {"extender-filter-top", "progress"}) {
+    if (!ParseBool(flags.Get(flag)))
+      return fail(std::string("--") + flag + " must be true or false");
+  }
+  if (!blend.empty()) {
+    auto weight = ParseDecimal(flags.Get("extender-weight"), 0, 100);
+    if (!weight || *weight <= 0) return fail("--extender-weight must be a number in (0, 100]");
+    base.blend =
+        BlendOptions{true, *in_tree, *weight, *ParseBool(flags.Get("extender-filter-top"))};
+    const std::pair<const char*, ExtenderPods*> scopes[] = {
+        {"extender-filter", &base.blend.filtered},
+        {"extender-prioritize", &base.blend.prioritized}};
+    for (const auto& [flag, pods] : scopes) {
+      const std::string& value = flags.Get(flag);
+      if (value != "gpu" && value != "all") {
+        return fail(std::string("--") + flag + " must be gpu or all");
+      }
+      *pods = value == "gpu" ? ExtenderPods::kGpuPods : ExtenderPods::kAllPods;
+    }
+  }
+  const std::string& ties = flags.Get("tie-break");
+  if (ties == "node-order") {
+    base.ties = TieBreak::kNodeOrder;
+  } else if (ties == "per-pod") {
+    base.ties = TieBreak::kPerPod;
+  } else if (!ties.empty()) {
+    return fail("--tie-break must be node-order or per-pod");
+  } else if (base.blend.enabled) {
+    base.ties = TieBreak::kPerPod;  // kube-scheduler's selectHost draws among equal totals
+  }
+
+  auto policy_names = ParseNameList(flags.Get("policy"));
+  if (!policy_names) return fail("--policy takes policy names or files joined by commas");
+  std::vector<std::string> errors;
+  auto policies = ResolveSimPolicies(*policy_names, errors);
+  for (size_t i = 0; i + 1 < errors.size(); ++i) std::fprintf(stderr, "%s\n", errors[i].c_str());
+  if (!policies) return fail(errors.empty() ? "no policy" : errors.back());
+  batch.policies = std::move(*policies);
+  for (const SimPolicy& p : batch.policies) {
+    if (!p.policy && !base.blend.enabled) {
+      return fail("--policy " + p.name + " models kube-scheduler without an extender: add --blend");
+    }
+  }
+  o.report =
+      ReportInputs{scenario.empty() ? o.nodes_path : scenario,
+                   scenario.empty() ? o.pods_path : scenario,
+                   *tune,
+                   blend.empty() ? ""
+                                 : blend + " + extender x " + flags.Get("extender-weight") +
+                                       ", filter " + flags.Get("extender-filter") +
+                                       " pods, prioritize " + flags.Get("extender-prioritize") +
+                                       " pods" + (base.blend.filter_top ? ", filter top" : ""),
+                   ties,
+                   flags.Get("order"),
+                   PercentageOfNodesToScore(base)};
+  o.out_json = flags.Get("out-json");
+  o.out_csv = flags.Get("out-csv");
+  o.out_svg = flags.Get("out-svg");
+  o.progress = flags.Get("progress") == "true";
+  return o;
+}
+
+int RunSimulateCommand(const std::vector<std::string>& args) {
+  FlagSet flags = SimulateCommandOptions::Flags();
+  if (auto done = ParseOrHelp(flags, args)) return *done;
+  std::string error;
+  auto options = SimulateCommandOptions::FromFlags(flags, error);
+  if (!options) return Fail(error);
+  const SimBatch& batch = options->batch;
+  std::vector<TraceNode> nodes;
+  std::vector<TracePod> pods;
+  try {
+    if (!options->scenario_path.empty()) {
+      Scenario s = LoadScenario(options->scenario_path);
+      nodes = std::move(s.nodes);
+      pods = std::move(s.pods);
+    } else {
+      nodes = LoadOpenbNodes(options->nodes_path);
+      pods = LoadOpenbPods(options->pods_path);
+    }
+  } catch (const TraceError& e) {
+    return Fail(e.what());
+  }
+
+  size_t run_count = batch.policies.size() * batch.seeds.size();
+  ProgressBar progress("of " + std::to_string(run_count) + " runs", options->progress);
+  auto started = std::chrono::steady_clock::now();
+  std::vector<PolicySummary> summary =
+      RunSimBatch(nodes, pods, batch, [&](double share) { progress.Update(share); });
+  progress.Finish();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const ReportInputs& inputs = options->report;
+  std::cout << FormatSummaryTable(summary) << std::flush;
+  std::fprintf(stderr, "%zu runs in %.1f s with %d jobs\n", run_count, seconds, batch.jobs);
+  const std::pair<const std::string*, std::function<std::string()>> outputs[] = {
+      {&options->out_json, [&] { return FormatReportJson(inputs, summary); }},
+      {&options->out_csv, [&] { return FormatCurvesCsv(summary); }},
+      {&options->out_svg,
+       [&] { return FormatCurvesSvg(summary, "Unallocated GPU, " + inputs.pods_path); }},
+  };
+  for (const auto& [path, format] : outputs) {
+    if (!path->empty() && !WriteFile(*path, format())) return Fail("cannot write " + *path);
+  }
+  return 0;
+}
+
+}  // namespace gpusched
