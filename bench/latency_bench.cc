@@ -2,7 +2,8 @@
 //
 //   build/bench/latency_bench [--sizes 1000,5000,15000] [--occupancy 0.5,0.9] [--pairs 200]
 //                             [--paths http,handler,baseline] [--modes names,nodes]
-//                             [--usage repeating,distinct]
+//                             [--usage repeating,distinct] [--hold 0] [--request-timeout 10]
+//   build/bench/latency_bench_beast ... --paths http,beast   (built on demand, with Boost.Beast)
 //
 // For each cluster size and GPU occupancy (50%, 90%) it serves a synthetic cluster from an
 // in-process HttpServer on 127.0.0.1 and drives filter + prioritize pairs over one keep-alive
@@ -12,11 +13,18 @@
 // cpp-httplib's (which parses headers and copies bodies as a general client does) and a lean
 // one that only writes the request bytes and reads the answer's bytes, so its round trip is the
 // server's time plus the loopback transfer: the server-side figure.
+// With `beast` (latency_bench_beast only) the same routes object is also served by Boost.Beast
+// (bench/beast_server.h) and the lean client's pairs alternate between the two servers in four
+// rounds, so both see the same machine. With --hold N, N idle connections, 64 sending headers
+// slowly and 16 announcing a body they never send (attack_test's scenario) are held open on the
+// server measured while it is measured; a table then gives, per server, the threads and
+// descriptors they cost and how many of the slow ones it closed --request-timeout seconds later.
 // Then, in the same run, the handler alone (decode, engine, encode; no HTTP) with the production
 // codec and with the straightforward nlohmann DOM codec, and their ratio.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -24,6 +32,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include <httplib.h>
@@ -31,15 +40,20 @@
 #include <nlohmann/json.hpp>
 
 #include "baseline_codec.h"
+#include "gpusched/app/process_setup.h"
+#include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/flags.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_server.h"
-#include "gpusched/server/http_transport.h"
 #include "gpusched/util/text.h"
+#include "testing/raw_socket.h"
 #include "workload.h"
+#ifdef GPUSCHED_WITH_BEAST
+#include "beast_server.h"
+#endif
 
 namespace {
 
@@ -159,21 +173,124 @@ void Row(const char* what, int nodes, double occupancy, const char* mode, int ca
 
 // Which measurements to run.
 struct Selection {
-  bool http = true, handler = true, baseline = true;
+  bool http = true, handler = true, baseline = true, beast = false;
   bool names = true, nodes = true;
+  int hold = 0;  // idle connections held during the lean client's pairs
+  std::chrono::seconds request_timeout{10};
 };
 
-void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Selection& only) {
+// Entries of a /proc/self directory: the process's threads (task) or descriptors (fd).
+size_t CountEntries(const char* dir) {
+  std::error_code ec;
+  size_t n = 0;
+  for (auto it = std::filesystem::directory_iterator(dir, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++n;
+  }
+  return n;
+}
+
+// attack_test's idle, slow and lying connections against one server.
+struct HeldConnections {
+  std::vector<testing::RawSocket> idle, slow;  // slow: slow headers, then bodies never sent
+  HeldConnections(int port, int idle_count) {
+    if (idle_count <= 0) return;
+    for (int i = 0; i < idle_count; ++i) idle.emplace_back(port);
+    for (int i = 0; i < 64; ++i) {
+      slow.emplace_back(port);
+      slow.back().Send("POST /filter HTTP/1.1\r\nHost: x\r\n");
+    }
+    for (int i = 0; i < 16; ++i) {
+      slow.emplace_back(port);
+      slow.back().Send(
+          "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n{\"Pod\":");
+    }
+  }
+  size_t size() const { return idle.size() + slow.size(); }
+  // Of the slow and lying ones, how many the server has closed; waits up to `wait` in all.
+  int SlowClosed(std::chrono::milliseconds wait) {
+    auto deadline = Clock::now() + wait;
+    int closed = 0;
+    for (auto& c : slow) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (c.ClosedWithin(std::max(left, std::chrono::milliseconds(1)))) ++closed;
+    }
+    return closed;
+  }
+};
+
+// What holding connections cost one server: filled in while they are held.
+struct HoldReport {
+  const char* server;
+  size_t held = 0, open_connections = 0;
+  long threads_added = 0, descriptors_added = 0;
+  Stats pairs{};
+  int slow_closed = 0;
+  size_t slow = 0;
+};
+
+// Times filter + prioritize pairs from a lean client against each of `ports` in turn, over
+// `rounds` rounds, so that two servers see the same machine; one Stats per port.
+std::vector<Stats> MeasureAlternating(const std::vector<int>& ports, int pairs,
+                                      const std::string& filter, const std::string& prioritize) {
+  constexpr int kRounds = 4;
+  std::vector<std::unique_ptr<LeanClient>> clients;
+  for (int port : ports) clients.push_back(std::make_unique<LeanClient>(port));
+  std::vector<std::vector<double>> ms(ports.size());
+  std::vector<double> seconds(ports.size(), 0);
+  for (int round = 0; round < kRounds; ++round) {
+    for (size_t i = 0; i < ports.size(); ++i) {
+      auto once = [&] {
+        if (clients[i]->Post("/filter", filter) != 200) std::abort();
+        if (clients[i]->Post("/prioritize", prioritize) != 200) std::abort();
+      };
+      if (round == 0) {
+        for (int k = 0; k < std::max(3, pairs / 10); ++k) once();  // warm up
+      }
+      auto start = Clock::now();
+      for (int k = 0; k < std::max(1, pairs / kRounds); ++k) {
+        auto t0 = Clock::now();
+        once();
+        ms[i].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+      seconds[i] += std::chrono::duration<double>(Clock::now() - start).count();
+    }
+  }
+  std::vector<Stats> out;
+  for (size_t i = 0; i < ports.size(); ++i) out.push_back(Summarize(ms[i], seconds[i]));
+  return out;
+}
+
+void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Selection& only,
+         std::vector<HoldReport>& holds) {
   bench::Workload w = bench::MakeWorkload(size, occupancy, 42, usage);
   std::printf("| (%d nodes, %.0f%% occupancy, %s usage: %zu content classes) | | | | | | | | |\n",
               size, occupancy * 100,
               usage == bench::NodeUsage::kDistinct ? "distinct" : "repeating",
               w.snapshot->class_count());
   // Metrics on, as `gpusched serve` runs (request counters, latency histograms, rejections).
-  auto app = bench::MakeServerApp(w);
+  ServerOptions server_options;
+  server_options.request_timeout = only.request_timeout;
+  auto app = bench::MakeServerApp(w, DefaultPolicySpec(), true, server_options);
   const ExtenderService& service = app->service();
   int port = app->Bind();
   std::thread serving([&] { app->Run(); });
+  std::vector<int> ports = {port};
+#ifdef GPUSCHED_WITH_BEAST
+  // The same routes as the app's server (a second HttpRoutes over the same service, readiness
+  // and metrics), over Boost.Beast.
+  HttpRoutes beast_routes(
+      server_options, service, [&] { return app->inventory().readiness(); }, &app->metrics());
+  std::unique_ptr<bench::BeastServer> beast;
+  std::thread beast_serving;
+  if (only.beast) {
+    TransportOptions beast_options = server_options;
+    beast_options.port = 0;
+    beast = std::make_unique<bench::BeastServer>(beast_options, beast_routes);
+    ports.push_back(beast->Bind());
+    beast_serving = std::thread([&] { beast->Run(); });
+  }
+#endif
 
   auto client_owner = std::make_unique<httplib::Client>("127.0.0.1", port);
   httplib::Client& client = *client_owner;
@@ -191,6 +308,17 @@ void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Se
     if (!(m.filter == &w.names_request ? only.names : only.nodes)) continue;
     auto first = client.Post("/filter", *m.filter, "application/json");
     std::string prioritize = PrioritizeRequest(*m.filter, first->body);
+    for (size_t i = 1; i < ports.size(); ++i) {  // every server gives the same answers
+      httplib::Client other("127.0.0.1", ports[i]);
+      other.set_read_timeout(60, 0);
+      auto f = other.Post("/filter", *m.filter, "application/json");
+      auto p = other.Post("/prioritize", prioritize, "application/json");
+      auto ours = client.Post("/prioritize", prioritize, "application/json");
+      if (!f || !p || !ours || f->body != first->body || p->body != ours->body) {
+        std::fprintf(stderr, "latency_bench: the servers' answers differ\n");
+        std::abort();
+      }
+    }
     if (only.http) {
       Stats http = Measure(m.pairs, [&] {
         auto f = client.Post("/filter", *m.filter, "application/json");
@@ -198,13 +326,44 @@ void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Se
         if (!f || !p || f->status != 200 || p->status != 200) std::abort();
       });
       Row("HTTP pair, cpp-httplib client", size, occupancy, m.name, m.candidates, http);
-      LeanClient lean(port);
-      Stats server_side = Measure(m.pairs, [&] {
-        if (lean.Post("/filter", *m.filter) != 200) std::abort();
-        if (lean.Post("/prioritize", prioritize) != 200) std::abort();
-      });
+      // Without held connections the servers alternate; with them, each is measured alone
+      // while they are held on it.
+      std::vector<Stats> server_side;
+      if (only.hold == 0) server_side = MeasureAlternating(ports, m.pairs, *m.filter, prioritize);
+      for (size_t i = 0; only.hold > 0 && i < ports.size(); ++i) {
+        HoldReport report{i == 0 ? "gpusched transport" : "Boost.Beast"};
+        long threads_before = static_cast<long>(CountEntries("/proc/self/task"));
+        long fds_before = static_cast<long>(CountEntries("/proc/self/fd"));
+        auto hold_start = Clock::now();
+        HeldConnections held(ports[i], only.hold);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        report.held = held.size();
+        report.threads_added = static_cast<long>(CountEntries("/proc/self/task")) - threads_before;
+        // Each held connection is two descriptors here: the client's and the server's.
+        report.descriptors_added = static_cast<long>(CountEntries("/proc/self/fd")) - fds_before -
+                                   static_cast<long>(held.size());
+        report.open_connections = i == 0 ? app->connection_count() : 0;
+#ifdef GPUSCHED_WITH_BEAST
+        if (i == 1) report.open_connections = beast->connection_count();
+#endif
+        report.pairs = MeasureAlternating({ports[i]}, m.pairs, *m.filter, prioritize)[0];
+        server_side.push_back(report.pairs);
+        report.slow = held.slow.size();
+        auto due = hold_start + only.request_timeout + std::chrono::seconds(1);
+        report.slow_closed = held.SlowClosed(std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::max(due - Clock::now(), Clock::duration(0))));
+        holds.push_back(report);
+        held.idle.clear();
+        held.slow.clear();
+        // Until the server has closed its ends, they would count against the next server.
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
       Row("HTTP pair, lean client (server side)", size, occupancy, m.name, m.candidates,
-          server_side);
+          server_side[0]);
+      if (server_side.size() > 1) {
+        Row("HTTP pair, lean client, Boost.Beast server", size, occupancy, m.name, m.candidates,
+            server_side[1]);
+      }
     }
     if (!only.handler) continue;
     Stats fast = Measure(m.pairs, [&] {
@@ -227,6 +386,12 @@ void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Se
         size, occupancy * 100, m.name, m.candidates, slow.p50_ms / fast.p50_ms);
   }
   client_owner.reset();  // close the keep-alive connection, or the server waits for its timeout
+#ifdef GPUSCHED_WITH_BEAST
+  if (beast) {
+    beast->Stop();
+    beast_serving.join();
+  }
+#endif
   app->Stop();
   serving.join();
 }
@@ -234,8 +399,7 @@ void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Se
 }  // namespace
 
 int main(int argc, char** argv) {
-  UseOneAllocatorArena();  // as gpusched serve does, so the figures are the server's, so the
-                           // figures are the server's
+  SetUpServingProcess();  // as gpusched serve does, so the figures are the server's
   FlagSet flags("latency_bench", "latency_bench [flags]", "Extender request latency at scale.");
   flags.Add({"sizes", "N,N,...", "1000,5000,15000", "cluster sizes in nodes"})
       .Add({"occupancy", "F,F", "0.5,0.9", "GPU occupancy levels"})
@@ -246,8 +410,15 @@ int main(int argc, char** argv) {
       .Add({"pairs", "N", "200", "filter+prioritize pairs per NodeNames measurement"})
       .Add({"paths", "LIST", "http,handler,baseline",
             "measurements: http (round trip), handler (in-process), baseline (nlohmann DOM; "
-            "needs handler)"})
-      .Add({"modes", "LIST", "names,nodes", "nodeCacheCapable modes: names (true), nodes (false)"});
+            "needs handler), beast (the lean client's pairs also against Boost.Beast; needs "
+            "http, and latency_bench_beast)"})
+      .Add({"modes", "LIST", "names,nodes", "nodeCacheCapable modes: names (true), nodes (false)"})
+      .Add({"hold", "N", "0",
+            "idle connections held (with 64 slow-header and 16 lying-body ones) on each server "
+            "while its lean pairs are measured"})
+      .Add({"request-timeout", "SECONDS", "10",
+            "both servers' --request-timeout; with --hold, the slow connections are checked "
+            "for closing a second after it"});
   if (auto error = flags.Parse(std::vector<std::string>(argv + 1, argv + argc))) {
     std::fprintf(stderr, "latency_bench: %s\n", error->c_str());
     return 2;
@@ -256,11 +427,12 @@ int main(int argc, char** argv) {
     std::printf("%s", flags.Help().c_str());
     return 0;
   }
-  Selection only{false, false, false, false, false};
+  Selection only{false, false, false, false, false, false};
   for (const auto& p : SplitList(flags.Get("paths"))) {
     bool* flag = p == "http"       ? &only.http
                  : p == "handler"  ? &only.handler
                  : p == "baseline" ? &only.baseline
+                 : p == "beast"    ? &only.beast
                                    : nullptr;
     if (!flag) {
       std::fprintf(stderr, "latency_bench: --paths: unknown measurement \"%s\"\n", p.c_str());
@@ -276,6 +448,28 @@ int main(int argc, char** argv) {
     }
     *flag = true;
   }
+#ifndef GPUSCHED_WITH_BEAST
+  if (only.beast) {
+    std::fprintf(stderr,
+                 "latency_bench: --paths beast: this build has no Boost.Beast; build and run "
+                 "latency_bench_beast (ninja -C build latency_bench_beast)\n");
+    return 2;
+  }
+#endif
+  auto hold = ParseWholeNumber(flags.Get("hold"), 0, 100000);
+  auto request_timeout = ParseWholeNumber(flags.Get("request-timeout"), 1, 3600);
+  if (!hold || !request_timeout) {
+    std::fprintf(stderr, "latency_bench: --hold and --request-timeout take whole numbers\n");
+    return 2;
+  }
+  only.hold = static_cast<int>(*hold);
+  only.request_timeout = std::chrono::seconds(*request_timeout);
+  if (only.hold > 0) {  // the held connections' two ends are both in this process
+    rlimit limit{};
+    getrlimit(RLIMIT_NOFILE, &limit);
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
   std::vector<bench::NodeUsage> usages;
   for (const auto& u : SplitList(flags.Get("usage"))) {
     if (u != "repeating" && u != "distinct") {
@@ -289,13 +483,25 @@ int main(int argc, char** argv) {
       "| path | nodes | GPU occupancy | mode | nodes per request | p50 ms | p99 ms | max ms | "
       "pairs/s |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  std::vector<HoldReport> holds;
   for (const auto& size : SplitList(flags.Get("sizes"))) {
     for (const auto& occ : SplitList(flags.Get("occupancy"))) {
       for (auto usage : usages) {
-        Run(std::stoi(size), std::stod(occ), usage, std::stoi(flags.Get("pairs")), only);
+        Run(std::stoi(size), std::stod(occ), usage, std::stoi(flags.Get("pairs")), only, holds);
       }
       std::fflush(stdout);
     }
+  }
+  if (holds.empty()) return 0;
+  std::printf(
+      "\n| server, connections held | open connections | threads added | descriptors added | "
+      "lean pair p50 ms | p99 ms | max ms | slow or lying closed %llds after |\n",
+      static_cast<long long>(only.request_timeout.count()) + 1);
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (const auto& h : holds) {
+    std::printf("| %s, %zu | %zu | %ld | %ld | %.3f | %.3f | %.3f | %d of %zu |\n", h.server,
+                h.held, h.open_connections, h.threads_added, h.descriptors_added, h.pairs.p50_ms,
+                h.pairs.p99_ms, h.pairs.max_ms, h.slow_closed, h.slow);
   }
   return 0;
 }

@@ -85,8 +85,10 @@ Workload MakeWorkload(int nodes, double occupancy, uint64_t seed, NodeUsage usag
 }
 
 std::unique_ptr<ServerApp> MakeServerApp(const Workload& w, const PolicySpec& policy,
-                                         bool count_decisions) {
+                                         bool count_decisions, ServerOptions server) {
   ServerAppOptions options;
+  options.server = std::move(server);
+  options.server.host = "127.0.0.1";
   options.server.port = 0;
   options.count_decisions = count_decisions;
   return std::make_unique<ServerApp>(options, std::make_shared<const Policy>(policy),

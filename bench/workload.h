@@ -40,10 +40,12 @@ Workload MakeWorkload(int nodes, double occupancy, uint64_t seed = 42,
 
 // The extender over a workload's snapshot as `gpusched serve` runs it (a ServerApp with a static
 // inventory source), counting its decisions in the metrics unless `count_decisions` is false.
-// Nothing listens until Bind(); the verbs' listener takes any free port on 127.0.0.1.
+// Nothing listens until Bind(); the verbs' listener takes any free port on 127.0.0.1, with
+// `server`'s other settings.
 std::unique_ptr<ServerApp> MakeServerApp(const Workload& w,
                                          const PolicySpec& policy = DefaultPolicySpec(),
-                                         bool count_decisions = true);
+                                         bool count_decisions = true,
+                                         ServerOptions server = ServerOptions());
 
 }  // namespace gpusched::bench
 

@@ -7,12 +7,15 @@
 
 #include "gpusched/app/capacity_command.h"
 #include "gpusched/app/command_line.h"
+#include "gpusched/app/defrag_plan_command.h"
 #include "gpusched/app/explain_command.h"
+#include "gpusched/app/mig_advice_command.h"
 #include "gpusched/app/policy_command.h"
 #include "gpusched/app/sample_cluster_command.h"
 #include "gpusched/app/serve_command.h"
 #include "gpusched/app/simulate_command.h"
 #include "gpusched/app/version_command.h"
+#include "gpusched/app/why_pending_command.h"
 
 namespace gpusched {
 namespace {
@@ -30,6 +33,18 @@ constexpr Command kCommands[] = {
      "what fits now: GPUs idle and fragmented, and how many more pods of each\n"
      "                  standard shape fit, per GPU product and node pool",
      RunCapacityCommand},
+    {"why-pending",
+     "the GPU pods waiting for a node, grouped by shape and by the reason\n"
+     "                  gpusched's filter gives on the best-looking nodes",
+     RunWhyPendingCommand},
+    {"mig-advice",
+     "which idle MIG-capable nodes to repartition (nvidia.com/mig.config) for\n"
+     "                  the MIG slices pending pods ask for, as kubectl label lines",
+     RunMigAdviceCommand},
+    {"defrag-plan",
+     "the fewest pods to move so that a waiting GPU pod fits, and where each\n"
+     "                  would go (advice only)",
+     RunDefragPlanCommand},
     {"policy", "check FILE: validate a policy file and print the effective policy",
      RunPolicyCommand},
     {"sample-cluster", "print the bundled sample cluster (the default inventory of serve)",

@@ -267,6 +267,74 @@ TEST(ClusterLedger, snapshots_share_unchanged_nodes_and_never_change) {
   EXPECT_NE(third->Find("n3"), nullptr);
 }
 
+std::vector<std::string> Names(const std::vector<PodInfo>& pods) {
+  std::vector<std::string> out;
+  for (const auto& p : pods) out.push_back(p.name);
+  return out;
+}
+
+TEST(ClusterLedger, snapshots_carry_the_pending_and_bound_gpu_pods) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  PodInfo waiting = BoundPod("wait-b", "", 8, PodPhase::kPending);
+  waiting.priority = 100;
+  waiting.created_unix = 1700000000;
+  ledger.UpsertPod(waiting);
+  ledger.UpsertPod(BoundPod("wait-a", "", 1, PodPhase::kPending));
+  ledger.UpsertPod(BoundPod("run", "n1", 2));
+  ledger.UpsertPod(BoundPod("starting", "n1", 1, PodPhase::kPending));  // bound, not running yet
+  ledger.UpsertPod(BoundPod("done", "n1", 2, PodPhase::kSucceeded));
+  ledger.UpsertPod(BoundPod("failed-unbound", "", 2, PodPhase::kFailed));
+  ledger.UpsertPod(testing::MakePod("cpu-only", ResourceList{{"cpu", 100}}));  // pending, no GPU
+  auto s = ledger.BuildSnapshot();
+  // Sorted by namespace and name; terminal pods and pods without GPUs are in neither list.
+  EXPECT_EQ(Names(s->gpu_pods().pending), (std::vector<std::string>{"wait-a", "wait-b"}));
+  EXPECT_EQ(Names(s->gpu_pods().bound), (std::vector<std::string>{"run", "starting"}));
+  const PodInfo& kept = s->gpu_pods().pending[1];
+  EXPECT_EQ(kept.priority, 100);  // the PodInfo as the watch reported it
+  EXPECT_EQ(kept.created_unix, 1700000000);
+  EXPECT_EQ(kept.requests.units("nvidia.com/gpu"), 8);
+
+  // The pod is bound, then finishes: it moves, then leaves.
+  ledger.UpsertPod(BoundPod("wait-b", "n1", 8));
+  s = ledger.BuildSnapshot();
+  EXPECT_EQ(Names(s->gpu_pods().pending), (std::vector<std::string>{"wait-a"}));
+  EXPECT_EQ(Names(s->gpu_pods().bound), (std::vector<std::string>{"run", "starting", "wait-b"}));
+  ledger.UpsertPod(BoundPod("wait-b", "n1", 8, PodPhase::kSucceeded));
+  ledger.DeletePod("uid-run");
+  s = ledger.BuildSnapshot();
+  EXPECT_EQ(Names(s->gpu_pods().bound), (std::vector<std::string>{"starting"}));
+}
+
+TEST(ClusterLedger, the_gpu_pod_list_is_shared_until_a_gpu_pod_changes) {
+  using Clock = ClusterLedger::Clock;
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertPod(BoundPod("a", "", 2, PodPhase::kPending));
+  auto first = ledger.BuildSnapshot();
+  // Nodes, pods without GPUs and assumptions leave the list as it is: the same object.
+  ledger.UpsertNode(GpuNode("n2", 8));
+  PodInfo cpu = testing::MakePod("cpu-only", ResourceList{{"cpu", 100}});
+  cpu.node_name = "n1";
+  ledger.UpsertPod(cpu);
+  ASSERT_EQ(ledger.Assume("uid-a", "n1", Clock::now(), std::chrono::hours(1)),
+            ClusterLedger::AssumeResult::kApplied);
+  auto second = ledger.BuildSnapshot();
+  EXPECT_EQ(second->shared_gpu_pods(), first->shared_gpu_pods());
+  ASSERT_EQ(second->gpu_pods().pending.size(), 1u);  // assumed, still pending to the watch
+  EXPECT_TRUE(second->gpu_pods().bound.empty());
+  // A GPU pod reported again: a new list; the old snapshot keeps its own.
+  ledger.UpsertPod(BoundPod("a", "n1", 2));
+  auto third = ledger.BuildSnapshot();
+  EXPECT_NE(third->shared_gpu_pods(), second->shared_gpu_pods());
+  EXPECT_EQ(third->gpu_pods().bound.size(), 1u);
+  EXPECT_EQ(second->gpu_pods().pending.size(), 1u);
+  // A snapshot built without pods (the simulator's) has empty lists.
+  ClusterSnapshot bare({}, 1);
+  EXPECT_TRUE(bare.gpu_pods().pending.empty());
+  EXPECT_TRUE(bare.gpu_pods().bound.empty());
+}
+
 // A writer publishes snapshots while readers use them: every snapshot a reader sees is complete
 // and consistent. Run under ThreadSanitizer by the test script.
 TEST(ClusterLedger, readers_see_only_whole_snapshots_while_a_writer_publishes) {

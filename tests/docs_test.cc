@@ -106,6 +106,9 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
     m.policy_digest = "abc";
     m.capacity_gpus = {{"NVIDIA-H100-80GB-HBM3", "total", 8}};  // with --ops-listen
     m.capacity_fits = {{"NVIDIA-H100-80GB-HBM3", "gpu-1", 8}};
+    m.pending_reported = true;
+    m.pending_pods = {{"nvidia.com/gpu: 8", "Insufficient nvidia.com/gpu", 1}};
+    m.pending_oldest = {{"nvidia.com/gpu: 8", "", 60}};
     return m;
   });
   metrics.ObserveRequest("filter", "ok", 0.001, 10);

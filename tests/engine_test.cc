@@ -22,7 +22,7 @@ class FakePlugin : public Plugin {
         scores_(std::move(scores)),
         invert_(invert_on_normalize) {}
   std::string_view name() const override { return name_; }
-  bool Filters() const override { return true; }
+  ExtensionPoints Extends() const override { return {.filter = true, .score = true}; }
   Verdict Filter(const Cycle&, const NodeState& n) const override {
     auto it = verdicts_.find(n.info.gpu.product);
     return it == verdicts_.end() ? Verdict::Pass() : it->second;
@@ -91,7 +91,7 @@ TEST_F(EngineFixture, unresolvable_verdicts_win_over_earlier_unschedulable_ones)
 class ScoreOnlyPlugin : public FakePlugin {
  public:
   using FakePlugin::FakePlugin;
-  bool Filters() const override { return false; }
+  ExtensionPoints Extends() const override { return {.score = true}; }
 };
 
 TEST_F(EngineFixture, plugins_that_declare_no_filter_are_not_asked_and_rejections_name_the_filter) {
@@ -114,6 +114,32 @@ TEST_F(EngineFixture, plugins_that_declare_no_filter_are_not_asked_and_rejection
   EXPECT_EQ(v[1].reason, "filters");
   EXPECT_EQ(rejected_by[1], "filters");  // the plugin's own index, not its place among filters
   EXPECT_TRUE(v[2].passed());
+}
+
+// FakePlugin declaring no Score: whatever its weight, it never enters a node's weighted mean.
+class FilterOnlyPlugin : public FakePlugin {
+ public:
+  using FakePlugin::FakePlugin;
+  ExtensionPoints Extends() const override { return {.filter = true}; }
+};
+
+TEST_F(EngineFixture, plugins_that_declare_no_score_are_not_scored_whatever_their_weight) {
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<FilterOnlyPlugin>(
+                         "filters", std::map<std::string, Verdict>{},
+                         std::map<std::string, double>{{"a", 100}, {"b", 100}, {"c", 100}}),
+                     50});
+  plugins.push_back(
+      {std::make_unique<FakePlugin>("scores", std::map<std::string, Verdict>{},
+                                    std::map<std::string, double>{{"a", 80}, {"b", 40}, {"c", 0}}),
+       1});
+  Engine engine = Make(std::move(plugins));
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  auto evaluation = engine.Evaluate(*cycle, nodes);
+  ASSERT_EQ(evaluation[0].scores.size(), 1u);
+  EXPECT_EQ(evaluation[0].scores[0].plugin, "scores");
+  EXPECT_EQ(evaluation[0].combined, 80);
+  EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{8, 4, 0}));
 }
 
 TEST_F(EngineFixture, first_unschedulable_verdict_is_kept_among_equals) {
@@ -139,7 +165,7 @@ TEST_F(EngineFixture, first_unschedulable_verdict_is_kept_among_equals) {
 class RejectingPlugin : public Plugin {
  public:
   std::string_view name() const override { return "rejecting"; }
-  bool Filters() const override { return true; }
+  ExtensionPoints Extends() const override { return {.filter = true}; }
   void Prepare(Cycle& cycle) const override { cycle.Reject("bad pod setting"); }
   Verdict Filter(const Cycle&, const NodeState&) const override { return Verdict::Pass(); }
 };
@@ -272,6 +298,9 @@ TEST(Registry, builds_default_engine_and_rejects_unknown_plugins) {
   ProfileSpec heavy = policy.profiles[0];
   heavy.plugins["gpu-binpack"].weight = 101;
   EXPECT_THROW(BuildEngine(policy, heavy), std::invalid_argument);
+  ProfileSpec weighted_filter = policy.profiles[0];  // gpu-fit only filters
+  weighted_filter.plugins["gpu-fit"].weight = 1;
+  EXPECT_THROW(BuildEngine(policy, weighted_filter), std::invalid_argument);
   ProfileSpec disabled = policy.profiles[0];
   disabled.plugins["gpu-fit"].enabled = false;
   auto engine = BuildEngine(policy, disabled);

@@ -57,7 +57,8 @@ TEST_F(ServiceFixture, prioritize_with_binpack_packs_the_fullest_node_first) {
   plugins["gpu-binpack"].weight = 1;
   plugins["fgd"].enabled = false;
   plugins["consolidate"].enabled = false;
-  plugins["cpu-reserve"].enabled = false;  // the sample nodes declare CPU
+  plugins["cpu-reserve"].enabled = false;      // the sample nodes declare CPU
+  plugins["product-reserve"].enabled = false;  // the sample's pending pods pin products
   binpack.score_mapping = ScoreMapping::kLinear;
   policies.Set(std::make_shared<const Policy>(binpack));
   ExtenderArgs args = DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json"));

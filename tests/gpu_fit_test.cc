@@ -95,5 +95,26 @@ TEST(GpuFit, verdicts_and_reasons) {
   }
 }
 
+// One cycle, two nodes each offering more of another resource than gpusched judges, the two names
+// of one length: each node gets its own reason. (The cycle finds a stored reason by the address of
+// its prefix, so a prefix built in a temporary could be taken for the next one's.)
+TEST(GpuFit, reasons_for_different_resources_stay_apart_within_a_cycle) {
+  const ResourceList request = {{"nvidia.com/mig-1g.10gb", Units(1)},
+                                {"nvidia.com/mig-2g.10gb", Units(1)}};
+  NodeState first = MakeNode(
+      "a", {{"nvidia.com/mig-1g.10gb", Units(2000)}, {"nvidia.com/mig-2g.10gb", Units(7)}});
+  NodeState second = MakeNode(
+      "b", {{"nvidia.com/mig-1g.10gb", Units(7)}, {"nvidia.com/mig-2g.10gb", Units(2000)}});
+  PodInfo pod = MakePod("p", request);
+  ClusterSnapshot snapshot({}, 1);
+  Cycle cycle(pod, request, snapshot);
+  GpuFitPlugin plugin;
+  plugin.Prepare(cycle);
+  EXPECT_EQ(plugin.Filter(cycle, first).reason,
+            "node offers more nvidia.com/mig-1g.10gb than gpusched judges (1024)");
+  EXPECT_EQ(plugin.Filter(cycle, second).reason,
+            "node offers more nvidia.com/mig-2g.10gb than gpusched judges (1024)");
+}
+
 }  // namespace
 }  // namespace gpusched::gpu_fit_test

@@ -324,7 +324,7 @@ TEST_F(ServerFixture, concurrent_clients_get_consistent_answers) {
 class SmallBudgetServer : public ServerFixture {
   void SetUp() override {
     ServerOptions o;
-    o.max_inflight_body_bytes = 1 << 20;
+    o.max_inflight_bytes = 1 << 20;
     Start(o);
   }
 };
@@ -375,7 +375,7 @@ TEST_F(SmallBudgetServer, a_request_past_the_budget_gets_503_json_and_is_closed)
 class SmallLimitServer : public ServerFixture {
   void SetUp() override {
     ServerOptions o;
-    o.max_body_bytes = 4096;
+    o.limits.max_body_bytes = 4096;
     o.url_prefix = "/gpu-extender/";
     o.filter_verb = "filterVerb";
     Start(o);

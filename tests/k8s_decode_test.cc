@@ -177,6 +177,62 @@ TEST(DecodePod, rejects_bad_quantities_and_types_naming_the_field) {
   EXPECT_THROW(DecodePodText(R"({"metadata":{"labels":{"a":{"b":1}}}})"), DecodeError);
 }
 
+TEST(DecodePod, reads_priority_creation_time_and_the_controller_reference) {
+  PodInfo p = DecodePodText(R"({"metadata":{"name":"p","creationTimestamp":"2026-11-25T14:30:27Z",
+      "ownerReferences":[
+        {"apiVersion":"v1","kind":"ConfigMap","name":"cm","uid":"u-cm"},
+        {"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs-1","uid":"u-rs","controller":true,
+         "blockOwnerDeletion":true},
+        {"apiVersion":"batch/v1","kind":"Job","name":"j","uid":"u-j","controller":true}]},
+      "spec":{"priority":1000,"containers":[]}})");
+  EXPECT_EQ(p.priority, 1000);
+  EXPECT_EQ(p.created_unix, 1795617027);  // date -d 2026-11-25T14:30:27Z +%s
+  EXPECT_TRUE(p.controller.known());
+  // The first reference marked controller; a second one (invalid in Kubernetes) is ignored.
+  EXPECT_EQ(p.controller.kind, "ReplicaSet");
+  EXPECT_EQ(p.controller.name, "rs-1");
+  EXPECT_EQ(p.controller.uid, "u-rs");
+
+  PodInfo bare = DecodePodText(R"({"metadata":{"name":"p","ownerReferences":[
+      {"kind":"ReplicaSet","name":"rs","uid":"u","controller":false}]},"spec":{"containers":[]}})");
+  EXPECT_EQ(bare.priority, 0);
+  EXPECT_EQ(bare.created_unix, 0);
+  EXPECT_FALSE(bare.controller.known());
+}
+
+TEST(DecodePod, malformed_planning_fields_read_as_unknown_not_as_errors) {
+  const std::string long_name(kMaxOwnerRefField + 1, 'x');
+  PodInfo p = DecodePodText(R"({"metadata":{"name":"p","creationTimestamp":"yesterday",
+      "ownerReferences":[{"kind":"ReplicaSet","name":")" +
+                            long_name + R"(","uid":"u","controller":true}]},
+      "spec":{"priority":"high","containers":[]}})");
+  EXPECT_EQ(p.name, "p");
+  EXPECT_EQ(p.created_unix, 0);
+  EXPECT_EQ(p.priority, 0);
+  EXPECT_FALSE(p.controller.known());  // an overlong field: the reference is not kept
+  // Out of int32's range: clamped, as no API server would store it.
+  EXPECT_EQ(DecodePodText(R"({"spec":{"priority":99999999999,"containers":[]}})").priority,
+            2147483647);
+  EXPECT_EQ(DecodePodText(R"({"spec":{"priority":-7,"containers":[]}})").priority, -7);
+  // The wrong JSON shape is a decode error like any other.
+  EXPECT_THROW(DecodePodText(R"({"metadata":{"ownerReferences":{"kind":"x"}}})"), DecodeError);
+}
+
+TEST(ParseRfc3339Seconds, reads_kubernetes_timestamps_and_refuses_the_rest) {
+  EXPECT_EQ(ParseRfc3339Seconds("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(ParseRfc3339Seconds("2000-02-29T12:00:00Z"), 951825600);
+  EXPECT_EQ(ParseRfc3339Seconds("2026-11-25T14:30:27.123456Z"), 1795617027);
+  EXPECT_EQ(ParseRfc3339Seconds("2026-11-25T15:30:27+01:00"), 1795617027);
+  EXPECT_EQ(ParseRfc3339Seconds("2026-11-25T09:30:27-05:00"), 1795617027);
+  for (const char* bad :
+       {"", "2026-11-25", "2026-11-25 14:30:27Z", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z",
+        "2026-11-31T00:00:00Z", "2026-11-25T24:00:00Z", "2026-11-25T14:30:27",
+        "1969-12-31T23:59:59Z", "2026-11-25T14:30:27.Z", "2026-11-25T14:30:27Zjunk",
+        "2026-11-25T14:30:27+0100", "+2026-11-25T14:30:27Z", "2026-11-25T14:3a:27Z"}) {
+    EXPECT_EQ(ParseRfc3339Seconds(bad), std::nullopt) << bad;
+  }
+}
+
 TEST(DecodeNode, reads_every_fixture_node) {
   for (const char* f : {"01-t4-plain-1gpu.json", "02-t4-timeslice-4-renamed.json",
                         "03-v100-x4-plain.json", "04-a100-40gb-x8-mig-mixed.json",

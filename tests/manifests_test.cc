@@ -62,13 +62,18 @@ TEST(Manifests, every_file_parses_and_kustomization_lists_them_all) {
   EXPECT_EQ(Strings(k["resources"]), files);
 }
 
-TEST(Manifests, rbac_grants_get_list_watch_on_nodes_and_pods_and_nothing_more) {
+TEST(Manifests, rbac_grants_reading_nodes_and_pods_and_listing_budgets_and_nothing_more) {
   YAML::Node role = Kind("rbac.yaml", "ClusterRole");
-  ASSERT_EQ(role["rules"].size(), 1u);
+  ASSERT_EQ(role["rules"].size(), 2u);
   YAML::Node rule = role["rules"][0];
   EXPECT_EQ(Strings(rule["apiGroups"]), (std::set<std::string>{""}));
   EXPECT_EQ(Strings(rule["resources"]), (std::set<std::string>{"nodes", "pods"}));
   EXPECT_EQ(Strings(rule["verbs"]), (std::set<std::string>{"get", "list", "watch"}));
+  // gpusched defrag-plan lists PodDisruptionBudgets once (gpusched/kube/budget_list.h).
+  YAML::Node budgets = role["rules"][1];
+  EXPECT_EQ(Strings(budgets["apiGroups"]), (std::set<std::string>{"policy"}));
+  EXPECT_EQ(Strings(budgets["resources"]), (std::set<std::string>{"poddisruptionbudgets"}));
+  EXPECT_EQ(Strings(budgets["verbs"]), (std::set<std::string>{"list"}));
   YAML::Node binding = Kind("rbac.yaml", "ClusterRoleBinding");
   EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), "gpusched");
 }

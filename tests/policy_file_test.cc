@@ -1,6 +1,10 @@
 #include "gpusched/policy/policy_file.h"
 
 #include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +16,64 @@ namespace gpusched::policy_file_test {
 namespace {
 
 constexpr char kHeader[] = "apiVersion: gpusched.io/v1alpha1\nkind: SchedulingPolicy\n";
+
+// A plugin's settings as it prints them, flattened: "costs.NVIDIA-T4" -> "0.5",
+// "targetWorkload.expected[1].gpus" -> "1".
+class FlatSink : public SettingsSink {
+ public:
+  void Number(std::string_view key, double value) override { Put(key, Format(value)); }
+  void Bool(std::string_view key, bool value) override { Put(key, value ? "true" : "false"); }
+  void String(std::string_view key, std::string_view value) override { Put(key, value); }
+  void NumberMap(std::string_view key, const NamedNumbers& values) override {
+    BeginMap(key);
+    for (const auto& [name, value] : values) Number(name, value);
+    End();
+  }
+  void BeginMap(std::string_view key) override {
+    if (key.empty()) key = std::to_string(entries_.back()++);  // the next entry of a list
+    path_.push_back(std::string(key));
+    entries_.push_back(-1);
+  }
+  void BeginList(std::string_view key) override {
+    path_.push_back(std::string(key));
+    entries_.push_back(0);
+  }
+  void End() override {
+    path_.pop_back();
+    entries_.pop_back();
+  }
+
+  std::map<std::string, std::string> values;
+  std::vector<std::string> keys;  // in the order printed
+
+ private:
+  static std::string Format(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  }
+  void Put(std::string_view key, std::string_view value) {
+    std::string path;
+    for (size_t i = 0; i < path_.size(); ++i) {
+      bool entry = i > 0 && entries_[i - 1] >= 0;
+      path += entry ? "[" + path_[i] + "]" : (path.empty() ? "" : ".") + path_[i];
+    }
+    bool entry = !entries_.empty() && entries_.back() >= 0;
+    path += entry ? "[" + std::string(key) + "]" : (path.empty() ? "" : ".") + std::string(key);
+    values[path] = std::string(value);
+    keys.push_back(path);
+  }
+  std::vector<std::string> path_;
+  std::vector<int> entries_;  // per level: the next list entry, or -1 in a mapping
+};
+
+// The settings of `plugin` in profile `profile` of `spec`, flattened.
+FlatSink SettingsOf(const PolicySpec& spec, size_t profile, const std::string& plugin) {
+  FlatSink sink;
+  const PluginSetting& setting = spec.profiles.at(profile).plugins.at(plugin);
+  if (setting.config) setting.config->Print(sink);
+  return sink;
+}
 
 TEST(PolicyFile, every_example_policy_loads_and_compiles) {
   for (const char* name : {"default", "training-binpack", "inference-latency", "mig-mixed"}) {
@@ -49,7 +111,7 @@ TEST(PolicyFile, long_keys_written_escaped_read_back_after_formatting) {
       std::string what = std::string(unit) + " x " + std::to_string(n);
       PolicyParseResult r = ParsePolicy(text, "p.yaml");
       ASSERT_TRUE(r.spec) << what << ": " << r.errors[0];
-      ASSERT_EQ(r.spec->wide.costs.size(), 1u) << what;
+      ASSERT_EQ(SettingsOf(*r.spec, 0, "gpu-match").keys.size(), 1u) << what;
       std::string printed = FormatPolicy(*r.spec);
       PolicyParseResult again = ParsePolicy(printed, "printed");
       ASSERT_TRUE(again.spec) << what << ": " << again.errors[0];
@@ -57,7 +119,9 @@ TEST(PolicyFile, long_keys_written_escaped_read_back_after_formatting) {
       ASSERT_EQ(again.spec->profiles.size(), 2u) << what;
       if (std::string_view(unit).find('\xff') != std::string_view::npos) continue;
       // The same keys (a byte that is not UTF-8 is printed as U+FFFD, so not those).
-      EXPECT_EQ(again.spec->wide.costs, r.spec->wide.costs) << what;
+      EXPECT_EQ(SettingsOf(*again.spec, 1, "gpu-match").values,
+                SettingsOf(*r.spec, 1, "gpu-match").values)
+          << what;
       EXPECT_EQ(again.spec->profiles[1].match_labels, r.spec->profiles[1].match_labels) << what;
     }
   }
@@ -166,6 +230,17 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
        "targetWorkload.expected[0]: needs weight and one of gpus or mig"},
       {"expected_not_a_profile", h + "targetWorkload: {expected: [{mig: large, weight: 1}]}\n",
        "targetWorkload.expected[0].mig: must be a MIG profile such as 1g.10gb"},
+      {"expected_not_a_list", h + "targetWorkload: {expected: {gpus: 8}}\n",
+       "bad.yaml:3:28: targetWorkload.expected: must be a non-empty list of at most 32"},
+      {"prior_share_in_plugins", h + "plugins:\n  fgd: {targetWorkload: {priorShare: 2}}\n",
+       "bad.yaml:4:38: plugins.fgd.targetWorkload.priorShare: must be within 0..1"},
+      {"sharing_not_a_bool", h + "sharing: {mpsFailRequestsGreaterThanOne: maybe}\n",
+       "bad.yaml:3:42: sharing.mpsFailRequestsGreaterThanOne: must be true or false"},
+      {"sharing_unknown_key", h + "sharing: {mps: true}\n",
+       "bad.yaml:3:11: sharing.mps: unknown key (allowed: mpsFailRequestsGreaterThanOne, "
+       "timeSlicingFailRequestsGreaterThanOne)"},
+      {"weight_on_a_filter", h + "plugins:\n  sharing: {weight: 1}\n",
+       "plugins.sharing.weight: must be 0: sharing filters and does not score"},
   };
   for (const auto& c : cases) {
     PolicyParseResult r = ParsePolicy(c.yaml, "bad.yaml");
@@ -185,27 +260,104 @@ TEST(PolicyFile, target_workload_and_rank_mapping_are_read_and_printed) {
                        "ok.yaml");
   ASSERT_TRUE(r.spec.has_value()) << (r.errors.empty() ? "" : r.errors[0]);
   EXPECT_EQ(r.spec->score_mapping, ScoreMapping::kRank);
-  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.prior_share, 0.25);
-  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.prior_pods, 4);
-  ASSERT_EQ(r.spec->wide.target_workload.expected.size(), 3u);
-  // In shape order: the slice (no GPU device) first, then 1 and 8 GPUs.
-  const TaskShape& slice = r.spec->wide.target_workload.expected[0].shape;
-  EXPECT_EQ(slice.mig_profile, "1g.10gb");
-  EXPECT_EQ(slice.mig_count, 1);
-  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.expected[0].weight, 0.5);
-  EXPECT_EQ(r.spec->wide.target_workload.expected[1].shape.num_gpu, 1);
-  EXPECT_DOUBLE_EQ(r.spec->wide.target_workload.expected[1].weight, 3.0 / 8);
+  // fgd's setting; in shape order: the slice (no GPU device) first, then 1 and 8 GPUs.
+  const std::map<std::string, std::string> expected = {
+      {"targetWorkload.priorShare", "0.25"},         {"targetWorkload.priorPods", "4"},
+      {"targetWorkload.expected[0].mig", "1g.10gb"}, {"targetWorkload.expected[0].weight", "0.5"},
+      {"targetWorkload.expected[1].gpus", "1"},      {"targetWorkload.expected[1].weight", "0.375"},
+      {"targetWorkload.expected[2].gpus", "8"},      {"targetWorkload.expected[2].weight", "0.125"},
+  };
+  EXPECT_EQ(SettingsOf(*r.spec, 0, "fgd").values, expected);
   std::string printed = FormatPolicy(*r.spec);
   EXPECT_NE(printed.find("scoreMapping: rank"), std::string::npos) << printed;
   EXPECT_NE(printed.find("priorShare: 0.25"), std::string::npos) << printed;
   auto again = ParsePolicy(printed, "printed.yaml");  // what `policy check` prints reads back
   ASSERT_TRUE(again.spec.has_value()) << (again.errors.empty() ? "" : again.errors[0]);
-  ASSERT_EQ(again.spec->wide.target_workload.expected.size(), 3u);
-  for (size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(again.spec->wide.target_workload.expected[i].shape,
-              r.spec->wide.target_workload.expected[i].shape);
+  EXPECT_EQ(SettingsOf(*again.spec, 0, "fgd").values, expected);
+}
+
+// costs, sharing and targetWorkload are settings of gpu-match, sharing and fgd. Stated at the top
+// level, as policies did before, they mean the same as in the `plugins:` mapping: every profile
+// starts from them, a profile may override them, and they turn no plugin on or off.
+TEST(PolicyFile, top_level_costs_sharing_and_target_workload_are_plugin_settings) {
+  const std::string top_level =
+      std::string(kHeader) +
+      "costs: {\"NVIDIA-H100-*\": 4, \"NVIDIA-A100-*\": 2, \"*\": 1}\n"
+      "sharing: {timeSlicingFailRequestsGreaterThanOne: true}\n"
+      "targetWorkload: {priorPods: 0, expected: [{gpus: 8, weight: 1}]}\n";
+  const std::string in_plugins =
+      std::string(kHeader) +
+      "plugins:\n"
+      "  gpu-match: {costs: {\"NVIDIA-H100-*\": 4, \"NVIDIA-A100-*\": 2, \"*\": 1}}\n"
+      "  sharing: {timeSlicingFailRequestsGreaterThanOne: true}\n"
+      "  fgd: {targetWorkload: {priorPods: 0, expected: [{gpus: 8, weight: 1}]}}\n";
+  auto a = ParsePolicy(top_level + "profiles:\n- name: default\n- name: other\n", "a.yaml");
+  auto b = ParsePolicy(in_plugins + "profiles:\n- name: default\n- name: other\n", "b.yaml");
+  ASSERT_TRUE(a.spec) << a.errors[0];
+  ASSERT_TRUE(b.spec) << b.errors[0];
+  EXPECT_EQ(FormatPolicy(*a.spec), FormatPolicy(*b.spec));
+  for (size_t profile : {0u, 1u}) {
+    FlatSink costs = SettingsOf(*a.spec, profile, "gpu-match");
+    // In the order written: the first glob that matches a product gives its cost.
+    EXPECT_EQ(costs.keys,
+              (std::vector<std::string>{"costs.NVIDIA-H100-*", "costs.NVIDIA-A100-*", "costs.*"}));
+    EXPECT_EQ(
+        SettingsOf(*a.spec, profile, "sharing").values,
+        (std::map<std::string, std::string>{{"mpsFailRequestsGreaterThanOne", "true"},
+                                            {"timeSlicingFailRequestsGreaterThanOne", "true"}}));
+    EXPECT_EQ(SettingsOf(*a.spec, profile, "fgd").values.at("targetWorkload.priorPods"), "0");
   }
-  EXPECT_DOUBLE_EQ(again.spec->wide.target_workload.prior_pods, 4);
+
+  // A profile's own mapping overrides them; the top level turns nothing on.
+  auto c = ParsePolicy(top_level +
+                           "plugins: {gpu-match: {enabled: false}}\n"
+                           "profiles:\n- name: default\n  plugins:\n"
+                           "    gpu-match: {costs: {\"NVIDIA-T4\": 1}}\n"
+                           "    sharing: {mpsFailRequestsGreaterThanOne: false}\n",
+                       "c.yaml");
+  ASSERT_TRUE(c.spec) << c.errors[0];
+  EXPECT_EQ(SettingsOf(*c.spec, 0, "gpu-match").keys, std::vector<std::string>{"costs.NVIDIA-T4"});
+  EXPECT_EQ(SettingsOf(*c.spec, 0, "sharing").values.at("mpsFailRequestsGreaterThanOne"), "false");
+  EXPECT_EQ(SettingsOf(*c.spec, 0, "sharing").values.at("timeSlicingFailRequestsGreaterThanOne"),
+            "true");
+  EXPECT_TRUE(c.spec->profiles[0].plugins.at("gpu-match").enabled);  // the profile named it
+  auto off = ParsePolicy(top_level + "plugins: {gpu-match: {enabled: false}}\n", "off.yaml");
+  ASSERT_TRUE(off.spec) << off.errors[0];
+  EXPECT_FALSE(off.spec->profiles[0].plugins.at("gpu-match").enabled);
+}
+
+// A weight belongs to a plugin that scores. gpu-fit and sharing only filter: a weight there would
+// only pull every node's weighted mean down (issue #28), so a policy that gives one is refused
+// with file, line and key; 0, what it meant before, is still read.
+TEST(PolicyFile, a_weight_on_a_plugin_that_does_not_score_is_refused) {
+  auto r = ParsePolicy(std::string(kHeader) +
+                           "scoreMapping: linear\n"
+                           "plugins:\n  gpu-fit: {weight: 50}\n  sharing: {weight: 50}\n"
+                           "profiles:\n- name: default\n  plugins:\n    gpu-fit: {weight: 1}\n",
+                       "bad.yaml");
+  EXPECT_FALSE(r.spec);
+  EXPECT_EQ(r.errors,
+            (std::vector<std::string>{
+                "bad.yaml:5:21: plugins.gpu-fit.weight: must be 0: gpu-fit filters and does not "
+                "score",
+                "bad.yaml:6:21: plugins.sharing.weight: must be 0: sharing filters and does not "
+                "score",
+                "bad.yaml:10:23: profiles[0].plugins.gpu-fit.weight: must be 0: gpu-fit filters "
+                "and does not score",
+            }));
+  auto zero = ParsePolicy(std::string(kHeader) +
+                              "plugins:\n  gpu-fit: {enabled: true, weight: 0}\n"
+                              "  maintenance: {action: score, weight: 2}\n",
+                          "ok.yaml");
+  ASSERT_TRUE(zero.spec) << zero.errors[0];
+  EXPECT_EQ(zero.spec->profiles[0].plugins.at("maintenance").weight, 2);  // filters and scores
+  // What `policy check` prints gives no weight to a plugin that does not score.
+  std::string printed = FormatPolicy(*zero.spec);
+  auto fit = printed.find("gpu-fit:");
+  ASSERT_NE(fit, std::string::npos);
+  EXPECT_EQ(printed.substr(fit, printed.find("gpu-binpack:") - fit).find("weight"),
+            std::string::npos)
+      << printed;
 }
 
 // A plugin's own settings are read and printed by the plugin (plugins/plugin_entry.h): a profile

@@ -150,6 +150,15 @@ TEST_F(PolicyWatcherTest, good_bad_good_keeps_the_last_good_policy_in_between) {
   EXPECT_EQ(watcher.failures(), 1u);  // the same bad text was reported once
 }
 
+// A weight on a plugin that only filters is refused on reload like any other error: the policy in
+// force stays, and the log names file, line and key.
+TEST_F(PolicyWatcherTest, a_weight_on_a_filter_keeps_the_last_good_policy) {
+  auto w = Watch();
+  Write(w->file, Policy(3) + "  gpu-fit: {weight: 1}\n");
+  ExpectOneFailure(*w, 0, "policy.yaml:5:21: plugins.gpu-fit.weight: must be 0");
+  ExpectRecovery(*w);
+}
+
 TEST_F(PolicyWatcherTest, follows_a_configmap_symlink_swap) {
   // kubelet's layout: policy.yaml -> ..data/policy.yaml, ..data -> ..<timestamp>/
   fs::create_directories(dir_ / "..v1");

@@ -1,6 +1,7 @@
 #include "gpusched/app/capacity_worker.h"
 
 #include <exception>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
@@ -8,6 +9,31 @@
 #include "gpusched/codec/json_writer.h"
 
 namespace gpusched {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr char kJsonType[] = "application/json; charset=utf-8";
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// A result's JSON with two members in front: the CLI's JSON, plus where it stands; 503 with
+// `missing` before the first result.
+template <class Result>
+HttpResponse ServeLatest(const std::shared_ptr<const Result>& result, std::string_view missing) {
+  if (!result) return HttpResponse{503, kJsonType, EncodeError(missing), ""};
+  std::string head;
+  JsonWriter w(head);
+  w.BeginObject().Key("snapshotGeneration").Int(static_cast<int64_t>(result->generation));
+  w.Key("ageSeconds").Double(SecondsSince(result->computed_at)).EndObject();
+  // head is {"snapshotGeneration":N,"ageSeconds":X}; splice it before the report's first member.
+  head.pop_back();
+  std::string body = head + "," + result->json.substr(1);
+  return HttpResponse{200, kJsonType, std::move(body), ""};
+}
+
+}  // namespace
 
 CapacityWorker::CapacityWorker(const Published<ClusterSnapshot>& snapshots,
                                const Published<Policy>& policies, std::function<bool()> ready,
@@ -28,7 +54,6 @@ CapacityWorker::~CapacityWorker() {
 }
 
 void CapacityWorker::Loop() {
-  using Clock = std::chrono::steady_clock;
   Clock::time_point next_allowed = Clock::now();
   bool have = false;
   uint64_t last_generation = 0;
@@ -40,23 +65,7 @@ void CapacityWorker::Loop() {
     auto policy = policies_.Get();
     if (snapshot && policy && ready_() && Clock::now() >= next_allowed &&
         (!have || snapshot->generation() != last_generation || policy->digest() != last_digest)) {
-      try {
-        auto start = Clock::now();
-        auto result = std::make_shared<CapacityResult>();
-        result->report = ComputeCapacity(*policy, *snapshot);
-        result->report.inventory = options_.description;
-        result->json = FormatCapacityJson(result->report);
-        CapacityGaugesOf(result->report, result->gauge_gpus, result->gauge_fits);
-        result->generation = snapshot->generation();
-        result->policy_digest = policy->digest();
-        result->computed_at = Clock::now();
-        result->compute_seconds =
-            std::chrono::duration<double>(result->computed_at - start).count();
-        latest_.Set(std::move(result));
-        ++computations_;
-      } catch (const std::exception& e) {
-        spdlog::error("capacity: {}", e.what());  // the last good result stays
-      }
+      Compute(*snapshot, *policy);
       // Throttled from this attempt's end: at most one report per interval, however often the
       // snapshot changes; a failed attempt is not retried before the inputs change.
       have = true;
@@ -69,24 +78,46 @@ void CapacityWorker::Loop() {
   }
 }
 
-HttpResponse CapacityWorker::Serve() const {
-  constexpr char kJsonType[] = "application/json; charset=utf-8";
-  auto result = Latest();
-  if (!result) {
-    return HttpResponse{503, kJsonType,
-                        EncodeError("capacity not computed yet: waiting for the first report"), ""};
+void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& policy) {
+  try {
+    auto start = Clock::now();
+    auto result = std::make_shared<CapacityResult>();
+    result->report = ComputeCapacity(policy, snapshot);
+    result->report.inventory = options_.description;
+    result->json = FormatCapacityJson(result->report);
+    CapacityGaugesOf(result->report, result->gauge_gpus, result->gauge_fits);
+    result->generation = snapshot.generation();
+    result->policy_digest = policy.digest();
+    result->computed_at = Clock::now();
+    result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
+    latest_.Set(std::move(result));
+    ++computations_;
+  } catch (const std::exception& e) {
+    spdlog::error("capacity: {}", e.what());  // the last good result stays
   }
-  double age =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - result->computed_at).count();
-  // The report's own object with two members in front: the CLI's JSON, plus where it stands.
-  std::string head;
-  JsonWriter w(head);
-  w.BeginObject().Key("snapshotGeneration").Int(static_cast<int64_t>(result->generation));
-  w.Key("ageSeconds").Double(age).EndObject();
-  // head is {"snapshotGeneration":N,"ageSeconds":X}; splice it before the report's first member.
-  head.pop_back();
-  std::string body = head + "," + result->json.substr(1);
-  return HttpResponse{200, kJsonType, std::move(body), ""};
+  try {
+    auto start = Clock::now();
+    auto result = std::make_shared<WhyPendingResult>();
+    result->report = ComputeWhyPending(policy, snapshot);
+    result->report.inventory = options_.description;
+    result->json = FormatWhyPendingJson(result->report);
+    WhyPendingGaugesOf(result->report, result->gauge_pods, result->gauge_oldest);
+    result->generation = snapshot.generation();
+    result->computed_at = Clock::now();
+    result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
+    pending_.Set(std::move(result));
+  } catch (const std::exception& e) {
+    spdlog::error("why-pending: {}", e.what());  // the last good result stays
+  }
+}
+
+HttpResponse CapacityWorker::Serve() const {
+  return ServeLatest(Latest(), "capacity not computed yet: waiting for the first report");
+}
+
+HttpResponse CapacityWorker::ServeWhyPending() const {
+  return ServeLatest(LatestWhyPending(),
+                     "why-pending not computed yet: waiting for the first report");
 }
 
 void CapacityWorker::Report(MetricsState& m) const {
@@ -94,6 +125,14 @@ void CapacityWorker::Report(MetricsState& m) const {
   if (!result) return;
   m.capacity_gpus = result->gauge_gpus;
   m.capacity_fits = result->gauge_fits;
+  auto pending = LatestWhyPending();
+  if (!pending) return;
+  m.pending_reported = true;
+  m.pending_pods = pending->gauge_pods;
+  m.pending_oldest = pending->gauge_oldest;
+  // The waits grew since the report: a scrape shows them as of now.
+  double age = SecondsSince(pending->computed_at);
+  for (auto& v : m.pending_oldest) v.value += age;
 }
 
 }  // namespace gpusched

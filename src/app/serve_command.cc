@@ -6,9 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include "gpusched/app/command_line.h"
+#include "gpusched/app/process_setup.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/signal_shutdown.h"
-#include "gpusched/server/http_transport.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched {
@@ -54,7 +54,7 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
     error = "--max-body-bytes must be a quantity from 1 to 4Gi, such as 64Mi";
     return std::nullopt;
   }
-  o.max_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*body));
+  o.limits.max_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*body));
   constexpr int64_t kMaxInflightMilli = (int64_t{64} << 30) * 1000;
   auto inflight = ParseQuantityMilli(f.Get("max-inflight-body-bytes"));
   // Below 64Ki a few headers would fill it.
@@ -62,13 +62,13 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
     error = "--max-inflight-body-bytes must be a quantity from 64Ki to 64Gi, such as 256Mi";
     return std::nullopt;
   }
-  o.max_inflight_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*inflight));
+  o.max_inflight_bytes = static_cast<size_t>(MilliToUnitsCeil(*inflight));
   // A body the budget could never hold is too large (413), not a reason to retry later (503).
-  if (o.max_body_bytes > o.max_inflight_body_bytes) {
-    o.max_body_bytes = o.max_inflight_body_bytes;
+  if (o.limits.max_body_bytes > o.max_inflight_bytes) {
+    o.limits.max_body_bytes = o.max_inflight_bytes;
     spdlog::warn(
         "--max-body-bytes is over --max-inflight-body-bytes: bodies are limited to {} bytes",
-        o.max_body_bytes);
+        o.limits.max_body_bytes);
   }
   auto threads = ParseWholeNumber(f.Get("threads"), 1, 1024);
   auto keep_alive = ParseWholeNumber(f.Get("keep-alive-timeout"), 1, 86400);
@@ -77,7 +77,7 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
     return std::nullopt;
   }
   o.threads = static_cast<int>(*threads);
-  o.keep_alive_seconds = static_cast<int>(*keep_alive);
+  o.keep_alive = std::chrono::seconds(*keep_alive);
   auto request_timeout = ParseWholeNumber(f.Get("request-timeout"), 1, 3600);
   auto max_connections = ParseWholeNumber(f.Get("max-connections"), 16, 1 << 20);
   if (!request_timeout || !max_connections) {
@@ -118,9 +118,9 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
   o.serve_verbs = false;
   o.threads = 2;
   // Its routes take no body. A budget of its own: the verbs' traffic can never fail the probes.
-  o.max_body_bytes = 64 << 10;
-  o.max_inflight_body_bytes = 4 << 20;
-  o.keep_alive_seconds = main.keep_alive_seconds;
+  o.limits.max_body_bytes = 64 << 10;
+  o.max_inflight_bytes = 4 << 20;
+  o.keep_alive = main.keep_alive;
   o.request_timeout = main.request_timeout;
   o.max_connections = main.max_connections;
   if (!ParseListen("ops-listen", f.Get("ops-listen"), o, error)) return std::nullopt;
@@ -260,7 +260,7 @@ std::optional<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet&
 }
 
 int RunServeCommand(const std::vector<std::string>& args) {
-  UseOneAllocatorArena();
+  SetUpServingProcess();
   FlagSet flags = ServeCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
   std::string error;

@@ -1,12 +1,24 @@
 #include "gpusched/app/server_app.h"
 
+#include "gpusched/app/process_setup.h"
 #include "gpusched/policy/policy_watcher.h"
 
 namespace gpusched {
+namespace {
+
+// The options with the app's memory release after bursts of large requests, unless they name
+// their own.
+ServerAppOptions WithMemoryRelease(ServerAppOptions o) {
+  if (!o.server.after_large_requests) o.server.after_large_requests = ReleaseFreeMemory;
+  if (o.ops && !o.ops->after_large_requests) o.ops->after_large_requests = ReleaseFreeMemory;
+  return o;
+}
+
+}  // namespace
 
 ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> policy,
                      std::unique_ptr<InventorySource> inventory)
-    : options_(std::move(options)),
+    : options_(WithMemoryRelease(std::move(options))),
       inventory_(std::move(inventory)),
       policies_(std::move(policy)),
       watcher_(options_.policy_path.empty()
@@ -29,6 +41,7 @@ ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> pol
         std::move(capacity_options));
     // Only the ops listener: the verbs' port never serves it.
     ops_->AddGetRoute("/capacity", [this] { return capacity_->Serve(); });
+    ops_->AddGetRoute("/why-pending", [this] { return capacity_->ServeWhyPending(); });
   }
 }
 

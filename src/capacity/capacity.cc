@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 
+#include "gpusched/capacity/working_nodes.h"
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/metrics/cluster_fragmentation.h"
@@ -20,18 +21,6 @@ constexpr int64_t kWholeGpuSizes[] = {1, 2, 4, 8};
 // Pods of `shape` that `node`'s free units could hold, whatever the plugins say.
 int64_t FreeBound(const NodeState& node, const CapacityShape& shape) {
   return std::max<int64_t>(0, node.free_milli(shape.resource) / 1000) / shape.count;
-}
-
-// What a placement of `pod` charges to `node`, as the ledger counts a bound pod.
-void Charge(NodeState& node, const PodInfo& pod) {
-  node.used.Add(pod.requests);
-  ++node.pod_count;
-  ++node.gpu_pod_count;
-}
-
-// The index of the highest score, the first among equals.
-size_t BestOf(const std::vector<int64_t>& scores) {
-  return static_cast<size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
 }
 
 bool OffersGpu(const NodeInfo& node) {
@@ -209,48 +198,17 @@ PodInfo ShapePod(const CapacityShape& shape) {
 GreedyFill FillGreedily(const Policy& policy, const ClusterSnapshot& snapshot,
                         const CapacityShape& shape, size_t max_placements) {
   GreedyFill fill;
-  const size_t n = snapshot.size();
   int64_t free_bound = 0;
   for (const auto& node : snapshot.nodes()) free_bound += FreeBound(*node, shape);
   const size_t bound = std::min(max_placements, static_cast<size_t>(free_bound));
-  // Working copies of the nodes a placement changed; every other node is the snapshot's own and
-  // keeps its content class. A changed node i takes class class_count + i, one of its own past
-  // the snapshot's (engine/engine.h: Candidates).
-  std::vector<std::unique_ptr<NodeState>> copies(n);
-  std::vector<const NodeState*> nodes(n);
-  for (size_t i = 0; i < n; ++i) nodes[i] = snapshot.nodes()[i].get();
-  std::vector<uint32_t> classes(snapshot.classes().begin(), snapshot.classes().end());
-  const size_t class_count = snapshot.class_count() + n;
+  WorkingNodes nodes(snapshot);
   const PodInfo pod = ShapePod(shape);
   const Policy::Selection selection = policy.Select(pod);
-  std::vector<const NodeState*> passing;
-  std::vector<uint32_t> passing_classes;
-  std::vector<size_t> passing_index;
   while (fill.placements.size() < bound) {
-    // A fresh cycle per placement: what a cycle keeps per class must not outlive a change.
-    auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
-    std::vector<Verdict> verdicts =
-        selection.engine->Filter(*cycle, Candidates{nodes, classes, class_count, {}});
-    passing.clear();
-    passing_classes.clear();
-    passing_index.clear();
-    for (size_t i = 0; i < n; ++i) {
-      if (!verdicts[i].passed()) continue;
-      passing.push_back(nodes[i]);
-      passing_classes.push_back(classes[i]);
-      passing_index.push_back(i);
-    }
-    if (passing.empty()) break;
-    std::vector<int64_t> scores =
-        selection.engine->Prioritize(*cycle, Candidates{passing, passing_classes, class_count, {}});
-    const size_t i = passing_index[BestOf(scores)];
-    if (!copies[i]) {
-      copies[i] = std::make_unique<NodeState>(*nodes[i]);
-      nodes[i] = copies[i].get();
-      classes[i] = static_cast<uint32_t>(snapshot.class_count() + i);
-    }
-    Charge(*copies[i], pod);
-    fill.placements.push_back(i);
+    std::optional<size_t> i = BestPlacement(selection, pod, nodes);
+    if (!i) break;
+    ChargePod(nodes.Mutable(*i), pod);
+    fill.placements.push_back(*i);
   }
   fill.capped =
       fill.placements.size() == max_placements && static_cast<int64_t>(max_placements) < free_bound;

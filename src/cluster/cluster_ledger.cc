@@ -105,6 +105,10 @@ void ClusterLedger::Erase(std::unordered_map<std::string, PodRecord>::iterator i
 
 void ClusterLedger::Put(std::string key, PodRecord record, const NodePins& pins) {
   auto it = pods_.find(key);
+  // An assumption keeps the pod's info: the GPU pod list stands.
+  if (it == pods_.end() ? record.info != nullptr : it->second.info != record.info) {
+    gpu_pod_list_.reset();
+  }
   if (it != pods_.end()) {
     Erase(it);
   } else if (!record.gpu_requests.empty()) {
@@ -132,6 +136,10 @@ void ClusterLedger::UpsertPod(const PodInfo& pod) {
     if (it->second.assumed_until) return;  // the watch has not caught up with the scheduler yet
     record.assume_window = it->second.assume_window;  // still pending: the window stands
   }
+  // Terminal pods are in no list: their info would be memory for nothing.
+  if (!record.gpu_requests.empty() && !record.terminal) {
+    record.info = std::make_shared<const PodInfo>(pod);
+  }
   Put(std::move(key), std::move(record), pod.pins);
 }
 
@@ -145,7 +153,7 @@ ClusterLedger::AssumeResult ClusterLedger::Assume(std::string_view key, std::str
   Clock::time_point window = known.assume_window.value_or(now + ttl);
   Clock::time_point expires = std::min(now + ttl, window);
   if (expires <= now) return AssumeResult::kRefused;
-  PodRecord record = known;
+  PodRecord record = known;  // its info too: an assumption leaves the pod pending
   record.node_name = std::string(node);
   record.counted = true;
   record.assumed_until = expires;
@@ -180,7 +188,9 @@ size_t ClusterLedger::ExpireAssumptions(Clock::time_point now) {
 
 void ClusterLedger::DeletePod(std::string_view key) {
   auto it = pods_.find(std::string(key));
-  if (it != pods_.end()) Erase(it);
+  if (it == pods_.end()) return;
+  if (it->second.info) gpu_pod_list_.reset();
+  Erase(it);
 }
 
 void ClusterLedger::ReplaceNodes(std::vector<NodeInfo> nodes) {
@@ -243,6 +253,18 @@ std::vector<WeightedShape> ClusterLedger::StandardWorkload() const {
   return StandardWorkloadOf(nodes);
 }
 
+std::shared_ptr<const GpuPodList> ClusterLedger::CurrentGpuPods() {
+  if (gpu_pod_list_) return gpu_pod_list_;
+  std::vector<GpuPodList::PodPtr> pending;
+  std::vector<GpuPodList::PodPtr> bound;
+  for (const auto& [key, record] : pods_) {
+    if (!record.info || record.info->terminal()) continue;
+    (record.info->node_name.empty() ? pending : bound).push_back(record.info);
+  }
+  gpu_pod_list_ = std::make_shared<const GpuPodList>(std::move(pending), std::move(bound));
+  return gpu_pod_list_;
+}
+
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   if (!deferred_.empty() && !ProductLabels().empty()) {
     for (auto& d : deferred_) Count(std::move(d.shape), d.pins, d.seen);
@@ -281,7 +303,7 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   }
   return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
                                                  observed_.Observed(), StandardWorkload(),
-                                                 std::move(assumptions));
+                                                 std::move(assumptions), CurrentGpuPods());
 }
 
 }  // namespace gpusched

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "gpusched/model/gpu_resources.h"
@@ -24,16 +25,37 @@ uint32_t ClassFor(std::unordered_map<uint64_t, std::vector<uint32_t>>& by_hash, 
   return static_cast<uint32_t>(count);
 }
 
+// The empty list, one for every snapshot built without pods (the simulator builds many).
+const std::shared_ptr<const GpuPodList>& NoGpuPods() {
+  static const std::shared_ptr<const GpuPodList> empty = std::make_shared<const GpuPodList>(
+      std::vector<GpuPodList::PodPtr>{}, std::vector<GpuPodList::PodPtr>{});
+  return empty;
+}
+
+// `from`'s pods sorted by namespace, name and uid, copied.
+std::vector<PodInfo> SortedCopies(std::vector<GpuPodList::PodPtr> from) {
+  std::sort(from.begin(), from.end(), [](const auto& a, const auto& b) {
+    return std::tie(a->namespace_name, a->name, a->uid) <
+           std::tie(b->namespace_name, b->name, b->uid);
+  });
+  std::vector<PodInfo> out;
+  out.reserve(from.size());
+  for (const auto& pod : from) out.push_back(*pod);
+  return out;
+}
+
 }  // namespace
 
 ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
                                  ObservedWorkload observed_workload,
                                  std::vector<WeightedShape> standard_workload,
-                                 Assumptions assumptions)
+                                 Assumptions assumptions,
+                                 std::shared_ptr<const GpuPodList> gpu_pods)
     : nodes_(std::move(nodes)),
       observed_workload_(std::move(observed_workload)),
       standard_workload_(std::move(standard_workload)),
       assumptions_(std::move(assumptions)),
+      gpu_pods_(gpu_pods ? std::move(gpu_pods) : NoGpuPods()),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;
@@ -103,6 +125,19 @@ bool ClusterSnapshot::Offers(std::string_view resource) const {
   auto it = std::lower_bound(offered_resources_.begin(), offered_resources_.end(), resource);
   return it != offered_resources_.end() && *it == resource;
 }
+
+GpuPodList::GpuPodList(std::vector<PodPtr> pending, std::vector<PodPtr> bound)
+    : pending_(std::move(pending)), bound_(std::move(bound)) {}
+
+const GpuPods& GpuPodList::Get() const {
+  std::call_once(once_, [this] {
+    pods_.pending = SortedCopies(pending_);
+    pods_.bound = SortedCopies(bound_);
+  });
+  return pods_;
+}
+
+const GpuPods& ClusterSnapshot::gpu_pods() const { return gpu_pods_->Get(); }
 
 const Assumption* ClusterSnapshot::AssumptionOf(std::string_view pod_key) const {
   auto it = assumptions_.find(pod_key);

@@ -102,6 +102,67 @@ std::vector<ContainerResources> DecodeContainers(value v) {
   return out;
 }
 
+// Digits at text[pos, pos + n) as a number, or -1.
+int Digits(std::string_view text, size_t pos, size_t n) {
+  if (pos + n > text.size()) return -1;
+  int out = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    out = out * 10 + (text[i] - '0');
+  }
+  return out;
+}
+
+// Days from 1970-01-01 to the proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// The ownerReference `v` when it is the controller and fits kMaxOwnerRefField.
+std::optional<OwnerRef> DecodeControllerRef(value v) {
+  OwnerRef ref;
+  bool controller = false;
+  bool fits = true;
+  for (field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    std::string* into = key == "kind"   ? &ref.kind
+                        : key == "name" ? &ref.name
+                        : key == "uid"  ? &ref.uid
+                                        : nullptr;
+    if (into) {
+      std::string_view text = ScalarText(f.value());
+      fits = fits && text.size() <= kMaxOwnerRefField;
+      if (fits) *into = text;
+    } else if (key == "controller") {
+      value c = f.value();
+      controller = c.type() == json_type::boolean ? bool(c.get_bool()) : ScalarText(c) == "true";
+    }
+  }
+  if (!controller || !fits) return std::nullopt;
+  return ref;
+}
+
+void DecodeOwnerReferences(value v, PodInfo& pod) {
+  if (IsNull(v)) return;
+  for (value item : v.get_array()) {
+    std::optional<OwnerRef> ref = DecodeControllerRef(item);
+    if (ref && !pod.controller.known()) pod.controller = std::move(*ref);
+  }
+}
+
+// spec.priority: an int32 in the API; anything else reads as 0 (planning only reads it).
+int32_t DecodePriority(value v) {
+  std::optional<int64_t> n = ParsePinInteger(ScalarText(v));
+  if (!n) return 0;
+  return static_cast<int32_t>(std::clamp<int64_t>(*n, std::numeric_limits<int32_t>::min(),
+                                                  std::numeric_limits<int32_t>::max()));
+}
+
 void DecodePodMetadata(value v, PodInfo& pod) {
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
@@ -113,6 +174,10 @@ void DecodePodMetadata(value v, PodInfo& pod) {
       pod.uid = ScalarText(f.value());
     } else if (key == "resourceVersion") {
       pod.resource_version = ScalarText(f.value());
+    } else if (key == "creationTimestamp") {
+      pod.created_unix = ParseRfc3339Seconds(ScalarText(f.value())).value_or(0);
+    } else if (key == "ownerReferences") {
+      WithContext("ownerReferences", [&] { DecodeOwnerReferences(f.value(), pod); });
     } else if (key == "labels") {
       for (const auto& [k, val] : DecodeStringMap(f.value())) pod.labels.emplace_back(k, val);
     } else if (key == "annotations") {
@@ -300,6 +365,8 @@ PodResources DecodePodSpec(value v, PodInfo& pod) {
       resources.overhead = WithContext("overhead", [&] { return DecodeResourceList(f.value()); });
     } else if (key == "nodeName") {
       pod.node_name = ScalarText(f.value());
+    } else if (key == "priority") {
+      pod.priority = DecodePriority(f.value());
     } else if (key == "nodeSelector") {
       WithContext("nodeSelector", [&] { pins.Selector(f.value()); });
     } else if (key == "affinity") {
@@ -335,6 +402,48 @@ void ExpectEnd(simdjson::ondemand::document& doc) {
   if (doc.current_location().error() == simdjson::SUCCESS) {
     throw DecodeError("unexpected data after the JSON value");
   }
+}
+
+std::optional<int64_t> ParseRfc3339Seconds(std::string_view t) {
+  // YYYY-MM-DDTHH:MM:SS, then optional .fraction, then Z or +HH:MM / -HH:MM.
+  if (t.size() < 20 || t.size() > 64) return std::nullopt;
+  int year = Digits(t, 0, 4), month = Digits(t, 5, 2), day = Digits(t, 8, 2);
+  int hour = Digits(t, 11, 2), minute = Digits(t, 14, 2), second = Digits(t, 17, 2);
+  if (t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't') || t[13] != ':' ||
+      t[16] != ':') {
+    return std::nullopt;
+  }
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 ||
+      minute > 59 || second < 0 || second > 60) {
+    return std::nullopt;
+  }
+  static constexpr int kDaysIn[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day > kDaysIn[month - 1] || (month == 2 && day == 29 && !leap)) return std::nullopt;
+  size_t pos = 19;
+  if (pos < t.size() && t[pos] == '.') {
+    size_t digits = ++pos;
+    while (pos < t.size() && t[pos] >= '0' && t[pos] <= '9') ++pos;
+    if (pos == digits) return std::nullopt;
+  }
+  int64_t offset = 0;
+  if (pos < t.size() && (t[pos] == 'Z' || t[pos] == 'z')) {
+    ++pos;
+  } else if (pos < t.size() && (t[pos] == '+' || t[pos] == '-')) {
+    int oh = Digits(t, pos + 1, 2), om = Digits(t, pos + 4, 2);
+    if (oh < 0 || oh > 23 || om < 0 || om > 59 || pos + 3 >= t.size() || t[pos + 3] != ':') {
+      return std::nullopt;
+    }
+    offset = (t[pos] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+    pos += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (pos != t.size()) return std::nullopt;
+  int64_t seconds = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+  seconds -= offset;  // 01:00+01:00 is 00:00Z
+  if (seconds < 0) return std::nullopt;
+  return seconds;
 }
 
 std::string_view ScalarText(value v) {

@@ -14,7 +14,9 @@ Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
       mapping_(mapping),
       gpu_pods_only_(gpu_pods_only) {
   for (size_t p = 0; p < plugins_.size(); ++p) {
-    if (plugins_[p].plugin->Filters()) filters_.push_back(p);
+    ExtensionPoints extends = plugins_[p].plugin->Extends();
+    if (extends.filter) filters_.push_back(p);
+    if (extends.score && plugins_[p].weight > 0) scorers_.push_back(p);
   }
 }
 
@@ -140,10 +142,10 @@ std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
   std::vector<std::pair<size_t, std::vector<double>>> table;
   std::vector<size_t> by_content;  // entries of `table` whose plugin scores by content
   std::vector<size_t> by_name;     // and by name
-  for (size_t p = 0; p < plugins_.size(); ++p) {
-    const auto& wp = plugins_[p];
-    if (wp.weight <= 0 || !wp.plugin->ScoresPod(cycle)) continue;
-    (wp.plugin->ScoresByName() ? by_name : by_content).push_back(table.size());
+  for (size_t p : scorers_) {
+    const Plugin& plugin = *plugins_[p].plugin;
+    if (!plugin.ScoresPod(cycle)) continue;
+    (plugin.Extends().score_by_name ? by_name : by_content).push_back(table.size());
     table.emplace_back(p, std::vector<double>(n));
   }
   // One node per class, every plugin about it before the next node, so what plugins share about a

@@ -1,6 +1,7 @@
 #include "gpusched/inventory/static_inventory.h"
 
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/codec/k8s_pdb_decode.h"
 #include "gpusched/codec/yaml_to_json.h"
 #include "gpusched/util/file_text.h"
 #include "gpusched/util/quote.h"
@@ -38,10 +39,13 @@ void DecodeObject(object o, std::string_view default_kind, Inventory& out) {
   if (kind == "List") return DecodeItems(o, "", out);
   if (kind == "NodeList") return DecodeItems(o, "Node", out);
   if (kind == "PodList") return DecodeItems(o, "Pod", out);
+  if (kind == "PodDisruptionBudgetList") return DecodeItems(o, "PodDisruptionBudget", out);
   if (kind == "Node") {
     out.nodes.push_back(DecodeNode(o));
   } else if (kind == "Pod") {
     out.pods.push_back(DecodePod(o));
+  } else if (kind == "PodDisruptionBudget") {
+    out.budgets.push_back(DecodeDisruptionBudget(o));
   } else {
     ++out.skipped_objects;
     o.raw_json().value();  // consumed, or a skipped top-level object leaves "unexpected data"
@@ -111,11 +115,11 @@ Inventory LoadInventoryOrSample(const std::string& path, bool allow_empty) {
 
 PodInfo ParsePod(std::string_view text, std::string_view source) {
   Inventory parsed = Parse(text, source, "Pod");
-  if (parsed.pods.size() != 1 || !parsed.nodes.empty() || parsed.skipped_objects > 0) {
+  const size_t others = parsed.nodes.size() + parsed.budgets.size() + parsed.skipped_objects;
+  if (parsed.pods.size() != 1 || others > 0) {
     throw InventoryError(std::string(source) + ": expected exactly one Pod, found " +
                          std::to_string(parsed.pods.size()) + " pods and " +
-                         std::to_string(parsed.nodes.size() + parsed.skipped_objects) +
-                         " other objects");
+                         std::to_string(others) + " other objects");
   }
   return std::move(parsed.pods[0]);
 }

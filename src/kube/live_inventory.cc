@@ -79,12 +79,16 @@ class LiveInventory::PodSink : public ReflectorSink {
 
  private:
   // A list of 150,000 pods is held until it is applied: each keeps only what the ledger reads.
+  // GPU pods, far fewer, keep their labels and gpusched.io/ annotations, as a watched pod does:
+  // planning judges them with the engine (annotations) and matches disruption budgets (labels).
   static PodInfo Slim(PodInfo pod, const GpuResourceNames& gpu_names) {
     pod.requests = pod.requests.Filtered([&](std::string_view name) {
       return name == "cpu" || name == "memory" || gpu_names.IsGpuResource(name);
     });
-    pod.labels = {};
-    pod.annotations = {};
+    if (GpuDemand(pod, gpu_names).empty()) {
+      pod.labels = {};
+      pod.annotations = {};
+    }
     pod.resource_version = {};
     pod.max_container_requests = {};
     return pod;

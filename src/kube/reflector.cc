@@ -2,36 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "gpusched/kube/api_query.h"
+
 namespace gpusched {
-namespace {
-
-std::string Query(std::string_view path, std::initializer_list<std::string> params) {
-  std::string q(path);
-  char sep = '?';
-  for (const auto& p : params) {
-    if (p.empty()) continue;
-    q += sep + p;
-    sep = '&';
-  }
-  return q;
-}
-
-std::string UrlEncode(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 Reflector::Reflector(std::string path, KubeConfig config, ReflectorSink& sink,
                      ReflectorOptions options, uint64_t seed)
@@ -122,8 +95,9 @@ bool Reflector::List() {
   std::string cont;
   std::string list_rv;
   do {
-    HttpResult r = client_->Get(Query(path_, {"limit=" + std::to_string(options_.page_size),
-                                              cont.empty() ? "" : "continue=" + UrlEncode(cont)}));
+    HttpResult r =
+        client_->Get(ApiQuery(path_, {"limit=" + std::to_string(options_.page_size),
+                                      cont.empty() ? "" : "continue=" + UrlEncode(cont)}));
     if (!r.ok()) {
       spdlog::warn("{}: list failed: {}", path_,
                    r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error);
@@ -168,9 +142,9 @@ Reflector::WatchEnd Reflector::Watch() {
   };
   std::chrono::seconds timeout = options_.watch_timeout;
   HttpResult r =
-      client_->Stream(Query(path_, {"watch=true", "allowWatchBookmarks=true",
-                                    "resourceVersion=" + UrlEncode(resource_version_),
-                                    "timeoutSeconds=" + std::to_string(timeout.count())}),
+      client_->Stream(ApiQuery(path_, {"watch=true", "allowWatchBookmarks=true",
+                                       "resourceVersion=" + UrlEncode(resource_version_),
+                                       "timeoutSeconds=" + std::to_string(timeout.count())}),
                       on_line, stop_, timeout + std::chrono::seconds(30));
   if (gone || r.status == 410) return WatchEnd::kGone;
   if (bad_event || !r.error.empty() || r.status != 200) {

@@ -120,6 +120,24 @@ void AddStateSeries(const MetricsState& state, prometheus::Registry& r) {
       fits.Add({{"product", v.product}, {"shape", v.label}}).Set(v.value);
     }
   }
+  if (state.pending_reported) {
+    auto& pending =
+        prometheus::BuildGauge()
+            .Name("gpusched_pending_pods")
+            .Help(
+                "GPU pods waiting for a node, by shape and by the reason their scheduling fails "
+                "on the best-looking nodes, as their FailedScheduling events quote it (at most 16 "
+                "of each, the rest as other), from the last background why-pending report")
+            .Register(r);
+    for (const auto& v : state.pending_pods) {
+      pending.Add({{"shape", v.shape}, {"reason", v.reason}}).Set(v.value);
+    }
+    auto& oldest = prometheus::BuildGauge()
+                       .Name("gpusched_pending_oldest_seconds")
+                       .Help("How long the oldest pending GPU pod of each shape has waited")
+                       .Register(r);
+    for (const auto& v : state.pending_oldest) oldest.Add({{"shape", v.shape}}).Set(v.value);
+  }
   if (!state.snapshot) return;
   const ClusterSnapshot& snap = *state.snapshot;
   prometheus::BuildGauge()

@@ -16,57 +16,45 @@
 namespace gpusched {
 namespace {
 
-// A plugin without settings of its own, made by `make(policy-wide settings, profile intent)`.
+// A plugin without settings of its own, made by `make(profile intent)`.
 template <class P, class Make>
 PluginEntry Built(bool enabled, double weight, Make make) {
-  return PluginEntry{.name = P::kName,
-                     .enabled = enabled,
-                     .weight = weight,
-                     .keys = {},
-                     .default_config = nullptr,
-                     .make = [make](const PluginConfig*, const PolicyWideSettings& policy,
-                                    const PodIntent& intent) -> std::unique_ptr<Plugin> {
-                       return make(policy, intent);
-                     }};
+  return PluginEntry{
+      .name = P::kName,
+      .extends = P::kExtends,
+      .enabled = enabled,
+      .weight = weight,
+      .keys = {},
+      .default_config = nullptr,
+      .make = [make](const PluginConfig*, const PodIntent& intent) -> std::unique_ptr<Plugin> {
+        return make(intent);
+      }};
 }
 
 // A plugin built by its default constructor.
 template <class P>
 PluginEntry Plain(bool enabled, double weight) {
-  return Built<P>(enabled, weight, [](const PolicyWideSettings&, const PodIntent&) {
-    return std::make_unique<P>();
-  });
+  return Built<P>(enabled, weight, [](const PodIntent&) { return std::make_unique<P>(); });
 }
 
 }  // namespace
 
 const std::vector<PluginEntry>& AllPlugins() {
-  // Filter-only plugins have weight 0. Scoring plugins that do not apply to a pod (mig-fit for a
-  // pod without MIG requests, gpu-match without preferences, product-reserve while no pod pins a
-  // product) stay out of its weighted mean.
+  // Plugins that only filter have weight 0 (and take no other). Scoring plugins that do not apply
+  // to a pod (mig-fit for a pod without MIG requests, gpu-match without preferences,
+  // product-reserve while no pod pins a product) stay out of its weighted mean.
   static const std::vector<PluginEntry> kAll = {
       MaintenancePlugin::Entry(),
-      Built<GpuMatchPlugin>(true, 1,
-                            [](const PolicyWideSettings& policy, const PodIntent& intent) {
-                              return std::make_unique<GpuMatchPlugin>(policy.costs, intent);
-                            }),
-      Built<SharingPlugin>(true, 0,
-                           [](const PolicyWideSettings& policy, const PodIntent& intent) {
-                             return std::make_unique<SharingPlugin>(policy.sharing, intent);
-                           }),
-      Built<MigFitPlugin>(true, 1,
-                          [](const PolicyWideSettings&, const PodIntent& intent) {
-                            return std::make_unique<MigFitPlugin>(intent);
-                          }),
+      GpuMatchPlugin::Entry(),
+      SharingPlugin::Entry(),
+      Built<MigFitPlugin>(
+          true, 1, [](const PodIntent& intent) { return std::make_unique<MigFitPlugin>(intent); }),
       Plain<GpuFitPlugin>(true, 0),
       // MostAllocated over the GPU resources: an alternative to fgd + consolidate.
       GpuBinpackPlugin::Entry(),
       // FGD's fragmentation gradient, with a fixed node preference that settles its frequent ties
       // the same way every time (docs/benchmarks.md measures the pair).
-      Built<FgdPlugin>(true, 3,
-                       [](const PolicyWideSettings& policy, const PodIntent&) {
-                         return std::make_unique<FgdPlugin>(policy.target_workload);
-                       }),
+      FgdPlugin::Entry(),
       // The FGD paper's baselines, for a policy to turn on.
       Plain<BestFitPlugin>(false, 1),
       Plain<DotProductPlugin>(false, 1),

@@ -17,12 +17,12 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
 
 namespace {
 
-class BinpackConfig : public PluginConfig {
- public:
-  std::unique_ptr<PluginConfig> Clone() const override {
-    return std::make_unique<BinpackConfig>(*this);
-  }
-  void Read(SettingsSource& source) override {
+// Its settings: a weight per resource and the default weight, as kube-scheduler's
+// NodeResourcesFit takes them.
+struct BinpackArgs {
+  ResourceWeights weights;
+
+  void Read(SettingsSource& source) {
     if (source.Has("resourceWeights")) {
       if (auto map = source.NumberMap("resourceWeights", 0, kMaxNodeScore)) {
         weights.by_name.clear();
@@ -35,14 +35,14 @@ class BinpackConfig : public PluginConfig {
       }
     }
   }
-  void Print(SettingsSink& sink) const override {
-    std::map<std::string, double, std::less<>> by_name;
-    for (const auto& [resource, w] : weights.by_name) by_name[resource] = static_cast<double>(w);
+  void Print(SettingsSink& sink) const {
+    NamedNumbers by_name;
+    for (const auto& [resource, w] : weights.by_name) {
+      by_name.emplace_back(resource, static_cast<double>(w));
+    }
     sink.NumberMap("resourceWeights", by_name);
     sink.Number("defaultResourceWeight", static_cast<double>(weights.default_weight));
   }
-
-  ResourceWeights weights;
 };
 
 }  // namespace
@@ -50,14 +50,14 @@ class BinpackConfig : public PluginConfig {
 PluginEntry GpuBinpackPlugin::Entry() {
   return PluginEntry{
       .name = kName,
+      .extends = kExtends,
       .enabled = false,
       .weight = 1,
       .keys = {"resourceWeights", "defaultResourceWeight"},
-      .default_config = [] { return std::make_unique<BinpackConfig>(); },
+      .default_config = [] { return std::make_unique<ArgsConfig<BinpackArgs>>(); },
       .make =
-          [](const PluginConfig* config, const PolicyWideSettings&, const PodIntent&) {
-            const auto* own = dynamic_cast<const BinpackConfig*>(config);
-            return std::make_unique<GpuBinpackPlugin>(own ? own->weights : ResourceWeights{});
+          [](const PluginConfig* config, const PodIntent&) {
+            return std::make_unique<GpuBinpackPlugin>(ArgsOf<BinpackArgs>(config).weights);
           }};
 }
 

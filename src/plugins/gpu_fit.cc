@@ -28,9 +28,9 @@ Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
       return Verdict::Unresolvable(cycle.Reason("node offers no ", want.name));
     }
     if (allocatable > kMaxGpusPerNode * 1000) {
-      return Verdict::Unresolvable(
-          cycle.Reason("node offers more " + want.name,
-                       " than gpusched judges (" + std::to_string(kMaxGpusPerNode) + ")"));
+      return Verdict::Unresolvable(cycle.Reason(
+          "node offers more ",
+          want.name + " than gpusched judges (" + std::to_string(kMaxGpusPerNode) + ")"));
     }
     if (allocatable < want.milli) {
       return Verdict::Unresolvable(

@@ -79,7 +79,37 @@ std::string_view Check(const Cycle& cycle, const GpuRequirements& req, const Nod
   return failure;
 }
 
+// Product costs are relative: any non-negative number up to this.
+constexpr double kMaxCost = 1e9;
+
+// Its setting: product globs with their relative costs, in the order written.
+struct GpuMatchArgs {
+  CostTable costs;
+
+  void Read(SettingsSource& source) {
+    if (!source.Has("costs")) return;
+    if (auto c = source.NumberMap("costs", 0, kMaxCost)) costs = std::move(*c);
+  }
+  void Print(SettingsSink& sink) const { sink.NumberMap("costs", costs); }
+};
+
 }  // namespace
+
+PluginEntry GpuMatchPlugin::Entry() {
+  return PluginEntry{.name = kName,
+                     .extends = kExtends,
+                     .enabled = true,
+                     .weight = 1,
+                     .keys = {"costs"},
+                     .default_config = [] { return std::make_unique<ArgsConfig<GpuMatchArgs>>(); },
+                     .top_level_key = "costs",
+                     .top_level_as = "costs",
+                     .make =
+                         [](const PluginConfig* config, const PodIntent& intent) {
+                           return std::make_unique<GpuMatchPlugin>(
+                               ArgsOf<GpuMatchArgs>(config).costs, intent);
+                         }};
+}
 
 bool ProductMatches(std::string_view glob, std::string_view product) {
   if (product.ends_with("-SHARED")) product.remove_suffix(7);

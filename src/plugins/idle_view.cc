@@ -6,7 +6,7 @@
 namespace gpusched {
 namespace {
 
-constexpr std::string_view kKey = "idle-view";
+constexpr std::string_view kIdleViewKey = "idle-view";
 
 // A node's view but for its free CPU, which sets apart nodes of one GPU class.
 struct GpuView {
@@ -26,11 +26,11 @@ struct KeptView : CycleData {
 }  // namespace
 
 void PrepareIdleView(Cycle& cycle) {
-  if (cycle.Get<KeptView>(kKey) == nullptr) cycle.Put(kKey, std::make_unique<KeptView>());
+  if (cycle.Get<KeptView>(kIdleViewKey) == nullptr) cycle.Put(kIdleViewKey, std::make_unique<KeptView>());
 }
 
 const NodeIdle* IdleViewOf(const Cycle& cycle, const NodeState& node) {
-  const KeptView* kept = cycle.Get<KeptView>(kKey);
+  const KeptView* kept = cycle.Get<KeptView>(kIdleViewKey);
   if (kept == nullptr) return nullptr;
   uint64_t scope = cycle.node_scope();
   if (scope == 0 || kept->scope != scope || kept->node != &node) {

@@ -32,22 +32,19 @@ namespace {
 
 constexpr std::string_view kActions[] = {"filter", "score"};
 
-class MaintenanceConfig : public PluginConfig {
- public:
-  std::unique_ptr<PluginConfig> Clone() const override {
-    return std::make_unique<MaintenanceConfig>(*this);
-  }
-  void Read(SettingsSource& source) override {
+// Its one setting, `action: filter | score`, with its default.
+struct MaintenanceArgs {
+  MaintenanceAction action = MaintenanceAction::kFilter;
+
+  void Read(SettingsSource& source) {
     if (!source.Has("action")) return;
     if (auto a = source.OneOf("action", kActions)) {
       action = *a == "score" ? MaintenanceAction::kScore : MaintenanceAction::kFilter;
     }
   }
-  void Print(SettingsSink& sink) const override {
+  void Print(SettingsSink& sink) const {
     sink.String("action", action == MaintenanceAction::kScore ? "score" : "filter");
   }
-
-  MaintenanceAction action = MaintenanceAction::kFilter;
 };
 
 }  // namespace
@@ -55,15 +52,14 @@ class MaintenanceConfig : public PluginConfig {
 PluginEntry MaintenancePlugin::Entry() {
   return PluginEntry{
       .name = kName,
+      .extends = kExtends,
       .enabled = true,
       .weight = 0,
       .keys = {"action"},
-      .default_config = [] { return std::make_unique<MaintenanceConfig>(); },
+      .default_config = [] { return std::make_unique<ArgsConfig<MaintenanceArgs>>(); },
       .make =
-          [](const PluginConfig* config, const PolicyWideSettings&, const PodIntent&) {
-            const auto* own = dynamic_cast<const MaintenanceConfig*>(config);
-            return std::make_unique<MaintenancePlugin>(own ? own->action
-                                                           : MaintenanceAction::kFilter);
+          [](const PluginConfig* config, const PodIntent&) {
+            return std::make_unique<MaintenancePlugin>(ArgsOf<MaintenanceArgs>(config).action);
           }};
 }
 

@@ -36,7 +36,7 @@ double UnitBestFit(const NodeState& node, std::string_view resource, int64_t cou
   return kMaxNodeScore * (1 - static_cast<double>(free_after) / static_cast<double>(allocatable));
 }
 
-constexpr std::string_view kKey = "mig-fit";
+constexpr std::string_view kMigFitKey = "mig-fit";
 
 // The MIG profiles some node offers, sorted: mixed-strategy slices (nvidia.com/mig-<profile>
 // resources) and single-strategy GPUs (nvidia.com/gpu on a node whose product names a profile).
@@ -71,13 +71,13 @@ void MigFitPlugin::Prepare(Cycle& cycle) const {
   PreparePodIntent(cycle, profile_intent_);
   for (const auto& want : cycle.gpu_demand()) {
     if (MigProfileOf(want.name).empty()) continue;
-    cycle.Put(kKey, std::make_unique<OfferedProfiles>(ProfilesOffered(cycle.snapshot())));
+    cycle.Put(kMigFitKey, std::make_unique<OfferedProfiles>(ProfilesOffered(cycle.snapshot())));
     return;
   }
 }
 
 Verdict MigFitPlugin::Filter(const Cycle& cycle, const NodeState&) const {
-  const OfferedProfiles* prepared = cycle.Get<OfferedProfiles>(kKey);
+  const OfferedProfiles* prepared = cycle.Get<OfferedProfiles>(kMigFitKey);
   if (prepared == nullptr) return Verdict::Pass();  // the pod asks for no MIG slice
   const std::vector<std::string>& offered = prepared->value;
   for (const auto& want : cycle.gpu_demand()) {

@@ -1,10 +1,15 @@
 #include "gpusched/plugins/packing_scores.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <optional>
+#include <string>
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
+#include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_resources.h"
 #include "gpusched/packing/gpu_devices.h"
 #include "gpusched/plugins/idle_view.h"
 #include "gpusched/plugins/task_shape.h"
@@ -45,7 +50,127 @@ struct FgdCycle : CycleData {
   mutable FgdScores scores;
 };
 
+// targetWorkload: {priorShare: 0..1, priorPods: 0..1e6,
+//                  expected: [{gpus: N, weight: W} or {mig: PROFILE, weight: W}, ...]}
+constexpr std::string_view kTargetWorkloadKeys[] = {"priorShare", "priorPods", "expected"};
+constexpr std::string_view kShapeKeys[] = {"gpus", "mig", "weight"};
+// Shapes a policy may list in targetWorkload.expected: each costs every scored node a check.
+constexpr size_t kMaxExpectedShapes = 32;
+
+// One expected shape: `gpus: N` whole GPUs, or `mig: PROFILE`, one slice of a MIG profile.
+std::optional<TaskShape> ReadExpectedShape(SettingsSource& entry) {
+  TaskShape shape;
+  if (entry.Has("mig")) {
+    auto profile = entry.String("mig");
+    if (!profile) return std::nullopt;
+    if (profile->size() > 32 || MigComputeSlices(*profile) <= 0 || !MigNominalMemoryMib(*profile)) {
+      entry.Error("mig", "must be a MIG profile such as 1g.10gb");
+      return std::nullopt;
+    }
+    shape.mig_profile = *profile;
+    shape.mig_count = 1;
+    return shape;
+  }
+  auto gpus = entry.Number("gpus", 1, static_cast<double>(kMaxGpusPerNode));
+  if (!gpus) return std::nullopt;
+  if (*gpus != static_cast<double>(static_cast<int64_t>(*gpus))) {
+    entry.Error("gpus", "must be a whole number");
+    return std::nullopt;
+  }
+  shape.gpu_milli = kMilliPerGpu;
+  shape.num_gpu = static_cast<int32_t>(*gpus);
+  return shape;
+}
+
+// The expected shapes with their weights made to sum to 1, in shape order; nullopt (reported)
+// when none is valid or their weights are all 0.
+std::optional<std::vector<WeightedShape>> ReadExpectedShapes(SettingsSource& workload) {
+  auto entries =
+      workload.List("expected", kShapeKeys, kMaxExpectedShapes,
+                    "must be a non-empty list of at most " + std::to_string(kMaxExpectedShapes) +
+                        " {gpus, weight} or {mig, weight}");
+  if (!entries) return std::nullopt;
+  std::map<TaskShape, double> weights;
+  double total = 0;
+  for (const auto& entry : *entries) {
+    if (!entry) continue;
+    if (!entry->Has("weight") || entry->Has("gpus") == entry->Has("mig")) {
+      entry->Error({}, "needs weight and one of gpus or mig");
+      continue;
+    }
+    auto weight = entry->Number("weight", 0, 1e6);
+    std::optional<TaskShape> shape = ReadExpectedShape(*entry);
+    if (!shape || !weight) continue;
+    weights[*shape] += *weight;
+    total += *weight;
+  }
+  if (total <= 0) {
+    workload.Error("expected", "weights must not all be 0");
+    return std::nullopt;
+  }
+  std::vector<WeightedShape> out;
+  for (const auto& [shape, weight] : weights) {
+    if (weight > 0) out.push_back({shape, weight / total});
+  }
+  return out;
+}
+
+// Its setting: what the target workload blends (packing/target_workload.h).
+struct FgdArgs {
+  TargetWorkloadSettings workload;
+
+  void Read(SettingsSource& source) {
+    if (!source.Has("targetWorkload")) return;
+    std::unique_ptr<SettingsSource> in = source.Map("targetWorkload", kTargetWorkloadKeys);
+    if (!in) return;
+    if (in->Has("priorShare")) {
+      if (auto v = in->Number("priorShare", 0, 1)) workload.prior_share = *v;
+    }
+    if (in->Has("priorPods")) {
+      if (auto v = in->Number("priorPods", 0, 1e6)) workload.prior_pods = *v;
+    }
+    if (in->Has("expected")) {
+      if (auto shapes = ReadExpectedShapes(*in)) workload.expected = std::move(*shapes);
+    }
+  }
+  void Print(SettingsSink& sink) const {
+    sink.BeginMap("targetWorkload");
+    sink.Number("priorShare", workload.prior_share);
+    sink.Number("priorPods", workload.prior_pods);
+    if (!workload.expected.empty()) {
+      sink.BeginList("expected");
+      for (const auto& w : workload.expected) {
+        sink.BeginMap({});
+        if (w.shape.wants_mig()) {
+          sink.String("mig", w.shape.mig_profile);
+        } else {
+          sink.Number("gpus", w.shape.num_gpu);
+        }
+        sink.Number("weight", w.weight);
+        sink.End();
+      }
+      sink.End();
+    }
+    sink.End();
+  }
+};
+
 }  // namespace
+
+PluginEntry FgdPlugin::Entry() {
+  return PluginEntry{.name = kName,
+                     .extends = kExtends,
+                     .enabled = true,
+                     .weight = 3,
+                     .keys = {"targetWorkload"},
+                     .default_config = [] { return std::make_unique<ArgsConfig<FgdArgs>>(); },
+                     .top_level_key = "targetWorkload",
+                     .top_level_as = "targetWorkload",
+                     .make =
+                         [](const PluginConfig* config, const PodIntent&) {
+                           return std::make_unique<FgdPlugin>(ArgsOf<FgdArgs>(config).workload);
+                         }};
+}
 
 void ShapeScorer::Prepare(Cycle& cycle) const { PrepareTaskShape(cycle); }
 

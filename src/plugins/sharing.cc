@@ -4,6 +4,47 @@
 #include "gpusched/model/gpu_resources.h"
 
 namespace gpusched {
+namespace {
+
+constexpr std::string_view kMps = "mpsFailRequestsGreaterThanOne";
+constexpr std::string_view kTimeSlicing = "timeSlicingFailRequestsGreaterThanOne";
+
+// Its settings: the device plugin's failRequestsGreaterThanOne for MPS and for time-slicing.
+struct SharingArgs {
+  SharingRules rules;
+
+  void Read(SettingsSource& source) {
+    if (source.Has(kMps)) {
+      if (auto b = source.Bool(kMps)) rules.mps_fail_requests_greater_than_one = *b;
+    }
+    if (source.Has(kTimeSlicing)) {
+      if (auto b = source.Bool(kTimeSlicing)) {
+        rules.time_slicing_fail_requests_greater_than_one = *b;
+      }
+    }
+  }
+  void Print(SettingsSink& sink) const {
+    sink.Bool(kMps, rules.mps_fail_requests_greater_than_one);
+    sink.Bool(kTimeSlicing, rules.time_slicing_fail_requests_greater_than_one);
+  }
+};
+
+}  // namespace
+
+PluginEntry SharingPlugin::Entry() {
+  return PluginEntry{.name = kName,
+                     .extends = kExtends,
+                     .enabled = true,
+                     .weight = 0,
+                     .keys = {kMps, kTimeSlicing},
+                     .default_config = [] { return std::make_unique<ArgsConfig<SharingArgs>>(); },
+                     .top_level_key = "sharing",
+                     .make =
+                         [](const PluginConfig* config, const PodIntent& intent) {
+                           return std::make_unique<SharingPlugin>(ArgsOf<SharingArgs>(config).rules,
+                                                                  intent);
+                         }};
+}
 
 Verdict SharingPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
   bool exclusive = PodIntentOf(cycle).sharing == SharingMode::kExclusive;

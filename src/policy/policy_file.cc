@@ -30,22 +30,27 @@ const char* ScoreMappingName(ScoreMapping mapping) {
   return "rank";
 }
 
-// Shapes a policy may list in targetWorkload.expected: each costs every scored node a check.
-constexpr size_t kMaxExpectedShapes = 32;
-
 using Reader = StrictYamlReader;
 
-// A plugin's own settings, read from its mapping in the policy; errors go to the reader.
+std::vector<std::string_view> KeyList(std::span<const std::string_view> keys) {
+  return {keys.begin(), keys.end()};
+}
+
+// A plugin's own settings, read from a mapping in the policy; errors go to the reader. With
+// `only_key`, the source holds that one key, whose value is `node` itself: a top-level key that
+// stands for one setting (PluginEntry::top_level_key), reported under its own path.
 class YamlSettingsSource : public SettingsSource {
  public:
-  YamlSettingsSource(Reader& r, const YAML::Node& node, const std::string& path)
-      : r_(r), node_(node), path_(path) {}
+  YamlSettingsSource(Reader& r, YAML::Node node, std::string path, std::string only_key = {})
+      : r_(r), node_(std::move(node)), path_(std::move(path)), only_key_(std::move(only_key)) {}
 
-  bool Has(std::string_view key) const override {
-    return static_cast<bool>(node_[std::string(key)]);
-  }
+  bool Has(std::string_view key) const override { return Value(key).IsDefined(); }
   std::optional<double> Number(std::string_view key, double min, double max) override {
     return r_.Number(Value(key), Path(key), min, max);
+  }
+  std::optional<bool> Bool(std::string_view key) override { return r_.Bool(Value(key), Path(key)); }
+  std::optional<std::string> String(std::string_view key) override {
+    return r_.String(Value(key), Path(key));
   }
   std::optional<std::string> OneOf(std::string_view key,
                                    std::span<const std::string_view> choices) override {
@@ -59,30 +64,77 @@ class YamlSettingsSource : public SettingsSource {
     r_.Error(Value(key), Path(key), "must be " + list);
     return std::nullopt;
   }
-  std::optional<std::map<std::string, double, std::less<>>> NumberMap(std::string_view key,
-                                                                      double min,
-                                                                      double max) override {
+  std::optional<NamedNumbers> NumberMap(std::string_view key, double min, double max) override {
     const YAML::Node map = Value(key);
     if (!map.IsMap()) {
       r_.Error(map, Path(key), "must be a mapping of name to number");
       return std::nullopt;
     }
-    std::map<std::string, double, std::less<>> out;
+    NamedNumbers out;
     for (const auto& e : map) {
       std::string name = e.first.Scalar();
-      if (auto v = r_.Number(e.second, Path(key) + "." + name, min, max)) out[name] = *v;
+      if (auto v = r_.Number(e.second, Path(key) + "." + name, min, max))
+        out.emplace_back(name, *v);
     }
     return out;
   }
+  std::unique_ptr<SettingsSource> Map(std::string_view key,
+                                      std::span<const std::string_view> keys) override {
+    YAML::Node map = Value(key);
+    if (!r_.Map(map, Path(key), KeyList(keys))) return nullptr;
+    return std::make_unique<YamlSettingsSource>(r_, map, Path(key));
+  }
+  std::optional<std::vector<std::unique_ptr<SettingsSource>>> List(
+      std::string_view key, std::span<const std::string_view> keys, size_t max_entries,
+      std::string_view problem) override {
+    const YAML::Node list = Value(key);
+    if (!list.IsSequence() || list.size() == 0 || list.size() > max_entries) {
+      r_.Error(list, Path(key), std::string(problem));
+      return std::nullopt;
+    }
+    std::vector<std::unique_ptr<SettingsSource>> out;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string path = Path(key) + "[" + std::to_string(i) + "]";
+      YAML::Node entry = list[i];
+      if (r_.Map(entry, path, KeyList(keys))) {
+        out.push_back(std::make_unique<YamlSettingsSource>(r_, entry, path));
+      } else {
+        out.push_back(nullptr);
+      }
+    }
+    return out;
+  }
+  void Error(std::string_view key, std::string_view problem) override {
+    if (key.empty()) {
+      r_.Error(node_, path_, std::string(problem));
+    } else {
+      r_.Error(Value(key), Path(key), std::string(problem));
+    }
+  }
 
  private:
-  YAML::Node Value(std::string_view key) const { return node_[std::string(key)]; }
-  std::string Path(std::string_view key) const { return Reader::Join(path_, std::string(key)); }
+  YAML::Node Value(std::string_view key) const {
+    if (!only_key_.empty()) return key == only_key_ ? node_ : YAML::Node(YAML::NodeType::Undefined);
+    return node_[std::string(key)];
+  }
+  std::string Path(std::string_view key) const {
+    return only_key_.empty() ? Reader::Join(path_, std::string(key)) : path_;
+  }
 
   Reader& r_;
-  const YAML::Node& node_;
-  const std::string& path_;
+  const YAML::Node node_;
+  const std::string path_;
+  const std::string only_key_;
 };
+
+// Reads `source` into the profile's own copy of a plugin's settings, starting from what it
+// inherited.
+void ReadConfig(PluginSetting& setting, SettingsSource& source) {
+  if (!setting.config) return;
+  std::unique_ptr<PluginConfig> config = setting.config->Clone();
+  config->Read(source);
+  setting.config = std::move(config);
+}
 
 // Applies the plugin entries of `node` (a map of plugin name -> settings) onto `profile`.
 void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, ProfileSpec& profile) {
@@ -113,14 +165,36 @@ void ReadPlugins(Reader& r, const YAML::Node& node, const std::string& path, Pro
       if (auto b = r.Bool(settings["enabled"], ppath + ".enabled")) s.enabled = *b;
     }
     if (settings["weight"]) {
-      if (auto w = r.Number(settings["weight"], ppath + ".weight", 0, kMaxPluginWeight))
+      auto w = r.Number(settings["weight"], ppath + ".weight", 0, kMaxPluginWeight);
+      if (w && *w != 0 && !entry->extends.score) {
+        // 0 stays accepted: it is what every plugin's weight meant before plugins declared
+        // whether they score, and what earlier `policy check` output printed.
+        r.Error(settings["weight"], ppath + ".weight",
+                "must be 0: " + name + " filters and does not score");
+      } else if (w) {
         s.weight = *w;
+      }
     }
-    if (s.config) {  // the profile's own copy, starting from what it inherited
-      std::unique_ptr<PluginConfig> config = s.config->Clone();
-      YamlSettingsSource source(r, settings, ppath);
-      config->Read(source);
-      s.config = std::move(config);
+    YamlSettingsSource source(r, settings, ppath);
+    ReadConfig(s, source);
+  }
+}
+
+// The plugin settings the policy states at its top level (PluginEntry::top_level_key), onto
+// `base`, the settings every profile starts from.
+void ReadTopLevelSettings(Reader& r, const YAML::Node& root, ProfileSpec& base) {
+  for (const PluginEntry& entry : AllPlugins()) {
+    if (entry.top_level_key.empty()) continue;
+    std::string key(entry.top_level_key);
+    const YAML::Node& value = root[key];
+    if (!value) continue;
+    PluginSetting& setting = base.plugins[std::string(entry.name)];
+    if (!entry.top_level_as.empty()) {
+      YamlSettingsSource source(r, value, key, std::string(entry.top_level_as));
+      ReadConfig(setting, source);
+    } else if (r.Map(value, key, entry.keys)) {
+      YamlSettingsSource source(r, value, key);
+      ReadConfig(setting, source);
     }
   }
 }
@@ -214,88 +288,14 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
   }
 }
 
-// targetWorkload: {priorShare: 0..1, priorPods: 0..1e6,
-//                  expected: [{gpus: N, weight: W} or {mig: PROFILE, weight: W}, ...]}
-// One expected shape: `gpus: N` whole GPUs, or `mig: PROFILE`, one slice of a MIG profile.
-std::optional<TaskShape> ReadExpectedShape(Reader& r, const YAML::Node& entry,
-                                           const std::string& path) {
-  TaskShape shape;
-  if (entry["mig"]) {
-    auto profile = r.String(entry["mig"], path + ".mig");
-    if (!profile) return std::nullopt;
-    if (profile->size() > 32 || MigComputeSlices(*profile) <= 0 || !MigNominalMemoryMib(*profile)) {
-      r.Error(entry["mig"], path + ".mig", "must be a MIG profile such as 1g.10gb");
-      return std::nullopt;
-    }
-    shape.mig_profile = *profile;
-    shape.mig_count = 1;
-    return shape;
-  }
-  auto gpus = r.Number(entry["gpus"], path + ".gpus", 1, static_cast<double>(kMaxGpusPerNode));
-  if (!gpus) return std::nullopt;
-  if (*gpus != static_cast<double>(static_cast<int64_t>(*gpus))) {
-    r.Error(entry["gpus"], path + ".gpus", "must be a whole number");
-    return std::nullopt;
-  }
-  shape.gpu_milli = kMilliPerGpu;
-  shape.num_gpu = static_cast<int32_t>(*gpus);
-  return shape;
-}
-
-void ReadTargetWorkload(Reader& r, const YAML::Node& node, PolicySpec& spec) {
-  if (!r.Map(node, "targetWorkload", {"priorShare", "priorPods", "expected"})) return;
-  TargetWorkloadSettings& out = spec.wide.target_workload;
-  if (node["priorShare"]) {
-    if (auto v = r.Number(node["priorShare"], "targetWorkload.priorShare", 0, 1))
-      out.prior_share = *v;
-  }
-  if (node["priorPods"]) {
-    if (auto v = r.Number(node["priorPods"], "targetWorkload.priorPods", 0, 1e6))
-      out.prior_pods = *v;
-  }
-  const YAML::Node& expected = node["expected"];
-  if (!expected) return;
-  if (!expected.IsSequence() || expected.size() == 0) {
-    r.Error(expected, "targetWorkload.expected",
-            "must be a non-empty list of {gpus, weight} or {mig, weight}");
-    return;
-  }
-  if (expected.size() > kMaxExpectedShapes) {
-    r.Error(expected, "targetWorkload.expected",
-            "lists at most " + std::to_string(kMaxExpectedShapes) + " shapes");
-    return;
-  }
-  std::map<TaskShape, double> weights;
-  double total = 0;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    std::string path = "targetWorkload.expected[" + std::to_string(i) + "]";
-    if (!r.Map(expected[i], path, {"gpus", "mig", "weight"})) continue;
-    if (!expected[i]["weight"] || !expected[i]["gpus"] == !expected[i]["mig"]) {
-      r.Error(expected[i], path, "needs weight and one of gpus or mig");
-      continue;
-    }
-    auto weight = r.Number(expected[i]["weight"], path + ".weight", 0, 1e6);
-    std::optional<TaskShape> shape = ReadExpectedShape(r, expected[i], path);
-    if (!shape || !weight) continue;
-    weights[*shape] += *weight;
-    total += *weight;
-  }
-  if (total <= 0) {
-    r.Error(expected, "targetWorkload.expected", "weights must not all be 0");
-    return;
-  }
-  out.expected.clear();
-  for (const auto& [shape, weight] : weights) {
-    if (weight > 0) out.expected.push_back({shape, weight / total});
-  }
-}
-
 void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
-  if (!r.Map(root, "",
-             {"apiVersion", "kind", "metadata", "gpuResources", "scoreMapping", "filterBestOnly",
-              "targetWorkload", "costs", "sharing", "plugins", "defaultProfile", "profiles"})) {
-    return;
+  std::vector<std::string_view> keys = {"apiVersion",   "kind",           "metadata",
+                                        "gpuResources", "scoreMapping",   "filterBestOnly",
+                                        "plugins",      "defaultProfile", "profiles"};
+  for (const PluginEntry& entry : AllPlugins()) {
+    if (!entry.top_level_key.empty()) keys.push_back(entry.top_level_key);
   }
+  if (!r.Map(root, "", keys)) return;
   auto require_value = [&](const char* key, std::string_view expected) {
     if (!root[key]) {
       r.Error(root, key, "is required (" + std::string(expected) + ")");
@@ -325,37 +325,9 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
   if (root["filterBestOnly"]) {
     if (auto b = r.Bool(root["filterBestOnly"], "filterBestOnly")) spec.filter_best_only = *b;
   }
-  if (const YAML::Node& workload = root["targetWorkload"]) ReadTargetWorkload(r, workload, spec);
-  if (const YAML::Node& costs = root["costs"]) {
-    if (!costs.IsMap()) {
-      r.Error(costs, "costs", "must be a mapping of product glob to cost");
-    } else {
-      for (const auto& kv : costs) {
-        if (auto c = r.Number(kv.second, "costs." + kv.first.Scalar(), 0, 1e9)) {
-          spec.wide.costs.emplace_back(kv.first.Scalar(), *c);
-        }
-      }
-    }
-  }
-  if (const YAML::Node& sharing = root["sharing"]) {
-    if (r.Map(sharing, "sharing",
-              {"mpsFailRequestsGreaterThanOne", "timeSlicingFailRequestsGreaterThanOne"})) {
-      if (sharing["mpsFailRequestsGreaterThanOne"]) {
-        if (auto b = r.Bool(sharing["mpsFailRequestsGreaterThanOne"],
-                            "sharing.mpsFailRequestsGreaterThanOne")) {
-          spec.wide.sharing.mps_fail_requests_greater_than_one = *b;
-        }
-      }
-      if (sharing["timeSlicingFailRequestsGreaterThanOne"]) {
-        if (auto b = r.Bool(sharing["timeSlicingFailRequestsGreaterThanOne"],
-                            "sharing.timeSlicingFailRequestsGreaterThanOne")) {
-          spec.wide.sharing.time_slicing_fail_requests_greater_than_one = *b;
-        }
-      }
-    }
-  }
   ProfileSpec base;
   base.plugins = DefaultPluginSettings();
+  ReadTopLevelSettings(r, root, base);
   if (root["plugins"]) ReadPlugins(r, root["plugins"], "plugins", base);
 
   std::set<std::string> seen;
@@ -506,11 +478,13 @@ class YamlSettingsSink : public SettingsSink {
   void Number(std::string_view key, double value) override {
     out_ << YAML::Key << std::string(key) << YAML::Value << value;
   }
+  void Bool(std::string_view key, bool value) override {
+    out_ << YAML::Key << std::string(key) << YAML::Value << value;
+  }
   void String(std::string_view key, std::string_view value) override {
     out_ << YAML::Key << std::string(key) << YAML::Value << ValidUtf8(value);
   }
-  void NumberMap(std::string_view key,
-                 const std::map<std::string, double, std::less<>>& values) override {
+  void NumberMap(std::string_view key, const NamedNumbers& values) override {
     out_ << YAML::Key << std::string(key) << YAML::Value << YAML::BeginMap;
     for (const auto& [name, value] : values) {
       EmitKey(out_, name);
@@ -518,9 +492,28 @@ class YamlSettingsSink : public SettingsSink {
     }
     out_ << YAML::EndMap;
   }
+  void BeginMap(std::string_view key) override {
+    if (key.empty()) {
+      out_ << YAML::Flow;  // an entry of a list: one line
+    } else {
+      out_ << YAML::Key << std::string(key) << YAML::Value;
+    }
+    out_ << YAML::BeginMap;
+    open_lists_.push_back(false);
+  }
+  void BeginList(std::string_view key) override {
+    out_ << YAML::Key << std::string(key) << YAML::Value << YAML::BeginSeq;
+    open_lists_.push_back(true);
+  }
+  void End() override {
+    if (open_lists_.empty()) return;
+    out_ << (open_lists_.back() ? YAML::EndSeq : YAML::EndMap);
+    open_lists_.pop_back();
+  }
 
  private:
   YAML::Emitter& out_;
+  std::vector<bool> open_lists_;  // per mapping or list open, whether it is a list
 };
 
 std::string FormatPolicy(const PolicySpec& spec) {
@@ -531,34 +524,6 @@ std::string FormatPolicy(const PolicySpec& spec) {
   out << YAML::Key << "gpuResources" << YAML::Value << YAML::Flow << ValidUtf8(spec.gpu_resources);
   out << YAML::Key << "scoreMapping" << YAML::Value << ScoreMappingName(spec.score_mapping);
   out << YAML::Key << "filterBestOnly" << YAML::Value << spec.filter_best_only;
-  out << YAML::Key << "targetWorkload" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "priorShare" << YAML::Value << spec.wide.target_workload.prior_share;
-  out << YAML::Key << "priorPods" << YAML::Value << spec.wide.target_workload.prior_pods;
-  if (!spec.wide.target_workload.expected.empty()) {
-    out << YAML::Key << "expected" << YAML::Value << YAML::BeginSeq;
-    for (const auto& w : spec.wide.target_workload.expected) {
-      out << YAML::Flow << YAML::BeginMap;
-      if (w.shape.wants_mig()) {
-        out << YAML::Key << "mig" << YAML::Value << w.shape.mig_profile;
-      } else {
-        out << YAML::Key << "gpus" << YAML::Value << w.shape.num_gpu;
-      }
-      out << YAML::Key << "weight" << YAML::Value << w.weight << YAML::EndMap;
-    }
-    out << YAML::EndSeq;
-  }
-  out << YAML::EndMap;
-  out << YAML::Key << "costs" << YAML::Value << YAML::BeginMap;
-  for (const auto& [glob, cost] : spec.wide.costs) {
-    EmitKey(out, glob);
-    out << YAML::Value << cost;
-  }
-  out << YAML::EndMap;
-  out << YAML::Key << "sharing" << YAML::Value << YAML::BeginMap << YAML::Key
-      << "mpsFailRequestsGreaterThanOne" << YAML::Value
-      << spec.wide.sharing.mps_fail_requests_greater_than_one << YAML::Key
-      << "timeSlicingFailRequestsGreaterThanOne" << YAML::Value
-      << spec.wide.sharing.time_slicing_fail_requests_greater_than_one << YAML::EndMap;
   out << YAML::Key << "defaultProfile" << YAML::Value << ValidUtf8(spec.default_profile);
   out << YAML::Key << "profiles" << YAML::Value << YAML::BeginSeq;
   for (const auto& p : spec.profiles) {
@@ -578,12 +543,12 @@ std::string FormatPolicy(const PolicySpec& spec) {
       out << YAML::EndMap;
     }
     out << YAML::Key << "plugins" << YAML::Value << YAML::BeginMap;
-    for (std::string_view name : RegisteredPlugins()) {
-      auto it = p.plugins.find(name);
+    for (const PluginEntry& entry : AllPlugins()) {
+      auto it = p.plugins.find(entry.name);
       if (it == p.plugins.end()) continue;
-      out << YAML::Key << std::string(name) << YAML::Value << YAML::BeginMap << YAML::Key
-          << "enabled" << YAML::Value << it->second.enabled << YAML::Key << "weight" << YAML::Value
-          << it->second.weight;
+      out << YAML::Key << std::string(entry.name) << YAML::Value << YAML::BeginMap << YAML::Key
+          << "enabled" << YAML::Value << it->second.enabled;
+      if (entry.extends.score) out << YAML::Key << "weight" << YAML::Value << it->second.weight;
       if (it->second.config) {
         YamlSettingsSink sink(out);
         it->second.config->Print(sink);

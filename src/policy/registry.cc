@@ -19,17 +19,21 @@ bool IsRegisteredPlugin(std::string_view name) { return FindPlugin(name) != null
 
 std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec& profile) {
   for (const auto& [name, setting] : profile.plugins) {
-    if (!IsRegisteredPlugin(name)) throw std::invalid_argument("unknown plugin \"" + name + "\"");
+    const PluginEntry* entry = FindPlugin(name);
+    if (!entry) throw std::invalid_argument("unknown plugin \"" + name + "\"");
     if (setting.weight < 0 || setting.weight > kMaxPluginWeight) {
       throw std::invalid_argument("plugin \"" + name + "\" weight must be within 0..100");
+    }
+    if (setting.weight != 0 && !entry->extends.score) {
+      throw std::invalid_argument("plugin \"" + name + "\" does not score: its weight must be 0");
     }
   }
   std::vector<WeightedPlugin> plugins;
   for (const PluginEntry& entry : AllPlugins()) {
     auto it = profile.plugins.find(entry.name);
     if (it == profile.plugins.end() || !it->second.enabled) continue;
-    plugins.push_back(WeightedPlugin{
-        entry.make(it->second.config.get(), policy.wide, profile.intent), it->second.weight});
+    plugins.push_back(
+        WeightedPlugin{entry.make(it->second.config.get(), profile.intent), it->second.weight});
   }
   return std::make_unique<Engine>(GpuResourceNames(policy.gpu_resources), std::move(plugins),
                                   policy.score_mapping, profile.gpu_pods_only);

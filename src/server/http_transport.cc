@@ -1,11 +1,9 @@
 #include "gpusched/server/http_transport.h"
 
 #include <fcntl.h>
-#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -25,6 +23,7 @@
 #include <vector>
 
 #include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 
 namespace gpusched {
@@ -42,9 +41,9 @@ constexpr size_t kReadChunk = 256 << 10;
 // Bytes read from one connection in one turn, so a fast sender of a huge body yields the thread.
 constexpr size_t kMaxReadPerTurn = 4 << 20;
 constexpr std::chrono::milliseconds kSweepPeriod{100};
-// Once no request this large has been answered for kTrimAfterQuiet, free heap pages go back to the
-// system at the next sweep, so a burst of big bodies does not leave the process holding their
-// memory.
+// Once no request this large has been answered for kTrimAfterQuiet, the next sweep calls
+// `after_large_requests` (the app gives free heap pages back to the system there), so a burst of
+// big bodies does not leave the process holding their memory.
 constexpr size_t kLargeRequestBytes = 4 << 20;
 constexpr std::chrono::seconds kTrimAfterQuiet{1};
 // File descriptors kept free for everything but connections (logs, API watches, files).
@@ -103,6 +102,26 @@ struct SslFree {
   void operator()(SSL* ssl) const { SSL_free(ssl); }
 };
 
+struct SslCtxFree {
+  void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
+};
+
+// An HTTPS context whose handshakes take their credentials from `tls`; null without TLS.
+std::unique_ptr<SSL_CTX, SslCtxFree> MakeTlsContext(TlsCredentials* tls) {
+  if (!tls) return nullptr;
+  std::unique_ptr<SSL_CTX, SslCtxFree> ctx(SSL_CTX_new(TLS_server_method()));
+  if (!ctx || !tls->Configure(*ctx)) throw std::runtime_error("cannot set up TLS");
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                  SSL_MODE_RELEASE_BUFFERS);
+  return ctx;
+}
+
+// A body the budget could never hold is too large (413), not a reason to retry later (503).
+TransportOptions WithBodyWithinBudget(TransportOptions o) {
+  o.limits.max_body_bytes = std::min(o.limits.max_body_bytes, o.max_inflight_bytes);
+  return o;
+}
+
 enum class Phase { kHandshake, kReading, kWriting };
 // What a connection waits for after its turn.
 enum class Next { kRead, kWrite, kYield, kClose };
@@ -160,6 +179,8 @@ std::string PeerName(const sockaddr_storage& addr) {
 struct HttpTransport::Impl {
   TransportOptions options;
   HttpHandlers handlers;
+  std::unique_ptr<TlsCredentials> credentials;  // null: plain HTTP
+  std::unique_ptr<SSL_CTX, SslCtxFree> tls;     // configured with `credentials`
   RequestBudget budget;  // before `connections`: their parsers give back to it when destroyed
   int epoll_fd = -1;
   int stop_fd = -1;
@@ -175,12 +196,13 @@ struct HttpTransport::Impl {
   uint64_t next_id = kFirstConnection;
 
   Impl(TransportOptions o, HttpHandlers h)
-      : options(std::move(o)),
+      : options(WithBodyWithinBudget(std::move(o))),
         handlers(std::move(h)),
+        credentials(options.tls.cert.empty() ? nullptr
+                                             : std::make_unique<TlsCredentials>(
+                                                   options.tls, options.tls_reload_interval)),
+        tls(MakeTlsContext(credentials.get())),
         budget(options.max_inflight_bytes, options.limits.max_body_bytes) {
-    // A client that closes early must not kill the process with SIGPIPE (OpenSSL writes with
-    // write(), which takes no MSG_NOSIGNAL).
-    signal(SIGPIPE, SIG_IGN);
     epoll_fd = MustFd(epoll_create1(EPOLL_CLOEXEC), "epoll_create1");
     stop_fd = MustFd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), "eventfd");
     sweep_fd = MustFd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK), "timerfd");
@@ -332,8 +354,8 @@ struct HttpTransport::Impl {
     auto c = std::make_unique<Connection>(next_id++, fd, PeerName(addr), options.limits, &budget);
     auto now = Clock::now();
     c->last_active = now;
-    if (options.tls) {
-      c->ssl.reset(SSL_new(options.tls));
+    if (tls) {
+      c->ssl.reset(SSL_new(tls.get()));
       if (!c->ssl || SSL_set_fd(c->ssl.get(), fd) != 1) {
         close(fd);
         return;
@@ -388,7 +410,7 @@ struct HttpTransport::Impl {
     if (trim_pending &&
         now - Clock::time_point(Clock::duration(last_large_done.load())) >= kTrimAfterQuiet) {
       trim_pending = false;
-      malloc_trim(0);
+      if (options.after_large_requests) options.after_large_requests();
     }
   }
 
@@ -611,8 +633,6 @@ struct HttpTransport::Impl {
     return Io::kDone;
   }
 };
-
-void UseOneAllocatorArena() { mallopt(M_ARENA_MAX, 1); }
 
 HttpTransport::HttpTransport(TransportOptions options, HttpHandlers handlers)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(handlers))) {}

@@ -17,7 +17,6 @@ namespace {
 constexpr std::string_view kScenarioApiVersion = "gpusched.io/v1alpha1";
 constexpr std::string_view kScenarioKind = "PackingScenario";
 constexpr int64_t kMaxCount = 1'000'000;
-constexpr int64_t kBytesPerMib = int64_t{1} << 20;
 
 // Reads one document with the strict YAML reader (codec/strict_yaml.h), throwing TraceError at the
 // first problem, which names the file, line and key.

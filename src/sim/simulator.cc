@@ -20,7 +20,6 @@
 namespace gpusched {
 namespace {
 
-constexpr int64_t kBytesPerMib = 1 << 20;
 
 // A profile that judges every pod, filters with the default filters and scores only with
 // `scorer` (none: every feasible node ties and the pick is random).

@@ -20,9 +20,11 @@
 
 #include "fuzz/json_grammar.h"
 #include "fuzz/quantity_oracle.h"
+#include "gpusched/capacity/mig_layouts.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/codec/k8s_pdb_decode.h"
 #include "gpusched/codec/yaml_to_json.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/extender/extender_service.h"
@@ -30,6 +32,7 @@
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/reflector.h"
 #include "gpusched/kube/watch_stream.h"
+#include "gpusched/model/gpu_facts.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/server/http_request_parser.h"
@@ -183,6 +186,26 @@ void CheckPodDecoder(std::string_view input) {
   });
 }
 
+void CheckPdbDecoder(std::string_view input) {
+  DecodeObject(input, [](simdjson::ondemand::object o) {
+    const DisruptionBudget budget = DecodeDisruptionBudget(o);
+    const LabelSelector& selector = budget.selector;
+    size_t items = 0;
+    for (const auto& r : selector.requirements) items += 1 + r.values.size();
+    Require(items <= kMaxSelectorItems, "pdb: the selector within its budget");
+    Require(!selector.unreadable || selector.requirements.empty(),
+            "pdb: an unreadable selector keeps no requirement");
+    Require(budget.disruptions_allowed >= 0, "pdb: disruptionsAllowed at least 0");
+    Require(budget.has_status || budget.disruptions_allowed == 0,
+            "pdb: without status, no disruption allowed");
+    // An unreadable selector protects its whole namespace; none protects nothing.
+    PodInfo pod;
+    pod.namespace_name = budget.namespace_name;
+    if (selector.unreadable) Require(budget.Selects(pod), "pdb: unreadable selects all");
+    if (!selector.present) Require(!budget.Selects(pod), "pdb: no selector selects none");
+  });
+}
+
 void CheckNodeDecoder(std::string_view input) {
   DecodeObject(input, [](simdjson::ondemand::object o) {
     NodeInfo node = DecodeNode(o);
@@ -242,6 +265,34 @@ void CheckScenarioReader(std::string_view input) {
     Scenario scenario = ParseScenario(input, "fuzz.yaml");
     Require(!scenario.nodes.empty(), "scenario: at least one node");
   } catch (const TraceError&) {
+  }
+}
+
+void CheckMigLayoutsReader(std::string_view input) {
+  MigLayoutsParseResult parsed = ParseMigLayouts(input, "fuzz.yaml");
+  Require(parsed.layouts.has_value() == parsed.errors.empty(), "mig layouts: layouts or errors");
+  for (const auto& e : parsed.errors) {
+    Require(e.starts_with("fuzz.yaml"), "mig layouts: every error names the file");
+    Require(e.find('\n') == std::string::npos, "mig layouts: every error is one line");
+  }
+  if (!parsed.layouts) return;
+  Require(!parsed.layouts->layouts.empty(), "mig layouts: at least one layout");
+  for (const auto& [name, layout] : parsed.layouts->layouts) {
+    Require(!name.empty() && name.size() <= 63 && name.find(' ') == std::string::npos,
+            "mig layouts: names are label values");
+    for (const MigGpuModel& model : KnownMigModels()) {
+      for (int64_t gpus : {1, 8}) {
+        auto offer = OfferOf(layout, model, gpus);
+        if (!offer) continue;
+        int64_t compute = 0;
+        for (const auto& [profile, n] : offer->slices) {
+          Require(n > 0, "mig layouts: offered slices are positive");
+          compute += n * MigComputeSlices(profile);
+        }
+        Require(offer->whole_gpus <= gpus && compute <= (gpus - offer->whole_gpus) * 7,
+                "mig layouts: an offer fits the node's GPUs");
+      }
+    }
   }
 }
 
@@ -406,9 +457,11 @@ std::span<const FuzzCheck> AllFuzzChecks() {
       {"extender_request", CheckExtenderRequest},
       {"pod", CheckPodDecoder},
       {"node", CheckNodeDecoder},
+      {"pdb", CheckPdbDecoder},
       {"yaml_to_json", CheckYamlToJson},
       {"policy", CheckPolicyReader},
       {"scenario", CheckScenarioReader},
+      {"mig_layouts", CheckMigLayoutsReader},
       {"quantity", CheckQuantity},
       {"kubeconfig", CheckKubeconfigReader},
       {"watch_stream", CheckWatchStream},

@@ -20,6 +20,9 @@ void CheckExtenderRequest(std::string_view input);
 // DecodePod / DecodeNode on one JSON object, as the decoders' own callers run them.
 void CheckPodDecoder(std::string_view input);
 void CheckNodeDecoder(std::string_view input);
+// DecodeDisruptionBudget on one JSON object: the selector within its budget, an unreadable one
+// selecting every pod of the namespace, no disruption allowed without status.
+void CheckPdbDecoder(std::string_view input);
 // A reflector's input: the bytes as one LIST page (ApplyListPage), then each line as a WATCH
 // event (ApplyWatchLine), into a sink that decodes pods; only the page's envelope may fail.
 void CheckWatchStream(std::string_view input);
@@ -30,6 +33,9 @@ void CheckYamlToJson(std::string_view input);
 void CheckPolicyReader(std::string_view input);
 // ParseScenario.
 void CheckScenarioReader(std::string_view input);
+// ParseMigLayouts: errors and layouts exclusive, every error naming the file, every layout name a
+// label value, and each layout's offer on every known GPU model within what its GPUs hold.
+void CheckMigLayoutsReader(std::string_view input);
 // ParseQuantityMilli against ReferenceQuantityMilli (quantity_oracle.h).
 void CheckQuantity(std::string_view input);
 // LoadKubeconfig on the input written to a file in a private, otherwise empty directory.

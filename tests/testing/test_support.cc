@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "gpusched/app/process_setup.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/inventory/static_inventory.h"
@@ -124,6 +125,7 @@ TestCycle::TestCycle(PodInfo pod, const Plugin& prepared_by,
 
 namespace {
 ServerAppOptions ServingOn(ServerOptions server) {
+  SetUpServingProcess();  // as gpusched serve does (SIGPIPE with TLS, one allocator arena)
   ServerAppOptions options;
   options.server = std::move(server);
   return options;

@@ -1,7 +1,10 @@
-// CapacityWorker: the capacity report (gpusched/capacity/capacity.h) of the serving snapshot,
-// computed on a thread of its own and kept for GET /capacity on the ops listener and for the
-// gpusched_capacity_* gauges. A report takes seconds on a large cluster, so neither a verb's
-// thread nor a request's thread ever computes one: they read the last result.
+// CapacityWorker: the capacity report (gpusched/capacity/capacity.h) and the why-pending report
+// (gpusched/capacity/why_pending.h) of the serving snapshot, computed on a thread of its own and
+// kept for GET /capacity and GET /why-pending on the ops listener and for the gpusched_capacity_*
+// and gpusched_pending_* gauges. A report takes seconds on a large cluster, so neither a verb's
+// thread nor a request's thread ever computes one: they read the last result. The two reports are
+// computed one after the other from the same snapshot and policy; one that fails keeps its last
+// good result and does not hold back the other.
 //
 // The thread looks at the published snapshot and policy every `poll` and computes a new report
 // only when the snapshot's generation or the policy's digest changed since the last one, and at
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "gpusched/capacity/capacity.h"
+#include "gpusched/capacity/why_pending.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
@@ -44,6 +48,16 @@ struct CapacityResult {
   std::vector<CapacityGaugeValue> gauge_fits;
 };
 
+struct WhyPendingResult {
+  uint64_t generation = 0;  // of the snapshot it describes
+  std::chrono::steady_clock::time_point computed_at;
+  double compute_seconds = 0;
+  WhyPendingReport report;
+  std::string json;  // FormatWhyPendingJson(report), as `gpusched why-pending --json` prints it
+  std::vector<PendingGaugeValue> gauge_pods;
+  std::vector<PendingGaugeValue> gauge_oldest;  // at report.now_unix; scrapes add the age
+};
+
 struct CapacityWorkerOptions {
   std::chrono::milliseconds min_interval = kCapacityInterval;
   std::chrono::milliseconds poll{250};
@@ -61,22 +75,29 @@ class CapacityWorker {
 
   // The last result; null before the first. Cheap: one reference-count increment.
   std::shared_ptr<const CapacityResult> Latest() const { return latest_.Get(); }
+  std::shared_ptr<const WhyPendingResult> LatestWhyPending() const { return pending_.Get(); }
   // Reports computed so far (for tests).
   uint64_t computations() const { return computations_.load(); }
   // GET /capacity: the last result's JSON with "snapshotGeneration" and "ageSeconds" in front,
   // or 503 with a one-line JSON error before the first.
   HttpResponse Serve() const;
-  // The gauges of the last result into `m` (nothing before the first).
+  // GET /why-pending: the same for the last why-pending report.
+  HttpResponse ServeWhyPending() const;
+  // The gauges of the last results into `m` (nothing before the first); the oldest waits as of
+  // now.
   void Report(MetricsState& m) const;
 
  private:
   void Loop();
+  // Both reports of `snapshot` under `policy`, each kept when it succeeds.
+  void Compute(const ClusterSnapshot& snapshot, const Policy& policy);
 
   const Published<ClusterSnapshot>& snapshots_;
   const Published<Policy>& policies_;
   std::function<bool()> ready_;
   CapacityWorkerOptions options_;
   Published<CapacityResult> latest_;
+  Published<WhyPendingResult> pending_;
   std::atomic<uint64_t> computations_{0};
   std::mutex mu_;
   std::condition_variable wake_;

@@ -2,7 +2,10 @@
 // binary, the tests and the benchmarks: a published policy (reloaded from its file when one is
 // named), an inventory source, Prometheus metrics over both, the extender service, and the HTTP
 // listeners (the verbs with probes and /metrics, and optionally a plain listener for probes and
-// /metrics alone).
+// /metrics alone). Its listeners give free heap back after a burst of large requests
+// (ReleaseFreeMemory, app/process_setup.h) unless their options name another
+// `after_large_requests`; the process-wide settings are the caller's (SetUpServingProcess, before
+// any thread starts).
 //
 // Life cycle: construct (nothing listens), Bind() (ports taken; throws on failure), Run() on one
 // thread (blocks until Stop()), Stop() from any thread, including a signal-handling one. The
@@ -62,6 +65,8 @@ class ServerApp {
   Metrics& metrics() { return metrics_; }
   Published<Policy>& policies() { return policies_; }
   const InventorySource& inventory() const { return *inventory_; }
+  // Open connections of the verbs' listener (for the benchmarks).
+  size_t connection_count() const { return server_.connection_count(); }
   // The background capacity reports; null without an ops listener.
   const CapacityWorker* capacity() const { return capacity_.get(); }
 

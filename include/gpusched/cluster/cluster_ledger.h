@@ -7,7 +7,10 @@
 // decides packing, as kube-scheduler computes requests (gpusched/model/pod.h): cpu, memory, the
 // GPU resources, and the pod count. GPU pods are kept in any phase (pending ones can be assumed
 // and are observed); other pods only while they count against a node, so memory follows the
-// bound pods, at a few hundred bytes each.
+// bound pods, at a few hundred bytes each. A GPU pod's PodInfo is kept too, for the snapshot's
+// GpuPods (what planning reads): the list of pointers to them is rebuilt only for a snapshot after
+// a GPU pod was added, changed or removed, and shared otherwise (assumptions do not change it);
+// the pods themselves are copied by the reader that asks (GpuPodList), not here.
 //
 // Assumptions: a pod the extender expects kube-scheduler to bind (its best-ranked node) counts
 // against that node until the watch reports the pod bound (the report then takes over, on
@@ -108,6 +111,7 @@ class ClusterLedger {
     bool terminal = false;
     std::optional<Clock::time_point> assumed_until;  // set while counted by assumption only
     std::optional<Clock::time_point> assume_window;  // no assumption of this pod lasts past it
+    std::shared_ptr<const PodInfo> info;             // GPU pods only, as the watch reported it
   };
   struct Usage {
     ResourceList used;
@@ -136,6 +140,8 @@ class ClusterLedger {
   // Replaces the record of `key` (uncharging the old one) with `record`, charged; `pins` are the
   // pod's, for Observe.
   void Put(std::string key, PodRecord record, const NodePins& pins);
+  // The GPU pod list of the pods kept: the last one when no GPU pod changed since.
+  std::shared_ptr<const GpuPodList> CurrentGpuPods();
 
   GpuResourceNames gpu_names_;
   std::map<std::string, NodeInfo, std::less<>> nodes_;
@@ -157,6 +163,7 @@ class ClusterLedger {
   bool product_labels_stale_ = true;  // a node changed since product_labels_ was built
   std::set<std::string, std::less<>> assumed_keys_;  // pods counted by assumption
   size_t gpu_pods_ = 0;                              // records with GPU requests
+  std::shared_ptr<const GpuPodList> gpu_pod_list_;   // null: a GPU pod changed since the last
   uint64_t generation_ = 0;
 };
 

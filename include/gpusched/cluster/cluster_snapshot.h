@@ -11,6 +11,11 @@
 // resources (cpu, memory, pods: names without a domain), which the GPU rules never read, so the
 // engine asks those once per GPU class. The live inventory's nodes differ by CPU and memory use
 // far more often than by anything else.
+//
+// It also carries the GPU pods (GpuPods): what planning reads (why-pending, MIG advice,
+// defragmentation), never the verbs. The list is immutable and shared between snapshots until a
+// GPU pod changes, so publishing it costs a pointer copy, and its pods are copied out only when a
+// reader first asks (GpuPodList).
 #ifndef GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 #define GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 
@@ -18,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,6 +31,7 @@
 
 #include "gpusched/cluster/node_index.h"
 #include "gpusched/model/node.h"
+#include "gpusched/model/pod.h"
 #include "gpusched/packing/fragmentation.h"
 #include "gpusched/packing/target_workload.h"
 
@@ -39,6 +46,30 @@ struct Assumption {
 // By pod key (PodKey, gpusched/model/pod.h).
 using Assumptions = std::map<std::string, Assumption, std::less<>>;
 
+// The GPU-requesting pods known when the snapshot was built, each list sorted by namespace, then
+// name: `pending`, not terminal and not bound (no spec.nodeName; a pod the extender assumed on a
+// node is still here), and `bound`, not terminal with a node.
+struct GpuPods {
+  std::vector<PodInfo> pending;
+  std::vector<PodInfo> bound;
+};
+
+// What the ledger hands its snapshots: the pods as it keeps them (shared, immutable), turned into
+// GpuPods on first use, by the reader that asks (a planning report's thread), so the writer
+// publishing snapshots never copies a pod. Thread-safe.
+class GpuPodList {
+ public:
+  using PodPtr = std::shared_ptr<const PodInfo>;
+  GpuPodList(std::vector<PodPtr> pending, std::vector<PodPtr> bound);
+  const GpuPods& Get() const;
+
+ private:
+  std::vector<PodPtr> pending_;
+  std::vector<PodPtr> bound_;
+  mutable std::once_flag once_;
+  mutable GpuPods pods_;
+};
+
 class ClusterSnapshot {
  public:
   using NodePtr = std::shared_ptr<const NodeState>;
@@ -48,7 +79,8 @@ class ClusterSnapshot {
   // any are seen (gpusched/packing/target_workload.h); empty in the simulator.
   ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
                   ObservedWorkload observed_workload = {},
-                  std::vector<WeightedShape> standard_workload = {}, Assumptions assumptions = {});
+                  std::vector<WeightedShape> standard_workload = {}, Assumptions assumptions = {},
+                  std::shared_ptr<const GpuPodList> gpu_pods = {});
 
   // The assumption counted for the pod of key `pod_key` (its usage is in its node's), or nullptr.
   const Assumption* AssumptionOf(std::string_view pod_key) const;
@@ -89,6 +121,12 @@ class ClusterSnapshot {
   // empty in the
   // simulator, whose trace says what comes.
   std::span<const WeightedShape> standard_workload() const { return standard_workload_; }
+  // The GPU pods, pending and bound (empty when the snapshot was built without them). The first
+  // call copies them out of the ledger's records: for planning reports, never a verb's thread.
+  const GpuPods& gpu_pods() const;
+  // The list behind gpu_pods(), shared by consecutive snapshots while no GPU pod changed; never
+  // null.
+  const std::shared_ptr<const GpuPodList>& shared_gpu_pods() const { return gpu_pods_; }
 
  private:
   // Numbers content classes, then GPU classes.
@@ -107,6 +145,7 @@ class ClusterSnapshot {
   ObservedWorkload observed_workload_;
   std::vector<WeightedShape> standard_workload_;
   Assumptions assumptions_;
+  std::shared_ptr<const GpuPodList> gpu_pods_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

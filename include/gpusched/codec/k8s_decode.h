@@ -5,11 +5,15 @@
 // strings or numbers; label and annotation values may be any scalar (YAML converted to JSON turns
 // unquoted "8" into a number). Errors throw DecodeError with a short message naming the field.
 // A pod's nodeSelector and node affinity become its node pins, within their budget, and a node's
-// pin labels are kept (gpusched/model/node_pins.h). Functions are reentrant; each thread uses its
-// own parser.
+// pin labels are kept (gpusched/model/node_pins.h). What only planning reads of a pod is never a
+// reason to refuse it: a malformed creationTimestamp or priority reads as 0, an ownerReference
+// with an overlong kind, name or uid is not kept, and only the first controller reference is.
+// Functions are reentrant; each thread uses its own parser.
 #ifndef GPUSCHED_CODEC_K8S_DECODE_H_
 #define GPUSCHED_CODEC_K8S_DECODE_H_
 
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -30,6 +34,13 @@ PodInfo DecodePod(simdjson::ondemand::object object);
 NodeInfo DecodeNode(simdjson::ondemand::object object);
 // Only metadata's name, namespace and uid: what a deletion needs, whatever else the object holds.
 PodInfo DecodeIdentity(simdjson::ondemand::object object);
+
+// A Kubernetes timestamp (RFC 3339: 2026-11-25T14:30:27Z, fractional seconds and a numeric
+// offset allowed) as whole seconds since the Unix epoch; nullopt when malformed or outside the
+// years 1970..9999.
+std::optional<int64_t> ParseRfc3339Seconds(std::string_view text);
+// Longest ownerReference kind, name or uid kept (Kubernetes names are at most 253 bytes).
+inline constexpr size_t kMaxOwnerRefField = 256;
 
 // A scalar's text: strings unescaped, numbers and booleans as written, null as "".
 std::string_view ScalarText(simdjson::ondemand::value value);

@@ -65,7 +65,10 @@ class Cycle {
 
   // The text `prefix + subject` (the subject quoted and bounded), stored once per cycle; the view
   // lives as long as the cycle. Plugins build their reasons with it so a reason shared by many
-  // nodes is allocated once. `prefix` is the plugin's own text.
+  // nodes is allocated once. `prefix` is the plugin's own fixed text, a string literal or other
+  // storage that outlives the cycle: the cycle keeps the view and finds a stored text by the
+  // prefix's address (a temporary's address may be reused by a different prefix). Everything
+  // that varies goes into `subject`, which is copied.
   std::string_view Reason(std::string_view prefix, std::string_view subject = {}) const;
 
   // The engine calls EnterNode before asking plugins about a node, and asks them about no other

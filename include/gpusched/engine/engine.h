@@ -1,11 +1,11 @@
 // Engine: runs one profile's enabled plugins over candidate nodes for one pod.
 //
-// Filter: a node passes when every plugin that filters (Plugin::Filters) passes it; otherwise its
+// Filter: a node passes when every plugin that filters (Plugin::Extends) passes it; otherwise its
 // verdict is the first unresolvable rejection, or failing that the first unschedulable one. A pod
 // the cycle rejects (an invalid profile choice, a malformed annotation a plugin's Prepare found) is
-// rejected everywhere as unresolvable with that reason. Prioritize: each plugin with a positive
-// weight that applies to the pod scores every node (Score, then Normalize); the weighted mean of
-// those scores (0..100) is mapped to the extender score 0..10 (MaxExtenderPriority) by the
+// rejected everywhere as unresolvable with that reason. Prioritize: each plugin that scores, has a
+// positive weight and applies to the pod scores every node (Score, then Normalize); the weighted
+// mean of those scores (0..100) is mapped to the extender score 0..10 (MaxExtenderPriority) by the
 // profile's ScoreMapping. A pod that asks for no GPU passes every filter; it scores 0 everywhere
 // when the engine judges GPU pods only, else it is ranked like any other. Nodes of one content
 // class (Candidates) are judged once: plugins judge by content (gpusched/engine/plugin.h), so the
@@ -45,7 +45,7 @@ enum class ScoreMapping {
 
 struct WeightedPlugin {
   std::unique_ptr<Plugin> plugin;
-  double weight = 0;  // 0: filter only
+  double weight = 0;  // 0: not scored; ignored for a plugin that does not score
 };
 
 // One plugin's part in a node's score.
@@ -148,7 +148,10 @@ class Engine {
 
   GpuResourceNames gpu_names_;
   std::vector<WeightedPlugin> plugins_;
-  std::vector<size_t> filters_;  // the plugins that filter, by index into plugins_
+  // The plugins asked at each extension point, by index into plugins_ (in plugins_'s order): those
+  // that filter, and those that score with a positive weight.
+  std::vector<size_t> filters_;
+  std::vector<size_t> scorers_;
   ScoreMapping mapping_;
   bool gpu_pods_only_;
 };

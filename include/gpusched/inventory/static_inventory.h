@@ -2,7 +2,8 @@
 // single objects, or several YAML documents, as `kubectl get nodes,pods -A -o yaml` prints), or the
 // sample cluster compiled into the binary. Used by `serve --cluster`, `explain`, tests and the
 // simulator. Files are read within a size cap (util/file_text.h), YAML within the limits of
-// codec/yaml_load.h; errors quote input bytes escaped.
+// codec/yaml_load.h; errors quote input bytes escaped. PodDisruptionBudgets in the file (and
+// PodDisruptionBudgetLists: `kubectl get nodes,pods,pdb -A -o yaml`) are kept for planning.
 #ifndef GPUSCHED_INVENTORY_STATIC_INVENTORY_H_
 #define GPUSCHED_INVENTORY_STATIC_INVENTORY_H_
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/model/disruption_budget.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 
@@ -29,7 +31,8 @@ inline constexpr size_t kMaxPodFileBytes = size_t{16} << 20;
 struct Inventory {
   std::vector<NodeInfo> nodes;
   std::vector<PodInfo> pods;
-  size_t skipped_objects = 0;  // objects of other kinds
+  std::vector<DisruptionBudget> budgets;  // PodDisruptionBudgets, for planning (defrag-plan)
+  size_t skipped_objects = 0;             // objects of other kinds
 };
 
 class InventoryError : public std::runtime_error {

@@ -35,6 +35,14 @@ struct CapacityGaugeValue {
   double value = 0;
 };
 
+// One pending-pods gauge value (capacity/why_pending.h): a shape and a reason ("" for the oldest
+// wait, labelled by shape only).
+struct PendingGaugeValue {
+  std::string shape;
+  std::string reason;
+  double value = 0;
+};
+
 // The state read at scrape time. Absent parts are left out of the exposition.
 struct MetricsState {
   std::shared_ptr<const ClusterSnapshot> snapshot;
@@ -49,6 +57,11 @@ struct MetricsState {
   // The last background capacity result (app/capacity_worker.h); both empty until there is one.
   std::vector<CapacityGaugeValue> capacity_gpus;  // label: total, allocated, idle, fragmented
   std::vector<CapacityGaugeValue> capacity_fits;  // label: the shape's name
+  // The last background why-pending report; absent until there is one (empty vectors after one:
+  // nothing pending).
+  bool pending_reported = false;
+  std::vector<PendingGaugeValue> pending_pods;    // by shape and reason
+  std::vector<PendingGaugeValue> pending_oldest;  // by shape, in seconds
 };
 
 class Metrics {

@@ -1,5 +1,6 @@
-// What gpusched knows of a pod: identity, phase, placement, node pins (model/node_pins.h), and its
-// effective resource requests.
+// What gpusched knows of a pod: identity, phase, placement, node pins (model/node_pins.h), its
+// effective resource requests, and what planning reads of it: priority, creation time and the
+// controller that owns it.
 //
 // EffectiveRequests() applies Kubernetes' own rule (k8s.io/kubernetes pkg/api/v1/resource
 // PodRequests): max(sum of app containers, max over init containers), restartable (sidecar) init
@@ -9,6 +10,7 @@
 #ifndef GPUSCHED_MODEL_POD_H_
 #define GPUSCHED_MODEL_POD_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -45,6 +47,12 @@ PodPhase ParsePodPhase(std::string_view text);
 // Annotations with this prefix are kept on a PodInfo; others are dropped to bound memory.
 inline constexpr std::string_view kGpuschedAnnotationPrefix = "gpusched.io/";
 
+// The ownerReference marked controller: true (a ReplicaSet, StatefulSet, Job, ...).
+struct OwnerRef {
+  std::string kind, name, uid;
+  bool known() const { return !uid.empty(); }
+};
+
 struct PodInfo {
   std::string name;
   std::string namespace_name;
@@ -57,6 +65,9 @@ struct PodInfo {
   StringPairs annotations;  // only gpusched.io/ keys
   ResourceList requests;    // effective requests, every resource
   ResourceList max_container_requests;
+  int32_t priority = 0;      // spec.priority
+  int64_t created_unix = 0;  // metadata.creationTimestamp, seconds since the epoch; 0: unknown
+  OwnerRef controller;       // unknown (empty) when no ownerReference is the controller
 
   // Succeeded and Failed pods hold no resources.
   bool terminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }

@@ -26,9 +26,10 @@ namespace gpusched {
 
 class CpuReservePlugin : public Plugin {
  public:
-  bool Filters() const override { return false; }
   static constexpr std::string_view kName = "cpu-reserve";
   std::string_view name() const override { return kName; }
+  static constexpr ExtensionPoints kExtends{.score = true};
+  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override;
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;

@@ -25,12 +25,13 @@ struct ResourceWeights {
 
 class GpuBinpackPlugin : public Plugin {
  public:
-  bool Filters() const override { return false; }
   static constexpr std::string_view kName = "gpu-binpack";
   explicit GpuBinpackPlugin(ResourceWeights weights) : weights_(std::move(weights)) {}
   // Off by default; settings `resourceWeights` (resource -> weight) and `defaultResourceWeight`.
   static PluginEntry Entry();
   std::string_view name() const override { return kName; }
+  static constexpr ExtensionPoints kExtends{.score = true};
+  ExtensionPoints Extends() const override { return kExtends; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
 
  private:

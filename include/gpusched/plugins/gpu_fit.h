@@ -18,8 +18,9 @@ class GpuFitPlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "gpu-fit";
   std::string_view name() const override { return kName; }
+  static constexpr ExtensionPoints kExtends{.filter = true};
+  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override;
-  bool Filters() const override { return true; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   // True unless a configured GPU resource is named like a native one.
   bool FilterIgnoresNativeResources(const Cycle& cycle) const override;

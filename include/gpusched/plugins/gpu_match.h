@@ -20,6 +20,7 @@
 
 #include "gpusched/engine/plugin.h"
 #include "gpusched/model/gpu_requirements.h"
+#include "gpusched/plugins/plugin_entry.h"
 #include "gpusched/plugins/pod_intent.h"
 
 namespace gpusched {
@@ -32,9 +33,13 @@ class GpuMatchPlugin : public Plugin {
   // `profile_intent`: the requirements and preferences of the profile's pods, before annotations.
   GpuMatchPlugin(CostTable costs, PodIntent profile_intent)
       : costs_(std::move(costs)), profile_intent_(std::move(profile_intent)) {}
+  // On by default with weight 1; setting `costs` (product glob -> relative cost, first match
+  // counts), also stated as the policy's top-level `costs`.
+  static PluginEntry Entry();
   std::string_view name() const override { return kName; }
+  static constexpr ExtensionPoints kExtends{.filter = true, .score = true};
+  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
-  bool Filters() const override { return true; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   // It judges labels and GPU facts, never what pods use of cpu, memory or pods.
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }

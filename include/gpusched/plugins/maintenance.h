@@ -25,11 +25,13 @@ enum class MaintenanceAction {
 class MaintenancePlugin : public Plugin {
  public:
   static constexpr std::string_view kName = "maintenance";
+  // It filters, and scores when a policy gives it a weight.
+  static constexpr ExtensionPoints kExtends{.filter = true, .score = true};
   explicit MaintenancePlugin(MaintenanceAction action) : action_(action) {}
   // On by default as a filter (weight 0); setting `action: filter | score`.
   static PluginEntry Entry();
   std::string_view name() const override { return kName; }
-  bool Filters() const override { return true; }
+  ExtensionPoints Extends() const override { return kExtends; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
   double Score(const Cycle& cycle, const NodeState& node) const override;

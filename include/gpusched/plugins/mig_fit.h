@@ -25,9 +25,10 @@ class MigFitPlugin : public Plugin {
   explicit MigFitPlugin(PodIntent profile_intent = {})
       : profile_intent_(std::move(profile_intent)) {}
   std::string_view name() const override { return kName; }
+  static constexpr ExtensionPoints kExtends{.filter = true, .score = true};
+  ExtensionPoints Extends() const override { return kExtends; }
   // The pod's intent; for a pod asking for MIG slices, also the profiles the cluster offers.
   void Prepare(Cycle& cycle) const override;
-  bool Filters() const override { return true; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
   bool ScoresPod(const Cycle& cycle) const override;

@@ -24,22 +24,27 @@
 
 #include "gpusched/engine/plugin.h"
 #include "gpusched/packing/target_workload.h"
+#include "gpusched/plugins/plugin_entry.h"
 
 namespace gpusched {
 
 // The pod's shape, prepared once per cycle for the packing scores (plugins/task_shape.h).
 class ShapeScorer : public Plugin {
  public:
-  bool Filters() const override { return false; }
+  static constexpr ExtensionPoints kExtends{.score = true};
+  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override;
 };
 
-// Measures against the snapshot's target workload, or, when the policy's targetWorkload settings
-// differ from the defaults, against the blend they give (prepared once per cycle).
+// Measures against the snapshot's target workload, or, when its targetWorkload setting differs
+// from the defaults, against the blend it gives (prepared once per cycle).
 class FgdPlugin : public ShapeScorer {
  public:
   static constexpr std::string_view kName = "fgd";
   explicit FgdPlugin(TargetWorkloadSettings workload = {}) : workload_(std::move(workload)) {}
+  // On by default with weight 3; setting `targetWorkload: {priorShare, priorPods, expected}`, also
+  // stated as the policy's top-level `targetWorkload`.
+  static PluginEntry Entry();
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
@@ -73,13 +78,13 @@ class GpuPackingPlugin : public ShapeScorer {
 
 class ConsolidatePlugin : public Plugin {
  public:
-  bool Filters() const override { return false; }
   static constexpr std::string_view kName = "consolidate";
   std::string_view name() const override { return kName; }
+  static constexpr ExtensionPoints kExtends{.score = true, .score_by_name = true};
+  ExtensionPoints Extends() const override { return kExtends; }
   double Score(const Cycle& cycle, const NodeState& node) const override {
     return ScoreName(cycle, node.info.name);
   }
-  bool ScoresByName() const override { return true; }
   double ScoreName(const Cycle& cycle, std::string_view node_name) const override;
 };
 

@@ -6,11 +6,13 @@
 //   asks for a .shared resource cannot be exclusive at all;
 // - a container asking for more than 1 unit of a resource the node shares, where the device
 //   plugin's failRequestsGreaterThanOne would refuse it at admission (by default: MPS yes,
-//   time-slicing no; see the policy's sharing section).
+//   time-slicing no): settings `mpsFailRequestsGreaterThanOne` and
+//   `timeSlicingFailRequestsGreaterThanOne`, also stated as the policy's top-level `sharing`.
 #ifndef GPUSCHED_PLUGINS_SHARING_H_
 #define GPUSCHED_PLUGINS_SHARING_H_
 
 #include "gpusched/engine/plugin.h"
+#include "gpusched/plugins/plugin_entry.h"
 #include "gpusched/plugins/pod_intent.h"
 
 namespace gpusched {
@@ -28,9 +30,12 @@ class SharingPlugin : public Plugin {
   // `profile_intent`: the profile's sharing mode (and the rest of its intent), before annotations.
   SharingPlugin(SharingRules rules, PodIntent profile_intent)
       : rules_(rules), profile_intent_(std::move(profile_intent)) {}
+  // On by default; a filter only.
+  static PluginEntry Entry();
   std::string_view name() const override { return kName; }
+  static constexpr ExtensionPoints kExtends{.filter = true};
+  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
-  bool Filters() const override { return true; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
 

@@ -1,9 +1,9 @@
 // Reading and printing policy files (YAML, apiVersion gpusched.io/v1alpha1, kind SchedulingPolicy).
 //
-// Validation is strict: unknown keys, wrong types, out-of-range weights, unknown plugin names,
-// duplicate profiles and malformed quantities or versions are all reported, each as
-// "<file>:<line>:<column>: <key path>: <problem>" (input bytes escaped, at most 100 errors), and
-// none of them yields a policy. See docs/policy.md for every key.
+// Validation is strict: unknown keys, wrong types, out-of-range weights, a weight on a plugin that
+// does not score, unknown plugin names, duplicate profiles and malformed quantities or versions
+// are all reported, each as "<file>:<line>:<column>: <key path>: <problem>" (input bytes escaped,
+// at most 100 errors), and none of them yields a policy. See docs/policy.md for every key.
 #ifndef GPUSCHED_POLICY_POLICY_FILE_H_
 #define GPUSCHED_POLICY_POLICY_FILE_H_
 

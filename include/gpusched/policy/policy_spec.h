@@ -22,7 +22,7 @@ inline constexpr double kMaxPluginWeight = 100;
 
 struct PluginSetting {
   bool enabled = true;
-  double weight = 0;  // 0: filter only
+  double weight = 0;  // 0: not scored; only plugins that score may have another
   // The plugin's own settings (plugins/plugin_entry.h); null for a plugin without any.
   std::shared_ptr<const PluginConfig> config;
 };
@@ -48,9 +48,6 @@ struct PolicySpec {
   // The filter verb passes only the best-scored nodes (ties kept), so kube-scheduler's own scores
   // and random tie-break cannot overrule gpusched's choice (docs/benchmarks.md, blend mode).
   bool filter_best_only = false;
-  // What the policy states once for every plugin: product costs, sharing rules, and what
-  // fragmentation is measured against in a live cluster (plugins/plugin_entry.h).
-  PolicyWideSettings wide;
   std::string default_profile = "default";
   std::vector<ProfileSpec> profiles;
 };

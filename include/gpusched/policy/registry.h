@@ -17,7 +17,8 @@ const std::vector<std::string_view>& RegisteredPlugins();
 bool IsRegisteredPlugin(std::string_view name);
 
 // The engine for `profile` of `policy`: its enabled plugins in registry order with their weights.
-// Throws std::invalid_argument naming an unknown plugin or a weight outside 0..100.
+// Throws std::invalid_argument naming an unknown plugin, a weight outside 0..100, or a weight on a
+// plugin that does not score.
 std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec& profile);
 
 }  // namespace gpusched

@@ -14,18 +14,24 @@
 // answer without its body; an HTTP/1.0 client asking for keep-alive is told `Connection:
 // keep-alive` when the connection stays open. Connection bookkeeping is guarded by one mutex, held
 // only for table updates and epoll re-arming, never for I/O or handlers.
+//
+// With TLS files the transport speaks HTTPS only (TlsCredentials: reloaded when the files change).
+// It makes no process-wide setting itself (app/process_setup.h makes them), but one is assumed
+// with TLS: SIGPIPE ignored, because OpenSSL writes to sockets with write(), which takes no
+// MSG_NOSIGNAL, so a client closing mid-answer would otherwise end the process. Plain HTTP sends
+// with MSG_NOSIGNAL and needs nothing.
 #ifndef GPUSCHED_SERVER_HTTP_TRANSPORT_H_
 #define GPUSCHED_SERVER_HTTP_TRANSPORT_H_
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
-#include <openssl/ssl.h>
-
 #include "gpusched/server/http_request_parser.h"
+#include "gpusched/server/tls_credentials.h"
 
 namespace gpusched {
 
@@ -46,30 +52,32 @@ struct HttpHandlers {
   std::function<HttpResponse(int status, const std::string& reason, std::string_view peer)> failure;
 };
 
+// Every setting of a listener's connections; ServerOptions (http_server.h) adds the routes.
 struct TransportOptions {
   std::string host = "127.0.0.1";
-  int port = 0;  // 0: pick a free port
+  int port = 8888;  // 0: pick a free port
   int threads = 8;
+  // Per request. `limits.max_body_bytes` is lowered to `max_inflight_bytes`: a body the budget
+  // could never hold is too large (413), not a reason to retry later (503).
   HttpLimits limits;
   // Bytes of request headers and bodies held at once by all connections (see RequestBudget).
   size_t max_inflight_bytes = 256 << 20;
   std::chrono::milliseconds request_timeout{10000};
-  std::chrono::milliseconds keep_alive{150000};
-  size_t max_connections = 10000;
-  SSL_CTX* tls = nullptr;  // borrowed; null: plain HTTP
+  // Longer than the 90 s kube-scheduler's Go client keeps idle connections, so the server never
+  // races a client's reuse.
+  std::chrono::seconds keep_alive{150};
+  size_t max_connections = 10000;  // lowered to what RLIMIT_NOFILE allows
+  TlsFiles tls;                    // empty cert: plain HTTP
+  std::chrono::milliseconds tls_reload_interval{10000};
+  // Called from a serving thread once no request of 4 MiB or more has been answered for a second
+  // after one was. The app gives free heap back to the system here (malloc_trim): a process-wide
+  // act, so the transport leaves it to the app. Null: nothing is called.
+  std::function<void()> after_large_requests;
 };
-
-// Request bodies and their decoded forms can be tens of MB. After a large request the transport
-// asks the allocator to give free memory back (malloc_trim), but glibc gives back only the main
-// heap's top and free blocks inside heaps; the tops of its per-thread heaps stay resident. This
-// puts every thread on the main heap, so a burst of large requests does not stay resident after
-// it is answered. (Mapping large blocks on their own instead costs a TLB shootdown per unmap in a
-// multi-threaded process: 5-7x slower full-Nodes requests on a 2-vCPU VM.) Process-wide; call once
-// at start, before other threads allocate.
-void UseOneAllocatorArena();
 
 class HttpTransport {
  public:
+  // Throws std::runtime_error when the TLS files cannot be loaded.
   HttpTransport(TransportOptions options, HttpHandlers handlers);
   ~HttpTransport();
   HttpTransport(const HttpTransport&) = delete;

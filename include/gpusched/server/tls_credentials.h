@@ -2,11 +2,11 @@
 // and re-read when the files change, so a rotated certificate (cert-manager, a renewed Secret)
 // is served without a restart.
 //
-// Configure() prepares an OpenSSL server context: every handshake picks up the credentials in force
-// at that moment; with a client CA, a client must present a certificate signed by it or the
-// handshake fails. A reload that fails (unreadable file, bad PEM, key not matching the certificate)
-// is logged and the last good credentials stay in force. The polling thread stops in the
-// destructor; the object must outlive every server context configured with it.
+// Configure() prepares an OpenSSL server context (the transport's): every handshake picks up the
+// credentials in force at that moment; with a client CA, a client must present a certificate signed
+// by it or the handshake fails. A reload that fails (unreadable file, bad PEM, key not matching the
+// certificate) is logged and the last good credentials stay in force. The polling thread stops in
+// the destructor; the object must outlive every server context configured with it.
 #ifndef GPUSCHED_SERVER_TLS_CREDENTIALS_H_
 #define GPUSCHED_SERVER_TLS_CREDENTIALS_H_
 
@@ -20,7 +20,10 @@
 #include <string>
 #include <thread>
 
-#include <openssl/ssl.h>
+// OpenSSL's SSL_CTX and SSL, named by pointer only: including this header does not pull OpenSSL's
+// headers; the server's .cc files that use the objects include them.
+struct ssl_ctx_st;
+struct ssl_st;
 
 namespace gpusched {
 
@@ -42,7 +45,7 @@ class TlsCredentials {
   TlsCredentials& operator=(const TlsCredentials&) = delete;
 
   // Installs the handshake hooks in `ctx`. Returns false (with an error logged) on failure.
-  bool Configure(SSL_CTX& ctx);
+  bool Configure(ssl_ctx_st& ctx);
 
   uint64_t reloads() const { return reloads_.load(); }
   uint64_t failures() const { return failures_.load(); }
@@ -50,7 +53,7 @@ class TlsCredentials {
   struct Loaded;  // parsed OpenSSL objects; defined in the .cc
 
  private:
-  static int OnHandshake(SSL* ssl, void* self);
+  static int OnHandshake(ssl_st* ssl, void* self);
   std::shared_ptr<const Loaded> Current() const;
   void Run();
   void CheckOnce();

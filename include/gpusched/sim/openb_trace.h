@@ -21,6 +21,9 @@ class TraceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Bytes in a MiB: trace memory is in MiB, Kubernetes quantities in bytes.
+inline constexpr int64_t kBytesPerMib = int64_t{1} << 20;
+
 // Other extended resources, in units (scenarios only: MIG slices, for one).
 using ExtraResources = std::vector<std::pair<std::string, int64_t>>;
 

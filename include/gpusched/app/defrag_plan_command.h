@@ -1,0 +1,35 @@
+// `gpusched defrag-plan`: for GPU pods that wait because no node takes them, the fewest pods to
+// move so that one does, where each would go and the GPUs freed (gpusched/capacity/defrag_plan.h),
+// as text or JSON. Advice only: it reads the cluster once (nodes, pods and, from an API server or
+// a --cluster file, PodDisruptionBudgets) and writes nothing to it.
+#ifndef GPUSCHED_APP_DEFRAG_PLAN_COMMAND_H_
+#define GPUSCHED_APP_DEFRAG_PLAN_COMMAND_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusched/app/cluster_view.h"
+#include "gpusched/cli/flags.h"
+
+namespace gpusched {
+
+struct DefragPlanCommandOptions {
+  ClusterViewOptions view;
+  std::string pod_namespace;  // with pod_name: plan for that pod only; empty: every waiting pod
+  std::string pod_name;
+  bool json = false;
+
+  static FlagSet Flags();
+  static std::optional<DefragPlanCommandOptions> FromFlags(const FlagSet& flags,
+                                                           std::string& error);
+};
+
+// Runs the command on its arguments (after the command name); returns the exit code: 0 with a
+// report (plans or reasons why none), 2 for bad flags, an unreadable inventory, a --pod that is
+// no waiting GPU pod, or PodDisruptionBudgets the API server would not list.
+int RunDefragPlanCommand(const std::vector<std::string>& args);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_DEFRAG_PLAN_COMMAND_H_

@@ -1,0 +1,32 @@
+// `gpusched mig-advice`: which idle MIG-capable nodes to repartition for the MIG slices pending
+// pods wait for (gpusched/capacity/mig_advice.h), as `kubectl label` lines or JSON. Advice only:
+// it reads the cluster once and writes nothing to it.
+#ifndef GPUSCHED_APP_MIG_ADVICE_COMMAND_H_
+#define GPUSCHED_APP_MIG_ADVICE_COMMAND_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusched/app/cluster_view.h"
+#include "gpusched/cli/flags.h"
+
+namespace gpusched {
+
+struct MigAdviceCommandOptions {
+  ClusterViewOptions view;
+  std::string mig_config_path;  // empty: the bundled layouts
+  bool json = false;
+
+  static FlagSet Flags();
+  static std::optional<MigAdviceCommandOptions> FromFlags(const FlagSet& flags, std::string& error);
+};
+
+// Runs the command on its arguments (after the command name); returns the exit code: 0 with
+// advice or none, 2 for bad flags, an unreadable inventory or an invalid layouts file (each of
+// its errors printed to stderr as FILE:LINE:COLUMN: KEY: PROBLEM).
+int RunMigAdviceCommand(const std::vector<std::string>& args);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_MIG_ADVICE_COMMAND_H_

@@ -1,0 +1,31 @@
+// `gpusched why-pending`: the GPU pods waiting for a node, grouped by shape and by the reason
+// gpusched's filter gives (gpusched/capacity/why_pending.h), as a table or JSON.
+#ifndef GPUSCHED_APP_WHY_PENDING_COMMAND_H_
+#define GPUSCHED_APP_WHY_PENDING_COMMAND_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusched/app/cluster_view.h"
+#include "gpusched/cli/flags.h"
+
+namespace gpusched {
+
+struct WhyPendingCommandOptions {
+  ClusterViewOptions view;
+  bool json = false;
+  size_t max_pods = 0;  // pods judged at most (WhyPendingOptions::max_pods)
+
+  static FlagSet Flags();
+  static std::optional<WhyPendingCommandOptions> FromFlags(const FlagSet& flags,
+                                                           std::string& error);
+};
+
+// Runs the command on its arguments (after the command name); returns the exit code.
+int RunWhyPendingCommand(const std::vector<std::string>& args);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_WHY_PENDING_COMMAND_H_

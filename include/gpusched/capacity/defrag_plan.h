@@ -1,0 +1,135 @@
+// Defragmentation plan: for a GPU pod that waits because no node takes it, but one would if a few
+// pods there moved, the fewest pods to move, where each would go, and the GPUs that frees. Advice
+// only: the plan is text or JSON that a person or a descheduler acts on; nothing is written.
+//
+// The judge is the engine the policy picks for each pod, as the verbs use it
+// (gpusched/capacity/working_nodes.h): the waiting pod fits a node when Engine::Filter passes it
+// there; a moved pod goes where BestPlacement puts it among the nodes other than the one it
+// leaves, with the moves before it counted. Only nodes that reject the pod as unschedulable (in
+// use by other pods) are targets: an unresolvable rejection (no such resource, product pin,
+// cordon, maintenance) stands however many pods move.
+//
+// A pod may move only when all of these hold (a pod that fails one is counted under it):
+//  - it is a bound, non-terminal GPU pod on the target node, of a priority no higher than the
+//    waiting pod's (spec.priority; equal priority may move: moving is not preemption);
+//  - its controller (the ownerReference with controller: true) is a ReplicaSet,
+//    ReplicationController or StatefulSet, which recreate a deleted pod wherever it fits. A bare
+//    pod would be gone for good, a Job's pod would lose its work, a DaemonSet's comes back on the
+//    same node, and other kinds (operators' own) are not known to recreate theirs: none moves;
+//  - it has a replica elsewhere: another non-terminal pod of the same controller (same uid) bound
+//    to a node other than the target, so the workload keeps serving while this one is recreated.
+//    A StatefulSet's pod is judged the same way (its replacement keeps its name and ordinal);
+//    gpusched does not see volumes, so a pod bound to a node-local volume would not move;
+//  - its PodDisruptionBudgets allow it: every budget that selects it has disruptionsAllowed left,
+//    less the moves earlier in the plans (a budget without status allows none), and it is selected
+//    by at most one budget (the eviction API refuses a pod under several).
+//
+// Search, per waiting pod: the target nodes in order of fewest movable pods (they promise the
+// fewest moves, and a plan found early caps the search on the others), then node order. On each,
+// its movable pods, at most kMaxDefragCandidatesPerNode, those holding most of the resources the
+// waiting pod asks for first (then most GPUs, then by namespace/name); a node the pod would not fit
+// even with all of them gone is dropped after one check. Then subsets of growing size up to
+// max_moves, never past the size of the best plan so far: a size whose `size` first pods (those
+// that free the most) do not make room is skipped, as no other `size` of them frees more of what
+// the pod asks for; otherwise every subset of that size is checked with Engine::Filter on the
+// node without those pods, and those that fit are tried in order of fewest GPUs moved (then their
+// pods' order): the first whose pods all find a destination, within their budgets, is the node's
+// plan. The plan is the node's with the fewest moves, then fewest GPUs moved, then the node's
+// name. Bounded work: at most max_subset_checks single-node filter checks and
+// max_destination_trials destination searches (each |subset| placements over every node) per
+// waiting pod; a search cut short by either says so (`search_cut`), and its plan, if any, may not
+// be minimal.
+//
+// Waiting pods (pending, unbound, not terminal, asking for a GPU resource) are planned in order:
+// priority, highest first, then oldest, then namespace/name; at most max_waiting of them. Each
+// plan assumes those before it carried out: its moves applied, its pod placed on its target, as a
+// pod that fits now is placed where BestPlacement puts it. kube-scheduler's own filters (CPU,
+// memory, taints, pod affinity) are not applied, as in capacity.
+//
+// A pure function of its inputs; thread-safe. Never run on a verb's thread.
+#ifndef GPUSCHED_CAPACITY_DEFRAG_PLAN_H_
+#define GPUSCHED_CAPACITY_DEFRAG_PLAN_H_
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/model/disruption_budget.h"
+#include "gpusched/model/pod.h"
+#include "gpusched/policy/policy.h"
+
+namespace gpusched {
+
+inline constexpr size_t kMaxDefragCandidatesPerNode = 16;
+inline constexpr size_t kMaxDefragMoves = 8;
+inline constexpr size_t kMaxDefragSubsetChecks = 20000;
+inline constexpr size_t kMaxDefragDestinationTrials = 64;
+inline constexpr size_t kMaxDefragWaiting = 100;
+
+struct DefragOptions {
+  size_t max_moves = kMaxDefragMoves;
+  size_t max_candidates_per_node = kMaxDefragCandidatesPerNode;
+  size_t max_subset_checks = kMaxDefragSubsetChecks;
+  size_t max_destination_trials = kMaxDefragDestinationTrials;
+  size_t max_waiting = kMaxDefragWaiting;
+};
+
+struct DefragMove {
+  std::string pod;  // namespace/name
+  std::string from;
+  std::string to;
+  int64_t gpu_milli = 0;  // whole GPUs plus MIG slices by compute slices, as capacity counts
+};
+
+enum class DefragOutcome {
+  kFitsNow,  // a node takes it as things are (`node`)
+  kPlan,     // it fits on `node` once `moves` are carried out
+  kNoPlan,   // `why`
+};
+
+struct PodDefragPlan {
+  std::string pod;  // namespace/name
+  std::string profile;
+  int32_t priority = 0;
+  ResourceList gpu_demand;
+  DefragOutcome outcome = DefragOutcome::kNoPlan;
+  std::string node;
+  std::vector<DefragMove> moves;
+  int64_t gpus_freed_milli = 0;  // the moves' GPUs
+  bool search_cut = false;       // a bound stopped the search: a plan may not be minimal
+  std::string why;               // kNoPlan: one line
+};
+
+struct DefragReport {
+  std::string inventory;  // where the snapshot came from; set by the caller
+  std::string policy_source;
+  size_t budgets = 0;          // disruption budgets read
+  size_t budgets_skipped = 0;  // unreadable objects; set by the caller
+  size_t waiting = 0;          // waiting GPU pods considered (before max_waiting)
+  std::vector<PodDefragPlan> plans;
+};
+
+// The plans for the `waiting` pods (those that are not waiting GPU pods are left out), with the
+// GPU pods `bound` to the snapshot's nodes (others are ignored) and the `budgets`.
+DefragReport PlanDefragmentation(const Policy& policy, const ClusterSnapshot& snapshot,
+                                 std::span<const PodInfo> waiting, std::span<const PodInfo> bound,
+                                 std::span<const DisruptionBudget> budgets,
+                                 const DefragOptions& options = {});
+
+// Milli-GPU that `pod` holds: whole nvidia.com/gpu units plus MIG slices by their compute slices;
+// time-sliced replicas count 0.
+int64_t PodGpuMilli(const PodInfo& pod);
+
+// One paragraph per waiting pod under a heading.
+std::string FormatDefragPlanText(const DefragReport& report);
+// {"inventory", "policy", "budgets", "budgetsSkipped", "waiting", "plans": [{"pod", "profile",
+// "priority", "requests": {resource: units}, "outcome": "fits-now" | "plan" | "no-plan",
+// "node", "moves": [{"pod", "from", "to", "gpus"}], "gpusFreed", "searchCut", "why"}]}.
+std::string FormatDefragPlanJson(const DefragReport& report);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CAPACITY_DEFRAG_PLAN_H_

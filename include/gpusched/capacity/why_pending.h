@@ -1,0 +1,128 @@
+// why-pending: the GPU pods waiting for a node (ClusterSnapshot::gpu_pods().pending: no node, not
+// terminal), grouped by shape and by the reason their scheduling fails on the best-looking nodes,
+// gpusched's filter's or kube-scheduler's (below), with counts and the oldest wait.
+//
+// Each pod is judged on the way kube-scheduler takes, so its reason is the text the pod's
+// FailedScheduling events quote. kube-scheduler first filters out the nodes that do not meet the
+// pod's required node pins (nodeSelector and required node affinity, on the labels gpusched keeps,
+// gpusched/model/node_pins.h; those it does not keep count as met): no node left gives
+// kNoPinnedNodeReason, the text of its NodeAffinity. Every other node is judged by the engine of
+// the profile the policy selects for the pod (Policy::Select), Engine::Filter, whose reasons are
+// the very text of the extender's failedNodes; but where a GPU resource the pod asks for is short
+// (allocatable less what bound and assumed pods use), kube-scheduler's own NodeResourcesFit
+// rejects the node before the extender sees it (the README's registration leaves GPU resources to
+// it, ignoredByScheduler: false), so the node's reason is its "Insufficient <resource>", whether
+// the node offers none or all are in use. kube-scheduler's other filters (cpu, memory, taints) are
+// not applied.
+//
+// "Best-looking" nodes are those that came closest to taking the pod. A pod that passes gpusched's
+// filter on some node gets kPassesReason (what holds it back is kube-scheduler's own, its queue or
+// the bind). Otherwise the nodes are ranked by the engine's verdict and the best non-empty tier is
+// taken:
+//   a. unschedulable (FailedNodes): only what other pods use stands in the way;
+//   b. unresolvable, but the node offers every GPU resource the pod asks for (allocatable > 0);
+//   c. every other node.
+// The pod's reason is the most common reason among the nodes of that tier, ties broken by the
+// reason's text (byte order), so equal inputs give equal reports. A pod the snapshot counts as
+// assumed on a node (the extender chose it; the bind is pending) gets kAssumedReason; in a cluster
+// of no node, every pod gets kNoNodesReason.
+//
+// Shape: the pod's GPU demand under the policy's GPU resource names, each resource as
+// "<name>: <units>", joined with ", " in name order ("nvidia.com/gpu: 8").
+//
+// Bounds: pods are judged oldest first (creation time, unknown last, then namespace and name), at
+// most `max_pods` of them and at most `max_node_judgements` / nodes, so the work is at most
+// max_node_judgements node verdicts however large the cluster (the engine judges a content class
+// once, so usually far fewer plugin calls). Pods past the cap are counted under their shape with
+// kNotJudgedReason and in `skipped`. Each group keeps at most `max_sample` pod names, the oldest.
+//
+// Pure functions over an immutable snapshot and policy; thread-safe. Never run on a verb's thread:
+// thousands of pending pods over thousands of nodes take seconds.
+#ifndef GPUSCHED_CAPACITY_WHY_PENDING_H_
+#define GPUSCHED_CAPACITY_WHY_PENDING_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/metrics/metrics.h"
+#include "gpusched/policy/policy.h"
+
+namespace gpusched {
+
+inline constexpr std::string_view kPassesReason =
+    "passes gpusched's filter on some node (kube-scheduler's own checks, its queue or the bind "
+    "hold it)";
+inline constexpr std::string_view kAssumedReason =
+    "assumed on a node by gpusched, waiting for kube-scheduler to bind it";
+inline constexpr std::string_view kNoPinnedNodeReason =
+    "node(s) didn't match Pod's node affinity/selector";
+// kube-scheduler's text when the cluster has no node at all.
+inline constexpr std::string_view kNoNodesReason = "no nodes available to schedule pods";
+inline constexpr std::string_view kNotJudgedReason =
+    "not judged: more pending pods than the report judges";
+
+struct WhyPendingOptions {
+  size_t max_pods = 2000;
+  size_t max_node_judgements = 20'000'000;
+  size_t max_sample = 5;
+  int64_t now_unix = 0;  // for the waits; 0: the system clock
+};
+
+struct PendingGroup {
+  std::string shape;
+  std::string reason;
+  size_t pods = 0;
+  int64_t oldest_created_unix = 0;  // 0: no pod of the group has a creation time
+  std::vector<std::string> sample;  // namespace/name, oldest first
+};
+
+struct WhyPendingReport {
+  std::string inventory;  // where the snapshot came from, for the heading; set by the caller
+  std::string policy_source;
+  int64_t now_unix = 0;  // the waits are measured to this moment
+  size_t pending = 0;    // pending GPU pods in the snapshot
+  size_t judged = 0;
+  size_t skipped = 0;  // past the caps (kNotJudgedReason)
+  // By pods (most first), then shape, then reason.
+  std::vector<PendingGroup> groups;
+
+  // Seconds `group` has waited at now_unix; -1 when unknown.
+  int64_t OldestWait(const PendingGroup& group) const;
+};
+
+// The report for `snapshot`'s pending GPU pods under `policy`.
+WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& snapshot,
+                                   const WhyPendingOptions& options = {});
+
+// The tier rule above (a, b, c) for one pod: `verdicts` are Engine::Filter's over `nodes`,
+// `demand` the pod's GPU demand.
+std::string BestLookingReason(std::span<const NodeState* const> nodes,
+                              std::span<const Verdict> verdicts, const ResourceList& demand);
+
+// A heading, then one row per group: SHAPE, REASON, PODS, OLDEST (3d4h, 2h5m, 40s, - unknown),
+// PODS SAMPLE.
+std::string FormatWhyPendingText(const WhyPendingReport& report);
+// One JSON object: {"inventory", "policy", "nowUnix", "pending", "judged", "skipped", "groups":
+// [{"shape", "reason", "pods", "oldestWaitSeconds" (null when unknown), "sample": [...]}]}.
+std::string FormatWhyPendingJson(const WhyPendingReport& report);
+
+// Shapes and reasons with a label of their own in the pending gauges, the most pods first (ties
+// by text); the others are summed as kOtherPending, so gpusched_pending_pods has at most
+// (kMaxGaugeShapes + 1) x (kMaxGaugeReasons + 1) series.
+inline constexpr size_t kMaxGaugeShapes = 16;
+inline constexpr size_t kMaxGaugeReasons = 16;
+inline constexpr std::string_view kOtherPending = "other";
+// gpusched_pending_pods{shape,reason} and gpusched_pending_oldest_seconds{shape} of `report`
+// (the oldest wait at report.now_unix; shapes without a known creation time are left out).
+void WhyPendingGaugesOf(const WhyPendingReport& report, std::vector<PendingGaugeValue>& pods,
+                        std::vector<PendingGaugeValue>& oldest, size_t max_shapes = kMaxGaugeShapes,
+                        size_t max_reasons = kMaxGaugeReasons);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CAPACITY_WHY_PENDING_H_

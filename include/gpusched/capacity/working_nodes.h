@@ -1,0 +1,59 @@
+// WorkingNodes: a snapshot's nodes as a what-if changes them (pods placed, pods moved away),
+// without copying the nodes it leaves alone; and where the verbs would place a pod on them.
+//
+// Every node is the snapshot's own until Mutable copies it. A changed node i takes the content
+// class class_count() + i, one of its own past the snapshot's (gpusched/engine/engine.h:
+// Candidates), so the engine judges it afresh instead of reusing its old class's answer; what an
+// engine cycle keeps per class must not outlive a change, so BestPlacement starts a cycle per call.
+// ChargePod and ReleasePod change a node's usage as the ledger counts a bound pod arriving and
+// leaving (gpusched/cluster/cluster_ledger.h). Used by capacity's greedy fill and by the
+// defragmentation plan. Not synchronized; the snapshot must outlive it.
+#ifndef GPUSCHED_CAPACITY_WORKING_NODES_H_
+#define GPUSCHED_CAPACITY_WORKING_NODES_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/engine/engine.h"
+#include "gpusched/model/pod.h"
+#include "gpusched/policy/policy.h"
+
+namespace gpusched {
+
+class WorkingNodes {
+ public:
+  explicit WorkingNodes(const ClusterSnapshot& snapshot);
+
+  const ClusterSnapshot& snapshot() const { return snapshot_; }
+  size_t size() const { return nodes_.size(); }
+  const NodeState& node(size_t i) const { return *nodes_[i]; }
+  // Node i, copied on first use so the snapshot's stays as it was.
+  NodeState& Mutable(size_t i);
+  // Every node with its class, for Engine::Filter and Prioritize.
+  Candidates candidates() const;
+
+ private:
+  const ClusterSnapshot& snapshot_;
+  std::vector<std::unique_ptr<NodeState>> copies_;
+  std::vector<const NodeState*> nodes_;
+  std::vector<uint32_t> classes_;
+};
+
+// What a placement of `pod` charges to `node`: its effective requests, one pod, one GPU pod.
+void ChargePod(NodeState& node, const PodInfo& pod);
+// What `pod` leaving `node` gives back: the reverse of ChargePod, never below zero.
+void ReleasePod(NodeState& node, const PodInfo& pod);
+
+// Where the engine `selection` names would place `pod` on `nodes` now, as the verbs judge it:
+// Engine::Filter over every node, Engine::Prioritize over those that pass (less `excluded`), the
+// best score, the first in node order among equals. nullopt when no node passes.
+std::optional<size_t> BestPlacement(const Policy::Selection& selection, const PodInfo& pod,
+                                    const WorkingNodes& nodes,
+                                    std::optional<size_t> excluded = std::nullopt);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CAPACITY_WORKING_NODES_H_

@@ -1,0 +1,39 @@
+// ListDisruptionBudgets: every PodDisruptionBudget (policy/v1) of the cluster, listed once, in
+// pages, through an ApiClient: what a planning command that reads the cluster once and leaves
+// (gpusched defrag-plan) knows of the budgets that protect pods. Not watched.
+//
+// One object the decoder refuses (gpusched/codec/k8s_pdb_decode.h) is skipped and counted, as the
+// reflectors do (gpusched/kube/watch_stream.h); but a page that fails (HTTP error, an envelope
+// that is no list) fails the whole listing: a plan must not mistake budgets it could not read for
+// no budgets. Bounded whatever the server sends: at most kMaxListedBudgets budgets and
+// kMaxBudgetPages pages, past either the listing fails.
+#ifndef GPUSCHED_KUBE_BUDGET_LIST_H_
+#define GPUSCHED_KUBE_BUDGET_LIST_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusched/kube/api_client.h"
+#include "gpusched/model/disruption_budget.h"
+
+namespace gpusched {
+
+inline constexpr std::string_view kDisruptionBudgetsPath = "/apis/policy/v1/poddisruptionbudgets";
+inline constexpr size_t kMaxListedBudgets = 100000;
+inline constexpr size_t kMaxBudgetPages = 2000;
+
+struct BudgetListing {
+  std::vector<DisruptionBudget> budgets;
+  uint64_t skipped = 0;  // objects the decoder refused or that were no objects
+  std::string error;     // empty when every page was read
+  bool ok() const { return error.empty(); }
+};
+
+// Lists kDisruptionBudgetsPath of `client`'s API server, `page_size` budgets a page.
+BudgetListing ListDisruptionBudgets(ApiClient& client, int page_size = 500);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_KUBE_BUDGET_LIST_H_

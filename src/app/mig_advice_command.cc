@@ -1,0 +1,60 @@
+#include "gpusched/app/mig_advice_command.h"
+
+#include <iostream>
+
+#include "gpusched/app/command_line.h"
+#include "gpusched/capacity/mig_advice.h"
+#include "gpusched/capacity/mig_layouts.h"
+
+namespace gpusched {
+
+FlagSet MigAdviceCommandOptions::Flags() {
+  FlagSet flags(
+      "gpusched mig-advice", "gpusched mig-advice [flags]",
+      "Advises which idle MIG-capable nodes the MIG manager should repartition, and into which\n"
+      "nvidia.com/mig.config layout, so that the MIG slices pending pods ask for exist: the\n"
+      "layout serving the most waiting slices on the fewest nodes, never taking whole GPUs a\n"
+      "pending whole-GPU pod could use. Prints ready-to-run kubectl label lines, each with the\n"
+      "demand it serves. Reads the inventory once; never writes to the cluster.");
+  ClusterViewOptions::AddFlags(flags);
+  flags
+      .Add({"mig-config", "FILE", "",
+            "the MIG manager's layouts (mig-parted v1: version, mig-configs); default: the "
+            "bundled defaults for A100-40GB, A100-80GB and H100-80GB"})
+      .Add({"json", "", "false", "print one JSON object instead of text"});
+  return flags;
+}
+
+std::optional<MigAdviceCommandOptions> MigAdviceCommandOptions::FromFlags(const FlagSet& flags,
+                                                                          std::string& error) {
+  if (auto e = NoArguments(flags, "mig-advice")) {
+    error = *e;
+    return std::nullopt;
+  }
+  auto view = ClusterViewOptions::FromFlags(flags, error);
+  if (!view) return std::nullopt;
+  return MigAdviceCommandOptions{*view, flags.Get("mig-config"), flags.Get("json") == "true"};
+}
+
+int RunMigAdviceCommand(const std::vector<std::string>& args) {
+  FlagSet flags = MigAdviceCommandOptions::Flags();
+  if (auto done = ParseOrHelp(flags, args)) return *done;
+  std::string error;
+  auto options = MigAdviceCommandOptions::FromFlags(flags, error);
+  if (!options) return Fail(error);
+  // The layouts first: a bad file is refused before a cluster is listed.
+  MigLayoutsParseResult layouts = LoadMigLayouts(options->mig_config_path);
+  if (!layouts.layouts) {
+    for (const auto& e : layouts.errors) std::cerr << e << "\n";
+    return Fail("invalid MIG layouts " + options->mig_config_path);
+  }
+  auto view = LoadClusterView(options->view, error);
+  if (!view) return Fail(error);
+  MigAdvice advice = AdviseMigLayouts(*view->snapshot, *layouts.layouts,
+                                      PendingMigDemand(view->snapshot->gpu_pods().pending));
+  advice.inventory = view->description;
+  std::cout << (options->json ? FormatMigAdviceJson(advice) : FormatMigAdviceText(advice));
+  return 0;
+}
+
+}  // namespace gpusched

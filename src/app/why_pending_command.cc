@@ -1,0 +1,61 @@
+#include "gpusched/app/why_pending_command.h"
+
+#include <iostream>
+
+#include "gpusched/app/command_line.h"
+#include "gpusched/capacity/why_pending.h"
+#include "gpusched/cli/flag_values.h"
+
+namespace gpusched {
+
+FlagSet WhyPendingCommandOptions::Flags() {
+  FlagSet flags(
+      "gpusched why-pending", "gpusched why-pending [flags]",
+      "Shows the GPU pods waiting for a node (no node, not finished), grouped by shape and by\n"
+      "the reason their scheduling fails on the nodes that came closest, the text their\n"
+      "FailedScheduling events quote: gpusched's filter (the same engine and policy as serve),\n"
+      "or kube-scheduler's own Insufficient where a node lacks the free GPU resource, on the\n"
+      "nodes the pod's node selector and affinity allow. Reads the inventory once; never\n"
+      "writes to the cluster.");
+  ClusterViewOptions::AddFlags(flags);
+  flags.Add({"json", "", "false", "print one JSON object instead of the table"})
+      .Add({"max-pods", "N", std::to_string(WhyPendingOptions{}.max_pods),
+            "judge at most N pending pods, the oldest first; the others are counted by shape "
+            "as not judged"});
+  return flags;
+}
+
+std::optional<WhyPendingCommandOptions> WhyPendingCommandOptions::FromFlags(const FlagSet& flags,
+                                                                            std::string& error) {
+  if (auto e = NoArguments(flags, "why-pending")) {
+    error = *e;
+    return std::nullopt;
+  }
+  auto view = ClusterViewOptions::FromFlags(flags, error);
+  if (!view) return std::nullopt;
+  auto max_pods = ParseWholeNumber(flags.Get("max-pods"), 1, 1'000'000);
+  if (!max_pods) {
+    error = "--max-pods takes a whole number within 1..1000000";
+    return std::nullopt;
+  }
+  return WhyPendingCommandOptions{*view, flags.Get("json") == "true",
+                                  static_cast<size_t>(*max_pods)};
+}
+
+int RunWhyPendingCommand(const std::vector<std::string>& args) {
+  FlagSet flags = WhyPendingCommandOptions::Flags();
+  if (auto done = ParseOrHelp(flags, args)) return *done;
+  std::string error;
+  auto options = WhyPendingCommandOptions::FromFlags(flags, error);
+  if (!options) return Fail(error);
+  auto view = LoadClusterView(options->view, error);
+  if (!view) return Fail(error);
+  WhyPendingOptions why;
+  why.max_pods = options->max_pods;
+  WhyPendingReport report = ComputeWhyPending(*view->policy, *view->snapshot, why);
+  report.inventory = view->description;
+  std::cout << (options->json ? FormatWhyPendingJson(report) : FormatWhyPendingText(report));
+  return 0;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,499 @@
+#include "gpusched/capacity/mig_advice.h"
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <optional>
+#include <tuple>
+
+#include "gpusched/codec/json_writer.h"
+#include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_resources.h"
+
+namespace gpusched {
+namespace {
+
+// Skip reasons, a fixed set so the report stays bounded.
+constexpr std::string_view kNotMigCapable = "not MIG-capable";
+constexpr std::string_view kUnknownModel = "GPU model without known MIG profiles";
+constexpr std::string_view kSingleStrategy = "MIG strategy single (slices would be nvidia.com/gpu)";
+constexpr std::string_view kCordoned = "cordoned";
+constexpr std::string_view kMigChanging = "MIG change in progress or failed";
+constexpr std::string_view kInUse = "GPU pods running";
+constexpr std::string_view kBadName = "name not a DNS subdomain";
+constexpr std::string_view kNoLayout = "no other layout applies";
+constexpr std::string_view kTooManyGpus = "more GPUs than MIG advice considers (64)";
+constexpr std::string_view kTooManyKinds = "beyond 256 kinds of candidate node";
+
+bool IsGpuResourceName(std::string_view name) {
+  return name == kGpuResource || name == kSharedGpuResource || name.starts_with(kMigResourcePrefix);
+}
+
+bool IsDnsSubdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+  });
+}
+
+bool Idle(const NodeState& node) {
+  if (node.gpu_pod_count > 0) return false;
+  for (const auto& r : node.used) {
+    if (r.milli > 0 && IsGpuResourceName(r.name)) return false;
+  }
+  return true;
+}
+
+bool MigChanging(const GpuLabels& gpu) {
+  return gpu.mig_config_state == MigConfigState::kPending ||
+         gpu.mig_config_state == MigConfigState::kRebooting ||
+         gpu.mig_config_state == MigConfigState::kFailed;
+}
+
+// Whether the node's nvidia.com/gpu units are whole, unshared GPUs.
+bool WholeGpus(const NodeInfo& node) {
+  return node.gpu.single_mig_profile().empty() &&
+         SharingOf(node, kGpuResource) == SharingStrategy::kNone;
+}
+
+// Free units of `resource` on `node`, 0..kMaxGpusPerNode.
+int64_t FreeUnits(const NodeState& node, std::string_view resource) {
+  return std::clamp<int64_t>(node.free_milli(resource) / 1000, 0, kMaxGpusPerNode);
+}
+
+// What the node offers now (allocatable): whole GPUs and unshared MIG slices.
+MigNodeOffer CurrentOffer(const NodeInfo& node) {
+  MigNodeOffer offer;
+  for (const auto& r : node.allocatable) {
+    int64_t units = std::clamp<int64_t>(r.milli / 1000, 0, kMaxGpusPerNode);
+    if (units == 0) continue;
+    if (r.name == kGpuResource && WholeGpus(node)) {
+      offer.whole_gpus = units;
+    } else if (IsMigSliceResource(r.name)) {
+      offer.slices[std::string(MigProfileOf(r.name))] += units;
+    }
+  }
+  return offer;
+}
+
+// Physical GPUs: the count label, else whole GPUs plus the slices' GPUs rounded up.
+int64_t PhysicalGpus(const NodeInfo& node, const MigNodeOffer& current) {
+  if (node.gpu.count && *node.gpu.count > 0) return std::min(*node.gpu.count, kMaxGpusPerNode);
+  int64_t compute = 0;
+  for (const auto& [profile, n] : current.slices) compute += MigComputeSlices(profile) * n;
+  return current.whole_gpus + (compute + kMigComputeSlicesPerGpu - 1) / kMigComputeSlicesPerGpu;
+}
+
+// Pending whole-GPU pods (largest first) placed best-fit onto nodes with `free` whole GPUs
+// (free count -> nodes): how many fit.
+int64_t WholeGpuPodsFit(const std::vector<int64_t>& pods_desc, std::map<int64_t, int64_t> free) {
+  int64_t placed = 0;
+  for (int64_t need : pods_desc) {
+    auto it = free.lower_bound(need);
+    if (it == free.end()) continue;
+    int64_t left = it->first - need;
+    if (--it->second == 0) free.erase(it);
+    ++free[left];
+    ++placed;
+  }
+  return placed;
+}
+
+void Move(std::map<int64_t, int64_t>& free, int64_t from, int64_t to) {
+  if (from == to) return;
+  auto it = free.find(from);
+  if (it != free.end() && --it->second == 0) free.erase(it);
+  ++free[to];
+}
+
+// Candidate nodes of equal model, GPU count, current layout and offer.
+struct NodeClass {
+  const MigGpuModel* model = nullptr;
+  int64_t gpus = 0;
+  std::string current_layout;
+  MigNodeOffer current;
+  std::deque<std::string> nodes;                             // by name, not advised yet
+  std::vector<std::pair<std::string, MigNodeOffer>> offers;  // by layout name
+};
+
+struct Option {
+  size_t cls = 0;
+  size_t offer = 0;
+  int64_t gain = 0;
+  int64_t headroom = 0;  // slices of the waited-for profiles the node offers after the change
+  double observed = 0;   // ObservedMatch
+  int64_t whole = 0;
+};
+
+int64_t Get(const std::map<std::string, int64_t>& m, const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? 0 : it->second;
+}
+
+// The waiting slices `cls` changing to `offer` serves more (or fewer, negative), per profile.
+std::map<std::string, int64_t> Deltas(const NodeClass& cls, const MigNodeOffer& offer,
+                                      const std::map<std::string, int64_t>& waiting,
+                                      const std::map<std::string, int64_t>& free) {
+  std::map<std::string, int64_t> deltas;
+  auto add = [&](const std::string& p) {
+    int64_t want = Get(waiting, p);
+    if (want == 0 || deltas.count(p)) return;
+    int64_t now = Get(free, p);
+    int64_t after = now - Get(cls.current.slices, p) + Get(offer.slices, p);
+    deltas[p] = std::min(want, after) - std::min(want, now);
+  };
+  for (const auto& [p, n] : cls.current.slices) add(p);
+  for (const auto& [p, n] : offer.slices) add(p);
+  return deltas;
+}
+
+// The observed MIG workload's shares per profile, summing to 1 (empty when none was seen).
+std::map<std::string, double> ObservedMigShares(const ClusterSnapshot& snapshot) {
+  std::map<std::string, double> shares;
+  double total = 0;
+  for (const auto& w : snapshot.observed_workload()) {
+    if (!w.shape.wants_mig() || w.weight <= 0) continue;
+    shares[w.shape.mig_profile] += w.weight;
+    total += w.weight;
+  }
+  for (auto& [p, share] : shares) share /= total;
+  return shares;
+}
+
+// How well `offer`'s slices match the observed MIG workload: the overlap of the two mixes, each
+// profile's share of the offer's GPU equivalents against its observed share (0..1).
+double ObservedMatch(const MigNodeOffer& offer, const std::map<std::string, double>& shares) {
+  if (shares.empty()) return 0;
+  int64_t total = 0;
+  for (const auto& [profile, n] : offer.slices)
+    total += MigSliceMilli(n, MigComputeSlices(profile));
+  if (total == 0) return 0;
+  double match = 0;
+  for (const auto& [profile, n] : offer.slices) {
+    auto s = shares.find(profile);
+    if (s == shares.end()) continue;
+    double part = static_cast<double>(MigSliceMilli(n, MigComputeSlices(profile))) / total;
+    match += std::min(part, s->second);
+  }
+  return match;
+}
+
+// Why a GPU node is no candidate, or nullopt when it is one (see mig_advice.h).
+std::optional<std::string_view> NotACandidate(const NodeState& state, const MigGpuModel* model,
+                                              const MigNodeOffer& current) {
+  const NodeInfo& node = state.info;
+  if (model == nullptr) return kUnknownModel;
+  if (node.gpu.mig_capable == false || (!node.gpu.mig_capable && current.slices.empty())) {
+    return kNotMigCapable;
+  }
+  if (node.gpu.mig_strategy == MigStrategy::kSingle) return kSingleStrategy;
+  if (node.unschedulable) return kCordoned;
+  if (MigChanging(node.gpu)) return kMigChanging;
+  if (!Idle(state)) return kInUse;
+  if (!IsDnsSubdomain(node.name)) return kBadName;
+  if (PhysicalGpus(node, current) > kMaxMigAdviceGpusPerNode) return kTooManyGpus;
+  return std::nullopt;
+}
+
+using LayoutOffers = std::vector<std::pair<std::string, MigNodeOffer>>;
+
+// The greedy choice of mig_advice.h: the candidates by class, the free slices and free whole GPUs
+// as the changes so far leave them, and the next change.
+class Planner {
+ public:
+  Planner(const MigLayouts& layouts, const MigDemand& demand, std::map<std::string, double> shares)
+      : layouts_(layouts),
+        demand_(demand),
+        shares_(std::move(shares)),
+        whole_pods_(demand.whole_gpu_pods) {
+    std::sort(whole_pods_.begin(), whole_pods_.end(), std::greater<>());
+  }
+
+  // Counts free slices and whole GPUs, and sorts GPU nodes into candidates (by class) and skipped;
+  // fills out's free_slices, whole_gpu_pods_fit, candidates and skipped.
+  void ReadNodes(const ClusterSnapshot& snapshot, MigAdvice& out) {
+    std::vector<const NodeState*> nodes;
+    for (const auto& n : snapshot.nodes()) nodes.push_back(n.get());
+    std::sort(nodes.begin(), nodes.end(),
+              [](const NodeState* a, const NodeState* b) { return a->info.name < b->info.name; });
+    for (const NodeState* state : nodes) {
+      MigNodeOffer current = CurrentOffer(state->info);
+      if (!state->info.unschedulable && !MigChanging(state->info.gpu))
+        CountFree(*state, current, out);
+      if (current.whole_gpus == 0 && current.slices.empty()) continue;  // no GPU node
+      const MigGpuModel* model = MigModelOf(state->info.gpu);
+      std::optional<std::string_view> reason = NotACandidate(*state, model, current);
+      if (!reason) reason = AddCandidate(state->info, model, current);
+      if (reason) {
+        ++out.skipped[std::string(*reason)];
+      } else {
+        ++out.candidates;
+      }
+    }
+    free_ = out.free_slices;
+    baseline_ = out.whole_gpu_pods_fit = WholeGpuPodsFit(whole_pods_, whole_free_);
+  }
+
+  // The best change that serves more waiting slices and keeps the whole-GPU pods that fit, applied
+  // to the state; nullopt when there is none.
+  std::optional<MigNodeAdvice> NextChange() {
+    std::vector<Option> options = Options();
+    for (const Option& o : options) {
+      std::map<int64_t, int64_t> after = whole_free_;
+      Move(after, classes_[o.cls].current.whole_gpus, o.whole);
+      if (WholeGpuPodsFit(whole_pods_, after) < baseline_) continue;
+      whole_free_ = std::move(after);
+      return Apply(o);
+    }
+    return std::nullopt;
+  }
+
+  const std::map<std::string, int64_t>& free() const { return free_; }
+
+ private:
+  void CountFree(const NodeState& state, const MigNodeOffer& current, MigAdvice& out) {
+    for (const auto& [profile, n] : current.slices) {
+      int64_t free = FreeUnits(state, std::string(kMigResourcePrefix) + profile);
+      if (free > 0) out.free_slices[profile] += free;
+    }
+    if (current.whole_gpus > 0) ++whole_free_[FreeUnits(state, kGpuResource)];
+  }
+
+  // Puts a candidate into its class; the reason it is no candidate after all, if any.
+  std::optional<std::string_view> AddCandidate(const NodeInfo& node, const MigGpuModel* model,
+                                               const MigNodeOffer& current) {
+    int64_t gpus = PhysicalGpus(node, current);
+    auto same = [&](const NodeClass& c) {
+      return c.model == model && c.gpus == gpus && c.current_layout == node.gpu.mig_config &&
+             c.current == current;
+    };
+    auto it = std::find_if(classes_.begin(), classes_.end(), same);
+    if (it == classes_.end()) {
+      if (classes_.size() == kMaxMigAdviceClasses) return kTooManyKinds;
+      NodeClass c{model, gpus, node.gpu.mig_config, current, {}, {}};
+      for (const auto& [name, offer] : OffersFor(model, gpus)) {
+        if (name != node.gpu.mig_config) c.offers.emplace_back(name, offer);
+      }
+      if (c.offers.empty()) return kNoLayout;
+      classes_.push_back(std::move(c));
+      it = classes_.end() - 1;
+    }
+    it->nodes.push_back(node.name);
+    return std::nullopt;
+  }
+
+  // What each layout makes of a model and GPU count, computed once for all nodes alike.
+  const LayoutOffers& OffersFor(const MigGpuModel* model, int64_t gpus) {
+    auto [it, inserted] = offers_.try_emplace({model, gpus});
+    if (inserted) {
+      for (const auto& [name, layout] : layouts_.layouts) {
+        if (auto offer = OfferOf(layout, *model, gpus)) it->second.emplace_back(name, *offer);
+      }
+    }
+    return it->second;
+  }
+
+  // Every change that serves more waiting slices, best first.
+  std::vector<Option> Options() const {
+    std::vector<Option> options;
+    for (size_t c = 0; c < classes_.size(); ++c) {
+      if (classes_[c].nodes.empty()) continue;
+      for (size_t o = 0; o < classes_[c].offers.size(); ++o) {
+        const MigNodeOffer& offer = classes_[c].offers[o].second;
+        int64_t gain = 0;
+        for (const auto& [p, d] : Deltas(classes_[c], offer, demand_.slices, free_)) gain += d;
+        if (gain <= 0) continue;
+        int64_t headroom = 0;
+        for (const auto& [p, n] : offer.slices) headroom += demand_.slices.count(p) ? n : 0;
+        options.push_back({c, o, gain, headroom, ObservedMatch(offer, shares_), offer.whole_gpus});
+      }
+    }
+    auto key = [&](const Option& o) {
+      return std::make_tuple(-o.gain, -o.observed, -o.headroom, -o.whole,
+                             classes_[o.cls].nodes.front(), classes_[o.cls].offers[o.offer].first);
+    };
+    std::sort(options.begin(), options.end(),
+              [&](const Option& a, const Option& b) { return key(a) < key(b); });
+    return options;
+  }
+
+  MigNodeAdvice Apply(const Option& o) {
+    NodeClass& cls = classes_[o.cls];
+    const auto& [layout, offer] = cls.offers[o.offer];
+    MigNodeAdvice a{cls.nodes.front(),
+                    std::string(cls.model->name),
+                    cls.gpus,
+                    cls.current_layout,
+                    layout,
+                    cls.current,
+                    offer,
+                    {}};
+    for (const auto& [p, d] : Deltas(cls, offer, demand_.slices, free_)) {
+      if (d > 0) a.serves[p] = d;
+    }
+    for (const auto& [p, n] : cls.current.slices) free_[p] -= n;
+    for (const auto& [p, n] : offer.slices) free_[p] += n;
+    cls.nodes.pop_front();
+    return a;
+  }
+
+  const MigLayouts& layouts_;
+  const MigDemand& demand_;
+  const std::map<std::string, double> shares_;
+  std::vector<int64_t> whole_pods_;        // largest first
+  std::map<int64_t, int64_t> whole_free_;  // free whole GPUs -> schedulable nodes
+  int64_t baseline_ = 0;                   // whole-GPU pods that fit before any change
+  std::map<std::string, int64_t> free_;    // free slices per profile
+  std::vector<NodeClass> classes_;
+  std::map<std::pair<const MigGpuModel*, int64_t>, LayoutOffers> offers_;
+};
+
+std::string Counts(const std::map<std::string, int64_t>& counts) {
+  std::string out;
+  for (const auto& [p, n] : counts) {
+    if (n <= 0) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + p;
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string OfferText(const MigNodeOffer& offer) {
+  std::string out;
+  if (offer.whole_gpus > 0) out = std::to_string(offer.whole_gpus) + " whole GPUs";
+  for (const auto& [p, n] : offer.slices) {
+    if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + p;
+  }
+  return out.empty() ? "nothing" : out;
+}
+
+void CountsJson(JsonWriter& w, const std::map<std::string, int64_t>& counts) {
+  w.BeginObject();
+  for (const auto& [p, n] : counts) w.Key(p).Int(n);
+  w.EndObject();
+}
+
+void OfferJson(JsonWriter& w, const MigNodeOffer& offer) {
+  w.BeginObject();
+  if (offer.whole_gpus > 0) w.Key("gpu").Int(offer.whole_gpus);
+  for (const auto& [p, n] : offer.slices) w.Key("mig-" + p).Int(n);
+  w.EndObject();
+}
+
+}  // namespace
+
+MigDemand PendingMigDemand(std::span<const PodInfo> pods) {
+  MigDemand demand;
+  size_t counted = 0;
+  for (const PodInfo& pod : pods) {
+    if (!pod.node_name.empty() || pod.terminal()) continue;
+    if (++counted > kMaxAdvicePods) break;
+    for (const auto& r : pod.requests) {
+      int64_t units = std::clamp<int64_t>(r.milli / 1000, 0, kMaxGpusPerNode);
+      if (units == 0) continue;
+      if (r.name == kGpuResource) {
+        demand.whole_gpu_pods.push_back(units);
+      } else if (IsMigSliceResource(r.name)) {
+        std::string profile(MigProfileOf(r.name));
+        demand.slices[profile] += units;
+        ++demand.pods[profile];
+      }
+    }
+  }
+  return demand;
+}
+
+std::string MigNodeAdvice::Command() const {
+  return "kubectl label node " + node + " nvidia.com/mig.config=" + layout + " --overwrite";
+}
+
+MigAdvice AdviseMigLayouts(const ClusterSnapshot& snapshot, const MigLayouts& layouts,
+                           const MigDemand& demand) {
+  MigAdvice out;
+  out.layouts_source = layouts.source;
+  out.demand = demand;
+  Planner planner(layouts, demand, ObservedMigShares(snapshot));
+  planner.ReadNodes(snapshot, out);
+  while (out.advice.size() < std::min(out.candidates, kMaxMigAdvisedNodes)) {
+    std::optional<MigNodeAdvice> change = planner.NextChange();
+    if (!change) break;
+    out.advice.push_back(*std::move(change));
+  }
+  for (const auto& [p, n] : demand.slices) {
+    int64_t served = std::min(n, Get(planner.free(), p));
+    out.served[p] = served;
+    if (n > served) out.still_waiting[p] = n - served;
+  }
+  return out;
+}
+
+std::string FormatMigAdviceText(const MigAdvice& a) {
+  std::string out = "MIG layout advice";
+  if (!a.inventory.empty()) out += " for " + a.inventory;
+  out += "; layouts: " + a.layouts_source + "\n";
+  int64_t mig_pods = 0;
+  for (const auto& [p, n] : a.demand.pods) mig_pods += n;
+  out += "waiting MIG slices: " + Counts(a.demand.slices) + " (" + std::to_string(mig_pods) +
+         " pods); free slices on schedulable nodes: " + Counts(a.free_slices) + "\n";
+  out += "waiting whole-GPU pods: ";
+  out += a.demand.whole_gpu_pods.empty()
+             ? "none\n"
+             : std::to_string(a.demand.whole_gpu_pods.size()) + " (" +
+                   std::to_string(a.whole_gpu_pods_fit) +
+                   " fit on free whole GPUs now, and still after this advice)\n";
+  out += "candidates: " + std::to_string(a.candidates) + " idle MIG-capable nodes";
+  if (!a.skipped.empty()) {
+    out += "; not advised:";
+    bool first = true;
+    for (const auto& [reason, n] : a.skipped) {
+      out += (first ? " " : ", ") + std::to_string(n) + " " + reason;
+      first = false;
+    }
+  }
+  out += "\n\n";
+  if (a.advice.empty()) out += "# no change serves a waiting MIG pod\n";
+  for (const auto& n : a.advice) {
+    out += "# " + n.node + " (" + n.model + ", " + std::to_string(n.gpus) + " GPUs, now " +
+           (n.current_layout.empty() ? "unlabelled" : n.current_layout) + ": " +
+           OfferText(n.current) + "): serves " + Counts(n.serves) + "; offers " +
+           OfferText(n.offer) + "\n";
+    out += n.Command() + "\n";
+  }
+  out += "\nstill waiting after this advice: " + Counts(a.still_waiting) + "\n";
+  return out;
+}
+
+std::string FormatMigAdviceJson(const MigAdvice& a) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject().Key("inventory").String(a.inventory).Key("layouts").String(a.layouts_source);
+  w.Key("demand").BeginObject().Key("slices");
+  CountsJson(w, a.demand.slices);
+  w.Key("pods");
+  CountsJson(w, a.demand.pods);
+  w.Key("wholeGpuPods").Int(static_cast<int64_t>(a.demand.whole_gpu_pods.size()));
+  w.Key("wholeGpuPodsFit").Int(a.whole_gpu_pods_fit).EndObject();
+  w.Key("freeSlices");
+  CountsJson(w, a.free_slices);
+  w.Key("candidates").Int(static_cast<int64_t>(a.candidates));
+  w.Key("advice").BeginArray();
+  for (const auto& n : a.advice) {
+    w.BeginObject().Key("node").String(n.node).Key("model").String(n.model);
+    w.Key("gpus").Int(n.gpus).Key("currentLayout").String(n.current_layout);
+    w.Key("layout").String(n.layout).Key("serves");
+    CountsJson(w, n.serves);
+    w.Key("offers");
+    OfferJson(w, n.offer);
+    w.Key("command").String(n.Command()).EndObject();
+  }
+  w.EndArray().Key("served");
+  CountsJson(w, a.served);
+  w.Key("stillWaiting");
+  CountsJson(w, a.still_waiting);
+  w.Key("skipped").BeginObject();
+  for (const auto& [reason, n] : a.skipped) w.Key(reason).Int(static_cast<int64_t>(n));
+  w.EndObject().EndObject();
+  out += "\n";
+  return out;
+}
+
+}  // namespace gpusched

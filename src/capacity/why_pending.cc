@@ -1,0 +1,288 @@
+#include "gpusched/capacity/why_pending.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "gpusched/codec/json_writer.h"
+#include "gpusched/engine/engine.h"
+#include "gpusched/util/quote.h"
+
+namespace gpusched {
+namespace {
+
+// Longest pod name (namespace/name) and reason kept: names are quoted (printable, bounded), as
+// they come from the API server or a file.
+constexpr size_t kMaxNameBytes = 300;
+constexpr size_t kMaxReasonBytes = 300;
+
+std::string UnitsText(int64_t milli) {
+  if (milli % 1000 == 0) return std::to_string(milli / 1000);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(milli) / 1000);
+  return buf;
+}
+
+std::string ShapeOf(const ResourceList& demand) {
+  if (demand.empty()) return "(no GPU resource)";
+  std::string out;
+  for (const auto& r : demand) {
+    if (!out.empty()) out += ", ";
+    out += r.name + ": " + UnitsText(r.milli);
+  }
+  return out;
+}
+
+bool OffersAll(const NodeState& node, const ResourceList& demand) {
+  return std::all_of(demand.begin(), demand.end(),
+                     [&](const auto& r) { return node.info.allocatable.milli(r.name) > 0; });
+}
+
+// The pending pods in the order they are judged: oldest first, unknown creation times last, then
+// namespace and name (the snapshot's own order).
+std::vector<const PodInfo*> OldestFirst(const std::vector<PodInfo>& pending) {
+  std::vector<const PodInfo*> order;
+  order.reserve(pending.size());
+  for (const auto& p : pending) order.push_back(&p);
+  std::stable_sort(order.begin(), order.end(), [](const PodInfo* a, const PodInfo* b) {
+    bool a_known = a->created_unix > 0;
+    bool b_known = b->created_unix > 0;
+    if (a_known != b_known) return a_known;
+    return a->created_unix < b->created_unix;
+  });
+  return order;
+}
+
+// The first GPU resource of `demand` that `node` has too little of for kube-scheduler's own
+// NodeResourcesFit (allocatable less what bound and assumed pods use), or empty.
+std::string_view ShortOf(const NodeState& node, const ResourceList& demand) {
+  for (const auto& r : demand) {
+    if (node.free_milli(r.name) < r.milli) return r.name;
+  }
+  return {};
+}
+
+// The key with the highest count, the first in text order among equals.
+template <class Key>
+Key MostCommon(const std::map<Key, size_t>& counts) {
+  auto best = counts.begin();
+  for (auto it = counts.begin(); it != counts.end(); ++it) {
+    if (it->second > best->second) best = it;
+  }
+  return best->first;
+}
+
+// One pod's reason (see the header).
+std::string JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod,
+                     std::vector<const NodeState*>& nodes, std::vector<uint32_t>& classes) {
+  if (snapshot.AssumptionOf(PodKey(pod)) != nullptr) return std::string(kAssumedReason);
+  if (snapshot.size() == 0) return std::string(kNoNodesReason);
+  nodes.clear();
+  classes.clear();
+  for (size_t i = 0; i < snapshot.size(); ++i) {
+    const NodeState& node = *snapshot.nodes()[i];
+    // kube-scheduler's NodeAffinity filters these out before anything else.
+    if (pod.pins.has_required_pins() && !MeetsRequiredPins(pod.pins, node.info.pin_labels)) {
+      continue;
+    }
+    nodes.push_back(&node);
+    classes.push_back(snapshot.classes()[i]);
+  }
+  if (nodes.empty()) return std::string(kNoPinnedNodeReason);
+  const Policy::Selection selection = policy.Select(pod);
+  auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
+  std::vector<Verdict> verdicts =
+      selection.engine->Filter(*cycle, Candidates{nodes, classes, snapshot.class_count(), {}});
+  return QuoteForMessage(BestLookingReason(nodes, verdicts, cycle->gpu_demand()), kMaxReasonBytes);
+}
+
+// Adds `pod` to `group`, keeping the sample to the `max_sample` oldest (pods come oldest first).
+void AddTo(PendingGroup& group, const PodInfo& pod, size_t max_sample) {
+  ++group.pods;
+  if (pod.created_unix > 0 &&
+      (group.oldest_created_unix == 0 || pod.created_unix < group.oldest_created_unix)) {
+    group.oldest_created_unix = pod.created_unix;
+  }
+  if (group.sample.size() < max_sample) {
+    group.sample.push_back(QuoteForMessage(pod.namespace_name + "/" + pod.name, kMaxNameBytes));
+  }
+}
+
+std::string WaitText(int64_t seconds) {
+  if (seconds < 0) return "-";
+  int64_t d = seconds / 86400, h = seconds % 86400 / 3600, m = seconds % 3600 / 60,
+          s = seconds % 60;
+  if (d > 0) return std::to_string(d) + "d" + std::to_string(h) + "h";
+  if (h > 0) return std::to_string(h) + "h" + std::to_string(m) + "m";
+  if (m > 0) return std::to_string(m) + "m" + std::to_string(s) + "s";
+  return std::to_string(s) + "s";
+}
+
+std::string Pad(std::string s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+// The `n` keys with the most pods (ties: the smaller key), for the gauges' labels.
+std::map<std::string, std::string> LabelsOf(const std::map<std::string, size_t>& pods, size_t n) {
+  std::vector<std::pair<std::string, size_t>> order(pods.begin(), pods.end());
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::map<std::string, std::string> label;
+  for (size_t i = 0; i < order.size(); ++i) {
+    label[order[i].first] = i < n ? order[i].first : std::string(kOtherPending);
+  }
+  return label;
+}
+
+}  // namespace
+
+int64_t WhyPendingReport::OldestWait(const PendingGroup& group) const {
+  if (group.oldest_created_unix <= 0) return -1;
+  return std::max<int64_t>(0, now_unix - group.oldest_created_unix);
+}
+
+std::string BestLookingReason(std::span<const NodeState* const> nodes,
+                              std::span<const Verdict> verdicts, const ResourceList& demand) {
+  // Per tier (see the header), the count of each reason as the pod's events give it.
+  std::map<std::string, size_t> tiers[3];
+  for (size_t i = 0; i < nodes.size() && i < verdicts.size(); ++i) {
+    const Verdict& v = verdicts[i];
+    if (v.passed()) return std::string(kPassesReason);
+    int tier = v.code == VerdictCode::kUnschedulable ? 0 : OffersAll(*nodes[i], demand) ? 1 : 2;
+    std::string_view short_of = ShortOf(*nodes[i], demand);
+    ++tiers[tier]
+           [short_of.empty() ? std::string(v.reason) : "Insufficient " + std::string(short_of)];
+  }
+  for (const auto& counts : tiers) {
+    if (!counts.empty()) return MostCommon(counts);
+  }
+  return std::string(kNoPinnedNodeReason);  // no node at all
+}
+
+WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& snapshot,
+                                   const WhyPendingOptions& options) {
+  WhyPendingReport r;
+  r.policy_source = policy.spec().source;
+  r.now_unix = options.now_unix != 0 ? options.now_unix
+                                     : std::chrono::duration_cast<std::chrono::seconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count();
+  const std::vector<PodInfo>& pending = snapshot.gpu_pods().pending;
+  r.pending = pending.size();
+  const size_t by_work = options.max_node_judgements / std::max<size_t>(1, snapshot.size());
+  const size_t judge_at_most = std::min(options.max_pods, by_work);
+  const GpuResourceNames gpu_names(policy.spec().gpu_resources);
+  std::map<std::pair<std::string, std::string>, PendingGroup> groups;
+  std::vector<const NodeState*> nodes;
+  std::vector<uint32_t> classes;
+  for (const PodInfo* pod : OldestFirst(pending)) {
+    std::string reason;
+    if (r.judged < judge_at_most) {
+      reason = JudgeOne(policy, snapshot, *pod, nodes, classes);
+      ++r.judged;
+    } else {
+      reason = kNotJudgedReason;
+      ++r.skipped;
+    }
+    std::string shape = ShapeOf(GpuDemand(*pod, gpu_names));
+    PendingGroup& g = groups[{shape, reason}];
+    if (g.pods == 0) {
+      g.shape = shape;
+      g.reason = reason;
+    }
+    AddTo(g, *pod, options.max_sample);
+  }
+  for (auto& [key, g] : groups) r.groups.push_back(std::move(g));
+  std::stable_sort(r.groups.begin(), r.groups.end(),
+                   [](const PendingGroup& a, const PendingGroup& b) { return a.pods > b.pods; });
+  return r;
+}
+
+std::string FormatWhyPendingText(const WhyPendingReport& r) {
+  std::string out = "why pending: " + (r.inventory.empty() ? "the inventory" : r.inventory) +
+                    ", policy " + r.policy_source + "\n";
+  out += std::to_string(r.pending) + " GPU pod" + (r.pending == 1 ? "" : "s") +
+         " pending (no node, not finished), " + std::to_string(r.judged) + " judged";
+  if (r.skipped > 0) out += ", " + std::to_string(r.skipped) + " past the limit not judged";
+  out +=
+      "\nREASON: why scheduling fails on the best-looking nodes (those that came closest), as "
+      "the pods' FailedScheduling events quote it: gpusched's filter, or kube-scheduler's own "
+      "Insufficient\n";
+  if (r.groups.empty()) return out;
+  out += "\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"SHAPE", "REASON", "PODS", "OLDEST", "PODS SAMPLE"}};
+  for (const auto& g : r.groups) {
+    std::string sample;
+    for (const auto& name : g.sample) sample += (sample.empty() ? "" : " ") + name;
+    if (g.pods > g.sample.size()) sample += " ...";
+    rows.push_back(
+        {g.shape, g.reason, std::to_string(g.pods), WaitText(r.OldestWait(g)), std::move(sample)});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) line += Pad(row[c], width[c] + 2);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string FormatWhyPendingJson(const WhyPendingReport& r) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject().Key("inventory").String(r.inventory).Key("policy").String(r.policy_source);
+  w.Key("nowUnix").Int(r.now_unix).Key("pending").Int(static_cast<int64_t>(r.pending));
+  w.Key("judged").Int(static_cast<int64_t>(r.judged));
+  w.Key("skipped").Int(static_cast<int64_t>(r.skipped)).Key("groups").BeginArray();
+  for (const auto& g : r.groups) {
+    w.BeginObject().Key("shape").String(g.shape).Key("reason").String(g.reason);
+    w.Key("pods").Int(static_cast<int64_t>(g.pods)).Key("oldestWaitSeconds");
+    if (int64_t wait = r.OldestWait(g); wait >= 0) {
+      w.Int(wait);
+    } else {
+      w.Null();
+    }
+    w.Key("sample").BeginArray();
+    for (const auto& name : g.sample) w.String(name);
+    w.EndArray().EndObject();
+  }
+  w.EndArray().EndObject();
+  return out + "\n";
+}
+
+void WhyPendingGaugesOf(const WhyPendingReport& report, std::vector<PendingGaugeValue>& pods,
+                        std::vector<PendingGaugeValue>& oldest, size_t max_shapes,
+                        size_t max_reasons) {
+  std::map<std::string, size_t> by_shape;
+  std::map<std::string, size_t> by_reason;
+  for (const auto& g : report.groups) {
+    by_shape[g.shape] += g.pods;
+    by_reason[g.reason] += g.pods;
+  }
+  auto shape_label = LabelsOf(by_shape, max_shapes);
+  auto reason_label = LabelsOf(by_reason, max_reasons);
+  std::map<std::pair<std::string, std::string>, double> counts;
+  std::map<std::string, int64_t> waits;
+  for (const auto& g : report.groups) {
+    const std::string& shape = shape_label[g.shape];
+    counts[{shape, reason_label[g.reason]}] += static_cast<double>(g.pods);
+    if (int64_t wait = report.OldestWait(g); wait >= 0) {
+      waits[shape] = std::max(waits[shape], wait);
+    }
+  }
+  pods.clear();
+  oldest.clear();
+  for (const auto& [key, n] : counts) pods.push_back({key.first, key.second, n});
+  for (const auto& [shape, wait] : waits) oldest.push_back({shape, "", static_cast<double>(wait)});
+}
+
+}  // namespace gpusched

@@ -1,0 +1,64 @@
+#include "gpusched/capacity/working_nodes.h"
+
+#include <algorithm>
+
+namespace gpusched {
+
+WorkingNodes::WorkingNodes(const ClusterSnapshot& snapshot)
+    : snapshot_(snapshot),
+      copies_(snapshot.size()),
+      classes_(snapshot.classes().begin(), snapshot.classes().end()) {
+  nodes_.reserve(snapshot.size());
+  for (const auto& node : snapshot.nodes()) nodes_.push_back(node.get());
+}
+
+NodeState& WorkingNodes::Mutable(size_t i) {
+  if (!copies_[i]) {
+    copies_[i] = std::make_unique<NodeState>(*nodes_[i]);
+    nodes_[i] = copies_[i].get();
+    classes_[i] = static_cast<uint32_t>(snapshot_.class_count() + i);
+  }
+  return *copies_[i];
+}
+
+Candidates WorkingNodes::candidates() const {
+  return Candidates{nodes_, classes_, snapshot_.class_count() + nodes_.size(), {}};
+}
+
+void ChargePod(NodeState& node, const PodInfo& pod) {
+  node.used.Add(pod.requests);
+  ++node.pod_count;
+  ++node.gpu_pod_count;
+}
+
+void ReleasePod(NodeState& node, const PodInfo& pod) {
+  for (const auto& r : pod.requests) {
+    node.used.Add(r.name, -std::min(r.milli, std::max<int64_t>(0, node.used.milli(r.name))));
+  }
+  node.used.DropZeros();
+  node.pod_count = std::max(0, node.pod_count - 1);
+  node.gpu_pod_count = std::max(0, node.gpu_pod_count - 1);
+}
+
+std::optional<size_t> BestPlacement(const Policy::Selection& selection, const PodInfo& pod,
+                                    const WorkingNodes& nodes, std::optional<size_t> excluded) {
+  const Candidates all = nodes.candidates();
+  auto cycle = selection.engine->NewCycle(pod, nodes.snapshot(), selection.error);
+  std::vector<Verdict> verdicts = selection.engine->Filter(*cycle, all);
+  std::vector<const NodeState*> passing;
+  std::vector<uint32_t> passing_classes;
+  std::vector<size_t> passing_index;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (!verdicts[i].passed() || i == excluded) continue;
+    passing.push_back(all.nodes[i]);
+    passing_classes.push_back(all.classes[i]);
+    passing_index.push_back(i);
+  }
+  if (passing.empty()) return std::nullopt;
+  std::vector<int64_t> scores = selection.engine->Prioritize(
+      *cycle, Candidates{passing, passing_classes, all.class_count, {}});
+  return passing_index[static_cast<size_t>(std::max_element(scores.begin(), scores.end()) -
+                                           scores.begin())];
+}
+
+}  // namespace gpusched

@@ -1,0 +1,294 @@
+#include "gpusched/capacity/mig_advice.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gpusched/capacity/mig_layouts.h"
+#include "testing/test_support.h"
+
+namespace gpusched::mig_advice_test {
+namespace {
+
+using testing::Units;
+
+// An idle A100-80GB x8, MIG-capable, MIG disabled, as the GPU Operator labels it.
+NodeState IdleA100(const std::string& name, std::string_view product = "NVIDIA-A100-SXM4-80GB") {
+  return testing::LabeledNode(name, 8,
+                              {{"nvidia.com/gpu.product", product},
+                               {"nvidia.com/gpu.memory", "81920"},
+                               {"nvidia.com/gpu.count", "8"},
+                               {"nvidia.com/mig.capable", "true"},
+                               {"nvidia.com/mig.strategy", "mixed"},
+                               {"nvidia.com/mig.config", "all-disabled"},
+                               {"nvidia.com/mig.config.state", "success"}});
+}
+
+// A V100 x8: no MIG.
+NodeState V100(const std::string& name) {
+  return testing::LabeledNode(name, 8, {{"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"}});
+}
+
+std::vector<PodInfo> Pending(const std::string& resource, int64_t units, int count) {
+  std::vector<PodInfo> pods;
+  for (int i = 0; i < count; ++i) {
+    pods.push_back(testing::MakePod(resource + "-" + std::to_string(i),
+                                    ResourceList{{resource, Units(units)}}));
+  }
+  return pods;
+}
+
+std::vector<PodInfo> Concat(std::vector<PodInfo> a, const std::vector<PodInfo>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+MigLayouts Bundled() {
+  MigLayoutsParseResult r = LoadMigLayouts("");
+  EXPECT_TRUE(r.errors.empty()) << r.errors[0];
+  return *r.layouts;
+}
+
+MigAdvice Advise(const std::vector<NodeState>& nodes, const std::vector<PodInfo>& pods,
+                 const MigLayouts& layouts) {
+  return AdviseMigLayouts(*testing::SnapshotOf(nodes), layouts, PendingMigDemand(pods));
+}
+
+std::vector<std::string> Nodes(const MigAdvice& a) {
+  std::vector<std::string> out;
+  for (const auto& n : a.advice) out.push_back(n.node + "=" + n.layout);
+  return out;
+}
+
+TEST(MigAdvice, pending_1g10gb_pods_get_all_1g10gb_on_the_fewest_idle_a100s) {
+  std::vector<NodeState> nodes = {IdleA100("a100-1"), IdleA100("a100-2"), IdleA100("a100-3"),
+                                  IdleA100("a100-4")};
+  // 10 slices: one node of 56 serves them all.
+  MigAdvice a = Advise(nodes, Pending("nvidia.com/mig-1g.10gb", 1, 10), Bundled());
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb"}));
+  EXPECT_EQ(a.advice[0].serves, (std::map<std::string, int64_t>{{"1g.10gb", 10}}));
+  EXPECT_EQ(a.advice[0].offer.slices.at("1g.10gb"), 56);
+  EXPECT_EQ(a.advice[0].Command(),
+            "kubectl label node a100-1 nvidia.com/mig.config=all-1g.10gb --overwrite");
+  EXPECT_TRUE(a.still_waiting.empty());
+  EXPECT_EQ(a.candidates, 4u);
+
+  // 60 slices: two nodes (56 + 4), not more; the second also all-1g.10gb (all-balanced serves
+  // the 4 as well, but leaves less room for the next 1g.10gb pods).
+  a = Advise(nodes, Pending("nvidia.com/mig-1g.10gb", 1, 60), Bundled());
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb", "a100-2=all-1g.10gb"}));
+  EXPECT_EQ(a.advice[1].serves.at("1g.10gb"), 4);
+
+  // Free slices elsewhere already serve part of the demand.
+  NodeState mig = IdleA100("a100-0");
+  mig.info.allocatable = ResourceList{{"nvidia.com/mig-1g.10gb", Units(56)}};
+  mig.used = ResourceList{{"nvidia.com/mig-1g.10gb", Units(50)}};
+  mig.gpu_pod_count = 50;
+  nodes.push_back(mig);
+  a = Advise(nodes, Pending("nvidia.com/mig-1g.10gb", 1, 60), Bundled());
+  EXPECT_EQ(a.free_slices.at("1g.10gb"), 6);
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb"}));
+  EXPECT_EQ(a.advice[0].serves.at("1g.10gb"), 54);
+  EXPECT_EQ(a.still_waiting, (std::map<std::string, int64_t>{}));
+}
+
+TEST(MigAdvice, whole_gpu_demand_keeps_enough_whole_gpu_nodes) {
+  std::vector<NodeState> nodes = {IdleA100("a100-1"), IdleA100("a100-2")};
+  std::vector<PodInfo> mig = Pending("nvidia.com/mig-1g.10gb", 1, 100);
+  // One 8-GPU pod waits: one A100 stays whole, though 44 slices stay wanting.
+  MigAdvice a = Advise(nodes, Concat(mig, Pending("nvidia.com/gpu", 8, 1)), Bundled());
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb"}));
+  EXPECT_EQ(a.whole_gpu_pods_fit, 1);
+  EXPECT_EQ(a.still_waiting.at("1g.10gb"), 44);
+  // Two 4-GPU pods fit on one node: the same.
+  a = Advise(nodes, Concat(mig, Pending("nvidia.com/gpu", 4, 2)), Bundled());
+  EXPECT_EQ(a.advice.size(), 1u);
+  EXPECT_EQ(a.whole_gpu_pods_fit, 2);
+  // Three: both A100s are needed whole, nothing is repartitioned.
+  a = Advise(nodes, Concat(mig, Pending("nvidia.com/gpu", 4, 3)), Bundled());
+  EXPECT_TRUE(a.advice.empty());
+  // When a V100 holds the 8-GPU pod, both A100s serve the MIG demand.
+  nodes.push_back(V100("v100-1"));
+  a = Advise(nodes, Concat(mig, Pending("nvidia.com/gpu", 8, 1)), Bundled());
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb", "a100-2=all-1g.10gb"}));
+  EXPECT_EQ(a.whole_gpu_pods_fit, 1);
+}
+
+TEST(MigAdvice, a_node_in_use_cordoned_or_changing_is_not_advised) {
+  NodeState busy = IdleA100("a100-busy");
+  busy.used = ResourceList{{"nvidia.com/gpu", Units(1)}};
+  busy.gpu_pod_count = 1;
+  NodeState cordoned = IdleA100("a100-cordoned");
+  cordoned.info.unschedulable = true;
+  NodeState changing = IdleA100("a100-changing");
+  changing.info.gpu.mig_config_state = MigConfigState::kPending;
+  NodeState single = IdleA100("a100-single");
+  single.info.gpu.mig_strategy = MigStrategy::kSingle;
+  MigAdvice a = Advise({busy, cordoned, changing, single, V100("v100-1")},
+                       Pending("nvidia.com/mig-1g.10gb", 1, 10), Bundled());
+  EXPECT_TRUE(a.advice.empty());
+  EXPECT_EQ(a.candidates, 0u);
+  EXPECT_EQ(a.skipped, (std::map<std::string, size_t>{
+                           {"GPU model without known MIG profiles", 1},
+                           {"GPU pods running", 1},
+                           {"MIG change in progress or failed", 1},
+                           {"MIG strategy single (slices would be nvidia.com/gpu)", 1},
+                           {"cordoned", 1}}));
+  EXPECT_EQ(a.still_waiting.at("1g.10gb"), 10);
+  // Freed, the busy node is advised.
+  busy.used = {};
+  busy.gpu_pod_count = 0;
+  a = Advise({busy}, Pending("nvidia.com/mig-1g.10gb", 1, 10), Bundled());
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-busy=all-1g.10gb"}));
+}
+
+TEST(MigAdvice, the_observed_mig_workload_settles_a_tie) {
+  std::vector<PodInfo> pods = Pending("nvidia.com/mig-1g.10gb", 1, 2);
+  // Nothing observed: the layout with the most room for 1g.10gb.
+  MigAdvice a = Advise({IdleA100("a100-1")}, pods, Bundled());
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb"}));
+  // Half the MIG pods seen lately asked for 3g.40gb: all-balanced serves the two as well and
+  // matches that mix better.
+  auto shape = [](std::string profile) {
+    TaskShape t;
+    t.mig_profile = std::move(profile);
+    t.mig_count = 1;
+    return t;
+  };
+  ObservedWorkload observed{{{shape("1g.10gb"), 0.5}, {shape("3g.40gb"), 0.5}}, 40};
+  ClusterSnapshot snapshot({std::make_shared<const NodeState>(IdleA100("a100-1"))}, 1, observed);
+  a = AdviseMigLayouts(snapshot, Bundled(), PendingMigDemand(pods));
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-balanced"}));
+  EXPECT_EQ(a.advice[0].serves.at("1g.10gb"), 2);
+}
+
+TEST(MigAdvice, no_advice_without_waiting_mig_pods) {
+  MigAdvice a = Advise({IdleA100("a100-1")}, Pending("nvidia.com/gpu", 1, 3), Bundled());
+  EXPECT_TRUE(a.advice.empty());
+  EXPECT_NE(FormatMigAdviceText(a).find("# no change serves a waiting MIG pod"), std::string::npos);
+}
+
+constexpr char kCustomLayouts[] = R"(version: v1
+mig-configs:
+  all-disabled:
+    - devices: all
+      mig-enabled: false
+  half-1g.10gb:
+    - devices: [0, 1, 2, 3]
+      mig-enabled: true
+      mig-devices:
+        "1g.10gb": 7
+    - devices: [4, 5, 6, 7]
+      mig-enabled: false
+)";
+
+TEST(MigAdvice, an_operator_file_with_a_custom_layout_is_used) {
+  MigLayoutsParseResult custom = ParseMigLayouts(kCustomLayouts, "custom.yaml");
+  ASSERT_TRUE(custom.errors.empty()) << custom.errors[0];
+  EXPECT_EQ(custom.layouts->source, "custom.yaml");
+  std::vector<PodInfo> pods =
+      Concat(Pending("nvidia.com/mig-1g.10gb", 1, 10), Pending("nvidia.com/gpu", 4, 1));
+  // The defaults have no layout keeping four whole GPUs: the 4-GPU pod keeps the node whole.
+  EXPECT_TRUE(Advise({IdleA100("a100-1")}, pods, Bundled()).advice.empty());
+  MigAdvice a = Advise({IdleA100("a100-1")}, pods, *custom.layouts);
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=half-1g.10gb"}));
+  EXPECT_EQ(a.advice[0].offer, (MigNodeOffer{4, {{"1g.10gb", 28}}}));
+  EXPECT_EQ(a.layouts_source, "custom.yaml");
+}
+
+TEST(MigAdvice, a_layout_is_offered_only_where_its_profiles_exist) {
+  MigLayouts layouts = Bundled();
+  const MigGpuModel* a100_40 = MigModelOf(IdleA100("x", "NVIDIA-A100-SXM4-40GB").info.gpu);
+  const MigGpuModel* h100 = MigModelOf(IdleA100("x", "NVIDIA-H100-80GB-HBM3").info.gpu);
+  ASSERT_NE(a100_40, nullptr);
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(a100_40->name, "A100-40GB");
+  EXPECT_EQ(h100->name, "H100-80GB");
+  EXPECT_EQ(MigModelOf(V100("v").info.gpu), nullptr);
+  // all-1g.10gb: four a GPU on the 40 GB part, seven on the 80 GB ones.
+  EXPECT_EQ(OfferOf(layouts.layouts.at("all-1g.10gb"), *a100_40, 8),
+            (MigNodeOffer{0, {{"1g.10gb", 32}}}));
+  EXPECT_EQ(OfferOf(layouts.layouts.at("all-1g.10gb"), *h100, 8),
+            (MigNodeOffer{0, {{"1g.10gb", 56}}}));
+  EXPECT_FALSE(OfferOf(layouts.layouts.at("all-1g.20gb"), *a100_40, 8));
+  EXPECT_FALSE(OfferOf(layouts.layouts.at("all-1g.5gb"), *h100, 8));
+  EXPECT_EQ(OfferOf(layouts.layouts.at("all-balanced"), *h100, 2),
+            (MigNodeOffer{0, {{"1g.10gb", 4}, {"2g.20gb", 2}, {"3g.40gb", 2}}}));
+  EXPECT_EQ(OfferOf(layouts.layouts.at("all-disabled"), *h100, 8), (MigNodeOffer{8, {}}));
+  // More than a GPU holds, a GPU no spec claims, or two specs claiming one: not offered.
+  auto parse = [](const std::string& specs) {
+    MigLayoutsParseResult r = ParseMigLayouts("version: v1\nmig-configs:\n  x:\n" + specs, "t");
+    EXPECT_TRUE(r.errors.empty()) << r.errors[0];
+    return r.layouts->layouts.at("x");
+  };
+  EXPECT_FALSE(OfferOf(parse("  - {devices: all, mig-enabled: true, mig-devices: "
+                             "{3g.40gb: 2, 1g.10gb: 1}}\n"),
+                       *h100, 1));
+  EXPECT_TRUE(OfferOf(parse("  - {devices: all, mig-enabled: true, mig-devices: "
+                            "{3g.40gb: 1, 2g.20gb: 2}}\n"),
+                      *h100, 1));
+  EXPECT_FALSE(OfferOf(parse("  - {devices: [0], mig-enabled: false}\n"), *h100, 2));
+  EXPECT_FALSE(OfferOf(parse("  - {devices: all, mig-enabled: false}\n"
+                             "  - {devices: [1], mig-enabled: false}\n"),
+                       *h100, 2));
+  // Every bundled layout applies to some known model.
+  for (const auto& [name, layout] : layouts.layouts) {
+    bool applies = false;
+    for (const auto& model : KnownMigModels()) applies |= OfferOf(layout, model, 8).has_value();
+    EXPECT_TRUE(applies) << name;
+  }
+}
+
+TEST(MigAdvice, a_bad_file_names_file_line_and_key) {
+  auto errors = [](std::string_view yaml) { return ParseMigLayouts(yaml, "bad.yaml").errors; };
+  EXPECT_EQ(errors("version: v1\nmig-configs:\n  custom:\n    - devices: all\n"
+                   "      mig-enabled: true\n      mig-devices:\n        \"1g.10gb\": 9\n"),
+            (std::vector<std::string>{
+                "bad.yaml:7:20: mig-configs.custom[0].mig-devices.1g.10gb: must be within 0..7, "
+                "got 9"}));
+  std::vector<std::string> e = errors(
+      "version: v2\nmig-configs:\n  bad name!:\n    - devices: all\n      mig-enabled: no\n"
+      "  ok:\n    - devices: all\n      mig-enabled: false\n      colour: red\n");
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0], "bad.yaml:1:10: version: must be v1");
+  EXPECT_NE(e[1].find("bad.yaml:3:3: mig-configs.bad name!: is not a valid label value"),
+            std::string::npos)
+      << e[1];
+  EXPECT_NE(e[2].find("bad.yaml:9:7: mig-configs.ok[0].colour: unknown key"), std::string::npos)
+      << e[2];
+  EXPECT_NE(errors("version: v1\nmig-configs: [\n")[0].find("bad.yaml:"), std::string::npos);
+  EXPECT_FALSE(errors("version: v1\nmig-configs:\n  x:\n    - devices: all\n"
+                      "      mig-enabled: false\n      mig-devices: {1g.10gb: 1}\n")
+                   .empty());
+  EXPECT_FALSE(errors("version: v1\nmig-configs:\n  x:\n    - devices: all\n"
+                      "      mig-enabled: true\n      mig-devices: {9g.1gb: 1}\n")
+                   .empty());
+  EXPECT_EQ(errors("")[0], "bad.yaml: empty MIG layouts file");
+  MigLayoutsParseResult missing = LoadMigLayouts("/nonexistent/mig.yaml");
+  ASSERT_EQ(missing.errors.size(), 1u);
+  EXPECT_NE(missing.errors[0].find("/nonexistent/mig.yaml"), std::string::npos);
+}
+
+TEST(MigAdvice, json_carries_the_advice_and_the_demand) {
+  std::vector<PodInfo> pods = Pending("nvidia.com/mig-1g.10gb", 1, 3);
+  PodInfo bound = testing::MakePod("bound", ResourceList{{"nvidia.com/mig-1g.10gb", Units(1)}});
+  bound.node_name = "elsewhere";
+  pods.push_back(bound);  // bound pods are no demand
+  MigAdvice a = Advise({IdleA100("a100-1")}, pods, Bundled());
+  a.inventory = "test";
+  nlohmann::json j = nlohmann::json::parse(FormatMigAdviceJson(a));
+  EXPECT_EQ(j["demand"]["slices"]["1g.10gb"], 3);
+  EXPECT_EQ(j["advice"][0]["node"], "a100-1");
+  EXPECT_EQ(j["advice"][0]["layout"], "all-1g.10gb");
+  EXPECT_EQ(j["advice"][0]["serves"]["1g.10gb"], 3);
+  EXPECT_EQ(j["advice"][0]["offers"]["mig-1g.10gb"], 56);
+  EXPECT_EQ(j["advice"][0]["command"],
+            "kubectl label node a100-1 nvidia.com/mig.config=all-1g.10gb --overwrite");
+  EXPECT_EQ(j["stillWaiting"].size(), 0u);
+  std::string text = FormatMigAdviceText(a);
+  EXPECT_NE(text.find("kubectl label node a100-1 nvidia.com/mig.config=all-1g.10gb --overwrite\n"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace gpusched::mig_advice_test
