@@ -15,8 +15,6 @@ using simdjson::ondemand::json_type;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-bool IsNull(value v) { return v.type() == json_type::null; }
-
 // The text a decoded value's views point into: the JSON as received (raw objects are views of
 // it) and copies of unescaped strings.
 struct DecodedText {

@@ -16,8 +16,6 @@ using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 using LabelViews = std::vector<std::pair<std::string_view, std::string_view>>;
 
-bool IsNull(value v) { return v.type() == json_type::null; }
-
 std::string_view Trim(std::string_view s) {
   while (!s.empty() &&
          (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t')) {

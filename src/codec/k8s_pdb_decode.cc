@@ -17,8 +17,6 @@ using simdjson::ondemand::json_type;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-bool IsNull(value v) { return v.type() == json_type::null; }
-
 // Builds a LabelSelector within the selector budget; past it, or at anything Kubernetes would
 // refuse, the selector turns unreadable and keeps no requirement.
 class SelectorBuilder {

@@ -44,6 +44,10 @@ inline constexpr size_t kMaxOwnerRefField = 256;
 
 // A scalar's text: strings unescaped, numbers and booleans as written, null as "".
 std::string_view ScalarText(simdjson::ondemand::value value);
+// Whether `value` is JSON null (which Kubernetes writes for an empty list or object).
+inline bool IsNull(simdjson::ondemand::value value) {
+  return value.type() == simdjson::ondemand::json_type::null;
+}
 // Throws DecodeError when anything but whitespace follows the fully consumed document.
 void ExpectEnd(simdjson::ondemand::document& doc);
 
