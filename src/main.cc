@@ -34,8 +34,8 @@ constexpr Command kCommands[] = {
      "                  standard shape fit, per GPU product and node pool",
      RunCapacityCommand},
     {"why-pending",
-     "the GPU pods waiting for a node, grouped by shape and by the reason\n"
-     "                  gpusched's filter gives on the best-looking nodes",
+     "the GPU pods waiting for a node, grouped by shape and by why scheduling\n"
+     "                  fails on the best-looking nodes, as their events say",
      RunWhyPendingCommand},
     {"mig-advice",
      "which idle MIG-capable nodes to repartition (nvidia.com/mig.config) for\n"

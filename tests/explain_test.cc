@@ -33,7 +33,7 @@ TEST(Explain, ranks_passing_nodes_and_explains_the_rest) {
   ASSERT_EQ(e.nodes.size(), snapshot->size());
   ASSERT_FALSE(e.ranking.empty());
   // fgd against the standard shapes plus consolidate's fixed preference (docs/plugins.md).
-  EXPECT_EQ(e.nodes[e.ranking[0]].node, "gpu-node-h100-01");
+  EXPECT_EQ(e.nodes[e.ranking[0]].node, "gpu-node-h100-02");
   for (const auto& n : e.nodes) {
     if (n.node == "gpu-node-t4-01") {
       EXPECT_EQ(n.reason, "GPU product does not match NVIDIA-A100-*,NVIDIA-H100-*");
@@ -44,7 +44,7 @@ TEST(Explain, ranks_passing_nodes_and_explains_the_rest) {
     }
   }
   auto json = nlohmann::json::parse(FormatExplanationJson(e));
-  EXPECT_EQ(json["ranking"][0], "gpu-node-h100-01");
+  EXPECT_EQ(json["ranking"][0], "gpu-node-h100-02");
   EXPECT_EQ(json["nodes"].size(), snapshot->size());
 }
 

@@ -64,10 +64,10 @@ TEST_F(ServiceFixture, prioritize_with_binpack_packs_the_fullest_node_first) {
   ExtenderArgs args = DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json"));
   auto scores = service.Prioritize(args).hosts;  // points into args
   ASSERT_EQ(scores.size(), 4u);
-  // MostAllocated after placing 2 GPUs: h100-01 4/8 -> 5, a100-07 8/8 -> 10, h100-02 6/8 -> 8.
+  // MostAllocated after placing 2 GPUs: h100-01 4/8 -> 5, a100-07 8/8 -> 10, h100-02 8/8 -> 10.
   EXPECT_EQ(scores[0], (HostPriority{"gpu-node-h100-01", 5}));
   EXPECT_EQ(scores[1], (HostPriority{"gpu-node-a100-07", 10}));
-  EXPECT_EQ(scores[2], (HostPriority{"gpu-node-h100-02", 8}));
+  EXPECT_EQ(scores[2], (HostPriority{"gpu-node-h100-02", 10}));
   for (const auto& s : scores) {
     EXPECT_GE(s.score, 0);
     EXPECT_LE(s.score, kMaxExtenderPriority);
@@ -80,12 +80,12 @@ TEST_F(ServiceFixture, filter_best_only_passes_the_top_node_and_reports_the_rest
   policies.Set(std::make_shared<const Policy>(spec));
   auto result =
       service.Filter(DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json")));
-  // The default policy ranks h100-01 first (docs/plugins.md explain block for this pod).
+  // The default policy ranks h100-02 first (docs/plugins.md explain block for this pod).
   ASSERT_TRUE(result.node_names.has_value());
-  EXPECT_EQ(*result.node_names, (std::vector<std::string_view>{"gpu-node-h100-01"}));
+  EXPECT_EQ(*result.node_names, (std::vector<std::string_view>{"gpu-node-h100-02"}));
   EXPECT_EQ(result.failed_nodes,
-            (FailedNodesMap{{"gpu-node-a100-07", std::string(kNotBestReason)},
-                            {"gpu-node-h100-02", std::string(kNotBestReason)},
+            (FailedNodesMap{{"gpu-node-h100-01", std::string(kNotBestReason)},
+                            {"gpu-node-a100-07", std::string(kNotBestReason)},
                             {"gpu-node-h100-03", "Insufficient nvidia.com/gpu"}}));
   // A pod asking for no GPU is ranked too (gpuPodsOnly: false), so only its best node passes.
   auto cpu_only =

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusched/capacity/mig_layouts.h"
+#include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/policy/policy_file.h"
 #include "testing/test_support.h"
 
 namespace gpusched::mig_advice_test {
@@ -111,6 +113,44 @@ TEST(MigAdvice, whole_gpu_demand_keeps_enough_whole_gpu_nodes) {
   a = Advise(nodes, Concat(mig, Pending("nvidia.com/gpu", 8, 1)), Bundled());
   EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb", "a100-2=all-1g.10gb"}));
   EXPECT_EQ(a.whole_gpu_pods_fit, 1);
+}
+
+// The snapshot's pending pods count only where the advice could take from them: an 8-GPU pod the
+// policy holds to H100s (gpusched.io/gpu-product) waits for H100 GPUs, so repartitioning the idle
+// A100 takes nothing from it. Counted blindly, it would "fit" on the A100's 8 free GPUs and
+// block the advice.
+TEST(MigAdvice, a_whole_gpu_pod_held_to_another_product_does_not_hold_an_idle_a100_back) {
+  ClusterLedger ledger{GpuResourceNames(DefaultPolicySpec().gpu_resources)};
+  ledger.UpsertNode(IdleA100("a100-1").info);
+  ledger.UpsertNode(testing::LabeledNode("h100-1", 8,
+                                         {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                                          {"nvidia.com/mig.capable", "true"},
+                                          {"nvidia.com/mig.strategy", "single"}})
+                        .info);
+  PodInfo running = testing::MakePod("running", ResourceList{{"nvidia.com/gpu", Units(4)}});
+  running.node_name = "h100-1";
+  running.phase = PodPhase::kRunning;
+  ledger.UpsertPod(running);
+  PodInfo held = testing::MakePod("held-to-h100", ResourceList{{"nvidia.com/gpu", Units(8)}});
+  held.annotations = {{"gpusched.io/gpu-product", "NVIDIA-H100-80GB-HBM3"}};
+  ledger.UpsertPod(held);
+  for (const PodInfo& p : Pending("nvidia.com/mig-1g.10gb", 1, 3)) ledger.UpsertPod(p);
+  auto snapshot = ledger.BuildSnapshot();
+  Policy policy(DefaultPolicySpec());
+
+  MigDemand demand = PendingMigDemand(policy, *snapshot);
+  EXPECT_TRUE(demand.whole_gpu_pods.empty());
+  EXPECT_EQ(Nodes(AdviseMigLayouts(*snapshot, Bundled(), demand)),
+            (std::vector<std::string>{"a100-1=all-1g.10gb"}));
+  // Counted blindly, the held pod keeps the A100 whole.
+  EXPECT_TRUE(AdviseMigLayouts(*snapshot, Bundled(), PendingMigDemand(snapshot->gpu_pods().pending))
+                  .advice.empty());
+
+  // Without the hold it could take the A100, and does count.
+  held.annotations.clear();
+  ledger.UpsertPod(held);
+  EXPECT_EQ(PendingMigDemand(policy, *ledger.BuildSnapshot()).whole_gpu_pods,
+            (std::vector<int64_t>{8}));
 }
 
 TEST(MigAdvice, a_node_in_use_cordoned_or_changing_is_not_advised) {

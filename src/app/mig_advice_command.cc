@@ -51,7 +51,7 @@ int RunMigAdviceCommand(const std::vector<std::string>& args) {
   auto view = LoadClusterView(options->view, error);
   if (!view) return Fail(error);
   MigAdvice advice = AdviseMigLayouts(*view->snapshot, *layouts.layouts,
-                                      PendingMigDemand(view->snapshot->gpu_pods().pending));
+                                      PendingMigDemand(*view->policy, *view->snapshot));
   advice.inventory = view->description;
   std::cout << (options->json ? FormatMigAdviceJson(advice) : FormatMigAdviceText(advice));
   return 0;

@@ -206,7 +206,7 @@ FlagSet ServeCommandOptions::Flags() {
             "--tls-cert"})
       .Add({"tls-reload-interval", "SECONDS", "10", "how often the TLS files are checked"})
       .Add({"ops-listen", "HOST:PORT", "",
-            "also serve /healthz, /readyz, /metrics and /capacity over plain "
+            "also serve /healthz, /readyz, /metrics, /capacity and /why-pending over plain "
             "HTTP here (for probes and Prometheus when the main "
             "listener requires client certificates)"});
   return f;
@@ -289,7 +289,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
     return Fail(e.what());
   }
   if (app_options.ops) {
-    spdlog::info("serving /healthz, /readyz, /metrics and /capacity on http://{}:{}",
+    spdlog::info("serving /healthz, /readyz, /metrics, /capacity and /why-pending on http://{}:{}",
                  app_options.ops->host, app->ops_port());
   }
   shutdown.Serving([&] { app->Stop(); });

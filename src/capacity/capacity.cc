@@ -12,6 +12,7 @@
 #include "gpusched/metrics/cluster_fragmentation.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/util/text.h"
 
 namespace gpusched {
 namespace {
@@ -94,17 +95,12 @@ std::map<std::string, CapacityGroup> GroupBy(
   return groups;
 }
 
-std::string Pad(std::string s, size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s;
-}
-
 std::string Table(const CapacityReport& r, std::string_view heading,
                   const std::map<std::string, CapacityGroup>& groups) {
   std::vector<std::string> header = {
       std::string(heading), "NODES", "TOTAL", "ALLOC", "IDLE", "FRAG", "SHARED"};
   for (const auto& s : r.shapes) header.push_back(s.name);
-  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> rows = {std::move(header)};
   auto add = [&](const std::string& name, const CapacityGroup& g) {
     std::vector<std::string> row = {name,
                                     std::to_string(g.nodes),
@@ -123,20 +119,7 @@ std::string Table(const CapacityReport& r, std::string_view heading,
   };
   for (const auto& [name, g] : groups) add(name, g);
   add("all", r.cluster);
-  std::vector<size_t> width(header.size());
-  for (size_t c = 0; c < header.size(); ++c) {
-    width[c] = header[c].size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-  }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string out;
-    for (size_t c = 0; c < cells.size(); ++c) out += Pad(cells[c], width[c] + 2);
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out + "\n";
-  };
-  std::string out = line(header);
-  for (const auto& row : rows) out += line(row);
-  return out;
+  return AlignColumns(rows);
 }
 
 // Hundredths, as the table shows them: MIG slices are counted in milli-GPU, rounded down per

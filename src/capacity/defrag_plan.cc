@@ -71,10 +71,11 @@ bool Better(const NodePlan& a, const NodePlan& b, const ClusterSnapshot& snapsho
   return snapshot.nodes()[a.node]->info.name < snapshot.nodes()[b.node]->info.name;
 }
 
-class Planner {
+class DefragPlanner {
  public:
-  Planner(const Policy& policy, const ClusterSnapshot& snapshot, std::span<const PodInfo> bound,
-          std::span<const DisruptionBudget> budgets, const DefragOptions& options)
+  DefragPlanner(const Policy& policy, const ClusterSnapshot& snapshot,
+                std::span<const PodInfo> bound, std::span<const DisruptionBudget> budgets,
+                const DefragOptions& options)
       : policy_(policy),
         snapshot_(snapshot),
         budgets_(budgets),
@@ -136,7 +137,7 @@ class Planner {
   std::map<std::string, size_t> dropped_;  // why target nodes gave no plan
 };
 
-const std::vector<size_t>& Planner::BudgetsOf(size_t b) {
+const std::vector<size_t>& DefragPlanner::BudgetsOf(size_t b) {
   BoundPod& p = pods_[b];
   if (!p.budgets) {
     p.budgets.emplace();
@@ -150,7 +151,7 @@ const std::vector<size_t>& Planner::BudgetsOf(size_t b) {
   return *p.budgets;
 }
 
-bool Planner::ReplicaElsewhere(size_t b, size_t target) const {
+bool DefragPlanner::ReplicaElsewhere(size_t b, size_t target) const {
   const PodInfo& pod = *pods_[b].pod;
   auto it = by_controller_.find(pod.namespace_name + "/" + pod.controller.uid);
   if (it == by_controller_.end()) return false;
@@ -158,7 +159,8 @@ bool Planner::ReplicaElsewhere(size_t b, size_t target) const {
                      [&](size_t o) { return o != b && pods_[o].node != target; });
 }
 
-std::optional<std::string> Planner::WhyStays(size_t b, const PodInfo& waiting, size_t target) {
+std::optional<std::string> DefragPlanner::WhyStays(size_t b, const PodInfo& waiting,
+                                                   size_t target) {
   const PodInfo& pod = *pods_[b].pod;
   if (pod.priority > waiting.priority) return "of higher priority";
   if (!pod.controller.known()) return "no controller";
@@ -178,15 +180,15 @@ std::optional<std::string> Planner::WhyStays(size_t b, const PodInfo& waiting, s
   return std::nullopt;
 }
 
-bool Planner::FitsWithout(const Cycle& cycle, const Engine& engine, size_t target,
-                          std::span<const size_t> moved) const {
+bool DefragPlanner::FitsWithout(const Cycle& cycle, const Engine& engine, size_t target,
+                                std::span<const size_t> moved) const {
   NodeState node = nodes_.node(target);
   for (size_t b : moved) ReleasePod(node, *pods_[b].pod);
   const NodeState* one[] = {&node};
   return engine.Filter(cycle, std::span<const NodeState* const>(one))[0].passed();
 }
 
-bool Planner::BudgetsAllow(std::span<const size_t> moved) {
+bool DefragPlanner::BudgetsAllow(std::span<const size_t> moved) {
   std::map<size_t, int64_t> used;
   for (size_t b : moved) {
     for (size_t i : BudgetsOf(b)) {
@@ -196,8 +198,8 @@ bool Planner::BudgetsAllow(std::span<const size_t> moved) {
   return true;
 }
 
-std::optional<std::vector<size_t>> Planner::Destinations(size_t target,
-                                                         std::span<const size_t> moved) {
+std::optional<std::vector<size_t>> DefragPlanner::Destinations(size_t target,
+                                                               std::span<const size_t> moved) {
   std::vector<std::pair<size_t, NodeState>> undo;
   auto change = [&](size_t i) -> NodeState& {
     undo.emplace_back(i, nodes_.node(i));
@@ -218,9 +220,10 @@ std::optional<std::vector<size_t>> Planner::Destinations(size_t target,
   return out;
 }
 
-std::optional<NodePlan> Planner::SearchNode(const Cycle& cycle, const Engine& engine, size_t target,
-                                            std::vector<size_t> movable, const ResourceList& demand,
-                                            const std::optional<NodePlan>& best) {
+std::optional<NodePlan> DefragPlanner::SearchNode(const Cycle& cycle, const Engine& engine,
+                                                  size_t target, std::vector<size_t> movable,
+                                                  const ResourceList& demand,
+                                                  const std::optional<NodePlan>& best) {
   const size_t max_size = best ? best->moves.size() : options_.max_moves;
   // The pods that free the most of what the waiting pod asks for first, then the most GPUs, then
   // by name, so the search is deterministic.
@@ -322,7 +325,7 @@ std::optional<NodePlan> Planner::SearchNode(const Cycle& cycle, const Engine& en
   return std::nullopt;
 }
 
-void Planner::Apply(const NodePlan& plan, const PodInfo& waiting) {
+void DefragPlanner::Apply(const NodePlan& plan, const PodInfo& waiting) {
   NodeState& freed = nodes_.Mutable(plan.node);
   for (size_t b : plan.moves) ReleasePod(freed, *pods_[b].pod);
   for (size_t k = 0; k < plan.moves.size(); ++k) {
@@ -338,7 +341,7 @@ void Planner::Apply(const NodePlan& plan, const PodInfo& waiting) {
   ChargePod(nodes_.Mutable(plan.node), waiting);
 }
 
-PodDefragPlan Planner::Plan(const PodInfo& waiting) {
+PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
   PodDefragPlan out;
   out.pod = NameOf(waiting);
   out.priority = waiting.priority;
@@ -423,15 +426,6 @@ std::string GpusText(int64_t milli) {
   return n + (n == "1" ? " GPU" : " GPUs");
 }
 
-std::string DemandText(const ResourceList& demand) {
-  std::string out;
-  for (const auto& r : demand) {
-    if (!out.empty()) out += ", ";
-    out += QuoteForMessage(r.name, 96) + ": " + std::to_string(r.milli / 1000);
-  }
-  return out;
-}
-
 std::string_view OutcomeName(DefragOutcome outcome) {
   switch (outcome) {
     case DefragOutcome::kFitsNow:
@@ -470,7 +464,7 @@ DefragReport PlanDefragmentation(const Policy& policy, const ClusterSnapshot& sn
   report.waiting = order.size();
   std::stable_sort(order.begin(), order.end(), PlansFirst);
   if (order.size() > options.max_waiting) order.resize(options.max_waiting);
-  Planner planner(policy, snapshot, bound, budgets, options);
+  DefragPlanner planner(policy, snapshot, bound, budgets, options);
   for (const PodInfo* pod : order) report.plans.push_back(planner.Plan(*pod));
   return report;
 }
@@ -487,7 +481,7 @@ std::string FormatDefragPlanText(const DefragReport& r) {
     out += "planned the first " + std::to_string(r.plans.size()) + " by priority and age\n";
   }
   for (const PodDefragPlan& p : r.plans) {
-    out += "\n" + QuoteForMessage(p.pod) + " (" + DemandText(p.gpu_demand) + ", priority " +
+    out += "\n" + QuoteForMessage(p.pod) + " (" + FormatResourceList(p.gpu_demand) + ", priority " +
            std::to_string(p.priority) + ", profile " + QuoteForMessage(p.profile) + "): ";
     switch (p.outcome) {
       case DefragOutcome::kFitsNow:

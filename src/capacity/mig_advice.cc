@@ -9,6 +9,7 @@
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/model/node_pins.h"
 
 namespace gpusched {
 namespace {
@@ -199,9 +200,10 @@ using LayoutOffers = std::vector<std::pair<std::string, MigNodeOffer>>;
 
 // The greedy choice of mig_advice.h: the candidates by class, the free slices and free whole GPUs
 // as the changes so far leave them, and the next change.
-class Planner {
+class MigPlanner {
  public:
-  Planner(const MigLayouts& layouts, const MigDemand& demand, std::map<std::string, double> shares)
+  MigPlanner(const MigLayouts& layouts, const MigDemand& demand,
+             std::map<std::string, double> shares)
       : layouts_(layouts),
         demand_(demand),
         shares_(std::move(shares)),
@@ -402,6 +404,44 @@ MigDemand PendingMigDemand(std::span<const PodInfo> pods) {
   return demand;
 }
 
+MigDemand PendingMigDemand(const Policy& policy, const ClusterSnapshot& snapshot) {
+  std::span<const PodInfo> pending = snapshot.gpu_pods().pending;
+  MigDemand demand = PendingMigDemand(pending);
+  std::vector<const NodeState*> mig_nodes;
+  std::vector<uint32_t> classes;
+  for (size_t i = 0; i < snapshot.size(); ++i) {
+    const NodeState& node = *snapshot.nodes()[i];
+    // Only these may be advised (a single-strategy node's slices would be nvidia.com/gpu).
+    if (node.info.gpu.mig_capable.value_or(false) &&
+        node.info.gpu.mig_strategy != MigStrategy::kSingle) {
+      mig_nodes.push_back(&node);
+      classes.push_back(snapshot.classes()[i]);
+    }
+  }
+  demand.whole_gpu_pods.clear();
+  size_t counted = 0;
+  for (const PodInfo& pod : pending) {
+    if (!pod.node_name.empty() || pod.terminal()) continue;
+    if (++counted > kMaxAdvicePods) break;
+    int64_t units =
+        std::clamp<int64_t>(pod.requests.milli(kGpuResource) / 1000, 0, kMaxGpusPerNode);
+    if (units == 0) continue;
+    const Policy::Selection selection = policy.Select(pod);
+    auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
+    std::vector<Verdict> verdicts = selection.engine->Filter(
+        *cycle, Candidates{mig_nodes, classes, snapshot.class_count(), {}});
+    for (size_t i = 0; i < mig_nodes.size(); ++i) {
+      bool pinned_away = pod.pins.has_required_pins() &&
+                         !MeetsRequiredPins(pod.pins, mig_nodes[i]->info.pin_labels);
+      if (!pinned_away && verdicts[i].code != VerdictCode::kUnresolvable) {
+        demand.whole_gpu_pods.push_back(units);
+        break;
+      }
+    }
+  }
+  return demand;
+}
+
 std::string MigNodeAdvice::Command() const {
   return "kubectl label node " + node + " nvidia.com/mig.config=" + layout + " --overwrite";
 }
@@ -411,7 +451,7 @@ MigAdvice AdviseMigLayouts(const ClusterSnapshot& snapshot, const MigLayouts& la
   MigAdvice out;
   out.layouts_source = layouts.source;
   out.demand = demand;
-  Planner planner(layouts, demand, ObservedMigShares(snapshot));
+  MigPlanner planner(layouts, demand, ObservedMigShares(snapshot));
   planner.ReadNodes(snapshot, out);
   while (out.advice.size() < std::min(out.candidates, kMaxMigAdvisedNodes)) {
     std::optional<MigNodeAdvice> change = planner.NextChange();

@@ -10,6 +10,7 @@
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/util/quote.h"
+#include "gpusched/util/text.h"
 
 namespace gpusched {
 namespace {
@@ -18,23 +19,6 @@ namespace {
 // they come from the API server or a file.
 constexpr size_t kMaxNameBytes = 300;
 constexpr size_t kMaxReasonBytes = 300;
-
-std::string UnitsText(int64_t milli) {
-  if (milli % 1000 == 0) return std::to_string(milli / 1000);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(milli) / 1000);
-  return buf;
-}
-
-std::string ShapeOf(const ResourceList& demand) {
-  if (demand.empty()) return "(no GPU resource)";
-  std::string out;
-  for (const auto& r : demand) {
-    if (!out.empty()) out += ", ";
-    out += r.name + ": " + UnitsText(r.milli);
-  }
-  return out;
-}
 
 bool OffersAll(const NodeState& node, const ResourceList& demand) {
   return std::all_of(demand.begin(), demand.end(),
@@ -121,11 +105,6 @@ std::string WaitText(int64_t seconds) {
   return std::to_string(s) + "s";
 }
 
-std::string Pad(std::string s, size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s;
-}
-
 // The `n` keys with the most pods (ties: the smaller key), for the gauges' labels.
 std::map<std::string, std::string> LabelsOf(const std::map<std::string, size_t>& pods, size_t n) {
   std::vector<std::pair<std::string, size_t>> order(pods.begin(), pods.end());
@@ -188,7 +167,7 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
       reason = kNotJudgedReason;
       ++r.skipped;
     }
-    std::string shape = ShapeOf(GpuDemand(*pod, gpu_names));
+    std::string shape = FormatResourceList(GpuDemand(*pod, gpu_names));
     PendingGroup& g = groups[{shape, reason}];
     if (g.pods == 0) {
       g.shape = shape;
@@ -223,17 +202,7 @@ std::string FormatWhyPendingText(const WhyPendingReport& r) {
     rows.push_back(
         {g.shape, g.reason, std::to_string(g.pods), WaitText(r.OldestWait(g)), std::move(sample)});
   }
-  std::vector<size_t> width(rows[0].size(), 0);
-  for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) line += Pad(row[c], width[c] + 2);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+  return out + AlignColumns(rows);
 }
 
 std::string FormatWhyPendingJson(const WhyPendingReport& r) {

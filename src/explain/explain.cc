@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gpusched/codec/json_writer.h"
+#include "gpusched/util/text.h"
 
 namespace gpusched {
 namespace {
@@ -27,16 +28,7 @@ std::string Fixed(double v, int decimals) {
 }
 
 std::string DemandText(const ResourceList& demand) {
-  std::string out;
-  for (const auto& r : demand) {
-    out += (out.empty() ? "" : ", ") + r.name + ": " + std::to_string(r.milli / 1000);
-  }
-  return out.empty() ? "no GPU resources" : out;
-}
-
-std::string Pad(std::string s, size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s;
+  return demand.empty() ? "no GPU resources" : FormatResourceList(demand);
 }
 
 std::string BlendedText(const Explanation& e) {
@@ -46,12 +38,12 @@ std::string BlendedText(const Explanation& e) {
       ") + BalancedAllocation + extender score x " + Fixed(e.blend->extender_weight, 0) + " x 10\n";
   size_t name_width = 4;
   for (const auto& b : e.blended) name_width = std::max(name_width, e.nodes[b.node].node.size());
-  out += "  " + Pad("NODE", name_width + 2) + "FIT  BALANCED  EXTENDER  TOTAL\n";
+  out += "  " + PadRight("NODE", name_width + 2) + "FIT  BALANCED  EXTENDER  TOTAL\n";
   for (const auto& b : e.blended) {
-    out += "  " + Pad(e.nodes[b.node].node, name_width + 2) +
-           Pad(b.resources_known ? std::to_string(b.fit) : "-", 5) +
-           Pad(b.resources_known ? std::to_string(b.balanced) : "-", 10) +
-           Pad(Fixed(b.extender, 0), 10) + Fixed(b.total, 0) + "\n";
+    out += "  " + PadRight(e.nodes[b.node].node, name_width + 2) +
+           PadRight(b.resources_known ? std::to_string(b.fit) : "-", 5) +
+           PadRight(b.resources_known ? std::to_string(b.balanced) : "-", 10) +
+           PadRight(Fixed(b.extender, 0), 10) + Fixed(b.total, 0) + "\n";
   }
   if (std::any_of(e.blended.begin(), e.blended.end(),
                   [](const BlendedScore& b) { return !b.resources_known; })) {
@@ -128,20 +120,21 @@ std::string FormatExplanationText(const Explanation& e) {
   out += "profile " + e.profile + " of policy " + e.policy_source + "\n\n";
   size_t name_width = 4;
   for (const auto& n : e.nodes) name_width = std::max(name_width, n.node.size());
-  out += Pad("NODE", name_width + 2) + Pad("VERDICT", 19);
-  for (const auto& p : e.plugins) out += Pad(p, std::max<size_t>(p.size(), 6) + 2);
+  out += PadRight("NODE", name_width + 2) + PadRight("VERDICT", 19);
+  for (const auto& p : e.plugins) out += PadRight(p, std::max<size_t>(p.size(), 6) + 2);
   out += "SCORE  REASON\n";
   for (const auto& n : e.nodes) {
     const NodeEvaluation& ev = n.evaluation;
-    out += Pad(n.node, name_width + 2) + Pad(std::string(VerdictName(ev.verdict.code)), 19);
+    out +=
+        PadRight(n.node, name_width + 2) + PadRight(std::string(VerdictName(ev.verdict.code)), 19);
     for (const auto& p : e.plugins) {
       std::string cell = "-";
       for (const auto& s : ev.scores) {
         if (s.plugin == p) cell = Fixed(s.score, 0) + "x" + Fixed(s.weight, 0);
       }
-      out += Pad(cell, std::max<size_t>(p.size(), 6) + 2);
+      out += PadRight(cell, std::max<size_t>(p.size(), 6) + 2);
     }
-    out += Pad(ev.verdict.passed() ? std::to_string(ev.score) : "-", 7);
+    out += PadRight(ev.verdict.passed() ? std::to_string(ev.score) : "-", 7);
     if (!ev.verdict.passed()) {
       out += n.reason;
       if (!ev.rejected_by.empty()) out += " [" + std::string(ev.rejected_by) + "]";

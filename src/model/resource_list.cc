@@ -1,10 +1,12 @@
 #include "gpusched/model/resource_list.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
 #include "gpusched/util/quantity.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
@@ -152,6 +154,22 @@ ResourceList ResourceList::Filtered(const std::function<bool(std::string_view)>&
 
 void ResourceList::DropZeros() {
   std::erase_if(entries_, [](const ResourceAmount& a) { return a.milli == 0; });
+}
+
+std::string FormatResourceList(const ResourceList& list) {
+  std::string out;
+  for (const auto& r : list) {
+    if (!out.empty()) out += ", ";
+    out += QuoteForMessage(r.name, 96) + ": ";
+    if (r.milli % 1000 == 0) {
+      out += std::to_string(r.milli / 1000);
+    } else {
+      char units[32];
+      std::snprintf(units, sizeof units, "%.3f", static_cast<double>(r.milli) / 1000);
+      out += units;
+    }
+  }
+  return out;
 }
 
 }  // namespace gpusched

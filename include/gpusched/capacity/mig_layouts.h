@@ -7,7 +7,7 @@
 // MIG manager reads. It is read strictly: unknown keys, wrong types and out-of-range counts are
 // errors naming FILE:LINE:COLUMN: KEY (codec/strict_yaml.h). A layout name must be a valid label
 // value, since it goes into a `kubectl label` command. The defaults for A100-40GB, A100-80GB and
-// H100-80GB are bundled (policies/mig-layouts.yaml, compiled in as kDefaultMigLayoutsYaml).
+// H100-80GB are bundled (src/capacity/mig_layouts.yaml, compiled in as kDefaultMigLayoutsYaml).
 //
 // Which GPU a node has comes from its labels (nvidia.com/gpu.product, else nvidia.com/gpu.memory):
 // gpusched knows the MIG profiles of a few models (KnownMigModels), each with the PCI IDs its
@@ -31,7 +31,7 @@
 
 namespace gpusched {
 
-// The bundled layouts (policies/mig-layouts.yaml).
+// The bundled layouts (src/capacity/mig_layouts.yaml).
 extern const std::string_view kDefaultMigLayoutsYaml;
 
 // Limits on a layouts file: the MIG manager's default has about 50 layouts of a few specs.

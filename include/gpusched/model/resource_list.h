@@ -71,6 +71,11 @@ class ResourceList {
   std::vector<ResourceAmount> entries_;
 };
 
+// `list` as people read it: "nvidia.com/gpu: 8, nvidia.com/mig-1g.10gb: 1", in name order, whole
+// units (fractions to three decimals), names quoted for messages and cut at 96 bytes; "" when
+// empty.
+std::string FormatResourceList(const ResourceList& list);
+
 }  // namespace gpusched
 
 #endif  // GPUSCHED_MODEL_RESOURCE_LIST_H_
