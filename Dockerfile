@@ -5,7 +5,7 @@ WORKDIR /src
 COPY . .
 RUN scripts/install-deps.sh && \
     scripts/build.sh /build -DCMAKE_BUILD_TYPE=Release -DGPUSCHED_BUILD_TESTS=OFF \
-      -DGPUSCHED_BUILD_BENCH=OFF -- gpusched
+      -DGPUSCHED_BUILD_BENCH=OFF -DGPUSCHED_UNITY_BUILD=ON -- gpusched
 
 # The runtime packages are the ones scripts/runtime-packages.txt lists, and no others:
 # tests/image/runtime_packages_check.sh derives them from what the binary loads, and

@@ -20,11 +20,12 @@ run_ctest() {  # BUILD_DIR [ctest args...] (later -j wins over the default 2)
 }
 
 # The sanitizer builds carry line tables only (-g1): all a sanitizer report needs, and cheaper to
-# compile than full debug information.
+# compile than full debug information. They compile each layer library as one unit
+# (GPUSCHED_UNITY_BUILD): a clean build then parses the heavy headers once per layer.
 phase "build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
 asan_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 asan_config=(-DCMAKE_BUILD_TYPE=Debug -DGPUSCHED_SANITIZE=address,undefined
-  -DCMAKE_CXX_FLAGS_DEBUG="-g1")
+  -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DGPUSCHED_UNITY_BUILD=ON)
 # The end-to-end tests need only the gpusched and openb_replay binaries and mostly wait on
 # kube-scheduler (its recovery flush alone is 30 s): they start as soon as those are built and run
 # while the rest of the build, then the unit tests, take the CPU. Each background job runs in its own process
@@ -52,6 +53,7 @@ tsan_targets=(gpusched_unit_tests)
 tsan_log=$root/build-asan/tsan-build.log
 setsid -w nice -n 15 "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug \
   -DGPUSCHED_SANITIZE=thread -DGPUSCHED_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_DEBUG="-g1" \
+  -DGPUSCHED_UNITY_BUILD=ON \
   -- "${tsan_targets[@]}" > "$tsan_log" 2>&1 &
 tsan_build=$!
 trap 'kill -- "-$e2e" "-$image" "-$tsan_build" 2> /dev/null || true' EXIT
