@@ -30,8 +30,8 @@ class FlatSink : public SettingsSink {
     End();
   }
   void BeginMap(std::string_view key) override {
-    if (key.empty()) key = std::to_string(entries_.back()++);  // the next entry of a list
-    path_.push_back(std::string(key));
+    // An empty key is the next entry of a list.
+    path_.push_back(key.empty() ? std::to_string(entries_.back()++) : std::string(key));
     entries_.push_back(-1);
   }
   void BeginList(std::string_view key) override {
