@@ -166,7 +166,7 @@ void CountRejections(Metrics& metrics, const std::vector<Verdict>& verdicts,
 // Demotes every passing node but the best-scored ones to unschedulable. Nodes missing from the
 // inventory cannot be ranked, so they go too when a known node passes.
 void KeepBestOnly(const Prepared& p, std::vector<Verdict>& verdicts,
-                  std::vector<std::string_view>* rejected_by) {
+                  std::vector<std::string_view>& rejected_by) {
   NodeSubset passing = KnownNodes(p.candidates, [&](size_t i) { return verdicts[i].passed(); });
   if (passing.nodes.empty()) return;
   std::vector<bool> keep(verdicts.size(), false);
@@ -175,7 +175,7 @@ void KeepBestOnly(const Prepared& p, std::vector<Verdict>& verdicts,
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].passed() || keep[i]) continue;
     verdicts[i] = Verdict::Unschedulable(kNotBestReason);
-    if (rejected_by) (*rejected_by)[i] = kNotBestRejection;
+    rejected_by[i] = kNotBestRejection;
   }
 }
 
@@ -210,12 +210,14 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   // Filter starts each of kube-scheduler's cycles for the pod: an earlier one failed.
   if (assumptions_ && p.own_assumption) assumptions_->Forget(p.cycle->pod());
   const RequestNodes& c = p.candidates;
+  // Who rejected each node goes with its verdict, for the metrics and for filterBestOnly's
+  // demotions alike.
   std::vector<std::string_view> known_rejected_by;
   std::vector<Verdict> known_verdicts =
-      p.engine->Filter(*p.cycle, p.known.candidates(), metrics_ ? &known_rejected_by : nullptr);
+      p.engine->Filter(*p.cycle, p.known.candidates(), &known_rejected_by);
 
   std::vector<Verdict> verdicts(c.nodes.size());
-  std::vector<std::string_view> rejected_by(metrics_ ? c.nodes.size() : 0, kInventoryRejection);
+  std::vector<std::string_view> rejected_by(c.nodes.size(), kInventoryRejection);
   if (!p.cycle->gpu_demand().empty()) {
     for (size_t i = 0; i < c.nodes.size(); ++i) {
       if (c.nodes[i] == nullptr) verdicts[i] = Verdict::Unschedulable(kUnknownNodeReason);
@@ -223,10 +225,9 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   }
   for (size_t k = 0; k < p.known.positions.size(); ++k) {
     verdicts[p.known.positions[k]] = known_verdicts[k];
-    if (metrics_) rejected_by[p.known.positions[k]] = known_rejected_by[k];
+    rejected_by[p.known.positions[k]] = known_rejected_by[k];
   }
-  if (p.policy->spec().filter_best_only)
-    KeepBestOnly(p, verdicts, metrics_ ? &rejected_by : nullptr);
+  if (p.policy->spec().filter_best_only) KeepBestOnly(p, verdicts, rejected_by);
   if (metrics_) {
     metrics_->CountDecision("filter", p.profile);
     CountRejections(*metrics_, verdicts, rejected_by);
