@@ -33,10 +33,7 @@ FlagSet CapacityCommandOptions::Flags() {
 
 std::optional<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const FlagSet& flags,
                                                                         std::string& error) {
-  if (auto e = NoArguments(flags, "capacity")) {
-    error = *e;
-    return std::nullopt;
-  }
+  if (!NoArguments(flags, "capacity", error)) return std::nullopt;
   auto view = ClusterViewOptions::FromFlags(flags, error);
   if (!view) return std::nullopt;
   CapacityCommandOptions o{*view, flags.Get("pool-label"), flags.Get("json") == "true",

@@ -78,37 +78,45 @@ void CapacityWorker::Loop() {
   }
 }
 
+namespace {
+
+// Makes a Result with `fill`, stamps it with the snapshot's generation and the time it took, and
+// publishes it; when `fill` throws, logs it under `what` and the last good result stays.
+template <class Result, class Fill>
+bool PublishTimed(Published<Result>& out, const ClusterSnapshot& snapshot, const char* what,
+                  Fill&& fill) {
+  try {
+    auto start = std::chrono::steady_clock::now();
+    auto result = std::make_shared<Result>();
+    fill(*result);
+    result->generation = snapshot.generation();
+    result->computed_at = std::chrono::steady_clock::now();
+    result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
+    out.Set(std::move(result));
+    return true;
+  } catch (const std::exception& e) {
+    spdlog::error("{}: {}", what, e.what());
+    return false;
+  }
+}
+
+}  // namespace
+
 void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& policy) {
-  try {
-    auto start = Clock::now();
-    auto result = std::make_shared<CapacityResult>();
-    result->report = ComputeCapacity(policy, snapshot);
-    result->report.inventory = options_.description;
-    result->json = FormatCapacityJson(result->report);
-    CapacityGaugesOf(result->report, result->gauge_gpus, result->gauge_fits);
-    result->generation = snapshot.generation();
-    result->policy_digest = policy.digest();
-    result->computed_at = Clock::now();
-    result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
-    latest_.Set(std::move(result));
-    ++computations_;
-  } catch (const std::exception& e) {
-    spdlog::error("capacity: {}", e.what());  // the last good result stays
-  }
-  try {
-    auto start = Clock::now();
-    auto result = std::make_shared<WhyPendingResult>();
-    result->report = ComputeWhyPending(policy, snapshot);
-    result->report.inventory = options_.description;
-    result->json = FormatWhyPendingJson(result->report);
-    WhyPendingGaugesOf(result->report, result->gauge_pods, result->gauge_oldest);
-    result->generation = snapshot.generation();
-    result->computed_at = Clock::now();
-    result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
-    pending_.Set(std::move(result));
-  } catch (const std::exception& e) {
-    spdlog::error("why-pending: {}", e.what());  // the last good result stays
-  }
+  bool computed = PublishTimed(latest_, snapshot, "capacity", [&](CapacityResult& r) {
+    r.report = ComputeCapacity(policy, snapshot);
+    r.report.inventory = options_.description;
+    r.json = FormatCapacityJson(r.report);
+    CapacityGaugesOf(r.report, r.gauge_gpus, r.gauge_fits);
+    r.policy_digest = policy.digest();
+  });
+  if (computed) ++computations_;
+  PublishTimed(pending_, snapshot, "why-pending", [&](WhyPendingResult& r) {
+    r.report = ComputeWhyPending(policy, snapshot);
+    r.report.inventory = options_.description;
+    r.json = FormatWhyPendingJson(r.report);
+    WhyPendingGaugesOf(r.report, r.gauge_pods, r.gauge_oldest);
+  });
 }
 
 HttpResponse CapacityWorker::Serve() const {

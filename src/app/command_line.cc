@@ -21,9 +21,10 @@ std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& a
   return std::nullopt;
 }
 
-std::optional<std::string> NoArguments(const FlagSet& flags, const std::string& command) {
-  if (flags.positional().empty()) return std::nullopt;
-  return command + " takes no arguments: " + flags.positional()[0];
+bool NoArguments(const FlagSet& flags, const std::string& command, std::string& error) {
+  if (flags.positional().empty()) return true;
+  error = command + " takes no arguments: " + flags.positional()[0];
+  return false;
 }
 
 std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path) {

@@ -64,10 +64,7 @@ FlagSet DefragPlanCommandOptions::Flags() {
 
 std::optional<DefragPlanCommandOptions> DefragPlanCommandOptions::FromFlags(const FlagSet& flags,
                                                                             std::string& error) {
-  if (auto e = NoArguments(flags, "defrag-plan")) {
-    error = *e;
-    return std::nullopt;
-  }
+  if (!NoArguments(flags, "defrag-plan", error)) return std::nullopt;
   auto view = ClusterViewOptions::FromFlags(flags, error);
   if (!view) return std::nullopt;
   DefragPlanCommandOptions o{*view, "", "", flags.Get("json") == "true"};

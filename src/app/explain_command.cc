@@ -36,10 +36,7 @@ std::optional<ExplainCommandOptions> ExplainCommandOptions::FromFlags(const Flag
     error = "explain needs --pod FILE";
     return std::nullopt;
   }
-  if (auto e = NoArguments(flags, "explain")) {
-    error = *e;
-    return std::nullopt;
-  }
+  if (!NoArguments(flags, "explain", error)) return std::nullopt;
   if (const std::string& mode = flags.Get("blend"); !mode.empty()) {
     auto in_tree = ParseBlendMode(mode);
     if (!in_tree) {

@@ -27,10 +27,7 @@ FlagSet MigAdviceCommandOptions::Flags() {
 
 std::optional<MigAdviceCommandOptions> MigAdviceCommandOptions::FromFlags(const FlagSet& flags,
                                                                           std::string& error) {
-  if (auto e = NoArguments(flags, "mig-advice")) {
-    error = *e;
-    return std::nullopt;
-  }
+  if (!NoArguments(flags, "mig-advice", error)) return std::nullopt;
   auto view = ClusterViewOptions::FromFlags(flags, error);
   if (!view) return std::nullopt;
   return MigAdviceCommandOptions{*view, flags.Get("mig-config"), flags.Get("json") == "true"};

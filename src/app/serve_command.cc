@@ -214,10 +214,7 @@ FlagSet ServeCommandOptions::Flags() {
 
 std::optional<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet& flags,
                                                                   std::string& error) {
-  if (auto e = NoArguments(flags, "serve")) {
-    error = *e;
-    return std::nullopt;
-  }
+  if (!NoArguments(flags, "serve", error)) return std::nullopt;
   ServeCommandOptions o;
   o.log_level = spdlog::level::from_str(flags.Get("log-level"));
   if (o.log_level == spdlog::level::off && flags.Get("log-level") != "off") {

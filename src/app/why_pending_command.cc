@@ -27,10 +27,7 @@ FlagSet WhyPendingCommandOptions::Flags() {
 
 std::optional<WhyPendingCommandOptions> WhyPendingCommandOptions::FromFlags(const FlagSet& flags,
                                                                             std::string& error) {
-  if (auto e = NoArguments(flags, "why-pending")) {
-    error = *e;
-    return std::nullopt;
-  }
+  if (!NoArguments(flags, "why-pending", error)) return std::nullopt;
   auto view = ClusterViewOptions::FromFlags(flags, error);
   if (!view) return std::nullopt;
   auto max_pods = ParseWholeNumber(flags.Get("max-pods"), 1, 1'000'000);

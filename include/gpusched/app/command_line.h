@@ -24,8 +24,9 @@ int Fail(const std::string& message);
 // error, printed, or --help, printed to stdout), nullopt when it should run.
 std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& args);
 
-// An error when `flags` holds positional arguments, which `command` takes none of.
-std::optional<std::string> NoArguments(const FlagSet& flags, const std::string& command);
+// Whether `flags` holds no positional arguments, which `command` takes none of; false, with
+// `error` set, when it does.
+bool NoArguments(const FlagSet& flags, const std::string& command, std::string& error);
 
 // The policy a --policy flag names: the file at `path`, or the built-in default when `path` is
 // empty; nullptr, with the file's errors printed to stderr, when the file does not validate.
