@@ -53,11 +53,15 @@ NodeState RichNode(const std::string& name) {
   return n;
 }
 
-std::vector<uint32_t> ClassesOf(const std::vector<NodeState>& nodes) {
-  auto snapshot = testing::SnapshotOf(nodes);
+// The content classes of the nodes "base" and "other" in a snapshot of `devices`.
+std::vector<uint32_t> ClassesOf(const std::vector<NodeState>& nodes,
+                                DeviceModel devices = DeviceModel::kWholeDevices) {
+  std::vector<ClusterSnapshot::NodePtr> ptrs;
+  for (const auto& n : nodes) ptrs.push_back(std::make_shared<const NodeState>(n));
+  ClusterSnapshot snapshot(std::move(ptrs), 1, {}, {}, {}, {}, devices);
   std::vector<uint32_t> out;
   for (const auto& name : {"base", "other"}) {
-    out.push_back(snapshot->classes()[snapshot->IndexOf(name)]);
+    out.push_back(snapshot.classes()[snapshot.IndexOf(name)]);
   }
   return out;
 }
@@ -81,17 +85,31 @@ TEST(ClusterSnapshot, any_difference_in_scheduling_content_splits_the_class) {
       {"driver upgrade", [](NodeState& n) { n.info.gpu.driver_upgrade_state = "upgrade-failed"; }},
       {"MIG profile label",
        [](NodeState& n) { n.info.gpu.mig_profiles.emplace_back().profile = "1g.10gb"; }},
-      {"device shares",
-       [](NodeState& n) {
-         n.device_free_milli = {1000, 500};
-       }},
   };
   for (const auto& [what, change] : changes) {
     NodeState other = RichNode("other");
     change(other);
-    auto classes = ClassesOf({RichNode("base"), other});
-    EXPECT_NE(classes[0], classes[1]) << what;
+    for (DeviceModel devices : {DeviceModel::kWholeDevices, DeviceModel::kSharedDevices}) {
+      auto classes = ClassesOf({RichNode("base"), other}, devices);
+      EXPECT_NE(classes[0], classes[1]) << what;
+    }
   }
+}
+
+// The shares per device are the simulator's: they tell nodes apart only in a snapshot whose device
+// model keeps them, never in the live server's, whatever a node holds.
+TEST(ClusterSnapshot, device_shares_split_a_class_only_where_the_snapshot_keeps_shares) {
+  NodeState base = RichNode("base");
+  base.device_free_milli = {1000, 1000};
+  NodeState other = RichNode("other");
+  other.device_free_milli = {1000, 500};
+  auto shared = ClassesOf({base, other}, DeviceModel::kSharedDevices);
+  EXPECT_NE(shared[0], shared[1]);
+  auto whole = ClassesOf({base, other}, DeviceModel::kWholeDevices);
+  EXPECT_EQ(whole[0], whole[1]);
+  EXPECT_EQ(SchedulingContentHash(base, DeviceModel::kWholeDevices),
+            SchedulingContentHash(RichNode("x"), DeviceModel::kWholeDevices));
+  EXPECT_TRUE(SameSchedulingContent(other, RichNode("x"), DeviceModel::kWholeDevices));
 }
 
 TEST(ClusterSnapshot, nodes_differing_only_in_native_resources_share_a_gpu_class) {

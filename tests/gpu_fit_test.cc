@@ -116,5 +116,26 @@ TEST(GpuFit, reasons_for_different_resources_stay_apart_within_a_cycle) {
             "node offers more nvidia.com/mig-2g.10gb than gpusched judges (1024)");
 }
 
+// Two devices at 600 free milli-GPU each: 1200 free in all, yet no device free for a whole GPU.
+// The shared model (the simulator's) sees that; the live server's counts whole devices and never
+// reads the shares, whatever the node holds.
+TEST(GpuFit, the_snapshot_device_model_decides_the_per_device_check) {
+  NodeState node = MakeNode("n", {{"nvidia.com/gpu", Units(2)}}, {{"nvidia.com/gpu", 800}});
+  node.device_free_milli = {600, 600};
+  const ResourceList request = {{"nvidia.com/gpu", Units(1)}};
+  PodInfo pod = MakePod("p", request);
+  GpuFitPlugin plugin;
+  ClusterSnapshot shared({}, 1, {}, {}, {}, {}, DeviceModel::kSharedDevices);
+  Cycle in_shared(pod, request, shared);
+  plugin.Prepare(in_shared);
+  Verdict v = plugin.Filter(in_shared, node);
+  EXPECT_EQ(v.code, VerdictCode::kUnschedulable);
+  EXPECT_EQ(v.reason, "no GPU device with enough free");
+  ClusterSnapshot whole({}, 1, {}, {}, {}, {}, DeviceModel::kWholeDevices);
+  Cycle in_whole(pod, request, whole);
+  plugin.Prepare(in_whole);
+  EXPECT_EQ(plugin.Filter(in_whole, node).code, VerdictCode::kPass);
+}
+
 }  // namespace
 }  // namespace gpusched::gpu_fit_test

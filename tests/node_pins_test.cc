@@ -180,17 +180,19 @@ TEST(NodePins, nodes_differing_in_a_pin_label_are_not_one_content_class) {
   NodeState a;
   a.info.pin_labels = PinLabels::Keep({{kProduct, "NVIDIA-L4"}, {"nvidia.com/gpu.clique", "c1"}});
   NodeState b = a;
-  EXPECT_TRUE(SameSchedulingContent(a, b));
+  EXPECT_TRUE(SameSchedulingContent(a, b, DeviceModel::kWholeDevices));
   b.info.pin_labels = PinLabels::Keep({{kProduct, "NVIDIA-L4"}, {"nvidia.com/gpu.clique", "c2"}});
-  EXPECT_FALSE(SameSchedulingContent(a, b));
-  EXPECT_NE(SchedulingContentHash(a), SchedulingContentHash(b));
+  EXPECT_FALSE(SameSchedulingContent(a, b, DeviceModel::kWholeDevices));
+  EXPECT_NE(SchedulingContentHash(a, DeviceModel::kWholeDevices),
+            SchedulingContentHash(b, DeviceModel::kWholeDevices));
   // Labels pins cannot name do not split a class.
   b.info.pin_labels = PinLabels::Keep({{kProduct, "NVIDIA-L4"},
                                        {"nvidia.com/gpu.clique", "c1"},
                                        {"nvidia.com/gfd.timestamp", "1"},
                                        {"kubernetes.io/hostname", "b"}});
-  EXPECT_TRUE(SameSchedulingContent(a, b));
-  EXPECT_EQ(SchedulingContentHash(a), SchedulingContentHash(b));
+  EXPECT_TRUE(SameSchedulingContent(a, b, DeviceModel::kWholeDevices));
+  EXPECT_EQ(SchedulingContentHash(a, DeviceModel::kWholeDevices),
+            SchedulingContentHash(b, DeviceModel::kWholeDevices));
 }
 
 }  // namespace

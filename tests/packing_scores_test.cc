@@ -41,7 +41,9 @@ struct Scored {
   std::vector<WeightedShape> workload;
   ClusterSnapshot snapshot;
   explicit Scored(std::vector<WeightedShape> w)
-      : workload(w), snapshot({}, 1, ObservedWorkload{std::move(w), 1}) {}
+      : workload(w),
+        snapshot({}, 1, ObservedWorkload{std::move(w), 1}, {}, {}, {},
+                 DeviceModel::kSharedDevices) {}
   double Score(const Plugin& plugin, const PodInfo& pod, const NodeState& node) const {
     Cycle cycle(pod, pod.requests, snapshot);
     plugin.Prepare(cycle);  // as Engine::NewCycle does
@@ -71,7 +73,7 @@ TEST(FgdScore, a_share_goes_where_it_grows_fragmentation_least) {
   FgdPlugin fgd;
   EXPECT_EQ(s.Score(fgd, SimPod(1000, 500), node), Sigmoid100(250));
   IdleBuffers buffers;
-  NodeIdle idle = IdleOf(node, buffers);
+  NodeIdle idle = IdleOf(node, DeviceModel::kSharedDevices, buffers);
   FgdChoice choice = FgdScore(idle, ShapeOf(SimPod(1000, 500)), s.workload);
   EXPECT_EQ(choice.device, 1);
   EXPECT_EQ(choice.score, Sigmoid100(250));
@@ -168,9 +170,15 @@ TEST(PackingScores, on_live_nodes_devices_come_from_whole_gpu_counts) {
   NodeState live = testing::MakeNode("n", ResourceList{{std::string(kGpuResource), Units(4)}},
                                      ResourceList{{std::string(kGpuResource), Units(1)}});
   IdleBuffers buffers;
-  NodeIdle idle = IdleOf(live, buffers);
+  NodeIdle idle = IdleOf(live, DeviceModel::kWholeDevices, buffers);
   EXPECT_EQ(buffers.devices, (std::vector<int64_t>{1000, 1000, 1000, 0}));
   EXPECT_EQ(idle.cpu_milli, std::numeric_limits<int64_t>::max());  // no CPU declared: no limit
+  // The snapshot's model decides, not what the node holds: shares are read only where kept.
+  live.device_free_milli = {500, 500, 500, 500};
+  IdleOf(live, DeviceModel::kWholeDevices, buffers);
+  EXPECT_EQ(buffers.devices, (std::vector<int64_t>{1000, 1000, 1000, 0}));
+  IdleOf(live, DeviceModel::kSharedDevices, buffers);
+  EXPECT_EQ(buffers.devices, (std::vector<int64_t>{500, 500, 500, 500}));
 }
 
 // The policy's targetWorkload reaches fgd as its own settings: fgd prepares the blend they give

@@ -157,7 +157,7 @@ std::vector<SvgNodeRow> CapacitySvgRows(const ClusterSnapshot& snapshot) {
     }
     if (gpus == 0 && mig.empty() && shared == 0) continue;
     // The device part of the node's fragment: its MIG slices left out, MIG shapes measure none.
-    NodeIdle idle = IdleOf(*node, buffers);
+    NodeIdle idle = IdleOf(*node, snapshot.device_model(), buffers);
     idle.mig_free = {};
     const int64_t gpus_idle = gpus - gpus_used;
     const int64_t fragmented = std::clamp<int64_t>(

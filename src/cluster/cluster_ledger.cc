@@ -301,9 +301,9 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     a.requests.DropZeros();
     assumptions.emplace(key, std::move(a));
   }
-  return std::make_shared<const ClusterSnapshot>(std::move(nodes), ++generation_,
-                                                 observed_.Observed(), StandardWorkload(),
-                                                 std::move(assumptions), CurrentGpuPods());
+  return std::make_shared<const ClusterSnapshot>(
+      std::move(nodes), ++generation_, observed_.Observed(), StandardWorkload(),
+      std::move(assumptions), CurrentGpuPods(), DeviceModel::kWholeDevices);
 }
 
 }  // namespace gpusched

@@ -50,12 +50,13 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
                                  ObservedWorkload observed_workload,
                                  std::vector<WeightedShape> standard_workload,
                                  Assumptions assumptions,
-                                 std::shared_ptr<const GpuPodList> gpu_pods)
+                                 std::shared_ptr<const GpuPodList> gpu_pods, DeviceModel devices)
     : nodes_(std::move(nodes)),
       observed_workload_(std::move(observed_workload)),
       standard_workload_(std::move(standard_workload)),
       assumptions_(std::move(assumptions)),
       gpu_pods_(gpu_pods ? std::move(gpu_pods) : NoGpuPods()),
+      device_model_(devices),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;
@@ -87,9 +88,10 @@ void ClusterSnapshot::NumberClasses() {
   std::vector<uint32_t> first_node_of_class;
   class_of_.resize(nodes_.size());
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    auto cls = ClassFor(by_hash, SchedulingContentHash(*nodes_[i]), first_node_of_class.size(),
-                        [&](uint32_t c) {
-                          return SameSchedulingContent(*nodes_[first_node_of_class[c]], *nodes_[i]);
+    auto cls = ClassFor(by_hash, SchedulingContentHash(*nodes_[i], device_model_),
+                        first_node_of_class.size(), [&](uint32_t c) {
+                          return SameSchedulingContent(*nodes_[first_node_of_class[c]], *nodes_[i],
+                                                       device_model_);
                         });
     if (cls == first_node_of_class.size()) first_node_of_class.push_back(i);
     class_of_[i] = cls;
@@ -108,11 +110,12 @@ void ClusterSnapshot::NumberGpuClasses(std::span<const uint32_t> first_node_of_c
   gpu_class_of_.resize(first_node_of_class.size());
   for (size_t c = 0; c < first_node_of_class.size(); ++c) {
     const NodeState& node = *nodes_[first_node_of_class[c]];
-    auto gpu_class = ClassFor(by_hash, SchedulingContentHash(node, UsedResources::kExtendedOnly),
-                              first_node_of_gpu_class.size(), [&](uint32_t g) {
-                                return SameSchedulingContent(*nodes_[first_node_of_gpu_class[g]],
-                                                             node, UsedResources::kExtendedOnly);
-                              });
+    auto gpu_class =
+        ClassFor(by_hash, SchedulingContentHash(node, device_model_, UsedResources::kExtendedOnly),
+                 first_node_of_gpu_class.size(), [&](uint32_t g) {
+                   return SameSchedulingContent(*nodes_[first_node_of_gpu_class[g]], node,
+                                                device_model_, UsedResources::kExtendedOnly);
+                 });
     if (gpu_class == first_node_of_gpu_class.size()) {
       first_node_of_gpu_class.push_back(first_node_of_class[c]);
     }

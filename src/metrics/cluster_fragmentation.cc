@@ -16,7 +16,7 @@ ClusterFragmentation FragmentationOf(const ClusterSnapshot& snapshot) {
       LiveTargetWorkload(snapshot.observed(), snapshot.standard_workload(), {});
   IdleBuffers buffers;
   for (const auto& node : snapshot.nodes()) {
-    NodeIdle idle = IdleOf(*node, buffers);
+    NodeIdle idle = IdleOf(*node, snapshot.device_model(), buffers);
     out.idle_gpus += static_cast<double>(IdleMilli(idle)) / kMilliPerGpu;
     out.fragmented_gpus += NodeFragmentMilli(idle, workload) / kMilliPerGpu;
   }

@@ -56,14 +56,15 @@ bool SameUsed(const ResourceList& a, const ResourceList& b, UsedResources which)
 
 }  // namespace
 
-bool SameSchedulingContent(const NodeState& a, const NodeState& b, UsedResources which) {
+bool SameSchedulingContent(const NodeState& a, const NodeState& b, DeviceModel devices,
+                           UsedResources which) {
   return a.info.unschedulable == b.info.unschedulable && SameUsed(a.used, b.used, which) &&
          a.info.allocatable == b.info.allocatable && a.info.capacity == b.info.capacity &&
-         a.device_free_milli == b.device_free_milli && a.info.gpu == b.info.gpu &&
-         a.info.pin_labels == b.info.pin_labels;
+         (devices == DeviceModel::kWholeDevices || a.device_free_milli == b.device_free_milli) &&
+         a.info.gpu == b.info.gpu && a.info.pin_labels == b.info.pin_labels;
 }
 
-uint64_t SchedulingContentHash(const NodeState& node, UsedResources which) {
+uint64_t SchedulingContentHash(const NodeState& node, DeviceModel devices, UsedResources which) {
   // The fields that tell nodes apart most often, including some that differ between nodes of one
   // product during a rollout (MIG layout, upgrade state), so a bucket rarely holds more than a few
   // classes (one per driver version, say); SameSchedulingContent settles the rest.
@@ -77,7 +78,9 @@ uint64_t SchedulingContentHash(const NodeState& node, UsedResources which) {
   h.Add(node.info.unschedulable ? 1 : 0);
   AddResources(h, node.info.allocatable);
   AddUsed(h, node.used, which);
-  for (int32_t share : node.device_free_milli) h.Add(share);
+  if (devices == DeviceModel::kSharedDevices) {
+    for (int32_t share : node.device_free_milli) h.Add(share);
+  }
   return h.value();
 }
 

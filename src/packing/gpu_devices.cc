@@ -11,8 +11,8 @@
 
 namespace gpusched {
 
-void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out) {
-  if (!node.device_free_milli.empty()) {
+void DeviceFreeMilli(const NodeState& node, DeviceModel devices, std::vector<int64_t>& out) {
+  if (KeepsDeviceShares(node, devices)) {
     out.assign(node.device_free_milli.begin(), node.device_free_milli.end());
     return;
   }
@@ -35,8 +35,8 @@ int64_t CpuAfter(int64_t cpu_milli, const TaskShape& pod) {
   return cpu_milli == std::numeric_limits<int64_t>::max() ? cpu_milli : cpu_milli - pod.cpu_milli;
 }
 
-NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers) {
-  DeviceFreeMilli(node, buffers.devices);
+NodeIdle IdleOf(const NodeState& node, DeviceModel devices, IdleBuffers& buffers) {
+  DeviceFreeMilli(node, devices, buffers.devices);
   buffers.mig.clear();
   // The names are sorted: the MIG slices are one range of them.
   const ResourceList& allocatable = node.info.allocatable;

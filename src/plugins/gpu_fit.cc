@@ -3,6 +3,7 @@
 #include <limits>
 #include <vector>
 
+#include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/packing/gpu_devices.h"
@@ -40,11 +41,13 @@ Verdict GpuFitPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
       return Verdict::Unschedulable(cycle.Reason("Insufficient ", want.name));
     }
   }
-  // Per-device model (the packing simulator): a share needs one device with enough free, whole
-  // GPUs need fully free devices, whatever the node's total.
-  if (!node.device_free_milli.empty()) {
+  // Where the snapshot's device model keeps shares per device, the total is not enough: a share
+  // needs one device with enough free, whole GPUs need fully free devices. Whole devices counted
+  // from the total always have what the checks above found.
+  const DeviceModel devices = cycle.snapshot().device_model();
+  if (KeepsDeviceShares(node, devices)) {
     IdleBuffers buffers;
-    NodeIdle idle = IdleOf(node, buffers);
+    NodeIdle idle = IdleOf(node, devices, buffers);
     idle.cpu_milli = std::numeric_limits<int64_t>::max();  // CPU is kube-scheduler's to check
     if (!ShapeFits(idle, TaskShapeOf(cycle))) {
       return Verdict::Unschedulable(cycle.Reason("no GPU device with enough free"));

@@ -26,7 +26,8 @@ struct KeptView : CycleData {
 }  // namespace
 
 void PrepareIdleView(Cycle& cycle) {
-  if (cycle.Get<KeptView>(kIdleViewKey) == nullptr) cycle.Put(kIdleViewKey, std::make_unique<KeptView>());
+  if (cycle.Get<KeptView>(kIdleViewKey) == nullptr)
+    cycle.Put(kIdleViewKey, std::make_unique<KeptView>());
 }
 
 const NodeIdle* IdleViewOf(const Cycle& cycle, const NodeState& node) {
@@ -34,11 +35,12 @@ const NodeIdle* IdleViewOf(const Cycle& cycle, const NodeState& node) {
   if (kept == nullptr) return nullptr;
   uint64_t scope = cycle.node_scope();
   if (scope == 0 || kept->scope != scope || kept->node != &node) {
-    kept->idle =
-        kept->by_gpu_class
-            .Of(cycle, node,
-                [](const NodeState& n, GpuView& view) { view.idle = IdleOf(n, view.buffers); })
-            .idle;
+    kept->idle = kept->by_gpu_class
+                     .Of(cycle, node,
+                         [&](const NodeState& n, GpuView& view) {
+                           view.idle = IdleOf(n, cycle.snapshot().device_model(), view.buffers);
+                         })
+                     .idle;
     kept->idle.cpu_milli = IdleCpuMilli(node);
     kept->scope = scope;
     kept->node = &node;

@@ -31,7 +31,7 @@ struct Fit {
 
   Fit(const Cycle& cycle, const NodeState& node, IdleBuffers& storage)
       : buffers(storage), pod(TaskShapeOf(cycle)) {
-    idle = IdleOf(node, buffers);
+    idle = IdleOf(node, cycle.snapshot().device_model(), buffers);
     cpu_left = DeclaresCpu(node) ? static_cast<double>(idle.cpu_milli) : 0;
     gpu_left = static_cast<double>(DeviceIdleMilli(idle));
     pod_gpu = static_cast<double>(pod.num_gpu * pod.gpu_milli);

@@ -20,6 +20,9 @@
 namespace gpusched {
 namespace {
 
+// The model of GPU-sharing device plugins the paper uses: every snapshot the simulator builds keeps
+// free milli-GPU per device (NodeState::device_free_milli), which Commit takes shares from.
+constexpr DeviceModel kSimDevices = DeviceModel::kSharedDevices;
 
 // A profile that judges every pod, filters with the default filters and scores only with
 // `scorer` (none: every feasible node ties and the pick is random).
@@ -71,7 +74,7 @@ NodeState MakeNode(const TraceNode& t) {
   }
   for (const auto& [resource, units] : t.resources) n.info.allocatable.Set(resource, units * 1000);
   n.info.capacity = n.info.allocatable;
-  n.device_free_milli.assign(static_cast<size_t>(t.gpus), kMilliPerGpu);
+  n.device_free_milli.assign(static_cast<size_t>(t.gpus), kMilliPerGpu);  // kSimDevices' shares
   return n;
 }
 
@@ -107,7 +110,7 @@ int64_t AllocatedMilli(const NodeState& n) { return n.used.milli(kGpuResource) +
 std::vector<int> ChooseDevices(const NodeState& node, const TaskShape& shape, DeviceChoice choice,
                                std::span<const WeightedShape> workload, SimRandom& random) {
   IdleBuffers buffers;
-  NodeIdle idle = IdleOf(node, buffers);
+  NodeIdle idle = IdleOf(node, kSimDevices, buffers);
   const std::vector<int64_t>& devices = buffers.devices;
   if (!shape.wants_gpu() || shape.gpu_milli >= kMilliPerGpu || choice == DeviceChoice::kBestFit) {
     return BestFitDevices(devices, shape);
@@ -288,7 +291,8 @@ ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initi
   ObservedWorkload observed{
       gpu_pods.empty() ? std::vector<WeightedShape>{} : TraceWorkload(gpu_pods),
       static_cast<double>(gpu_pods.size())};
-  return ClusterSnapshot(std::move(initial), 1, std::move(observed), StandardWorkloadOf(infos));
+  return ClusterSnapshot(std::move(initial), 1, std::move(observed), StandardWorkloadOf(infos), {},
+                         {}, kSimDevices);
 }
 
 }  // namespace
@@ -323,9 +327,10 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   const std::vector<WeightedShape> workload = LiveTargetWorkload(trace_workload, {}, {});
   // The engine sees the workload as the paper's simulator does, or in blend mode as the live
   // server would (LiveWorkloadSnapshot).
-  ClusterSnapshot snapshot = options.blend.enabled
-                                 ? LiveWorkloadSnapshot(std::move(initial), nodes, trace)
-                                 : ClusterSnapshot(std::move(initial), 1, trace_workload);
+  ClusterSnapshot snapshot =
+      options.blend.enabled
+          ? LiveWorkloadSnapshot(std::move(initial), nodes, trace)
+          : ClusterSnapshot(std::move(initial), 1, trace_workload, {}, {}, {}, kSimDevices);
 
   // Fragment and idle GPU per node, kept current as pods commit.
   std::vector<double> fragment(nodes.size());
@@ -333,7 +338,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   IdleBuffers buffers;
   std::vector<double> combined;  // per feasible node, for filterBestOnly
   auto measure = [&](size_t i) {
-    NodeIdle view = IdleOf(nodes[i], buffers);
+    NodeIdle view = IdleOf(nodes[i], kSimDevices, buffers);
     fragment[i] = NodeFragmentMilli(view, workload);
     // Idle as capacity minus allocation, in the very terms the report counts those in.
     idle[i] = std::accumulate(buffers.devices.begin(), buffers.devices.end(), int64_t{0}) +

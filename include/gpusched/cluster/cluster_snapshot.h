@@ -12,6 +12,11 @@
 // engine asks those once per GPU class. The live inventory's nodes differ by CPU and memory use
 // far more often than by anything else.
 //
+// It carries the device model its builder chose (gpusched/model/device_model.h): whole devices in
+// the live server's snapshots (ClusterLedger), shares per device in the packing simulator's.
+// Plugins read a node's devices through it (IdleOf, gpusched/packing/gpu_devices.h), and its
+// content classes count the shares only when the model has them.
+//
 // It also carries the GPU pods (GpuPods): what planning reads (why-pending, MIG advice,
 // defragmentation), never the verbs. The list is immutable and shared between snapshots until a
 // GPU pod changes, so publishing it costs a pointer copy, and its pods are copied out only when a
@@ -30,6 +35,7 @@
 #include <vector>
 
 #include "gpusched/cluster/node_index.h"
+#include "gpusched/model/device_model.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/packing/fragmentation.h"
@@ -76,11 +82,13 @@ class ClusterSnapshot {
 
   // `nodes` must have unique names. `observed_workload` is the shapes pods have asked for (the live
   // server's recent pods, the simulator's trace), `standard_workload` the shapes expected before
-  // any are seen (gpusched/packing/target_workload.h); empty in the simulator.
+  // any are seen (gpusched/packing/target_workload.h); empty in the simulator. `devices`: whole
+  // devices unless the builder models shares (the simulator).
   ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
                   ObservedWorkload observed_workload = {},
                   std::vector<WeightedShape> standard_workload = {}, Assumptions assumptions = {},
-                  std::shared_ptr<const GpuPodList> gpu_pods = {});
+                  std::shared_ptr<const GpuPodList> gpu_pods = {},
+                  DeviceModel devices = DeviceModel::kWholeDevices);
 
   // The assumption counted for the pod of key `pod_key` (its usage is in its node's), or nullptr.
   const Assumption* AssumptionOf(std::string_view pod_key) const;
@@ -102,6 +110,8 @@ class ClusterSnapshot {
                : static_cast<uint32_t>(gpu_class_count_ + (content_class - gpu_class_of_.size()));
   }
   size_t gpu_class_count() const { return gpu_class_count_; }
+  // How its nodes offer their GPU devices: what the plugins read them by.
+  DeviceModel device_model() const { return device_model_; }
   // Increases with every publication; 0 for an empty initial snapshot.
   uint64_t generation() const { return generation_; }
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
@@ -146,6 +156,7 @@ class ClusterSnapshot {
   std::vector<WeightedShape> standard_workload_;
   Assumptions assumptions_;
   std::shared_ptr<const GpuPodList> gpu_pods_;
+  DeviceModel device_model_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

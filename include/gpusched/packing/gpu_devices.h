@@ -1,10 +1,11 @@
 // The per-GPU view of a node and a pod that packing decisions need (FGD, best fit, GPU packing).
 //
-// The live server counts whole devices per resource, so a live node's devices are its
-// nvidia.com/gpu units: free ones have 1000 milli-GPU idle, used ones none. The packing simulator
-// models GPU-sharing device plugins instead: each device has its own free milli-GPU
-// (NodeState::device_free_milli), and a pod may ask for a share of one device. These functions
-// read either model, so the same plugins serve both. Pure functions; thread-safe.
+// A node's devices depend on the device model of the snapshot it is judged in
+// (gpusched/model/device_model.h, ClusterSnapshot::device_model()), which the caller passes: under
+// whole devices (the live server) they are its nvidia.com/gpu units, free ones with 1000 milli-GPU
+// idle, used ones none; under shares (the packing simulator) each has its own free milli-GPU
+// (NodeState::device_free_milli), and a pod may ask for a share of one device. The same plugins
+// serve both by asking the cycle's snapshot for the model. Pure functions; thread-safe.
 #ifndef GPUSCHED_PACKING_GPU_DEVICES_H_
 #define GPUSCHED_PACKING_GPU_DEVICES_H_
 
@@ -16,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpusched/model/device_model.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/packing/fragmentation.h"
@@ -26,8 +28,14 @@ namespace gpusched {
 inline constexpr double kMaxSpecCpuMilli = 128000;
 inline constexpr double kMaxSpecGpuMilli = 8000;
 
-// Free milli-GPU per device of `node`, written to `out`.
-void DeviceFreeMilli(const NodeState& node, std::vector<int64_t>& out);
+// Whether `node`'s devices are its own shares under `devices`: the shared model, and the node keeps
+// shares. Only then can a node whose free nvidia.com/gpu covers a pod lack a device for it.
+inline bool KeepsDeviceShares(const NodeState& node, DeviceModel devices) {
+  return devices == DeviceModel::kSharedDevices && !node.device_free_milli.empty();
+}
+
+// Free milli-GPU per device of `node` under `devices`, written to `out`.
+void DeviceFreeMilli(const NodeState& node, DeviceModel devices, std::vector<int64_t>& out);
 
 // The most MIG profiles a node is judged by (real GPUs offer fewer than 20): the measure looks at
 // each for every shape, so this bounds what a node costs whatever it advertises.
@@ -39,17 +47,20 @@ struct IdleBuffers {
   std::vector<IdleSlices> mig;   // free slices per MIG profile offered (nvidia.com/mig-<profile>)
 };
 
-// What is idle on `node`: CPU, devices and MIG slices; `buffers` hold the views and must outlive
-// the result. CPU is unbounded when the node declares none (the live inventory keeps only
-// extended resources). Time-sliced MIG replicas (`.shared`) are not slices and are left out.
-NodeIdle IdleOf(const NodeState& node, IdleBuffers& buffers);
+// What is idle on `node`: CPU, devices under `devices`, and MIG slices; `buffers` hold the views
+// and must outlive the result. CPU is unbounded when the node declares none (DeclaresCpu).
+// Time-sliced MIG replicas (`.shared`) are not slices and are left out.
+NodeIdle IdleOf(const NodeState& node, DeviceModel devices, IdleBuffers& buffers);
 // IdleOf(node, ...).cpu_milli.
 int64_t IdleCpuMilli(const NodeState& node);
 // The free CPU left on a node with `cpu_milli` free after placing `pod` (PlacedOn's); unbounded
 // stays so.
 int64_t CpuAfter(int64_t cpu_milli, const TaskShape& pod);
 
-// Whether the node declares a CPU amount (simulated nodes do, live ones do not).
+// Whether the node declares a CPU amount (allocatable cpu), whatever the device model. The openb
+// trace's and scenarios' nodes always do; a live node does when its Node object lists allocatable
+// cpu, as every kubelet reports it (a hand-written inventory file may leave it out). A node that
+// declares none has unbounded CPU, and the packing scores leave CPU out of their formulas for it.
 bool DeclaresCpu(const NodeState& node);
 
 // The shape of a pod's request: its CPU request, nvidia.com/gpu read as whole devices

@@ -9,9 +9,11 @@
 // on a CPU-poor node). FGD counts CPU only when a whole typical task stops fitting; this measure
 // moves with every CPU milli, so it separates the nodes FGD's ties leave equal.
 //
-// Not scored: pods that ask for no CPU, nodes that declare no CPU (the live inventory keeps only
-// extended resources; kube-scheduler's own NodeResourcesFit weighs CPU there), and every pod while
-// no observed shape asks for both CPU and a GPU. Prepare computes the ratio once per cycle.
+// Not scored: pods that ask for no CPU, nodes that declare no CPU (DeclaresCpu,
+// gpusched/packing/gpu_devices.h: a live Node without allocatable cpu, which kubelets always
+// report but a hand-written inventory may leave out), snapshots where no node declares any, and
+// every pod while no observed shape asks for both CPU and a GPU. Prepare computes the ratio once
+// per cycle.
 #ifndef GPUSCHED_PLUGINS_CPU_RESERVE_H_
 #define GPUSCHED_PLUGINS_CPU_RESERVE_H_
 

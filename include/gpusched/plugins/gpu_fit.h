@@ -5,8 +5,9 @@
 //   "node offers no <resource>"                  unresolvable (no device plugin for it)
 //   "too few allocatable <resource> on node"     unresolvable (even an idle node is too small)
 //   "Insufficient <resource>"                    unschedulable (preemption may free enough)
-//   "no GPU device with enough free"             unschedulable; only in the packing simulator's
-//                                                per-device model (NodeState::device_free_milli)
+//   "no GPU device with enough free"             unschedulable; only where the snapshot's device
+//                                                model keeps shares per device (the packing
+//                                                simulator's, gpusched/model/device_model.h)
 #ifndef GPUSCHED_PLUGINS_GPU_FIT_H_
 #define GPUSCHED_PLUGINS_GPU_FIT_H_
 

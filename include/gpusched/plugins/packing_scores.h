@@ -16,9 +16,10 @@
 //                often; its published results rely on ties falling on the same nodes, which
 //                kube-scheduler's per-pod random tie-break does not do (docs/benchmarks.md).
 //
-// They read devices through gpusched/packing/gpu_devices.h, so on the live server (whole devices,
-// no CPU) they score whole-GPU packing; CPU terms are 0 when nodes declare no CPU. They score every
-// pod, CPU-only ones included, when the profile judges all pods.
+// They read devices through gpusched/packing/gpu_devices.h under the cycle's snapshot's device
+// model, so on the live server (whole devices) they score whole-GPU packing; CPU terms are 0 on a
+// node that declares no CPU (DeclaresCpu). They score every pod, CPU-only ones included, when the
+// profile judges all pods.
 #ifndef GPUSCHED_PLUGINS_PACKING_SCORES_H_
 #define GPUSCHED_PLUGINS_PACKING_SCORES_H_
 

@@ -20,9 +20,11 @@
 // managedResources), and with `filter_top` or the policy's filterBestOnly passes only its
 // top-scored nodes. A policy without an engine (`none`) models kube-scheduler with no extender.
 // The engine sees each node as the live inventory does: allocatable cpu, memory, pods and GPUs,
-// the requests and count of every pod on it. GPUs are modelled per device with fractional shares
-// (NodeState::device_free_milli), the model of GPU-sharing device plugins the paper uses; for
-// whole-GPU pods that is the live server's count of whole devices. Thread-safe: runs share nothing
+// the requests and count of every pod on it. GPUs are modelled per device with fractional shares,
+// the model of GPU-sharing device plugins the paper uses: the simulator's snapshots carry
+// DeviceModel::kSharedDevices (gpusched/model/device_model.h) and its nodes their shares
+// (NodeState::device_free_milli); for whole-GPU pods that gives what the live server's count of
+// whole devices gives. Thread-safe: runs share nothing
 // mutable.
 #ifndef GPUSCHED_SIM_SIMULATOR_H_
 #define GPUSCHED_SIM_SIMULATOR_H_
