@@ -72,10 +72,11 @@ struct MigDemand {
 MigDemand PendingMigDemand(std::span<const PodInfo> pods);
 
 // The demand of the snapshot's pending pods, where a whole-GPU pod counts only when some node
-// the advice may change (MIG-capable, not the single strategy) could take it, usage aside: its required node pins meet the node's labels and
-// gpusched's filter (the engine `policy` selects for it) does not refuse the node for good
-// (FailedAndUnresolvable: another product, driver, memory). Repartitioning MIG-capable nodes cannot
-// take whole GPUs from the others (an 8-GPU job pinned to H100s does not hold idle A100s back).
+// the advice may change (MIG-capable, not the single strategy) could take it, usage aside: its
+// required node pins meet the node's labels and gpusched's filter (the engine `policy` selects for
+// it) does not refuse the node for good (FailedAndUnresolvable: another product, driver, memory).
+// Repartitioning MIG-capable nodes cannot take whole GPUs from the others (an 8-GPU job pinned to
+// H100s does not hold idle A100s back).
 MigDemand PendingMigDemand(const Policy& policy, const ClusterSnapshot& snapshot);
 
 // One advised change.
