@@ -93,25 +93,19 @@ echo "event of mig-1: $event"
 [[ $event == *nvidia.com/mig-1g.10gb* ]] || fail "1: the event does not name nvidia.com/mig-1g.10gb"
 
 # --- 2. why-pending lists them with the event's reason -----------------------------------------------
-if "$gpusched" why-pending --help > /dev/null 2>&1; then
-  why=$("$gpusched" why-pending --kubeconfig "$KUBECONFIG") || fail "2: why-pending failed"
-  echo "$why"
-  group=$("$gpusched" why-pending --kubeconfig "$KUBECONFIG" --json |
-    python3 -c 'import json, sys
+why=$("$gpusched" why-pending --kubeconfig "$KUBECONFIG") || fail "2: why-pending failed"
+echo "$why"
+group=$("$gpusched" why-pending --kubeconfig "$KUBECONFIG" --json |
+  python3 -c 'import json, sys
 groups = [g for g in json.load(sys.stdin)["groups"] if "mig-1g.10gb" in g["shape"]]
 print("%s\t%s" % (groups[0]["reason"], groups[0]["pods"]) if groups else "")') || true
-  reason=$(cut -f1 <<< "$group")
-  listed=$(cut -s -f2 <<< "$group")
-  [[ -n $reason ]] || fail "2: why-pending lists no group for nvidia.com/mig-1g.10gb"
-  [[ $listed == "$pods" ]] || fail "2: why-pending lists ${listed:-no} 1g.10gb pods, not $pods"
-  [[ $event == *"$reason"* ]] ||
-    fail "2: why-pending's reason \"$reason\" is not the event's text \"$event\""
-  echo "why-pending: $listed pods, reason \"$reason\""
-else
-  # TODO(lead): `gpusched why-pending` is not registered in this binary yet (src/main.cc); once it
-  # is, the branch above checks its reason against the FailedScheduling event.
-  echo "TODO: gpusched why-pending is not available in $gpusched; step 2 not checked"
-fi
+reason=$(cut -f1 <<< "$group")
+listed=$(cut -s -f2 <<< "$group")
+[[ -n $reason ]] || fail "2: why-pending lists no group for nvidia.com/mig-1g.10gb"
+[[ $listed == "$pods" ]] || fail "2: why-pending lists ${listed:-no} 1g.10gb pods, not $pods"
+[[ $event == *"$reason"* ]] ||
+  fail "2: why-pending's reason \"$reason\" is not the event's text \"$event\""
+echo "why-pending: $listed pods, reason \"$reason\""
 
 # --- 3. mig-advice ------------------------------------------------------------------------------------
 t0=$EPOCHREALTIME
