@@ -196,7 +196,7 @@ TEST_F(EngineFixture, minmax_mapping_spreads_candidates_over_zero_to_ten) {
       {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{},
                                     std::map<std::string, double>{{"a", 60}, {"b", 55}, {"c", 50}}),
        1});
-  Engine engine(GpuResourceNames(), std::move(plugins), ScoreMapping::kMinMax);
+  Engine engine(GpuResourceNames(), std::move(plugins), {.mapping = ScoreMapping::kMinMax});
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
   EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 5, 0}));
 }
@@ -207,7 +207,7 @@ TEST_F(EngineFixture, rank_mapping_gives_each_distinct_mean_its_own_step) {
       {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{},
                                     std::map<std::string, double>{{"a", 51}, {"b", 50}, {"c", 51}}),
        1});
-  Engine engine(GpuResourceNames(), std::move(plugins), ScoreMapping::kRank);
+  Engine engine(GpuResourceNames(), std::move(plugins), {.mapping = ScoreMapping::kRank});
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
   // A one-point lead is a full rank step (two extender points); equal means share a step.
   EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{10, 8, 10}));
@@ -227,7 +227,7 @@ TEST(RankMapping, only_the_five_best_distinct_means_score) {
   std::vector<WeightedPlugin> plugins;
   plugins.push_back(
       {std::make_unique<FakePlugin>("x", std::map<std::string, Verdict>{}, scores), 1});
-  Engine engine(GpuResourceNames(), std::move(plugins), ScoreMapping::kRank);
+  Engine engine(GpuResourceNames(), std::move(plugins), {.mapping = ScoreMapping::kRank});
   auto snapshot = testing::SnapshotOf({});
   PodInfo pod = testing::MakePod("p", ResourceList{{"nvidia.com/gpu", 1000}});
   auto cycle = engine.NewCycle(pod, *snapshot);
@@ -264,6 +264,33 @@ TEST_F(EngineFixture, normalize_runs_before_weighting_and_zero_weight_plugins_do
   Engine engine = Make(std::move(plugins));
   auto cycle = engine.NewCycle(gpu_pod, snapshot);
   EXPECT_EQ(engine.Prioritize(*cycle, nodes), (std::vector<int64_t>{0, 6, 10}));
+}
+
+TEST_F(EngineFixture, best_only_keeps_the_tied_best_of_the_passing_nodes_and_names_its_step) {
+  // d ties with b at the top among the passing nodes; a scores higher but is rejected.
+  NodeState d = ContentNode("d");
+  std::vector<const NodeState*> four{&a, &b, &c, &d};
+  std::vector<WeightedPlugin> plugins;
+  plugins.push_back({std::make_unique<FakePlugin>(
+                         "x", std::map<std::string, Verdict>{{"a", Verdict::Unschedulable("full")}},
+                         std::map<std::string, double>{{"a", 90}, {"b", 60}, {"c", 20}, {"d", 60}}),
+                     1});
+  Engine engine(GpuResourceNames(), std::move(plugins), {.best_only = true});
+  auto cycle = engine.NewCycle(gpu_pod, snapshot);
+  std::vector<std::string_view> rejected_by;
+  std::vector<Verdict> verdicts = engine.Filter(*cycle, four, &rejected_by);
+  EXPECT_EQ(verdicts[0].reason, "full");
+  EXPECT_TRUE(verdicts[1].passed());
+  EXPECT_EQ(verdicts[2].code, VerdictCode::kUnschedulable);
+  EXPECT_EQ(verdicts[2].reason, kNotBestReason);
+  EXPECT_TRUE(verdicts[3].passed());
+  EXPECT_EQ(rejected_by, (std::vector<std::string_view>{"x", "", kNotBestRejection, ""}));
+  // Explain's evaluation shows every passing node's score, best-only or not.
+  EXPECT_TRUE(engine.Evaluate(*cycle, four)[2].verdict.passed());
+  // A pod the engine ignores is not ranked.
+  Engine ignoring(GpuResourceNames(), {}, {.best_only = true});
+  auto cpu_cycle = ignoring.NewCycle(cpu_pod, snapshot);
+  for (const auto& v : ignoring.Filter(*cpu_cycle, four)) EXPECT_TRUE(v.passed());
 }
 
 TEST_F(EngineFixture, pod_without_gpu_demand_passes_everywhere_and_scores_zero) {

@@ -8,11 +8,8 @@
 namespace gpusched {
 
 Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
-               ScoreMapping mapping, bool gpu_pods_only)
-    : gpu_names_(std::move(gpu_names)),
-      plugins_(std::move(plugins)),
-      mapping_(mapping),
-      gpu_pods_only_(gpu_pods_only) {
+               EngineOptions options)
+    : gpu_names_(std::move(gpu_names)), plugins_(std::move(plugins)), options_(options) {
   for (size_t p = 0; p < plugins_.size(); ++p) {
     ExtensionPoints extends = plugins_[p].plugin->Extends();
     if (extends.filter) filters_.push_back(p);
@@ -66,6 +63,33 @@ std::pair<Verdict, int> FirstRejection(size_t count, VerdictOf&& verdict_of) {
   }
   return first_unschedulable;
 }
+
+// The nodes of `nodes` that passed (`judged`, FilterAll's), as candidates of their own, with their
+// positions in `nodes`.
+class PassingNodes {
+ public:
+  PassingNodes(const Candidates& nodes, const std::vector<std::pair<Verdict, int>>& judged) {
+    for (size_t i = 0; i < judged.size(); ++i) {
+      if (!judged[i].first.passed()) continue;
+      nodes_.push_back(nodes.nodes[i]);
+      if (!nodes.classes.empty()) classes_.push_back(nodes.classes[i]);
+      names_.push_back(nodes.name_of(i));
+      positions_.push_back(i);
+    }
+    class_count_ = nodes.classes_size();
+  }
+  Candidates candidates() const { return {nodes_, classes_, class_count_, names_}; }
+  size_t size() const { return nodes_.size(); }
+  // The position in the full list of the k-th passing node.
+  size_t position(size_t k) const { return positions_[k]; }
+
+ private:
+  std::vector<const NodeState*> nodes_;
+  std::vector<uint32_t> classes_;
+  std::vector<std::string_view> names_;
+  std::vector<size_t> positions_;
+  size_t class_count_ = 0;
+};
 
 }  // namespace
 
@@ -126,14 +150,29 @@ std::vector<Verdict> Engine::Filter(const Cycle& cycle, const Candidates& nodes,
   if (rejected_by) rejected_by->assign(nodes.nodes.size(), {});
   if (Ignores(cycle)) return verdicts;
   std::vector<std::pair<Verdict, int>> all = FilterAll(cycle, nodes);
+  if (options_.best_only) KeepBestOnly(cycle, nodes, all);
   for (size_t i = 0; i < all.size(); ++i) {
     auto [verdict, plugin] = all[i];
     verdicts[i] = verdict;
-    if (rejected_by && !verdict.passed()) {
-      (*rejected_by)[i] = plugin >= 0 ? plugins_[plugin].plugin->name() : kPolicyRejection;
-    }
+    if (rejected_by && !verdict.passed()) (*rejected_by)[i] = RejecterName(plugin);
   }
   return verdicts;
+}
+
+void Engine::KeepBestOnly(const Cycle& cycle, const Candidates& nodes,
+                          std::vector<std::pair<Verdict, int>>& judged) const {
+  PassingNodes passing(nodes, judged);
+  if (passing.size() == 0) return;
+  std::vector<bool> best =
+      BestAmong(Combine(ScoreAll(cycle, passing.candidates()), plugins_, passing.size()));
+  for (size_t k = 0; k < passing.size(); ++k) {
+    if (!best[k]) judged[passing.position(k)] = {Verdict::Unschedulable(kNotBestReason), kNotBest};
+  }
+}
+
+std::string_view Engine::RejecterName(int plugin) const {
+  if (plugin == kNotBest) return kNotBestRejection;
+  return plugin >= 0 ? std::string_view(plugins_[plugin].plugin->name()) : kPolicyRejection;
 }
 
 std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
@@ -195,7 +234,7 @@ std::vector<double> Engine::Combine(
 
 std::vector<int64_t> Engine::MapScores(const std::vector<double>& combined) const {
   std::vector<int64_t> out(combined.size());
-  if (mapping_ == ScoreMapping::kRank) {
+  if (options_.mapping == ScoreMapping::kRank) {
     // The best distinct means that get a level above 0, best first; a node's level follows its
     // mean's place.
     constexpr int64_t kLevels = kMaxExtenderPriority / kRankStep;
@@ -217,7 +256,7 @@ std::vector<int64_t> Engine::MapScores(const std::vector<double>& combined) cons
   }
   double lo = combined.empty() ? 0 : *std::min_element(combined.begin(), combined.end());
   double hi = combined.empty() ? 0 : *std::max_element(combined.begin(), combined.end());
-  bool rescale = mapping_ == ScoreMapping::kMinMax && hi > lo;
+  bool rescale = options_.mapping == ScoreMapping::kMinMax && hi > lo;
   for (size_t i = 0; i < combined.size(); ++i) {
     double unit = rescale ? (combined[i] - lo) / (hi - lo) : combined[i] / kMaxNodeScore;
     out[i] =
@@ -232,12 +271,6 @@ std::vector<int64_t> Engine::Prioritize(const Cycle& cycle, const Candidates& no
   return MapScores(Combine(ScoreAll(cycle, nodes), plugins_, n));
 }
 
-std::vector<bool> Engine::BestScored(const Cycle& cycle, const Candidates& nodes) const {
-  size_t n = nodes.nodes.size();
-  if (Ignores(cycle)) return std::vector<bool>(n, true);
-  return BestAmong(Combine(ScoreAll(cycle, nodes), plugins_, n));
-}
-
 std::vector<bool> BestAmong(std::span<const double> combined) {
   double best = -1;
   for (double c : combined) best = std::max(best, c);
@@ -249,28 +282,17 @@ std::vector<bool> BestAmong(std::span<const double> combined) {
 std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle, const Candidates& nodes) const {
   std::vector<NodeEvaluation> out(nodes.nodes.size());
   if (Ignores(cycle)) return out;
-  std::vector<const NodeState*> passed;
-  std::vector<uint32_t> passed_classes;
-  std::vector<std::string_view> passed_names;
-  std::vector<size_t> positions;
   std::vector<std::pair<Verdict, int>> all = FilterAll(cycle, nodes);
   for (size_t i = 0; i < all.size(); ++i) {
-    auto [verdict, plugin] = all[i];
-    out[i].verdict = verdict;
-    if (!verdict.passed()) {
-      out[i].rejected_by = plugin >= 0 ? plugins_[plugin].plugin->name() : kPolicyRejection;
-      continue;
-    }
-    passed.push_back(nodes.nodes[i]);
-    if (!nodes.classes.empty()) passed_classes.push_back(nodes.classes[i]);
-    passed_names.push_back(nodes.name_of(i));
-    positions.push_back(i);
+    out[i].verdict = all[i].first;
+    if (!all[i].first.passed()) out[i].rejected_by = RejecterName(all[i].second);
   }
-  auto table = ScoreAll(cycle, {passed, passed_classes, nodes.classes_size(), passed_names});
-  auto combined = Combine(table, plugins_, passed.size());
+  PassingNodes passing(nodes, all);
+  auto table = ScoreAll(cycle, passing.candidates());
+  auto combined = Combine(table, plugins_, passing.size());
   auto mapped = MapScores(combined);
-  for (size_t k = 0; k < passed.size(); ++k) {
-    NodeEvaluation& e = out[positions[k]];
+  for (size_t k = 0; k < passing.size(); ++k) {
+    NodeEvaluation& e = out[passing.position(k)];
     for (const auto& [p, scores] : table) {
       e.scores.push_back({plugins_[p].plugin->name(), plugins_[p].weight, scores[k]});
     }

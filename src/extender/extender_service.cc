@@ -17,15 +17,37 @@ struct AnswerText {
   TextStore copies;
 };
 
-// The nodes of one request as node states, with their content classes in names mode (nodes
-// built from request objects are each a class of their own). Unknown names map to nullptr. Nodes
-// built from request objects are owned here; names point into the request or the answer's text.
+// The nodes of one request: every name, in request order, and those the engine can judge (known to
+// the snapshot in names mode, every one in full-Nodes mode) as candidates, each with its position
+// in the request, the one mapping between the two. In names mode the known nodes carry their
+// content classes (nodes built from request objects are each a class of their own). Nodes built
+// here are owned here; names point into the request or the answer's text.
 struct RequestNodes {
-  std::vector<std::string_view> names;
+  std::vector<std::string_view> names;  // all, in request order
+  // The known ones.
   std::vector<const NodeState*> nodes;
   std::vector<uint32_t> classes;  // names mode only
+  std::vector<std::string_view> known_names;
+  std::vector<size_t> positions;  // in `names`
   size_t class_count = 0;         // names mode only
   std::vector<std::unique_ptr<NodeState>> owned;
+
+  Candidates known() const { return {nodes, classes, class_count, known_names}; }
+  bool all_known() const { return nodes.size() == names.size(); }
+
+  void AddKnown(size_t position, const NodeState* node) {
+    nodes.push_back(node);
+    known_names.push_back(names[position]);
+    positions.push_back(position);
+  }
+  // Scatters `known_values` (one per known node) over a request-long list filled with `fill`.
+  template <class T>
+  std::vector<T> ByPosition(std::vector<T> known_values, const T& fill) const {
+    if (all_known()) return known_values;
+    std::vector<T> out(names.size(), fill);
+    for (size_t k = 0; k < positions.size(); ++k) out[positions[k]] = std::move(known_values[k]);
+    return out;
+  }
 };
 
 // The usage the snapshot records for `known` less the pod's own assumption, if it is on that
@@ -43,28 +65,32 @@ void CopyUsage(const NodeState& known, const Assumption* own, NodeState& out) {
 RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
                      const Assumption* own, AnswerText& text) {
   RequestNodes c;
+  size_t n = args.node_names ? args.node_names->size() : args.nodes->size();
+  c.names.reserve(n);
+  c.nodes.reserve(n);
+  c.known_names.reserve(n);
+  c.positions.reserve(n);
   if (args.node_names) {
-    size_t n = args.node_names->size();
-    c.names.reserve(n);
-    c.nodes.reserve(n);
     c.classes.reserve(n);
     c.class_count = snapshot.class_count();
     auto all = snapshot.nodes();
     auto classes = snapshot.classes();
     for (const auto& name : *args.node_names) {
-      uint32_t i = snapshot.IndexOf(name);
       c.names.push_back(name);
-      c.nodes.push_back(i == NodeIndex::kAbsent ? nullptr : all[i].get());
-      c.classes.push_back(i == NodeIndex::kAbsent ? 0 : classes[i]);
-      if (own && i != NodeIndex::kAbsent && own->node == name) {
+      uint32_t i = snapshot.IndexOf(name);
+      if (i == NodeIndex::kAbsent) continue;
+      if (own && own->node == name) {
         // The node without the pod's own assumption: content no other node shares.
         auto state = std::make_unique<NodeState>(*all[i]);
         CopyUsage(*all[i], own, *state);
-        c.nodes.back() = state.get();
-        c.classes.back() = static_cast<uint32_t>(snapshot.class_count());
+        c.AddKnown(c.names.size() - 1, state.get());
+        c.classes.push_back(static_cast<uint32_t>(snapshot.class_count()));
         c.class_count = snapshot.class_count() + 1;
         c.owned.push_back(std::move(state));
+        continue;
       }
+      c.AddKnown(c.names.size() - 1, all[i].get());
+      c.classes.push_back(classes[i]);
     }
     return c;
   }
@@ -73,46 +99,14 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
     state->info = wire.info;
     if (const NodeState* known = snapshot.Find(wire.info.name)) CopyUsage(*known, own, *state);
     c.names.push_back(text.copies.Keep(wire.info.name));
-    c.nodes.push_back(state.get());
+    c.AddKnown(c.names.size() - 1, state.get());
     c.owned.push_back(std::move(state));
   }
   return c;
 }
 
-// Some of a request's nodes, all known, as the engine takes them, with their positions in the
-// request.
-struct NodeSubset {
-  std::vector<const NodeState*> nodes;
-  std::vector<uint32_t> classes;  // empty in full-Nodes mode
-  std::vector<std::string_view> names;
-  std::vector<size_t> positions;
-  size_t class_count = 0;
-
-  Candidates candidates() const { return {nodes, classes, class_count, names}; }
-};
-
-// The known nodes of `request` at the positions where `take` holds.
-template <class Take>
-NodeSubset KnownNodes(const RequestNodes& request, Take&& take) {
-  NodeSubset s;
-  size_t n = request.nodes.size();
-  s.nodes.reserve(n);
-  s.classes.reserve(request.classes.size());
-  s.names.reserve(n);
-  s.positions.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (request.nodes[i] == nullptr || !take(i)) continue;
-    s.nodes.push_back(request.nodes[i]);
-    if (!request.classes.empty()) s.classes.push_back(request.classes[i]);
-    s.names.push_back(request.names[i]);
-    s.positions.push_back(i);
-  }
-  s.class_count = request.class_count;
-  return s;
-}
-
 // One request's view of the world: the snapshot and policy it reads, the pod's cycle, and its
-// candidates, with the known ones (those the engine can judge).
+// nodes.
 struct Prepared {
   std::shared_ptr<const ClusterSnapshot> snapshot;
   std::shared_ptr<const Policy> policy;
@@ -122,7 +116,6 @@ struct Prepared {
   std::shared_ptr<AnswerText> text;
   RequestNodes candidates;
   std::unique_ptr<Cycle> cycle;
-  NodeSubset known;
 };
 
 Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& snapshots,
@@ -138,7 +131,6 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   p.own_assumption = args.pod.uid.empty() ? nullptr : p.snapshot->AssumptionOf(PodKey(args.pod));
   p.candidates = Resolve(args, *p.snapshot, p.own_assumption, *p.text);
   p.cycle = p.engine->NewCycle(args.pod, *p.snapshot, selection.error);
-  p.known = KnownNodes(p.candidates, [](size_t) { return true; });
   return p;
 }
 
@@ -160,22 +152,6 @@ void CountRejections(Metrics& metrics, const std::vector<Verdict>& verdicts,
   for (const auto& [key, n] : counts) {
     metrics.CountRejections(
         key.first, key.second == VerdictCode::kUnresolvable ? "unresolvable" : "unschedulable", n);
-  }
-}
-
-// Demotes every passing node but the best-scored ones to unschedulable. Nodes missing from the
-// inventory cannot be ranked, so they go too when a known node passes.
-void KeepBestOnly(const Prepared& p, std::vector<Verdict>& verdicts,
-                  std::vector<std::string_view>& rejected_by) {
-  NodeSubset passing = KnownNodes(p.candidates, [&](size_t i) { return verdicts[i].passed(); });
-  if (passing.nodes.empty()) return;
-  std::vector<bool> keep(verdicts.size(), false);
-  std::vector<bool> best = p.engine->BestScored(*p.cycle, passing.candidates());
-  for (size_t k = 0; k < passing.positions.size(); ++k) keep[passing.positions[k]] = best[k];
-  for (size_t i = 0; i < verdicts.size(); ++i) {
-    if (!verdicts[i].passed() || keep[i]) continue;
-    verdicts[i] = Verdict::Unschedulable(kNotBestReason);
-    rejected_by[i] = kNotBestRejection;
   }
 }
 
@@ -210,37 +186,30 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   // Filter starts each of kube-scheduler's cycles for the pod: an earlier one failed.
   if (assumptions_ && p.own_assumption) assumptions_->Forget(p.cycle->pod());
   const RequestNodes& c = p.candidates;
-  // Who rejected each node goes with its verdict, for the metrics and for filterBestOnly's
-  // demotions alike.
   std::vector<std::string_view> known_rejected_by;
-  std::vector<Verdict> known_verdicts =
-      p.engine->Filter(*p.cycle, p.known.candidates(), &known_rejected_by);
-
-  std::vector<Verdict> verdicts(c.nodes.size());
-  std::vector<std::string_view> rejected_by(c.nodes.size(), kInventoryRejection);
+  std::vector<Verdict> known_verdicts = p.engine->Filter(*p.cycle, c.known(), &known_rejected_by);
+  // A node the inventory lacks cannot be judged: it fails a GPU pod, and it cannot be ranked, so
+  // it goes when best-only passes a known node; otherwise it passes.
+  size_t known_passing = 0;
+  size_t at = 0;
+  for (size_t k = 0; k < known_verdicts.size(); ++k) {
+    if (known_verdicts[k].passed()) ++known_passing, at = c.positions[k];
+  }
+  Verdict unknown;
+  std::string_view unknown_rejected_by = kInventoryRejection;
   if (!p.cycle->gpu_demand().empty()) {
-    for (size_t i = 0; i < c.nodes.size(); ++i) {
-      if (c.nodes[i] == nullptr) verdicts[i] = Verdict::Unschedulable(kUnknownNodeReason);
-    }
+    unknown = Verdict::Unschedulable(kUnknownNodeReason);
+  } else if (p.policy->spec().filter_best_only && known_passing > 0) {
+    unknown = Verdict::Unschedulable(kNotBestReason);
+    unknown_rejected_by = kNotBestRejection;
   }
-  for (size_t k = 0; k < p.known.positions.size(); ++k) {
-    verdicts[p.known.positions[k]] = known_verdicts[k];
-    rejected_by[p.known.positions[k]] = known_rejected_by[k];
-  }
-  if (p.policy->spec().filter_best_only) KeepBestOnly(p, verdicts, rejected_by);
+  std::vector<Verdict> verdicts = c.ByPosition(std::move(known_verdicts), unknown);
   if (metrics_) {
     metrics_->CountDecision("filter", p.profile);
-    CountRejections(*metrics_, verdicts, rejected_by);
+    CountRejections(*metrics_, verdicts,
+                    c.ByPosition(std::move(known_rejected_by), unknown_rejected_by));
   }
-
-  if (assumptions_) {
-    size_t passing = 0;
-    size_t at = 0;
-    for (size_t i = 0; i < verdicts.size(); ++i) {
-      if (verdicts[i].passed() && c.nodes[i] != nullptr) ++passing, at = i;
-    }
-    if (passing == 1) AssumeOn(*assumptions_, p, c.names[at]);
-  }
+  if (assumptions_ && known_passing == 1) AssumeOn(*assumptions_, p, c.names[at]);
 
   ExtenderFilterResult result;
   ReasonCopies reasons(*p.text);
@@ -267,20 +236,20 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
 
 HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
-  std::vector<int64_t> scores = p.engine->Prioritize(*p.cycle, p.known.candidates());
+  const RequestNodes& c = p.candidates;
+  std::vector<int64_t> known_scores = p.engine->Prioritize(*p.cycle, c.known());
   if (metrics_) metrics_->CountDecision("prioritize", p.profile);
-  HostPriorityList list;
-  list.hosts.resize(p.candidates.names.size());
-  for (size_t i = 0; i < list.hosts.size(); ++i) list.hosts[i].host = p.candidates.names[i];
-  for (size_t k = 0; k < p.known.positions.size(); ++k) {
-    list.hosts[p.known.positions[k]].score = scores[k];
-  }
   if (assumptions_) {
-    auto best = std::max_element(scores.begin(), scores.end());
-    if (best != scores.end() && std::count(scores.begin(), scores.end(), *best) == 1) {
-      AssumeOn(*assumptions_, p, p.candidates.names[p.known.positions[best - scores.begin()]]);
+    auto best = std::max_element(known_scores.begin(), known_scores.end());
+    if (best != known_scores.end() &&
+        std::count(known_scores.begin(), known_scores.end(), *best) == 1) {
+      AssumeOn(*assumptions_, p, c.known_names[best - known_scores.begin()]);
     }
   }
+  std::vector<int64_t> scores = c.ByPosition(std::move(known_scores), int64_t{0});
+  HostPriorityList list;
+  list.hosts.resize(c.names.size());
+  for (size_t i = 0; i < list.hosts.size(); ++i) list.hosts[i] = {c.names[i], scores[i]};
   list.text = p.text;
   return list;
 }

@@ -35,8 +35,11 @@ std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec&
     plugins.push_back(
         WeightedPlugin{entry.make(it->second.config.get(), profile.intent), it->second.weight});
   }
+  EngineOptions options{.mapping = policy.score_mapping,
+                        .gpu_pods_only = profile.gpu_pods_only,
+                        .best_only = policy.filter_best_only};
   return std::make_unique<Engine>(GpuResourceNames(policy.gpu_resources), std::move(plugins),
-                                  policy.score_mapping, profile.gpu_pods_only);
+                                  options);
 }
 
 }  // namespace gpusched

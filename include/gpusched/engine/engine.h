@@ -11,7 +11,11 @@
 // class (Candidates) are judged once: plugins judge by content (gpusched/engine/plugin.h), so the
 // answers are those of judging every node. The engine enters each node it judges (Cycle::EnterNode)
 // and asks every plugin about it before the next, so what plugins share about a node is computed
-// once. Immutable after construction; safe for concurrent use from multiple threads.
+// once. With best-only (the policy's filterBestOnly), Filter also ranks the nodes that pass and
+// demotes all but the best-scored ones to unschedulable (kNotBestReason, rejected by
+// kNotBestRejection): kube-scheduler cannot outweigh a filter's answer, so the ranking that makes
+// the choice has to be part of it, and Filter pays one scoring pass over the passing nodes.
+// Immutable after construction; safe for concurrent use from multiple threads.
 #ifndef GPUSCHED_ENGINE_ENGINE_H_
 #define GPUSCHED_ENGINE_ENGINE_H_
 
@@ -32,6 +36,9 @@ inline constexpr int64_t kMaxExtenderPriority = 10;
 inline constexpr int64_t kRankStep = 2;
 // What rejected a node when no plugin did: the cycle rejected the pod (Cycle::Reject).
 inline constexpr std::string_view kPolicyRejection = "policy";
+// With best-only: the reason, and the rejecter, of passing nodes left out.
+inline constexpr std::string_view kNotBestReason = "gpusched prefers other nodes";
+inline constexpr std::string_view kNotBestRejection = "best-only";
 
 enum class ScoreMapping {
   kLinear,  // round(mean / 10)
@@ -89,10 +96,17 @@ struct Candidates {
 // did not pass and is never among the best.
 std::vector<bool> BestAmong(std::span<const double> combined);
 
+// How an engine judges, beyond its plugins: a profile's settings and the policy's.
+struct EngineOptions {
+  ScoreMapping mapping = ScoreMapping::kLinear;
+  bool gpu_pods_only = true;  // pods that ask for no GPU pass everywhere and score 0
+  bool best_only = false;     // Filter passes only the best-scored of the passing nodes
+};
+
 class Engine {
  public:
   Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
-         ScoreMapping mapping = ScoreMapping::kLinear, bool gpu_pods_only = true);
+         EngineOptions options = {});
 
   // The cycle for `pod`; it borrows `pod` and `snapshot`, which must outlive it. A non-empty
   // `selection_error` (from choosing the profile) rejects the pod everywhere.
@@ -100,15 +114,14 @@ class Engine {
                                   std::string_view selection_error = {}) const;
 
   // One verdict per node, in order. With `rejected_by`, also the name of the plugin that rejected
-  // each node ("" when it passed; "policy" when the cycle rejected the pod).
+  // each node ("" when it passed; kPolicyRejection when the cycle rejected the pod,
+  // kNotBestRejection when best-only left it out).
   std::vector<Verdict> Filter(const Cycle& cycle, const Candidates& nodes,
                               std::vector<std::string_view>* rejected_by = nullptr) const;
   // One score in [0, kMaxExtenderPriority] per node, in order.
   std::vector<int64_t> Prioritize(const Cycle& cycle, const Candidates& nodes) const;
-  // For nodes that all passed Filter: whether each has the highest weighted score (every node when
-  // the engine ignores the pod or nothing scores it).
-  std::vector<bool> BestScored(const Cycle& cycle, const Candidates& nodes) const;
-  // Filter, then score the nodes that pass, keeping every plugin's part.
+  // Filter (without best-only's demotions), then score the nodes that pass, keeping every plugin's
+  // part.
   std::vector<NodeEvaluation> Evaluate(const Cycle& cycle, const Candidates& nodes) const;
 
   // The same, each node a class of its own.
@@ -119,9 +132,6 @@ class Engine {
   std::vector<int64_t> Prioritize(const Cycle& cycle,
                                   std::span<const NodeState* const> nodes) const {
     return Prioritize(cycle, Candidates{nodes, {}, 0, {}});
-  }
-  std::vector<bool> BestScored(const Cycle& cycle, std::span<const NodeState* const> nodes) const {
-    return BestScored(cycle, Candidates{nodes, {}, 0, {}});
   }
   std::vector<NodeEvaluation> Evaluate(const Cycle& cycle,
                                        std::span<const NodeState* const> nodes) const {
@@ -135,6 +145,13 @@ class Engine {
   // Per node, its verdict and the index of the plugin that rejected it (-1 when passed), judging
   // one node per class, and asking plugins that ignore native resources once per GPU class.
   std::vector<std::pair<Verdict, int>> FilterAll(const Cycle& cycle, const Candidates& nodes) const;
+  // Best-only's step: demotes every passing entry of `judged` (FilterAll's for `nodes`) but the
+  // best-scored ones, marking them kNotBest.
+  void KeepBestOnly(const Cycle& cycle, const Candidates& nodes,
+                    std::vector<std::pair<Verdict, int>>& judged) const;
+  static constexpr int kNotBest = -2;  // in FilterAll's plugin index: demoted by best-only
+  // The rejected_by name for FilterAll's plugin index of a node that did not pass.
+  std::string_view RejecterName(int plugin) const;
   // Per scoring plugin (index into plugins_), the normalized scores of `nodes`.
   std::vector<std::pair<size_t, std::vector<double>>> ScoreAll(const Cycle& cycle,
                                                                const Candidates& nodes) const;
@@ -144,7 +161,9 @@ class Engine {
       const std::vector<WeightedPlugin>& plugins, size_t node_count);
   std::vector<int64_t> MapScores(const std::vector<double>& combined) const;
   // Whether the pod is outside this engine's concern: no GPU asked and GPU pods only.
-  bool Ignores(const Cycle& cycle) const { return gpu_pods_only_ && cycle.gpu_demand().empty(); }
+  bool Ignores(const Cycle& cycle) const {
+    return options_.gpu_pods_only && cycle.gpu_demand().empty();
+  }
 
   GpuResourceNames gpu_names_;
   std::vector<WeightedPlugin> plugins_;
@@ -152,8 +171,7 @@ class Engine {
   // that filter, and those that score with a positive weight.
   std::vector<size_t> filters_;
   std::vector<size_t> scorers_;
-  ScoreMapping mapping_;
-  bool gpu_pods_only_;
+  EngineOptions options_;
 };
 
 }  // namespace gpusched

@@ -7,7 +7,10 @@
 // from the object in the request, with the usage the snapshot records for that name (none if
 // unknown), and passing node objects are echoed back unchanged.
 // With the policy's filterBestOnly, Filter passes only the best-scored of the passing nodes and
-// reports the others as unschedulable (kNotBestReason).
+// reports the others as unschedulable (the engine's best-only step, kNotBestReason); a node the
+// inventory lacks goes too when a known node passes.
+// The request's known nodes are handed to the engine as one candidate list, and its answers are
+// put back in request order once.
 // With an AssumptionSink, the node kube-scheduler will bind the pod to, as far as gpusched can
 // tell, is reported at once: the only passing node of a Filter, or the single best-scored node of
 // a Prioritize (kube-scheduler skips Prioritize when one node is feasible).
@@ -31,9 +34,6 @@ namespace gpusched {
 
 inline constexpr std::string_view kUnknownNodeReason = "node not in gpusched inventory";
 inline constexpr std::string_view kInventoryRejection = "inventory";
-// With the policy's filterBestOnly: the reason, and the metrics label, of passing nodes left out.
-inline constexpr std::string_view kNotBestReason = "gpusched prefers other nodes";
-inline constexpr std::string_view kNotBestRejection = "best-only";
 
 class ExtenderService {
  public:
