@@ -7,8 +7,14 @@
 
 namespace gpusched {
 
+void PrintError(const std::string& error) { std::fprintf(stderr, "gpusched: %s\n", error.c_str()); }
+
+void PrintErrors(const std::vector<std::string>& errors) {
+  for (const auto& e : errors) PrintError(e);
+}
+
 int Fail(const std::string& message) {
-  std::fprintf(stderr, "gpusched: %s\n", message.c_str());
+  PrintError(message);
   return kUsageExit;
 }
 
@@ -31,7 +37,7 @@ std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path) {
   if (path.empty()) return std::make_shared<const Policy>(DefaultPolicySpec());
   std::vector<std::string> errors;
   auto policy = LoadPolicy(path, errors);
-  for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
+  PrintErrors(errors);
   return policy;
 }
 

@@ -36,9 +36,7 @@ std::optional<BudgetListing> ReadBudgets(const InventoryChoice& choice, std::str
       listing.budgets = LoadInventoryOrSample(choice.cluster, choice.allow_empty).budgets;
     }
     return listing;
-  } catch (const KubeConfigError& e) {
-    error = e.what();
-  } catch (const InventoryError& e) {
+  } catch (const InputError& e) {  // a kubeconfig's or an inventory file's
     error = e.what();
   }
   return std::nullopt;

@@ -107,9 +107,7 @@ std::unique_ptr<InventorySource> MakeInventorySource(const InventoryChoice& choi
     return MakeStaticSource(
         inventory, gpu_names,
         choice.cluster.empty() ? std::string("bundled sample cluster") : choice.cluster);
-  } catch (const KubeConfigError& e) {
-    error = e.what();
-  } catch (const InventoryError& e) {
+  } catch (const InputError& e) {  // a kubeconfig's or an inventory file's
     error = e.what();
   }
   return nullptr;

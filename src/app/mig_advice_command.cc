@@ -42,7 +42,7 @@ int RunMigAdviceCommand(const std::vector<std::string>& args) {
   // The layouts first: a bad file is refused before a cluster is listed.
   MigLayoutsParseResult layouts = LoadMigLayouts(options->mig_config_path);
   if (!layouts.layouts) {
-    for (const auto& e : layouts.errors) std::cerr << e << "\n";
+    PrintErrors(layouts.errors);
     return Fail("invalid MIG layouts " + options->mig_config_path);
   }
   auto view = LoadClusterView(options->view, error);

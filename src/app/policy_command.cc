@@ -12,16 +12,17 @@ int RunPolicyCommand(const std::vector<std::string>& args) {
   FlagSet flags(
       "gpusched policy", "gpusched policy check FILE",
       "check: validates a policy file. Prints the effective policy (every default filled\n"
-      "in) and exits 0, or prints each error as FILE:LINE:COLUMN: KEY: PROBLEM and exits 1.");
+      "in) and exits 0, or prints each error as gpusched: FILE:LINE:COLUMN: KEY: PROBLEM and\n"
+      "exits 1.");
   if (auto done = ParseOrHelp(flags, args)) return *done;
   const auto& words = flags.positional();
   if (words.size() != 2 || words[0] != "check") return Fail("usage: gpusched policy check FILE");
   std::vector<std::string> errors;
   auto policy = LoadPolicy(words[1], errors);
   if (!policy) {
-    for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
-    std::fprintf(stderr, "%s: %zu error%s\n", words[1].c_str(), errors.size(),
-                 errors.size() == 1 ? "" : "s");
+    PrintErrors(errors);
+    PrintError(words[1] + ": " + std::to_string(errors.size()) + " error" +
+               (errors.size() == 1 ? "" : "s"));
     return 1;
   }
   std::cout << "# " << words[1] << ": valid, digest " << policy->digest() << "\n"

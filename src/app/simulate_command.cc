@@ -163,8 +163,11 @@ std::optional<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const Fl
   if (!policy_names) return fail("--policy takes policy names or files joined by commas");
   std::vector<std::string> errors;
   auto policies = ResolveSimPolicies(*policy_names, errors);
-  for (size_t i = 0; i + 1 < errors.size(); ++i) std::fprintf(stderr, "%s\n", errors[i].c_str());
-  if (!policies) return fail(errors.empty() ? "no policy" : errors.back());
+  if (!policies) {
+    // The last error is the command's; those before it are printed here.
+    for (size_t i = 0; i + 1 < errors.size(); ++i) PrintError(errors[i]);
+    return fail(errors.empty() ? "no policy" : errors.back());
+  }
   batch.policies = std::move(*policies);
   for (const SimPolicy& p : batch.policies) {
     if (!p.policy && !base.blend.enabled) {

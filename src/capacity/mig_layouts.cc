@@ -298,9 +298,9 @@ MigLayoutsParseResult ParseMigLayouts(std::string_view yaml, std::string_view fi
       result.layouts = std::move(layouts);
     }
   } catch (const YamlError& e) {
-    r.Add(e.line(), e.column(), QuoteForMessage(e.problem(), 512));
+    r.errors().push_back(YamlInputError(file_name, e));
   } catch (const YAML::Exception& e) {
-    r.Add(0, 0, QuoteForMessage(e.msg, 512));
+    r.errors().push_back(YamlInputError(file_name, e));
   }
   result.errors = std::move(r.errors());
   return result;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "gpusched/model/gpu_requirements.h"
+#include "gpusched/util/input_error.h"
 #include "gpusched/util/quote.h"
 #include "gpusched/util/text.h"
 
@@ -19,12 +20,11 @@ void StrictYamlReader::Error(const YAML::Node& at, const std::string& path,
 
 void StrictYamlReader::Add(int line, int column, const std::string& text) {
   if (errors_.size() > kMaxErrors) return;
-  std::string where = std::string(file_);
-  if (line > 0) where += ":" + std::to_string(line) + ":" + std::to_string(column);
   errors_.push_back(errors_.size() < kMaxErrors
-                        ? where + ": " + text
-                        : std::string(file_) + ": more than " + std::to_string(kMaxErrors) +
-                              " errors; the rest are not shown");
+                        ? FormatInputError(file_, line, column, "", text)
+                        : FormatInputError(file_, 0, 0, "",
+                                           "more than " + std::to_string(kMaxErrors) +
+                                               " errors; the rest are not shown"));
 }
 
 bool StrictYamlReader::Map(const YAML::Node& node, const std::string& path,

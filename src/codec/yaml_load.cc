@@ -17,9 +17,15 @@ std::string Where(int line, int column) {
                   : "";
 }
 
+// A yaml-cpp mark as 1-based line and column; 0, 0 when it has none.
+std::pair<int, int> LineAndColumn(const YAML::Mark& mark) {
+  if (mark.is_null() || mark.line < 0) return {0, 0};
+  return {mark.line + 1, mark.column + 1};
+}
+
 YamlError ErrorAt(const YAML::Mark& mark, const std::string& problem) {
-  return mark.is_null() ? YamlError(0, 0, problem)
-                        : YamlError(mark.line + 1, mark.column + 1, problem);
+  auto [line, column] = LineAndColumn(mark);
+  return YamlError(line, column, problem);
 }
 
 // Walks the documents as a reader would, aliases expanded, and throws once the walk goes deeper
@@ -154,6 +160,15 @@ YAML::Node LoadYaml(std::string_view text) {
   YAML::Node doc = Parse([&] { return YAML::Load(std::string(text)); });
   ExpansionBudget(text.size()).Check(doc);
   return doc;
+}
+
+std::string YamlInputError(std::string_view source, const YamlError& e) {
+  return FormatInputError(source, e.line(), e.column(), "", QuoteForMessage(e.problem(), 512));
+}
+
+std::string YamlInputError(std::string_view source, const YAML::Exception& e) {
+  auto [line, column] = LineAndColumn(e.mark);
+  return FormatInputError(source, line, column, "", QuoteForMessage(e.msg, 512));
 }
 
 }  // namespace gpusched

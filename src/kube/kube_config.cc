@@ -123,9 +123,9 @@ KubeConfig LoadKubeconfig(const std::string& path, const std::string& context) {
   try {
     return FromKubeconfig(LoadYaml(ReadFileOrThrow(path, "kubeconfig")), path, context);
   } catch (const YamlError& e) {
-    throw KubeConfigError(path + ": " + e.what());
+    throw KubeConfigError(YamlInputError(path, e));
   } catch (const YAML::Exception& e) {  // a value of the wrong type, such as a mapping for a name
-    throw KubeConfigError(path + ": " + QuoteForMessage(e.msg));
+    throw KubeConfigError(YamlInputError(path, e));
   }
 }
 

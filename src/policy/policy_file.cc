@@ -450,8 +450,7 @@ PolicyParseResult ParsePolicy(std::string_view yaml, std::string_view file_name)
   try {
     root = LoadYaml(yaml);
   } catch (const YamlError& e) {
-    r.Add(e.line(), e.column(), e.problem());
-    result.errors = r.errors();
+    result.errors = {YamlInputError(file_name, e)};
     return result;
   }
   if (!root.IsDefined() || root.IsNull()) {

@@ -82,7 +82,7 @@ class CsvRows {
   }
 
   [[noreturn]] void Fail(const std::string& column, const std::string& problem) const {
-    throw TraceError(source_ + ":" + std::to_string(line_) + ": " + column + ": " + problem);
+    throw TraceError(source_, line_, 0, column, problem);
   }
 
  private:

@@ -183,13 +183,12 @@ Scenario ParseScenario(std::string_view yaml, const std::string& source) {
   try {
     root = LoadYaml(yaml);
   } catch (const YamlError& e) {
-    throw TraceError(source + (e.line() > 0 ? ":" + std::to_string(e.line()) : "") + ": " +
-                     e.problem());
+    throw TraceError(YamlInputError(source, e));
   }
   try {
     return Read(root, source);
   } catch (const YAML::Exception& e) {
-    throw TraceError(source + ": " + QuoteForMessage(e.msg));
+    throw TraceError(YamlInputError(source, e));
   }
 }
 

@@ -17,7 +17,12 @@ namespace gpusched {
 // The exit code of a command whose arguments are wrong: 2, as for an unknown flag.
 inline constexpr int kUsageExit = 2;
 
-// Prints "gpusched: <message>" to stderr; returns kUsageExit.
+// Every error line a command prints to stderr reads "gpusched: <error>", a located one
+// "gpusched: FILE:LINE:COLUMN: KEY: PROBLEM" (gpusched/util/input_error.h).
+void PrintError(const std::string& error);
+// PrintError for each of `errors`.
+void PrintErrors(const std::vector<std::string>& errors);
+// PrintError(message); returns kUsageExit.
 int Fail(const std::string& message);
 
 // Parses `args` into `flags`; returns the exit code when the command is already done (a flag

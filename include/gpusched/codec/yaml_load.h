@@ -9,7 +9,8 @@
 //    instead of after minutes and gigabytes.
 // Within these limits readers may recurse over the nodes and follow aliases freely.
 //
-// Errors throw YamlError with the line and column, any input bytes in the message escaped.
+// Errors throw YamlError with the line and column, any input bytes in the message escaped; a reader
+// reports it, or a yaml-cpp exception from reading the nodes, with YamlInputError.
 #ifndef GPUSCHED_CODEC_YAML_LOAD_H_
 #define GPUSCHED_CODEC_YAML_LOAD_H_
 
@@ -20,6 +21,8 @@
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
+
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 
@@ -40,6 +43,11 @@ class YamlError : public std::runtime_error {
   int column_;
   std::string problem_;
 };
+
+// `e` as an error in `source`, in the one style (gpusched/util/input_error.h): its line and column
+// when known, its problem quoted.
+std::string YamlInputError(std::string_view source, const YamlError& e);
+std::string YamlInputError(std::string_view source, const YAML::Exception& e);
 
 // Every document of `text` (several when separated by ---), empty ones included as null nodes.
 std::vector<YAML::Node> LoadYamlDocuments(std::string_view text);

@@ -16,6 +16,7 @@
 #include "gpusched/model/disruption_budget.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 
@@ -35,9 +36,9 @@ struct Inventory {
   size_t skipped_objects = 0;             // objects of other kinds
 };
 
-class InventoryError : public std::runtime_error {
+class InventoryError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 // Parses `text`; JSON when it starts with '{' or '[', YAML otherwise. Errors name `source`.

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpusched/util/input_error.h"
+
 namespace gpusched {
 
 struct KubeConfig {
@@ -26,9 +28,9 @@ struct KubeConfig {
 // Largest kubeconfig, and largest file one names (CA bundle, client certificate or key), read.
 inline constexpr size_t kMaxKubeconfigBytes = size_t{16} << 20;
 
-class KubeConfigError : public std::runtime_error {
+class KubeConfigError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 // From KUBERNETES_SERVICE_HOST/PORT and /var/run/secrets/kubernetes.io/serviceaccount/

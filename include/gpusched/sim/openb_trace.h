@@ -14,11 +14,13 @@
 #include <utility>
 #include <vector>
 
+#include "gpusched/util/input_error.h"
+
 namespace gpusched {
 
-class TraceError : public std::runtime_error {
+class TraceError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 // Bytes in a MiB: trace memory is in MiB, Kubernetes quantities in bytes.

@@ -20,11 +20,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpusched/util/input_error.h"
+
 namespace gpusched {
 
-class FileError : public std::runtime_error {
+class FileError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 enum class FileKinds {

@@ -1,0 +1,71 @@
+// Every reader of outside input reports in one style, SOURCE:LINE:COLUMN: KEY: PROBLEM
+// (gpusched/util/input_error.h): the same YAML syntax error reads the same from each of them.
+#include "gpusched/util/input_error.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "gpusched/capacity/mig_layouts.h"
+#include "gpusched/kube/kube_config.h"
+#include "gpusched/policy/policy_file.h"
+#include "gpusched/sim/openb_trace.h"
+#include "gpusched/sim/scenario.h"
+
+namespace gpusched::input_error_test {
+namespace {
+
+TEST(InputError, leaves_out_what_is_unknown) {
+  EXPECT_EQ(FormatInputError("f.yaml", 3, 7, "a.b", "must be a number"),
+            "f.yaml:3:7: a.b: must be a number");
+  EXPECT_EQ(FormatInputError("f.csv", 12, 0, "cpu", "not a whole number"),
+            "f.csv:12: cpu: not a whole number");
+  EXPECT_EQ(FormatInputError("f.yaml", 0, 0, "", "empty policy file"), "f.yaml: empty policy file");
+  EXPECT_EQ(InputError("f", 1, 2, "", "bad").what(), std::string("f:1:2: bad"));
+}
+
+std::string Thrown(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// An unterminated flow sequence on line 2, column 1 of every reader's file.
+constexpr std::string_view kBrokenYaml = "a: [\n";
+constexpr std::string_view kWhere = "broken.yaml:2:1: ";
+
+TEST(InputError, every_yaml_reader_places_a_syntax_error_alike) {
+  auto starts_with_place = [](const std::string& error) {
+    EXPECT_EQ(error.substr(0, kWhere.size()), kWhere) << error;
+  };
+  PolicyParseResult policy = ParsePolicy(kBrokenYaml, "broken.yaml");
+  ASSERT_EQ(policy.errors.size(), 1u);
+  starts_with_place(policy.errors[0]);
+  MigLayoutsParseResult layouts = ParseMigLayouts(kBrokenYaml, "broken.yaml");
+  ASSERT_EQ(layouts.errors.size(), 1u);
+  starts_with_place(layouts.errors[0]);
+  starts_with_place(Thrown([] { ParseScenario(kBrokenYaml, "broken.yaml"); }));
+
+  auto dir = std::filesystem::temp_directory_path() / "gpusched_input_error_test";
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "broken.yaml").string();
+  std::ofstream(path) << kBrokenYaml;
+  std::string kubeconfig = Thrown([&] { LoadKubeconfig(path); });
+  EXPECT_EQ(kubeconfig.substr(0, path.size() + 6), path + ":2:1: ") << kubeconfig;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(InputError, a_trace_names_line_and_column_name) {
+  std::string error = Thrown([] {
+    ParseOpenbNodes("sn,cpu_milli,memory_mib,num_gpu,gpu_model\nn1,x,1,0,\n", "nodes.csv");
+  });
+  EXPECT_EQ(error.substr(0, 23), "nodes.csv:2: cpu_milli:") << error;
+}
+
+}  // namespace
+}  // namespace gpusched::input_error_test
