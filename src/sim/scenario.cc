@@ -103,60 +103,58 @@ void Expand(ScenarioReader& r, const YAML::Node& t, const std::string& key, cons
   }
 }
 
-std::vector<TraceNode> ReadNodes(ScenarioReader& r, const YAML::Node& list) {
-  if (!list.IsSequence()) r.Fail(list, "nodes", "must be a list of node templates");
-  std::vector<TraceNode> nodes;
+// The templates of the list `what` ("nodes", "pods"): each a mapping of `allowed` keys with a
+// name, read by `read_one(template, key, sizes)` and expanded by its count.
+template <typename T, typename ReadOne>
+std::vector<T> ReadTemplates(ScenarioReader& r, const YAML::Node& list, const std::string& what,
+                             std::initializer_list<std::string_view> allowed,
+                             const std::string& not_a_list, ReadOne&& read_one) {
+  if (!list.IsSequence()) r.Fail(list, what, not_a_list);
+  std::vector<T> out;
   for (size_t i = 0; i < list.size(); ++i) {
     const YAML::Node& t = list[i];
-    std::string key = "nodes[" + std::to_string(i) + "]";
-    r.Keys(t, key, {"name", "count", "cpu", "memory", "gpus", "product", "labels", "resources"});
+    std::string key = what + "[" + std::to_string(i) + "]";
+    r.Keys(t, key, allowed);
     if (!t["name"]) r.Fail(t, key + ".name", "is required");
-    Sizes sizes = ReadSizes(r, t, key);
-    TraceNode node;
-    node.cpu_milli = sizes.cpu_milli;
-    node.memory_mib = sizes.memory_mib;
-    node.gpus = sizes.gpus;
-    if (t["product"]) node.model = r.Text(t["product"], key + ".product");
-    if (const YAML::Node& labels = t["labels"]) {
-      if (!labels.IsMap()) r.Fail(labels, key + ".labels", "must be a mapping of label to value");
-      for (const auto& kv : labels) {
-        node.labels.emplace_back(kv.first.Scalar(),
-                                 r.Text(kv.second, key + ".labels." + kv.first.Scalar()));
-      }
-    }
-    node.resources = r.Resources(t["resources"], key + ".resources");
-    if (node.gpus > 0 && node.model.empty()) r.Fail(t, key + ".product", "is required with gpus");
-    Expand(r, t, key, node, nodes);
+    Expand(r, t, key, read_one(t, key, ReadSizes(r, t, key)), out);
   }
-  return nodes;
+  return out;
 }
 
-std::vector<TracePod> ReadPods(ScenarioReader& r, const YAML::Node& list) {
-  if (!list.IsSequence()) r.Fail(list, "pods", "must be a list of pod mixes");
-  std::vector<TracePod> pods;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const YAML::Node& t = list[i];
-    std::string key = "pods[" + std::to_string(i) + "]";
-    r.Keys(t, key, {"name", "count", "cpu", "memory", "gpus", "gpuMilli", "products", "resources"});
-    if (!t["name"]) r.Fail(t, key + ".name", "is required");
-    Sizes sizes = ReadSizes(r, t, key);
-    TracePod pod;
-    pod.cpu_milli = sizes.cpu_milli;
-    pod.memory_mib = sizes.memory_mib;
-    pod.num_gpu = sizes.gpus;
-    pod.gpu_milli = pod.num_gpu > 0 ? 1000 : 0;
-    if (t["gpuMilli"]) {
-      pod.gpu_milli = r.Int(t["gpuMilli"], key + ".gpuMilli", 1, 1000);
-      if (pod.num_gpu != 1) r.Fail(t["gpuMilli"], key + ".gpuMilli", "a share needs gpus: 1");
+TraceNode ReadNode(ScenarioReader& r, const YAML::Node& t, const std::string& key, Sizes sizes) {
+  TraceNode node;
+  node.cpu_milli = sizes.cpu_milli;
+  node.memory_mib = sizes.memory_mib;
+  node.gpus = sizes.gpus;
+  if (t["product"]) node.model = r.Text(t["product"], key + ".product");
+  if (const YAML::Node& labels = t["labels"]) {
+    if (!labels.IsMap()) r.Fail(labels, key + ".labels", "must be a mapping of label to value");
+    for (const auto& kv : labels) {
+      node.labels.emplace_back(kv.first.Scalar(),
+                               r.Text(kv.second, key + ".labels." + kv.first.Scalar()));
     }
-    if (const YAML::Node& products = t["products"]) {
-      if (!products.IsSequence()) r.Fail(products, key + ".products", "must be a list of products");
-      for (const auto& p : products) pod.gpu_spec.push_back(r.Text(p, key + ".products"));
-    }
-    pod.resources = r.Resources(t["resources"], key + ".resources");
-    Expand(r, t, key, pod, pods);
   }
-  return pods;
+  node.resources = r.Resources(t["resources"], key + ".resources");
+  if (node.gpus > 0 && node.model.empty()) r.Fail(t, key + ".product", "is required with gpus");
+  return node;
+}
+
+TracePod ReadPod(ScenarioReader& r, const YAML::Node& t, const std::string& key, Sizes sizes) {
+  TracePod pod;
+  pod.cpu_milli = sizes.cpu_milli;
+  pod.memory_mib = sizes.memory_mib;
+  pod.num_gpu = sizes.gpus;
+  pod.gpu_milli = pod.num_gpu > 0 ? 1000 : 0;
+  if (t["gpuMilli"]) {
+    pod.gpu_milli = r.Int(t["gpuMilli"], key + ".gpuMilli", 1, 1000);
+    if (pod.num_gpu != 1) r.Fail(t["gpuMilli"], key + ".gpuMilli", "a share needs gpus: 1");
+  }
+  if (const YAML::Node& products = t["products"]) {
+    if (!products.IsSequence()) r.Fail(products, key + ".products", "must be a list of products");
+    for (const auto& p : products) pod.gpu_spec.push_back(r.Text(p, key + ".products"));
+  }
+  pod.resources = r.Resources(t["resources"], key + ".resources");
+  return pod;
 }
 
 Scenario Read(const YAML::Node& root, const std::string& source) {
@@ -171,7 +169,20 @@ Scenario Read(const YAML::Node& root, const std::string& source) {
   }
   if (!root["nodes"]) r.Fail(root, "nodes", "is required");
   if (!root["pods"]) r.Fail(root, "pods", "is required");
-  Scenario s{ReadNodes(r, root["nodes"]), ReadPods(r, root["pods"])};
+  auto node = [&](const YAML::Node& t, const std::string& key, Sizes sizes) {
+    return ReadNode(r, t, key, sizes);
+  };
+  auto pod = [&](const YAML::Node& t, const std::string& key, Sizes sizes) {
+    return ReadPod(r, t, key, sizes);
+  };
+  Scenario s{ReadTemplates<TraceNode>(
+                 r, root["nodes"], "nodes",
+                 {"name", "count", "cpu", "memory", "gpus", "product", "labels", "resources"},
+                 "must be a list of node templates", node),
+             ReadTemplates<TracePod>(
+                 r, root["pods"], "pods",
+                 {"name", "count", "cpu", "memory", "gpus", "gpuMilli", "products", "resources"},
+                 "must be a list of pod mixes", pod)};
   if (s.nodes.empty()) r.Fail(root["nodes"], "nodes", "must not be empty");
   return s;
 }
