@@ -177,6 +177,7 @@ struct Selection {
   bool names = true, nodes = true;
   int hold = 0;  // idle connections held during the lean client's pairs
   std::chrono::seconds request_timeout{10};
+  PolicySpec policy = DefaultPolicySpec();  // the served policy (--policy)
 };
 
 // Entries of a /proc/self directory: the process's threads (task) or descriptors (fd).
@@ -271,7 +272,7 @@ void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Se
   // Metrics on, as `gpusched serve` runs (request counters, latency histograms, rejections).
   ServerOptions server_options;
   server_options.request_timeout = only.request_timeout;
-  auto app = bench::MakeServerApp(w, DefaultPolicySpec(), true, server_options);
+  auto app = bench::MakeServerApp(w, only.policy, true, server_options);
   const ExtenderService& service = app->service();
   int port = app->Bind();
   std::thread serving([&] { app->Run(); });
@@ -418,7 +419,9 @@ int main(int argc, char** argv) {
             "while its lean pairs are measured"})
       .Add({"request-timeout", "SECONDS", "10",
             "both servers' --request-timeout; with --hold, the slow connections are checked "
-            "for closing a second after it"});
+            "for closing a second after it"})
+      .Add({"policy", "FILE", "",
+            "serve this policy file (as gpusched serve --policy); default: the built-in one"});
   if (auto error = flags.Parse(std::vector<std::string>(argv + 1, argv + argc))) {
     std::fprintf(stderr, "latency_bench: %s\n", error->c_str());
     return 2;
@@ -461,6 +464,13 @@ int main(int argc, char** argv) {
   if (!hold || !request_timeout) {
     std::fprintf(stderr, "latency_bench: --hold and --request-timeout take whole numbers\n");
     return 2;
+  }
+  if (!flags.Get("policy").empty()) {
+    std::vector<std::string> errors;
+    auto policy = LoadPolicy(flags.Get("policy"), errors);
+    for (const auto& e : errors) std::fprintf(stderr, "latency_bench: %s\n", e.c_str());
+    if (!policy) return 2;
+    only.policy = policy->spec();
   }
   only.hold = static_cast<int>(*hold);
   only.request_timeout = std::chrono::seconds(*request_timeout);
