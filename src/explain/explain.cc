@@ -99,7 +99,8 @@ Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const
   for (size_t i : e.ranking) {
     BlendedScore b;
     b.node = i;
-    // A live or file inventory keeps extended resources only; the simulator's nodes have all.
+    // kube-scheduler's own scores need allocatable cpu and memory, which every kubelet reports
+    // but a hand-written inventory file may leave out.
     b.resources_known =
         nodes[i]->info.allocatable.contains("cpu") && nodes[i]->info.allocatable.contains("memory");
     if (b.resources_known) {
