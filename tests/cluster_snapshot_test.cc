@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "gpusched/cluster/node_index.h"
+#include "gpusched/model/device_model.h"
 #include "gpusched/util/text_store.h"
 #include "testing/test_support.h"
 
@@ -53,11 +56,20 @@ NodeState RichNode(const std::string& name) {
   return n;
 }
 
-// The content classes of the nodes "base" and "other" in a snapshot of `devices`.
+using Shares = std::vector<std::vector<int32_t>>;
+
+// The content classes of the nodes "base" and "other" in a snapshot of whole devices, or, given
+// `shares` (per node), of the simulator's model with a table keeping them.
 std::vector<uint32_t> ClassesOf(const std::vector<NodeState>& nodes,
-                                DeviceModel devices = DeviceModel::kWholeDevices) {
+                                const std::optional<Shares>& shares = std::nullopt) {
+  const DeviceShares table = shares ? DeviceShares(nodes, *shares) : DeviceShares();
+  const DeviceModel devices =
+      shares ? DeviceModel::SharedDevices(table) : DeviceModel::WholeDevices();
+  // The snapshot holds the very nodes the table covers (the simulator's hold copies, which it does
+  // not; here the classes must see the shares): pointers that own nothing, `nodes` outlives it.
   std::vector<ClusterSnapshot::NodePtr> ptrs;
-  for (const auto& n : nodes) ptrs.push_back(std::make_shared<const NodeState>(n));
+  for (const auto& n : nodes)
+    ptrs.push_back(ClusterSnapshot::NodePtr(ClusterSnapshot::NodePtr(), &n));
   ClusterSnapshot snapshot(std::move(ptrs), 1, {}, {}, {}, {}, devices);
   std::vector<uint32_t> out;
   for (const auto& name : {"base", "other"}) {
@@ -89,27 +101,32 @@ TEST(ClusterSnapshot, any_difference_in_scheduling_content_splits_the_class) {
   for (const auto& [what, change] : changes) {
     NodeState other = RichNode("other");
     change(other);
-    for (DeviceModel devices : {DeviceModel::kWholeDevices, DeviceModel::kSharedDevices}) {
-      auto classes = ClassesOf({RichNode("base"), other}, devices);
-      EXPECT_NE(classes[0], classes[1]) << what;
-    }
+    auto whole = ClassesOf({RichNode("base"), other});
+    EXPECT_NE(whole[0], whole[1]) << what;
+    auto shared = ClassesOf({RichNode("base"), other}, Shares{{1000, 500}, {1000, 500}});
+    EXPECT_NE(shared[0], shared[1]) << what << ", equal shares";
   }
 }
 
-// The shares per device are the simulator's: they tell nodes apart only in a snapshot whose device
-// model keeps them, never in the live server's, whatever a node holds.
+// The shares per device are the simulator's: two nodes alike but for their shares are apart in a
+// snapshot whose device model keeps them, alike in the live server's, which has none.
 TEST(ClusterSnapshot, device_shares_split_a_class_only_where_the_snapshot_keeps_shares) {
-  NodeState base = RichNode("base");
-  base.device_free_milli = {1000, 1000};
-  NodeState other = RichNode("other");
-  other.device_free_milli = {1000, 500};
-  auto shared = ClassesOf({base, other}, DeviceModel::kSharedDevices);
+  const std::vector<NodeState> nodes = {RichNode("base"), RichNode("other")};
+  auto shared = ClassesOf(nodes, Shares{{1000, 1000}, {1000, 500}});
   EXPECT_NE(shared[0], shared[1]);
-  auto whole = ClassesOf({base, other}, DeviceModel::kWholeDevices);
+  EXPECT_EQ(ClassesOf(nodes, Shares{{1000, 500}, {1000, 500}}), (std::vector<uint32_t>{0, 0}));
+  auto whole = ClassesOf(nodes);
   EXPECT_EQ(whole[0], whole[1]);
-  EXPECT_EQ(SchedulingContentHash(base, DeviceModel::kWholeDevices),
-            SchedulingContentHash(RichNode("x"), DeviceModel::kWholeDevices));
-  EXPECT_TRUE(SameSchedulingContent(other, RichNode("x"), DeviceModel::kWholeDevices));
+  const DeviceModel live = DeviceModel::WholeDevices();
+  EXPECT_EQ(SchedulingContentHash(nodes[0], live), SchedulingContentHash(RichNode("x"), live));
+  EXPECT_TRUE(SameSchedulingContent(nodes[1], RichNode("x"), live));
+  // Under shares, a node the table does not cover is compared by what it has: no shares.
+  const Shares shares = {{1000, 1000}, {1000, 500}};
+  const DeviceShares table(nodes, shares);
+  const DeviceModel sim = DeviceModel::SharedDevices(table);
+  EXPECT_FALSE(SameSchedulingContent(nodes[0], nodes[1], sim));
+  EXPECT_FALSE(SameSchedulingContent(nodes[0], RichNode("x"), sim));
+  EXPECT_TRUE(SameSchedulingContent(RichNode("y"), RichNode("x"), sim));
 }
 
 TEST(ClusterSnapshot, nodes_differing_only_in_native_resources_share_a_gpu_class) {

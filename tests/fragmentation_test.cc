@@ -123,7 +123,7 @@ TEST(Fragmentation, idle_slices_and_mig_shapes_come_from_resources) {
                                      {"nvidia.com/mig-2g.20gb.shared", testing::Units(4)}},
                         ResourceList{{"nvidia.com/mig-1g.10gb", testing::Units(2)}});
   IdleBuffers buffers;
-  NodeIdle idle = IdleOf(node, DeviceModel::kWholeDevices, buffers);
+  NodeIdle idle = IdleOf(node, DeviceModel::WholeDevices(), buffers);
   ASSERT_EQ(idle.mig_free.size(), 2u);  // time-sliced replicas are not slices
   EXPECT_EQ(idle.mig_free[0].profile, "1g.10gb");
   EXPECT_EQ(idle.mig_free[0].count, 5);

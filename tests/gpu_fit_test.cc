@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "gpusched/model/device_model.h"
 #include "testing/test_support.h"
 
 namespace gpusched::gpu_fit_test {
@@ -117,24 +120,30 @@ TEST(GpuFit, reasons_for_different_resources_stay_apart_within_a_cycle) {
 }
 
 // Two devices at 600 free milli-GPU each: 1200 free in all, yet no device free for a whole GPU.
-// The shared model (the simulator's) sees that; the live server's counts whole devices and never
-// reads the shares, whatever the node holds.
+// The shared model (the simulator's, whose table keeps the node's shares) sees that; the live
+// server's counts whole devices and has no shares to read.
 TEST(GpuFit, the_snapshot_device_model_decides_the_per_device_check) {
-  NodeState node = MakeNode("n", {{"nvidia.com/gpu", Units(2)}}, {{"nvidia.com/gpu", 800}});
-  node.device_free_milli = {600, 600};
+  const std::vector<NodeState> nodes = {
+      MakeNode("n", {{"nvidia.com/gpu", Units(2)}}, {{"nvidia.com/gpu", 800}})};
+  const std::vector<std::vector<int32_t>> shares = {{600, 600}};
+  const DeviceShares table(nodes, shares);
+  const NodeState& node = nodes[0];
   const ResourceList request = {{"nvidia.com/gpu", Units(1)}};
   PodInfo pod = MakePod("p", request);
   GpuFitPlugin plugin;
-  ClusterSnapshot shared({}, 1, {}, {}, {}, {}, DeviceModel::kSharedDevices);
+  ClusterSnapshot shared({}, 1, {}, {}, {}, {}, DeviceModel::SharedDevices(table));
   Cycle in_shared(pod, request, shared);
   plugin.Prepare(in_shared);
   Verdict v = plugin.Filter(in_shared, node);
   EXPECT_EQ(v.code, VerdictCode::kUnschedulable);
   EXPECT_EQ(v.reason, "no GPU device with enough free");
-  ClusterSnapshot whole({}, 1, {}, {}, {}, {}, DeviceModel::kWholeDevices);
+  ClusterSnapshot whole({}, 1, {}, {}, {}, {}, DeviceModel::WholeDevices());
   Cycle in_whole(pod, request, whole);
   plugin.Prepare(in_whole);
   EXPECT_EQ(plugin.Filter(in_whole, node).code, VerdictCode::kPass);
+  // A node the table does not cover, the same in all but its address, has its units counted whole.
+  const NodeState copy = node;
+  EXPECT_EQ(plugin.Filter(in_shared, copy).code, VerdictCode::kPass);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpusched/model/device_model.h"
 #include "gpusched/model/node.h"
 
 namespace gpusched::node_pins_test {
@@ -180,19 +181,19 @@ TEST(NodePins, nodes_differing_in_a_pin_label_are_not_one_content_class) {
   NodeState a;
   a.info.pin_labels = PinLabels::Keep({{kProduct, "NVIDIA-L4"}, {"nvidia.com/gpu.clique", "c1"}});
   NodeState b = a;
-  EXPECT_TRUE(SameSchedulingContent(a, b, DeviceModel::kWholeDevices));
+  EXPECT_TRUE(SameSchedulingContent(a, b, DeviceModel::WholeDevices()));
   b.info.pin_labels = PinLabels::Keep({{kProduct, "NVIDIA-L4"}, {"nvidia.com/gpu.clique", "c2"}});
-  EXPECT_FALSE(SameSchedulingContent(a, b, DeviceModel::kWholeDevices));
-  EXPECT_NE(SchedulingContentHash(a, DeviceModel::kWholeDevices),
-            SchedulingContentHash(b, DeviceModel::kWholeDevices));
+  EXPECT_FALSE(SameSchedulingContent(a, b, DeviceModel::WholeDevices()));
+  EXPECT_NE(SchedulingContentHash(a, DeviceModel::WholeDevices()),
+            SchedulingContentHash(b, DeviceModel::WholeDevices()));
   // Labels pins cannot name do not split a class.
   b.info.pin_labels = PinLabels::Keep({{kProduct, "NVIDIA-L4"},
                                        {"nvidia.com/gpu.clique", "c1"},
                                        {"nvidia.com/gfd.timestamp", "1"},
                                        {"kubernetes.io/hostname", "b"}});
-  EXPECT_TRUE(SameSchedulingContent(a, b, DeviceModel::kWholeDevices));
-  EXPECT_EQ(SchedulingContentHash(a, DeviceModel::kWholeDevices),
-            SchedulingContentHash(b, DeviceModel::kWholeDevices));
+  EXPECT_TRUE(SameSchedulingContent(a, b, DeviceModel::WholeDevices()));
+  EXPECT_EQ(SchedulingContentHash(a, DeviceModel::WholeDevices()),
+            SchedulingContentHash(b, DeviceModel::WholeDevices()));
 }
 
 }  // namespace

@@ -16,8 +16,16 @@ namespace {
 
 using testing::Units;
 
-// A node with per-device free milli-GPU and CPU, as the simulator models it.
-NodeState SimNode(int64_t cpu_free, std::vector<int32_t> devices) {
+// A node with per-device free milli-GPU and CPU, as the simulator models it: the node, and the
+// shares the simulator keeps apart from it.
+struct SimNode {
+  NodeState state;
+  std::vector<int32_t> shares;
+  // A table that keeps this node's shares (and lives no longer than the node).
+  DeviceShares table() const { return DeviceShares({&state, 1}, {&shares, 1}); }
+};
+
+SimNode MakeSimNode(int64_t cpu_free, std::vector<int32_t> devices) {
   NodeState n;
   n.info.name = "n";
   n.info.allocatable.Set("cpu", 64000);
@@ -26,8 +34,7 @@ NodeState SimNode(int64_t cpu_free, std::vector<int32_t> devices) {
   int64_t used = 0;
   for (int32_t d : devices) used += kMilliPerGpu - d;
   n.used.Set(kGpuResource, used);
-  n.device_free_milli = std::move(devices);
-  return n;
+  return SimNode{std::move(n), std::move(devices)};
 }
 
 PodInfo SimPod(int64_t cpu, int64_t gpu_milli) {
@@ -39,15 +46,17 @@ PodInfo SimPod(int64_t cpu, int64_t gpu_milli) {
 
 struct Scored {
   std::vector<WeightedShape> workload;
-  ClusterSnapshot snapshot;
+  ClusterSnapshot snapshot;  // whole devices: for what reads no node (Normalize)
   explicit Scored(std::vector<WeightedShape> w)
-      : workload(w),
-        snapshot({}, 1, ObservedWorkload{std::move(w), 1}, {}, {}, {},
-                 DeviceModel::kSharedDevices) {}
-  double Score(const Plugin& plugin, const PodInfo& pod, const NodeState& node) const {
-    Cycle cycle(pod, pod.requests, snapshot);
+      : workload(w), snapshot({}, 1, ObservedWorkload{std::move(w), 1}) {}
+  // `node` scored in a snapshot of the simulator's model, whose table keeps the node's shares.
+  double Score(const Plugin& plugin, const PodInfo& pod, const SimNode& node) const {
+    const DeviceShares table = node.table();
+    ClusterSnapshot shared({}, 1, ObservedWorkload{workload, 1}, {}, {}, {},
+                           DeviceModel::SharedDevices(table));
+    Cycle cycle(pod, pod.requests, shared);
     plugin.Prepare(cycle);  // as Engine::NewCycle does
-    return plugin.Score(cycle, node);
+    return plugin.Score(cycle, node.state);
   }
 };
 
@@ -66,14 +75,15 @@ int64_t Sigmoid100(double delta_milli) {
 TEST(FgdScore, a_share_goes_where_it_grows_fragmentation_least) {
   // Workload: half 500-milli shares, half whole GPUs. Node devices {1000, 500}.
   Scored s({{Shape(1000, 1, 500), 0.5}, {Shape(1000, 1, 1000), 0.5}});
-  NodeState node = SimNode(32000, {1000, 500});
+  SimNode node = MakeSimNode(32000, {1000, 500});
   // Before: share shape fits, no device below 500: 0; whole shape fits, 500 is fragment: 250.
   // A share on device 1 -> {1000, 0}: 0 and 0, fragment falls by 250: int(100*sigmoid(0.25)).
   // On device 0 -> {500, 500}: share fits (0), whole does not (all 1000 idle): 500.
   FgdPlugin fgd;
   EXPECT_EQ(s.Score(fgd, SimPod(1000, 500), node), Sigmoid100(250));
   IdleBuffers buffers;
-  NodeIdle idle = IdleOf(node, DeviceModel::kSharedDevices, buffers);
+  const DeviceShares table = node.table();
+  NodeIdle idle = IdleOf(node.state, DeviceModel::SharedDevices(table), buffers);
   FgdChoice choice = FgdScore(idle, ShapeOf(SimPod(1000, 500)), s.workload);
   EXPECT_EQ(choice.device, 1);
   EXPECT_EQ(choice.score, Sigmoid100(250));
@@ -83,7 +93,7 @@ TEST(FgdScore, cpu_use_that_starves_a_gpu_shape_scores_low) {
   // One whole-GPU shape needing 8 cores. A CPU-only pod taking the node below 8 free cores makes
   // both idle GPUs fragment (Q4, lack of CPU): fragment 0 -> 2000.
   Scored s({{Shape(8000, 1, 1000), 1.0}});
-  NodeState node = SimNode(10000, {1000, 1000});
+  SimNode node = MakeSimNode(10000, {1000, 1000});
   FgdPlugin fgd;
   EXPECT_EQ(s.Score(fgd, SimPod(4000, 0), node), Sigmoid100(-2000));
   EXPECT_EQ(s.Score(fgd, SimPod(1000, 0), node), 50);  // 9 cores left: nothing changes
@@ -130,8 +140,8 @@ TEST(BestFit, scores_by_what_is_left_and_normalizes_min_max_in_integers) {
   BestFitPlugin plugin;
   PodInfo pod = SimPod(8000, 1000);
   // r = 0.5 * (cpu left after) / 128 cores + 0.5 * (GPU left after) / 8 GPUs.
-  NodeState tight = SimNode(16000, {1000, 0});     // r = .5*8/128 + 0 = 0.03125 -> 96
-  NodeState roomy = SimNode(64000, {1000, 1000});  // r = .5*56/128 + .5*1/8 = 0.28125 -> 71
+  SimNode tight = MakeSimNode(16000, {1000, 0});     // r = .5*8/128 + 0 = 0.03125 -> 96
+  SimNode roomy = MakeSimNode(64000, {1000, 1000});  // r = .5*56/128 + .5*1/8 = 0.28125 -> 71
   EXPECT_EQ(s.Score(plugin, pod, tight), 96);
   EXPECT_EQ(s.Score(plugin, pod, roomy), 71);
   std::vector<double> scores = {96, 71, 80};
@@ -148,7 +158,7 @@ TEST(DotProduct, aligned_free_and_requested_vectors_score_low) {
   DotProductPlugin plugin;
   PodInfo pod = SimPod(64000, 4000);
   // d = (64/128 * 64/128 + 2/8 * 4/8) / 2 = (0.25 + 0.125) / 2 = 0.1875 -> int(81.25) = 81.
-  EXPECT_EQ(s.Score(plugin, pod, SimNode(64000, {1000, 1000, 0, 0})), 81);
+  EXPECT_EQ(s.Score(plugin, pod, MakeSimNode(64000, {1000, 1000, 0, 0})), 81);
 }
 
 TEST(GpuPacking, prefers_shared_devices_then_used_nodes_then_empty_ones) {
@@ -156,13 +166,13 @@ TEST(GpuPacking, prefers_shared_devices_then_used_nodes_then_empty_ones) {
   GpuPackingPlugin plugin;
   PodInfo share = SimPod(1000, 300);
   // An untouched 8-GPU node: max(33 - 8, 8) = 25; 2-GPU: 31.
-  EXPECT_EQ(s.Score(plugin, share, SimNode(8000, std::vector<int32_t>(8, 1000))), 25);
-  EXPECT_EQ(s.Score(plugin, share, SimNode(8000, {1000, 1000})), 31);
+  EXPECT_EQ(s.Score(plugin, share, MakeSimNode(8000, std::vector<int32_t>(8, 1000))), 25);
+  EXPECT_EQ(s.Score(plugin, share, MakeSimNode(8000, {1000, 1000})), 31);
   // A used node whose least-free fitting device is whole: max(50 - 1, 33) = 49.
-  EXPECT_EQ(s.Score(plugin, share, SimNode(8000, {1000, 0})), 49);
+  EXPECT_EQ(s.Score(plugin, share, MakeSimNode(8000, {1000, 0})), 49);
   // A shared device with 400 free: max(100 - 40 / 10, 50) = 96.
-  EXPECT_EQ(s.Score(plugin, share, SimNode(8000, {1000, 400})), 96);
-  EXPECT_EQ(s.Score(plugin, SimPod(1000, 0), SimNode(8000, {1000, 400})), 0);  // CPU-only pods
+  EXPECT_EQ(s.Score(plugin, share, MakeSimNode(8000, {1000, 400})), 96);
+  EXPECT_EQ(s.Score(plugin, SimPod(1000, 0), MakeSimNode(8000, {1000, 400})), 0);  // CPU-only pods
 }
 
 TEST(PackingScores, on_live_nodes_devices_come_from_whole_gpu_counts) {
@@ -170,15 +180,17 @@ TEST(PackingScores, on_live_nodes_devices_come_from_whole_gpu_counts) {
   NodeState live = testing::MakeNode("n", ResourceList{{std::string(kGpuResource), Units(4)}},
                                      ResourceList{{std::string(kGpuResource), Units(1)}});
   IdleBuffers buffers;
-  NodeIdle idle = IdleOf(live, DeviceModel::kWholeDevices, buffers);
+  NodeIdle idle = IdleOf(live, DeviceModel::WholeDevices(), buffers);
   EXPECT_EQ(buffers.devices, (std::vector<int64_t>{1000, 1000, 1000, 0}));
   EXPECT_EQ(idle.cpu_milli, std::numeric_limits<int64_t>::max());  // no CPU declared: no limit
-  // The snapshot's model decides, not what the node holds: shares are read only where kept.
-  live.device_free_milli = {500, 500, 500, 500};
-  IdleOf(live, DeviceModel::kWholeDevices, buffers);
-  EXPECT_EQ(buffers.devices, (std::vector<int64_t>{1000, 1000, 1000, 0}));
-  IdleOf(live, DeviceModel::kSharedDevices, buffers);
+  // The snapshot's model decides: shares are read only where it keeps them for the node.
+  const std::vector<int32_t> shares = {500, 500, 500, 500};
+  const DeviceShares table({&live, 1}, {&shares, 1});
+  IdleOf(live, DeviceModel::SharedDevices(table), buffers);
   EXPECT_EQ(buffers.devices, (std::vector<int64_t>{500, 500, 500, 500}));
+  const DeviceShares none;
+  IdleOf(live, DeviceModel::SharedDevices(none), buffers);
+  EXPECT_EQ(buffers.devices, (std::vector<int64_t>{1000, 1000, 1000, 0}));
 }
 
 // The policy's targetWorkload reaches fgd as its own settings: fgd prepares the blend they give
@@ -187,8 +199,8 @@ TEST(FgdScore, policy_target_workload_replaces_the_default_blend) {
   // Expected before any pod is seen: the standard shapes of 8-GPU nodes (1, 2, 4, 8 GPUs).
   ClusterSnapshot snapshot({}, 1, ObservedWorkload{}, StandardShapes({8}));
   PodInfo pod = SimPod(0, 1000);
-  NodeState empty = SimNode(64000, std::vector<int32_t>(8, 1000));
-  NodeState two_free = SimNode(64000, {1000, 1000, 0, 0, 0, 0, 0, 0});
+  NodeState empty = MakeSimNode(64000, std::vector<int32_t>(8, 1000)).state;
+  NodeState two_free = MakeSimNode(64000, {1000, 1000, 0, 0, 0, 0, 0, 0}).state;
   auto score = [&](const FgdPlugin& plugin, const NodeState& node) {
     Cycle cycle(pod, pod.requests, snapshot);
     plugin.Prepare(cycle);

@@ -303,7 +303,7 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   }
   return std::make_shared<const ClusterSnapshot>(
       std::move(nodes), ++generation_, observed_.Observed(), StandardWorkload(),
-      std::move(assumptions), CurrentGpuPods(), DeviceModel::kWholeDevices);
+      std::move(assumptions), CurrentGpuPods(), DeviceModel::WholeDevices());
 }
 
 }  // namespace gpusched

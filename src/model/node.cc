@@ -1,5 +1,8 @@
 #include "gpusched/model/node.h"
 
+#include <algorithm>
+
+#include "gpusched/model/device_model.h"
 #include "gpusched/util/fnv1a.h"
 
 namespace gpusched {
@@ -56,15 +59,17 @@ bool SameUsed(const ResourceList& a, const ResourceList& b, UsedResources which)
 
 }  // namespace
 
-bool SameSchedulingContent(const NodeState& a, const NodeState& b, DeviceModel devices,
+bool SameSchedulingContent(const NodeState& a, const NodeState& b, const DeviceModel& devices,
                            UsedResources which) {
   return a.info.unschedulable == b.info.unschedulable && SameUsed(a.used, b.used, which) &&
          a.info.allocatable == b.info.allocatable && a.info.capacity == b.info.capacity &&
-         (devices == DeviceModel::kWholeDevices || a.device_free_milli == b.device_free_milli) &&
+         (!devices.keeps_shares() ||
+          std::ranges::equal(devices.SharesOf(a), devices.SharesOf(b))) &&
          a.info.gpu == b.info.gpu && a.info.pin_labels == b.info.pin_labels;
 }
 
-uint64_t SchedulingContentHash(const NodeState& node, DeviceModel devices, UsedResources which) {
+uint64_t SchedulingContentHash(const NodeState& node, const DeviceModel& devices,
+                               UsedResources which) {
   // The fields that tell nodes apart most often, including some that differ between nodes of one
   // product during a rollout (MIG layout, upgrade state), so a bucket rarely holds more than a few
   // classes (one per driver version, say); SameSchedulingContent settles the rest.
@@ -78,8 +83,8 @@ uint64_t SchedulingContentHash(const NodeState& node, DeviceModel devices, UsedR
   h.Add(node.info.unschedulable ? 1 : 0);
   AddResources(h, node.info.allocatable);
   AddUsed(h, node.used, which);
-  if (devices == DeviceModel::kSharedDevices) {
-    for (int32_t share : node.device_free_milli) h.Add(share);
+  if (devices.keeps_shares()) {
+    for (int32_t share : devices.SharesOf(node)) h.Add(share);
   }
   return h.value();
 }

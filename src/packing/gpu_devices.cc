@@ -12,8 +12,8 @@
 namespace gpusched {
 
 void DeviceFreeMilli(const NodeState& node, DeviceModel devices, std::vector<int64_t>& out) {
-  if (KeepsDeviceShares(node, devices)) {
-    out.assign(node.device_free_milli.begin(), node.device_free_milli.end());
+  if (std::span<const int32_t> shares = devices.SharesOf(node); !shares.empty()) {
+    out.assign(shares.begin(), shares.end());
     return;
   }
   int64_t allocatable = node.info.allocatable.milli(kGpuResource);

@@ -8,6 +8,7 @@
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
+#include "gpusched/model/device_model.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_requirements.h"
@@ -19,10 +20,6 @@
 
 namespace gpusched {
 namespace {
-
-// The model of GPU-sharing device plugins the paper uses: every snapshot the simulator builds keeps
-// free milli-GPU per device (NodeState::device_free_milli), which Commit takes shares from.
-constexpr DeviceModel kSimDevices = DeviceModel::kSharedDevices;
 
 // A profile that judges every pod, filters with the default filters and scores only with
 // `scorer` (none: every feasible node ties and the pick is random).
@@ -74,7 +71,6 @@ NodeState MakeNode(const TraceNode& t) {
   }
   for (const auto& [resource, units] : t.resources) n.info.allocatable.Set(resource, units * 1000);
   n.info.capacity = n.info.allocatable;
-  n.device_free_milli.assign(static_cast<size_t>(t.gpus), kMilliPerGpu);  // kSimDevices' shares
   return n;
 }
 
@@ -106,11 +102,13 @@ int64_t MigMilli(const ResourceList& resources) {
 // GPU in use on a node, in milli-GPU: whole and shared devices plus MIG slices.
 int64_t AllocatedMilli(const NodeState& n) { return n.used.milli(kGpuResource) + MigMilli(n.used); }
 
-// The devices a share or whole-GPU pod takes on `node` (empty for CPU-only pods).
-std::vector<int> ChooseDevices(const NodeState& node, const TaskShape& shape, DeviceChoice choice,
-                               std::span<const WeightedShape> workload, SimRandom& random) {
+// The devices a share or whole-GPU pod takes on `node`, whose devices are as `model` has them
+// (empty for CPU-only pods).
+std::vector<int> ChooseDevices(const NodeState& node, DeviceModel model, const TaskShape& shape,
+                               DeviceChoice choice, std::span<const WeightedShape> workload,
+                               SimRandom& random) {
   IdleBuffers buffers;
-  NodeIdle idle = IdleOf(node, kSimDevices, buffers);
+  NodeIdle idle = IdleOf(node, model, buffers);
   const std::vector<int64_t>& devices = buffers.devices;
   if (!shape.wants_gpu() || shape.gpu_milli >= kMilliPerGpu || choice == DeviceChoice::kBestFit) {
     return BestFitDevices(devices, shape);
@@ -146,12 +144,13 @@ bool WinsTie(TieBreak ties, size_t candidate_rank, size_t chosen_rank, uint64_t 
 // Whether the pod asks for a GPU resource: what managedResources sends to an extender.
 bool AsksForGpu(const PodInfo& pod) { return !GpuDemand(pod, GpuResourceNames()).empty(); }
 
-void Commit(NodeState& node, const PodInfo& pod, const TaskShape& shape,
-            const std::vector<int>& devices) {
+// Places `pod` on `node`, its share or whole GPUs taken from `devices` of the node's `shares`.
+void Commit(NodeState& node, std::vector<int32_t>& shares, const PodInfo& pod,
+            const TaskShape& shape, const std::vector<int>& devices) {
   node.used.Add(pod.requests);
   ++node.pod_count;
   if (AsksForGpu(pod)) ++node.gpu_pod_count;
-  for (int d : devices) node.device_free_milli[d] -= static_cast<int32_t>(shape.gpu_milli);
+  for (int d : devices) shares[static_cast<size_t>(d)] -= static_cast<int32_t>(shape.gpu_milli);
 }
 
 // What the extender does for one pod: whether its filter judges the pod, whether its score counts.
@@ -280,7 +279,7 @@ namespace {
 // the standard ones; here they are known from the start (docs/benchmarks.md says what that misses).
 ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initial,
                                      const std::vector<NodeState>& nodes,
-                                     const std::vector<TracePod>& trace) {
+                                     const std::vector<TracePod>& trace, DeviceModel devices) {
   std::vector<TracePod> gpu_pods;
   for (const auto& p : trace) {
     if (p.num_gpu > 0 || p.gpu_milli > 0) gpu_pods.push_back(p);
@@ -292,7 +291,7 @@ ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initi
       gpu_pods.empty() ? std::vector<WeightedShape>{} : TraceWorkload(gpu_pods),
       static_cast<double>(gpu_pods.size())};
   return ClusterSnapshot(std::move(initial), 1, std::move(observed), StandardWorkloadOf(infos), {},
-                         {}, kSimDevices);
+                         {}, devices);
 }
 
 }  // namespace
@@ -300,25 +299,34 @@ ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initi
 SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
                 const SimPolicy& policy, const SimOptions& options) {
   SimRandom random(options.seed);
+  // The run's nodes, and what the device plugin model keeps apart from them: free milli-GPU per
+  // device (the paper's GPU-sharing device plugins), which Commit takes shares from. Neither moves
+  // once filled: the table the engine reads them by finds a node's shares by its address.
   std::vector<NodeState> nodes;
+  std::vector<std::vector<int32_t>> shares;
   nodes.reserve(trace_nodes.size());
+  shares.reserve(trace_nodes.size());
   SimRun run;
   run.policy = policy.name;
   run.seed = options.seed;
   int64_t capacity = 0;
   for (const auto& t : trace_nodes) {
     nodes.push_back(MakeNode(t));
+    shares.emplace_back(static_cast<size_t>(t.gpus), static_cast<int32_t>(kMilliPerGpu));
     capacity += t.gpu_capacity_milli();
     if (t.gpu_capacity_milli() > 0) {
       run.per_model[nodes.back().info.gpu.product].capacity_milli += t.gpu_capacity_milli();
     }
   }
+  const DeviceShares share_table(nodes, shares);
+  const DeviceModel devices = DeviceModel::SharedDevices(share_table);
   std::vector<TracePod> pods =
       PrepareWorkload(trace, capacity, random, {options.tune, options.order});
   const std::vector<size_t> node_rank = RandomRanks(nodes.size(), random);
   const TieBreak ties = options.ties.value_or(policy.ties);
-  // Cluster-wide facts the plugins read (resources offered, the observed workload) come from the
-  // snapshot; node states come from the run's own nodes, which change as pods commit.
+  // Cluster-wide facts the plugins read (resources offered, the observed workload) and the device
+  // model come from the snapshot; node states come from the run's own nodes, which change as pods
+  // commit, and their shares from the model's table, which changes with them.
   std::vector<ClusterSnapshot::NodePtr> initial;
   initial.reserve(nodes.size());
   for (const auto& n : nodes) initial.push_back(std::make_shared<const NodeState>(n));
@@ -329,8 +337,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   // server would (LiveWorkloadSnapshot).
   ClusterSnapshot snapshot =
       options.blend.enabled
-          ? LiveWorkloadSnapshot(std::move(initial), nodes, trace)
-          : ClusterSnapshot(std::move(initial), 1, trace_workload, {}, {}, {}, kSimDevices);
+          ? LiveWorkloadSnapshot(std::move(initial), nodes, trace, devices)
+          : ClusterSnapshot(std::move(initial), 1, trace_workload, {}, {}, {}, devices);
 
   // Fragment and idle GPU per node, kept current as pods commit.
   std::vector<double> fragment(nodes.size());
@@ -338,7 +346,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   IdleBuffers buffers;
   std::vector<double> combined;  // per feasible node, for filterBestOnly
   auto measure = [&](size_t i) {
-    NodeIdle view = IdleOf(nodes[i], kSimDevices, buffers);
+    NodeIdle view = IdleOf(nodes[i], devices, buffers);
     fragment[i] = NodeFragmentMilli(view, workload);
     // Idle as capacity minus allocation, in the very terms the report counts those in.
     idle[i] = std::accumulate(buffers.devices.begin(), buffers.devices.end(), int64_t{0}) +
@@ -417,8 +425,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     } else {
       size_t i = feasible_index[static_cast<size_t>(chosen)];
       TaskShape shape = ShapeOf(pod);
-      Commit(nodes[i], pod, shape,
-             ChooseDevices(nodes[i], shape, policy.devices, workload, random));
+      Commit(nodes[i], shares[i], pod, shape,
+             ChooseDevices(nodes[i], devices, shape, policy.devices, workload, random));
       fragment_sum -= fragment[i];
       idle_sum -= idle[i];
       measure(i);

@@ -13,9 +13,12 @@
 // far more often than by anything else.
 //
 // It carries the device model its builder chose (gpusched/model/device_model.h): whole devices in
-// the live server's snapshots (ClusterLedger), shares per device in the packing simulator's.
-// Plugins read a node's devices through it (IdleOf, gpusched/packing/gpu_devices.h), and its
-// content classes count the shares only when the model has them.
+// the live server's snapshots (ClusterLedger), shares per device in the packing simulator's, whose
+// model points at the simulator's table of shares for the nodes of its run (nodes the simulator
+// judges against the snapshot; the snapshot's own copies are the cluster as the run starts). The
+// snapshot never changes; that table is the run's and changes between cycles as its nodes do.
+// Plugins read a node's devices through the model (IdleOf, gpusched/packing/gpu_devices.h), and
+// its content classes count the shares only when the model keeps them.
 //
 // It also carries the GPU pods (GpuPods): what planning reads (why-pending, MIG advice,
 // defragmentation), never the verbs. The list is immutable and shared between snapshots until a
@@ -83,12 +86,13 @@ class ClusterSnapshot {
   // `nodes` must have unique names. `observed_workload` is the shapes pods have asked for (the live
   // server's recent pods, the simulator's trace), `standard_workload` the shapes expected before
   // any are seen (gpusched/packing/target_workload.h); empty in the simulator. `devices`: whole
-  // devices unless the builder models shares (the simulator).
+  // devices unless the builder models shares (the simulator), whose table must outlive the
+  // snapshot.
   ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
                   ObservedWorkload observed_workload = {},
                   std::vector<WeightedShape> standard_workload = {}, Assumptions assumptions = {},
                   std::shared_ptr<const GpuPodList> gpu_pods = {},
-                  DeviceModel devices = DeviceModel::kWholeDevices);
+                  DeviceModel devices = DeviceModel::WholeDevices());
 
   // The assumption counted for the pod of key `pod_key` (its usage is in its node's), or nullptr.
   const Assumption* AssumptionOf(std::string_view pod_key) const;
@@ -110,7 +114,8 @@ class ClusterSnapshot {
                : static_cast<uint32_t>(gpu_class_count_ + (content_class - gpu_class_of_.size()));
   }
   size_t gpu_class_count() const { return gpu_class_count_; }
-  // How its nodes offer their GPU devices: what the plugins read them by.
+  // How its nodes offer their GPU devices, with the shares when it keeps them: what the plugins
+  // read them by.
   DeviceModel device_model() const { return device_model_; }
   // Increases with every publication; 0 for an empty initial snapshot.
   uint64_t generation() const { return generation_; }

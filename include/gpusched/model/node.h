@@ -6,19 +6,18 @@
 // published in a ClusterSnapshot.
 //
 // A node's scheduling content is everything the engine's plugins may judge it by: GPU labels,
-// pin labels, capacity, allocatable, cordon flag, usage, and the device shares when the snapshot's
-// device model has them (gpusched/model/device_model.h); not its name, resourceVersion or pod
-// count. Nodes of equal content get equal verdicts and content-based scores, which lets the engine
-// judge one node per class of equals (gpusched/cluster/cluster_snapshot.h).
+// pin labels, capacity, allocatable, cordon flag, usage, and its device shares when the snapshot's
+// device model keeps them (gpusched/model/device_model.h: the simulator's, which keeps them apart
+// from the node); not its name, resourceVersion or pod count. Nodes of equal content get equal
+// verdicts and content-based scores, which lets the engine judge one node per class of equals
+// (gpusched/cluster/cluster_snapshot.h).
 #ifndef GPUSCHED_MODEL_NODE_H_
 #define GPUSCHED_MODEL_NODE_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "gpusched/model/device_model.h"
 #include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/node_pins.h"
 #include "gpusched/model/resource_list.h"
@@ -40,10 +39,6 @@ struct NodeState {
   ResourceList used;  // sum of effective requests (cpu, memory, GPU) of bound, non-terminal pods
   int32_t pod_count = 0;      // bound, non-terminal pods
   int32_t gpu_pod_count = 0;  // of which ask for GPU resources
-  // Free milli-GPU per device (0..1000 each), read only under DeviceModel::kSharedDevices (the
-  // packing simulator's snapshots); under kWholeDevices (the live server's) nothing reads, hashes
-  // or compares it, whatever it holds.
-  std::vector<int32_t> device_free_milli;
 
   // allocatable - used for `resource`, in milli-units (negative when over-committed).
   int64_t free_milli(std::string_view resource) const {
@@ -51,14 +46,17 @@ struct NodeState {
   }
 };
 
+// gpusched/model/device_model.h, which includes this header.
+class DeviceModel;
+
 // What of a node's usage scheduling content counts: all of it, or only what its pods use of
 // extended resources (not of cpu, memory, pods: IsNativeResource).
 enum class UsedResources { kAll, kExtendedOnly };
 // Whether `a` and `b` have the same scheduling content in a snapshot of device model `devices`.
-bool SameSchedulingContent(const NodeState& a, const NodeState& b, DeviceModel devices,
+bool SameSchedulingContent(const NodeState& a, const NodeState& b, const DeviceModel& devices,
                            UsedResources which = UsedResources::kAll);
 // A hash of part of the scheduling content under `devices`: equal content gives equal hashes.
-uint64_t SchedulingContentHash(const NodeState& node, DeviceModel devices,
+uint64_t SchedulingContentHash(const NodeState& node, const DeviceModel& devices,
                                UsedResources which = UsedResources::kAll);
 
 }  // namespace gpusched

@@ -3,9 +3,10 @@
 // A node's devices depend on the device model of the snapshot it is judged in
 // (gpusched/model/device_model.h, ClusterSnapshot::device_model()), which the caller passes: under
 // whole devices (the live server) they are its nvidia.com/gpu units, free ones with 1000 milli-GPU
-// idle, used ones none; under shares (the packing simulator) each has its own free milli-GPU
-// (NodeState::device_free_milli), and a pod may ask for a share of one device. The same plugins
-// serve both by asking the cycle's snapshot for the model. Pure functions; thread-safe.
+// idle, used ones none; under shares (the packing simulator) each has its own free milli-GPU, which
+// the model's table keeps for the node (not the node itself), and a pod may ask for a share of one
+// device. The same plugins serve both by asking the cycle's snapshot for the model. Pure
+// functions; thread-safe while nobody writes the model's table.
 #ifndef GPUSCHED_PACKING_GPU_DEVICES_H_
 #define GPUSCHED_PACKING_GPU_DEVICES_H_
 
@@ -28,10 +29,10 @@ namespace gpusched {
 inline constexpr double kMaxSpecCpuMilli = 128000;
 inline constexpr double kMaxSpecGpuMilli = 8000;
 
-// Whether `node`'s devices are its own shares under `devices`: the shared model, and the node keeps
-// shares. Only then can a node whose free nvidia.com/gpu covers a pod lack a device for it.
+// Whether `node`'s devices are shares under `devices`: the shared model, and its table keeps shares
+// for the node. Only then can a node whose free nvidia.com/gpu covers a pod lack a device for it.
 inline bool KeepsDeviceShares(const NodeState& node, DeviceModel devices) {
-  return devices == DeviceModel::kSharedDevices && !node.device_free_milli.empty();
+  return !devices.SharesOf(node).empty();
 }
 
 // Free milli-GPU per device of `node` under `devices`, written to `out`.

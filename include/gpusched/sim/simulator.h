@@ -21,11 +21,12 @@
 // top-scored nodes. A policy without an engine (`none`) models kube-scheduler with no extender.
 // The engine sees each node as the live inventory does: allocatable cpu, memory, pods and GPUs,
 // the requests and count of every pod on it. GPUs are modelled per device with fractional shares,
-// the model of GPU-sharing device plugins the paper uses: the simulator's snapshots carry
-// DeviceModel::kSharedDevices (gpusched/model/device_model.h) and its nodes their shares
-// (NodeState::device_free_milli); for whole-GPU pods that gives what the live server's count of
-// whole devices gives. Thread-safe: runs share nothing
-// mutable.
+// the model of GPU-sharing device plugins the paper uses: a run keeps each device's free milli-GPU
+// itself, beside its nodes (a node holds no shares), and the snapshot it builds carries the shared
+// device model over that table (DeviceModel::SharedDevices, gpusched/model/device_model.h), so
+// the plugins read the shares as the run commits them; for whole-GPU pods that gives what the live
+// server's count of whole devices gives. Thread-safe: each run owns its nodes and shares, and runs
+// share nothing mutable.
 #ifndef GPUSCHED_SIM_SIMULATOR_H_
 #define GPUSCHED_SIM_SIMULATOR_H_
 
