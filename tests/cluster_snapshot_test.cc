@@ -65,11 +65,13 @@ std::vector<uint32_t> ClassesOf(const std::vector<NodeState>& nodes,
   const DeviceShares table = shares ? DeviceShares(nodes, *shares) : DeviceShares();
   const DeviceModel devices =
       shares ? DeviceModel::SharedDevices(table) : DeviceModel::WholeDevices();
-  // The snapshot holds the very nodes the table covers (the simulator's hold copies, which it does
-  // not; here the classes must see the shares): pointers that own nothing, `nodes` outlives it.
+  // The snapshot holds the very nodes the table covers, so its classes see their shares (the
+  // simulator's holds copies of the cluster as its run starts, which need none): pointers that own
+  // nothing, as `nodes` outlives the snapshot.
   std::vector<ClusterSnapshot::NodePtr> ptrs;
-  for (const auto& n : nodes)
+  for (const auto& n : nodes) {
     ptrs.push_back(ClusterSnapshot::NodePtr(ClusterSnapshot::NodePtr(), &n));
+  }
   ClusterSnapshot snapshot(std::move(ptrs), 1, {}, {}, {}, {}, devices);
   std::vector<uint32_t> out;
   for (const auto& name : {"base", "other"}) {

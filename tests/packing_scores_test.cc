@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "gpusched/model/device_model.h"
 #include "gpusched/packing/gpu_devices.h"
 #include "gpusched/packing/target_workload.h"
 #include "testing/test_support.h"

@@ -13,12 +13,13 @@
 // far more often than by anything else.
 //
 // It carries the device model its builder chose (gpusched/model/device_model.h): whole devices in
-// the live server's snapshots (ClusterLedger), shares per device in the packing simulator's, whose
-// model points at the simulator's table of shares for the nodes of its run (nodes the simulator
-// judges against the snapshot; the snapshot's own copies are the cluster as the run starts). The
-// snapshot never changes; that table is the run's and changes between cycles as its nodes do.
-// Plugins read a node's devices through the model (IdleOf, gpusched/packing/gpu_devices.h), and
-// its content classes count the shares only when the model keeps them.
+// the live server's snapshots (ClusterLedger), shares per device in the packing simulator's: its
+// model points at the simulator's table of the shares of the run's nodes, the nodes the simulator
+// judges against the snapshot (the snapshot's own copies are the cluster as the run starts, every
+// device wholly free, and have none). The snapshot never changes; the table is the run's, and
+// changes between cycles as the run's nodes do. Plugins read a node's devices through the model
+// (IdleOf, gpusched/packing/gpu_devices.h), and its content classes count the shares only when the
+// model keeps them.
 //
 // It also carries the GPU pods (GpuPods): what planning reads (why-pending, MIG advice,
 // defragmentation), never the verbs. The list is immutable and shared between snapshots until a

@@ -43,22 +43,20 @@ class DeviceShares {
   DeviceShares() = default;
   // Covers `nodes`: nodes[i] keeps shares[i] (the spans are of equal size).
   DeviceShares(std::span<const NodeState> nodes, std::span<const std::vector<int32_t>> shares)
-      : nodes_(nodes), shares_(shares) {}
+      : first_(nodes.data()), end_(nodes.data() + nodes.size()), shares_(shares.data()) {}
 
   // `node`'s shares; empty when the table does not cover it.
   std::span<const int32_t> Of(const NodeState& node) const {
-    const NodeState* first = nodes_.data();
-    // std::less orders any two addresses, `node` may be outside the array.
-    if (std::less<const NodeState*>{}(&node, first) ||
-        !std::less<const NodeState*>{}(&node, first + nodes_.size())) {
-      return {};
-    }
-    return shares_[static_cast<size_t>(&node - first)];
+    // `node` may be outside the array, where `<` on pointers is unspecified; std::less orders any.
+    const std::less<const NodeState*> before;
+    if (before(&node, first_) || !before(&node, end_)) return {};
+    return shares_[&node - first_];
   }
 
  private:
-  std::span<const NodeState> nodes_;
-  std::span<const std::vector<int32_t>> shares_;
+  const NodeState* first_ = nullptr;
+  const NodeState* end_ = nullptr;
+  const std::vector<int32_t>* shares_ = nullptr;
 };
 
 class DeviceModel {
@@ -71,6 +69,7 @@ class DeviceModel {
   static constexpr DeviceModel SharedDevices(const DeviceShares& shares) {
     return DeviceModel(&shares);
   }
+  static DeviceModel SharedDevices(const DeviceShares&&) = delete;  // would point at a temporary
 
   // Whether this is the shared model (whether any node may keep shares).
   bool keeps_shares() const { return shares_ != nullptr; }
