@@ -91,6 +91,20 @@ TEST_F(ServiceFixture, filter_best_only_passes_the_top_node_and_reports_the_rest
   auto cpu_only =
       service.Filter(NamesRequest(R"({"cpu":"1"})", {"gpu-node-h100-01", "gpu-node-a100-07"}));
   EXPECT_EQ(cpu_only.node_names->size(), 1u);
+  // A node the inventory lacks cannot be ranked: it goes when a known node passes, and answers
+  // keep the request's order.
+  auto with_ghost = service.Filter(
+      NamesRequest(R"({"cpu":"1"})", {"ghost", "gpu-node-h100-01", "ghost-2", "gpu-node-a100-07"}));
+  ASSERT_EQ(with_ghost.node_names->size(), 1u);
+  EXPECT_EQ(with_ghost.failed_nodes.size(), 3u);
+  EXPECT_EQ(with_ghost.failed_nodes.front(),
+            (std::pair<std::string_view, std::string_view>{"ghost", kNotBestReason}));
+  EXPECT_NE(std::find(with_ghost.failed_nodes.begin(), with_ghost.failed_nodes.end(),
+                      std::pair<std::string_view, std::string_view>{"ghost-2", kNotBestReason}),
+            with_ghost.failed_nodes.end());
+  // Alone, it passes: nothing known competes with it.
+  auto only_ghosts = service.Filter(NamesRequest(R"({"cpu":"1"})", {"ghost", "ghost-2"}));
+  EXPECT_EQ(only_ghosts.node_names->size(), 2u);
 }
 
 TEST_F(ServiceFixture, full_nodes_are_echoed_unchanged_and_charged_with_known_usage) {
