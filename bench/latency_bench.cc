@@ -40,6 +40,7 @@
 #include <nlohmann/json.hpp>
 
 #include "baseline_codec.h"
+#include "gpusched/app/command_line.h"
 #include "gpusched/app/process_setup.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/flags.h"
@@ -465,13 +466,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "latency_bench: --hold and --request-timeout take whole numbers\n");
     return 2;
   }
-  if (!flags.Get("policy").empty()) {
-    std::vector<std::string> errors;
-    auto policy = LoadPolicy(flags.Get("policy"), errors);
-    for (const auto& e : errors) std::fprintf(stderr, "latency_bench: %s\n", e.c_str());
-    if (!policy) return 2;
-    only.policy = policy->spec();
-  }
+  auto policy = PolicyFromFlag(flags.Get("policy"));  // as gpusched serve --policy reads it
+  if (!policy) return 2;
+  only.policy = policy->spec();
   only.hold = static_cast<int>(*hold);
   only.request_timeout = std::chrono::seconds(*request_timeout);
   if (only.hold > 0) {  // the held connections' two ends are both in this process
