@@ -70,6 +70,14 @@ env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 
   -LE 'e2e|image'
 wait_for "$e2e" "$e2e_log" "end-to-end tests (ASan+UBSan build)" 200
 cat "$e2e_log"
+# Say which control planes the e2e tests ran on, or why they were skipped (stack.sh's SKIP line).
+planes=$(bash "$root/tests/e2e/k8s_versions.sh" | awk '{printf "%s%s", sep, $1; sep=", "}')
+if [[ -n $planes ]]; then
+  phase "end-to-end tests ran on Kubernetes $planes"
+else
+  phase "end-to-end tests SKIPPED: no Kubernetes control-plane binaries (K8S_STACK_BIN_DIR or" \
+    "GPUSCHED_K8S_VERSIONS; ~/.cache/k8s-stack/VERSION/bin; docs/development.md)"
+fi
 
 phase "build (in the background) and test where threads meet under ThreadSanitizer"
 wait_for "$tsan_build" "$tsan_log" "ThreadSanitizer build" 40

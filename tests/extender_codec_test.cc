@@ -13,36 +13,65 @@ namespace {
 using nlohmann::json;
 using testing::Fixture;
 
+// Request bodies captured byte for byte from real kube-schedulers (tests/e2e/capture_wire.sh; each
+// folder's README says how), oldest first: the wire protocol is the same from 1.26 to 1.36.
+const char* const kCapturedVersions[] = {"1.26", "1.34", "1.36"};
+
+std::string Captured(const char* version, const std::string& file) {
+  return Fixture(std::string("extender/captured-kube-scheduler-") + version + "/" + file);
+}
+
 const char* const kRequestFixtures[] = {
     "extender/filter-request-nodecache.json",
     "extender/filter-request-fullnodes.json",
-    "extender/captured-kube-scheduler-1.26/filter-request.nodecache-true.json",
-    "extender/captured-kube-scheduler-1.26/filter-request.nodecache-false.json",
-    "extender/captured-kube-scheduler-1.26/prioritize-request.nodecache-true.json",
-    "extender/captured-kube-scheduler-1.26/prioritize-request.nodecache-false.json",
+};
+const char* const kCapturedFiles[] = {
+    "filter-request.nodecache-true.json",
+    "filter-request.nodecache-false.json",
+    "prioritize-request.nodecache-true.json",
+    "prioritize-request.nodecache-false.json",
 };
 
 TEST(ExtenderCodec, captured_nodecache_request_decodes) {
-  auto args = DecodeExtenderArgs(
-      Fixture("extender/captured-kube-scheduler-1.26/filter-request.nodecache-true.json"));
-  EXPECT_EQ(args.pod.name, "gpu-pod-1");
-  EXPECT_EQ(args.pod.namespace_name, "default");
-  EXPECT_EQ(args.pod.phase, PodPhase::kPending);
-  EXPECT_EQ(args.pod.requests.units("nvidia.com/gpu"), 1);
-  EXPECT_FALSE(args.nodes.has_value());
-  ASSERT_TRUE(args.node_names.has_value());
-  EXPECT_EQ(*args.node_names,
-            (std::vector<std::string_view>{"gpu-node-1", "gpu-node-2", "gpu-node-3"}));
+  for (const char* version : kCapturedVersions) {
+    SCOPED_TRACE(version);
+    auto args = DecodeExtenderArgs(Captured(version, "filter-request.nodecache-true.json"));
+    // The 1.26 capture named its pod gpu-pod-1; tests/e2e/capture_wire.sh names it gpu-pod.
+    EXPECT_TRUE(args.pod.name == "gpu-pod" || args.pod.name == "gpu-pod-1") << args.pod.name;
+    EXPECT_EQ(args.pod.namespace_name, "default");
+    EXPECT_EQ(args.pod.phase, PodPhase::kPending);
+    EXPECT_EQ(args.pod.requests.units("nvidia.com/gpu"), 1);
+    EXPECT_FALSE(args.nodes.has_value());
+    ASSERT_TRUE(args.node_names.has_value());
+    EXPECT_EQ(*args.node_names,
+              (std::vector<std::string_view>{"gpu-node-1", "gpu-node-2", "gpu-node-3"}));
+  }
 }
 
 TEST(ExtenderCodec, captured_full_nodes_request_decodes) {
-  auto args = DecodeExtenderArgs(
-      Fixture("extender/captured-kube-scheduler-1.26/filter-request.nodecache-false.json"));
-  EXPECT_FALSE(args.node_names.has_value());
-  ASSERT_TRUE(args.nodes.has_value());
-  ASSERT_EQ(args.nodes->size(), 3u);
-  EXPECT_EQ((*args.nodes)[0].info.name, "gpu-node-1");
-  EXPECT_EQ((*args.nodes)[0].info.allocatable.units("nvidia.com/gpu"), 4);
+  for (const char* version : kCapturedVersions) {
+    SCOPED_TRACE(version);
+    auto args = DecodeExtenderArgs(Captured(version, "filter-request.nodecache-false.json"));
+    EXPECT_FALSE(args.node_names.has_value());
+    ASSERT_TRUE(args.nodes.has_value());
+    ASSERT_EQ(args.nodes->size(), 3u);
+    EXPECT_EQ((*args.nodes)[0].info.name, "gpu-node-1");
+    EXPECT_EQ((*args.nodes)[0].info.allocatable.units("nvidia.com/gpu"), 4);
+  }
+}
+
+// Prioritize gets the body filter got, for the nodes that passed it (all three here).
+TEST(ExtenderCodec, captured_prioritize_requests_carry_the_filters_shape) {
+  for (const char* version : kCapturedVersions) {
+    SCOPED_TRACE(version);
+    auto names = DecodeExtenderArgs(Captured(version, "prioritize-request.nodecache-true.json"));
+    ASSERT_TRUE(names.node_names.has_value());
+    EXPECT_EQ(names.node_names->size(), 3u);
+    auto full = DecodeExtenderArgs(Captured(version, "prioritize-request.nodecache-false.json"));
+    ASSERT_TRUE(full.nodes.has_value());
+    EXPECT_EQ(full.nodes->size(), 3u);
+    EXPECT_EQ(full.pod.requests.units("nvidia.com/gpu"), 1);
+  }
 }
 
 TEST(ExtenderCodec, full_nodes_keep_their_exact_json) {
@@ -63,7 +92,12 @@ TEST(ExtenderCodec, full_nodes_keep_their_exact_json) {
 
 // Every request fixture decodes to what a general JSON library reads in it.
 TEST(ExtenderCodec, every_request_fixture_decodes_as_written) {
-  for (const char* f : kRequestFixtures) {
+  std::vector<std::string> files(std::begin(kRequestFixtures), std::end(kRequestFixtures));
+  for (const char* version : kCapturedVersions) {
+    for (const char* file : kCapturedFiles)
+      files.push_back(std::string("extender/captured-kube-scheduler-") + version + "/" + file);
+  }
+  for (const auto& f : files) {
     std::string text = Fixture(f);
     json expected = json::parse(text);
     ExtenderArgs args = DecodeExtenderArgs(text);

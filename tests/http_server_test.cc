@@ -85,7 +85,10 @@ TEST_F(ServerFixture, filter_and_prioritize_answer_every_fixture) {
   for (const char* f :
        {"extender/filter-request-nodecache.json", "extender/filter-request-fullnodes.json",
         "extender/captured-kube-scheduler-1.26/filter-request.nodecache-true.json",
-        "extender/captured-kube-scheduler-1.26/filter-request.nodecache-false.json"}) {
+        "extender/captured-kube-scheduler-1.26/filter-request.nodecache-false.json",
+        "extender/captured-kube-scheduler-1.34/filter-request.nodecache-true.json",
+        "extender/captured-kube-scheduler-1.36/filter-request.nodecache-true.json",
+        "extender/captured-kube-scheduler-1.36/filter-request.nodecache-false.json"}) {
     std::string body = Fixture(f);
     auto res = Post(c, "/filter", body);
     ASSERT_TRUE(res) << f;
@@ -99,6 +102,8 @@ TEST_F(ServerFixture, filter_and_prioritize_answer_every_fixture) {
   for (const char* f :
        {"extender/captured-kube-scheduler-1.26/prioritize-request.nodecache-true.json",
         "extender/captured-kube-scheduler-1.26/prioritize-request.nodecache-false.json",
+        "extender/captured-kube-scheduler-1.36/prioritize-request.nodecache-true.json",
+        "extender/captured-kube-scheduler-1.36/prioritize-request.nodecache-false.json",
         "extender/filter-request-nodecache.json"}) {
     std::string body = Fixture(f);
     auto res = Post(c, "/prioritize", body);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Every kustomization under manifests/ renders with a real `kubectl kustomize` and passes a server
-# dry run against a real kube-apiserver (../shared/k8s-stack), so what docs/operations.md tells
+# dry run against a real kube-apiserver (../shared/control-plane), so what docs/operations.md tells
 # operators to apply can be applied. Issue #14: the TLS overlay sat inside its own base, and
 # kustomize refused it ("cycle detected"); unit tests that read the YAML files could not see that.
 #
-# Exit 0 pass, 1 fail, 77 skip (no k8s-stack; CTest's SKIP_RETURN_CODE).
+# Exit 0 pass, 1 fail, 77 skip (no control plane; CTest's SKIP_RETURN_CODE).
 set -euo pipefail
 
 # shellcheck source=stack.sh
@@ -125,4 +125,4 @@ if (( failures > 0 )); then
   echo "FAIL: $failures check(s) failed over ${#kustomizations[@]} kustomization(s)"
   exit 1
 fi
-echo "PASS: ${#kustomizations[@]} kustomization(s): ${kustomizations[*]}"
+echo "PASS: ${#kustomizations[@]} kustomization(s): ${kustomizations[*]} (Kubernetes $k8s_version)"

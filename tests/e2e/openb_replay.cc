@@ -16,8 +16,9 @@
 //       Creates the pods (cpu and memory requests, nvidia.com/gpu limits) one by one, each waited
 //       for until bound or found unschedulable, or K at a time, each burst waited for whole. A pod
 //       found unschedulable is deleted and counted failed. Prints one line of key=value figures.
-//   create-pods --kubeconfig F --pods F, then await --kubeconfig F --nodes F
-//       A backlog: every pod created while no scheduler runs, then (once the test has started one)
+//   create-pods --kubeconfig F --pods F [--gpu-scheduler NAME], then await --kubeconfig F --nodes F
+//       A backlog: every pod created while no scheduler runs (GPU pods with schedulerName NAME when
+//       given, as a second scheduler's users write them), then (once the test has started one)
 //       waited for until each is bound or unschedulable. Prints the same line plus the binds per
 //       second between the first and the last PodScheduled transition: kube-scheduler's own pace,
 //       free of how fast one client can create pods.
@@ -435,7 +436,13 @@ int Replay(const Flags& flags) {
 int CreatePods(const Flags& flags) {
   Api api(Required(flags, "--kubeconfig"));
   auto pods = LoadOpenbPods(Required(flags, "--pods"));
-  for (const auto& p : pods) api.Expect(201, "POST", kPods, PodObject(p).dump());
+  auto gpu_scheduler = flags.find("--gpu-scheduler");
+  for (const auto& p : pods) {
+    json pod = PodObject(p);
+    if (gpu_scheduler != flags.end() && p.num_gpu > 0)
+      pod["spec"]["schedulerName"] = gpu_scheduler->second;
+    api.Expect(201, "POST", kPods, pod.dump());
+  }
   std::cout << "pods=" << pods.size() << "\n";
   return 0;
 }
@@ -522,7 +529,7 @@ int Main(int argc, char** argv) {
         ParseFlags(argc, argv, {"--kubeconfig", "--nodes", "--pods", "--arrival", "--burst-size"}));
   }
   if (command == "create-pods")
-    return CreatePods(ParseFlags(argc, argv, {"--kubeconfig", "--pods"}));
+    return CreatePods(ParseFlags(argc, argv, {"--kubeconfig", "--pods", "--gpu-scheduler"}));
   if (command == "await") return Await(ParseFlags(argc, argv, {"--kubeconfig", "--nodes"}));
   if (command == "clean") return Clean(ParseFlags(argc, argv, {"--kubeconfig"}));
   std::cerr << "usage: openb_replay slice|create-nodes|replay|create-pods|await|clean [flags] (see "

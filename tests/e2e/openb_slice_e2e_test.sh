@@ -11,7 +11,7 @@
 #   GPUSCHED_OPENB_NODES [120], GPUSCHED_OPENB_SEED [1], GPUSCHED_OPENB_BURST [100],
 #   GPUSCHED_OPENB_SETUPS [readme most-allocated none], GPUSCHED_OPENB_ARRIVALS [one-by-one burst],
 #   GPUSCHED_OPENB_PERCENTAGE [kube-scheduler's adaptive default]: percentageOfNodesToScore
-# Exit 0 pass, 1 fail, 77 skip (no k8s-stack or no trace).
+# Exit 0 pass, 1 fail, 77 skip (no control plane or no trace).
 set -euo pipefail
 
 gpusched=$1
@@ -103,7 +103,7 @@ for setup in $setups; do
     run "$setup" "$arrival" || { fail "$setup $arrival: the replay failed"; continue; }
     out=$(< "$work/run.out")
     real[$setup,$arrival]=$(sed -n 's/.*allocated_pct=\([0-9.]*\).*/\1/p' <<< "$out")
-    line="RESULT openb nodes=$nodes seed=$seed percentage=$percentage setup=$setup arrival=$arrival real=${real[$setup,$arrival]} simulated=$sim $out"
+    line="RESULT k8s=$k8s_version openb nodes=$nodes seed=$seed percentage=$percentage setup=$setup arrival=$arrival real=${real[$setup,$arrival]} simulated=$sim $out"
     echo "$line"
     [[ -n $results ]] && echo "$line" >> "$results"
   done
@@ -127,7 +127,7 @@ for arrival in $arrivals; do
 done
 if ((failures > 0)); then
   echo "--- gpusched log (tail)"; tail -40 "$work/gpusched.log" 2> /dev/null || true
-  echo "FAIL: $failures check(s) failed"
+  echo "FAIL: $failures check(s) failed (Kubernetes $k8s_version)"
   exit 1
 fi
-echo "PASS: openb slice, $nodes nodes, seed $seed"
+echo "PASS: openb slice, $nodes nodes, seed $seed (Kubernetes $k8s_version)"

@@ -2,12 +2,12 @@
 # Packing with a real kube-scheduler (issue #15): gpusched registered exactly as the README says,
 # against kube-scheduler's own MostAllocated profile and against no extender, on the same fake
 # nodes and the same pods, one at a time and in a burst. A real kube-apiserver and kube-scheduler
-# come from ../shared/k8s-stack (or $GPUSCHED_K8S_STACK); gpusched watches that API server.
+# come from ../shared/control-plane (or $GPUSCHED_K8S_STACK); gpusched watches that API server.
 #
 # Usage: packing_e2e_test.sh GPUSCHED_BINARY SCENARIO [RESULTS_FILE]
 #   SCENARIO: ones | mixed | products | affinity | mig | maintenance | reuse
 # Prints one RESULT line per (setup, arrival) and appends them to RESULTS_FILE when given.
-# Exit 0 pass, 1 fail, 77 skip (no k8s-stack).
+# Exit 0 pass, 1 fail, 77 skip (no control plane).
 set -euo pipefail
 
 gpusched=$1
@@ -294,7 +294,7 @@ for setup in readme most-allocated none; do
       got[$setup,$arrival]=$(allocated "$setup" "$arrival")
     fi
     used[$setup,$arrival]=$(nodes_used "$setup" "$arrival")
-    line="RESULT scenario=$scenario setup=$setup arrival=$arrival allocated=${got[$setup,$arrival]} demand=$demand nodes_used=${used[$setup,$arrival]}"
+    line="RESULT k8s=$k8s_version scenario=$scenario setup=$setup arrival=$arrival allocated=${got[$setup,$arrival]} demand=$demand nodes_used=${used[$setup,$arrival]}"
     echo "$line"
     [[ -n $results ]] && echo "$line" >> "$results"
   done
@@ -354,7 +354,7 @@ done
 if ((failures > 0)); then
   for f in "$work"/placed-*; do echo "--- ${f##*/}"; cat "$f"; done
   echo "--- gpusched log (tail)"; tail -40 "$work/gpusched.log"
-  echo "FAIL: $failures check(s) failed"
+  echo "FAIL: $failures check(s) failed (Kubernetes $k8s_version)"
   exit 1
 fi
-echo "PASS: $scenario"
+echo "PASS: $scenario (Kubernetes $k8s_version)"

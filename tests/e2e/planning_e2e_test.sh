@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Planning against a real kube-apiserver and kube-scheduler (issue #27), gpusched registered as the
-# README says, on one stack from ../shared/k8s-stack (or $GPUSCHED_K8S_STACK):
+# README says, on one stack from ../shared/control-plane (or $GPUSCHED_K8S_STACK):
 #
 #   1. Two A100-80GB x8 nodes, MIG-capable with MIG disabled (mixed strategy, nvidia.com/mig.config
 #      all-disabled) and a V100 x4; ten pods asking for nvidia.com/mig-1g.10gb wait, and
@@ -13,7 +13,7 @@
 #
 # Every measured figure is printed on a line starting with "FIGURE:".
 # Usage: planning_e2e_test.sh GPUSCHED_BINARY
-# Exit 0 pass, 1 fail, 77 skip (no k8s-stack).
+# Exit 0 pass, 1 fail, 77 skip (no control plane).
 set -euo pipefail
 
 gpusched=${1:-}
@@ -174,8 +174,8 @@ grep -q '^kubectl ' <<< "$after" && fail "4: mig-advice still advises a change: 
 figure "total_s=$(seconds_since "$t_start") (after the stack was up: $(seconds_since "$t_stack"))"
 
 if ((failures > 0)); then
-  echo "FAIL: $failures check(s) failed"
+  echo "FAIL: $failures check(s) failed (Kubernetes $k8s_version)"
   tail -20 "$work/gpusched.log"
   exit 1
 fi
-echo "PASS"
+echo "PASS: planning (Kubernetes $k8s_version)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Outage and recovery with a real kube-scheduler (issue #25): gpusched registered exactly as the
 # README says (manifests/scheduler-config/extender-recommended.yaml, and the kube-scheduler flag the
-# README recommends), on one stack from ../shared/k8s-stack (or $GPUSCHED_K8S_STACK).
+# README recommends), on one stack from ../shared/control-plane (or $GPUSCHED_K8S_STACK).
 #
 #   A. outage: gpusched killed; a pod asking for no GPU binds at once, a GPU pod waits; gpusched
 #      restarted; the GPU pod binds within a bound.
@@ -24,7 +24,7 @@
 #   GPUSCHED_RELIABILITY_SCHEDULER_ARGS  kube-scheduler flags instead of the README's
 #   GPUSCHED_RELIABILITY_WAIT            seconds to wait for recovery (default: the bounds below)
 #   GPUSCHED_RELIABILITY_SCENARIOS       which scenarios, in order (default "A H B C")
-# Exit 0 pass, 1 fail, 77 skip (no k8s-stack).
+# Exit 0 pass, 1 fail, 77 skip (no control plane).
 set -euo pipefail
 
 gpusched=${1:-}
@@ -379,7 +379,7 @@ if ((failures > 0)); then
   echo "--- gpusched log (tail)"; tail -30 "$work/gpusched.log"
   echo "--- kube-scheduler log (errors, tail)"
   grep -E '^E|Error|error' "$state/logs/kube-scheduler.log" | tail -15 || true
-  echo "FAIL: $failures check(s) failed"
+  echo "FAIL: $failures check(s) failed (Kubernetes $k8s_version)"
   exit 1
 fi
-echo "PASS: reliability"
+echo "PASS: reliability (Kubernetes $k8s_version)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The second-scheduler deployment (issue #26), tested as deployed: manifests/second-scheduler is
 # rendered with a real `kubectl kustomize`, applied with a server-side dry run (then for real, so
-# that its ServiceAccount and RBAC exist) to a real kube-apiserver from ../shared/k8s-stack, and
+# that its ServiceAccount and RBAC exist) to a real kube-apiserver from ../shared/control-plane, and
 # the stack's kube-scheduler runs with exactly the KubeSchedulerConfiguration of its ConfigMap and
 # the command of its container, next to gpusched started with the sidecar's arguments. Only what a
 # kubelet would provide is substituted: the kubeconfig path (a token of the Deployment's
@@ -15,7 +15,7 @@
 # it and never reach gpusched or the second scheduler.
 #
 # Usage: second_scheduler_e2e_test.sh GPUSCHED_BINARY [RESULTS_FILE]
-# Exit 0 pass, 1 fail, 77 skip (no k8s-stack, or 127.0.0.1:8888, which the configuration names, is
+# Exit 0 pass, 1 fail, 77 skip (no control plane, or 127.0.0.1:8888, which the configuration names, is
 # taken on this machine).
 set -euo pipefail
 
@@ -172,7 +172,7 @@ finish() {
       tail -15 "$work/$f.log"
     fi
   done
-  echo "FAIL: $failures check(s) failed"
+  echo "FAIL: $failures check(s) failed (Kubernetes $k8s_version)"
   exit 1
 }
 wait_leader() {  # NAME SECONDS: nothing after this makes sense without a leader, so it ends the test
@@ -216,7 +216,7 @@ placed() { awk '$2 != "" && $2 != "Unschedulable"' "$work/placed-$1" | wc -l; }
 nodes_used() { awk '$2 != "" && $2 != "Unschedulable" {print $2}' "$work/placed-$1" | sort -u | wc -l; }
 result() {  # SETUP
   local line
-  line="RESULT test=second-scheduler setup=$1 pods=${#sizes[@]} placed=$(placed "$1") allocated=$(allocated "$1") demand=$demand nodes_used=$(nodes_used "$1")"
+  line="RESULT k8s=$k8s_version test=second-scheduler setup=$1 pods=${#sizes[@]} placed=$(placed "$1") allocated=$(allocated "$1") demand=$demand nodes_used=$(nodes_used "$1")"
   echo "$line"
   if [[ -n $results ]]; then echo "$line" >> "$results"; fi
 }
@@ -296,4 +296,4 @@ run default default-scheduler
 result default
 
 finish
-echo "PASS: second scheduler as deployed ($((SECONDS - t_start)) s)"
+echo "PASS: second scheduler as deployed ($((SECONDS - t_start)) s) (Kubernetes $k8s_version)"

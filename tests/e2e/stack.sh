@@ -1,17 +1,30 @@
-# Sourced by the e2e tests: finds ../shared/k8s-stack (or $GPUSCHED_K8S_STACK), exits 77 (CTest's
-# skip) when it is absent, starts a stack with no scheduler and exports KUBECONFIG, APISERVER and
-# KUBECTL. Sets `stack`, `state`, `work` (a scratch dir) and `repo`; `kubectl` and `fail` bound
-# every API call and count failures in `failures`. On exit, `e2e_cleanup_hook` (if the test
-# defines one) runs, then the stack is stopped and both dirs removed.
+# Sourced by the e2e tests: finds the control-plane scripts (../shared/control-plane, or
+# $GPUSCHED_K8S_STACK), starts a stack with no scheduler on the binaries of $K8S_STACK_BIN_DIR (up.sh's
+# default folder when unset) and exports KUBECONFIG, APISERVER and KUBECTL. Exits 77 (CTest's skip)
+# with one line saying why when the scripts or the binaries are missing (up.sh's exit 3).
+# Sets `stack`, `state`, `work` (a scratch dir), `repo` and `k8s_version` (the control plane's
+# version, as every RESULT and PASS line names it); `kubectl` and `fail` bound every API call and
+# count failures in `failures`. On exit, `e2e_cleanup_hook` (if the test defines one) runs, then
+# the stack is stopped and both dirs removed. Which versions the suite runs on:
+# tests/e2e/k8s_versions.sh and docs/development.md.
 # Usage: source stack.sh NAME
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
-stack=${GPUSCHED_K8S_STACK:-$repo/../shared/k8s-stack}
+stack=${GPUSCHED_K8S_STACK:-$repo/../shared/control-plane}
 if [[ ! -x $stack/up.sh ]]; then
-  echo "SKIP: k8s-stack not found at $stack (set GPUSCHED_K8S_STACK)"
+  echo "SKIP: no control-plane scripts at $stack (set GPUSCHED_K8S_STACK)"
   exit 77
 fi
-# The state dir sits directly in the temp dir: up.sh unpacks the binaries once into
-# .k8s-stack-cache next to it, and later runs re-use them. up.sh's progress goes to stderr.
+e2e_bin_dir=${K8S_STACK_BIN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s-stack/bin}
+# The version: as CMake registered the test (GPUSCHED_K8S_VERSION), else what the binaries say.
+k8s_version=${GPUSCHED_K8S_VERSION:-$(GPUSCHED_K8S_VERSIONS=$e2e_bin_dir \
+  "$repo/tests/e2e/k8s_versions.sh" 2> /dev/null | awk '{print $1; exit}')}
+k8s_version=${k8s_version:-unknown}
+# The state dir sits directly in the temp dir. up.sh unpacks .xz binaries once into a cache next to
+# it; one cache per binaries folder, so that versions side by side never share one.
+if [[ -z ${K8S_STACK_CACHE:-} ]]; then
+  export K8S_STACK_CACHE="${TMPDIR:-/tmp}/gpusched-k8s-cache-$(printf '%s' "$e2e_bin_dir" | md5sum | cut -c1-12)"
+  mkdir -p "$K8S_STACK_CACHE"
+fi
 state=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-$1-stack.XXXXXX")
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-$1-work.XXXXXX")
 e2e_exit() {
@@ -20,9 +33,18 @@ e2e_exit() {
   rm -rf -- "$work"
 }
 trap e2e_exit EXIT
-up=$("$stack/up.sh" --state "$state" --no-scheduler --owner-pid $$) ||
-  { echo "FAIL: up.sh could not start the stack (its stderr is above)"; exit 1; }
+up_rc=0
+up=$("$stack/up.sh" --state "$state" --no-scheduler --owner-pid $$ 2> "$work/up.err") || up_rc=$?
+if ((up_rc == 3)); then
+  echo "SKIP: no Kubernetes control-plane binaries in $e2e_bin_dir (set K8S_STACK_BIN_DIR, or GPUSCHED_K8S_VERSIONS for several; docs/development.md)"
+  exit 77
+elif ((up_rc != 0)); then
+  cat "$work/up.err"
+  echo "FAIL: up.sh could not start the stack (Kubernetes $k8s_version; its stderr is above)"
+  exit 1
+fi
 while IFS='=' read -r key value; do export "$key=$value"; done <<< "$up"  # KUBECONFIG, KUBECTL
+echo "Kubernetes $k8s_version from $e2e_bin_dir"
 
 kubectl() { timeout 60 "$KUBECTL" --request-timeout=30s "$@"; }
 failures=0
