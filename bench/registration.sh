@@ -9,15 +9,21 @@
 # Environment (defaults in brackets):
 #   GPUSCHED_REG_NODES [500]     8-GPU nodes (64 CPUs, 512 GiB each)
 #   GPUSCHED_REG_PODS [2000]     pods, 70% asking for one nvidia.com/gpu, 30% for none (1 CPU, 1 GiB)
-#   GPUSCHED_REG_SETUPS ["alone readme gpu-only second"]
+#   GPUSCHED_REG_SETUPS ["alone two-entry readme best-only"]; gpusched runs with the policy named
+#   for each (shipped: manifests/base's ConfigMap, filterBestOnly: true; default: policies/default.yaml)
 #       alone     kube-scheduler's defaults, no extender
-#       readme    the README's registration, exactly (tests/e2e/stack.sh e2e_readme_config)
-#       gpu-only  one entry, filter and prioritize, managedResources: only GPU pods call gpusched
-#                 (manifests/scheduler-config/extender-default-profile.yaml)
-#       two-entry the registration of README versions before 2026-11-27: a filter entry for GPU pods
-#                 and a prioritize entry for every pod (extender-recommended.yaml at that time)
+#       readme    the README's registration, exactly (tests/e2e/stack.sh e2e_readme_config), shipped
+#                 policy: a GPU pod one call (filter; with one node left kube-scheduler skips
+#                 prioritize), a pod without GPUs one (prioritize)
+#       two-entry the README's registration with the default policy (the README's setup before
+#                 2026-11-27): a GPU pod two calls (filter, prioritize), a pod without GPUs one
+#       gpu-only  one entry, filter and prioritize, managedResources, default policy: GPU pods two
+#                 calls, others none (manifests/scheduler-config/extender-default-profile.yaml)
+#       best-only one filter entry with managedResources, no prioritize, shipped policy: GPU pods one
+#                 call, others none (manifests/scheduler-config/extender-best-only.yaml)
 #       second    the default scheduler (no extender) for pods without GPUs beside a second
-#                 kube-scheduler (manifests/second-scheduler's configuration) for the GPU pods
+#                 kube-scheduler (manifests/second-scheduler's configuration and policy) for the GPU
+#                 pods
 #   GPUSCHED_REG_RUNS [1]        rounds; each round runs every setup once, in order
 #   GPUSCHED_REG_QPS [1000]      clientConnection qps (burst twice that), so the API client is not
 #                                the limit
@@ -32,11 +38,11 @@ replay=$(realpath "$2")
 results=${3:-}
 nodes=${GPUSCHED_REG_NODES:-500}
 npods=${GPUSCHED_REG_PODS:-2000}
-setups=${GPUSCHED_REG_SETUPS:-alone readme gpu-only second}
+setups=${GPUSCHED_REG_SETUPS:-alone two-entry readme best-only}
 runs=${GPUSCHED_REG_RUNS:-1}
 qps=${GPUSCHED_REG_QPS:-1000}
 e2e_cleanup_hook() {
-  e2e_gpusched_stop
+  if declare -F e2e_gpusched_stop > /dev/null; then e2e_gpusched_stop; fi
   [[ -n ${second_pid:-} ]] && kill "$second_pid" 2> /dev/null && wait "$second_pid" 2> /dev/null
   return 0
 }
@@ -66,31 +72,17 @@ e2e_sched_client="  qps: $qps
   burst: $((qps * 2))"
 e2e_readme_config "$work/readme.yaml" "$port"
 e2e_default_config "$work/alone.yaml"
-gpu_only=$repo/manifests/scheduler-config/extender-default-profile.yaml
-{
-  e2e_config_head
-  sed -n '/^extenders:/,$p' "$gpu_only" | sed "s#http://[0-9.]*:8888#http://127.0.0.1:$port#"
-} > "$work/gpu-only.yaml"
-{  # two-entry: the README's registration until 2026-11-27, without its MIG list
-  e2e_config_head
-  cat << YAML
-extenders:
-- urlPrefix: "http://127.0.0.1:$port"
-  filterVerb: filter
-  httpTimeout: 2s
-  nodeCacheCapable: true
-  ignorable: false
-  managedResources:
-  - {name: nvidia.com/gpu, ignoredByScheduler: false}
-  - {name: nvidia.com/gpu.shared, ignoredByScheduler: false}
-- urlPrefix: "http://127.0.0.1:$port"
-  prioritizeVerb: prioritize
-  weight: 5
-  httpTimeout: 1s
-  nodeCacheCapable: true
-  ignorable: true
-YAML
-} > "$work/two-entry.yaml"
+# manifest_config SETUP FILE: a shipped registration's extenders at this gpusched's address.
+manifest_config() {
+  {
+    e2e_config_head
+    sed -n '/^extenders:/,$p' "$repo/manifests/scheduler-config/$2" |
+      sed "s#http://[0-9.]*:8888#http://127.0.0.1:$port#"
+  } > "$work/$1.yaml"
+}
+manifest_config gpu-only extender-default-profile.yaml
+manifest_config best-only extender-best-only.yaml
+default_policy=$repo/policies/default.yaml
 # The second scheduler's configuration: the ConfigMap's, with this stack's kubeconfig and client
 # limits, and without leader election (one replica here).
 kubectl kustomize "$repo/manifests/second-scheduler" |
@@ -120,6 +112,17 @@ stop_second() {
   second_pid=
 }
 
+cpu_ticks() {  # PID: user + system clock ticks of the process so far (0 without one)
+  if [[ -n $1 && -r /proc/$1/stat ]]; then
+    awk '{print $14 + $15}' "/proc/$1/stat"
+  else
+    echo 0
+  fi
+}
+cpu_seconds() {  # TICKS
+  awk -v t="$1" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", (t < 0 ? 0 : t) / hz}'
+}
+
 # binds_per_s LOG...: binds between the first and last bind line of the logs (klog's
 # "I1127 05:20:01.123456" timestamps; one day is assumed).
 binds_per_s() {
@@ -139,8 +142,11 @@ one_run() {  # SETUP ROUND
   "$replay" clean --kubeconfig "$KUBECONFIG" > /dev/null
   "$replay" create-nodes --kubeconfig "$KUBECONFIG" --nodes "$node_csv" > /dev/null
   [[ $setup == second ]] && { config=alone; extra=(--gpu-scheduler gpusched); }
+  [[ $setup == two-entry ]] && config=readme
   if [[ $setup != alone ]]; then
-    e2e_gpusched_start "$gpusched" "$port"
+    local policy=$shipped_policy
+    [[ $setup == two-entry || $setup == gpu-only ]] && policy=$default_policy
+    e2e_gpusched_start "$gpusched" "$port" --policy "$policy"
     for _ in $(seq 1 300); do
       [[ $(gpusched_count gpusched_inventory_nodes) == "$nodes" ]] && break
       sleep 0.1
@@ -148,20 +154,27 @@ one_run() {  # SETUP ROUND
   fi
   "$replay" create-pods --kubeconfig "$KUBECONFIG" --pods "$pod_csv" "${extra[@]}" > /dev/null
   sleep 2  # gpusched's watch takes the backlog in; the API server settles
-  local logs=("$state/logs/kube-scheduler.log")
-  local mark
-  mark=$(wc -l < "$state/logs/kube-scheduler.log")
+  local mark=0 logs
+  [[ -f $state/logs/kube-scheduler.log ]] && mark=$(wc -l < "$state/logs/kube-scheduler.log")
   [[ $setup == second ]] && start_second
   "$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$work/$config.yaml" > /dev/null
-  local out
+  local out ks_pid before_gs before_ks
+  ks_pid=$(< "$state/run/kube-scheduler.pid")
+  before_gs=$(cpu_ticks "${gpusched_pid:-}")
+  before_ks=$(($(cpu_ticks "$ks_pid") + $(cpu_ticks "$second_pid")))
   out=$("$replay" await --kubeconfig "$KUBECONFIG" --nodes "$node_csv")
+  # CPU seconds each side spent while the backlog drained (the await's last poll included).
+  local cpu
+  cpu="cpu_s_gpusched=$(cpu_seconds $(($(cpu_ticks "${gpusched_pid:-}") - before_gs)))"
+  cpu+=" cpu_s_kube_scheduler=$(cpu_seconds \
+    $(($(cpu_ticks "$ks_pid") + $(cpu_ticks "$second_pid") - before_ks)))"
   tail -n +"$((mark + 1))" "$state/logs/kube-scheduler.log" > "$work/ks-run.log"
   logs=("$work/ks-run.log")
   [[ $setup == second ]] && logs+=("$work/second.log")
   local placed failed
   placed=$(sed -n 's/.*placed=\([0-9]*\).*/\1/p' <<< "$out")
   failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<< "$out")
-  local line="RESULT k8s=$k8s_version registration nodes=$nodes pods=$npods qps=$qps setup=$setup round=$2 placed=$placed failed=$failed $(binds_per_s "${logs[@]}")"
+  local line="RESULT k8s=$k8s_version registration nodes=$nodes pods=$npods qps=$qps setup=$setup round=$2 placed=$placed failed=$failed $(binds_per_s "${logs[@]}") $cpu"
   echo "$line"
   [[ -n $results ]] && echo "$line" >> "$results"
   stop_second

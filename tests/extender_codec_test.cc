@@ -1,7 +1,9 @@
 #include "gpusched/codec/extender_codec.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/codec/k8s_decode.h"
@@ -55,21 +57,31 @@ TEST(ExtenderCodec, captured_full_nodes_request_decodes) {
     EXPECT_FALSE(args.node_names.has_value());
     ASSERT_TRUE(args.nodes.has_value());
     ASSERT_EQ(args.nodes->size(), 3u);
-    EXPECT_EQ((*args.nodes)[0].info.name, "gpu-node-1");
-    EXPECT_EQ((*args.nodes)[0].info.allocatable.units("nvidia.com/gpu"), 4);
+    // In the order of kube-scheduler's node list, which no version promises (1.36 differs).
+    std::set<std::string_view> names;
+    for (const auto& node : *args.nodes) {
+      names.insert(node.info.name);
+      EXPECT_EQ(node.info.allocatable.units("nvidia.com/gpu"), 4) << node.info.name;
+    }
+    EXPECT_EQ(names, (std::set<std::string_view>{"gpu-node-1", "gpu-node-2", "gpu-node-3"}));
   }
 }
 
-// Prioritize gets the body filter got, for the nodes that passed it (all three here).
+// Prioritize gets the body filter got, for the nodes that passed it: some of the three (the 1.26
+// capture's filter had let two through).
 TEST(ExtenderCodec, captured_prioritize_requests_carry_the_filters_shape) {
   for (const char* version : kCapturedVersions) {
     SCOPED_TRACE(version);
     auto names = DecodeExtenderArgs(Captured(version, "prioritize-request.nodecache-true.json"));
     ASSERT_TRUE(names.node_names.has_value());
-    EXPECT_EQ(names.node_names->size(), 3u);
+    EXPECT_FALSE(names.nodes.has_value());
+    EXPECT_GE(names.node_names->size(), 2u);
+    EXPECT_LE(names.node_names->size(), 3u);
     auto full = DecodeExtenderArgs(Captured(version, "prioritize-request.nodecache-false.json"));
     ASSERT_TRUE(full.nodes.has_value());
-    EXPECT_EQ(full.nodes->size(), 3u);
+    EXPECT_FALSE(full.node_names.has_value());
+    EXPECT_GE(full.nodes->size(), 2u);
+    EXPECT_LE(full.nodes->size(), 3u);
     EXPECT_EQ(full.pod.requests.units("nvidia.com/gpu"), 1);
   }
 }

@@ -180,8 +180,12 @@ TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
   std::string path = (fs::temp_directory_path() / "gpusched-manifest-policy.yaml").string();
   { std::ofstream(path) << policy; }
   std::vector<std::string> errors;
-  EXPECT_NE(LoadPolicy(path, errors), nullptr) << (errors.empty() ? "" : errors[0]);
+  auto loaded = LoadPolicy(path, errors);
   fs::remove(path);
+  ASSERT_NE(loaded, nullptr) << (errors.empty() ? "" : errors[0]);
+  // The README's registration relies on it: a GPU pod gets one node back from the filter, so
+  // kube-scheduler calls nothing else for it (tests/e2e run gpusched with this policy).
+  EXPECT_TRUE(loaded->spec().filter_best_only);
 }
 
 const fs::path kRecommended = kManifests / "scheduler-config" / "extender-recommended.yaml";
@@ -230,7 +234,10 @@ TEST(Manifests, readme_registration_is_the_recommended_configuration) {
     EXPECT_EQ(WithoutAddress(readme_extenders[i]), WithoutAddress(shipped[i])) << "entry " << i;
   }
   EXPECT_NE(text.find("manifests/scheduler-config/extender-recommended.yaml"), std::string::npos);
-  EXPECT_NE(text.find("--pod-max-in-unschedulable-pods-duration="), std::string::npos);
+  // No kube-scheduler flag from 1.29 on (the backoff queue retries a pod whose cycle failed on an
+  // error); the e2e tests would pass one written FLAG=VALUE in this section to kube-scheduler.
+  EXPECT_EQ(text.find("--pod-max-in-unschedulable-pods-duration="), std::string::npos);
+  EXPECT_NE(text.find("filterBestOnly: true"), std::string::npos);
 }
 
 // One gpusched at two entries: the filter entry binds the pods that ask for a GPU resource
@@ -269,6 +276,22 @@ TEST(Manifests, recommended_configuration_filters_gpu_pods_and_ranks_every_pod) 
   EXPECT_TRUE(rank["ignorable"].as<bool>());
   EXPECT_TRUE(rank["nodeCacheCapable"].as<bool>());
   EXPECT_GT(rank["weight"].as<int>(), 0);
+}
+
+// One filter entry for GPU pods and nothing else: with the shipped best-only policy a GPU pod costs
+// kube-scheduler one call, and a pod without GPUs none.
+TEST(Manifests, best_only_configuration_filters_gpu_pods_only) {
+  ServerOptions defaults;
+  YAML::Node cfg =
+      YAML::LoadFile((kManifests / "scheduler-config" / "extender-best-only.yaml").string());
+  ASSERT_EQ(cfg["extenders"].size(), 1u);
+  YAML::Node e = cfg["extenders"][0];
+  EXPECT_EQ(e["filterVerb"].as<std::string>(), defaults.filter_verb);
+  EXPECT_FALSE(e["prioritizeVerb"]);
+  EXPECT_FALSE(e["ignorable"].as<bool>());
+  EXPECT_TRUE(e["nodeCacheCapable"].as<bool>());
+  EXPECT_EQ(Managed(e, "extender-best-only.yaml"),
+            Managed(YAML::LoadFile(kRecommended.string())["extenders"][0], "recommended"));
 }
 
 TEST(Manifests, all_pods_configuration_pairs_with_the_best_only_policy) {

@@ -222,6 +222,11 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
         passed.push_back(args.nodes ? std::string_view((*args.nodes)[i].raw_json) : c.names[i]);
         break;
       case VerdictCode::kUnschedulable:
+        // A node best-only demoted is left out of the answer: kube-scheduler drops a node that is
+        // in neither failure map silently, and since another node passed, the pod binds and no
+        // event quotes a reason. Listing them cost kube-scheduler a decoded map entry and a status
+        // per candidate node and call (docs/benchmarks.md, "Which registration").
+        if (v.reason == kNotBestReason) break;
         result.failed_nodes.emplace_back(c.names[i], reasons.Of(v.reason));
         break;
       case VerdictCode::kUnresolvable:

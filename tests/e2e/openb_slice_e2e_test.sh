@@ -60,12 +60,12 @@ use_setup() {  # readme | most-allocated | none
 gpusched_nodes() {
   curl -sf "http://127.0.0.1:$port/metrics" | awk '/^gpusched_inventory_nodes /{print $2}'
 }
-# The same setup in the simulator, as kube-scheduler v1.26 scores and samples nodes (--blend), the
-# pods in the file's order: its GPUs allocated after the last pod, % of capacity.
+# The same setup in the simulator (gpusched with the shipped policy), as kube-scheduler scores and
+# samples nodes (--blend), the pods in the file's order: its GPUs allocated after the last pod, % of capacity.
 simulated() {  # SETUP
   local flags
   case $1 in
-    readme) flags=(--policy gpusched --blend least-allocated --extender-weight 5
+    readme) flags=(--policy "$shipped_policy" --blend least-allocated --extender-weight 5
       --extender-filter gpu --extender-prioritize all) ;;
     most-allocated) flags=(--policy none --blend most-allocated) ;;
     none) flags=(--policy none --blend least-allocated) ;;

@@ -57,11 +57,8 @@ if [[ -z ${GPUSCHED_RELIABILITY_CONFIG:-} && $readme_section != *extender-recomm
 fi
 if [[ -n ${GPUSCHED_RELIABILITY_SCHEDULER_ARGS+set} ]]; then
   scheduler_args=$GPUSCHED_RELIABILITY_SCHEDULER_ARGS
-else
-  scheduler_args=$(grep -o -- '--pod-max-in-unschedulable-pods-duration=[0-9a-z]*' <<< "$readme_section" |
-    head -1) || true
-  [[ -n $scheduler_args ]] ||
-    { echo "FAIL: the README's registration section names no kube-scheduler flag"; exit 1; }
+else  # the flag the README recommends, if any (none from 1.29: the backoff queue retries the pod)
+  scheduler_args=$(e2e_readme_scheduler_args)
 fi
 
 port=$(e2e_free_port)
@@ -72,7 +69,7 @@ config="$work/scheduler-config.yaml"
   printf "clientConnection:\n  kubeconfig: '@KUBECONFIG@'\n"
 } > "$config"
 grep -q "http://127.0.0.1:$port\"" "$config" || { echo "FAIL: no urlPrefix in $config_src"; exit 1; }
-echo "registration: ${config_src#"$repo"/}, kube-scheduler $scheduler_args"
+echo "registration: ${config_src#"$repo"/}, kube-scheduler ${scheduler_args:-without flags}"
 K8S_STACK_SCHEDULER_ARGS="$scheduler_args" \
   "$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$config" > /dev/null ||
   { echo "FAIL: kube-scheduler did not start with $config"; tail -20 "$state/logs/kube-scheduler.log"; exit 1; }
@@ -83,7 +80,8 @@ ops_port=$(e2e_free_port)
 [[ $ops_port != "$port" ]] || ops_port=$(e2e_free_port)
 start_gpusched() {  # starts it and returns at once
   "$gpusched" serve --listen "127.0.0.1:$port" --ops-listen "127.0.0.1:$ops_port" \
-    --kubeconfig "$KUBECONFIG" --log-level debug >> "$work/gpusched.log" 2>&1 &
+    --kubeconfig "$KUBECONFIG" --policy "$shipped_policy" --log-level debug \
+    >> "$work/gpusched.log" 2>&1 &
   gpusched_pid=$!
 }
 ready_code() {

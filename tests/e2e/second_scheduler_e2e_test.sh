@@ -158,7 +158,11 @@ start_replica() {  # NAME
   done
   echo "FAIL: kube-scheduler $1 did not become healthy"; tail -20 "$work/ks-$1.log"; exit 1
 }
-leads() { grep -q 'successfully acquired lease gpusched/gpusched-scheduler' "$work/ks-$1.log"; }
+# klog's words for it: "successfully acquired lease gpusched/gpusched-scheduler" up to 1.35,
+# '"Successfully acquired lease" lock="gpusched/gpusched-scheduler"' from 1.36 (structured logging).
+leads() {
+  grep -qiE 'successfully acquired lease"? (lock=")?gpusched/gpusched-scheduler' "$work/ks-$1.log"
+}
 # What the test saw, then exit 1 when a check failed.
 finish() {
   if ((failures == 0)); then return 0; fi

@@ -82,10 +82,11 @@ e2e_readme_config() {
   } > "$1"
   grep -q "http://127.0.0.1:$2" "$1" || { echo "FAIL: no extender block found in the README"; exit 1; }
 }
-# e2e_readme_scheduler_args: the kube-scheduler flags the README's registration section names.
+# e2e_readme_scheduler_args: the kube-scheduler flag the README's registration section tells
+# operators to add (written FLAG=VALUE), or nothing: from 1.29 none is needed.
 e2e_readme_scheduler_args() {
   sed -n '/^## Register it with kube-scheduler/,/^## /p' "$repo/README.md" |
-    grep -o -- '--pod-max-in-unschedulable-pods-duration=[0-9a-z]*' | head -1
+    grep -o -- '--pod-max-in-unschedulable-pods-duration=[0-9a-z]*' | head -1 || true
 }
 # e2e_most_allocated_config FILE: NodeResourcesFit MostAllocated, nvidia.com/gpu 5, cpu 1, memory 1.
 e2e_most_allocated_config() {
@@ -109,10 +110,22 @@ YAML
 # e2e_default_config FILE: kube-scheduler's defaults, no extender.
 e2e_default_config() { e2e_config_head > "$1"; }
 
+# The policy gpusched runs with as deployed: manifests/base's ConfigMap (policy.yaml), which the
+# README's setup names. $shipped_policy is that text as a file.
+shipped_policy=$work/shipped-policy.yaml
+awk '/^  policy.yaml: [|]/ {on = 1; next} on && /^[^ ]/ {on = 0} on {sub(/^    /, ""); print}' \
+  "$repo/manifests/base/policy-configmap.yaml" > "$shipped_policy"
+grep -q '^kind: SchedulingPolicy' "$shipped_policy" ||
+  { echo "FAIL: no policy.yaml in manifests/base/policy-configmap.yaml"; exit 1; }
+
 # e2e_gpusched_start BINARY PORT [FLAGS...]: `gpusched serve` on 127.0.0.1:PORT against the stack,
 # logging to $work/gpusched.log; returns once /readyz answers (within 10 s). Sets gpusched_pid.
+# Without a --policy among FLAGS it serves the shipped policy, as the Deployment does.
 e2e_gpusched_start() {
-  "$1" serve --listen "127.0.0.1:$2" --kubeconfig "$KUBECONFIG" "${@:3}" >> "$work/gpusched.log" 2>&1 &
+  local policy=(--policy "$shipped_policy")
+  [[ " ${*:3} " == *" --policy "* || " ${*:3} " == *" --policy="* ]] && policy=()
+  "$1" serve --listen "127.0.0.1:$2" --kubeconfig "$KUBECONFIG" "${policy[@]}" "${@:3}" \
+    >> "$work/gpusched.log" 2>&1 &
   gpusched_pid=$!
   for _ in $(seq 1 100); do
     curl -sf "http://127.0.0.1:$2/readyz" > /dev/null 2>&1 && return 0
