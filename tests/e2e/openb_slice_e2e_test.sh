@@ -42,14 +42,32 @@ pod_csv="$work/pods.csv"
   --pods-csv "$trace/openb_pod_list_default.csv" --nodes "$nodes" --seed "$seed" \
   --out-nodes "$node_csv" --out-pods "$pod_csv"
 
-# --- the three setups ---------------------------------------------------------------------------
+# --- the setups ---------------------------------------------------------------------------------
+# readme, most-allocated and none by default; also, to weigh registrations (docs/benchmarks.md
+# "Which registration"): two-entry (the README's block, default policy), best-only
+# (extender-best-only.yaml, shipped policy) and gpu-only (extender-default-profile.yaml, default
+# policy). Only readme, most-allocated and none are checked; the others are measured.
 port=$(e2e_free_port)
 e2e_sched_top=
 ((percentage > 0)) && e2e_sched_top="percentageOfNodesToScore: $percentage"
 e2e_readme_config "$work/readme.yaml" "$port"
+cp "$work/readme.yaml" "$work/two-entry.yaml"
+for pair in best-only:extender-best-only.yaml gpu-only:extender-default-profile.yaml; do
+  {
+    e2e_config_head
+    sed -n '/^extenders:/,$p' "$repo/manifests/scheduler-config/${pair#*:}" |
+      sed "s#http://[0-9.]*:8888#http://127.0.0.1:$port#"
+  } > "$work/${pair%%:*}.yaml"
+done
 e2e_most_allocated_config "$work/most-allocated.yaml"
 e2e_default_config "$work/none.yaml"
-use_setup() {  # readme | most-allocated | none
+policy_of() {  # SETUP: the policy gpusched serves in that setup
+  case $1 in
+    two-entry | gpu-only) echo "$repo/policies/default.yaml" ;;
+    *) echo "$shipped_policy" ;;
+  esac
+}
+use_setup() {  # SETUP
   local args=
   [[ $1 == readme ]] && args=$(e2e_readme_scheduler_args)
   K8S_STACK_SCHEDULER_ARGS=$args "$stack/restart-scheduler.sh" --state "$state" \
@@ -65,8 +83,10 @@ gpusched_nodes() {
 simulated() {  # SETUP
   local flags
   case $1 in
-    readme) flags=(--policy "$shipped_policy" --blend least-allocated --extender-weight 5
-      --extender-filter gpu --extender-prioritize all) ;;
+    readme | two-entry) flags=(--policy "$(policy_of "$1")" --blend least-allocated
+      --extender-weight 5 --extender-filter gpu --extender-prioritize all) ;;
+    best-only | gpu-only) flags=(--policy "$(policy_of "$1")" --blend least-allocated
+      --extender-weight 5 --extender-filter gpu --extender-prioritize gpu) ;;
     most-allocated) flags=(--policy none --blend most-allocated) ;;
     none) flags=(--policy none --blend least-allocated) ;;
   esac
@@ -81,9 +101,9 @@ simulated() {  # SETUP
 run() {  # SETUP ARRIVAL: the replay's key=value line into $work/run.out
   "$replay" clean --kubeconfig "$KUBECONFIG" || return 1
   "$replay" create-nodes --kubeconfig "$KUBECONFIG" --nodes "$node_csv" > /dev/null || return 1
-  if [[ $1 == readme ]]; then
+  if [[ $1 != most-allocated && $1 != none ]]; then
     e2e_gpusched_stop
-    e2e_gpusched_start "$gpusched" "$port"
+    e2e_gpusched_start "$gpusched" "$port" --policy "$(policy_of "$1")"
     for _ in $(seq 1 100); do
       [[ $(gpusched_nodes) == "$nodes" ]] && break
       sleep 0.1

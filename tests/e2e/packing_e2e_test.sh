@@ -5,7 +5,8 @@
 # come from ../shared/control-plane (or $GPUSCHED_K8S_STACK); gpusched watches that API server.
 #
 # Usage: packing_e2e_test.sh GPUSCHED_BINARY SCENARIO [RESULTS_FILE]
-#   SCENARIO: ones | mixed | products | affinity | mig | maintenance | reuse
+#   SCENARIO: ones | mixed | products | affinity | affinity-sampled | mig | maintenance | reuse
+#   (affinity-sampled draws its pods from GPUSCHED_PACKING_SEED, default 1)
 # Prints one RESULT line per (setup, arrival) and appends them to RESULTS_FILE when given.
 # Exit 0 pass, 1 fail, 77 skip (no control plane).
 set -euo pipefail
@@ -221,6 +222,39 @@ case $scenario in
       add_pod "p$n nvidia.com/gpu $gpus $pin"; n=$((n + 1))
     done
     ;;
+  affinity-sampled)  # issue #36: the affinity cluster, 72 GPUs in pods drawn from a seed
+    # (GPUSCHED_PACKING_SEED, default 1): the pods of a placement that fills five A100s and all
+    # eight L4s exactly, so one placement places every GPU; some pinned to their product by
+    # required node affinity (In, or NotIn the other), in a shuffled order.
+    RANDOM=${GPUSCHED_PACKING_SEED:-1}
+    scenario_note=" seed=${GPUSCHED_PACKING_SEED:-1}"
+    for i in $(seq 1 6); do add_node "a100-$i" 8 NVIDIA-A100-SXM4-80GB; done
+    for i in $(seq 1 8); do add_node "l4-$i" 4 NVIDIA-L4; done
+    drawn=()
+    fill() {  # CAPACITY PIN_IN PIN_NOT: one node's worth of pods, sizes 8/4/2/1 as they fit
+      local left=$1 size
+      while ((left > 0)); do
+        sizes=()
+        for size in 8 4 2 1; do ((size <= left)) && sizes+=("$size"); done
+        size=${sizes[RANDOM % ${#sizes[@]}]}
+        case $((RANDOM % 4)) in
+          0) drawn+=("$size In:$2") ;;
+          1) drawn+=("$size $3") ;;
+          *) drawn+=("$size") ;;
+        esac
+        left=$((left - size))
+      done
+    }
+    for _ in 1 2 3 4 5; do fill 8 NVIDIA-A100-SXM4-80GB NotIn:NVIDIA-L4; done
+    for _ in 1 2 3 4 5 6 7 8; do fill 4 NVIDIA-L4 In:NVIDIA-L4; done
+    n=0
+    while ((${#drawn[@]} > 0)); do  # a seeded shuffle
+      k=$((RANDOM % ${#drawn[@]}))
+      read -r gpus pin <<< "${drawn[k]}"
+      add_pod "p$n nvidia.com/gpu $gpus $pin"; n=$((n + 1))
+      drawn=("${drawn[@]:0:k}" "${drawn[@]:k+1}")
+    done
+    ;;
   mig)  # A100s in MIG mixed mode (7 x 1g.5gb + 1 x 3g.20gb per GPU pair, as advertised) and whole GPUs
     mig_labels=',"nvidia.com/mig.strategy":"mixed","nvidia.com/mig.config":"all-balanced","nvidia.com/mig.config.state":"success"'
     for i in 1 2; do
@@ -294,7 +328,7 @@ for setup in readme most-allocated none; do
       got[$setup,$arrival]=$(allocated "$setup" "$arrival")
     fi
     used[$setup,$arrival]=$(nodes_used "$setup" "$arrival")
-    line="RESULT k8s=$k8s_version scenario=$scenario setup=$setup arrival=$arrival allocated=${got[$setup,$arrival]} demand=$demand nodes_used=${used[$setup,$arrival]}"
+    line="RESULT k8s=$k8s_version scenario=$scenario${scenario_note:-} setup=$setup arrival=$arrival allocated=${got[$setup,$arrival]} demand=$demand nodes_used=${used[$setup,$arrival]}"
     echo "$line"
     [[ -n $results ]] && echo "$line" >> "$results"
   done
@@ -329,7 +363,7 @@ for arrival in one-by-one burst; do
         done
       done < "$work/placed-readme-$arrival"
       ;;
-    affinity)  # no pinned pod off its product; one by one, every pinned pod placed, all 72 GPUs
+    affinity | affinity-sampled)  # no pinned pod off its product; one by one, all 72 GPUs
       # In a burst, which pins gpusched's watch has reported when kube-scheduler asks about a free
       # pod is a race (product-reserve weighs the pins seen so far), so there only the general
       # check above (at least MostAllocated) holds; one by one, the watch has seen every earlier

@@ -198,7 +198,7 @@ done
 
 # Which entry kube-scheduler calls for which pod, with gpusched up: a pod asking for no GPU is
 # ranked (prioritize) but never filtered, and lands where gpusched ranks best; a GPU pod is filtered
-# once (the prioritize entry has no filterVerb, so it is not called in filter).
+# once (the prioritize entry has no filterVerb, so it is not called in filter) and not ranked.
 calls() {
   echo "$(metric_sum gpusched_extender_requests_total 'verb="filter"')" \
     "$(metric_sum gpusched_extender_requests_total 'verb="prioritize"')"
@@ -229,6 +229,9 @@ if [[ -z ${GPUSCHED_RELIABILITY_CONFIG:-} ]]; then
   [[ -n $best && $(node_of default warm-cpu) == "$best" ]] ||
     fail "the pod without GPU is not on gpusched's best-ranked node (${best:-none})"
   ((f2 == f1 + 1)) || fail "the GPU pod was filtered $((f2 - f1)) times, not once"
+  # The shipped policy's filter leaves one node (filterBestOnly), so kube-scheduler binds the GPU
+  # pod without scoring it: one HTTP call in all.
+  ((p2 == p1)) || fail "the GPU pod was also ranked (prioritize +$((p2 - p1))): two calls, not one"
 fi
 delete_pods default
 
