@@ -70,14 +70,20 @@ env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 
   -LE 'e2e|image'
 wait_for "$e2e" "$e2e_log" "end-to-end tests (ASan+UBSan build)" 200
 cat "$e2e_log"
-# Say which control planes the e2e tests ran on, or why they were skipped (stack.sh's SKIP line).
+# Say which control planes the e2e tests ran on, or why they were skipped (stack.sh's SKIP lines).
 planes=$(bash "$root/tests/e2e/k8s_versions.sh" | awk '{printf "%s%s", sep, $1; sep=", "}')
-if [[ -n $planes ]]; then
-  phase "end-to-end tests ran on Kubernetes $planes"
-else
-  phase "end-to-end tests SKIPPED: no Kubernetes control-plane binaries (K8S_STACK_BIN_DIR or" \
-    "GPUSCHED_K8S_VERSIONS; ~/.cache/k8s-stack/VERSION/bin; docs/development.md)"
+stack_dir=${GPUSCHED_K8S_STACK:-$root/../shared/control-plane}
+e2e_passed=$(grep -c 'Test *#[0-9]*: e2e_.* Passed' "$e2e_log" || true)
+e2e_skipped=$(grep -c 'Test *#[0-9]*: e2e_.*Skipped' "$e2e_log" || true)
+why=
+if [[ ! -x $stack_dir/up.sh ]]; then
+  why="no control-plane scripts at $stack_dir (set GPUSCHED_K8S_STACK)"
+elif [[ -z $planes ]]; then
+  why="no Kubernetes control-plane binaries (K8S_STACK_BIN_DIR or GPUSCHED_K8S_VERSIONS;"
+  why+=" ~/.cache/k8s-stack/VERSION/bin; docs/development.md)"
 fi
+phase "end-to-end tests: $e2e_passed passed, $e2e_skipped skipped${planes:+, on Kubernetes $planes}"
+if ((e2e_skipped > 0)); then phase "end-to-end tests SKIPPED: ${why:-run `ctest -L e2e -V` in build-asan to see why}"; fi
 
 phase "build (in the background) and test where threads meet under ThreadSanitizer"
 wait_for "$tsan_build" "$tsan_log" "ThreadSanitizer build" 40

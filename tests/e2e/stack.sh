@@ -28,7 +28,8 @@ fi
 state=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-$1-stack.XXXXXX")
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-e2e-$1-work.XXXXXX")
 e2e_exit() {
-  if declare -F e2e_cleanup_hook > /dev/null; then e2e_cleanup_hook || true; fi
+  # The hook tears down what the test started on the stack: nothing before the stack is up.
+  if [[ -n ${e2e_up:-} ]] && declare -F e2e_cleanup_hook > /dev/null; then e2e_cleanup_hook || true; fi
   "$stack/down.sh" --state "$state" --wipe > /dev/null 2>&1 || true
   rm -rf -- "$work"
 }
@@ -44,6 +45,7 @@ elif ((up_rc != 0)); then
   exit 1
 fi
 while IFS='=' read -r key value; do export "$key=$value"; done <<< "$up"  # KUBECONFIG, KUBECTL
+e2e_up=1
 echo "Kubernetes $k8s_version from $e2e_bin_dir"
 
 kubectl() { timeout 60 "$KUBECTL" --request-timeout=30s "$@"; }
