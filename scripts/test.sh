@@ -27,13 +27,13 @@ asan_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stack
 asan_config=(-DCMAKE_BUILD_TYPE=Debug -DGPUSCHED_SANITIZE=address,undefined
   -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DGPUSCHED_UNITY_BUILD=ON)
 # The end-to-end tests need only the gpusched and openb_replay binaries and mostly wait on
-# kube-scheduler and their own settle pauses: they start as soon as those are built and run, four
-# at a time, once per Kubernetes version found (tests/e2e/k8s_versions.sh), while the rest of the
+# kube-scheduler and their own settle pauses: they start as soon as those are built and run, three
+# at a time (the openb slices first), once per Kubernetes version found (tests/e2e/k8s_versions.sh), while the rest of the
 # build, then the unit tests, take the CPU. Each background job runs in its own process
 # group (setsid), so a failure stops them all.
 "$root/scripts/build.sh" "$root/build-asan" "${asan_config[@]}" -- gpusched openb_replay
 e2e_log=$root/build-asan/e2e.log
-setsid -w env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 4 \
+setsid -w env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 3 \
   --timeout 300 -L e2e > "$e2e_log" 2>&1 &
 e2e=$!
 # The image test (label image) builds the Dockerfile's release gpusched and the runtime root
