@@ -42,7 +42,7 @@ setups=${GPUSCHED_REG_SETUPS:-alone two-entry readme best-only}
 runs=${GPUSCHED_REG_RUNS:-1}
 qps=${GPUSCHED_REG_QPS:-1000}
 e2e_cleanup_hook() {
-  if declare -F e2e_gpusched_stop > /dev/null; then e2e_gpusched_stop; fi
+  e2e_gpusched_stop
   [[ -n ${second_pid:-} ]] && kill "$second_pid" 2> /dev/null && wait "$second_pid" 2> /dev/null
   return 0
 }
@@ -72,16 +72,8 @@ e2e_sched_client="  qps: $qps
   burst: $((qps * 2))"
 e2e_readme_config "$work/readme.yaml" "$port"
 e2e_default_config "$work/alone.yaml"
-# manifest_config SETUP FILE: a shipped registration's extenders at this gpusched's address.
-manifest_config() {
-  {
-    e2e_config_head
-    sed -n '/^extenders:/,$p' "$repo/manifests/scheduler-config/$2" |
-      sed "s#http://[0-9.]*:8888#http://127.0.0.1:$port#"
-  } > "$work/$1.yaml"
-}
-manifest_config gpu-only extender-default-profile.yaml
-manifest_config best-only extender-best-only.yaml
+e2e_manifest_config "$work/gpu-only.yaml" extender-default-profile.yaml "$port"
+e2e_manifest_config "$work/best-only.yaml" extender-best-only.yaml "$port"
 default_policy=$repo/policies/default.yaml
 # The second scheduler's configuration: the ConfigMap's, with this stack's kubeconfig and client
 # limits, and without leader election (one replica here).

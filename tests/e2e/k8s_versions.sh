@@ -31,10 +31,13 @@ version_of() {  # BIN_DIR
     out=$(timeout 10 "$1/kube-apiserver" --version 2> /dev/null | awk '{print $2}')
   fi
   out=${out#v}
-  if [[ ! $out =~ ^[0-9]+\.[0-9]+ ]]; then  # no runnable binary: the folder's own name
+  # The label names CTest tests: a version, or else the folder's name, in safe characters only.
+  [[ $out =~ ^[0-9]+\.[0-9]+[0-9A-Za-z.+-]*$ ]] || out=
+  if [[ -z $out ]]; then  # no runnable binary: the folder's own name
     out=$(basename -- "$1")
     [[ $out == bin ]] && out=$(basename -- "$(dirname -- "$1")")
     out=${out#v}
+    out=${out//[^0-9A-Za-z.+-]/_}
   fi
   echo "$out"
 }

@@ -52,13 +52,8 @@ e2e_sched_top=
 ((percentage > 0)) && e2e_sched_top="percentageOfNodesToScore: $percentage"
 e2e_readme_config "$work/readme.yaml" "$port"
 cp "$work/readme.yaml" "$work/two-entry.yaml"
-for pair in best-only:extender-best-only.yaml gpu-only:extender-default-profile.yaml; do
-  {
-    e2e_config_head
-    sed -n '/^extenders:/,$p' "$repo/manifests/scheduler-config/${pair#*:}" |
-      sed "s#http://[0-9.]*:8888#http://127.0.0.1:$port#"
-  } > "$work/${pair%%:*}.yaml"
-done
+e2e_manifest_config "$work/best-only.yaml" extender-best-only.yaml "$port"
+e2e_manifest_config "$work/gpu-only.yaml" extender-default-profile.yaml "$port"
 e2e_most_allocated_config "$work/most-allocated.yaml"
 e2e_default_config "$work/none.yaml"
 policy_of() {  # SETUP: the policy gpusched serves in that setup

@@ -84,6 +84,16 @@ e2e_readme_config() {
   } > "$1"
   grep -q "http://127.0.0.1:$2" "$1" || { echo "FAIL: no extender block found in the README"; exit 1; }
 }
+# e2e_manifest_config FILE MANIFEST PORT: manifests/scheduler-config/MANIFEST's extenders with
+# gpusched at 127.0.0.1:PORT.
+e2e_manifest_config() {
+  {
+    e2e_config_head
+    sed -n '/^extenders:/,$p' "$repo/manifests/scheduler-config/$2" |
+      sed "s#http://[0-9.]*:8888#http://127.0.0.1:$3#"
+  } > "$1"
+  grep -q "http://127.0.0.1:$3\"" "$1" || { echo "FAIL: no urlPrefix in $2"; exit 1; }
+}
 # e2e_readme_scheduler_args: the kube-scheduler flag the README's registration section tells
 # operators to add (written FLAG=VALUE), or nothing: from 1.29 none is needed.
 e2e_readme_scheduler_args() {
