@@ -20,8 +20,8 @@ TaskShape Gpus(int32_t n, std::vector<std::string> models = {}, int64_t milli = 
   return TaskShape{0, milli, n, std::move(models)};
 }
 
-TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_gpu_of_the_product) {
-  std::map<std::string, int64_t, std::less<>> gpus = {{"T4", 8}, {"L4", 16}, {"A100", 16}};
+TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_free_gpu_of_the_product) {
+  GpuMilliByProduct gpus = {{"T4", 8000}, {"L4", 16000}, {"A100", 16000}};
   // Per task: 0.25 x 1 GPU pinned to T4, 0.25 x 4 GPUs pinned to A100 or L4 (half on each),
   // 0.5 unpinned. Pressure: T4 0.25 / 8, A100 and L4 0.5 / 16 each: T4 and A100 equal.
   std::vector<WeightedShape> workload = {
@@ -37,18 +37,56 @@ TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_gpu_of_the_product) {
   EXPECT_DOUBLE_EQ(scores["T4"], 50);
   EXPECT_DOUBLE_EQ(scores["A100"], 0);
   // A product no pinned shape asks for scores 100; nothing pinned, nothing to say.
-  gpus["H100"] = 8;
+  gpus["H100"] = 8000;
   EXPECT_DOUBLE_EQ(ProductReserveScores(workload, gpus)["H100"], 100);
   EXPECT_TRUE(ProductReserveScores(std::vector<WeightedShape>{{Gpus(2), 1}}, gpus).empty());
   // A shape pinned to a product the cluster does not have asks nothing of the others.
   EXPECT_TRUE(
       ProductReserveScores(std::vector<WeightedShape>{{Gpus(2, {"V100"}), 1}}, gpus).empty());
+  // A product with no GPU free takes no share of a shape that accepts it, and is not scored.
+  gpus["A100"] = 0;
+  scores = ProductReserveScores(workload, gpus);
+  EXPECT_FALSE(scores.contains("A100"));
+  EXPECT_DOUBLE_EQ(scores["L4"], 0);  // the A100-or-L4 shape now asks 1 GPU per task of the L4
+}
+
+// Issue #36's affinity-sampled seed 1: 6 A100 x8 and 8 L4 x4, pinned pods asking 24 of the
+// A100s and 10 of the L4s. Over all GPUs the A100s look the more needed (24/48 against 10/32),
+// so free pods went to the L4s until two L4-pinned pods found no room. Over free GPUs, once the
+// L4s are two-thirds full they are the more needed, and free pods turn to the A100s.
+TEST(ProductReserve, free_pods_turn_away_from_a_product_as_it_fills) {
+  std::vector<WeightedShape> workload = {{Gpus(1, {"L4"}), 10.0 / 72},
+                                         {Gpus(1, {"A100"}), 24.0 / 72},
+                                         {Gpus(1), 38.0 / 72}};
+  auto empty = ProductReserveScores(workload, {{"A100", 48000}, {"L4", 32000}});
+  EXPECT_GT(empty["L4"], empty["A100"]);
+  auto l4_filling = ProductReserveScores(workload, {{"A100", 40000}, {"L4", 12000}});
+  EXPECT_GT(l4_filling["A100"], l4_filling["L4"]);
+  EXPECT_DOUBLE_EQ(l4_filling["L4"], 0);
 }
 
 NodeState ProductNode(const std::string& name, const std::string& product, int64_t gpus) {
   NodeState n = MakeNode(name, ResourceList{{std::string(kGpuResource), Units(gpus)}});
   n.info.gpu.product = product;
   return n;
+}
+
+// The live snapshot counts each product's free GPUs off its nodes' usage; the simulator's follows
+// the table its run keeps current.
+TEST(ProductReserve, snapshot_counts_free_gpus_or_follows_a_tracked_table) {
+  NodeState busy = ProductNode("t4-1", "Tesla-T4", 4);
+  busy.used = ResourceList{{std::string(kGpuResource), Units(3)}};
+  NodeState over = ProductNode("t4-2", "Tesla-T4", 2);
+  over.used = ResourceList{{std::string(kGpuResource), Units(5)}};  // counts as none free
+  std::vector<ClusterSnapshot::NodePtr> nodes = {
+      std::make_shared<const NodeState>(busy), std::make_shared<const NodeState>(over),
+      std::make_shared<const NodeState>(MakeNode("cpu-1", ResourceList{{"cpu", 4000}}))};
+  ClusterSnapshot live(nodes, 1);
+  EXPECT_EQ(live.free_gpu_milli_by_product(), (GpuMilliByProduct{{"Tesla-T4", 1000}}));
+  GpuMilliByProduct tracked = {{"Tesla-T4", 2500}};
+  ClusterSnapshot simulated(nodes, 1, {}, {}, {}, {}, DeviceModel::WholeDevices(), &tracked);
+  tracked["Tesla-T4"] = 500;
+  EXPECT_EQ(simulated.free_gpu_milli_by_product().at("Tesla-T4"), 500);
 }
 
 // Through the engine, as the server and the simulator run it: NewCycle prepares the plugin, and
@@ -60,6 +98,7 @@ TEST(ProductReserve, free_pods_keep_off_the_product_pinned_pods_need) {
   ObservedWorkload seen{{{Gpus(1, {"Tesla-T4"}), 0.5}, {Gpus(1), 0.5}}, 10};
   ClusterSnapshot snapshot(nodes, 1, seen);
   EXPECT_EQ(snapshot.gpus_by_product().at("Tesla-T4"), 4);
+  EXPECT_EQ(snapshot.free_gpu_milli_by_product().at("Tesla-T4"), 4000);
 
   PolicySpec policy = DefaultPolicySpec();
   ProfileSpec profile;

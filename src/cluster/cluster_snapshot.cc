@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/util/quantity.h"
 
 namespace gpusched {
 namespace {
@@ -46,12 +47,28 @@ std::vector<PodInfo> SortedCopies(std::vector<GpuPodList::PodPtr> from) {
 
 }  // namespace
 
+int64_t FreeGpuMilli(const NodeState& node) {
+  return std::max<int64_t>(0, node.free_milli(kGpuResource));
+}
+
+GpuMilliByProduct FreeGpuMilliByProduct(std::span<const std::shared_ptr<const NodeState>> nodes) {
+  GpuMilliByProduct free;
+  for (const auto& n : nodes) {
+    if (n->info.allocatable.milli(kGpuResource) < kMilliPerGpu) continue;
+    int64_t& sum = free[n->info.gpu.product];
+    sum = SaturatingAdd(sum, FreeGpuMilli(*n));
+  }
+  return free;
+}
+
 ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
                                  ObservedWorkload observed_workload,
                                  std::vector<WeightedShape> standard_workload,
                                  Assumptions assumptions,
-                                 std::shared_ptr<const GpuPodList> gpu_pods, DeviceModel devices)
+                                 std::shared_ptr<const GpuPodList> gpu_pods, DeviceModel devices,
+                                 const GpuMilliByProduct* tracked_free_gpus)
     : nodes_(std::move(nodes)),
+      tracked_free_gpus_(tracked_free_gpus),
       observed_workload_(std::move(observed_workload)),
       standard_workload_(std::move(standard_workload)),
       assumptions_(std::move(assumptions)),
@@ -71,12 +88,11 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
     if (gpus > 0) {
       // Saturating: counts come from the API server, and a node's are bounded when decoded.
       int64_t& total = gpus_by_product_[n->info.gpu.product];
-      total = gpus > std::numeric_limits<int64_t>::max() - total
-                  ? std::numeric_limits<int64_t>::max()
-                  : total + gpus;
+      total = SaturatingAdd(total, gpus);
     }
   }
   index_ = NodeIndex(names);
+  if (tracked_free_gpus_ == nullptr) free_gpu_milli_by_product_ = FreeGpuMilliByProduct(nodes_);
   offered_resources_.assign(offered.begin(), offered.end());
   NumberClasses();
 }

@@ -15,14 +15,13 @@ struct ProductScores : CycleData {
 }  // namespace
 
 std::map<std::string, double, std::less<>> ProductReserveScores(
-    std::span<const WeightedShape> workload,
-    const std::map<std::string, int64_t, std::less<>>& gpus_by_product) {
+    std::span<const WeightedShape> workload, const GpuMilliByProduct& free_gpu_milli) {
   std::map<std::string, double, std::less<>> pressure;
   for (const auto& w : workload) {
     if (w.shape.gpu_models.empty() || !w.shape.wants_gpu()) continue;
     std::vector<std::string_view> accepted;
-    for (const auto& [product, gpus] : gpus_by_product) {
-      if (gpus > 0 && w.shape.AcceptsModel(product)) accepted.push_back(product);
+    for (const auto& [product, free] : free_gpu_milli) {
+      if (free > 0 && w.shape.AcceptsModel(product)) accepted.push_back(product);
     }
     double gpus_per_task = w.weight * static_cast<double>(w.shape.num_gpu) *
                            static_cast<double>(w.shape.gpu_milli) / kMilliPerGpu;
@@ -32,13 +31,13 @@ std::map<std::string, double, std::less<>> ProductReserveScores(
   }
   double highest = 0;
   for (auto& [product, p] : pressure) {
-    p /= static_cast<double>(gpus_by_product.find(product)->second);
+    p /= static_cast<double>(free_gpu_milli.find(product)->second) / kMilliPerGpu;
     highest = std::max(highest, p);
   }
   std::map<std::string, double, std::less<>> scores;
   if (highest <= 0) return scores;
-  for (const auto& [product, gpus] : gpus_by_product) {
-    if (gpus <= 0) continue;
+  for (const auto& [product, free] : free_gpu_milli) {
+    if (free <= 0) continue;
     auto p = pressure.find(product);
     scores[product] = kMaxNodeScore * (1 - (p == pressure.end() ? 0 : p->second / highest));
   }
@@ -50,7 +49,7 @@ void ProductReservePlugin::Prepare(Cycle& cycle) const {
   if (!TaskShapeOf(cycle).wants_gpu()) return;
   auto data = std::make_unique<ProductScores>();
   data->by_product = ProductReserveScores(cycle.snapshot().observed_workload(),
-                                          cycle.snapshot().gpus_by_product());
+                                          cycle.snapshot().free_gpu_milli_by_product());
   if (!data->by_product.empty()) cycle.Put(kName, std::move(data));
 }
 

@@ -279,7 +279,8 @@ namespace {
 // the standard ones; here they are known from the start (docs/benchmarks.md says what that misses).
 ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initial,
                                      const std::vector<NodeState>& nodes,
-                                     const std::vector<TracePod>& trace, DeviceModel devices) {
+                                     const std::vector<TracePod>& trace, DeviceModel devices,
+                                     const GpuMilliByProduct* free_gpus) {
   std::vector<TracePod> gpu_pods;
   for (const auto& p : trace) {
     if (p.num_gpu > 0 || p.gpu_milli > 0) gpu_pods.push_back(p);
@@ -291,7 +292,7 @@ ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initi
       gpu_pods.empty() ? std::vector<WeightedShape>{} : TraceWorkload(gpu_pods),
       static_cast<double>(gpu_pods.size())};
   return ClusterSnapshot(std::move(initial), 1, std::move(observed), StandardWorkloadOf(infos), {},
-                         {}, devices);
+                         {}, devices, free_gpus);
 }
 
 }  // namespace
@@ -326,10 +327,12 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   const TieBreak ties = options.ties.value_or(policy.ties);
   // Cluster-wide facts the plugins read (resources offered, the observed workload) and the device
   // model come from the snapshot; node states come from the run's own nodes, which change as pods
-  // commit, and their shares from the model's table, which changes with them.
+  // commit, their shares from the model's table and the free GPUs per product from `free_gpus`,
+  // which change with them.
   std::vector<ClusterSnapshot::NodePtr> initial;
   initial.reserve(nodes.size());
   for (const auto& n : nodes) initial.push_back(std::make_shared<const NodeState>(n));
+  GpuMilliByProduct free_gpus = FreeGpuMilliByProduct(initial);
   // The report measures fragmentation against the whole trace's shapes (FGD's method).
   const ObservedWorkload trace_workload{TraceWorkload(trace), static_cast<double>(trace.size())};
   const std::vector<WeightedShape> workload = LiveTargetWorkload(trace_workload, {}, {});
@@ -337,8 +340,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   // server would (LiveWorkloadSnapshot).
   ClusterSnapshot snapshot =
       options.blend.enabled
-          ? LiveWorkloadSnapshot(std::move(initial), nodes, trace, devices)
-          : ClusterSnapshot(std::move(initial), 1, trace_workload, {}, {}, {}, devices);
+          ? LiveWorkloadSnapshot(std::move(initial), nodes, trace, devices, &free_gpus)
+          : ClusterSnapshot(std::move(initial), 1, trace_workload, {}, {}, {}, devices, &free_gpus);
 
   // Fragment and idle GPU per node, kept current as pods commit.
   std::vector<double> fragment(nodes.size());
@@ -425,8 +428,12 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     } else {
       size_t i = feasible_index[static_cast<size_t>(chosen)];
       TaskShape shape = ShapeOf(pod);
+      const int64_t free_before = FreeGpuMilli(nodes[i]);
       Commit(nodes[i], shares[i], pod, shape,
              ChooseDevices(nodes[i], devices, shape, policy.devices, workload, random));
+      if (nodes[i].info.allocatable.milli(kGpuResource) >= kMilliPerGpu) {
+        free_gpus[nodes[i].info.gpu.product] -= free_before - FreeGpuMilli(nodes[i]);
+      }
       fragment_sum -= fragment[i];
       idle_sum -= idle[i];
       measure(i);

@@ -80,6 +80,16 @@ class GpuPodList {
   mutable GpuPods pods_;
 };
 
+// Milli-GPUs (nvidia.com/gpu) per nvidia.com/gpu.product.
+using GpuMilliByProduct = std::map<std::string, int64_t, std::less<>>;
+
+// The unallocated milli-GPUs of a node (nvidia.com/gpu allocatable minus used), 0 when
+// over-committed.
+int64_t FreeGpuMilli(const NodeState& node);
+// Per product, the unallocated milli-GPUs of `nodes` that offer at least one whole GPU
+// (ClusterSnapshot::free_gpu_milli_by_product).
+GpuMilliByProduct FreeGpuMilliByProduct(std::span<const std::shared_ptr<const NodeState>> nodes);
+
 class ClusterSnapshot {
  public:
   using NodePtr = std::shared_ptr<const NodeState>;
@@ -88,12 +98,15 @@ class ClusterSnapshot {
   // server's recent pods, the simulator's trace), `standard_workload` the shapes expected before
   // any are seen (gpusched/packing/target_workload.h); empty in the simulator. `devices`: whole
   // devices unless the builder models shares (the simulator), whose table must outlive the
-  // snapshot.
+  // snapshot. `tracked_free_gpus`: null, or the unallocated GPUs per product of a builder whose
+  // nodes change under the snapshot (the simulator commits pods to its own copies), which it keeps
+  // current and which must outlive the snapshot.
   ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
                   ObservedWorkload observed_workload = {},
                   std::vector<WeightedShape> standard_workload = {}, Assumptions assumptions = {},
                   std::shared_ptr<const GpuPodList> gpu_pods = {},
-                  DeviceModel devices = DeviceModel::WholeDevices());
+                  DeviceModel devices = DeviceModel::WholeDevices(),
+                  const GpuMilliByProduct* tracked_free_gpus = nullptr);
 
   // The assumption counted for the pod of key `pod_key` (its usage is in its node's), or nullptr.
   const Assumption* AssumptionOf(std::string_view pod_key) const;
@@ -129,6 +142,11 @@ class ClusterSnapshot {
   const std::map<std::string, int64_t, std::less<>>& gpus_by_product() const {
     return gpus_by_product_;
   }
+  // Unallocated milli-GPUs (nvidia.com/gpu allocatable minus used, assumed pods included) per
+  // nvidia.com/gpu.product, over the nodes that offer any; the builder's table when it tracks one.
+  const GpuMilliByProduct& free_gpu_milli_by_product() const {
+    return tracked_free_gpus_ != nullptr ? *tracked_free_gpus_ : free_gpu_milli_by_product_;
+  }
   // Every shape seen, with its share, and how many pods (decayed) the shares stand for.
   const ObservedWorkload& observed() const { return observed_workload_; }
   std::span<const WeightedShape> observed_workload() const { return observed_workload_.shapes; }
@@ -158,6 +176,8 @@ class ClusterSnapshot {
   size_t gpu_class_count_ = 0;
   std::vector<std::string> offered_resources_;
   std::map<std::string, int64_t, std::less<>> gpus_by_product_;
+  GpuMilliByProduct free_gpu_milli_by_product_;
+  const GpuMilliByProduct* tracked_free_gpus_;
   ObservedWorkload observed_workload_;
   std::vector<WeightedShape> standard_workload_;
   Assumptions assumptions_;
