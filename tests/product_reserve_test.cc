@@ -55,9 +55,8 @@ TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_free_gpu_of_the_product) 
 // so free pods went to the L4s until two L4-pinned pods found no room. Over free GPUs, once the
 // L4s are two-thirds full they are the more needed, and free pods turn to the A100s.
 TEST(ProductReserve, free_pods_turn_away_from_a_product_as_it_fills) {
-  std::vector<WeightedShape> workload = {{Gpus(1, {"L4"}), 10.0 / 72},
-                                         {Gpus(1, {"A100"}), 24.0 / 72},
-                                         {Gpus(1), 38.0 / 72}};
+  std::vector<WeightedShape> workload = {
+      {Gpus(1, {"L4"}), 10.0 / 72}, {Gpus(1, {"A100"}), 24.0 / 72}, {Gpus(1), 38.0 / 72}};
   auto empty = ProductReserveScores(workload, {{"A100", 48000}, {"L4", 32000}});
   EXPECT_GT(empty["L4"], empty["A100"]);
   auto l4_filling = ProductReserveScores(workload, {{"A100", 40000}, {"L4", 12000}});
