@@ -133,8 +133,11 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.result(static_cast<unsigned>(answer.status));
     response_.set(http::field::content_type, answer.content_type);
     if (!answer.allow.empty()) response_.set(http::field::allow, answer.allow);
-    response_.content_length(answer.body.size());
-    if (!head) response_.body() = std::move(answer.body);
+    response_.content_length(answer.body_size());
+    if (!head) {
+      response_.body() = std::move(answer.body);
+      if (answer.shared_tail) response_.body() += answer.shared_tail->substr(answer.shared_from);
+    }
     response_.keep_alive(!close);
     stream_.expires_after(shared_.options.request_timeout);
     http::async_write(stream_, response_,

@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -322,6 +324,66 @@ TEST_F(ServerFixture, concurrent_clients_get_consistent_answers) {
   for (int i = 0; i < 4; ++i) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+// The ops listener's guard for its probes (issue #37): however many scrapes and report reads are
+// under way, no more than max_concurrent_reports are built at once, so a thread is always free
+// for /healthz and /readyz.
+TEST_F(ServerFixture, reports_past_their_limit_get_503_and_the_probes_still_answer) {
+  server_->Stop();
+  thread_.join();
+  ServerOptions o;
+  o.port = 0;
+  o.serve_verbs = false;
+  o.threads = 2;
+  o.max_concurrent_reports = 1;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool building = false, release = false;
+  server_ = std::make_unique<HttpServer>(
+      o, service_,
+      [] {
+        return Readiness{true, false, "test"};
+      },
+      &metrics_);
+  server_->AddGetRoute("/slow-report", [&] {
+    std::unique_lock lock(mu);
+    building = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+    return HttpResponse{200, "application/json", "{}", ""};
+  });
+  port_ = server_->Bind();
+  thread_ = std::thread([this] { server_->Run(); });
+
+  std::thread reader([this] {
+    auto c = Client();
+    auto r = c.Get("/slow-report");
+    EXPECT_TRUE(r && r->status == 200);
+  });
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return building; }));
+  }
+  auto c = Client();
+  auto busy = c.Get("/metrics");
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(busy->status, 503) << "a second report was built beside the first";
+  EXPECT_NE(busy->body.find("\"error\""), std::string::npos);
+  auto health = c.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(Scraped("gpusched_http_reports_busy_total"), 1);
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  reader.join();
+  // Once the report is built, the next scrape goes through.
+  auto scrape = c.Get("/metrics");
+  ASSERT_TRUE(scrape);
+  EXPECT_EQ(scrape->status, 200);
 }
 
 // A request budget of 1 MiB (every request here is small, so it may take all of it), under the

@@ -28,9 +28,12 @@ HttpResponse ServeLatest(const std::shared_ptr<const Result>& result, std::strin
   w.BeginObject().Key("snapshotGeneration").Int(static_cast<int64_t>(result->generation));
   w.Key("ageSeconds").Double(SecondsSince(result->computed_at)).EndObject();
   // head is {"snapshotGeneration":N,"ageSeconds":X}; splice it before the report's first member.
-  head.pop_back();
-  std::string body = head + "," + result->json.substr(1);
-  return HttpResponse{200, kJsonType, std::move(body), ""};
+  // The report itself is sent from the shared result, however many readers wait for it.
+  head.back() = ',';
+  HttpResponse r{200, kJsonType, std::move(head), ""};
+  r.shared_tail = std::shared_ptr<const std::string>(result, &result->json);
+  r.shared_from = 1;
+  return r;
 }
 
 }  // namespace

@@ -116,10 +116,13 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
   if (f.Get("ops-listen").empty()) return std::nullopt;
   ServerOptions o;
   o.serve_verbs = false;
-  o.threads = 2;
-  // Its routes take no body. A budget of its own: the verbs' traffic can never fail the probes.
+  // Two threads for /metrics and the reports at most, one always free for the probes.
+  o.threads = 3;
+  o.max_concurrent_reports = 2;
+  // Its routes take no body. A budget of its own, for its answers waiting for slow readers: the
+  // verbs' traffic can never fail the probes, nor scrapers the verbs.
   o.limits.max_body_bytes = 64 << 10;
-  o.max_inflight_bytes = 4 << 20;
+  o.max_inflight_bytes = 64 << 20;
   o.keep_alive = main.keep_alive;
   o.request_timeout = main.request_timeout;
   o.max_connections = main.max_connections;

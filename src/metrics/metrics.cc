@@ -235,6 +235,22 @@ struct Metrics::Impl {
               "pass --max-inflight-body-bytes")
           .Register(*events)
           .Add({});
+  prometheus::Counter& dropped_answers =
+      prometheus::BuildCounter()
+          .Name("gpusched_http_answers_dropped_total")
+          .Help(
+              "Answers replaced by a 503 because the answers waiting for slow readers and the "
+              "requests in flight would pass the listener's in-flight byte budget")
+          .Register(*events)
+          .Add({});
+  prometheus::Counter& busy_reports =
+      prometheus::BuildCounter()
+          .Name("gpusched_http_reports_busy_total")
+          .Help(
+              "GETs of /metrics, /capacity or /why-pending answered 503 because the listener was "
+              "building as many answers of that kind as it allows beside its probes")
+          .Register(*events)
+          .Add({});
 
   explicit Impl(StateSource s) : state(std::move(s)) {
     prometheus::BuildGauge()
@@ -275,6 +291,10 @@ void Metrics::CountRejections(std::string_view plugin, std::string_view verdict_
 }
 
 void Metrics::CountRequestBudgetRejection() { impl_->budget_rejections.Increment(); }
+
+void Metrics::CountDroppedAnswer() { impl_->dropped_answers.Increment(); }
+
+void Metrics::CountBusyReport() { impl_->busy_reports.Increment(); }
 
 std::string Metrics::Scrape() const {
   std::vector<prometheus::MetricFamily> families = impl_->events->Collect();

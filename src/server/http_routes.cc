@@ -107,6 +107,7 @@ struct HttpRoutes::Impl {
   LogThrottle not_ready_log{std::chrono::seconds(1)};
   std::atomic<bool> stopping{false};  // ends the waits of AwaitStart
   std::map<std::string, std::function<HttpResponse()>, std::less<>> get_routes;  // before serving
+  std::atomic<size_t> reports_running{0};
 
   Impl(RouteOptions o, const ExtenderService& s, std::function<Readiness()> r, Metrics* m)
       : options(std::move(o)),
@@ -120,6 +121,36 @@ struct HttpRoutes::Impl {
   HttpResponse Failure(int status, const std::string& reason) {
     if (status == 503 && metrics) metrics->CountRequestBudgetRejection();
     return JsonError(status, reason);
+  }
+
+  HttpResponse Dropped(const std::string& reason) {
+    if (metrics) metrics->CountDroppedAnswer();
+    return JsonError(503, reason);
+  }
+
+  // `build`'s answer, unless max_concurrent_reports answers of its kind are being built: then a
+  // 503, so that the probes always find a thread.
+  template <class Build>
+  HttpResponse Report(Build&& build) {
+    size_t limit = options.max_concurrent_reports;
+    if (limit > 0 && reports_running.fetch_add(1) >= limit) {
+      reports_running.fetch_sub(1);
+      if (metrics) metrics->CountBusyReport();
+      return JsonError(503, "busy: " + std::to_string(limit) +
+                                " answers of /metrics or reports are being built; retry later");
+    }
+    struct Leave {
+      std::atomic<size_t>* running;
+      size_t limit;
+      ~Leave() {
+        if (limit > 0) running->fetch_sub(1);
+      }
+    } leave{&reports_running, limit};
+    try {
+      return build();
+    } catch (const std::exception& e) {
+      return JsonError(500, std::string("internal error: ") + e.what());
+    }
   }
 
   void Record(std::string_view verb, std::string_view outcome,
@@ -150,7 +181,9 @@ struct HttpRoutes::Impl {
         Readiness r = readiness();
         return Text(r.ready ? 200 : 503, (r.ready ? "ok: " : "not ready: ") + r.detail + "\n");
       }
-      return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics->Scrape(), ""};
+      return Report([this] {
+        return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics->Scrape(), ""};
+      });
     }
     if (auto route = get_routes.find(path); route != get_routes.end()) {
       if (req.method != "GET" && req.method != "HEAD") {
@@ -158,11 +191,7 @@ struct HttpRoutes::Impl {
         r.allow = "GET, HEAD";
         return r;
       }
-      try {
-        return route->second();
-      } catch (const std::exception& e) {
-        return JsonError(500, std::string("internal error: ") + e.what());
-      }
+      return Report(route->second);
     }
     return JsonError(404, "no such route");
   }
@@ -275,7 +304,8 @@ HttpHandlers HttpRoutes::handlers() {
       [this](HttpRequest& request, std::string_view peer) { return Answer(request, peer); },
       [this](int status, const std::string& reason, std::string_view) {
         return Failure(status, reason);
-      }};
+      },
+      [this](const std::string& reason, std::string_view) { return impl_->Dropped(reason); }};
 }
 
 void HttpRoutes::Stop() { impl_->stopping = true; }

@@ -90,7 +90,7 @@ enum class Persist { kClose, kKeep, kKeepHttp10 };
 std::string StatusHead(const HttpResponse& r, Persist persist) {
   std::string head = "HTTP/1.1 " + std::to_string(r.status) + " ";
   head.append(ReasonPhrase(r.status)).append("\r\nContent-Type: ").append(r.content_type);
-  head.append("\r\nContent-Length: ").append(std::to_string(r.body.size())).append("\r\n");
+  head.append("\r\nContent-Length: ").append(std::to_string(r.body_size())).append("\r\n");
   if (!r.allow.empty()) head.append("Allow: ").append(r.allow).append("\r\n");
   if (persist == Persist::kClose) head.append("Connection: close\r\n");
   // An HTTP/1.0 client keeps the connection only when told so (RFC 9112 9.3).
@@ -129,15 +129,31 @@ enum class Io { kDone, kWantRead, kWantWrite, kEof, kError, kMore };
 
 struct Connection {
   Connection(uint64_t id, int fd, std::string peer, const HttpLimits& limits, RequestBudget* budget)
-      : id(id), fd(fd), peer(std::move(peer)), parser(limits, budget) {}
+      : id(id), fd(fd), peer(std::move(peer)), budget(budget), parser(limits, budget) {}
+  ~Connection() { ReleaseAnswer(); }
+  // Drops the answer's buffers and gives its bytes back to the budget.
+  void ReleaseAnswer() {
+    head.clear();
+    body = std::string();
+    tail_owner.reset();
+    tail = {};
+    if (answer_charged > 0) budget->Give(answer_charged);
+    answer_charged = 0;
+  }
+  size_t answer_size() const { return head.size() + body.size() + tail.size(); }
+
   uint64_t id;
   int fd;
   std::string peer;
+  RequestBudget* budget;
   std::unique_ptr<SSL, SslFree> ssl;
   Phase phase = Phase::kReading;
   HttpRequestParser parser;
   std::string head;  // status line and headers being written
   std::string body;  // then this
+  std::shared_ptr<const std::string> tail_owner;
+  std::string_view tail;      // then this, in tail_owner
+  size_t answer_charged = 0;  // bytes of `body` taken from the budget
   size_t written = 0;
   bool interim = false;  // the answer being written is "100 Continue"
   bool continue_sent = false;
@@ -546,9 +562,19 @@ struct HttpTransport::Impl {
       }
       c.parser.DropBody();  // its memory and budget go now, not with the next request
     }
+    if (!head_only && !HoldAnswer(c, r.body.size())) {
+      r = DroppedAnswer(c.peer);
+      persist = Persist::kClose;
+    }
     c.head = StatusHead(r, persist);
     // A HEAD answer is the GET answer's head alone, its Content-Length included (RFC 9110 9.3.2).
-    c.body = head_only ? std::string() : std::move(r.body);
+    if (!head_only) {
+      c.body = std::move(r.body);
+      if (r.shared_tail && r.shared_from < r.shared_tail->size()) {
+        c.tail_owner = std::move(r.shared_tail);
+        c.tail = std::string_view(*c.tail_owner).substr(r.shared_from);
+      }
+    }
     c.written = 0;
     c.close_after_write = persist == Persist::kClose;
     c.phase = Phase::kWriting;
@@ -557,6 +583,28 @@ struct HttpTransport::Impl {
     // when the thread that wrote the first is descheduled before it finishes its bookkeeping.
     c.last_active = Clock::now();
     c.deadline = c.last_active + options.request_timeout;
+  }
+
+  // Takes the bytes of an answer body of `bytes` past the first RequestBudget::kFreeBytes from the
+  // budget, as a request that large would; false when they do not fit.
+  bool HoldAnswer(Connection& c, size_t bytes) {
+    if (bytes <= RequestBudget::kFreeBytes) return true;
+    size_t charge = bytes - RequestBudget::kFreeBytes;
+    if (!budget.Take(charge, bytes)) return false;
+    c.answer_charged = charge;
+    return true;
+  }
+
+  HttpResponse DroppedAnswer(std::string_view peer) {
+    std::string reason =
+        "server busy: answers waiting for their readers and requests in flight "
+        "hold its limit of " +
+        std::to_string(budget.limit()) + " bytes; retry later";
+    spdlog::warn("dropped the answer to {}: {}", peer, reason);
+    HttpResponse r =
+        handlers.dropped ? handlers.dropped(reason, peer) : handlers.failure(503, reason, peer);
+    r.close = true;
+    return r;
   }
 
   Io SslIo(Connection& c, int rc) {
@@ -605,21 +653,29 @@ struct HttpTransport::Impl {
 
   // Writes the pending answer; kDone once all of it is out.
   Io Flush(Connection& c) {
-    size_t total = c.head.size() + c.body.size();
+    const size_t total = c.answer_size();
     while (c.written < total) {
-      bool in_head = c.written < c.head.size();
-      const char* data =
-          in_head ? c.head.data() + c.written : c.body.data() + (c.written - c.head.size());
-      size_t len = in_head ? c.head.size() - c.written : total - c.written;
+      // The unwritten parts, in order: head, body, tail.
+      iovec parts[3];
+      int count = 0;
+      size_t skip = c.written;
+      for (std::string_view part : {std::string_view(c.head), std::string_view(c.body), c.tail}) {
+        if (skip >= part.size()) {
+          skip -= part.size();
+          continue;
+        }
+        parts[count++] = {const_cast<char*>(part.data() + skip), part.size() - skip};
+        skip = 0;
+      }
       ssize_t n;
       if (c.ssl) {
-        n = SSL_write(c.ssl.get(), data, static_cast<int>(std::min<size_t>(len, 1 << 30)));
+        n = SSL_write(c.ssl.get(), parts[0].iov_base,
+                      static_cast<int>(std::min<size_t>(parts[0].iov_len, 1 << 30)));
         if (n <= 0) return SslIo(c, static_cast<int>(n));
       } else {
-        iovec parts[2] = {{const_cast<char*>(data), len}, {c.body.data(), c.body.size()}};
         msghdr msg{};
         msg.msg_iov = parts;
-        msg.msg_iovlen = in_head && !c.body.empty() ? 2 : 1;
+        msg.msg_iovlen = static_cast<size_t>(count);
         n = sendmsg(c.fd, &msg, MSG_NOSIGNAL);
         if (n < 0) {
           if (errno == EINTR) continue;
@@ -628,11 +684,15 @@ struct HttpTransport::Impl {
       }
       c.written += static_cast<size_t>(n);
     }
-    c.head.clear();
-    c.body = std::string();
+    c.ReleaseAnswer();
     return Io::kDone;
   }
 };
+
+size_t HttpResponse::body_size() const {
+  return body.size() +
+         (shared_tail && shared_from < shared_tail->size() ? shared_tail->size() - shared_from : 0);
+}
 
 HttpTransport::HttpTransport(TransportOptions options, HttpHandlers handlers)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(handlers))) {}

@@ -82,6 +82,12 @@ class Metrics {
   // A request answered 503 because requests in flight held the request budget
   // (--max-inflight-body-bytes).
   void CountRequestBudgetRejection();
+  // An answer replaced by a 503 because the answers waiting for their readers and the requests in
+  // flight held the budget.
+  void CountDroppedAnswer();
+  // A GET of /metrics or a report answered 503 because as many were being built as the listener
+  // allows beside its probes.
+  void CountBusyReport();
 
   // The exposition, event series and state series together.
   std::string Scrape() const;

@@ -10,7 +10,8 @@
 // method, 503 while the inventory is not ready (kube-scheduler then retries the pod; logged, the
 // first at once and then at most one line a second with the count since the last), 500 for a bug.
 // Failure() words what the transport could not read (4xx, 503 for the request budget, counted in
-// the metrics). "No node fits" is a 200 with FailedNodes. `readiness` is called on every verb
+// the metrics), and replaces an answer the transport cannot hold with a 503 (counted). "No node
+// fits" is a 200 with FailedNodes. `readiness` is called on every verb
 // request and must be cheap. One debug line per decision.
 //
 // HttpServer (http_server.h) serves these routes over our transport; bench/beast_server.h serves
@@ -40,6 +41,10 @@ struct RouteOptions {
   // cluster event or its periodic flush (docs/reliability.md, "Outage and recovery").
   std::chrono::milliseconds not_ready_wait{1000};
   bool serve_verbs = true;
+  // GETs of /metrics and of the added routes being answered at once, at most; past it they get
+  // a 503 at once, so that however many scrapers or report readers come, threads stay free for
+  // /healthz and /readyz (the listener's threads minus this). 0: no limit.
+  size_t max_concurrent_reports = 0;
 };
 
 class HttpRoutes {

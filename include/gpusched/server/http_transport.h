@@ -43,6 +43,13 @@ struct HttpResponse {
   // Close the connection after this answer: a client that sent a request the handler could not
   // read may have framed the next ones just as badly, so nothing after it is trusted.
   bool close = false;
+  // Sent after `body`: `shared_tail` from byte `shared_from` on, a text other answers share (a
+  // cached report), so answers waiting for slow readers hold one copy of it between them.
+  std::shared_ptr<const std::string> shared_tail = nullptr;
+  size_t shared_from = 0;
+
+  // The bytes of the answer's body: `body`, then the shared tail.
+  size_t body_size() const;
 };
 
 struct HttpHandlers {
@@ -50,6 +57,9 @@ struct HttpHandlers {
   std::function<HttpResponse(HttpRequest& request, std::string_view peer)> request;
   // Answers a request that could not be read: status 4xx/5xx and a one-line reason.
   std::function<HttpResponse(int status, const std::string& reason, std::string_view peer)> failure;
+  // Replaces an answer the budget cannot hold while it waits for its reader: a 503 with a
+  // one-line `reason`. Null: `failure` answers it.
+  std::function<HttpResponse(const std::string& reason, std::string_view peer)> dropped;
 };
 
 // Every setting of a listener's connections; ServerOptions (http_server.h) adds the routes.
@@ -60,7 +70,9 @@ struct TransportOptions {
   // Per request. `limits.max_body_bytes` is lowered to `max_inflight_bytes`: a body the budget
   // could never hold is too large (413), not a reason to retry later (503).
   HttpLimits limits;
-  // Bytes of request headers and bodies held at once by all connections (see RequestBudget).
+  // Bytes of request headers and bodies, and of answers waiting to be written (their own bytes,
+  // not a shared tail), held at once by all connections (see RequestBudget). An answer the budget
+  // cannot hold is replaced by a 503 (HttpHandlers::dropped) and its connection closed after it.
   size_t max_inflight_bytes = 256 << 20;
   std::chrono::milliseconds request_timeout{10000};
   // Longer than the 90 s kube-scheduler's Go client keeps idle connections, so the server never
