@@ -59,7 +59,8 @@ std::shared_ptr<const ClusterSnapshot> SampleAt(uint64_t generation,
 class OpsApp {
  public:
   explicit OpsApp(std::chrono::milliseconds capacity_interval,
-                  std::shared_ptr<const ClusterSnapshot> first = SampleAt(1)) {
+                  std::shared_ptr<const ClusterSnapshot> first = SampleAt(1),
+                  bool reports_listener = false) {
     auto source = std::make_unique<TestSource>(std::move(first));
     source_ = source.get();
     ServerAppOptions options;
@@ -67,6 +68,11 @@ class OpsApp {
     options.ops = ServerOptions{};
     options.ops->port = 0;
     options.ops->serve_verbs = false;
+    if (reports_listener) {
+      options.reports = ServerOptions{};
+      options.reports->port = 0;
+      options.reports->serve_verbs = false;
+    }
     options.capacity_interval = capacity_interval;
     policy_ = std::make_shared<const Policy>(DefaultPolicySpec());
     app_ = std::make_unique<ServerApp>(options, policy_, std::move(source));
@@ -82,6 +88,7 @@ class OpsApp {
   const Policy& policy() const { return *policy_; }
   httplib::Client Verbs() { return Client(port_); }
   httplib::Client Ops() { return Client(app_->ops_port()); }
+  httplib::Client Reports() { return Client(app_->reports_port()); }
 
   // Waits (at most 20 s) until the worker has made `n` reports.
   bool AwaitComputations(uint64_t n) {
@@ -163,6 +170,27 @@ TEST(CapacityRoute, the_verbs_listener_does_not_serve_it) {
   EXPECT_EQ(ops.Ops().Get("/capacity")->status, 200);
   // The gauges are in /metrics on both listeners (one Metrics), the route on one only.
   EXPECT_FALSE(CapacitySeries(v.Get("/metrics")->body).empty());
+}
+
+// With --reports-listen the reports that name pods and namespaces leave the ops port (which
+// Prometheus and the probes reach) for a port of their own (issue #37).
+TEST(CapacityRoute, a_reports_listener_takes_the_reports_off_the_ops_port) {
+  OpsApp ops(1h, SampleAt(1), /*reports_listener=*/true);
+  ops.source().ready = true;
+  ASSERT_TRUE(ops.AwaitComputations(1));
+  ASSERT_NE(ops.app().reports_port(), 0);
+  auto r = ops.Reports();
+  for (const char* path : {"/capacity", "/why-pending"}) {
+    auto on_reports = r.Get(path);
+    ASSERT_TRUE(on_reports) << path;
+    EXPECT_EQ(on_reports->status, 200) << path;
+    EXPECT_EQ(ops.Ops().Get(path)->status, 404) << path;
+    EXPECT_EQ(ops.Verbs().Get(path)->status, 404) << path;
+  }
+  EXPECT_EQ(ops.Ops().Get("/healthz")->status, 200);
+  EXPECT_EQ(ops.Ops().Get("/metrics")->status, 200);
+  EXPECT_EQ(r.Get("/metrics")->status, 404);  // the reports' port serves the reports alone
+  EXPECT_EQ(json::parse(r.Get("/capacity")->body)["snapshotGeneration"], 1);
 }
 
 TEST(CapacityRoute, no_ops_listener_means_no_worker) {

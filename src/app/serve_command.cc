@@ -110,10 +110,11 @@ std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& er
   return o;
 }
 
-// The plain-HTTP operations listener of --ops-listen, if any.
-std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOptions& main,
-                                            std::string& error) {
-  if (f.Get("ops-listen").empty()) return std::nullopt;
+// The plain-HTTP listener of `flag` (--ops-listen, --reports-listen), if any: bodiless GET routes
+// only.
+std::optional<ServerOptions> SideOptionsFrom(const FlagSet& f, const std::string& flag,
+                                             const ServerOptions& main, std::string& error) {
+  if (f.Get(flag).empty()) return std::nullopt;
   ServerOptions o;
   o.serve_verbs = false;
   // Two threads for /metrics and the reports at most, one always free for the probes.
@@ -126,7 +127,7 @@ std::optional<ServerOptions> OpsOptionsFrom(const FlagSet& f, const ServerOption
   o.keep_alive = main.keep_alive;
   o.request_timeout = main.request_timeout;
   o.max_connections = main.max_connections;
-  if (!ParseListen("ops-listen", f.Get("ops-listen"), o, error)) return std::nullopt;
+  if (!ParseListen(flag, f.Get(flag), o, error)) return std::nullopt;
   return o;
 }
 
@@ -211,7 +212,13 @@ FlagSet ServeCommandOptions::Flags() {
       .Add({"ops-listen", "HOST:PORT", "",
             "also serve /healthz, /readyz, /metrics, /capacity and /why-pending over plain "
             "HTTP here (for probes and Prometheus when the main "
-            "listener requires client certificates)"});
+            "listener requires client certificates); /metrics and the reports are built at "
+            "most two at a time, so the probes always find a thread"})
+      .Add({"reports-listen", "HOST:PORT", "",
+            "serve /capacity and /why-pending (which name the cluster's pods and namespaces) "
+            "over plain HTTP here instead of on --ops-listen, so that a NetworkPolicy can admit "
+            "Prometheus to the ops port and nobody to this one (kubectl port-forward still "
+            "reaches it)"});
   return f;
 }
 
@@ -233,8 +240,10 @@ std::optional<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet&
   auto server = ServerOptionsFrom(flags, error);
   if (!server) return std::nullopt;
   o.app.server = *server;
-  o.app.ops = OpsOptionsFrom(flags, o.app.server, error);
-  if (!o.app.ops && !error.empty()) return std::nullopt;
+  o.app.ops = SideOptionsFrom(flags, "ops-listen", o.app.server, error);
+  if (!error.empty()) return std::nullopt;
+  o.app.reports = SideOptionsFrom(flags, "reports-listen", o.app.server, error);
+  if (!error.empty()) return std::nullopt;
   o.app.policy_path = flags.Get("policy");
   auto reload_seconds = ParseWholeNumber(flags.Get("policy-reload-interval"), 1, 3600);
   if (!reload_seconds) {
@@ -289,8 +298,13 @@ int RunServeCommand(const std::vector<std::string>& args) {
     return Fail(e.what());
   }
   if (app_options.ops) {
-    spdlog::info("serving /healthz, /readyz, /metrics, /capacity and /why-pending on http://{}:{}",
-                 app_options.ops->host, app->ops_port());
+    spdlog::info("serving /healthz, /readyz, /metrics{} on http://{}:{}",
+                 app_options.reports ? "" : ", /capacity and /why-pending", app_options.ops->host,
+                 app->ops_port());
+  }
+  if (app_options.reports) {
+    spdlog::info("serving /capacity and /why-pending on http://{}:{}", app_options.reports->host,
+                 app->reports_port());
   }
   shutdown.Serving([&] { app->Stop(); });
   const ServerOptions& o = app_options.server;

@@ -10,7 +10,9 @@ namespace {
 // their own.
 ServerAppOptions WithMemoryRelease(ServerAppOptions o) {
   if (!o.server.after_large_requests) o.server.after_large_requests = ReleaseFreeMemory;
-  if (o.ops && !o.ops->after_large_requests) o.ops->after_large_requests = ReleaseFreeMemory;
+  for (auto* side : {&o.ops, &o.reports}) {
+    if (*side && !(*side)->after_large_requests) (*side)->after_large_requests = ReleaseFreeMemory;
+  }
   return o;
 }
 
@@ -30,44 +32,67 @@ ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> pol
                inventory_->assumptions()),
       server_(
           options_.server, service_, [this] { return inventory_->readiness(); }, &metrics_) {
+  auto readiness = [this] { return inventory_->readiness(); };
   if (options_.ops) {
-    ops_ = std::make_unique<HttpServer>(
-        *options_.ops, service_, [this] { return inventory_->readiness(); }, &metrics_);
+    ops_.server = std::make_unique<HttpServer>(*options_.ops, service_, readiness, &metrics_);
+  }
+  if (options_.reports) {
+    reports_.server = std::make_unique<HttpServer>(*options_.reports, service_, readiness);
+  }
+  // The reports go to their own listener when there is one, else to the ops listener; never to
+  // the verbs' port.
+  HttpServer* reports = reports_.server ? reports_.server.get() : ops_.server.get();
+  if (reports) {
     CapacityWorkerOptions capacity_options;
     capacity_options.min_interval = options_.capacity_interval;
     capacity_options.description = inventory_->description();
     capacity_ = std::make_unique<CapacityWorker>(
         inventory_->snapshots(), policies_, [this] { return inventory_->readiness().ready; },
         std::move(capacity_options));
-    // Only the ops listener: the verbs' port never serves it.
-    ops_->AddGetRoute("/capacity", [this] { return capacity_->Serve(); });
-    ops_->AddGetRoute("/why-pending", [this] { return capacity_->ServeWhyPending(); });
+    reports->AddGetRoute("/capacity", [this] { return capacity_->Serve(); });
+    reports->AddGetRoute("/why-pending", [this] { return capacity_->ServeWhyPending(); });
   }
 }
 
 ServerApp::~ServerApp() {
   Stop();
-  if (ops_thread_.joinable()) ops_thread_.join();
+  ops_.Join();
+  reports_.Join();
   capacity_.reset();  // before the inventory and policies it reads
+}
+
+void ServerApp::SideListener::Bind() {
+  if (!server) return;
+  port = server->Bind();
+  thread = std::thread([this] { server->Run(); });
+}
+
+void ServerApp::SideListener::Stop() {
+  if (server) server->Stop();
+}
+
+void ServerApp::SideListener::Join() {
+  if (thread.joinable()) thread.join();
 }
 
 int ServerApp::Bind() {
   int port = server_.Bind();
-  if (ops_) {
-    ops_port_ = ops_->Bind();
-    ops_thread_ = std::thread([this] { ops_->Run(); });
-  }
+  ops_.Bind();
+  reports_.Bind();
   return port;
 }
 
 void ServerApp::Run() {
   server_.Run();
-  if (ops_) ops_->Stop();  // the verbs' listener failed or was stopped: the process is ending
+  // The verbs' listener failed or was stopped: the process is ending.
+  ops_.Stop();
+  reports_.Stop();
 }
 
 void ServerApp::Stop() {
   server_.Stop();
-  if (ops_) ops_->Stop();
+  ops_.Stop();
+  reports_.Stop();
 }
 
 MetricsState ServerApp::CurrentMetrics() const {

@@ -34,11 +34,16 @@ class PolicyWatcher;  // policy/policy_watcher.h
 struct ServerAppOptions {
   ServerOptions server;              // the verbs' listener; port 0 takes any free port
   std::optional<ServerOptions> ops;  // plain HTTP for probes and /metrics (serve_verbs false)
-  std::string policy_path;           // reloaded when it changes; empty: the policy never changes
+  // Plain HTTP for /capacity and /why-pending (serve_verbs false), which name the cluster's pods
+  // and namespaces: a port of their own that a NetworkPolicy can close to everyone the probes and
+  // Prometheus need not be. Without it the reports are on the ops listener.
+  std::optional<ServerOptions> reports;
+  std::string policy_path;  // reloaded when it changes; empty: the policy never changes
   std::chrono::seconds policy_reload_interval{2};
   bool count_decisions = true;  // false: the service counts nothing in the metrics
-  // With an ops listener: GET /capacity there and the gpusched_capacity_* gauges, from a report
-  // computed in the background at most once per this interval (CapacityWorker).
+  // With an ops or reports listener: GET /capacity and /why-pending there and the
+  // gpusched_capacity_* gauges, from reports computed in the background at most once per this
+  // interval (CapacityWorker).
   std::chrono::milliseconds capacity_interval = kCapacityInterval;
 };
 
@@ -55,10 +60,12 @@ class ServerApp {
   // serving on its own thread. Throws std::runtime_error (port in use, unreadable TLS files).
   int Bind();
   // The ops listener's port after Bind(); 0 without one.
-  int ops_port() const { return ops_port_; }
+  int ops_port() const { return ops_.port; }
+  // The reports listener's port after Bind(); 0 without one.
+  int reports_port() const { return reports_.port; }
   // Serves the verbs on this thread until Stop(); also returns when the listener fails.
   void Run();
-  // Makes Run() return and stops the ops listener; safe from any thread.
+  // Makes Run() return and stops the other listeners; safe from any thread.
   void Stop();
 
   const ExtenderService& service() const { return service_; }
@@ -67,7 +74,7 @@ class ServerApp {
   const InventorySource& inventory() const { return *inventory_; }
   // Open connections of the verbs' listener (for the benchmarks).
   size_t connection_count() const { return server_.connection_count(); }
-  // The background capacity reports; null without an ops listener.
+  // The background capacity reports; null without an ops or reports listener.
   const CapacityWorker* capacity() const { return capacity_.get(); }
 
  private:
@@ -80,10 +87,19 @@ class ServerApp {
   Metrics metrics_;
   ExtenderService service_;
   HttpServer server_;
-  std::unique_ptr<HttpServer> ops_;
-  int ops_port_ = 0;
-  std::thread ops_thread_;
-  std::unique_ptr<CapacityWorker> capacity_;  // with ops_ only
+  // A listener beside the verbs', serving on a thread of its own once bound.
+  struct SideListener {
+    std::unique_ptr<HttpServer> server;  // null when not configured
+    int port = 0;
+    std::thread thread;
+    void Bind();
+    void Stop();
+    void Join();
+  };
+
+  SideListener ops_;
+  SideListener reports_;
+  std::unique_ptr<CapacityWorker> capacity_;  // with ops_ or reports_ only
 };
 
 }  // namespace gpusched
