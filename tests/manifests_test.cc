@@ -160,6 +160,29 @@ TEST(Manifests, network_policy_admits_only_schedulers_to_the_verb_port) {
   EXPECT_TRUE(ops_open);
 }
 
+// Issue #37: /capacity and /why-pending name the cluster's pods and namespaces. Every shipped
+// gpusched container serves them on its loopback alone (read through kubectl port-forward, as
+// RBAC allows), never on the ops port that probes and Prometheus reach.
+TEST(Manifests, reports_listen_on_the_pods_loopback_only) {
+  std::vector<YAML::Node> containers = {
+      Kind("deployment.yaml", "Deployment")["spec"]["template"]["spec"]["containers"][0],
+      YAML::LoadFile((kManifests / "tls" / "deployment-patch.yaml").string())["spec"]["template"]
+                    ["spec"]["containers"][0]};
+  YAML::Node second = YAML::LoadFile(
+      (kManifests / "second-scheduler" / "deployment.yaml").string())["spec"]["template"]["spec"];
+  for (const auto& c : second["containers"]) {
+    if (c["name"].as<std::string>() == "gpusched") containers.push_back(c);
+  }
+  ASSERT_EQ(containers.size(), 3u);
+  for (const auto& c : containers) {
+    auto args = ServeArgs(c);
+    ASSERT_TRUE(args.count("--ops-listen"));
+    ASSERT_TRUE(args.count("--reports-listen")) << "the reports would be on the ops port";
+    EXPECT_TRUE(args["--reports-listen"].starts_with("127.0.0.1:")) << args["--reports-listen"];
+    EXPECT_NE(PortOf(args["--reports-listen"]), PortOf(args["--ops-listen"]));
+  }
+}
+
 TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
   YAML::Node c = Kind("deployment.yaml", "Deployment")["spec"]["template"]["spec"]["containers"][0];
   std::string help;
