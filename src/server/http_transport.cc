@@ -41,9 +41,9 @@ constexpr size_t kReadChunk = 256 << 10;
 // Bytes read from one connection in one turn, so a fast sender of a huge body yields the thread.
 constexpr size_t kMaxReadPerTurn = 4 << 20;
 constexpr std::chrono::milliseconds kSweepPeriod{100};
-// Once no request this large has been answered for kTrimAfterQuiet, the next sweep calls
-// `after_large_requests` (the app gives free heap pages back to the system there), so a burst of
-// big bodies does not leave the process holding their memory.
+// Once no request this large (or with an answer this large) has been answered for kTrimAfterQuiet,
+// the next sweep calls `after_large_requests` (the app gives free heap pages back to the system
+// there), so a burst of big bodies does not leave the process holding their memory.
 constexpr size_t kLargeRequestBytes = 4 << 20;
 constexpr std::chrono::seconds kTrimAfterQuiet{1};
 // File descriptors kept free for everything but connections (logs, API watches, files).
@@ -557,6 +557,7 @@ struct HttpTransport::Impl {
       c.large = request.body.size() >= kLargeRequestBytes;
       head_only = request.method == "HEAD";
       r = handlers.request(request, c.peer);
+      c.large = c.large || r.body.size() >= kLargeRequestBytes;  // its buffers are as big
       if (request.keep_alive && !r.close) {
         persist = request.minor_version == 0 ? Persist::kKeepHttp10 : Persist::kKeep;
       }
