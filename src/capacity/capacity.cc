@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "gpusched/capacity/working_nodes.h"
 #include "gpusched/codec/json_writer.h"
@@ -93,8 +94,8 @@ std::vector<std::string> GroupNames(const ClusterSnapshot& snapshot,
   std::vector<std::pair<std::string, size_t>> order(sizes.begin(), sizes.end());
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::map<std::string, bool> kept;
-  for (size_t g = 0; g < kMaxReportGroups; ++g) kept[order[g].first] = true;
+  std::set<std::string> kept;
+  for (size_t g = 0; g < kMaxReportGroups; ++g) kept.insert(order[g].first);
   for (size_t i : gpu_nodes) {
     if (!kept.count(name_of[i])) name_of[i] = std::string(kOtherGroup);
   }
