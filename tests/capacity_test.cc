@@ -1,9 +1,14 @@
 #include "gpusched/capacity/capacity.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -57,10 +62,18 @@ std::vector<std::string> PlaceOneByOne(const Policy& policy, const ClusterSnapsh
   return placed;
 }
 
-std::vector<std::string> NamesOf(const ClusterSnapshot& snapshot, const GreedyFill& fill) {
-  std::vector<std::string> names;
-  for (size_t i : fill.placements) names.push_back(snapshot.nodes()[i]->info.name);
-  return names;
+// Pods per node name, of a list of placements or of CountFits' counts.
+std::map<std::string, int64_t> PerNode(const std::vector<std::string>& placements) {
+  std::map<std::string, int64_t> counts;
+  for (const auto& name : placements) ++counts[name];
+  return counts;
+}
+std::map<std::string, int64_t> PerNode(const ClusterSnapshot& snapshot, const FitCount& fits) {
+  std::map<std::string, int64_t> counts;
+  for (size_t i = 0; i < fits.per_node.size(); ++i) {
+    if (fits.per_node[i] > 0) counts[snapshot.nodes()[i]->info.name] = fits.per_node[i];
+  }
+  return counts;
 }
 
 // A MIG mixed A100-40GB with three 1g.5gb slices used, an A100-80GB with 3 of 8 GPUs used, an
@@ -120,19 +133,20 @@ const Policy& NoScorePolicy() {
   return policy;
 }
 
-TEST(Capacity, greedy_fits_equal_placing_pods_one_by_one_through_the_engine) {
+TEST(Capacity, fits_equal_placing_pods_one_by_one_through_the_engine) {
   for (const Policy* policy : {&DefaultPolicy(), &NoScorePolicy()}) {
     for (const auto& snapshot : {testing::SampleSnapshot(), SmallCluster(), TwinCluster()}) {
       std::vector<CapacityShape> shapes = CapacityShapes(*snapshot);
       ASSERT_GE(shapes.size(), 4u);
-      size_t placed = 0;
+      int64_t placed = 0;
       for (const auto& shape : shapes) {
-        GreedyFill fill = FillGreedily(*policy, *snapshot, shape);
-        EXPECT_EQ(NamesOf(*snapshot, fill), PlaceOneByOne(*policy, *snapshot, shape)) << shape.name;
-        EXPECT_FALSE(fill.capped);
-        placed += fill.placements.size();
+        FitCount fits = CountFits(*policy, *snapshot, shape);
+        EXPECT_EQ(PerNode(*snapshot, fits), PerNode(PlaceOneByOne(*policy, *snapshot, shape)))
+            << shape.name;
+        EXPECT_FALSE(fits.capped);
+        placed += fits.total;
       }
-      EXPECT_GT(placed, 0u);  // the comparison saw placements, not only empty lists
+      EXPECT_GT(placed, 0);  // the comparison saw placements, not only empty lists
     }
   }
   // Placements change nodes that had classes in common: the fill must judge them anew.
@@ -249,16 +263,124 @@ TEST(Capacity, pools_group_nodes_by_the_label_and_the_rest_under_none) {
 TEST(Capacity, the_placements_stop_at_the_cap_and_say_so) {
   auto snapshot = testing::SnapshotOf({testing::LabeledNode("a", 8, {})});
   CapacityShape one{"gpu-1", "nvidia.com/gpu", 1};
-  GreedyFill capped = FillGreedily(DefaultPolicy(), *snapshot, one, 3);
-  EXPECT_EQ(capped.placements.size(), 3u);
+  FitCount capped = CountFits(DefaultPolicy(), *snapshot, one, 3);
+  EXPECT_EQ(capped.total, 3);
   EXPECT_TRUE(capped.capped);
-  GreedyFill exact = FillGreedily(DefaultPolicy(), *snapshot, one, 8);
-  EXPECT_EQ(exact.placements.size(), 8u);
+  FitCount exact = CountFits(DefaultPolicy(), *snapshot, one, 8);
+  EXPECT_EQ(exact.total, 8);
   EXPECT_FALSE(exact.capped);
   CapacityReport r = ComputeCapacity(DefaultPolicy(), *snapshot, CapacityOptions{"", 3});
   EXPECT_TRUE(r.capped[ShapeIndex(r, "gpu-1")]);
   EXPECT_FALSE(r.capped[ShapeIndex(r, "gpu-8")]);
   EXPECT_NE(FormatCapacityText(r).find(">=3"), std::string::npos);
+}
+
+// `n` 8-GPU nodes that each form a content class of their own (their CPU differs), the first
+// three GPUs of every third node in use.
+std::shared_ptr<const ClusterSnapshot> DistinctNodes(int n) {
+  std::vector<NodeState> nodes;
+  for (int i = 0; i < n; ++i) {
+    nodes.push_back(testing::LabeledNode("n" + std::to_string(i), 8,
+                                         {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}}));
+    nodes.back().info.allocatable.Set("cpu", Units(64 + i));
+    if (i % 3 == 0) nodes.back().used.Set("nvidia.com/gpu", Units(3));
+  }
+  return testing::SnapshotOf(nodes);
+}
+
+TEST(Capacity, the_work_grows_with_nodes_and_placements_not_their_product) {
+  auto snapshot = DistinctNodes(300);
+  ASSERT_EQ(snapshot->class_count(), snapshot->size());
+  FitCount fits = CountFits(DefaultPolicy(), *snapshot, {"gpu-1", "nvidia.com/gpu", 1});
+  EXPECT_EQ(fits.total, 100 * 5 + 200 * 8);
+  // One filter call per placement, plus at most one refusal per node (none where the free units
+  // run out first); placing one by one over every node would be 2,100 x 300.
+  EXPECT_LE(fits.judgements, static_cast<size_t>(fits.total) + snapshot->size());
+  // Nodes of one class are judged once.
+  auto twins = testing::SnapshotOf(std::vector<NodeState>(
+      50, testing::LabeledNode("twin", 8, {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}})));
+  FitCount twin_fits = CountFits(DefaultPolicy(), *twins, {"gpu-8", "nvidia.com/gpu", 8});
+  EXPECT_EQ(twin_fits.total, 50);
+  EXPECT_LE(twin_fits.judgements, 2u);
+}
+
+TEST(Capacity, a_cancelled_report_stops_and_says_so) {
+  Cancellation cancellation;
+  cancellation.Cancel();
+  auto snapshot = DistinctNodes(200);
+  FitCount fits =
+      CountFits(DefaultPolicy(), *snapshot, {"gpu-1", "nvidia.com/gpu", 1}, 10000, &cancellation);
+  EXPECT_TRUE(fits.cancelled);
+  EXPECT_EQ(fits.judgements, 0u);
+  CapacityOptions options;
+  options.cancellation = &cancellation;
+  EXPECT_TRUE(ComputeCapacity(DefaultPolicy(), *snapshot, options).cancelled);
+  EXPECT_FALSE(ComputeCapacity(DefaultPolicy(), *snapshot).cancelled);
+}
+
+TEST(Capacity, saturated_quantities_give_bounded_totals_that_add_up) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  std::vector<NodeState> nodes;
+  for (int i = 0; i < 4; ++i) {
+    nodes.push_back(testing::MakeNode(
+        "huge-" + std::to_string(i),
+        ResourceList{{"nvidia.com/gpu", kMax},
+                     {"nvidia.com/gpu.shared", kMax},
+                     {"nvidia.com/mig-1g.10gb", kMax}},
+        ResourceList{{"nvidia.com/gpu", i % 2 == 0 ? kMax : 0}, {"nvidia.com/gpu.shared", kMax}}));
+  }
+  nodes.push_back(testing::LabeledNode("small", 8, {}));
+  CapacityReport r = ComputeCapacity(DefaultPolicy(), *testing::SnapshotOf(nodes));
+  const GpuFigures& all = r.cluster.gpus;
+  // A node counts at most kMaxGpusPerNode of a resource, as the gauge's idle GPUs do.
+  EXPECT_GT(all.total, 0);
+  EXPECT_LE(all.total, 5.0 * 2 * kMaxGpusPerNode);
+  EXPECT_GE(all.allocated, 0);
+  EXPECT_LE(all.allocated, all.total);
+  EXPECT_NEAR(all.total, all.allocated + all.idle, 0.01);
+  EXPECT_GT(all.shared_replicas, 0);
+  EXPECT_LE(all.shared_allocated, all.shared_replicas);
+  EXPECT_EQ(FormatCapacityText(r).find("e+"), std::string::npos) << FormatCapacityText(r);
+}
+
+// Whether `text` is lines of printable ASCII none of which starts with `forged`.
+void ExpectNoForgedLine(const std::string& text, std::string_view forged) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    EXPECT_FALSE(line.starts_with(forged)) << text;
+    for (char c : line) {
+      EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "byte " << static_cast<int>(c) << " in " << text;
+    }
+    start = end + 1;
+  }
+}
+
+constexpr std::string_view kForgedValue = "H100\nkubectl delete namespace prod #\x1b]0;owned\x07";
+
+TEST(Capacity, names_from_labels_are_quoted_and_groups_bounded) {
+  std::vector<NodeState> nodes;
+  nodes.push_back(testing::LabeledNode("a", 8, {{"nvidia.com/gpu.machine", kForgedValue}}));
+  nodes.back().info.gpu.product = std::string(kForgedValue);
+  nodes.back().info.allocatable.Set("nvidia.com/mig-1g.5gb\nkubectl delete namespace prod #",
+                                    Units(7));
+  CapacityOptions options;
+  options.pool_label = "nvidia.com/gpu.machine";
+  CapacityReport r = ComputeCapacity(DefaultPolicy(), *testing::SnapshotOf(nodes), options);
+  ExpectNoForgedLine(FormatCapacityText(r), "kubectl");
+  EXPECT_TRUE(r.products.count("H100\\x0akubectl delete namespace prod #\\x1b]0;owned\\x07"));
+  // One group per distinct product up to the bound, the rest as one.
+  std::vector<NodeState> many;
+  for (size_t i = 0; i < kMaxReportGroups + 10; ++i) {
+    many.push_back(testing::LabeledNode("p" + std::to_string(i), 1, {}));
+    many.back().info.gpu.product = "product-" + std::to_string(i) + std::string(200, 'x');
+  }
+  r = ComputeCapacity(DefaultPolicy(), *testing::SnapshotOf(many));
+  ASSERT_EQ(r.products.size(), kMaxReportGroups + 1);
+  EXPECT_EQ(r.products.at(std::string(kOtherGroup)).nodes, 10u);
+  for (const auto& [name, g] : r.products) EXPECT_LE(name.size(), kMaxGroupNameBytes + 3);
 }
 
 // `gpusched capacity ARGS`: its exit status and standard output.
@@ -300,6 +422,29 @@ TEST(CapacityCli, the_table_and_the_errors) {
   EXPECT_EQ(RunCapacity("--pool-label kubernetes.io/hostname").first, 2);
   EXPECT_EQ(RunCapacity("--cluster /nonexistent.yaml").first, 2);
   EXPECT_EQ(RunCapacity("--cluster a.yaml --kubeconfig b").first, 2);
+}
+
+TEST(CapacityCli, a_forged_label_in_a_cluster_file_prints_quoted) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("capacity-forged-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: gpu-1
+    labels:
+      nvidia.com/gpu.product: "H100\nkubectl delete namespace prod #\e[2J"
+  status:
+    allocatable: {nvidia.com/gpu: "8"}
+    capacity: {nvidia.com/gpu: "8"}
+)";
+  auto [status, out] = RunCapacity("--cluster " + path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("H100\\x0akubectl"), std::string::npos) << out;
+  ExpectNoForgedLine(out, "kubectl");
 }
 
 }  // namespace

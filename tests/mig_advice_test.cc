@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpusched/capacity/kube_names.h"
 #include "gpusched/capacity/mig_layouts.h"
 #include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/inventory/static_inventory.h"
 #include "gpusched/policy/policy_file.h"
 #include "testing/test_support.h"
 
@@ -69,7 +71,7 @@ TEST(MigAdvice, pending_1g10gb_pods_get_all_1g10gb_on_the_fewest_idle_a100s) {
   EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb"}));
   EXPECT_EQ(a.advice[0].serves, (std::map<std::string, int64_t>{{"1g.10gb", 10}}));
   EXPECT_EQ(a.advice[0].offer.slices.at("1g.10gb"), 56);
-  EXPECT_EQ(a.advice[0].Command(),
+  EXPECT_EQ(a.advice[0].Command().command,
             "kubectl label node a100-1 nvidia.com/mig.config=all-1g.10gb --overwrite");
   EXPECT_TRUE(a.still_waiting.empty());
   EXPECT_EQ(a.candidates, 4u);
@@ -328,6 +330,90 @@ TEST(MigAdvice, json_carries_the_advice_and_the_demand) {
   EXPECT_NE(text.find("kubectl label node a100-1 nvidia.com/mig.config=all-1g.10gb --overwrite\n"),
             std::string::npos)
       << text;
+}
+
+// Every line of `text` printable ASCII, and each that starts with "kubectl" a label command.
+void ExpectOnlyLabelCommands(const std::string& text) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    if (line.starts_with("kubectl")) {
+      EXPECT_TRUE(line.starts_with("kubectl label node ")) << text;
+    }
+    for (char c : line) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << static_cast<int>(c) << text;
+    start = end + 1;
+  }
+}
+
+TEST(MigAdvice, a_forged_label_in_a_cluster_file_cannot_add_a_command) {
+  // As `--cluster FILE` reads it: a current layout carrying a newline, a command and an escape.
+  ClusterLedger ledger{GpuResourceNames()};
+  ApplyInventory(ParseInventory(R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: a100-1
+    labels:
+      nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+      nvidia.com/gpu.memory: "81920"
+      nvidia.com/gpu.count: "8"
+      nvidia.com/mig.capable: "true"
+      nvidia.com/mig.strategy: mixed
+      nvidia.com/mig.config: "x\nkubectl delete namespace prod #\e]0;owned\a"
+  status:
+    allocatable: {nvidia.com/gpu: "8"}
+    capacity: {nvidia.com/gpu: "8"}
+)",
+                                "forged.yaml"),
+                 ledger);
+  auto snapshot = ledger.BuildSnapshot();
+  MigAdvice a = AdviseMigLayouts(*snapshot, Bundled(),
+                                 PendingMigDemand(Pending("nvidia.com/mig-1g.10gb", 1, 3)));
+  ASSERT_EQ(a.advice.size(), 1u);
+  std::string text = FormatMigAdviceText(a);
+  ExpectOnlyLabelCommands(text);
+  EXPECT_NE(text.find("now x\\x0akubectl delete namespace prod #\\x1b]0;owned\\x07"),
+            std::string::npos)
+      << text;
+}
+
+TEST(MigAdvice, commands_are_built_from_valid_names_only) {
+  // kubectl would read "--all" as a flag: every node relabelled.
+  MigAdvice a = Advise({IdleA100("--all"), IdleA100("a.-b")},
+                       Pending("nvidia.com/mig-1g.10gb", 1, 3), Bundled());
+  EXPECT_TRUE(a.advice.empty());
+  EXPECT_EQ(a.skipped["name not a DNS subdomain"], 2u);
+  // A layout that is no label value gets no command, and the text says why.
+  MigNodeAdvice bad{"a100-1", "A100-80GB", 8, "", "all-1g.10gb; rm -rf /", {}, {}, {}};
+  KubectlLine line = bad.Command();
+  EXPECT_TRUE(line.command.empty());
+  EXPECT_NE(line.refused.find("not a valid label value"), std::string::npos) << line.refused;
+  a.advice.push_back(bad);
+  std::string text = FormatMigAdviceText(a);
+  ExpectOnlyLabelCommands(text);
+  EXPECT_NE(text.find("# no command: label value"), std::string::npos) << text;
+  nlohmann::json j = nlohmann::json::parse(FormatMigAdviceJson(a));
+  EXPECT_TRUE(j["advice"][0]["command"].is_null());
+  EXPECT_TRUE(j["advice"][0]["commandRefused"].is_string());
+}
+
+TEST(KubeNames, dns_subdomains_and_label_values) {
+  for (const char* good : {"a", "gpu-node-1", "ip-10-0-72-45.us-east-1.compute.internal", "0a"}) {
+    EXPECT_TRUE(IsDnsSubdomain(good)) << good;
+  }
+  for (const char* bad : {"", "-a", "a-", "--all", "a..b", ".a", "a.", "A", "a_b", "a b", "a\nb"}) {
+    EXPECT_FALSE(IsDnsSubdomain(bad)) << bad;
+  }
+  EXPECT_FALSE(IsDnsSubdomain(std::string(254, 'a')));
+  for (const char* good : {"all-1g.10gb", "A_b.c", "x"}) EXPECT_TRUE(IsLabelValue(good)) << good;
+  for (const char* bad : {"", "-x", "x-", "a b", "a;b", "a\nb"}) {
+    EXPECT_FALSE(IsLabelValue(bad)) << bad;
+  }
+  EXPECT_FALSE(IsLabelValue(std::string(64, 'a')));
 }
 
 }  // namespace

@@ -323,6 +323,17 @@ TEST(WhyPending, names_from_hostile_input_are_quoted_and_bounded) {
   EXPECT_LT(name.size(), 400u);
 }
 
+TEST(WhyPending, a_cancelled_report_stops_and_says_so) {
+  auto snapshot = SampleWith({Pending("x", "nvidia.com/gpu", 1, 10)});
+  Cancellation cancellation;
+  WhyPendingOptions options{.now_unix = kNow, .cancellation = &cancellation};
+  EXPECT_FALSE(ComputeWhyPending(DefaultPolicy(), *snapshot, options).cancelled);
+  cancellation.Cancel();
+  WhyPendingReport r = ComputeWhyPending(DefaultPolicy(), *snapshot, options);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_EQ(r.judged, 0u);
+}
+
 TEST(WhyPending, gauges_have_bounded_labels_with_the_rest_as_other) {
   WhyPendingReport r;
   r.now_unix = 1000;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "gpusched/app/command_line.h"
+#include "gpusched/app/report_signals.h"
 #include "gpusched/capacity/capacity.h"
 #include "gpusched/capacity/capacity_svg.h"
 #include "gpusched/model/node_pins.h"
@@ -48,6 +49,7 @@ std::optional<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const Fl
 }
 
 int RunCapacityCommand(const std::vector<std::string>& args) {
+  ReportSignals signals;
   FlagSet flags = CapacityCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
   std::string error;
@@ -55,8 +57,14 @@ int RunCapacityCommand(const std::vector<std::string>& args) {
   if (!options) return Fail(error);
   auto view = LoadClusterView(options->view, error);
   if (!view) return Fail(error);
-  CapacityReport report =
-      ComputeCapacity(*view->policy, *view->snapshot, CapacityOptions{options->pool_label});
+  CapacityOptions capacity;
+  capacity.pool_label = options->pool_label;
+  capacity.cancellation = signals.Computing();
+  CapacityReport report = ComputeCapacity(*view->policy, *view->snapshot, capacity);
+  if (report.cancelled) {
+    PrintError("capacity: cancelled by a signal");
+    return kCancelledExit;
+  }
   report.inventory = view->description;
   if (!options->svg_path.empty()) {
     std::ofstream file(options->svg_path, std::ios::binary | std::ios::trunc);

@@ -48,6 +48,7 @@ CapacityWorker::CapacityWorker(const Published<ClusterSnapshot>& snapshots,
       thread_([this] { Loop(); }) {}
 
 CapacityWorker::~CapacityWorker() {
+  cancellation_.Cancel();  // a report in progress stops at its next node or pod
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
@@ -84,14 +85,15 @@ void CapacityWorker::Loop() {
 namespace {
 
 // Makes a Result with `fill`, stamps it with the snapshot's generation and the time it took, and
-// publishes it; when `fill` throws, logs it under `what` and the last good result stays.
+// publishes it; when `fill` throws, logs it under `what` and the last good result stays, as it
+// does when `fill` returns false (cancelled: the result is incomplete).
 template <class Result, class Fill>
 bool PublishTimed(Published<Result>& out, const ClusterSnapshot& snapshot, const char* what,
                   Fill&& fill) {
   try {
     auto start = std::chrono::steady_clock::now();
     auto result = std::make_shared<Result>();
-    fill(*result);
+    if (!fill(*result)) return false;
     result->generation = snapshot.generation();
     result->computed_at = std::chrono::steady_clock::now();
     result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
@@ -107,18 +109,26 @@ bool PublishTimed(Published<Result>& out, const ClusterSnapshot& snapshot, const
 
 void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& policy) {
   bool computed = PublishTimed(latest_, snapshot, "capacity", [&](CapacityResult& r) {
-    r.report = ComputeCapacity(policy, snapshot);
+    CapacityOptions options;
+    options.cancellation = &cancellation_;
+    r.report = ComputeCapacity(policy, snapshot, options);
+    if (r.report.cancelled) return false;
     r.report.inventory = options_.description;
     r.json = FormatCapacityJson(r.report);
     CapacityGaugesOf(r.report, r.gauge_gpus, r.gauge_fits);
     r.policy_digest = policy.digest();
+    return true;
   });
   if (computed) ++computations_;
   PublishTimed(pending_, snapshot, "why-pending", [&](WhyPendingResult& r) {
-    r.report = ComputeWhyPending(policy, snapshot);
+    WhyPendingOptions options;
+    options.cancellation = &cancellation_;
+    r.report = ComputeWhyPending(policy, snapshot, options);
+    if (r.report.cancelled) return false;
     r.report.inventory = options_.description;
     r.json = FormatWhyPendingJson(r.report);
     WhyPendingGaugesOf(r.report, r.gauge_pods, r.gauge_oldest);
+    return true;
   });
 }
 

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "gpusched/app/command_line.h"
+#include "gpusched/app/report_signals.h"
 #include "gpusched/capacity/why_pending.h"
 #include "gpusched/cli/flag_values.h"
 
@@ -40,6 +41,7 @@ std::optional<WhyPendingCommandOptions> WhyPendingCommandOptions::FromFlags(cons
 }
 
 int RunWhyPendingCommand(const std::vector<std::string>& args) {
+  ReportSignals signals;
   FlagSet flags = WhyPendingCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
   std::string error;
@@ -49,7 +51,12 @@ int RunWhyPendingCommand(const std::vector<std::string>& args) {
   if (!view) return Fail(error);
   WhyPendingOptions why;
   why.max_pods = options->max_pods;
+  why.cancellation = signals.Computing();
   WhyPendingReport report = ComputeWhyPending(*view->policy, *view->snapshot, why);
+  if (report.cancelled) {
+    PrintError("why-pending: cancelled by a signal");
+    return kCancelledExit;
+  }
   report.inventory = view->description;
   std::cout << (options->json ? FormatWhyPendingJson(report) : FormatWhyPendingText(report));
   return 0;

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "gpusched/capacity/working_nodes.h"
 #include "gpusched/codec/json_writer.h"
@@ -12,6 +15,8 @@
 #include "gpusched/metrics/cluster_fragmentation.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/util/quantity.h"
+#include "gpusched/util/quote.h"
 #include "gpusched/util/text.h"
 
 namespace gpusched {
@@ -35,21 +40,23 @@ bool OffersGpu(const NodeInfo& node) {
 }
 
 // A node's total and allocated GPU equivalents (milli) and shared replicas; idle and fragmented
-// come from FragmentationOf over its group.
+// come from FragmentationOf over its group. Whole GPUs count up to kMaxGpusPerNode as IdleOf counts
+// them (MIG slices are clamped alike by GpuEquivalentMilli), so total = allocated + idle holds and
+// the sums stay far from the int64 range; they saturate all the same.
 void AddNodeFigures(const NodeState& node, int64_t& total_milli, int64_t& allocated_milli,
                     GpuFigures& figures) {
   for (const auto& r : node.info.allocatable) {
     int64_t units = std::max<int64_t>(0, r.milli / 1000);
     int64_t used = std::clamp<int64_t>(node.used.units(r.name), 0, units);
     if (r.name == kGpuResource) {
-      total_milli += units * 1000;
-      allocated_milli += used * 1000;
+      total_milli = SaturatingAdd(total_milli, std::min(units, kMaxGpusPerNode) * 1000);
+      allocated_milli = SaturatingAdd(allocated_milli, std::min(used, kMaxGpusPerNode) * 1000);
     } else if (r.name == kSharedGpuResource) {
-      figures.shared_replicas += units;
-      figures.shared_allocated += used;
+      figures.shared_replicas = SaturatingAdd(figures.shared_replicas, units);
+      figures.shared_allocated = SaturatingAdd(figures.shared_allocated, used);
     } else if (IsMigSliceResource(r.name)) {
-      total_milli += GpuEquivalentMilli(r.name, units);
-      allocated_milli += GpuEquivalentMilli(r.name, used);
+      total_milli = SaturatingAdd(total_milli, GpuEquivalentMilli(r.name, units));
+      allocated_milli = SaturatingAdd(allocated_milli, GpuEquivalentMilli(r.name, used));
     }
   }
 }
@@ -72,27 +79,64 @@ GpuFigures FiguresOf(const ClusterSnapshot& snapshot,
   return f;
 }
 
-// Groups `nodes` (indices into the snapshot) by `key`, with fits counted from `fills`.
+// Each GPU node's group under `key`, quoted and cut; past kMaxReportGroups names (by most nodes,
+// ties by name), kOtherGroup.
+std::vector<std::string> GroupNames(const ClusterSnapshot& snapshot,
+                                    const std::vector<size_t>& gpu_nodes,
+                                    const std::function<std::string(const NodeInfo&)>& key) {
+  std::vector<std::string> name_of(snapshot.size());
+  std::map<std::string, size_t> sizes;
+  for (size_t i : gpu_nodes) {
+    name_of[i] = QuoteForMessage(key(snapshot.nodes()[i]->info), kMaxGroupNameBytes);
+    ++sizes[name_of[i]];
+  }
+  if (sizes.size() <= kMaxReportGroups) return name_of;
+  std::vector<std::pair<std::string, size_t>> order(sizes.begin(), sizes.end());
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::set<std::string> kept;
+  for (size_t g = 0; g < kMaxReportGroups; ++g) kept.insert(order[g].first);
+  for (size_t i : gpu_nodes) {
+    if (!kept.count(name_of[i])) name_of[i] = std::string(kOtherGroup);
+  }
+  return name_of;
+}
+
+// Groups the GPU nodes (indices into the snapshot) by `key`, with fits counted from `fits`.
 std::map<std::string, CapacityGroup> GroupBy(
     const ClusterSnapshot& snapshot, const std::vector<size_t>& gpu_nodes,
-    const std::vector<GreedyFill>& fills, const std::function<std::string(const NodeInfo&)>& key) {
+    const std::vector<FitCount>& fits, const std::function<std::string(const NodeInfo&)>& key) {
+  const std::vector<std::string> name_of = GroupNames(snapshot, gpu_nodes, key);
   std::map<std::string, std::vector<ClusterSnapshot::NodePtr>> members;
-  std::vector<std::string> key_of(snapshot.size());
-  for (size_t i : gpu_nodes) {
-    key_of[i] = key(snapshot.nodes()[i]->info);
-    members[key_of[i]].push_back(snapshot.nodes()[i]);
-  }
+  for (size_t i : gpu_nodes) members[name_of[i]].push_back(snapshot.nodes()[i]);
   std::map<std::string, CapacityGroup> groups;
   for (const auto& [name, nodes] : members) {
     CapacityGroup& g = groups[name];
     g.nodes = nodes.size();
     g.gpus = FiguresOf(snapshot, nodes);
-    g.fits.assign(fills.size(), 0);
+    g.fits.assign(fits.size(), 0);
   }
-  for (size_t s = 0; s < fills.size(); ++s) {
-    for (size_t i : fills[s].placements) ++groups[key_of[i]].fits[s];
+  for (size_t s = 0; s < fits.size(); ++s) {
+    for (size_t i : gpu_nodes) groups[name_of[i]].fits[s] += fits[s].per_node[i];
   }
   return groups;
+}
+
+// How many pods like `pod` `node` takes one after another, at most `limit`: a copy of the node is
+// charged while the filter passes it. `judgements` counts the filter calls.
+int64_t TakenBy(const Engine& engine, const Cycle& cycle, const NodeState& node, const PodInfo& pod,
+                int64_t limit, size_t& judgements) {
+  if (limit <= 0) return 0;
+  NodeState work = node;
+  const NodeState* one[] = {&work};
+  int64_t taken = 0;
+  while (taken < limit) {
+    ++judgements;
+    if (!engine.Filter(cycle, one).front().passed()) break;
+    ChargePod(work, pod);
+    ++taken;
+  }
+  return taken;
 }
 
 std::string Table(const CapacityReport& r, std::string_view heading,
@@ -156,9 +200,11 @@ std::vector<CapacityShape> CapacityShapes(const ClusterSnapshot& snapshot) {
   for (int64_t n : kWholeGpuSizes) {
     shapes.push_back({"gpu-" + std::to_string(n), std::string(kGpuResource), n});
   }
+  size_t mig_shapes = 0;
   for (const auto& resource : snapshot.offered_resources()) {  // sorted
-    if (IsMigSliceResource(resource)) {
-      shapes.push_back({"mig-" + std::string(MigProfileOf(resource)), resource, 1});
+    if (IsMigSliceResource(resource) && mig_shapes++ < kMaxMigShapes) {
+      shapes.push_back(
+          {"mig-" + QuoteForMessage(MigProfileOf(resource), kMaxGroupNameBytes), resource, 1});
     }
   }
   if (snapshot.Offers(kSharedGpuResource)) {
@@ -178,24 +224,43 @@ PodInfo ShapePod(const CapacityShape& shape) {
   return pod;
 }
 
-GreedyFill FillGreedily(const Policy& policy, const ClusterSnapshot& snapshot,
-                        const CapacityShape& shape, size_t max_placements) {
-  GreedyFill fill;
+FitCount CountFits(const Policy& policy, const ClusterSnapshot& snapshot,
+                   const CapacityShape& shape, size_t max_placements,
+                   const Cancellation* cancellation) {
+  FitCount fits;
+  fits.per_node.assign(snapshot.size(), 0);
   int64_t free_bound = 0;
-  for (const auto& node : snapshot.nodes()) free_bound += FreeBound(*node, shape);
-  const size_t bound = std::min(max_placements, static_cast<size_t>(free_bound));
-  WorkingNodes nodes(snapshot);
+  for (const auto& node : snapshot.nodes()) {
+    free_bound = SaturatingAdd(free_bound, FreeBound(*node, shape));
+  }
   const PodInfo pod = ShapePod(shape);
   const Policy::Selection selection = policy.Select(pod);
-  while (fill.placements.size() < bound) {
-    std::optional<size_t> i = BestPlacement(selection, pod, nodes);
-    if (!i) break;
-    ChargePod(nodes.Mutable(*i), pod);
-    fill.placements.push_back(*i);
+  // One cycle for every judgement: nodes are judged without a class, so nothing it keeps about a
+  // node outlives a charge.
+  auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
+  // What a node of each content class takes; nodes of one class take alike.
+  std::vector<std::optional<int64_t>> by_class(snapshot.class_count());
+  const int64_t cap =
+      static_cast<int64_t>(std::min<size_t>(max_placements, std::numeric_limits<int64_t>::max()));
+  int64_t left = cap;
+  for (size_t i = 0; i < snapshot.size() && left > 0; ++i) {
+    if (Cancelled(cancellation)) {
+      fits.cancelled = true;
+      return fits;
+    }
+    const NodeState& node = *snapshot.nodes()[i];
+    std::optional<int64_t>& taken = by_class[snapshot.classes()[i]];
+    // A class counted under a smaller `left` took all of it, and the loop ends below.
+    if (!taken) {
+      taken = TakenBy(*selection.engine, *cycle, node, pod, std::min(left, FreeBound(node, shape)),
+                      fits.judgements);
+    }
+    fits.per_node[i] = std::min(*taken, left);
+    fits.total += fits.per_node[i];
+    left -= fits.per_node[i];
   }
-  fill.capped =
-      fill.placements.size() == max_placements && static_cast<int64_t>(max_placements) < free_bound;
-  return fill;
+  fits.capped = fits.total == cap && cap < free_bound;
+  return fits;
 }
 
 CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snapshot,
@@ -205,9 +270,14 @@ CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snap
   r.shapes = CapacityShapes(snapshot);
   r.profile = std::string(policy.Select(ShapePod(r.shapes.front())).profile);
   r.pool_label = options.pool_label;
-  std::vector<GreedyFill> fills;
+  std::vector<FitCount> fills;
   for (const auto& shape : r.shapes) {
-    fills.push_back(FillGreedily(policy, snapshot, shape, options.max_placements_per_shape));
+    fills.push_back(
+        CountFits(policy, snapshot, shape, options.max_placements_per_shape, options.cancellation));
+    if (fills.back().cancelled) {
+      r.cancelled = true;
+      return r;
+    }
     r.capped.push_back(fills.back().capped);
   }
   std::vector<size_t> gpu_nodes;
@@ -239,15 +309,19 @@ std::string FormatGpus(double v) {
 }
 
 std::string FormatCapacityText(const CapacityReport& r) {
-  std::string out = "capacity of " + (r.inventory.empty() ? "the inventory" : r.inventory) +
-                    ", policy " + r.policy_source + " (profile " + r.profile + ")\n";
+  std::string out = "capacity of " +
+                    (r.inventory.empty() ? "the inventory" : QuoteForMessage(r.inventory, 512)) +
+                    ", policy " + QuoteForMessage(r.policy_source, 512) + " (profile " +
+                    QuoteForMessage(r.profile) + ")\n";
   out +=
       "GPUs: whole devices plus MIG slices by compute slices (1g = 1/7); FRAG: idle GPUs the "
       "target workload's shapes cannot use (FGD); SHARED: gpu.shared replicas allocated/total\n"
       "fits: more pods of each shape, placed one by one through the policy's engine, each "
       "shape alone\n\n";
   out += Table(r, "PRODUCT", r.products);
-  if (!r.pool_label.empty()) out += "\n" + Table(r, "POOL (" + r.pool_label + ")", r.pools);
+  if (!r.pool_label.empty()) {
+    out += "\n" + Table(r, "POOL (" + QuoteForMessage(r.pool_label) + ")", r.pools);
+  }
   return out;
 }
 

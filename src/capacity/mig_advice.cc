@@ -6,10 +6,12 @@
 #include <optional>
 #include <tuple>
 
+#include "gpusched/capacity/kube_names.h"
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node_pins.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
@@ -28,13 +30,6 @@ constexpr std::string_view kTooManyKinds = "beyond 256 kinds of candidate node";
 
 bool IsGpuResourceName(std::string_view name) {
   return name == kGpuResource || name == kSharedGpuResource || name.starts_with(kMigResourcePrefix);
-}
-
-bool IsDnsSubdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
-  });
 }
 
 bool Idle(const NodeState& node) {
@@ -354,7 +349,7 @@ std::string Counts(const std::map<std::string, int64_t>& counts) {
   std::string out;
   for (const auto& [p, n] : counts) {
     if (n <= 0) continue;
-    out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + p;
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + QuoteForMessage(p, 64);
   }
   return out.empty() ? "none" : out;
 }
@@ -363,7 +358,7 @@ std::string OfferText(const MigNodeOffer& offer) {
   std::string out;
   if (offer.whole_gpus > 0) out = std::to_string(offer.whole_gpus) + " whole GPUs";
   for (const auto& [p, n] : offer.slices) {
-    if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + p;
+    if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + QuoteForMessage(p, 64);
   }
   return out.empty() ? "nothing" : out;
 }
@@ -442,8 +437,8 @@ MigDemand PendingMigDemand(const Policy& policy, const ClusterSnapshot& snapshot
   return demand;
 }
 
-std::string MigNodeAdvice::Command() const {
-  return "kubectl label node " + node + " nvidia.com/mig.config=" + layout + " --overwrite";
+KubectlLine MigNodeAdvice::Command() const {
+  return LabelNodeCommand(node, "nvidia.com/mig.config", layout);
 }
 
 MigAdvice AdviseMigLayouts(const ClusterSnapshot& snapshot, const MigLayouts& layouts,
@@ -468,8 +463,8 @@ MigAdvice AdviseMigLayouts(const ClusterSnapshot& snapshot, const MigLayouts& la
 
 std::string FormatMigAdviceText(const MigAdvice& a) {
   std::string out = "MIG layout advice";
-  if (!a.inventory.empty()) out += " for " + a.inventory;
-  out += "; layouts: " + a.layouts_source + "\n";
+  if (!a.inventory.empty()) out += " for " + QuoteForMessage(a.inventory, 512);
+  out += "; layouts: " + QuoteForMessage(a.layouts_source, 512) + "\n";
   int64_t mig_pods = 0;
   for (const auto& [p, n] : a.demand.pods) mig_pods += n;
   out += "waiting MIG slices: " + Counts(a.demand.slices) + " (" + std::to_string(mig_pods) +
@@ -492,11 +487,14 @@ std::string FormatMigAdviceText(const MigAdvice& a) {
   out += "\n\n";
   if (a.advice.empty()) out += "# no change serves a waiting MIG pod\n";
   for (const auto& n : a.advice) {
-    out += "# " + n.node + " (" + n.model + ", " + std::to_string(n.gpus) + " GPUs, now " +
-           (n.current_layout.empty() ? "unlabelled" : n.current_layout) + ": " +
-           OfferText(n.current) + "): serves " + Counts(n.serves) + "; offers " +
+    // Every value here comes from the cluster or a file: quoted, so none starts a line of its own.
+    out += "# " + QuoteForMessage(n.node) + " (" + n.model + ", " + std::to_string(n.gpus) +
+           " GPUs, now " +
+           (n.current_layout.empty() ? "unlabelled" : QuoteForMessage(n.current_layout, 96)) +
+           ": " + OfferText(n.current) + "): serves " + Counts(n.serves) + "; offers " +
            OfferText(n.offer) + "\n";
-    out += n.Command() + "\n";
+    KubectlLine line = n.Command();
+    out += (line.refused.empty() ? line.command : "# no command: " + line.refused) + "\n";
   }
   out += "\nstill waiting after this advice: " + Counts(a.still_waiting) + "\n";
   return out;
@@ -523,7 +521,14 @@ std::string FormatMigAdviceJson(const MigAdvice& a) {
     CountsJson(w, n.serves);
     w.Key("offers");
     OfferJson(w, n.offer);
-    w.Key("command").String(n.Command()).EndObject();
+    KubectlLine line = n.Command();
+    w.Key("command");
+    if (line.refused.empty()) {
+      w.String(line.command);
+    } else {
+      w.Null().Key("commandRefused").String(line.refused);
+    }
+    w.EndObject();
   }
   w.EndArray().Key("served");
   CountsJson(w, a.served);

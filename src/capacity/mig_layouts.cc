@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "gpusched/capacity/kube_names.h"
 #include "gpusched/codec/strict_yaml.h"
 #include "gpusched/codec/yaml_load.h"
 #include "gpusched/model/gpu_facts.h"
@@ -47,16 +48,6 @@ std::string Upper(std::string_view s) {
 
 bool Contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
-}
-
-// A label value (Kubernetes: at most 63 characters, alphanumerics at both ends, '-', '_', '.'
-// between): the layout name goes into a label, and into a shell command.
-bool IsLabelValue(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-  if (!alnum(s.front()) || !alnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
 }
 
 // <C>g.<M>gb with C in 1..7, then optionally +<attributes> ("1g.10gb+me").

@@ -159,6 +159,10 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
   std::vector<const NodeState*> nodes;
   std::vector<uint32_t> classes;
   for (const PodInfo* pod : OldestFirst(pending)) {
+    if (Cancelled(options.cancellation)) {
+      r.cancelled = true;
+      return r;
+    }
     std::string reason;
     if (r.judged < judge_at_most) {
       reason = JudgeOne(policy, snapshot, *pod, nodes, classes);
@@ -167,7 +171,8 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
       reason = kNotJudgedReason;
       ++r.skipped;
     }
-    std::string shape = FormatResourceList(GpuDemand(*pod, gpu_names));
+    std::string shape =
+        QuoteForMessage(FormatResourceList(GpuDemand(*pod, gpu_names)), kMaxNameBytes);
     PendingGroup& g = groups[{shape, reason}];
     if (g.pods == 0) {
       g.shape = shape;
@@ -182,8 +187,9 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
 }
 
 std::string FormatWhyPendingText(const WhyPendingReport& r) {
-  std::string out = "why pending: " + (r.inventory.empty() ? "the inventory" : r.inventory) +
-                    ", policy " + r.policy_source + "\n";
+  std::string out = "why pending: " +
+                    (r.inventory.empty() ? "the inventory" : QuoteForMessage(r.inventory, 512)) +
+                    ", policy " + QuoteForMessage(r.policy_source, 512) + "\n";
   out += std::to_string(r.pending) + " GPU pod" + (r.pending == 1 ? "" : "s") +
          " pending (no node, not finished), " + std::to_string(r.judged) + " judged";
   if (r.skipped > 0) out += ", " + std::to_string(r.skipped) + " past the limit not judged";

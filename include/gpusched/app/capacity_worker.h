@@ -9,7 +9,9 @@
 // The thread looks at the published snapshot and policy every `poll` and computes a new report
 // only when the snapshot's generation or the policy's digest changed since the last one, and at
 // most once per `min_interval` (kCapacityInterval for `gpusched serve`), so a busy cluster whose
-// snapshot changes many times a second costs one report per interval.
+// snapshot changes many times a second costs one report per interval. Destroying the worker
+// cancels a report in progress (Cancellation, checked between nodes and between pods), so a
+// shutdown waits for one node's or one pod's judgement, not for a whole report.
 #ifndef GPUSCHED_APP_CAPACITY_WORKER_H_
 #define GPUSCHED_APP_CAPACITY_WORKER_H_
 
@@ -30,6 +32,7 @@
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_transport.h"
+#include "gpusched/util/cancellation.h"
 #include "gpusched/util/published.h"
 
 namespace gpusched {
@@ -99,6 +102,7 @@ class CapacityWorker {
   Published<CapacityResult> latest_;
   Published<WhyPendingResult> pending_;
   std::atomic<uint64_t> computations_{0};
+  Cancellation cancellation_;  // raised by the destructor
   std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;

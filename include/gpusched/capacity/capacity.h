@@ -4,22 +4,30 @@
 // slices (a 1g slice is 1/7 GPU), the terms of the fragmentation gauge (FragmentationOf,
 // gpusched/metrics/cluster_fragmentation.h), which gives `idle` and `fragmented` (FGD's measure
 // against the default policy's target workload). `allocated` is what bound pods hold, each
-// resource counted up to its allocatable, so total = allocated + idle. Time-sliced replicas
-// (nvidia.com/gpu.shared) are no GPUs here and are counted apart, as replicas.
+// resource counted up to its allocatable, so total = allocated + idle. As everywhere gpusched
+// judges devices, a node counts at most kMaxGpusPerNode of a resource, and sums saturate, so no
+// input overflows a figure. Time-sliced replicas (nvidia.com/gpu.shared) are no GPUs here and are
+// counted apart, as replicas.
 //
 // Fits: how many more pods of each standard shape (CapacityShapes) fit, each shape counted alone
-// from the current state. A shape is placed greedily, one synthetic pod at a time, through the
-// engine of the profile the policy selects for it, as the verbs judge a pod: Engine::Filter over
-// every node, Engine::Prioritize over those that pass, the pod charged to the best-scored node
-// (the first in snapshot order among equals), until no node passes. Each placement counts for its
-// node's product and pool. The work is bounded by the input: at most the free units of the
-// shape's resource allow (a node holds at most floor(free / units per pod) pods), and at most
-// `max_placements_per_shape` (kMaxPlacementsPerShape), past which a count is a lower bound
-// (CapacityReport::capped). A placement judges every node once, a content class of unchanged
-// nodes once (Candidates), so a shape costs at most placements x nodes plugin calls.
+// from the current state, as if placed one synthetic pod at a time through the engine of the
+// profile the policy selects for it until no node passes (Engine::Filter). A node's verdict
+// depends on the pod, the cycle (prepared from the snapshot, unchanged by the placements) and
+// that node alone, so where the pods go first does not change how many each node ends up taking:
+// each node is charged pod after pod until its filter refuses, a content class of equal nodes is
+// judged once, and the count is that of the one-by-one greedy fill whatever its order. The work is
+// bounded by the input: a node is tried at most as often as its free units allow (floor(free /
+// units per pod)) plus once, and a shape stops at `max_placements_per_shape`
+// (kMaxPlacementsPerShape), past which its count is a lower bound (CapacityReport::capped), the
+// nodes counted in snapshot order. So a shape costs at most placements + nodes filter calls.
 //
-// Pure functions over an immutable snapshot and policy; thread-safe. Never run on a verb's thread:
-// a large cluster takes seconds.
+// Output is bounded too: at most kMaxMigShapes MIG shapes; group names (products, pool values)
+// quoted (printable ASCII, QuoteForMessage) and cut at kMaxGroupNameBytes; at most
+// kMaxReportGroups groups per grouping, the nodes of the rest summed under kOtherGroup.
+//
+// Pure functions over an immutable snapshot and policy; thread-safe. A Cancellation (options)
+// stops the work between nodes; the report then says so (CapacityReport::cancelled) and holds
+// nothing else worth printing. Never run on a verb's thread: a large cluster takes a second.
 #ifndef GPUSCHED_CAPACITY_CAPACITY_H_
 #define GPUSCHED_CAPACITY_CAPACITY_H_
 
@@ -32,6 +40,7 @@
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/cancellation.h"
 
 namespace gpusched {
 
@@ -39,6 +48,13 @@ namespace gpusched {
 inline constexpr size_t kMaxPlacementsPerShape = 10000;
 // The group of nodes without the pool label, and of GPU nodes without a product label.
 inline constexpr std::string_view kNoGroup = "(none)";
+// MIG profiles counted as shapes at most (the known GPUs have 6 to 8 each).
+inline constexpr size_t kMaxMigShapes = 16;
+// Groups per grouping at most, by most nodes (ties by name); the rest are summed as kOtherGroup.
+inline constexpr size_t kMaxReportGroups = 256;
+inline constexpr std::string_view kOtherGroup = "(other)";
+// A group's name (a label value) is cut past this many bytes.
+inline constexpr size_t kMaxGroupNameBytes = 96;
 
 // One standard pod shape: `count` units of `resource`.
 struct CapacityShape {
@@ -48,20 +64,24 @@ struct CapacityShape {
 };
 
 // The shapes counted for `snapshot`: 1, 2, 4 and 8 whole GPUs; one slice of every MIG profile
-// some node offers (nvidia.com/mig-<profile>, sorted); one replica of nvidia.com/gpu.shared where
-// some node offers it.
+// some node offers (nvidia.com/mig-<profile>, sorted, the first kMaxMigShapes, named with the
+// profile quoted); one replica of nvidia.com/gpu.shared where some node offers it.
 std::vector<CapacityShape> CapacityShapes(const ClusterSnapshot& snapshot);
 
 // The synthetic pod of `shape`: pending, no annotations, requesting only the shape.
 PodInfo ShapePod(const CapacityShape& shape);
 
-// A greedy fill of one shape: the node (index into snapshot.nodes()) of each placement, in order.
-struct GreedyFill {
-  std::vector<size_t> placements;
-  bool capped = false;  // stopped at max_placements while the free units allowed more
+// How many more pods of one shape fit (see the top of this file), node by node.
+struct FitCount {
+  std::vector<int64_t> per_node;  // per snapshot.nodes() index
+  int64_t total = 0;
+  bool capped = false;     // stopped at max_placements while the free units allowed more
+  bool cancelled = false;  // stopped by the Cancellation: the counts are partial
+  size_t judgements = 0;   // filter calls made (one node each): the work, for tests
 };
-GreedyFill FillGreedily(const Policy& policy, const ClusterSnapshot& snapshot,
-                        const CapacityShape& shape, size_t max_placements = kMaxPlacementsPerShape);
+FitCount CountFits(const Policy& policy, const ClusterSnapshot& snapshot,
+                   const CapacityShape& shape, size_t max_placements = kMaxPlacementsPerShape,
+                   const Cancellation* cancellation = nullptr);
 
 // GPU equivalents (see the top of this file); replicas in units.
 struct GpuFigures {
@@ -82,6 +102,7 @@ struct CapacityGroup {
 struct CapacityOptions {
   std::string pool_label;  // empty: no pools
   size_t max_placements_per_shape = kMaxPlacementsPerShape;
+  const Cancellation* cancellation = nullptr;  // checked between nodes; null: never cancelled
 };
 
 struct CapacityReport {
@@ -94,6 +115,7 @@ struct CapacityReport {
   std::map<std::string, CapacityGroup> products;  // by nvidia.com/gpu.product
   std::string pool_label;
   std::map<std::string, CapacityGroup> pools;  // by the pool label's value; empty without one
+  bool cancelled = false;  // the Cancellation stopped it: incomplete, not to be shown
 };
 
 // The report for `snapshot` under `policy`. Nodes that offer no GPU resource (nvidia.com/gpu,
@@ -106,7 +128,8 @@ CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snap
 // A GPU figure as the reports print it: up to two decimals, trailing zeros dropped (12, 2.5, 0.14).
 std::string FormatGpus(double v);
 
-// A table per grouping (products, then pools), then the cluster's line.
+// A table per grouping (products, then pools), then the cluster's line; every name from the
+// inventory quoted, so a label cannot start a line of its own or reach the terminal as an escape.
 std::string FormatCapacityText(const CapacityReport& report);
 // One JSON object: {"inventory", "policy", "profile", "shapes": [...], "cluster": G, "products":
 // {name: G}, "poolLabel", "pools": {value: G}}, G = {"nodes", "gpus": {"total", "allocated",

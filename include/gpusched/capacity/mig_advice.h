@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusched/capacity/kube_names.h"
 #include "gpusched/capacity/mig_layouts.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/model/pod.h"
@@ -90,8 +91,9 @@ struct MigNodeAdvice {
   MigNodeOffer offer;                     // what it offers under `layout`
   std::map<std::string, int64_t> serves;  // profile -> waiting slices it serves
 
-  // kubectl label node <node> nvidia.com/mig.config=<layout> --overwrite
-  std::string Command() const;
+  // kubectl label node <node> nvidia.com/mig.config=<layout> --overwrite, or why it is refused
+  // (LabelNodeCommand: the node name not a DNS subdomain, the layout not a label value).
+  KubectlLine Command() const;
 };
 
 struct MigAdvice {

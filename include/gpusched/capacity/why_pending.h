@@ -35,6 +35,10 @@
 // max_node_judgements node verdicts however large the cluster (the engine judges a content class
 // once, so usually far fewer plugin calls). Pods past the cap are counted under their shape with
 // kNotJudgedReason and in `skipped`. Each group keeps at most `max_sample` pod names, the oldest.
+// A Cancellation (options) stops the work before the next pod; the report then says so.
+//
+// Every name and reason from the inventory (pod names, shapes, reasons quoting annotations) is
+// quoted (QuoteForMessage: printable ASCII) and bounded, in the text and the JSON alike.
 //
 // Pure functions over an immutable snapshot and policy; thread-safe. Never run on a verb's thread:
 // thousands of pending pods over thousands of nodes take seconds.
@@ -51,6 +55,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/cancellation.h"
 
 namespace gpusched {
 
@@ -70,7 +75,8 @@ struct WhyPendingOptions {
   size_t max_pods = 2000;
   size_t max_node_judgements = 20'000'000;
   size_t max_sample = 5;
-  int64_t now_unix = 0;  // for the waits; 0: the system clock
+  int64_t now_unix = 0;                        // for the waits; 0: the system clock
+  const Cancellation* cancellation = nullptr;  // checked before each pod; null: never cancelled
 };
 
 struct PendingGroup {
@@ -90,6 +96,7 @@ struct WhyPendingReport {
   size_t skipped = 0;  // past the caps (kNotJudgedReason)
   // By pods (most first), then shape, then reason.
   std::vector<PendingGroup> groups;
+  bool cancelled = false;  // the Cancellation stopped it: incomplete, not to be shown
 
   // Seconds `group` has waited at now_unix; -1 when unknown.
   int64_t OldestWait(const PendingGroup& group) const;

@@ -6,8 +6,8 @@
 // Candidates), so the engine judges it afresh instead of reusing its old class's answer; what an
 // engine cycle keeps per class must not outlive a change, so BestPlacement starts a cycle per call.
 // ChargePod and ReleasePod change a node's usage as the ledger counts a bound pod arriving and
-// leaving (gpusched/cluster/cluster_ledger.h). Used by capacity's greedy fill and by the
-// defragmentation plan. Not synchronized; the snapshot must outlive it.
+// leaving (gpusched/cluster/cluster_ledger.h). Used by the defragmentation plan; capacity's counts
+// charge copies of single nodes with ChargePod. Not synchronized; the snapshot must outlive it.
 #ifndef GPUSCHED_CAPACITY_WORKING_NODES_H_
 #define GPUSCHED_CAPACITY_WORKING_NODES_H_
 

@@ -1,0 +1,40 @@
+// ReportSignals: SIGINT and SIGTERM of a one-shot report command (capacity, why-pending). Until
+// Computing(), a signal ends the process at once, as for any command: nothing needs undoing while
+// the inventory loads. From Computing() on, a signal raises the Cancellation it returns, which the
+// report checks between nodes and between pods, so the command stops within one judgement and
+// says so (kCancelledExit) instead of printing a partial report.
+//
+// Construct it first in the command, before any other thread starts (the API client's do): it
+// blocks the signals in the calling thread so they reach its own (gpusched/cli/signal_shutdown.h).
+#ifndef GPUSCHED_APP_REPORT_SIGNALS_H_
+#define GPUSCHED_APP_REPORT_SIGNALS_H_
+
+#include <chrono>
+
+#include "gpusched/cli/signal_shutdown.h"
+#include "gpusched/util/cancellation.h"
+
+namespace gpusched {
+
+// The exit code of a report a signal cancelled: 128 + SIGTERM, as if the signal had ended it.
+inline constexpr int kCancelledExit = 143;
+
+class ReportSignals {
+ public:
+  // The grace is a safeguard only: a cancelled report returns within one judgement.
+  ReportSignals() : shutdown_(std::chrono::seconds(5)) {}
+
+  // From now on a signal cancels instead of ending the process.
+  const Cancellation* Computing() {
+    shutdown_.Serving([this] { cancellation_.Cancel(); });
+    return &cancellation_;
+  }
+
+ private:
+  Cancellation cancellation_;  // declared first: outlives the signal thread
+  SignalShutdown shutdown_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_APP_REPORT_SIGNALS_H_
