@@ -167,11 +167,6 @@ ExtenderArgs DecodeArgs(Json&& json) {
           if (key == "Pod") {
             if (IsNull(v)) continue;
             args.pod = WithContext("Pod", [&] { return DecodePod(v.get_object()); });
-            // A pod judged on part of its demand could pass a node that lacks the rest.
-            if (args.pod.resources_not_kept > 0) {
-              throw DecodeError("Pod: more than " + std::to_string(kMaxExtendedResourceEntries) +
-                                " extended resource entries in requests, limits and overhead");
-            }
             has_pod = true;
           } else if (key == "NodeNames") {
             if (!IsNull(v))
