@@ -103,6 +103,8 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
     m.inventory_lists = 2;
     m.watch_restarts = 1;
     m.inventory_skipped = {{"pod", "invalid", 1}};
+    m.inventory_summarised = {{"pod", "extended_resources", 1}};
+    m.inventory_lists_abandoned = 0;
     m.policy_digest = "abc";
     m.capacity_gpus = {{"NVIDIA-H100-80GB-HBM3", "total", 8}};  // with --ops-listen
     m.capacity_fits = {{"NVIDIA-H100-80GB-HBM3", "gpu-1", 8}};

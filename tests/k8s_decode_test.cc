@@ -233,6 +233,32 @@ TEST(ParseRfc3339Seconds, reads_kubernetes_timestamps_and_refuses_the_rest) {
   }
 }
 
+// Issue #37 case 2: 8,000 distinct nvidia.com/mig-* names (requests = limits) in a legal pod.
+std::string PodAskingMigProfiles(int profiles) {
+  std::string list = "{";
+  for (int i = 0; i < profiles; ++i) {
+    list +=
+        (i ? "," : "") + std::string(R"("nvidia.com/mig-)") + std::to_string(i) + R"(g.1gb":"1")";
+  }
+  list += "}";
+  return R"({"metadata":{"name":"fat","namespace":"ns","uid":"u"},"spec":{"containers":[)"
+         R"({"resources":{"requests":)" +
+         list + R"(,"limits":)" + list + R"(}}]}})";
+}
+
+TEST(DecodePod, extended_resources_past_the_budget_are_counted_not_kept) {
+  PodInfo pod = testing::PodFromJson(PodAskingMigProfiles(8000));
+  EXPECT_LE(pod.requests.size(), kMaxExtendedResourceEntries);
+  EXPECT_LE(pod.max_container_requests.size(), kMaxExtendedResourceEntries);
+  EXPECT_EQ(pod.resources_not_kept, 16000 - kMaxExtendedResourceEntries);
+  PodInfo small = testing::PodFromJson(PodAskingMigProfiles(64));
+  EXPECT_EQ(small.requests.size(), 64u);
+  EXPECT_EQ(small.resources_not_kept, 0u);
+  // Judged from a request, it is judged on the entries kept (kube-scheduler checks every
+  // extended resource itself first): the request is answered, as issue #25 asked.
+  EXPECT_NO_THROW(DecodePodText(PodAskingMigProfiles(8000)));
+}
+
 TEST(DecodeNode, reads_every_fixture_node) {
   for (const char* f : {"01-t4-plain-1gpu.json", "02-t4-timeslice-4-renamed.json",
                         "03-v100-x4-plain.json", "04-a100-40gb-x8-mig-mixed.json",

@@ -487,5 +487,55 @@ TEST(LiveInventory, a_list_or_watch_that_keeps_failing_makes_the_inventory_unrea
   ASSERT_TRUE(Eventually([&] { return inventory.Status().synced; }));
 }
 
+// Issue #37 case 5: a watch that ends at once (410, an unknown type, nothing, no JSON) was opened
+// again ~700 times a second. Counted, not timed: two reflectors each wait 50-100, 100-200,
+// 200-400 and 400-800 ms between tries, so a 1.5 s window holds at most 5 tries (a list and a
+// watch for 410) of each, however fast the machine.
+TEST(LiveInventory, a_watch_that_ends_at_once_backs_off_however_it_ends) {
+  for (std::string answer :
+       {std::string(R"({"type":"ERROR","object":{"kind":"Status","code":410}})") + "\n",
+        std::string(R"({"type":"SURPRISE","object":{"metadata":{"name":"x"}}})") + "\n",
+        std::string(), std::string("<html>not json\n")}) {
+    FakeApiServer server;
+    server.UpsertNode(MakeGpuNode("node-0", 8, "NVIDIA-H100-80GB-HBM3"));
+    server.SetWatchAnswer(answer);
+    LiveInventoryOptions o = FastOptions();
+    o.reflector.backoff_initial = 100ms;
+    o.reflector.backoff_max = 30000ms;
+    Published<ClusterSnapshot> published;
+    LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, o);
+    std::this_thread::sleep_for(1500ms);
+    uint64_t requests = server.lists_served() + server.watches_served();
+    EXPECT_LE(requests, 2u * 2u * 5u) << answer;
+    EXPECT_GE(server.watches_served(), 2u) << answer;
+  }
+}
+
+// Issue #37 case 4: a list whose every page carries a continue token grew without bound while
+// /readyz said 503. Now it is abandoned at its page or object bound, counted, and never synced.
+TEST(LiveInventory, a_list_that_never_ends_is_abandoned_and_never_ready) {
+  for (bool by_objects : {false, true}) {
+    FakeApiServer server;
+    for (int i = 0; i < 10; ++i) {
+      std::string name = std::to_string(i);
+      server.UpsertNode(MakeGpuNode("node-" + name, 8, "NVIDIA-H100-80GB-HBM3"));
+      server.UpsertPod(
+          MakeGpuPod("ns", "pod-" + name, "uid-" + name, "node-" + name, 1, "Running"));
+    }
+    server.SetEndlessLists(true);
+    LiveInventoryOptions o = FastOptions();
+    o.reflector.max_list_pages = by_objects ? 1000 : 20;
+    o.reflector.max_list_objects = by_objects ? 30 : 1000000;
+    Published<ClusterSnapshot> published;
+    LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, o);
+    ASSERT_TRUE(Eventually([&] { return inventory.lists_abandoned() >= 4; }));
+    EXPECT_FALSE(inventory.Status().synced);
+    EXPECT_EQ(inventory.lists(), 0u);
+    // Pages a list may ask for: 20, or the 9 that pass 30 objects (7, then the last 3 again).
+    uint64_t per_list = by_objects ? 9 : 20;
+    EXPECT_LE(server.lists_served(), (inventory.lists_abandoned() + 2) * per_list);
+  }
+}
+
 }  // namespace
 }  // namespace gpusched::live_inventory_test

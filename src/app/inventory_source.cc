@@ -46,10 +46,13 @@ class LiveSource final : public InventorySource {
     m.watch_restarts = live_.watch_restarts();
     auto nodes = live_.node_skips();
     auto pods = live_.pod_skips();
-    m.inventory_skipped = {{"node", "invalid", nodes.invalid},
-                           {"node", "malformed", nodes.malformed},
-                           {"pod", "invalid", pods.invalid},
-                           {"pod", "malformed", pods.malformed}};
+    m.inventory_skipped = {
+        {"node", "invalid", nodes.invalid},     {"node", "malformed", nodes.malformed},
+        {"node", "oversized", nodes.oversized}, {"pod", "invalid", pods.invalid},
+        {"pod", "malformed", pods.malformed},   {"pod", "oversized", pods.oversized}};
+    m.inventory_summarised = {{"node", "extended_resources", nodes.summarised},
+                              {"pod", "extended_resources", pods.summarised}};
+    m.inventory_lists_abandoned = live_.lists_abandoned();
   }
   AssumptionSink* assumptions() override { return &live_; }
   const std::string& description() const override { return description_; }

@@ -38,7 +38,15 @@ bool IsTrackedNodeResource(std::string_view name) {
 constexpr int64_t kSaturatedWholeMilli =
     std::numeric_limits<int64_t>::max() - std::numeric_limits<int64_t>::max() % 1000;
 
-ResourceList DecodeResourceList(value v, bool (*keep)(std::string_view) = nullptr) {
+// What one object may keep of extended resource names (kMaxExtendedResourceEntries), and how many
+// it did not keep: past the budget a name is still checked, then only counted.
+struct ExtendedBudget {
+  size_t left = kMaxExtendedResourceEntries;
+  size_t not_kept = 0;
+};
+
+ResourceList DecodeResourceList(value v, ExtendedBudget& budget,
+                                bool (*keep)(std::string_view) = nullptr) {
   if (IsNull(v)) return {};
   std::vector<ResourceAmount> amounts;
   for (field f : v.get_object()) {
@@ -59,6 +67,13 @@ ResourceList DecodeResourceList(value v, bool (*keep)(std::string_view) = nullpt
       throw DecodeError("fractional quantity " + quoted() +
                         ": extended resources are whole numbers");
     }
+    if (IsExtendedResource(name)) {
+      if (budget.left == 0) {
+        ++budget.not_kept;
+        continue;
+      }
+      --budget.left;
+    }
     amounts.push_back(ResourceAmount{std::string(name), *milli});
   }
   return ResourceList::FromAmounts(std::move(amounts));
@@ -74,7 +89,7 @@ LabelViews DecodeStringMap(value v) {
   return out;
 }
 
-ContainerResources DecodeContainer(value v) {
+ContainerResources DecodeContainer(value v, ExtendedBudget& budget) {
   ContainerResources c;
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
@@ -83,8 +98,8 @@ ContainerResources DecodeContainer(value v) {
       if (IsNull(resources)) continue;
       for (field r : resources.get_object()) {
         std::string_view rkey = r.unescaped_key();
-        if (rkey == "requests") c.requests = DecodeResourceList(r.value());
-        if (rkey == "limits") c.limits = DecodeResourceList(r.value());
+        if (rkey == "requests") c.requests = DecodeResourceList(r.value(), budget);
+        if (rkey == "limits") c.limits = DecodeResourceList(r.value(), budget);
       }
     } else if (key == "restartPolicy") {
       c.restartable = ScalarText(f.value()) == "Always";
@@ -93,10 +108,10 @@ ContainerResources DecodeContainer(value v) {
   return c;
 }
 
-std::vector<ContainerResources> DecodeContainers(value v) {
+std::vector<ContainerResources> DecodeContainers(value v, ExtendedBudget& budget) {
   std::vector<ContainerResources> out;
   if (IsNull(v)) return out;
-  for (value c : v.get_array()) out.push_back(DecodeContainer(c));
+  for (value c : v.get_array()) out.push_back(DecodeContainer(c, budget));
   return out;
 }
 
@@ -352,15 +367,18 @@ class PinsDecoder {
 PodResources DecodePodSpec(value v, PodInfo& pod) {
   PodResources resources;
   PinsDecoder pins;
+  ExtendedBudget budget;
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     if (key == "containers") {
-      resources.containers = WithContext("containers", [&] { return DecodeContainers(f.value()); });
+      resources.containers =
+          WithContext("containers", [&] { return DecodeContainers(f.value(), budget); });
     } else if (key == "initContainers") {
       resources.init_containers =
-          WithContext("initContainers", [&] { return DecodeContainers(f.value()); });
+          WithContext("initContainers", [&] { return DecodeContainers(f.value(), budget); });
     } else if (key == "overhead") {
-      resources.overhead = WithContext("overhead", [&] { return DecodeResourceList(f.value()); });
+      resources.overhead =
+          WithContext("overhead", [&] { return DecodeResourceList(f.value(), budget); });
     } else if (key == "nodeName") {
       pod.node_name = ScalarText(f.value());
     } else if (key == "priority") {
@@ -372,20 +390,24 @@ PodResources DecodePodSpec(value v, PodInfo& pod) {
     }
   }
   pod.pins = pins.Take();
+  pod.resources_not_kept = budget.not_kept;
   return resources;
 }
 
 void DecodeNodeStatus(value v, NodeInfo& node) {
+  ExtendedBudget budget;
   for (field f : v.get_object()) {
     std::string_view key = f.unescaped_key();
     if (key == "capacity") {
       node.capacity = WithContext(
-          "capacity", [&] { return DecodeResourceList(f.value(), IsTrackedNodeResource); });
+          "capacity", [&] { return DecodeResourceList(f.value(), budget, IsTrackedNodeResource); });
     } else if (key == "allocatable") {
-      node.allocatable = WithContext(
-          "allocatable", [&] { return DecodeResourceList(f.value(), IsTrackedNodeResource); });
+      node.allocatable = WithContext("allocatable", [&] {
+        return DecodeResourceList(f.value(), budget, IsTrackedNodeResource);
+      });
     }
   }
+  node.resources_not_kept = budget.not_kept;
 }
 
 bool DecodeBool(value v) {

@@ -1,5 +1,6 @@
 #include "gpusched/kube/api_client.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
 
@@ -25,8 +26,8 @@ size_t AppendBody(char* data, size_t size, size_t count, void* user) {
 constexpr size_t kMaxTokenBytes = 1 << 20;
 
 struct StreamState {
-  std::string pending;
-  const std::function<bool(std::string_view)>* on_line;
+  std::string error_body;
+  const std::function<bool(std::string_view)>* on_data;
   const std::atomic<bool>* cancel;
   CURL* curl;
   std::chrono::steady_clock::time_point answer_due;  // the response header must come by then
@@ -34,25 +35,22 @@ struct StreamState {
   bool timed_out = false;
 };
 
-size_t SplitLines(char* data, size_t size, size_t count, void* user) {
+size_t HandOver(char* data, size_t size, size_t count, void* user) {
   auto* s = static_cast<StreamState*>(user);
-  s->pending.append(data, size * count);
+  std::string_view bytes(data, size * count);
   long status = 0;
   curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
-  if (status != 200) return size * count;  // an error body: kept whole for the caller
-  size_t start = 0;
-  while (true) {
-    size_t nl = s->pending.find('\n', start);
-    if (nl == std::string::npos) break;
-    std::string_view line(s->pending.data() + start, nl - start);
-    start = nl + 1;
-    if (!line.empty() && !(*s->on_line)(line)) {
-      s->stopped = true;
-      return 0;  // aborts the transfer
-    }
+  if (status != 200) {  // an error body: its beginning is kept for the caller
+    size_t room =
+        ApiClient::kMaxErrorBody - std::min(s->error_body.size(), ApiClient::kMaxErrorBody);
+    s->error_body.append(bytes.substr(0, room));
+    return bytes.size();
   }
-  s->pending.erase(0, start);
-  return size * count;
+  if (!(*s->on_data)(bytes)) {
+    s->stopped = true;
+    return 0;  // aborts the transfer
+  }
+  return bytes.size();
 }
 
 // Ends a stream when asked to, or when the server has not begun its answer in time. Once the
@@ -169,15 +167,17 @@ HttpResult ApiClient::Get(const std::string& path_and_query) {
 }
 
 HttpResult ApiClient::Stream(const std::string& path_and_query,
-                             const std::function<bool(std::string_view)>& on_line,
-                             const std::atomic<bool>& cancel, std::chrono::seconds total_timeout) {
+                             const std::function<bool(std::string_view)>& on_data,
+                             const std::atomic<bool>& cancel, std::chrono::seconds total_timeout,
+                             bool gzip) {
   Prepare(path_and_query);
   CURL* c = impl_->curl;
-  // No Accept-Encoding on streams: a compressing server may hold small events in its
+  // Watches ask for no compression: a compressing server may hold small events in its
   // compressor's buffer, and a watch must see each event as it happens.
+  if (gzip) curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
   StreamState state{
-      {}, &on_line, &cancel, c, std::chrono::steady_clock::now() + options_.stream_idle_timeout};
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, SplitLines);
+      {}, &on_data, &cancel, c, std::chrono::steady_clock::now() + options_.stream_idle_timeout};
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, HandOver);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &state);
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, CheckCancel);
@@ -186,7 +186,7 @@ HttpResult ApiClient::Stream(const std::string& path_and_query,
   CURLcode code = curl_easy_perform(c);
   HttpResult r;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
-  r.body = std::move(state.pending);
+  r.body = std::move(state.error_body);
   if (state.timed_out) {
     r.error = "no answer within " + std::to_string(options_.stream_idle_timeout.count()) + " s";
   } else if (code != CURLE_OK && !state.stopped) {

@@ -50,7 +50,7 @@ BudgetListing ListDisruptionBudgets(ApiClient& client, int page_size) {
       break;
     }
     try {
-      cont = ApplyListPage(simdjson::padded_string(r.body), sink, skips).continue_token;
+      cont = ApplyListPage(r.body, sink, skips).continue_token;
     } catch (const std::exception& e) {
       listing.error = std::string("undecodable list page: ") + e.what();
       break;

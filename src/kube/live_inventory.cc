@@ -13,7 +13,21 @@ void LiveInventory::Change(F&& change) {
   dirty_ = true;
 }
 
-class LiveInventory::NodeSink : public ReflectorSink {
+// Counts the objects decoded with resources past the decoder's budget (codec/k8s_decode.h).
+class LiveInventory::SummaryCount {
+ public:
+  template <class Info>
+  Info Counted(Info info) {
+    if (info.resources_not_kept > 0) summarised_.fetch_add(1);
+    return info;
+  }
+  uint64_t summarised() const { return summarised_.load(); }
+
+ private:
+  std::atomic<uint64_t> summarised_{0};
+};
+
+class LiveInventory::NodeSink : public ReflectorSink, public SummaryCount {
  public:
   explicit NodeSink(LiveInventory& owner) : owner_(owner) {}
   void BeginList() override { listed_.clear(); }
@@ -38,7 +52,7 @@ class LiveInventory::NodeSink : public ReflectorSink {
 
  private:
   NodeInfo Decode(simdjson::ondemand::object o) {
-    NodeInfo node = DecodeNode(o);
+    NodeInfo node = Counted(DecodeNode(o));
     node.pin_labels = pin_labels_.Share(std::move(node.pin_labels));
     return node;
   }
@@ -47,12 +61,12 @@ class LiveInventory::NodeSink : public ReflectorSink {
   PinLabelPool pin_labels_;
 };
 
-class LiveInventory::PodSink : public ReflectorSink {
+class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
  public:
   explicit PodSink(LiveInventory& owner) : owner_(owner) {}
   void BeginList() override { listed_.clear(); }
   void AddListed(simdjson::ondemand::object o) override {
-    PodInfo pod = DecodePod(o);
+    PodInfo pod = Counted(DecodePod(o));
     // What the ledger keeps (GPU pods, and other pods while bound), slimmed to what it reads.
     bool holds = !pod.node_name.empty() && !pod.terminal();
     if (holds || !GpuDemand(pod, owner_.gpu_names_).empty()) {
@@ -73,7 +87,8 @@ class LiveInventory::PodSink : public ReflectorSink {
       owner_.Change([&](ClusterLedger& ledger) { ledger.DeletePod(key); });
       return;
     }
-    PodInfo pod = DecodePod(o);
+    PodInfo pod = Counted(DecodePod(o));
+    pod.requests = KeptRequests(pod.requests, owner_.gpu_names_);
     owner_.Change([&](ClusterLedger& ledger) { ledger.UpsertPod(pod); });
   }
 
@@ -82,9 +97,7 @@ class LiveInventory::PodSink : public ReflectorSink {
   // GPU pods, far fewer, keep their labels and gpusched.io/ annotations, as a watched pod does:
   // planning judges them with the engine (annotations) and matches disruption budgets (labels).
   static PodInfo Slim(PodInfo pod, const GpuResourceNames& gpu_names) {
-    pod.requests = pod.requests.Filtered([&](std::string_view name) {
-      return name == "cpu" || name == "memory" || gpu_names.IsGpuResource(name);
-    });
+    pod.requests = KeptRequests(pod.requests, gpu_names);
     if (GpuDemand(pod, gpu_names).empty()) {
       pod.labels = {};
       pod.annotations = {};
@@ -92,6 +105,14 @@ class LiveInventory::PodSink : public ReflectorSink {
     pod.resource_version = {};
     pod.max_container_requests = {};
     return pod;
+  }
+  // The requests the ledger and planning read (cpu, memory, GPU resources), listed or watched:
+  // other names are not kept per name.
+  static ResourceList KeptRequests(const ResourceList& requests,
+                                   const GpuResourceNames& gpu_names) {
+    return requests.Filtered([&](std::string_view name) {
+      return name == "cpu" || name == "memory" || gpu_names.IsGpuResource(name);
+    });
   }
   LiveInventory& owner_;
   std::vector<PodInfo> listed_;
@@ -229,11 +250,17 @@ void LiveInventory::Forget(const PodInfo& pod) {
 }
 
 LiveInventory::Skips LiveInventory::node_skips() const {
-  return {nodes_->skipped_invalid(), nodes_->skipped_malformed()};
+  return {nodes_->skipped_invalid(), nodes_->skipped_malformed(), nodes_->skipped_oversized(),
+          node_sink_->summarised()};
 }
 
 LiveInventory::Skips LiveInventory::pod_skips() const {
-  return {pods_->skipped_invalid(), pods_->skipped_malformed()};
+  return {pods_->skipped_invalid(), pods_->skipped_malformed(), pods_->skipped_oversized(),
+          pod_sink_->summarised()};
+}
+
+uint64_t LiveInventory::lists_abandoned() const {
+  return nodes_->lists_abandoned() + pods_->lists_abandoned();
 }
 
 uint64_t LiveInventory::lists() const { return nodes_->lists() + pods_->lists(); }

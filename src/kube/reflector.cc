@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gpusched/kube/api_query.h"
+#include "gpusched/kube/line_splitter.h"
 
 namespace gpusched {
 
@@ -78,38 +79,84 @@ void Reflector::Run() {
       }
       need_list = false;
     }
+    auto opened = std::chrono::steady_clock::now();
     WatchEnd end = Watch();
     if (stop_) break;
     watch_restarts_.fetch_add(1);
     if (end == WatchEnd::kGone) {
       spdlog::info("{}: resourceVersion {} expired; listing again", path_, resource_version_);
       need_list = true;
-    } else if (end == WatchEnd::kFailed) {
+    }
+    // However it ended, a watch that ends at once would otherwise be opened again (and a 410
+    // listed again) hundreds of times a second; only one that ran well is re-opened at once.
+    if (std::chrono::steady_clock::now() - opened >= options_.watch_ran_well) {
+      backoff_ = options_.backoff_initial;
+    } else {
       Backoff();
     }
   }
+}
+
+bool Reflector::Abandon(const std::string& why) {
+  lists_abandoned_.fetch_add(1);
+  spdlog::error(
+      "{}: list abandoned after {}; listing again after a backoff (not ready until a list "
+      "completes)",
+      path_, why);
+  return false;
+}
+
+bool Reflector::ListPageInto(const std::string& cont, ListPageDecoder& page, uint64_t listed) {
+  bool too_many = false;
+  std::string undecodable;
+  auto on_data = [&](std::string_view bytes) {
+    Touch();
+    try {
+      page.Feed(bytes);
+    } catch (const DecodeError& e) {
+      undecodable = e.what();
+      return false;
+    }
+    too_many = listed + page.items() > options_.max_list_objects;
+    return !too_many;
+  };
+  HttpResult r =
+      client_->Stream(ApiQuery(path_, {"limit=" + std::to_string(options_.page_size),
+                                       cont.empty() ? "" : "continue=" + UrlEncode(cont)}),
+                      on_data, stop_, options_.client.request_timeout, /*gzip=*/true);
+  if (too_many) {
+    return Abandon("more than " + std::to_string(options_.max_list_objects) + " objects");
+  }
+  if (!undecodable.empty()) {
+    spdlog::warn("{}: undecodable list page: {}", path_, undecodable);
+    return false;
+  }
+  if (!r.ok()) {
+    spdlog::warn("{}: list failed: {}", path_,
+                 r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error);
+    return false;
+  }
+  return true;
 }
 
 bool Reflector::List() {
   sink_.BeginList();
   std::string cont;
   std::string list_rv;
+  uint64_t pages = 0;
+  uint64_t listed = 0;
   do {
-    HttpResult r =
-        client_->Get(ApiQuery(path_, {"limit=" + std::to_string(options_.page_size),
-                                      cont.empty() ? "" : "continue=" + UrlEncode(cont)}));
-    if (!r.ok()) {
-      spdlog::warn("{}: list failed: {}", path_,
-                   r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error);
-      return false;
+    if (++pages > options_.max_list_pages) {
+      return Abandon("more than " + std::to_string(options_.max_list_pages) + " pages");
     }
-    Touch();
-    cont.clear();
+    ListPageDecoder page(sink_, skips_, options_.max_object_bytes);
+    if (!ListPageInto(cont, page, listed)) return false;
+    listed += page.items();
     try {
-      ListPage page = ApplyListPage(simdjson::padded_string(r.body), sink_, skips_);
-      list_rv = std::move(page.resource_version);
-      cont = std::move(page.continue_token);
-    } catch (const std::exception& e) {
+      ListPage meta = page.Finish();
+      list_rv = std::move(meta.resource_version);
+      cont = std::move(meta.continue_token);
+    } catch (const DecodeError& e) {
       spdlog::warn("{}: undecodable list page: {}", path_, e.what());
       return false;
     }
@@ -117,7 +164,6 @@ bool Reflector::List() {
   if (stop_) return false;
   sink_.EndList();
   resource_version_ = list_rv;
-  backoff_ = options_.backoff_initial;
   lists_.fetch_add(1);
   Progress();
   synced_ = true;
@@ -128,7 +174,6 @@ Reflector::WatchEnd Reflector::Watch() {
   bool gone = false;
   bool bad_event = false;
   auto on_line = [&](std::string_view line) {
-    Touch();
     WatchLine event = ApplyWatchLine(line, sink_, skips_);
     if (event.kind == WatchLine::Kind::kError) {
       gone = event.code == 410;
@@ -140,12 +185,23 @@ Reflector::WatchEnd Reflector::Watch() {
     Progress();
     return true;
   };
+  LineSplitter lines(options_.max_object_bytes);
+  auto on_data = [&](std::string_view bytes) {
+    Touch();
+    uint64_t oversized = lines.oversized();
+    bool go_on = lines.Feed(bytes, on_line);
+    for (; oversized < lines.oversized(); ++oversized) {
+      skips_.Oversized("a watch event", options_.max_object_bytes);
+      Progress();
+    }
+    return go_on;
+  };
   std::chrono::seconds timeout = options_.watch_timeout;
   HttpResult r =
       client_->Stream(ApiQuery(path_, {"watch=true", "allowWatchBookmarks=true",
                                        "resourceVersion=" + UrlEncode(resource_version_),
                                        "timeoutSeconds=" + std::to_string(timeout.count())}),
-                      on_line, stop_, timeout + std::chrono::seconds(30));
+                      on_data, stop_, timeout + std::chrono::seconds(30));
   if (gone || r.status == 410) return WatchEnd::kGone;
   if (bad_event || !r.error.empty() || r.status != 200) {
     if (!stop_) {
@@ -154,7 +210,6 @@ Reflector::WatchEnd Reflector::Watch() {
     }
     return WatchEnd::kFailed;
   }
-  backoff_ = options_.backoff_initial;
   Progress();
   return WatchEnd::kClean;
 }

@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "gpusched/util/quote.h"
+
+#include "gpusched/kube/list_page_decoder.h"
 #include "gpusched/kube/reflector.h"
 
 namespace gpusched {
@@ -34,7 +37,15 @@ int64_t StatusCode(object o) {
   return code;
 }
 
+bool IsKnownEventType(std::string_view type) {
+  return type == "ADDED" || type == "MODIFIED" || type == "DELETED" || type == "BOOKMARK";
+}
+
 }  // namespace
+
+void ObjectSkips::Oversized(std::string_view object, size_t limit) {
+  Skipped(object, oversized_, "longer than " + std::to_string(limit) + " bytes");
+}
 
 void ObjectSkips::Skipped(std::string_view object, std::atomic<uint64_t>& counter,
                           std::string_view error) {
@@ -45,42 +56,11 @@ void ObjectSkips::Skipped(std::string_view object, std::atomic<uint64_t>& counte
   }
 }
 
-ListPage ApplyListPage(const simdjson::padded_string& body, ReflectorSink& sink,
-                       ObjectSkips& skips) {
-  thread_local simdjson::ondemand::parser parser;
-  thread_local simdjson::ondemand::parser item_parser;
-  ListPage page;
-  simdjson::ondemand::document doc = parser.iterate(body);
-  for (field f : doc.get_object()) {
-    std::string_view key = f.unescaped_key();
-    if (key == "metadata") {
-      for (field m : f.value().get_object()) {
-        std::string_view mkey = m.unescaped_key();
-        if (mkey == "resourceVersion") page.resource_version = std::string(ScalarText(m.value()));
-        if (mkey == "continue") page.continue_token = std::string(ScalarText(m.value()));
-      }
-    } else if (key == "items") {
-      value items = f.value();
-      if (items.type() == json_type::null) continue;
-      for (value item : items.get_array()) {
-        // The item's own text, parsed on its own: a bad item cannot leave the page's iteration
-        // midway. It lies inside `body`, whose padding follows the page.
-        std::string_view raw;
-        if (!skips.Isolated("a listed item that is no object",
-                            [&] { raw = item.get_object().value().raw_json().value(); })) {
-          continue;
-        }
-        size_t capacity = body.size() + simdjson::SIMDJSON_PADDING -
-                          static_cast<size_t>(raw.data() - body.data());
-        skips.Isolated("an unusable listed object", [&] {
-          simdjson::ondemand::document item_doc =
-              item_parser.iterate(simdjson::padded_string_view(raw, capacity));
-          sink.AddListed(item_doc.get_object());
-        });
-      }
-    }
-  }
-  return page;
+ListPage ApplyListPage(std::string_view body, ReflectorSink& sink, ObjectSkips& skips,
+                       size_t max_object_bytes) {
+  ListPageDecoder page(sink, skips, max_object_bytes);
+  page.Feed(body);
+  return page.Finish();
 }
 
 WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips& skips) {
@@ -110,6 +90,10 @@ WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips
       simdjson::ondemand::document odoc = object_parser.iterate(object_text);
       out.code = StatusCode(odoc.get_object());
     });
+    return out;
+  }
+  if (!IsKnownEventType(type)) {
+    skips.Malformed("a watch event", "unknown type " + QuoteForMessage(type, 32));
     return out;
   }
   skips.Isolated("an unusable watch event's object", [&] {

@@ -80,12 +80,36 @@ void AddStateSeries(const MetricsState& state, prometheus::Registry& r) {
             .Name("gpusched_inventory_objects_skipped_total")
             .Help(
                 "Listed or watched objects skipped by kind and reason (invalid: gpusched cannot "
-                "use it; malformed: not an object of the expected shape); the rest went on")
+                "use it; malformed: not an object of the expected shape; oversized: longer than "
+                "--max-object-bytes); the rest went on")
             .Register(r);
     for (const auto& s : state.inventory_skipped) {
       skipped.Add({{"kind", std::string(s.kind)}, {"reason", std::string(s.reason)}})
           .Increment(static_cast<double>(s.count));
     }
+  }
+  if (!state.inventory_summarised.empty()) {
+    auto& summarised =
+        prometheus::BuildCounter()
+            .Name("gpusched_inventory_objects_summarised_total")
+            .Help(
+                "Listed or watched objects kept in part, by kind and reason (extended_resources: "
+                "more extended resource entries than the decoder keeps; the rest were counted)")
+            .Register(r);
+    for (const auto& s : state.inventory_summarised) {
+      summarised.Add({{"kind", std::string(s.kind)}, {"reason", std::string(s.reason)}})
+          .Increment(static_cast<double>(s.count));
+    }
+  }
+  if (state.inventory_lists_abandoned) {
+    prometheus::BuildCounter()
+        .Name("gpusched_inventory_lists_abandoned_total")
+        .Help(
+            "Lists of nodes or pods given up past their page or object bound (listed again after "
+            "a backoff; not ready meanwhile if no list completed)")
+        .Register(r)
+        .Add({})
+        .Increment(static_cast<double>(*state.inventory_lists_abandoned));
   }
   auto& reloads = prometheus::BuildCounter()
                       .Name("gpusched_policy_reloads_total")

@@ -62,6 +62,8 @@ struct FakeApiServer::Impl {
   uint64_t drop_generation = 0;
   uint64_t close_generation = 0;
   bool gone_as_http = false;
+  std::optional<std::string> watch_answer;
+  bool endless_lists = false;
   std::chrono::milliseconds bookmark_interval{1000};
   std::atomic<uint64_t> lists{0};
   std::atomic<uint64_t> watches{0};
@@ -135,9 +137,9 @@ struct FakeApiServer::Impl {
     const std::vector<std::string>& items = *snapshot;
     size_t end = limit == 0 ? items.size() : std::min(items.size(), offset + limit);
     std::string next;
-    if (end < items.size()) {
-      next = token_key.substr(0, token_key.rfind('-') + 1) + std::to_string(end);
-      list_snapshots[next] = it->second;
+    if (end < items.size() || endless_lists) {
+      size_t resume = end < items.size() ? end : offset;  // endless: the last page again
+      next = token_key.substr(0, token_key.rfind('-') + 1) + std::to_string(resume);
     }
     std::string body = std::string(R"({"kind":")") + (is_pods ? "PodList" : "NodeList") +
                        R"(","apiVersion":"v1","metadata":{"resourceVersion":")" +
@@ -146,7 +148,9 @@ struct FakeApiServer::Impl {
     body += R"(},"items":[)";
     for (size_t i = offset; i < end; ++i) body += (i > offset ? "," : "") + items[i];
     body += "]}";
+    auto kept = it->second;
     list_snapshots.erase(token_key);
+    if (!next.empty()) list_snapshots[next] = kept;
     res.set_content(body, "application/json");
   }
 
@@ -162,6 +166,10 @@ struct FakeApiServer::Impl {
         req.has_param("timeoutSeconds") ? std::stoi(req.get_param_value("timeoutSeconds")) : 60;
     bool bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
     std::unique_lock lock(mu);
+    if (watch_answer) {
+      res.set_content(*watch_answer, "application/json");
+      return;
+    }
     if (from < compacted_rv) {
       if (gone_as_http) {
         res.status = 410;
@@ -418,6 +426,16 @@ void FakeApiServer::SetGoneAsHttpStatus(bool on) {
 void FakeApiServer::SetBookmarkInterval(std::chrono::milliseconds interval) {
   std::lock_guard lock(impl_->mu);
   impl_->bookmark_interval = interval;
+}
+
+void FakeApiServer::SetWatchAnswer(std::optional<std::string> body) {
+  std::lock_guard lock(impl_->mu);
+  impl_->watch_answer = std::move(body);
+}
+
+void FakeApiServer::SetEndlessLists(bool on) {
+  std::lock_guard lock(impl_->mu);
+  impl_->endless_lists = on;
 }
 
 void FakeApiServer::ClearFaults() {

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -67,6 +68,11 @@ class FakeApiServer {
   void Compact();              // forget the event history; older versions get 410
   void SetGoneAsHttpStatus(bool on);  // 410 as an HTTP status instead of an ERROR event
   void SetBookmarkInterval(std::chrono::milliseconds interval);
+  // Every watch answers 200 with `body` at once and ends (an ERROR event, an unknown type, "",
+  // bytes that are no JSON); nullopt serves watches again.
+  void SetWatchAnswer(std::optional<std::string> body);
+  // Every list page carries a continue token, so no list ever ends.
+  void SetEndlessLists(bool on);
   void ClearFaults();
 
   uint64_t lists_served() const;

@@ -8,6 +8,11 @@
 // pin labels are kept (gpusched/model/node_pins.h). What only planning reads of a pod is never a
 // reason to refuse it: a malformed creationTimestamp or priority reads as 0, an ownerReference
 // with an overlong kind, name or uid is not kept, and only the first controller reference is.
+// An object keeps at most kMaxExtendedResourceEntries extended resource entries (names with a '/',
+// counted over all its resource lists, in the order written): a legal pod may ask for 8,000
+// distinct nvidia.com/mig-* names, and kept name by name they cost a gigabyte over 240 pods and
+// reach /metrics and /why-pending. Past the budget a name's quantity is still checked, then only
+// counted (PodInfo/NodeInfo::resources_not_kept); native resources are always kept.
 // Functions are reentrant; each thread uses its own parser.
 #ifndef GPUSCHED_CODEC_K8S_DECODE_H_
 #define GPUSCHED_CODEC_K8S_DECODE_H_
@@ -39,6 +44,10 @@ PodInfo DecodeIdentity(simdjson::ondemand::object object);
 // offset allowed) as whole seconds since the Unix epoch; nullopt when malformed or outside the
 // years 1970..9999.
 std::optional<int64_t> ParseRfc3339Seconds(std::string_view text);
+// Far above what a node offers (a dozen MIG profiles, shared variants, a few other devices, in
+// capacity and allocatable) or a pod asks for (two entries, request and limit, per name and
+// container).
+inline constexpr size_t kMaxExtendedResourceEntries = 128;
 // Longest ownerReference kind, name or uid kept (Kubernetes names are at most 253 bytes).
 inline constexpr size_t kMaxOwnerRefField = 256;
 

@@ -1,5 +1,5 @@
-// ApiClient: HTTP GETs against the Kubernetes API server over libcurl, whole or streamed line by
-// line (watch responses are newline-delimited JSON events in a chunked body, never buffered whole).
+// ApiClient: HTTP GETs against the Kubernetes API server over libcurl, whole or streamed (watch
+// responses and list pages are handed over as they arrive, never buffered whole).
 //
 // One client holds one connection (kept alive between calls) and is used by one thread. TLS uses
 // the config's CA, client certificate and key from memory; a bearer token read from a file is
@@ -20,7 +20,8 @@ namespace gpusched {
 
 struct HttpResult {
   long status = 0;    // HTTP status; 0 when the transfer failed
-  std::string body;   // the whole body (Get), or what remained unparsed (Stream)
+  std::string body;   // the whole body (Get), or the first kMaxErrorBody bytes of a non-200 answer
+                      // (Stream)
   std::string error;  // transport error text, empty on success
   bool ok() const { return error.empty() && status == 200; }
 };
@@ -42,11 +43,15 @@ class ApiClient {
 
   // GET `path_and_query` (e.g. "/api/v1/nodes?limit=500").
   HttpResult Get(const std::string& path_and_query);
-  // GET and hand each complete line to `on_line` as it arrives; stops when the response ends,
-  // `on_line` returns false, `cancel` turns true, or the stream idles past the limit.
+  // GET and hand the bytes of a 200 answer to `on_data` as they arrive; stops when the response
+  // ends, `on_data` returns false, `cancel` turns true, or the answer does not begin in time.
+  // With `gzip`, the server may compress (for list pages; a watch must see each event at once).
   HttpResult Stream(const std::string& path_and_query,
-                    const std::function<bool(std::string_view line)>& on_line,
-                    const std::atomic<bool>& cancel, std::chrono::seconds total_timeout);
+                    const std::function<bool(std::string_view bytes)>& on_data,
+                    const std::atomic<bool>& cancel, std::chrono::seconds total_timeout,
+                    bool gzip = false);
+  // What a non-200 streamed answer keeps of its body (a Status object is a few hundred bytes).
+  static constexpr size_t kMaxErrorBody = 64 * 1024;
 
   const KubeConfig& config() const { return config_; }
 

@@ -61,10 +61,14 @@ class LiveInventory : public AssumptionSink {
   InventoryStatus Status() const;
   uint64_t lists() const;
   uint64_t watch_restarts() const;
-  // Objects of each kind the reflectors skipped (Reflector::skipped_invalid/_malformed).
+  uint64_t lists_abandoned() const;
+  // Objects of each kind the reflectors skipped (Reflector::skipped_invalid/_malformed/_oversized),
+  // and those decoded with extended resources past the decoder's budget (codec/k8s_decode.h).
   struct Skips {
     uint64_t invalid = 0;
     uint64_t malformed = 0;
+    uint64_t oversized = 0;
+    uint64_t summarised = 0;
   };
   Skips node_skips() const;
   Skips pod_skips() const;
@@ -79,6 +83,7 @@ class LiveInventory : public AssumptionSink {
   static constexpr std::chrono::milliseconds kUnknownPodGrace{1000};
 
  private:
+  class SummaryCount;
   class NodeSink;
   class PodSink;
   void PublishLoop();

@@ -1,11 +1,18 @@
 // Reflector: keeps one resource kind (nodes or pods) in step with the API server.
 //
-// It LISTs in pages (limit/continue), hands the complete list to its sink to replace what it knew,
+// It LISTs in pages (limit/continue), each decoded as it arrives
+// (gpusched/kube/list_page_decoder.h), hands the complete list to its sink to replace what it knew,
 // then WATCHes from the list's resourceVersion with bookmarks, applying each event as it arrives
 // and resuming from the last resourceVersion seen after a disconnect. "410 Gone" (as an HTTP status
-// or an ERROR event) means the server compacted past that version: it LISTs again. Other failures
-// back off exponentially with jitter. A watch that stays silent past the client's idle limit is
-// abandoned and resumed. Runs on its own thread; Stop() (or the destructor) ends it.
+// or an ERROR event) means the server compacted past that version: it LISTs again. A list that
+// passes max_list_pages pages or max_list_objects objects is abandoned (logged, counted in
+// lists_abandoned(); the reflector is not synced by it) and tried again after a backoff. A watch
+// that stays silent past the client's idle limit is abandoned and resumed.
+//
+// Backoff, as client-go's: a failed list, and every watch that ends (410, an ERROR event, an
+// empty or undecodable answer, a clean end) before it ran `watch_ran_well`, waits a jittered
+// delay in [b/2, b] before the next request, b doubling from backoff_initial to backoff_max; a
+// watch that ran that long resets b. Runs on its own thread; Stop() (or the destructor) ends it.
 //
 // One bad object never stops a list or a watch (gpusched/kube/watch_stream.h): it is skipped,
 // counted and logged, and the list or watch goes on past it. Restarting a watch at the version
@@ -28,6 +35,7 @@
 #include <simdjson.h>
 
 #include "gpusched/kube/api_client.h"
+#include "gpusched/kube/list_page_decoder.h"
 #include "gpusched/kube/watch_stream.h"
 
 namespace gpusched {
@@ -49,6 +57,14 @@ class ReflectorSink {
 
 struct ReflectorOptions {
   int page_size = 500;
+  // One list's bounds: far above a cluster's 150,000 pods, reached only by a server that never
+  // ends its list (a continue token on every page).
+  uint64_t max_list_pages = 3000;
+  uint64_t max_list_objects = 1000000;
+  // A listed item or watch line longer than this is skipped and counted (watch_stream.h).
+  size_t max_object_bytes = kDefaultMaxObjectBytes;
+  // A watch that lasted this long resets the backoff; shorter ones wait before the next request.
+  std::chrono::milliseconds watch_ran_well{10000};
   // Asked of the server (timeoutSeconds): a quiet cluster still shows progress this often.
   std::chrono::seconds watch_timeout{60};
   std::chrono::milliseconds backoff_initial{500};
@@ -81,6 +97,10 @@ class Reflector {
   // expected shape (`malformed`).
   uint64_t skipped_invalid() const { return skips_.invalid(); }
   uint64_t skipped_malformed() const { return skips_.malformed(); }
+  // Objects skipped for their size (longer than max_object_bytes).
+  uint64_t skipped_oversized() const { return skips_.oversized(); }
+  // Lists given up past max_list_pages or max_list_objects.
+  uint64_t lists_abandoned() const { return lists_abandoned_.load(); }
   uint64_t lists() const { return lists_.load(); }
   uint64_t watch_restarts() const { return watch_restarts_.load(); }
   const std::string& path() const { return path_; }
@@ -89,6 +109,10 @@ class Reflector {
   enum class WatchEnd { kClean, kGone, kFailed };
   void Run();
   bool List();
+  // Counts and logs a list given up for its size; returns false.
+  bool Abandon(const std::string& why);
+  // Streams one page into `page`; false when the list must be given up (logged).
+  bool ListPageInto(const std::string& cont, ListPageDecoder& page, uint64_t listed);
   WatchEnd Watch();
   void Backoff();
   void Touch();
@@ -108,6 +132,7 @@ class Reflector {
   ObjectSkips skips_;
   std::atomic<uint64_t> lists_{0};
   std::atomic<uint64_t> watch_restarts_{0};
+  std::atomic<uint64_t> lists_abandoned_{0};
   std::mutex mu_;
   std::condition_variable wake_;
   std::thread thread_;

@@ -5,14 +5,17 @@
 // One bad object never stops a list or a watch: every item and every event's object is parsed on
 // its own and handed to the sink inside ObjectSkips::Isolated, so an object the sink refuses
 // (DecodeError: "invalid") or that is not an object of the expected shape ("malformed") is
-// skipped, counted and logged, and the page or stream goes on. Only a page whose envelope is not a
-// list fails as a whole (the caller lists again).
+// skipped, counted and logged, and the page or stream goes on. So is an object past the bound on
+// one object's bytes (kDefaultMaxObjectBytes unless configured: "oversized"), and a watch event of
+// a type the API does not define. Only a page whose envelope is not a list fails as a whole (the
+// caller lists again).
 //
 // ObjectSkips is safe to read from any thread; the functions use thread-local parsers.
 #ifndef GPUSCHED_KUBE_WATCH_STREAM_H_
 #define GPUSCHED_KUBE_WATCH_STREAM_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +28,11 @@ namespace gpusched {
 
 class ReflectorSink;
 
+// The default bound on one object's JSON (a listed item, a watch line). kube-apiserver refuses
+// request bodies over 3 MiB and etcd's default request limit is 1.5 MiB, so no object the API
+// server stored is longer; the event envelope and fields the server adds fit in the margin.
+inline constexpr size_t kDefaultMaxObjectBytes = 4 * 1024 * 1024;
+
 // Counts and logs the objects skipped from one collection (`what`, e.g. "/api/v1/pods").
 class ObjectSkips {
  public:
@@ -33,24 +41,32 @@ class ObjectSkips {
   // `object` (a few words) and returns false.
   template <class F>
   bool Isolated(std::string_view object, F&& decode);
+  // Counts and logs the skip of `object`, which is not of the expected shape.
+  void Malformed(std::string_view object, std::string_view error) {
+    Skipped(object, malformed_, error);
+  }
+  // Counts and logs the skip of `object`, longer than `limit` bytes (never read whole).
+  void Oversized(std::string_view object, size_t limit);
   uint64_t invalid() const { return invalid_.load(); }
   uint64_t malformed() const { return malformed_.load(); }
+  uint64_t oversized() const { return oversized_.load(); }
 
  private:
   void Skipped(std::string_view object, std::atomic<uint64_t>& counter, std::string_view error);
   std::string what_;
   std::atomic<uint64_t> invalid_{0};
   std::atomic<uint64_t> malformed_{0};
+  std::atomic<uint64_t> oversized_{0};
 };
 
 struct ListPage {
   std::string resource_version;
   std::string continue_token;  // empty on the last page
 };
-// Hands every item of the page `body` to sink.AddListed. Throws DecodeError or a simdjson error
-// when the envelope is not a list.
-ListPage ApplyListPage(const simdjson::padded_string& body, ReflectorSink& sink,
-                       ObjectSkips& skips);
+// Hands every item of the whole page `body` to sink.AddListed (gpusched/kube/list_page_decoder.h,
+// which also takes a page as it arrives). Throws DecodeError when the envelope is not a list.
+ListPage ApplyListPage(std::string_view body, ReflectorSink& sink, ObjectSkips& skips,
+                       size_t max_object_bytes = kDefaultMaxObjectBytes);
 
 struct WatchLine {
   enum class Kind {
@@ -61,7 +77,8 @@ struct WatchLine {
   std::string resource_version;  // of the event's object, when it has one
   int64_t code = 0;
 };
-// Applies one line of a watch stream (one JSON event) to `sink`.
+// Applies one line of a watch stream (one JSON event) to `sink`. An event whose type is none of
+// ADDED, MODIFIED, DELETED, BOOKMARK and ERROR is skipped as malformed.
 WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips& skips);
 
 template <class F>

@@ -21,7 +21,8 @@
 
 namespace gpusched {
 
-// Objects of one kind (node, pod) the inventory skipped for one reason (invalid, malformed).
+// Objects of one kind (node, pod) the inventory skipped (invalid, malformed, oversized) or
+// summarised (extended_resources) for one reason.
 struct SkippedObjects {
   std::string_view kind;
   std::string_view reason;
@@ -50,7 +51,9 @@ struct MetricsState {
   std::optional<double> inventory_age_seconds;  // since the last contact with the API server
   std::optional<uint64_t> inventory_lists;
   std::optional<uint64_t> watch_restarts;
-  std::vector<SkippedObjects> inventory_skipped;  // empty: no live inventory
+  std::vector<SkippedObjects> inventory_skipped;     // empty: no live inventory
+  std::vector<SkippedObjects> inventory_summarised;  // kept in part, the rest counted
+  std::optional<uint64_t> inventory_lists_abandoned;
   std::string policy_digest;
   uint64_t policy_reloads_ok = 0;
   uint64_t policy_reloads_failed = 0;

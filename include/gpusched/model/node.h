@@ -31,7 +31,8 @@ struct NodeInfo {
   PinLabels pin_labels;  // what pods' node selectors and node affinity can name
   ResourceList capacity;
   ResourceList allocatable;
-  bool unschedulable = false;  // spec.unschedulable (cordoned)
+  bool unschedulable = false;     // spec.unschedulable (cordoned)
+  size_t resources_not_kept = 0;  // extended resource entries past the decoder's budget
 };
 
 struct NodeState {

@@ -65,9 +65,10 @@ struct PodInfo {
   StringPairs annotations;  // only gpusched.io/ keys
   ResourceList requests;    // effective requests, every resource
   ResourceList max_container_requests;
-  int32_t priority = 0;      // spec.priority
-  int64_t created_unix = 0;  // metadata.creationTimestamp, seconds since the epoch; 0: unknown
-  OwnerRef controller;       // unknown (empty) when no ownerReference is the controller
+  int32_t priority = 0;           // spec.priority
+  int64_t created_unix = 0;       // metadata.creationTimestamp, seconds since the epoch; 0: unknown
+  OwnerRef controller;            // unknown (empty) when no ownerReference is the controller
+  size_t resources_not_kept = 0;  // extended resource entries past the decoder's budget
 
   // Succeeded and Failed pods hold no resources.
   bool terminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
