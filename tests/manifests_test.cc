@@ -166,8 +166,8 @@ TEST(Manifests, network_policy_admits_only_schedulers_to_the_verb_port) {
 TEST(Manifests, reports_listen_on_the_pods_loopback_only) {
   std::vector<YAML::Node> containers = {
       Kind("deployment.yaml", "Deployment")["spec"]["template"]["spec"]["containers"][0],
-      YAML::LoadFile((kManifests / "tls" / "deployment-patch.yaml").string())["spec"]["template"]
-                    ["spec"]["containers"][0]};
+      YAML::LoadFile((kManifests / "tls" / "deployment-patch.yaml")
+                         .string())["spec"]["template"]["spec"]["containers"][0]};
   YAML::Node second = YAML::LoadFile(
       (kManifests / "second-scheduler" / "deployment.yaml").string())["spec"]["template"]["spec"];
   for (const auto& c : second["containers"]) {
@@ -197,14 +197,21 @@ TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
     std::string flag = arg.substr(0, arg.find('='));
     EXPECT_NE(help.find(flag + " "), std::string::npos) << flag << " is not a serve flag";
   }
-  // The policy the Deployment mounts is valid.
-  YAML::Node cm = Kind("policy-configmap.yaml", "ConfigMap");
-  std::string policy = cm["data"]["policy.yaml"].as<std::string>();
-  std::string path = (fs::temp_directory_path() / "gpusched-manifest-policy.yaml").string();
-  { std::ofstream(path) << policy; }
+  // The policy the Deployment mounts is valid: the component manifests/policy makes the
+  // ConfigMap it names from policy.yaml.
+  YAML::Node component = YAML::LoadFile((kManifests / "policy" / "kustomization.yaml").string());
+  EXPECT_EQ(component["kind"].as<std::string>(), "Component");
+  YAML::Node generator = component["configMapGenerator"][0];
+  bool mounted = false;
+  for (const auto& v :
+       Kind("deployment.yaml", "Deployment")["spec"]["template"]["spec"]["volumes"]) {
+    if (v["configMap"])
+      mounted = v["configMap"]["name"].as<std::string>() == generator["name"].as<std::string>();
+  }
+  EXPECT_TRUE(mounted) << "the Deployment does not mount " << generator["name"];
+  EXPECT_EQ(generator["files"][0].as<std::string>(), "policy.yaml");
   std::vector<std::string> errors;
-  auto loaded = LoadPolicy(path, errors);
-  fs::remove(path);
+  auto loaded = LoadPolicy((kManifests / "policy" / "policy.yaml").string(), errors);
   ASSERT_NE(loaded, nullptr) << (errors.empty() ? "" : errors[0]);
   // The README's registration relies on it: a GPU pod gets one node back from the filter, so
   // kube-scheduler calls nothing else for it (tests/e2e run gpusched with this policy).

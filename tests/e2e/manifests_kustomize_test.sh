@@ -35,9 +35,10 @@ expect_not() {
   ! grep -qxF -- "$3" <<< "$2" || fail "$1: did not expect '$3' in the dry run's objects"
 }
 
-# Found, not listed, so that a new overlay is covered without touching this test.
-mapfile -t kustomizations < <(cd "$repo" &&
-  find manifests -name kustomization.yaml -printf '%h\n' | sort)
+# Found, not listed, so that a new overlay is covered without touching this test. A Component
+# (manifests/policy) is no install of its own: the setups that include it are checked.
+mapfile -t kustomizations < <(cd "$repo" && find manifests -name kustomization.yaml \
+  -exec grep -L '^kind: Component$' {} + | xargs -n1 dirname | sort)
 (( ${#kustomizations[@]} > 0 )) ||
   { echo "FAIL: no kustomization.yaml under $repo/manifests"; exit 1; }
 
@@ -73,8 +74,10 @@ for dir in "${kustomizations[@]}"; do
   fi
 
   for kind in "${full_install_kinds[@]}"; do
-    # The second scheduler's sidecar serves the verbs on the pod's loopback: no Service.
-    [[ $dir == manifests/second-scheduler && $kind == Service ]] && continue
+    # The second scheduler's sidecar serves the verbs on the pod's loopback: no Service; its
+    # account's system:kube-scheduler grants what gpusched reads: no ClusterRole of its own.
+    [[ $dir == manifests/second-scheduler && ($kind == Service || $kind == ClusterRole) ]] &&
+      continue
     expect "$dir" "$facts" "kind=$kind"
   done
   case $dir in
@@ -120,6 +123,50 @@ for dir in "${kustomizations[@]}"; do
     echo "ok: $dir renders $(grep -c '^kind=' <<< "$facts") objects and passes the server dry runs"
   fi
 done
+
+# --- uninstalling one setup leaves the other whole (issue #37) -------------------------------------
+# `kubectl delete -k DIR` deletes exactly the objects DIR renders, and with a Namespace everything in
+# it. So two setups that may stand side by side must render disjoint objects, none inside a
+# Namespace the other renders, and neither may bind a role only the other defines.
+objects_of() {  # DIR: kind/namespace/name per object it renders
+  kubectl kustomize "$repo/$1" | kubectl apply --dry-run=client -f - \
+    -o jsonpath='{range .items[*]}{.kind}/{.metadata.namespace}/{.metadata.name}{"\n"}{end}'
+}
+roles_bound_by() {  # DIR: the roles its bindings name
+  kubectl kustomize "$repo/$1" | kubectl apply --dry-run=client -f - \
+    -o jsonpath='{range .items[?(@.roleRef)]}{.roleRef.kind}/{.roleRef.name}{"\n"}{end}'
+}
+for pair in "manifests/base manifests/second-scheduler" "manifests/tls manifests/second-scheduler"; do
+  read -r one other <<< "$pair"
+  shared=$(comm -12 <(objects_of "$one" | sort) <(objects_of "$other" | sort))
+  [[ -z $shared ]] || fail "$one and $other both own: $(tr '\n' ' ' <<< "$shared")"
+  for side in "$one $other" "$other $one"; do
+    read -r a b <<< "$side"
+    for ns in $(objects_of "$a" | awk -F/ '$1 == "Namespace" {print $3}'); do
+      inside=$(objects_of "$b" | awk -F/ -v ns="$ns" '$2 == ns')
+      [[ -z $inside ]] || fail "deleting $a deletes Namespace $ns and with it $b's $(tr '\n' ' ' <<< "$inside")"
+    done
+    for role in $(roles_bound_by "$a"); do
+      [[ $role == ClusterRole/system:* || $role == Role/extension-apiserver-authentication-reader ]] &&
+        continue
+      objects_of "$a" | grep -q "^${role%%/*}/[^/]*/${role#*/}$" ||
+        fail "$a binds $role, which it does not define"
+    done
+  done
+done
+# And for real: both installed, the second scheduler uninstalled, the base still whole and gpusched's
+# account still allowed to read the nodes and pods.
+kubectl apply -k "$repo/manifests/base" > /dev/null && kubectl apply -k "$repo/manifests/second-scheduler" > /dev/null ||
+  fail "cannot install manifests/base and manifests/second-scheduler side by side"
+kubectl delete -k "$repo/manifests/second-scheduler" --wait=false > /dev/null ||
+  fail "kubectl delete -k manifests/second-scheduler failed"
+kubectl get -k "$repo/manifests/base" > /dev/null 2>&1 ||
+  fail "after deleting manifests/second-scheduler, manifests/base is no longer whole: $(kubectl get -k "$repo/manifests/base" 2>&1 | grep -i 'not found' | head -3)"
+for verb in "list nodes" "watch pods"; do
+  [[ $(kubectl auth can-i $verb --as=system:serviceaccount:gpusched:gpusched 2> /dev/null) == yes ]] ||
+    fail "after deleting manifests/second-scheduler, gpusched may no longer $verb"
+done
+(( failures > 0 )) || echo "ok: manifests/base and manifests/second-scheduler own disjoint objects; deleting the second leaves the base whole"
 
 if (( failures > 0 )); then
   echo "FAIL: $failures check(s) failed over ${#kustomizations[@]} kustomization(s)"

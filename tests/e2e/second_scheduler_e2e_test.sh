@@ -43,7 +43,7 @@ dir=manifests/second-scheduler
 rendered=$work/rendered.yaml
 kubectl kustomize "$repo/$dir" > "$rendered" || { echo "FAIL: kubectl kustomize $dir"; exit 1; }
 # The Namespace exists before the dry run of the objects in it (a dry run creates nothing).
-kubectl create namespace gpusched > /dev/null
+kubectl create namespace gpusched-scheduler > /dev/null
 # One server-side dry run answers everything read below, in sections, from the objects the API
 # server would store.
 facts_template='==objects{"\n"}{range .items[*]}{.kind}/{.metadata.namespace}/{.metadata.name}{"\n"}{end}'\
@@ -57,20 +57,19 @@ kubectl apply --server-side --dry-run=server -f "$rendered" -o jsonpath="$facts_
 section() { awk -v s="==$1" '$0 == s {on = 1; next} /^==/ {on = 0} on' "$work/facts"; }
 kubectl apply --server-side -f "$rendered" > /dev/null || { echo "FAIL: applying $dir"; exit 1; }
 
-# Exactly these objects: an object added to manifests/base must be kept or dropped on purpose.
-expected_objects="ClusterRole//gpusched
-ClusterRoleBinding//gpusched-scheduler-gpusched
-ClusterRoleBinding//gpusched-scheduler-kube-scheduler
+# Exactly these objects: the setup owns them all (nothing of manifests/base), and one added to it
+# is listed here on purpose.
+expected_objects="ClusterRoleBinding//gpusched-scheduler-kube-scheduler
 ClusterRoleBinding//gpusched-scheduler-volume-scheduler
-ConfigMap/gpusched/gpusched-policy
-ConfigMap/gpusched/gpusched-scheduler-config
-Deployment/gpusched/gpusched-scheduler
-Namespace//gpusched
-PodDisruptionBudget/gpusched/gpusched-scheduler
-Role/gpusched/gpusched-scheduler-leader-election
-RoleBinding/gpusched/gpusched-scheduler-leader-election
+ConfigMap/gpusched-scheduler/gpusched-policy
+ConfigMap/gpusched-scheduler/gpusched-scheduler-config
+Deployment/gpusched-scheduler/gpusched-scheduler
+Namespace//gpusched-scheduler
+PodDisruptionBudget/gpusched-scheduler/gpusched-scheduler
+Role/gpusched-scheduler/gpusched-scheduler-leader-election
+RoleBinding/gpusched-scheduler/gpusched-scheduler-leader-election
 RoleBinding/kube-system/gpusched-scheduler-authentication-reader
-ServiceAccount/gpusched/gpusched-scheduler"
+ServiceAccount/gpusched-scheduler/gpusched-scheduler"
 [[ $(section objects | sort) == "$expected_objects" ]] ||
   fail "rendered objects differ: $(diff <(echo "$expected_objects") <(section objects | sort) | grep '^[<>]' | tr '\n' ' ')"
 [[ $(section replicas) == 2 ]] || fail "replicas: $(section replicas), expected 2"
@@ -89,7 +88,7 @@ diff <(sed -n '/^extenders:/,$p' "$work/readme.yaml") <(sed -n '/^extenders:/,$p
 section policy > "$work/policy.yaml"
 
 # The kubeconfig a pod of the Deployment would have: a token of its ServiceAccount.
-token=$(kubectl -n gpusched create token gpusched-scheduler --duration=1h) ||
+token=$(kubectl -n gpusched-scheduler create token gpusched-scheduler --duration=1h) ||
   { echo "FAIL: no token for ServiceAccount gpusched-scheduler"; exit 1; }
 cat > "$sa_kubeconfig" << EOF
 apiVersion: v1
@@ -107,6 +106,8 @@ gs_args=()
 for a in "${sidecar_args[@]:1}"; do  # [0] is "serve"
   case $a in
     --ops-listen=*) ops_port=$(e2e_free_port); gs_args+=("--ops-listen=127.0.0.1:$ops_port") ;;
+    --reports-listen=127.0.0.1:*)  # loopback in the pod; a free port here, beside other tests
+      reports_port=$(e2e_free_port); gs_args+=("--reports-listen=127.0.0.1:$reports_port") ;;
     --policy=*) gs_args+=("--policy=$work/policy.yaml") ;;
     *) gs_args+=("$a") ;;
   esac
@@ -114,6 +115,8 @@ done
 [[ " ${gs_args[*]} " == *" --listen=127.0.0.1:8888 "* ]] ||
   fail "the sidecar does not listen on 127.0.0.1:8888: ${sidecar_args[*]}"
 [[ -n ${ops_port:-} ]] || { echo "FAIL: the sidecar has no --ops-listen"; exit 1; }
+[[ -n ${reports_port:-} ]] ||
+  fail "the sidecar serves its reports beyond its loopback: ${sidecar_args[*]}"
 start_sidecar() {  # a fresh gpusched, so that no run inherits what another taught it
   e2e_gpusched_stop
   "$gpusched" serve "${gs_args[@]}" --kubeconfig "$sa_kubeconfig" --log-level debug \
@@ -158,10 +161,11 @@ start_replica() {  # NAME
   done
   echo "FAIL: kube-scheduler $1 did not become healthy"; tail -20 "$work/ks-$1.log"; exit 1
 }
-# klog's words for it: "successfully acquired lease gpusched/gpusched-scheduler" up to 1.35,
-# '"Successfully acquired lease" lock="gpusched/gpusched-scheduler"' from 1.36 (structured logging).
+# klog's words for it: "successfully acquired lease gpusched-scheduler/gpusched-scheduler" up to
+# 1.35, '"Successfully acquired lease" lock="gpusched-scheduler/gpusched-scheduler"' from 1.36
+# (structured logging).
 leads() {
-  grep -qiE 'successfully acquired lease"? (lock=")?gpusched/gpusched-scheduler' "$work/ks-$1.log"
+  grep -qiE 'successfully acquired lease"? (lock=")?gpusched-scheduler/gpusched-scheduler' "$work/ks-$1.log"
 }
 # What the test saw, then exit 1 when a check failed.
 finish() {
@@ -243,8 +247,8 @@ diff "$work/placed-readme" "$work/placed-second-scheduler" > "$work/placed.diff"
   fail "schedulerName: gpusched placed pods otherwise than the README setup: $(grep '^[<>]' "$work/placed.diff" | head -6 | tr '\n' ' ')"
 (($(allocated second-scheduler) == demand)) ||
   fail "second scheduler allocated $(allocated second-scheduler) of $demand GPUs"
-holder=$(kubectl -n gpusched get lease gpusched-scheduler -o jsonpath='{.spec.holderIdentity}' 2> /dev/null || true)
-[[ -n $holder ]] || fail "no holder of Lease gpusched/gpusched-scheduler"
+holder=$(kubectl -n gpusched-scheduler get lease gpusched-scheduler -o jsonpath='{.spec.holderIdentity}' 2> /dev/null || true)
+[[ -n $holder ]] || fail "no holder of Lease gpusched-scheduler/gpusched-scheduler"
 leads b && fail "replica b acquired the Lease while a held it"
 grep -q 'Successfully bound pod' "$work/ks-b.log" && fail "the standby replica b bound a pod"
 grep -q 'Successfully bound pod to node" pod="default/p0"' "$work/ks-a.log" ||

@@ -122,13 +122,11 @@ YAML
 # e2e_default_config FILE: kube-scheduler's defaults, no extender.
 e2e_default_config() { e2e_config_head > "$1"; }
 
-# The policy gpusched runs with as deployed: manifests/base's ConfigMap (policy.yaml), which the
-# README's setup names. $shipped_policy is that text as a file.
-shipped_policy=$work/shipped-policy.yaml
-awk '/^  policy.yaml: [|]/ {on = 1; next} on && /^[^ ]/ {on = 0} on {sub(/^    /, ""); print}' \
-  "$repo/manifests/base/policy-configmap.yaml" > "$shipped_policy"
+# The policy gpusched runs with as deployed: manifests/policy/policy.yaml, which every setup's
+# ConfigMap `gpusched-policy` carries (the component manifests/policy) and the README's setup names.
+shipped_policy=$repo/manifests/policy/policy.yaml
 grep -q '^kind: SchedulingPolicy' "$shipped_policy" ||
-  { echo "FAIL: no policy.yaml in manifests/base/policy-configmap.yaml"; exit 1; }
+  { echo "FAIL: no SchedulingPolicy in $shipped_policy"; exit 1; }
 
 # e2e_gpusched_start BINARY PORT [FLAGS...]: `gpusched serve` on 127.0.0.1:PORT against the stack,
 # logging to $work/gpusched.log; returns once /readyz answers (within 10 s). Sets gpusched_pid.

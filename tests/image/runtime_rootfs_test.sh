@@ -74,17 +74,17 @@ build_flags=$(sed -n 's#.*scripts/build.sh /build \(.*\) -- gpusched$#\1#p' <<< 
 # --- what the Deployment says -----------------------------------------------------------------
 deployment=$repo/manifests/base/deployment.yaml
 # The container's args: the "- ..." lines right under "args:".
-deploy_args=$(awk '/^ *args:$/ {on = 1; next} on && /^ *- / {sub(/^ *- /, ""); print; next} {on = 0}' "$deployment")
+deploy_args=$(awk '/^ *args:$/ {on = 1; next} on && /^ *#/ {next} on && /^ *- / {sub(/^ *- /, ""); print; next} {on = 0}' "$deployment")
 run_as="$(sed -n 's/^ *runAsUser: *\([0-9]*\)$/\1/p' "$deployment"):$(sed -n 's/^ *runAsGroup: *\([0-9]*\)$/\1/p' "$deployment")"
 [[ $run_as == "$user" ]] || fail "the Dockerfile's USER is $user, the Deployment runs as $run_as"
-# The Deployment passes the Dockerfile's CMD plus the policy its ConfigMap mounts.
-[[ $(grep -v '^--policy=' <<< "$deploy_args") == "$cmd_args" ]] ||
+# The Deployment passes the Dockerfile's CMD plus the policy its ConfigMap mounts and the reports'
+# loopback listener (reachable by kubectl port-forward, not by `docker run -p`).
+[[ $(grep -v -e '^--policy=' -e '^--reports-listen=' <<< "$deploy_args") == "$cmd_args" ]] ||
   fail "the Dockerfile's CMD ($(tr '\n' ' ' <<< "$cmd_args")) is not the Deployment's args" \
-    "without --policy ($(tr '\n' ' ' <<< "$deploy_args"))"
+    "without --policy and --reports-listen ($(tr '\n' ' ' <<< "$deploy_args"))"
 policy_path=$(sed -n 's/^--policy=//p' <<< "$deploy_args")
-# The policy of the ConfigMap: the block under "policy.yaml: |", indentation removed.
-policy=$(awk '/^  policy.yaml: \|$/ {on = 1; next} on && /^    / {print substr($0, 5); next} on && /^$/ {print; next} {on = 0}' \
-  "$repo/manifests/base/policy-configmap.yaml")
+# The policy its ConfigMap carries (the component manifests/policy).
+policy=$(cat "$repo/manifests/policy/policy.yaml")
 [[ -n $policy_path && -n $policy ]] || fail "no --policy argument in the Deployment or no policy.yaml in its ConfigMap"
 
 # --- the release binary ---------------------------------------------------------------------
