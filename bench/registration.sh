@@ -10,7 +10,7 @@
 #   GPUSCHED_REG_NODES [500]     8-GPU nodes (64 CPUs, 512 GiB each)
 #   GPUSCHED_REG_PODS [2000]     pods, 70% asking for one nvidia.com/gpu, 30% for none (1 CPU, 1 GiB)
 #   GPUSCHED_REG_SETUPS ["alone two-entry readme best-only"]; gpusched runs with the policy named
-#   for each (shipped: manifests/base's ConfigMap, filterBestOnly: true; default: policies/default.yaml)
+#   for each (shipped: manifests/policy/policy.yaml, filterBestOnly: true; default: policies/default.yaml)
 #       alone     kube-scheduler's defaults, no extender
 #       readme    the README's registration, exactly (tests/e2e/stack.sh e2e_readme_config), shipped
 #                 policy: a GPU pod one call (filter; with one node left kube-scheduler skips
