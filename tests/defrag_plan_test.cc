@@ -341,6 +341,18 @@ TEST(DefragPlan, text_and_json) {
   EXPECT_EQ(j["plans"][2]["outcome"], "fits-now");
 }
 
+// Issue #37: a resource name from a --cluster file reaches the text as its pod wrote it; quoted
+// (FormatResourceList, the reason's profile), it cannot start a line of its own.
+TEST(DefragPlan, a_forged_resource_name_is_quoted_in_the_text) {
+  Cluster c = KnownMinimal();
+  const std::string forged = "nvidia.com/mig-1g.5gb\nkubectl delete namespace prod #";
+  std::vector<PodInfo> waiting = {testing::MakePod("forged", ResourceList{{forged, Units(1)}})};
+  DefragReport r = PlanFor(c, waiting);
+  std::string text = FormatDefragPlanText(r);
+  ASSERT_NE(text.find("forged"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nkubectl"), std::string::npos) << text;
+}
+
 // --- PodDisruptionBudgets: decoding, selectors, listing ---
 
 // The budget `json` decodes to, through the inventory reader (which decodes it with
