@@ -13,25 +13,28 @@ using testing::Units;
 // Rejects nodes whose name is in `reject`; scores each node by a fixed table.
 // Judges a node by its content, as the plugin contract requires: its GPU product, which these
 // tests set to a distinct value per node (ContentNode), so each node is a class of its own.
-class FakePlugin : public Plugin {
+// Verdicts and scores by product, and whether Normalize inverts the scores: what the test plugins
+// below answer at the extension points each implements.
+class FakeJudge : public Plugin {
  public:
-  FakePlugin(std::string name, std::map<std::string, Verdict> verdicts,
-             std::map<std::string, double> scores, bool invert_on_normalize = false)
+  FakeJudge(std::string name, std::map<std::string, Verdict> verdicts,
+            std::map<std::string, double> scores, bool invert_on_normalize = false)
       : name_(std::move(name)),
         verdicts_(std::move(verdicts)),
         scores_(std::move(scores)),
         invert_(invert_on_normalize) {}
   std::string_view name() const override { return name_; }
-  ExtensionPoints Extends() const override { return {.filter = true, .score = true}; }
-  Verdict Filter(const Cycle&, const NodeState& n) const override {
+
+ protected:
+  Verdict VerdictOf(const NodeState& n) const {
     auto it = verdicts_.find(n.info.gpu.product);
     return it == verdicts_.end() ? Verdict::Pass() : it->second;
   }
-  double Score(const Cycle&, const NodeState& n) const override {
+  double ScoreOf(const NodeState& n) const {
     auto it = scores_.find(n.info.gpu.product);
     return it == scores_.end() ? 0 : it->second;
   }
-  void Normalize(const Cycle&, std::span<double> scores) const override {
+  void Invert(std::span<double> scores) const {
     if (!invert_) return;
     for (double& s : scores) s = kMaxNodeScore - s;
   }
@@ -41,6 +44,14 @@ class FakePlugin : public Plugin {
   std::map<std::string, Verdict> verdicts_;
   std::map<std::string, double> scores_;
   bool invert_;
+};
+
+class FakePlugin : public FakeJudge, public FilterPlugin, public ScorePlugin {
+ public:
+  using FakeJudge::FakeJudge;
+  Verdict Filter(const Cycle&, const NodeState& n) const override { return VerdictOf(n); }
+  double Score(const Cycle&, const NodeState& n) const override { return ScoreOf(n); }
+  void Normalize(const Cycle&, std::span<double> scores) const override { Invert(scores); }
 };
 
 // A node whose GPU product is its name: what FakePlugin judges.
@@ -87,11 +98,11 @@ TEST_F(EngineFixture, unresolvable_verdicts_win_over_earlier_unschedulable_ones)
   EXPECT_EQ(v[2].reason, "two");
 }
 
-// FakePlugin declaring no Filter: its verdicts must never reach a node.
-class ScoreOnlyPlugin : public FakePlugin {
+// A FakeJudge that scores and does not filter: its verdicts must never reach a node.
+class ScoreOnlyPlugin : public FakeJudge, public ScorePlugin {
  public:
-  using FakePlugin::FakePlugin;
-  ExtensionPoints Extends() const override { return {.score = true}; }
+  using FakeJudge::FakeJudge;
+  double Score(const Cycle&, const NodeState& n) const override { return ScoreOf(n); }
 };
 
 TEST_F(EngineFixture, plugins_that_declare_no_filter_are_not_asked_and_rejections_name_the_filter) {
@@ -116,11 +127,12 @@ TEST_F(EngineFixture, plugins_that_declare_no_filter_are_not_asked_and_rejection
   EXPECT_TRUE(v[2].passed());
 }
 
-// FakePlugin declaring no Score: whatever its weight, it never enters a node's weighted mean.
-class FilterOnlyPlugin : public FakePlugin {
+// A FakeJudge that filters and does not score: whatever its weight, it never enters a node's
+// weighted mean.
+class FilterOnlyPlugin : public FakeJudge, public FilterPlugin {
  public:
-  using FakePlugin::FakePlugin;
-  ExtensionPoints Extends() const override { return {.filter = true}; }
+  using FakeJudge::FakeJudge;
+  Verdict Filter(const Cycle&, const NodeState& n) const override { return VerdictOf(n); }
 };
 
 TEST_F(EngineFixture, plugins_that_declare_no_score_are_not_scored_whatever_their_weight) {
@@ -162,10 +174,9 @@ TEST_F(EngineFixture, first_unschedulable_verdict_is_kept_among_equals) {
 
 // A plugin whose Prepare finds the pod's own settings malformed, as gpu-match does a bad
 // gpusched.io/ annotation.
-class RejectingPlugin : public Plugin {
+class RejectingPlugin : public Plugin, public PreparePlugin, public FilterPlugin {
  public:
   std::string_view name() const override { return "rejecting"; }
-  ExtensionPoints Extends() const override { return {.filter = true}; }
   void Prepare(Cycle& cycle) const override { cycle.Reject("bad pod setting"); }
   Verdict Filter(const Cycle&, const NodeState&) const override { return Verdict::Pass(); }
 };

@@ -51,12 +51,13 @@ struct Scored {
   explicit Scored(std::vector<WeightedShape> w)
       : workload(w), snapshot({}, 1, ObservedWorkload{std::move(w), 1}) {}
   // `node` scored in a snapshot of the simulator's model, whose table keeps the node's shares.
-  double Score(const Plugin& plugin, const PodInfo& pod, const SimNode& node) const {
+  template <class P>
+  double Score(const P& plugin, const PodInfo& pod, const SimNode& node) const {
     const DeviceShares table = node.table();
     ClusterSnapshot shared({}, 1, ObservedWorkload{workload, 1}, {}, {}, {},
                            DeviceModel::SharedDevices(table));
     Cycle cycle(pod, pod.requests, shared);
-    plugin.Prepare(cycle);  // as Engine::NewCycle does
+    if constexpr (std::is_base_of_v<PreparePlugin, P>) plugin.Prepare(cycle);  // as NewCycle does
     return plugin.Score(cycle, node.state);
   }
 };

@@ -10,15 +10,17 @@
 namespace gpusched::plugin_entry_test {
 namespace {
 
-// The policy reader refuses a weight by the entry's declaration and the engine asks by the
-// plugin's own: the two must agree for every plugin, with its default settings.
+// The policy reader refuses a weight by the entry's points and the engine asks by the interfaces
+// the plugin object implements: both derive from the plugin's type (PointsOf), and this checks,
+// for every registered plugin with its default settings, that the entry was made from the class
+// its factory builds.
 TEST(PluginEntry, every_entry_declares_the_extension_points_its_plugin_implements) {
   for (const PluginEntry& entry : AllPlugins()) {
     std::unique_ptr<PluginConfig> config = entry.default_config ? entry.default_config() : nullptr;
     std::unique_ptr<Plugin> plugin = entry.make(config.get(), PodIntent{});
     ASSERT_NE(plugin, nullptr) << entry.name;
     EXPECT_EQ(plugin->name(), entry.name);
-    EXPECT_EQ(plugin->Extends(), entry.extends) << entry.name;
+    EXPECT_EQ(PointsOf(*plugin), entry.extends) << entry.name;
     EXPECT_TRUE(entry.extends.filter || entry.extends.score) << entry.name;
     EXPECT_TRUE(!entry.extends.score_by_name || entry.extends.score) << entry.name;
     if (!entry.extends.score) {

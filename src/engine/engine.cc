@@ -7,13 +7,27 @@
 
 namespace gpusched {
 
+ExtensionPoints PointsOf(const Plugin& plugin) {
+  const bool by_content = dynamic_cast<const ScorePlugin*>(&plugin) != nullptr;
+  const bool by_name = dynamic_cast<const NameScorePlugin*>(&plugin) != nullptr;
+  return {.prepare = dynamic_cast<const PreparePlugin*>(&plugin) != nullptr,
+          .filter = dynamic_cast<const FilterPlugin*>(&plugin) != nullptr,
+          .score = by_content || by_name,
+          .score_by_name = by_name};
+}
+
 Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
                EngineOptions options)
     : gpu_names_(std::move(gpu_names)), plugins_(std::move(plugins)), options_(options) {
   for (size_t p = 0; p < plugins_.size(); ++p) {
-    ExtensionPoints extends = plugins_[p].plugin->Extends();
-    if (extends.filter) filters_.push_back(p);
-    if (extends.score && plugins_[p].weight > 0) scorers_.push_back(p);
+    const Plugin* plugin = plugins_[p].plugin.get();
+    if (auto* prepare = dynamic_cast<const PreparePlugin*>(plugin)) preparers_.push_back(prepare);
+    if (auto* filter = dynamic_cast<const FilterPlugin*>(plugin)) filters_.push_back({p, filter});
+    if (plugins_[p].weight <= 0) continue;
+    auto* by_content = dynamic_cast<const ScorePlugin*>(plugin);
+    auto* by_name = dynamic_cast<const NameScorePlugin*>(plugin);
+    if (by_content) scorers_.push_back({p, by_content, by_content, nullptr});
+    if (by_name) scorers_.push_back({p, by_name, nullptr, by_name});
   }
 }
 
@@ -24,7 +38,7 @@ std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapsho
     cycle->Reject(std::string(selection_error));
     return cycle;  // rejected everywhere: nothing to prepare
   }
-  for (const auto& p : plugins_) p.plugin->Prepare(*cycle);
+  for (const PreparePlugin* p : preparers_) p->Prepare(*cycle);
   return cycle;
 }
 
@@ -108,7 +122,7 @@ std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
   const size_t width = filters_.size();
   std::vector<bool> shared(width, false);
   for (size_t f = 0; f < width && !nodes.classes.empty(); ++f) {
-    shared[f] = plugins_[filters_[f]].plugin->FilterIgnoresNativeResources(cycle);
+    shared[f] = filters_[f].plugin->FilterIgnoresNativeResources(cycle);
   }
   size_t unknown_classes =
       nodes.classes_size() - std::min(nodes.classes_size(), snapshot.class_count());
@@ -116,7 +130,7 @@ std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
   // The first rejection among the filters, by index into plugins_.
   auto judge = [&](auto&& verdict_of) {
     auto [verdict, f] = FirstRejection(width, verdict_of);
-    return std::pair<Verdict, int>{verdict, f < 0 ? -1 : static_cast<int>(filters_[f])};
+    return std::pair<Verdict, int>{verdict, f < 0 ? -1 : static_cast<int>(filters_[f].index)};
   };
   if (!nodes.classes.empty() && std::find(shared.begin(), shared.end(), false) == shared.end()) {
     // Every verdict is shared by a GPU class: one node of each is judged.
@@ -126,7 +140,7 @@ std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
     return OncePerClass<std::pair<Verdict, int>>(
         by_gpu_class, [&](const NodeState& node, uint32_t g) {
           cycle.EnterNode(node, g);
-          return judge([&](size_t f) { return plugins_[filters_[f]].plugin->Filter(cycle, node); });
+          return judge([&](size_t f) { return filters_[f].plugin->Filter(cycle, node); });
         });
   }
   std::vector<std::optional<Verdict>> kept(nodes.classes.empty() ? 0 : gpu_classes * width);
@@ -135,7 +149,7 @@ std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
     cycle.EnterNode(node, gpu_class);
     size_t row = nodes.classes.empty() ? 0 : gpu_class * width;
     return judge([&](size_t f) {
-      const Plugin& plugin = *plugins_[filters_[f]].plugin;
+      const FilterPlugin& plugin = *filters_[f].plugin;
       if (!shared[f]) return plugin.Filter(cycle, node);
       std::optional<Verdict>& verdict = kept[row + f];
       if (!verdict) verdict = plugin.Filter(cycle, node);
@@ -179,13 +193,13 @@ std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
     const Cycle& cycle, const Candidates& nodes) const {
   const size_t n = nodes.nodes.size();
   std::vector<std::pair<size_t, std::vector<double>>> table;
-  std::vector<size_t> by_content;  // entries of `table` whose plugin scores by content
-  std::vector<size_t> by_name;     // and by name
-  for (size_t p : scorers_) {
-    const Plugin& plugin = *plugins_[p].plugin;
-    if (!plugin.ScoresPod(cycle)) continue;
-    (plugin.Extends().score_by_name ? by_name : by_content).push_back(table.size());
-    table.emplace_back(p, std::vector<double>(n));
+  std::vector<const Scorer*> of_entry;  // per entry of `table`, its scorer
+  std::vector<size_t> by_content;       // entries of `table` whose plugin scores by content
+  for (const Scorer& scorer : scorers_) {
+    if (!scorer.common->ScoresPod(cycle)) continue;
+    if (scorer.by_content) by_content.push_back(table.size());
+    of_entry.push_back(&scorer);
+    table.emplace_back(scorer.index, std::vector<double>(n));
   }
   // One node per class, every plugin about it before the next node, so what plugins share about a
   // node (Cycle::EnterNode) is computed once.
@@ -201,17 +215,18 @@ std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
                       nodes.classes.empty() ? kNoGpuClass : cycle.snapshot().GpuClassOf(c));
       for (size_t k = 0; k < width; ++k) {
         by_class[c * width + k] =
-            plugins_[table[by_content[k]].first].plugin->Score(cycle, *nodes.nodes[i]);
+            of_entry[by_content[k]]->by_content->Score(cycle, *nodes.nodes[i]);
       }
     }
     for (size_t k = 0; k < width; ++k) table[by_content[k]].second[i] = row[k];
   }
-  for (size_t t : by_name) {
-    const Plugin& plugin = *plugins_[table[t].first].plugin;
-    for (size_t i = 0; i < n; ++i) table[t].second[i] = plugin.ScoreName(cycle, nodes.name_of(i));
-  }
-  for (auto& [p, scores] : table) {
-    plugins_[p].plugin->Normalize(cycle, scores);
+  for (size_t t = 0; t < table.size(); ++t) {
+    const Scorer& scorer = *of_entry[t];
+    std::vector<double>& scores = table[t].second;
+    if (scorer.by_name) {
+      for (size_t i = 0; i < n; ++i) scores[i] = scorer.by_name->ScoreName(cycle, nodes.name_of(i));
+    }
+    scorer.common->Normalize(cycle, scores);
     for (double& s : scores) s = std::clamp(s, 0.0, kMaxNodeScore);
   }
   return table;

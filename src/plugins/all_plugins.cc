@@ -21,7 +21,7 @@ template <class P, class Make>
 PluginEntry Built(bool enabled, double weight, Make make) {
   return PluginEntry{
       .name = P::kName,
-      .extends = P::kExtends,
+      .extends = PointsOf<P>(),
       .enabled = enabled,
       .weight = weight,
       .keys = {},

@@ -50,7 +50,7 @@ struct BinpackArgs {
 PluginEntry GpuBinpackPlugin::Entry() {
   return PluginEntry{
       .name = kName,
-      .extends = kExtends,
+      .extends = PointsOf<GpuBinpackPlugin>(),
       .enabled = false,
       .weight = 1,
       .keys = {"resourceWeights", "defaultResourceWeight"},

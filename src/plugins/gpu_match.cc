@@ -97,7 +97,7 @@ struct GpuMatchArgs {
 
 PluginEntry GpuMatchPlugin::Entry() {
   return PluginEntry{.name = kName,
-                     .extends = kExtends,
+                     .extends = PointsOf<GpuMatchPlugin>(),
                      .enabled = true,
                      .weight = 1,
                      .keys = {"costs"},

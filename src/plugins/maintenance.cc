@@ -52,7 +52,7 @@ struct MaintenanceArgs {
 PluginEntry MaintenancePlugin::Entry() {
   return PluginEntry{
       .name = kName,
-      .extends = kExtends,
+      .extends = PointsOf<MaintenancePlugin>(),
       .enabled = true,
       .weight = 0,
       .keys = {"action"},

@@ -159,7 +159,7 @@ struct FgdArgs {
 
 PluginEntry FgdPlugin::Entry() {
   return PluginEntry{.name = kName,
-                     .extends = kExtends,
+                     .extends = PointsOf<FgdPlugin>(),
                      .enabled = true,
                      .weight = 3,
                      .keys = {"targetWorkload"},

@@ -33,7 +33,7 @@ struct SharingArgs {
 
 PluginEntry SharingPlugin::Entry() {
   return PluginEntry{.name = kName,
-                     .extends = kExtends,
+                     .extends = PointsOf<SharingPlugin>(),
                      .enabled = true,
                      .weight = 0,
                      .keys = {kMps, kTimeSlicing},

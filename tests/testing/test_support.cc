@@ -117,7 +117,7 @@ TestCycle::TestCycle(PodInfo pod, std::shared_ptr<const ClusterSnapshot> snapsho
   cycle_ = std::make_unique<Cycle>(pod_, GpuDemand(pod_, GpuResourceNames()), *snapshot_);
 }
 
-TestCycle::TestCycle(PodInfo pod, const Plugin& prepared_by,
+TestCycle::TestCycle(PodInfo pod, const PreparePlugin& prepared_by,
                      std::shared_ptr<const ClusterSnapshot> snapshot)
     : TestCycle(std::move(pod), std::move(snapshot)) {
   prepared_by.Prepare(*cycle_);

@@ -54,7 +54,7 @@ NodeState FixtureNode(const std::string& file, ResourceList used = {});
 class TestCycle {
  public:
   explicit TestCycle(PodInfo pod, std::shared_ptr<const ClusterSnapshot> snapshot = nullptr);
-  TestCycle(PodInfo pod, const Plugin& prepared_by,
+  TestCycle(PodInfo pod, const PreparePlugin& prepared_by,
             std::shared_ptr<const ClusterSnapshot> snapshot = nullptr);
   const Cycle& operator*() const { return *cycle_; }
   const Cycle* operator->() const { return cycle_.get(); }

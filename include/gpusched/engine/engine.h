@@ -1,6 +1,6 @@
 // Engine: runs one profile's enabled plugins over candidate nodes for one pod.
 //
-// Filter: a node passes when every plugin that filters (Plugin::Extends) passes it; otherwise its
+// Filter: a node passes when every plugin that filters (a FilterPlugin) passes it; otherwise its
 // verdict is the first unresolvable rejection, or failing that the first unschedulable one. A pod
 // the cycle rejects (an invalid profile choice, a malformed annotation a plugin's Prepare found) is
 // rejected everywhere as unresolvable with that reason. Prioritize: each plugin that scores, has a
@@ -167,10 +167,23 @@ class Engine {
 
   GpuResourceNames gpu_names_;
   std::vector<WeightedPlugin> plugins_;
-  // The plugins asked at each extension point, by index into plugins_ (in plugins_'s order): those
-  // that filter, and those that score with a positive weight.
-  std::vector<size_t> filters_;
-  std::vector<size_t> scorers_;
+  // The plugins asked at each extension point, in plugins_'s order, each with its index there:
+  // those that prepare, those that filter, and those that score with a positive weight (by content
+  // or by name).
+  template <class Point>
+  struct At {
+    size_t index;
+    const Point* plugin;
+  };
+  struct Scorer {
+    size_t index;
+    const ScoreExtensions* common;
+    const ScorePlugin* by_content;  // one of the two
+    const NameScorePlugin* by_name;
+  };
+  std::vector<const PreparePlugin*> preparers_;
+  std::vector<At<FilterPlugin>> filters_;
+  std::vector<Scorer> scorers_;
   EngineOptions options_;
 };
 

@@ -26,12 +26,10 @@
 
 namespace gpusched {
 
-class CpuReservePlugin : public Plugin {
+class CpuReservePlugin : public Plugin, public PreparePlugin, public ScorePlugin {
  public:
   static constexpr std::string_view kName = "cpu-reserve";
   std::string_view name() const override { return kName; }
-  static constexpr ExtensionPoints kExtends{.score = true};
-  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override;
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;

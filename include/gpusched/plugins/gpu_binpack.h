@@ -23,15 +23,13 @@ struct ResourceWeights {
   int64_t For(std::string_view resource) const;
 };
 
-class GpuBinpackPlugin : public Plugin {
+class GpuBinpackPlugin : public Plugin, public ScorePlugin {
  public:
   static constexpr std::string_view kName = "gpu-binpack";
   explicit GpuBinpackPlugin(ResourceWeights weights) : weights_(std::move(weights)) {}
   // Off by default; settings `resourceWeights` (resource -> weight) and `defaultResourceWeight`.
   static PluginEntry Entry();
   std::string_view name() const override { return kName; }
-  static constexpr ExtensionPoints kExtends{.score = true};
-  ExtensionPoints Extends() const override { return kExtends; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
 
  private:

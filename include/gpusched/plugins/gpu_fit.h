@@ -15,12 +15,10 @@
 
 namespace gpusched {
 
-class GpuFitPlugin : public Plugin {
+class GpuFitPlugin : public Plugin, public PreparePlugin, public FilterPlugin {
  public:
   static constexpr std::string_view kName = "gpu-fit";
   std::string_view name() const override { return kName; }
-  static constexpr ExtensionPoints kExtends{.filter = true};
-  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override;
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   // True unless a configured GPU resource is named like a native one.

@@ -27,7 +27,10 @@ namespace gpusched {
 
 using CostTable = std::vector<std::pair<std::string, double>>;  // product glob -> cost
 
-class GpuMatchPlugin : public Plugin {
+class GpuMatchPlugin : public Plugin,
+                       public PreparePlugin,
+                       public FilterPlugin,
+                       public ScorePlugin {
  public:
   static constexpr std::string_view kName = "gpu-match";
   // `profile_intent`: the requirements and preferences of the profile's pods, before annotations.
@@ -37,8 +40,6 @@ class GpuMatchPlugin : public Plugin {
   // counts), also stated as the policy's top-level `costs`.
   static PluginEntry Entry();
   std::string_view name() const override { return kName; }
-  static constexpr ExtensionPoints kExtends{.filter = true, .score = true};
-  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   // It judges labels and GPU facts, never what pods use of cpu, memory or pods.

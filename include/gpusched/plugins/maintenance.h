@@ -22,16 +22,14 @@ enum class MaintenanceAction {
   kScore,   // they stay eligible but score 0 in the maintenance plugin
 };
 
-class MaintenancePlugin : public Plugin {
+// It filters, and scores when a policy gives it a weight.
+class MaintenancePlugin : public Plugin, public FilterPlugin, public ScorePlugin {
  public:
   static constexpr std::string_view kName = "maintenance";
-  // It filters, and scores when a policy gives it a weight.
-  static constexpr ExtensionPoints kExtends{.filter = true, .score = true};
   explicit MaintenancePlugin(MaintenanceAction action) : action_(action) {}
   // On by default as a filter (weight 0); setting `action: filter | score`.
   static PluginEntry Entry();
   std::string_view name() const override { return kName; }
-  ExtensionPoints Extends() const override { return kExtends; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
   double Score(const Cycle& cycle, const NodeState& node) const override;

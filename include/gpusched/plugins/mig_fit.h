@@ -18,15 +18,13 @@
 
 namespace gpusched {
 
-class MigFitPlugin : public Plugin {
+class MigFitPlugin : public Plugin, public PreparePlugin, public FilterPlugin, public ScorePlugin {
  public:
   static constexpr std::string_view kName = "mig-fit";
   // `profile_intent`: the profile's required products (a MIG product makes nvidia.com/gpu a slice).
   explicit MigFitPlugin(PodIntent profile_intent = {})
       : profile_intent_(std::move(profile_intent)) {}
   std::string_view name() const override { return kName; }
-  static constexpr ExtensionPoints kExtends{.filter = true, .score = true};
-  ExtensionPoints Extends() const override { return kExtends; }
   // The pod's intent; for a pod asking for MIG slices, also the profiles the cluster offers.
   void Prepare(Cycle& cycle) const override;
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;

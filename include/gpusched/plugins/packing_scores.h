@@ -30,10 +30,8 @@
 namespace gpusched {
 
 // The pod's shape, prepared once per cycle for the packing scores (plugins/task_shape.h).
-class ShapeScorer : public Plugin {
+class ShapeScorer : public Plugin, public PreparePlugin, public ScorePlugin {
  public:
-  static constexpr ExtensionPoints kExtends{.score = true};
-  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override;
 };
 
@@ -77,15 +75,10 @@ class GpuPackingPlugin : public ShapeScorer {
   double Score(const Cycle& cycle, const NodeState& node) const override;
 };
 
-class ConsolidatePlugin : public Plugin {
+class ConsolidatePlugin : public Plugin, public NameScorePlugin {
  public:
   static constexpr std::string_view kName = "consolidate";
   std::string_view name() const override { return kName; }
-  static constexpr ExtensionPoints kExtends{.score = true, .score_by_name = true};
-  ExtensionPoints Extends() const override { return kExtends; }
-  double Score(const Cycle& cycle, const NodeState& node) const override {
-    return ScoreName(cycle, node.info.name);
-  }
   double ScoreName(const Cycle& cycle, std::string_view node_name) const override;
 };
 

@@ -107,7 +107,7 @@ Args ArgsOf(const PluginConfig* config) {
 
 struct PluginEntry {
   std::string_view name;
-  ExtensionPoints extends;  // the plugin class's kExtends
+  ExtensionPoints extends;  // PointsOf<the plugin class>()
   bool enabled = true;      // in a profile that does not name it
   double weight = 0;        // 0: not scored; a plugin that does not score takes no other
   // The keys of its own settings, and their defaults; empty and null for a plugin without any.

@@ -21,12 +21,10 @@
 
 namespace gpusched {
 
-class ProductReservePlugin : public Plugin {
+class ProductReservePlugin : public Plugin, public PreparePlugin, public ScorePlugin {
  public:
   static constexpr std::string_view kName = "product-reserve";
   std::string_view name() const override { return kName; }
-  static constexpr ExtensionPoints kExtends{.score = true};
-  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override;
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;

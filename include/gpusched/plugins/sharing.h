@@ -24,7 +24,7 @@ struct SharingRules {
   bool time_slicing_fail_requests_greater_than_one = false;
 };
 
-class SharingPlugin : public Plugin {
+class SharingPlugin : public Plugin, public PreparePlugin, public FilterPlugin {
  public:
   static constexpr std::string_view kName = "sharing";
   // `profile_intent`: the profile's sharing mode (and the rest of its intent), before annotations.
@@ -33,8 +33,6 @@ class SharingPlugin : public Plugin {
   // On by default; a filter only.
   static PluginEntry Entry();
   std::string_view name() const override { return kName; }
-  static constexpr ExtensionPoints kExtends{.filter = true};
-  ExtensionPoints Extends() const override { return kExtends; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
