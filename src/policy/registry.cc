@@ -15,7 +15,6 @@ const std::vector<std::string_view>& RegisteredPlugins() {
   return kNames;
 }
 
-bool IsRegisteredPlugin(std::string_view name) { return FindPlugin(name) != nullptr; }
 
 std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec& profile) {
   for (const auto& [name, setting] : profile.plugins) {

@@ -99,8 +99,10 @@ std::vector<bool> BestAmong(std::span<const double> combined);
 // How an engine judges, beyond its plugins: a profile's settings and the policy's.
 struct EngineOptions {
   ScoreMapping mapping = ScoreMapping::kLinear;
-  bool gpu_pods_only = true;  // pods that ask for no GPU pass everywhere and score 0
-  bool best_only = false;     // Filter passes only the best-scored of the passing nodes
+  // Pods that ask for no GPU pass everywhere and score 0. Off by default, as in a policy profile
+  // (ProfileSpec::gpu_pods_only), so an engine built by hand judges what a profile's would.
+  bool gpu_pods_only = false;
+  bool best_only = false;  // Filter passes only the best-scored of the passing nodes
 };
 
 class Engine {

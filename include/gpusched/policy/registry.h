@@ -14,7 +14,6 @@ namespace gpusched {
 
 // Every registered plugin name, in evaluation order.
 const std::vector<std::string_view>& RegisteredPlugins();
-bool IsRegisteredPlugin(std::string_view name);
 
 // The engine for `profile` of `policy`: its enabled plugins in registry order with their weights.
 // Throws std::invalid_argument naming an unknown plugin, a weight outside 0..100, or a weight on a
