@@ -1,6 +1,11 @@
 #include "gpusched/model/gpu_labels.h"
 
+#include <limits>
+
 #include <gtest/gtest.h>
+
+#include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_resources.h"
 
 #include "testing/test_support.h"
 
@@ -114,6 +119,27 @@ TEST(GpuLabels, invalid_single_mig_product_has_no_profile) {
       ParseGpuLabels({{"nvidia.com/mig.strategy", "single"},
                       {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED"}});
   EXPECT_EQ(shared.single_mig_profile(), "1g.5gb");
+}
+
+TEST(GpuLabels, hostile_replica_counts_stay_within_bounds) {
+  NodeState n = testing::LabeledNode("n", 8,
+                                     {{"nvidia.com/gpu.replicas", "9223372036854775807"},
+                                      {"nvidia.com/gpu.sharing-strategy", "time-slicing"},
+                                      {"nvidia.com/gpu.product", "X-MIG-1g.5gb"},
+                                      {"nvidia.com/mig.strategy", "single"}});
+  GpuUnit unit = GpuUnitOf(n.info, kGpuResource);
+  EXPECT_EQ(unit.kind, GpuUnitKind::kReplica);
+  EXPECT_EQ(unit.per_gpu, kMaxGpusPerNode);
+  EXPECT_EQ(PhysicalMilli(unit, std::numeric_limits<int64_t>::max()), 1000);
+}
+
+TEST(GpuLabels, replicas_per_gpu_follow_from_the_count_when_unlabelled) {
+  NodeState n = testing::LabeledNode(
+      "n", 12,
+      {{"nvidia.com/gpu.count", "3"}, {"nvidia.com/gpu.sharing-strategy", "time-slicing"}});
+  EXPECT_EQ(GpuUnitOf(n.info, kGpuResource).per_gpu, 4);
+  EXPECT_EQ(GpuUnitOf(testing::LabeledNode("w", 8, {}).info, kGpuResource).kind,
+            GpuUnitKind::kWholeGpu);
 }
 
 }  // namespace

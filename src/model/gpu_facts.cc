@@ -84,4 +84,40 @@ SharingStrategy SharingOf(const NodeInfo& node, std::string_view resource) {
                                                    : SharingStrategy::kTimeSlicing;
 }
 
+int64_t MigSlicesPerGpu(std::string_view profile) {
+  switch (MigComputeSlices(profile)) {
+    case 1:
+      return 7;
+    case 2:
+      return 3;
+    case 3:
+      return 2;
+    case 4:
+    case 7:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+GpuUnit GpuUnitOf(const NodeInfo& node, std::string_view resource) {
+  GpuUnit unit;
+  int64_t slices = MigSlicesPerGpu(node.gpu.single_mig_profile());
+  if (slices > 0) unit = {GpuUnitKind::kMigSlice, slices};
+  if (SharingOf(node, resource) == SharingStrategy::kNone) return unit;
+  int64_t replicas = node.gpu.replicas.value_or(0);
+  // Under MIG single gpu.count counts slices; else it counts the GPUs the units replicate.
+  int64_t count = node.gpu.count.value_or(0);
+  int64_t units = node.allocatable.units(resource);
+  if (replicas < 2 && count > 0 && units > count && units % count == 0) replicas = units / count;
+  if (replicas < 2) return unit;
+  // Clamped first, so that a hostile label cannot overflow the product.
+  replicas = std::min(replicas, kMaxGpusPerNode);
+  return {GpuUnitKind::kReplica, std::min(unit.per_gpu * replicas, kMaxGpusPerNode)};
+}
+
+int64_t PhysicalMilli(GpuUnit unit, int64_t units) {
+  return std::clamp<int64_t>(units, 0, kMaxGpusPerNode) * 1000 / unit.per_gpu;
+}
+
 }  // namespace gpusched
