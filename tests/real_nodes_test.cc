@@ -52,6 +52,9 @@ constexpr Probe kProbes[] = {
      R"("nodeSelector":{"cloud.google.com/gke-accelerator":"nvidia-l4"},)"},
     {"shared-1", R"({"nvidia.com/gpu.shared":"1"})", "", ""},
     {"mig-1g.5gb", R"({"nvidia.com/mig-1g.5gb":"1"})", "", ""},
+    // Driver labels of every GFD generation are read; no platform label gives the driver.
+    {"driver-535", R"({"nvidia.com/gpu":"1"})",
+     R"("annotations":{"gpusched.io/min-cuda-driver":"535"},)", ""},
 };
 
 std::string PodJson(const Probe& p) {
@@ -74,33 +77,33 @@ struct Expected {
 };
 
 //                 probes: gpu-1 gpu-4 gpu-8 exclusive memory product selector affinity gke-pin
-//                         shared mig
+//                         shared mig driver
 const Expected kCorpus[] = {
-    {"gfd-v0.4-t4-memory-bytes.yaml", 1, "Tesla-T4", 15360, 0, 0, "PUUPUUPUPUU"},
-    {"operator-v24-a100-80gb-x8.yaml", 8, "NVIDIA-A100-SXM4-80GB", 81920, 0, 0, "PPPPPUUPPUU"},
-    {"timeslice-l4-x1-replicas4.yaml", 1, "NVIDIA-L4-SHARED", 23034, 4, 0, "PFUUPPUUPUU"},
-    {"timeslice-t4-x4-replicas4.yaml", 4, "Tesla-T4-SHARED", 15360, 16, 0, "PPPUUUUUPUU"},
-    {"timeslice-t4-x1-replicas8.yaml", 1, "Tesla-T4-SHARED", 15360, 8, 0, "PPPUUUUUPUU"},
-    {"timeslice-t4-x4-renamed.yaml", 4, "Tesla-T4", 15360, 16, 0, "UUUUUUUUUPU"},
-    {"mps-l4-x2-replicas4.yaml", 2, "NVIDIA-L4-SHARED", 23034 / 4, 8, 0, "PUUUUPUUPUU"},
+    {"gfd-v0.4-t4-memory-bytes.yaml", 1, "Tesla-T4", 15360, 0, 0, "PUUPUUPUPUUU"},
+    {"operator-v24-a100-80gb-x8.yaml", 8, "NVIDIA-A100-SXM4-80GB", 81920, 0, 0, "PPPPPUUPPUUP"},
+    {"timeslice-l4-x1-replicas4.yaml", 1, "NVIDIA-L4-SHARED", 23034, 4, 0, "PFUUPPUUPUUP"},
+    {"timeslice-t4-x4-replicas4.yaml", 4, "Tesla-T4-SHARED", 15360, 16, 0, "PPPUUUUUPUUP"},
+    {"timeslice-t4-x1-replicas8.yaml", 1, "Tesla-T4-SHARED", 15360, 8, 0, "PPPUUUUUPUUU"},
+    {"timeslice-t4-x4-renamed.yaml", 4, "Tesla-T4", 15360, 16, 0, "UUUUUUUUUPUU"},
+    {"mps-l4-x2-replicas4.yaml", 2, "NVIDIA-L4-SHARED", 23034 / 4, 8, 0, "PUUUUPUUPUUP"},
     {"mig-single-a100-40gb-x1-1g5gb.yaml", 1, "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", 4864, 0, 7,
-     "PPUPUUUUPUU"},
+     "PPUPUUUUPUUU"},
     {"mig-single-h100-x8-1g10gb.yaml", 8, "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", 9984, 0, 56,
-     "PPPPUUUUPUU"},
+     "PPPPUUUUPUUU"},
     {"mig-mixed-a100-40gb-x8-old-labeller.yaml", 8, "NVIDIA-A100-SXM4-40GB", 40960, 0, 32,
-     "UUUUUUUUUUP"},
+     "UUUUUUUUUUPU"},
     // maintenance refuses it as retryable, but gpu-fit's unresolvable "too few allocatable" (the
     // device plugin is gone) comes first: preemption cannot help there either.
     {"mig-reconfig-pending-a100-40gb-x8.yaml", 0, "NVIDIA-A100-SXM4-40GB", 40960, 0, 0,
-     "UUUUUUUUUUU"},
-    {"broken-gfd-labels-no-resource.yaml", 0, "Tesla-T4", 15360, 0, 0, "UUUUUUUUUUU"},
-    {"gke-l4-standard.yaml", 1, "NVIDIA-L4", 23034, 0, 0, "PUUPPPUUPUU"},
-    {"gke-l4-time-sharing.yaml", 1, "NVIDIA-L4", 23034, 4, 0, "PPUUPPUUPUU"},
-    {"gke-a100-mig-1g5gb.yaml", 1, "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", 5120, 0, 7, "PPUPUUUUPUU"},
-    {"eks-managed-g5-no-gfd.yaml", 1, "", std::nullopt, 0, 0, "PUUPUUUUPUU"},
-    {"karpenter-g5-a10g.yaml", 1, "NVIDIA-A10G", 24576, 0, 0, "PUUPPUUUPUU"},
-    {"karpenter-p4d-with-gfd.yaml", 8, "NVIDIA-A100-SXM4-40GB", 40960, 0, 0, "PPFPPUUPPUU"},
-    {"aks-nc6s-v3-v100.yaml", 1, "", std::nullopt, 0, 0, "PUUPUUUUPUU"},
+     "UUUUUUUUUUUU"},
+    {"broken-gfd-labels-no-resource.yaml", 0, "Tesla-T4", 15360, 0, 0, "UUUUUUUUUUUU"},
+    {"gke-l4-standard.yaml", 1, "NVIDIA-L4", 23034, 0, 0, "PUUPPPUUPUUU"},
+    {"gke-l4-time-sharing.yaml", 1, "NVIDIA-L4", 23034, 4, 0, "PPUUPPUUPUUU"},
+    {"gke-a100-mig-1g5gb.yaml", 1, "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", 5120, 0, 7, "PPUPUUUUPUUU"},
+    {"eks-managed-g5-no-gfd.yaml", 1, "", std::nullopt, 0, 0, "PUUPUUUUPUUU"},
+    {"karpenter-g5-a10g.yaml", 1, "NVIDIA-A10G", 24576, 0, 0, "PUUPPUUUPUUU"},
+    {"karpenter-p4d-with-gfd.yaml", 8, "NVIDIA-A100-SXM4-40GB", 40960, 0, 0, "PPFPPUUPPUUP"},
+    {"aks-nc6s-v3-v100.yaml", 1, "", std::nullopt, 0, 0, "PUUPUUUUPUUU"},
 };
 
 char Letter(VerdictCode code) {
@@ -229,14 +232,18 @@ TEST(RealNodesCorpus, every_file_has_a_row_and_names_its_source) {
 }
 
 // Reasons that depend on a fact the labels do not give say "unknown", never "below".
-TEST(RealNodesCorpus, unknown_memory_and_product_say_unknown) {
+TEST(RealNodesCorpus, unknown_memory_product_and_driver_say_unknown) {
   auto snapshot = SnapshotOfFile("eks-managed-g5-no-gfd.yaml");
   const Policy policy(DefaultPolicySpec());
   Explanation memory = Explain(policy, *snapshot, testing::PodFromJson(PodJson(kProbes[4])));
   EXPECT_EQ(memory.nodes[0].reason, "GPU memory unknown; pod requires 20480 MiB");
   Explanation product = Explain(policy, *snapshot, testing::PodFromJson(PodJson(kProbes[5])));
   EXPECT_EQ(product.nodes[0].reason, "GPU product unknown; pod requires NVIDIA-L4");
+  Explanation driver = Explain(policy, *snapshot, testing::PodFromJson(PodJson(kProbes[11])));
+  EXPECT_EQ(driver.nodes[0].reason, "CUDA driver unknown; pod requires 535");
   auto t4 = SnapshotOfFile("gfd-v0.4-t4-memory-bytes.yaml");
+  EXPECT_EQ(Explain(policy, *t4, testing::PodFromJson(PodJson(kProbes[11]))).nodes[0].reason,
+            "CUDA driver older than 535");
   EXPECT_EQ(Explain(policy, *t4, testing::PodFromJson(PodJson(kProbes[4]))).nodes[0].reason,
             "GPU memory below 20480 MiB");
 }
