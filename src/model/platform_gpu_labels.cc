@@ -9,7 +9,10 @@ namespace gpusched {
 namespace {
 
 // A GPU model as a platform names it, the product string GFD writes for it and the memory of one
-// GPU in MiB as GFD reports it (0: not known here). Products as in nvidia-gpu-conventions.md §2.4.
+// GPU in MiB as GFD reports it (0: not known here). Products and memory as the reference's table
+// lists them (shared/reference/nvidia-gpu-conventions.md §2.4: T4, V100, A10G, L4, L40S, A100,
+// H100); the other memory sizes are what nvidia-smi commonly reports, a floor may be off by a few
+// hundred MiB there.
 struct KnownGpu {
   std::string_view name;
   std::string_view product;
@@ -35,7 +38,7 @@ constexpr KnownGpu kGkeAccelerators[] = {
 };
 
 // karpenter.k8s.aws/instance-gpu-name values (EC2's GPU names, lower-cased). Models sold with two
-// memory sizes are told apart by the memory label (ProductOfKarpenterName).
+// memory sizes are told apart by the memory label (kKarpenterLargeVariants).
 constexpr KnownGpu kKarpenterGpus[] = {
     {"k80", "Tesla-K80", 11441},
     {"m60", "Tesla-M60", 8129},
