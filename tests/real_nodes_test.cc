@@ -102,6 +102,7 @@ const Expected kCorpus[] = {
     {"gke-a100-mig-1g5gb.yaml", 1, "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", 5120, 0, 7, "PPUPUUUUPUUU"},
     {"eks-managed-g5-no-gfd.yaml", 1, "", std::nullopt, 0, 0, "PUUPUUUUPUUU"},
     {"karpenter-g5-a10g.yaml", 1, "NVIDIA-A10G", 24576, 0, 0, "PUUPPUUUPUUU"},
+    {"karpenter-g4dn-timeslice-no-gfd.yaml", 1, "Tesla-T4", 16384, 4, 0, "PPUUUUUUPUUU"},
     {"karpenter-p4d-with-gfd.yaml", 8, "NVIDIA-A100-SXM4-40GB", 40960, 0, 0, "PPFPPUUPPUUP"},
     {"aks-nc6s-v3-v100.yaml", 1, "", std::nullopt, 0, 0, "PUUPUUUUPUUU"},
 };

@@ -22,6 +22,15 @@ const MigProfileLabels* ProfileLabels(const GpuLabels& gpu, std::string_view pro
   return nullptr;
 }
 
+// Whether no label names the sharing but `node` offers more units of `resource` than the GPUs a
+// label counts (Karpenter's instance-gpu-count on a node whose device plugin time-slices without
+// GFD): the device plugin advertises GPUs x replicas. Under MIG single the count is of slices.
+bool MoreUnitsThanGpus(const NodeInfo& node, std::string_view resource) {
+  return node.gpu.sharing == SharingStrategy::kUnknown && node.gpu.count.value_or(0) > 0 &&
+         node.gpu.single_mig_profile().empty() &&
+         node.allocatable.units(resource) > *node.gpu.count;
+}
+
 }  // namespace
 
 int MigComputeSlices(std::string_view profile) {
@@ -78,7 +87,7 @@ SharingStrategy SharingOf(const NodeInfo& node, std::string_view resource) {
   }
   bool shared = IsSharedResourceName(resource) || node.gpu.replicas.value_or(1) > 1 ||
                 node.gpu.sharing == SharingStrategy::kTimeSlicing ||
-                node.gpu.sharing == SharingStrategy::kMps;
+                node.gpu.sharing == SharingStrategy::kMps || MoreUnitsThanGpus(node, resource);
   if (!shared) return SharingStrategy::kNone;
   return node.gpu.sharing == SharingStrategy::kMps ? SharingStrategy::kMps
                                                    : SharingStrategy::kTimeSlicing;

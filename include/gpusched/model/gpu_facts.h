@@ -35,7 +35,10 @@ std::optional<int64_t> MigNominalMemoryMib(std::string_view profile);
 // memory, a full GPU's, or an MPS replica's share.
 std::optional<int64_t> UnitMemoryMib(const NodeInfo& node, std::string_view resource);
 
-// How `resource` is shared on `node`: kNone when each unit is a whole device or MIG slice.
+// How `resource` is shared on `node`: kNone when each unit is a whole device or MIG slice. Shared
+// when a label says so, or, where none names the sharing, when the node offers more units than
+// the GPUs a label counts (then time-slicing, the device plugin's only strategy without MPS
+// labels).
 SharingStrategy SharingOf(const NodeInfo& node, std::string_view resource);
 
 // What one unit of nvidia.com/gpu or nvidia.com/gpu.shared is on a node: a whole GPU, a replica of
