@@ -15,6 +15,7 @@
 
 #include "gpusched/engine/engine.h"
 #include "gpusched/metrics/cluster_fragmentation.h"
+#include "gpusched/model/gpu_facts.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"
 
@@ -26,7 +27,8 @@ using testing::Units;
 // The reference the greedy fill must match, written apart from it: pods of `shape` placed one by
 // one by calling Engine::Filter and Engine::Prioritize directly, every node judged alone (no
 // content classes), on copies of the nodes; the pod goes to the highest score, the first node
-// among equals. The names of the nodes chosen, in order.
+// among equals. An nvidia.com/gpu shape is placed only on the nodes whose unit is of its kind.
+// The names of the nodes chosen, in order.
 std::vector<std::string> PlaceOneByOne(const Policy& policy, const ClusterSnapshot& snapshot,
                                        const CapacityShape& shape, size_t limit = 2000) {
   std::vector<NodeState> work;
@@ -35,8 +37,14 @@ std::vector<std::string> PlaceOneByOne(const Policy& policy, const ClusterSnapsh
   Policy::Selection selection = policy.Select(pod);
   std::vector<std::string> placed;
   while (placed.size() < limit) {
+    std::vector<NodeState*> eligible;
     std::vector<const NodeState*> all;
-    for (const auto& n : work) all.push_back(&n);
+    for (auto& n : work) {
+      if (shape.resource != kGpuResource || GpuUnitOf(n.info, kGpuResource).kind == shape.unit) {
+        eligible.push_back(&n);
+        all.push_back(&n);
+      }
+    }
     auto cycle = selection.engine->NewCycle(pod, snapshot);
     std::vector<Verdict> verdicts = selection.engine->Filter(*cycle, all);
     std::vector<const NodeState*> passing;
@@ -53,7 +61,7 @@ std::vector<std::string> PlaceOneByOne(const Policy& policy, const ClusterSnapsh
     for (size_t j = 1; j < scores.size(); ++j) {
       if (scores[j] > scores[best]) best = j;
     }
-    NodeState& chosen = work[index[best]];
+    NodeState& chosen = *eligible[index[best]];
     chosen.used.Add(pod.requests);
     ++chosen.pod_count;
     ++chosen.gpu_pod_count;
@@ -187,9 +195,19 @@ TEST(Capacity, totals_allocated_and_idle_add_up) {
     }
     EXPECT_NEAR(r.cluster.gpus.total, total, 1e-9);
     EXPECT_NEAR(r.cluster.gpus.total, r.cluster.gpus.allocated + r.cluster.gpus.idle, 0.01);
-    // The cluster's idle and fragmented GPUs are the /metrics gauge's.
+    // The cluster's fragmented GPUs are the /metrics gauge's, and so are its idle GPUs but those
+    // of renamed replicas (nvidia.com/gpu.shared), which no nvidia.com/gpu shape can use.
     ClusterFragmentation gauge = FragmentationOf(*snapshot);
-    EXPECT_NEAR(r.cluster.gpus.idle, gauge.idle_gpus, 1e-9);
+    double renamed_idle = 0;
+    for (const auto& n : snapshot->nodes()) {
+      GpuUnit unit = GpuUnitOf(n->info, kSharedGpuResource);
+      int64_t units = n->info.allocatable.units(kSharedGpuResource);
+      renamed_idle += static_cast<double>(PhysicalMilli(unit, units) -
+                                          PhysicalMilli(unit, n->used.units(kSharedGpuResource))) /
+                      1000;
+    }
+    EXPECT_GT(renamed_idle, 0);
+    EXPECT_NEAR(r.cluster.gpus.idle, gauge.idle_gpus + renamed_idle, 1e-9);
     EXPECT_NEAR(r.cluster.gpus.fragmented, gauge.fragmented_gpus, 1e-9);
   }
   CapacityReport r = ComputeCapacity(DefaultPolicy(), *SmallCluster());

@@ -1,6 +1,11 @@
 #include "gpusched/model/gpu_labels.h"
 
+#include <limits>
+
 #include <gtest/gtest.h>
+
+#include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_resources.h"
 
 #include "testing/test_support.h"
 
@@ -114,6 +119,100 @@ TEST(GpuLabels, invalid_single_mig_product_has_no_profile) {
       ParseGpuLabels({{"nvidia.com/mig.strategy", "single"},
                       {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED"}});
   EXPECT_EQ(shared.single_mig_profile(), "1g.5gb");
+}
+
+TEST(GpuLabels, memory_label_in_bytes_is_read_as_bytes) {
+  EXPECT_EQ(ParseGpuLabels({{"nvidia.com/gpu.memory", "16106127360"}}).memory_mib, 15360);
+  EXPECT_EQ(ParseGpuLabels({{"nvidia.com/gpu.memory", "15360"}}).memory_mib, 15360);
+  EXPECT_EQ(
+      ParseGpuLabels({{"nvidia.com/mig-1g.5gb.memory", "5100273664"}}).mig_profiles[0].memory_mib,
+      4864);
+  EXPECT_FALSE(ParseGpuLabels({{"nvidia.com/gpu.memory", "-1"}}).memory_mib.has_value());
+}
+
+TEST(GpuLabels, gke_labels_name_product_memory_sharing_and_partitions) {
+  GpuLabels l4 = ParseGpuLabels({{"cloud.google.com/gke-accelerator", "nvidia-l4"},
+                                 {"cloud.google.com/gke-gpu-sharing-strategy", "time-sharing"},
+                                 {"cloud.google.com/gke-max-shared-clients-per-gpu", "3"}});
+  EXPECT_EQ(l4.product, "NVIDIA-L4");
+  EXPECT_EQ(l4.memory_mib, 23034);
+  EXPECT_EQ(l4.sharing, SharingStrategy::kTimeSlicing);
+  EXPECT_EQ(l4.replicas, 3);
+  EXPECT_EQ(l4.platform, "gke");
+  GpuLabels mps = ParseGpuLabels({{"cloud.google.com/gke-accelerator", "nvidia-a100-80gb"},
+                                  {"cloud.google.com/gke-gpu-sharing-strategy", "mps"},
+                                  {"cloud.google.com/gke-max-shared-clients-per-gpu", "x"}});
+  EXPECT_EQ(mps.product, "NVIDIA-A100-SXM4-80GB");
+  EXPECT_EQ(mps.sharing, SharingStrategy::kMps);
+  EXPECT_FALSE(mps.replicas.has_value());
+  GpuLabels mig = ParseGpuLabels({{"cloud.google.com/gke-accelerator", "nvidia-h100-80gb"},
+                                  {"cloud.google.com/gke-gpu-partition-size", "3g.40gb"}});
+  EXPECT_EQ(mig.product, "NVIDIA-H100-80GB-HBM3-MIG-3g.40gb");
+  EXPECT_EQ(mig.mig_strategy, MigStrategy::kSingle);
+  EXPECT_EQ(mig.single_mig_profile(), "3g.40gb");
+  EXPECT_EQ(mig.memory_mib, 40960);
+  GpuLabels unknown = ParseGpuLabels({{"cloud.google.com/gke-accelerator", "nvidia-future-x"}});
+  EXPECT_EQ(unknown.product, "");
+  EXPECT_FALSE(unknown.memory_mib.has_value());
+  EXPECT_EQ(unknown.platform, "gke");
+}
+
+TEST(GpuLabels, karpenter_and_eks_auto_mode_labels_describe_the_instance_gpu) {
+  GpuLabels a10g = ParseGpuLabels({{"karpenter.k8s.aws/instance-gpu-name", "a10g"},
+                                   {"karpenter.k8s.aws/instance-gpu-count", "4"},
+                                   {"karpenter.k8s.aws/instance-gpu-memory", "24576"},
+                                   {"karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"}});
+  EXPECT_EQ(a10g.product, "NVIDIA-A10G");
+  EXPECT_EQ(a10g.count, 4);
+  EXPECT_EQ(a10g.memory_mib, 24576);
+  EXPECT_EQ(a10g.platform, "karpenter");
+  GpuLabels a100 = ParseGpuLabels({{"eks.amazonaws.com/instance-gpu-name", "a100"},
+                                   {"eks.amazonaws.com/instance-gpu-memory", "81920"}});
+  EXPECT_EQ(a100.product, "NVIDIA-A100-SXM4-80GB");
+  GpuLabels neuron = ParseGpuLabels({{"karpenter.k8s.aws/instance-gpu-name", "inferentia2"},
+                                     {"karpenter.k8s.aws/instance-gpu-manufacturer", "aws"}});
+  EXPECT_EQ(neuron.platform, "");
+  EXPECT_EQ(neuron.product, "");
+  GpuLabels aks = ParseGpuLabels({{"kubernetes.azure.com/accelerator", "nvidia"}});
+  EXPECT_EQ(aks.platform, "aks");
+  EXPECT_EQ(aks.product, "");
+}
+
+TEST(GpuLabels, gfd_comes_before_the_platforms) {
+  GpuLabels g = ParseGpuLabels({{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB"},
+                                {"nvidia.com/gpu.sharing-strategy", "none"},
+                                {"cloud.google.com/gke-accelerator", "nvidia-l4"},
+                                {"cloud.google.com/gke-gpu-sharing-strategy", "time-sharing"},
+                                {"cloud.google.com/gke-max-shared-clients-per-gpu", "4"},
+                                {"karpenter.k8s.aws/instance-gpu-name", "t4"},
+                                {"karpenter.k8s.aws/instance-gpu-count", "2"}});
+  EXPECT_EQ(g.product, "NVIDIA-A100-SXM4-40GB");
+  EXPECT_EQ(g.memory_mib, 23034);  // GFD gave none; GKE's table comes next
+  EXPECT_EQ(g.count, 2);           // neither GFD nor GKE gave one
+  EXPECT_EQ(g.sharing, SharingStrategy::kNone);
+  EXPECT_FALSE(g.replicas.has_value());
+  EXPECT_EQ(g.platform, "gke");
+}
+
+TEST(GpuLabels, hostile_replica_counts_stay_within_bounds) {
+  NodeState n = testing::LabeledNode("n", 8,
+                                     {{"nvidia.com/gpu.replicas", "9223372036854775807"},
+                                      {"nvidia.com/gpu.sharing-strategy", "time-slicing"},
+                                      {"nvidia.com/gpu.product", "X-MIG-1g.5gb"},
+                                      {"nvidia.com/mig.strategy", "single"}});
+  GpuUnit unit = GpuUnitOf(n.info, kGpuResource);
+  EXPECT_EQ(unit.kind, GpuUnitKind::kReplica);
+  EXPECT_EQ(unit.per_gpu, kMaxGpusPerNode);
+  EXPECT_EQ(PhysicalMilli(unit, std::numeric_limits<int64_t>::max()), 1000);
+}
+
+TEST(GpuLabels, replicas_per_gpu_follow_from_the_count_when_unlabelled) {
+  NodeState n = testing::LabeledNode(
+      "n", 12,
+      {{"nvidia.com/gpu.count", "3"}, {"nvidia.com/gpu.sharing-strategy", "time-slicing"}});
+  EXPECT_EQ(GpuUnitOf(n.info, kGpuResource).per_gpu, 4);
+  EXPECT_EQ(GpuUnitOf(testing::LabeledNode("w", 8, {}).info, kGpuResource).kind,
+            GpuUnitKind::kWholeGpu);
 }
 
 }  // namespace

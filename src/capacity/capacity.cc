@@ -24,8 +24,15 @@ namespace {
 
 constexpr int64_t kWholeGpuSizes[] = {1, 2, 4, 8};
 
+// Whether `node` counts for `shape`: an nvidia.com/gpu shape counts only where a unit is of its
+// kind (a 2-GPU pod on a time-sliced node gets 2 replicas, not 2 GPUs).
+bool CountsOn(const CapacityShape& shape, const NodeInfo& node) {
+  return shape.resource != kGpuResource || GpuUnitOf(node, kGpuResource).kind == shape.unit;
+}
+
 // Pods of `shape` that `node`'s free units could hold, whatever the plugins say.
 int64_t FreeBound(const NodeState& node, const CapacityShape& shape) {
+  if (!CountsOn(shape, node.info)) return 0;
   return std::max<int64_t>(0, node.free_milli(shape.resource) / 1000) / shape.count;
 }
 
@@ -39,30 +46,42 @@ bool OffersGpu(const NodeInfo& node) {
   return false;
 }
 
-// A node's total and allocated GPU equivalents (milli) and shared replicas; idle and fragmented
-// come from FragmentationOf over its group. Whole GPUs count up to kMaxGpusPerNode as IdleOf counts
-// them (MIG slices are clamped alike by GpuEquivalentMilli), so total = allocated + idle holds and
-// the sums stay far from the int64 range; they saturate all the same.
+// A node's total and allocated physical GPUs (milli), its replicas and its MIG slices. Whole GPUs,
+// replicas and slices count up to kMaxGpusPerNode of a resource as IdleOf counts them, so the sums
+// stay far from the int64 range; they saturate all the same.
 void AddNodeFigures(const NodeState& node, int64_t& total_milli, int64_t& allocated_milli,
                     GpuFigures& figures) {
   for (const auto& r : node.info.allocatable) {
+    bool device = r.name == kGpuResource || r.name == kSharedGpuResource;
+    bool mig_mixed = IsMigSliceResource(r.name);
+    if (!device && !mig_mixed) continue;
     int64_t units = std::max<int64_t>(0, r.milli / 1000);
     int64_t used = std::clamp<int64_t>(node.used.units(r.name), 0, units);
-    if (r.name == kGpuResource) {
-      total_milli = SaturatingAdd(total_milli, std::min(units, kMaxGpusPerNode) * 1000);
-      allocated_milli = SaturatingAdd(allocated_milli, std::min(used, kMaxGpusPerNode) * 1000);
-    } else if (r.name == kSharedGpuResource) {
-      figures.shared_replicas = SaturatingAdd(figures.shared_replicas, units);
-      figures.shared_allocated = SaturatingAdd(figures.shared_allocated, used);
-    } else if (IsMigSliceResource(r.name)) {
+    GpuUnitKind kind = GpuUnitKind::kMigSlice;
+    if (device) {
+      GpuUnit unit = GpuUnitOf(node.info, r.name);
+      kind = r.name == kSharedGpuResource ? GpuUnitKind::kReplica : unit.kind;
+      total_milli = SaturatingAdd(total_milli, PhysicalMilli(unit, units));
+      allocated_milli = SaturatingAdd(allocated_milli, PhysicalMilli(unit, used));
+    } else {
       total_milli = SaturatingAdd(total_milli, GpuEquivalentMilli(r.name, units));
       allocated_milli = SaturatingAdd(allocated_milli, GpuEquivalentMilli(r.name, used));
+    }
+    units = std::min(units, kMaxGpusPerNode);
+    used = std::min(used, kMaxGpusPerNode);
+    if (kind == GpuUnitKind::kReplica) {
+      figures.shared_replicas = SaturatingAdd(figures.shared_replicas, units);
+      figures.shared_allocated = SaturatingAdd(figures.shared_allocated, used);
+    } else if (kind == GpuUnitKind::kMigSlice) {
+      figures.mig_slices = SaturatingAdd(figures.mig_slices, units);
+      figures.mig_slices_allocated = SaturatingAdd(figures.mig_slices_allocated, used);
     }
   }
 }
 
-// A group's figures: its nodes as a snapshot of their own with the cluster's workload, so
-// FragmentationOf measures them against the very target workload the gauge uses.
+// A group's figures: idle is what is not allocated; the fragment is measured on its nodes as a
+// snapshot of their own with the cluster's workload, so FragmentationOf measures them against the
+// very target workload the gauge uses (renamed replicas are no part of that measure).
 GpuFigures FiguresOf(const ClusterSnapshot& snapshot,
                      const std::vector<ClusterSnapshot::NodePtr>& nodes) {
   GpuFigures f;
@@ -74,8 +93,8 @@ GpuFigures FiguresOf(const ClusterSnapshot& snapshot,
   ClusterFragmentation frag = FragmentationOf(group);
   f.total = static_cast<double>(total) / 1000;
   f.allocated = static_cast<double>(allocated) / 1000;
-  f.idle = frag.idle_gpus;
-  f.fragmented = frag.fragmented_gpus;
+  f.idle = f.total - f.allocated;
+  f.fragmented = std::min(frag.fragmented_gpus, f.idle);
   return f;
 }
 
@@ -180,6 +199,10 @@ void GroupJson(JsonWriter& w, const CapacityReport& r, const CapacityGroup& g) {
     w.Key("sharedReplicas").Int(g.gpus.shared_replicas);
     w.Key("sharedAllocated").Int(g.gpus.shared_allocated);
   }
+  if (g.gpus.mig_slices > 0) {
+    w.Key("migSlices").Int(g.gpus.mig_slices);
+    w.Key("migSlicesAllocated").Int(g.gpus.mig_slices_allocated);
+  }
   w.EndObject().Key("fits").BeginObject();
   for (size_t s = 0; s < r.shapes.size(); ++s) w.Key(r.shapes[s].name).Int(g.fits[s]);
   w.EndObject();
@@ -210,6 +233,19 @@ std::vector<CapacityShape> CapacityShapes(const ClusterSnapshot& snapshot) {
   if (snapshot.Offers(kSharedGpuResource)) {
     shapes.push_back({"gpu.shared", std::string(kSharedGpuResource), 1});
   }
+  // One unit of nvidia.com/gpu where it is a replica, and where it is a MIG slice.
+  bool replicas = false;
+  bool slices = false;
+  for (const auto& node : snapshot.nodes()) {
+    if (node->info.allocatable.units(kGpuResource) <= 0) continue;
+    GpuUnitKind kind = GpuUnitOf(node->info, kGpuResource).kind;
+    replicas = replicas || kind == GpuUnitKind::kReplica;
+    slices = slices || kind == GpuUnitKind::kMigSlice;
+  }
+  if (replicas) {
+    shapes.push_back({"gpu-replica", std::string(kGpuResource), 1, GpuUnitKind::kReplica});
+  }
+  if (slices) shapes.push_back({"gpu-slice", std::string(kGpuResource), 1, GpuUnitKind::kMigSlice});
   return shapes;
 }
 
@@ -251,7 +287,9 @@ FitCount CountFits(const Policy& policy, const ClusterSnapshot& snapshot,
     const NodeState& node = *snapshot.nodes()[i];
     std::optional<int64_t>& taken = by_class[snapshot.classes()[i]];
     // A class counted under a smaller `left` took all of it, and the loop ends below.
-    if (!taken) {
+    if (!taken && !CountsOn(shape, node.info)) {
+      taken = 0;
+    } else if (!taken) {
       taken = TakenBy(*selection.engine, *cycle, node, pod, std::min(left, FreeBound(node, shape)),
                       fits.judgements);
     }
@@ -314,8 +352,9 @@ std::string FormatCapacityText(const CapacityReport& r) {
                     ", policy " + QuoteForMessage(r.policy_source, 512) + " (profile " +
                     QuoteForMessage(r.profile) + ")\n";
   out +=
-      "GPUs: whole devices plus MIG slices by compute slices (1g = 1/7); FRAG: idle GPUs the "
-      "target workload's shapes cannot use (FGD); SHARED: gpu.shared replicas allocated/total\n"
+      "GPUs: physical GPUs (replicas and MIG-single slices as their share of one) plus MIG slices "
+      "by compute slices (1g = 1/7); FRAG: idle GPUs the target workload's shapes cannot use "
+      "(FGD); SHARED: time-sliced or MPS replicas allocated/total\n"
       "fits: more pods of each shape, placed one by one through the policy's engine, each "
       "shape alone\n\n";
   out += Table(r, "PRODUCT", r.products);

@@ -145,12 +145,15 @@ std::vector<SvgNodeRow> CapacitySvgRows(const ClusterSnapshot& snapshot) {
     for (const auto& r : node->info.allocatable) {
       int64_t units = std::max<int64_t>(0, r.milli / 1000);
       int64_t used = std::clamp<int64_t>(node->used.units(r.name), 0, units);
-      if (r.name == kGpuResource) {
+      // A unit of nvidia.com/gpu is drawn as what it is: a GPU, a replica or a MIG slice.
+      GpuUnitKind kind =
+          r.name == kGpuResource ? GpuUnitOf(node->info, r.name).kind : GpuUnitKind::kWholeGpu;
+      if (r.name == kGpuResource && kind == GpuUnitKind::kWholeGpu) {
         gpus += units;
         gpus_used += used;
-      } else if (IsMigSliceResource(r.name)) {
+      } else if (IsMigSliceResource(r.name) || kind == GpuUnitKind::kMigSlice) {
         mig[r.name] = {units, used};
-      } else if (r.name == kSharedGpuResource) {
+      } else if (r.name == kSharedGpuResource || kind == GpuUnitKind::kReplica) {
         shared += units;
         shared_used += used;
       }

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gpusched/codec/json_writer.h"
+#include "gpusched/model/gpu_resources.h"
 #include "gpusched/util/text.h"
 
 namespace gpusched {
@@ -61,6 +62,25 @@ std::string BlendedText(const Explanation& e) {
   return out + "kube-scheduler picks: " + picks + (tie ? " (one at random)" : "") + "\n";
 }
 
+// What one nvidia.com/gpu is on `node` when it is no whole GPU: the unit and a note saying so.
+void DescribeGpuUnit(const NodeInfo& node, NodeExplanation& out) {
+  GpuUnit unit = GpuUnitOf(node, kGpuResource);
+  if (unit.kind == GpuUnitKind::kWholeGpu || node.allocatable.units(kGpuResource) <= 0) return;
+  out.gpu_unit = unit;
+  out.unit_note =
+      unit.kind == GpuUnitKind::kReplica
+          ? "nvidia.com/gpu here is a " + std::string(ToString(SharingOf(node, kGpuResource))) +
+                " replica, " + std::to_string(unit.per_gpu) + " per GPU"
+          : "nvidia.com/gpu here is a MIG " + std::string(node.gpu.single_mig_profile()) +
+                " slice, " + std::to_string(unit.per_gpu) + " per GPU";
+}
+
+std::string_view UnitName(GpuUnitKind kind) {
+  return kind == GpuUnitKind::kReplica    ? "replica"
+         : kind == GpuUnitKind::kMigSlice ? "slice"
+                                          : "gpu";
+}
+
 }  // namespace
 
 Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod,
@@ -79,7 +99,9 @@ Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const
   for (size_t i = 0; i < nodes.size(); ++i) {
     std::string reason(evaluations[i].verdict.reason);
     evaluations[i].verdict.reason = {};
-    e.nodes.push_back({nodes[i]->info.name, std::move(evaluations[i]), std::move(reason)});
+    e.nodes.push_back(
+        {nodes[i]->info.name, std::move(evaluations[i]), std::move(reason), std::nullopt, ""});
+    if (e.gpu_demand.contains(kGpuResource)) DescribeGpuUnit(nodes[i]->info, e.nodes.back());
     if (e.nodes.back().evaluation.verdict.passed()) e.ranking.push_back(i);
   }
   std::stable_sort(e.ranking.begin(), e.ranking.end(), [&](size_t a, size_t b) {
@@ -139,6 +161,8 @@ std::string FormatExplanationText(const Explanation& e) {
     if (!ev.verdict.passed()) {
       out += n.reason;
       if (!ev.rejected_by.empty()) out += " [" + std::string(ev.rejected_by) + "]";
+    } else {
+      out += n.unit_note;
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "\n";
@@ -172,6 +196,10 @@ std::string FormatExplanationJson(const Explanation& e) {
     const NodeEvaluation& ev = n.evaluation;
     w.BeginObject().Key("node").String(n.node).Key("verdict").String(VerdictName(ev.verdict.code));
     w.Key("reason").String(n.reason).Key("rejectedBy").String(ev.rejected_by);
+    if (n.gpu_unit) {
+      w.Key("gpuUnit").String(UnitName(n.gpu_unit->kind));
+      w.Key("unitsPerGpu").Int(n.gpu_unit->per_gpu).Key("unitNote").String(n.unit_note);
+    }
     w.Key("plugins").BeginArray();
     for (const auto& s : ev.scores) {
       w.BeginObject().Key("name").String(s.plugin).Key("score").Double(s.score);

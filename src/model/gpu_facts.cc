@@ -22,6 +22,15 @@ const MigProfileLabels* ProfileLabels(const GpuLabels& gpu, std::string_view pro
   return nullptr;
 }
 
+// Whether no label names the sharing but `node` offers more units of `resource` than the GPUs a
+// label counts (Karpenter's instance-gpu-count on a node whose device plugin time-slices without
+// GFD): the device plugin advertises GPUs x replicas. Under MIG single the count is of slices.
+bool MoreUnitsThanGpus(const NodeInfo& node, std::string_view resource) {
+  return node.gpu.sharing == SharingStrategy::kUnknown && node.gpu.count.value_or(0) > 0 &&
+         node.gpu.single_mig_profile().empty() &&
+         node.allocatable.units(resource) > *node.gpu.count;
+}
+
 }  // namespace
 
 int MigComputeSlices(std::string_view profile) {
@@ -78,10 +87,46 @@ SharingStrategy SharingOf(const NodeInfo& node, std::string_view resource) {
   }
   bool shared = IsSharedResourceName(resource) || node.gpu.replicas.value_or(1) > 1 ||
                 node.gpu.sharing == SharingStrategy::kTimeSlicing ||
-                node.gpu.sharing == SharingStrategy::kMps;
+                node.gpu.sharing == SharingStrategy::kMps || MoreUnitsThanGpus(node, resource);
   if (!shared) return SharingStrategy::kNone;
   return node.gpu.sharing == SharingStrategy::kMps ? SharingStrategy::kMps
                                                    : SharingStrategy::kTimeSlicing;
+}
+
+int64_t MigSlicesPerGpu(std::string_view profile) {
+  switch (MigComputeSlices(profile)) {
+    case 1:
+      return 7;
+    case 2:
+      return 3;
+    case 3:
+      return 2;
+    case 4:
+    case 7:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+GpuUnit GpuUnitOf(const NodeInfo& node, std::string_view resource) {
+  GpuUnit unit;
+  int64_t slices = MigSlicesPerGpu(node.gpu.single_mig_profile());
+  if (slices > 0) unit = {GpuUnitKind::kMigSlice, slices};
+  if (SharingOf(node, resource) == SharingStrategy::kNone) return unit;
+  int64_t replicas = node.gpu.replicas.value_or(0);
+  // Under MIG single gpu.count counts slices; else it counts the GPUs the units replicate.
+  int64_t count = node.gpu.count.value_or(0);
+  int64_t units = node.allocatable.units(resource);
+  if (replicas < 2 && count > 0 && units > count && units % count == 0) replicas = units / count;
+  if (replicas < 2) return unit;
+  // Clamped first, so that a hostile label cannot overflow the product.
+  replicas = std::min(replicas, kMaxGpusPerNode);
+  return {GpuUnitKind::kReplica, std::min(unit.per_gpu * replicas, kMaxGpusPerNode)};
+}
+
+int64_t PhysicalMilli(GpuUnit unit, int64_t units) {
+  return std::clamp<int64_t>(units, 0, kMaxGpusPerNode) * 1000 / unit.per_gpu;
 }
 
 }  // namespace gpusched

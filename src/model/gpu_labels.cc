@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <charconv>
 
+#include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/platform_gpu_labels.h"
+
 namespace gpusched {
 namespace {
 
@@ -14,6 +17,13 @@ std::optional<int64_t> ParseInt(std::string_view s) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
   return v;
+}
+
+// A GPU memory label: MiB, or bytes when larger than any GPU's memory in MiB (old GFD releases).
+std::optional<int64_t> MemoryLabelMib(std::string_view s) {
+  std::optional<int64_t> v = ParseInt(s);
+  if (!v || *v < 0) return std::nullopt;
+  return *v > kMaxGpuMemoryMib ? *v / (1024 * 1024) : *v;
 }
 
 std::optional<Version> JoinVersion(std::string_view major, std::string_view minor,
@@ -67,10 +77,27 @@ void ParseMigLabel(std::string_view key, std::string_view value,
     if (profile.find('g') == std::string_view::npos) return;
     MigProfileLabels& p = ProfileEntry(profiles, profile);
     if (attr == ".count") p.count = ParseInt(value);
-    if (attr == ".memory") p.memory_mib = ParseInt(value);
+    if (attr == ".memory") p.memory_mib = MemoryLabelMib(value);
     if (attr == ".replicas") p.replicas = ParseInt(value);
     if (attr == ".product") p.product = std::string(value);
     return;
+  }
+}
+
+// Fills in what GFD left unknown from a platform's labels. A platform that cuts every GPU into
+// slices of one MIG profile advertises each slice as one nvidia.com/gpu: GFD's single strategy,
+// whose product names the profile and whose memory is a slice's.
+void FillFrom(const PlatformGpuFacts& f, GpuLabels& g) {
+  bool slices = !f.mig_profile.empty() && MigComputeSlices(f.mig_profile) > 0;
+  if (g.product.empty() && !f.product.empty()) {
+    g.product = slices ? f.product + "-MIG-" + f.mig_profile : f.product;
+    if (slices && g.mig_strategy == MigStrategy::kAbsent) g.mig_strategy = MigStrategy::kSingle;
+  }
+  if (!g.memory_mib) g.memory_mib = slices ? MigNominalMemoryMib(f.mig_profile) : f.memory_mib;
+  if (!g.count) g.count = f.count;
+  if (g.sharing == SharingStrategy::kUnknown && f.sharing) {
+    g.sharing = *f.sharing;
+    if (!g.replicas) g.replicas = f.replicas;
   }
 }
 
@@ -101,7 +128,7 @@ GpuLabels ParseGpuLabels(const std::vector<std::pair<std::string_view, std::stri
     if (k == "gpu.product")
       g.product = std::string(value);
     else if (k == "gpu.memory")
-      g.memory_mib = ParseInt(value);
+      g.memory_mib = MemoryLabelMib(value);
     else if (k == "gpu.count")
       g.count = ParseInt(value);
     else if (k == "gpu.family")
@@ -166,6 +193,10 @@ GpuLabels ParseGpuLabels(const std::vector<std::pair<std::string_view, std::stri
   g.compute_capability = JoinVersion(cc_major, cc_minor, {});
   std::sort(g.mig_profiles.begin(), g.mig_profiles.end(),
             [](const auto& a, const auto& b) { return a.profile < b.profile; });
+  for (const PlatformGpuFacts& f : ReadPlatformGpuLabels(labels)) {
+    if (g.platform.empty()) g.platform = f.platform;
+    FillFrom(f, g);
+  }
   return g;
 }
 

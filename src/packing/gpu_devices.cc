@@ -11,17 +11,37 @@
 
 namespace gpusched {
 
-void DeviceFreeMilli(const NodeState& node, DeviceModel devices, std::vector<int64_t>& out) {
+namespace {
+
+// DeviceFreeMilli for a node whose nvidia.com/gpu unit is `unit`.
+void DeviceFreeMilliOf(const NodeState& node, DeviceModel devices, GpuUnit unit,
+                       std::vector<int64_t>& out) {
   if (std::span<const int32_t> shares = devices.SharesOf(node); !shares.empty()) {
     out.assign(shares.begin(), shares.end());
     return;
   }
+  if (unit.kind == GpuUnitKind::kMigSlice) {  // IdleOf counts them as MIG slices
+    out.clear();
+    return;
+  }
   int64_t allocatable = node.info.allocatable.milli(kGpuResource);
-  int64_t total = std::min(allocatable / kMilliPerGpu, kMaxGpusPerNode);
+  int64_t units = std::min(allocatable / kMilliPerGpu, kMaxGpusPerNode);
   int64_t free =
-      std::clamp<int64_t>((allocatable - node.used.milli(kGpuResource)) / kMilliPerGpu, 0, total);
-  out.assign(static_cast<size_t>(total), 0);
-  std::fill(out.begin(), out.begin() + free, kMilliPerGpu);
+      std::clamp<int64_t>((allocatable - node.used.milli(kGpuResource)) / kMilliPerGpu, 0, units);
+  // Replicas make devices of per_gpu units each. Which device a replica lands on is the device
+  // plugin's choice, unseen here: the free ones are counted as the most whole devices they make.
+  out.assign(static_cast<size_t>((units + unit.per_gpu - 1) / unit.per_gpu), 0);
+  for (size_t i = 0; i < out.size() && free > 0; ++i) {
+    int64_t here = std::min(free, unit.per_gpu);
+    out[i] = here * kMilliPerGpu / unit.per_gpu;
+    free -= here;
+  }
+}
+
+}  // namespace
+
+void DeviceFreeMilli(const NodeState& node, DeviceModel devices, std::vector<int64_t>& out) {
+  DeviceFreeMilliOf(node, devices, GpuUnitOf(node.info, kGpuResource), out);
 }
 
 bool DeclaresCpu(const NodeState& node) { return node.info.allocatable.contains("cpu"); }
@@ -36,7 +56,10 @@ int64_t CpuAfter(int64_t cpu_milli, const TaskShape& pod) {
 }
 
 NodeIdle IdleOf(const NodeState& node, DeviceModel devices, IdleBuffers& buffers) {
-  DeviceFreeMilli(node, devices, buffers.devices);
+  // Shares per device (the simulator) need no unit: they are the devices.
+  const bool shares = KeepsDeviceShares(node, devices);
+  const GpuUnit unit = shares ? GpuUnit{} : GpuUnitOf(node.info, kGpuResource);
+  DeviceFreeMilliOf(node, devices, unit, buffers.devices);
   buffers.mig.clear();
   // The names are sorted: the MIG slices are one range of them.
   const ResourceList& allocatable = node.info.allocatable;
@@ -51,6 +74,12 @@ NodeIdle IdleOf(const NodeState& node, DeviceModel devices, IdleBuffers& buffers
     std::string_view profile = MigProfileOf(r.name);
     int64_t free =
         std::clamp<int64_t>(r.milli / 1000 - node.used.units(r.name), 0, kMaxGpusPerNode);
+    buffers.mig.push_back({profile, free, MigComputeSlices(profile)});
+  }
+  if (unit.kind == GpuUnitKind::kMigSlice && buffers.mig.size() < kMaxMigProfilesPerNode) {
+    std::string_view profile = node.info.gpu.single_mig_profile();
+    int64_t units = std::clamp<int64_t>(allocatable.units(kGpuResource), 0, kMaxGpusPerNode);
+    int64_t free = std::clamp<int64_t>(units - node.used.units(kGpuResource), 0, units);
     buffers.mig.push_back({profile, free, MigComputeSlices(profile)});
   }
   return NodeIdle{.cpu_milli = IdleCpuMilli(node),

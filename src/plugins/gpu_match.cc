@@ -35,46 +35,55 @@ std::string_view PrimaryResource(const Cycle& cycle) {
 }
 
 // Which criteria of `req` the node fails: the first failure's reason, or empty when all hold.
-// `met` counts the criteria that hold.
+// `met` counts the criteria that hold. A criterion on a fact the node's labels do not give
+// (product, family, memory, compute capability, driver or runtime version) fails: a requirement
+// is a promise to the pod, and an unknown GPU cannot keep it. Its reason says "unknown", never
+// "below": the node may well have enough, and the operator who reads it should add the labels
+// (docs/operations.md, "Platforms").
 std::string_view Check(const Cycle& cycle, const GpuRequirements& req, const NodeInfo& node,
                        int* met) {
   std::string_view failure;
   // `subject()` runs only for the first failure: most nodes pass or fail on an earlier criterion.
-  auto record = [&](bool ok, std::string_view prefix, auto subject) {
-    if (ok) {
+  auto record = [&](bool known, bool ok, std::string_view what, std::string_view unmet,
+                    auto subject) {
+    if (known && ok) {
       ++*met;
     } else if (failure.empty()) {
-      failure = cycle.Reason(prefix, subject());
+      failure = known ? cycle.Reason(unmet, subject())
+                      : cycle.Reason(std::string(what) + " unknown; pod requires ", subject());
     }
   };
   const GpuLabels& g = node.gpu;
   if (!req.products.empty()) {
-    bool ok = !g.product.empty() &&
-              std::any_of(req.products.begin(), req.products.end(),
+    bool ok = std::any_of(req.products.begin(), req.products.end(),
                           [&](const std::string& glob) { return ProductMatches(glob, g.product); });
-    record(ok, "GPU product does not match ", [&] { return JoinForReason(req.products); });
+    record(!g.product.empty(), ok, "GPU product", "GPU product does not match ",
+           [&] { return JoinForReason(req.products); });
   }
   if (!req.families.empty()) {
     bool ok = std::any_of(req.families.begin(), req.families.end(),
                           [&](const std::string& f) { return EqualsIgnoreCase(f, g.family); });
-    record(ok, "GPU family not in ", [&] { return JoinForReason(req.families); });
+    record(!g.family.empty(), ok, "GPU family", "GPU family not in ",
+           [&] { return JoinForReason(req.families); });
   }
   if (req.min_memory_mib) {
     auto memory = UnitMemoryMib(node, PrimaryResource(cycle));
-    record(memory && *memory >= *req.min_memory_mib, "GPU memory below ",
+    record(memory.has_value(), memory >= req.min_memory_mib, "GPU memory", "GPU memory below ",
            [&] { return std::to_string(*req.min_memory_mib) + " MiB"; });
   }
   if (req.min_compute_capability) {
-    record(g.compute_capability && *g.compute_capability >= *req.min_compute_capability,
-           "GPU compute capability below ", [&] { return req.min_compute_capability->ToString(); });
+    record(g.compute_capability.has_value(), g.compute_capability >= req.min_compute_capability,
+           "GPU compute capability", "GPU compute capability below ",
+           [&] { return req.min_compute_capability->ToString(); });
   }
   if (req.min_cuda_driver) {
-    record(g.driver_version && *g.driver_version >= *req.min_cuda_driver, "CUDA driver older than ",
-           [&] { return req.min_cuda_driver->ToString(); });
+    record(g.driver_version.has_value(), g.driver_version >= req.min_cuda_driver, "CUDA driver",
+           "CUDA driver older than ", [&] { return req.min_cuda_driver->ToString(); });
   }
   if (req.min_cuda_runtime) {
-    record(g.cuda_runtime_version && *g.cuda_runtime_version >= *req.min_cuda_runtime,
-           "CUDA runtime older than ", [&] { return req.min_cuda_runtime->ToString(); });
+    record(g.cuda_runtime_version.has_value(), g.cuda_runtime_version >= req.min_cuda_runtime,
+           "CUDA runtime", "CUDA runtime older than ",
+           [&] { return req.min_cuda_runtime->ToString(); });
   }
   return failure;
 }

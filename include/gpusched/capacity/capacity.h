@@ -1,13 +1,15 @@
 // capacity: what fits in a cluster right now, per GPU product and per node pool.
 //
-// GPU figures count GPU equivalents: whole nvidia.com/gpu units plus MIG slices by their compute
-// slices (a 1g slice is 1/7 GPU), the terms of the fragmentation gauge (FragmentationOf,
-// gpusched/metrics/cluster_fragmentation.h), which gives `idle` and `fragmented` (FGD's measure
-// against the default policy's target workload). `allocated` is what bound pods hold, each
-// resource counted up to its allocatable, so total = allocated + idle. As everywhere gpusched
-// judges devices, a node counts at most kMaxGpusPerNode of a resource, and sums saturate, so no
-// input overflows a figure. Time-sliced replicas (nvidia.com/gpu.shared) are no GPUs here and are
-// counted apart, as replicas.
+// GPU figures count physical GPUs: a unit of nvidia.com/gpu or nvidia.com/gpu.shared is the share
+// of a GPU that GpuUnitOf (gpusched/model/gpu_facts.h) says it is (a whole GPU, one of R
+// time-sliced or MPS replicas, one of the slices a MIG-single GPU is cut into), and MIG-mixed
+// slices count by their compute slices (a 1g slice is 1/7 GPU), so a report never shows more GPUs
+// than the node has. `allocated` is what bound pods hold, each resource counted up to its
+// allocatable, and idle = total - allocated; `fragmented` is FGD's measure against the default
+// policy's target workload (FragmentationOf, gpusched/metrics/cluster_fragmentation.h), at most
+// the idle GPUs. Replicas (renamed or not) and MIG slices are also counted in units of their own.
+// As everywhere gpusched judges devices, a node counts at most kMaxGpusPerNode of a resource, and
+// sums saturate, so no input overflows a figure.
 //
 // Fits: how many more pods of each standard shape (CapacityShapes) fit, each shape counted alone
 // from the current state, as if placed one synthetic pod at a time through the engine of the
@@ -38,6 +40,7 @@
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/metrics/metrics.h"
+#include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/util/cancellation.h"
@@ -56,16 +59,21 @@ inline constexpr std::string_view kOtherGroup = "(other)";
 // A group's name (a label value) is cut past this many bytes.
 inline constexpr size_t kMaxGroupNameBytes = 96;
 
-// One standard pod shape: `count` units of `resource`.
+// One standard pod shape: `count` units of `resource`; for nvidia.com/gpu, counted only on the
+// nodes where its unit is of kind `unit` (GpuUnitOf).
 struct CapacityShape {
-  std::string name;  // gpu-1, gpu-2, gpu-4, gpu-8, mig-<profile>, gpu.shared
+  std::string
+      name;  // gpu-1, gpu-2, gpu-4, gpu-8, mig-<profile>, gpu.shared, gpu-replica, gpu-slice
   std::string resource;
   int64_t count = 1;
+  GpuUnitKind unit = GpuUnitKind::kWholeGpu;
 };
 
 // The shapes counted for `snapshot`: 1, 2, 4 and 8 whole GPUs; one slice of every MIG profile
 // some node offers (nvidia.com/mig-<profile>, sorted, the first kMaxMigShapes, named with the
-// profile quoted); one replica of nvidia.com/gpu.shared where some node offers it.
+// profile quoted); one replica of nvidia.com/gpu.shared where some node offers it; one
+// nvidia.com/gpu where some node offers it as time-sliced or MPS replicas (gpu-replica), and
+// where some node offers it as MIG-single slices (gpu-slice).
 std::vector<CapacityShape> CapacityShapes(const ClusterSnapshot& snapshot);
 
 // The synthetic pod of `shape`: pending, no annotations, requesting only the shape.
@@ -89,8 +97,10 @@ struct GpuFigures {
   double allocated = 0;
   double idle = 0;
   double fragmented = 0;
-  int64_t shared_replicas = 0;  // nvidia.com/gpu.shared allocatable
+  int64_t shared_replicas = 0;  // replicas, nvidia.com/gpu.shared or not renamed, allocatable
   int64_t shared_allocated = 0;
+  int64_t mig_slices = 0;  // MIG slices (mixed or single) allocatable
+  int64_t mig_slices_allocated = 0;
 };
 
 struct CapacityGroup {
@@ -133,8 +143,8 @@ std::string FormatGpus(double v);
 std::string FormatCapacityText(const CapacityReport& report);
 // One JSON object: {"inventory", "policy", "profile", "shapes": [...], "cluster": G, "products":
 // {name: G}, "poolLabel", "pools": {value: G}}, G = {"nodes", "gpus": {"total", "allocated",
-// "idle", "fragmented"[, "sharedReplicas", "sharedAllocated"]}, "fits": {shape: N}[, "capped":
-// [shape...]]}.
+// "idle", "fragmented"[, "sharedReplicas", "sharedAllocated"][, "migSlices",
+// "migSlicesAllocated"]}, "fits": {shape: N}[, "capped": [shape...]]}.
 std::string FormatCapacityJson(const CapacityReport& report);
 
 // Products with a label of their own in the capacity gauges; the others are summed as

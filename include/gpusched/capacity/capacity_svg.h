@@ -4,12 +4,14 @@
 // product with its figures from the CapacityReport (nodes, GPUs total, allocated, idle,
 // fragmented). Each node is one row: its name (truncated to kSvgNameChars, XML-escaped, as every
 // text the picture shows: names and labels are input nobody vetted) then one cell per unit:
-//   whole GPUs (nvidia.com/gpu): allocated, idle, or fragmented; the fragmented cells are the
-//     node's device fragment under FGD's measure against the default policy's target workload
-//     (NodeFragmentMilli over IdleOf, as FragmentationOf sums it), rounded to whole GPUs, out of
-//     its idle ones;
-//   MIG slices (nvidia.com/mig-<profile>): allocated or free, a cell per slice;
-//   time-sliced replicas (nvidia.com/gpu.shared): allocated or free, a cell per replica.
+//   whole GPUs (nvidia.com/gpu where a unit is a GPU): allocated, idle, or fragmented; the
+//     fragmented cells are the node's device fragment under FGD's measure against the default
+//     policy's target workload (NodeFragmentMilli over IdleOf, as FragmentationOf sums it),
+//     rounded to whole GPUs, out of its idle ones;
+//   MIG slices (nvidia.com/mig-<profile>, and nvidia.com/gpu under MIG single): allocated or
+//     free, a cell per slice;
+//   time-sliced or MPS replicas (nvidia.com/gpu.shared, and nvidia.com/gpu where not renamed):
+//     allocated or free, a cell per replica.
 // A row draws at most kSvgMaxCellsPerNode cells, then "+N more"; the output therefore grows
 // linearly with the node count (a fixed cell size; the picture grows in height), about 1.5 KB per
 // node at most. Pure functions; thread-safe.

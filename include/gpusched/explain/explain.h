@@ -1,7 +1,8 @@
 // explain: why a pod would go where it goes. Runs the pod's profile over every node of a snapshot
 // and reports, per node, the verdict, the reason and each plugin's score, then the ranking.
-// The same engine the server uses; nothing is scored twice in different ways. With a blend, also
-// what kube-scheduler makes of the extender scores: its own NodeResourcesFit and
+// The same engine the server uses; nothing is scored twice in different ways. Where a unit of
+// nvidia.com/gpu is a replica or a MIG slice rather than a GPU, the node's line says so. With a
+// blend, also what kube-scheduler makes of the extender scores: its own NodeResourcesFit and
 // BalancedAllocation scores plus the extender's score x weight x 10, and the node it would pick.
 #ifndef GPUSCHED_EXPLAIN_EXPLAIN_H_
 #define GPUSCHED_EXPLAIN_EXPLAIN_H_
@@ -12,6 +13,7 @@
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/engine.h"
+#include "gpusched/model/gpu_facts.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/sim/in_tree_scores.h"
 
@@ -21,6 +23,10 @@ struct NodeExplanation {
   std::string node;
   NodeEvaluation evaluation;  // its verdict's reason points into the finished cycle: use `reason`
   std::string reason;
+  // Where the pod asks for nvidia.com/gpu and the node's unit of it is no whole GPU (GpuUnitOf):
+  // what one unit is there, e.g. "nvidia.com/gpu here is a time-slicing replica, 4 per GPU".
+  std::optional<GpuUnit> gpu_unit;
+  std::string unit_note;
 };
 
 struct BlendSettings {

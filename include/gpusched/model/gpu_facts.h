@@ -1,5 +1,6 @@
 // Facts derived from a node's labels and resources that several plugins need: MIG profile sizes,
-// the memory one unit of a resource gives, and whether a resource is a shared replica.
+// the memory one unit of a resource gives, whether a resource is a shared replica, and what one
+// unit of a GPU resource is of the node's physical GPUs.
 // Pure functions; thread-safe.
 #ifndef GPUSCHED_MODEL_GPU_FACTS_H_
 #define GPUSCHED_MODEL_GPU_FACTS_H_
@@ -34,8 +35,32 @@ std::optional<int64_t> MigNominalMemoryMib(std::string_view profile);
 // memory, a full GPU's, or an MPS replica's share.
 std::optional<int64_t> UnitMemoryMib(const NodeInfo& node, std::string_view resource);
 
-// How `resource` is shared on `node`: kNone when each unit is a whole device or MIG slice.
+// How `resource` is shared on `node`: kNone when each unit is a whole device or MIG slice. Shared
+// when a label says so, or, where none names the sharing, when the node offers more units than
+// the GPUs a label counts (then time-slicing, the device plugin's only strategy without MPS
+// labels).
 SharingStrategy SharingOf(const NodeInfo& node, std::string_view resource);
+
+// What one unit of nvidia.com/gpu or nvidia.com/gpu.shared is on a node: a whole GPU, a replica of
+// a GPU shared by time-slicing or MPS (per_gpu replicas to a GPU), or a slice of a GPU cut under
+// the MIG single strategy (per_gpu slices of the profile to a GPU, MigSlicesPerGpu), or a replica
+// of such a slice. The device plugin advertises count x replicas (or slices) units, so
+// units / per_gpu are the physical GPUs behind them.
+enum class GpuUnitKind { kWholeGpu, kReplica, kMigSlice };
+struct GpuUnit {
+  GpuUnitKind kind = GpuUnitKind::kWholeGpu;
+  int64_t per_gpu = 1;  // units one physical GPU gives, 1..kMaxGpusPerNode
+};
+// The unit of `resource` (nvidia.com/gpu or nvidia.com/gpu.shared) on `node`. Replicas per GPU
+// come from nvidia.com/gpu.replicas (or GKE's clients per GPU); without it, from
+// nvidia.com/gpu.count where the units are a multiple of it; else 1, as if each unit were a GPU.
+GpuUnit GpuUnitOf(const NodeInfo& node, std::string_view resource);
+// How many slices of `profile` one GPU holds at most: 7 of a 1g, 3 of a 2g, 2 of a 3g, 1 of a 4g
+// or 7g (the MIG geometry of A100/H100-class GPUs); 0 when the name is not a profile.
+int64_t MigSlicesPerGpu(std::string_view profile);
+// Milli-GPU that `units` of a GPU resource of unit `unit` stand for (units clamped to
+// 0..kMaxGpusPerNode): a whole GPU is 1000, a replica or slice 1000 / per_gpu.
+int64_t PhysicalMilli(GpuUnit unit, int64_t units);
 
 }  // namespace gpusched
 

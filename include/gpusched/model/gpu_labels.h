@@ -2,6 +2,11 @@
 // compute capability, driver and CUDA versions, sharing, MIG) and the GPU Operator's state labels
 // (MIG config and its state, driver upgrade state, operand deploy switches).
 //
+// Where GFD wrote no product, memory, count or sharing, the managed platforms' labels fill them in
+// (gpusched/model/platform_gpu_labels.h), first that of GKE, then Karpenter/EKS, then AKS: GFD's
+// labels describe the GPUs it saw, the platforms' the machine type they ordered. A GPU memory
+// label above kMaxGpuMemoryMib was written in bytes by an old GFD and is read as such.
+//
 // See shared/reference/nvidia-gpu-conventions.md. A missing or malformed label leaves its field
 // unknown (empty string or nullopt); parsing never fails. Value type; not synchronized.
 #ifndef GPUSCHED_MODEL_GPU_LABELS_H_
@@ -17,6 +22,9 @@
 #include "gpusched/util/version.h"
 
 namespace gpusched {
+
+// No GPU has this much memory in MiB (10^7 MiB is about 9.5 TiB); a larger value is in bytes.
+inline constexpr int64_t kMaxGpuMemoryMib = 10'000'000;
 
 enum class SharingStrategy { kUnknown, kNone, kTimeSlicing, kMps };
 enum class MigStrategy { kAbsent, kNone, kSingle, kMixed, kUnknown };
@@ -50,6 +58,9 @@ struct GpuLabels {
   std::string device_plugin_deploy;  // nvidia.com/gpu.deploy.device-plugin, "" when absent
   std::string driver_deploy;         // nvidia.com/gpu.deploy.driver, "" when absent
   std::vector<MigProfileLabels> mig_profiles;  // sorted by profile
+  // The first managed platform whose GPU labels the node carries ("gke", "karpenter", "aks"), or
+  // empty: where what GFD did not write came from.
+  std::string platform;
 
   // Under MIG single the product reads "<model>-MIG-<profile>[-SHARED]"; returns the profile.
   std::string_view single_mig_profile() const;

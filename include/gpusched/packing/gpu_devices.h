@@ -2,11 +2,13 @@
 //
 // A node's devices depend on the device model of the snapshot it is judged in
 // (gpusched/model/device_model.h, ClusterSnapshot::device_model()), which the caller passes: under
-// whole devices (the live server) they are its nvidia.com/gpu units, free ones with 1000 milli-GPU
-// idle, used ones none; under shares (the packing simulator) each has its own free milli-GPU, which
-// the model's table keeps for the node (not the node itself), and a pod may ask for a share of one
-// device. The same plugins serve both by asking the cycle's snapshot for the model. Pure
-// functions; thread-safe while nobody writes the model's table.
+// whole devices (the live server) they are the physical GPUs behind its nvidia.com/gpu units
+// (GpuUnitOf: one per unit, or one per R time-sliced or MPS replicas with free replicas as shares
+// of it, or none where the units are MIG-single slices, which count as MIG slices), free ones with
+// 1000 milli-GPU idle, used ones none; under shares (the packing simulator) each has its own free
+// milli-GPU, which the model's table keeps for the node (not the node itself), and a pod may ask
+// for a share of one device. The same plugins serve both by asking the cycle's snapshot for the
+// model. Pure functions; thread-safe while nobody writes the model's table.
 #ifndef GPUSCHED_PACKING_GPU_DEVICES_H_
 #define GPUSCHED_PACKING_GPU_DEVICES_H_
 

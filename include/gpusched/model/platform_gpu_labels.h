@@ -1,0 +1,46 @@
+// The GPU facts managed platforms write on their nodes, for nodes without GPU Feature Discovery:
+//
+// - GKE: cloud.google.com/gke-accelerator (nvidia-l4, nvidia-tesla-a100, ...), mapped to the
+//   product string GFD would write and that GPU's memory; gke-gpu-sharing-strategy (time-sharing,
+//   mps) with gke-max-shared-clients-per-gpu (replicas); gke-gpu-partition-size (a MIG profile,
+//   each slice advertised as one nvidia.com/gpu, as under GFD's single strategy).
+// - EKS through Karpenter or EKS Auto Mode: karpenter.k8s.aws/ or eks.amazonaws.com/
+//   instance-gpu-name (a10g, t4, ...), -count, -memory (MiB per GPU), -manufacturer.
+// - AKS: kubernetes.azure.com/accelerator says only that the node has NVIDIA GPUs.
+//
+// Each platform is read on its own; gpu_labels.h decides what GFD's labels leave to them
+// (GFD first, then GKE, then Karpenter/EKS, then AKS). A missing, malformed or unknown value
+// leaves its field unknown; reading never fails. Pure; thread-safe.
+#ifndef GPUSCHED_MODEL_PLATFORM_GPU_LABELS_H_
+#define GPUSCHED_MODEL_PLATFORM_GPU_LABELS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpusched {
+
+enum class SharingStrategy;
+
+// What one platform's labels say of a node's GPUs.
+struct PlatformGpuFacts {
+  std::string_view platform;          // "gke", "karpenter", "aks"; empty when its labels are absent
+  std::string product;                // GFD-style, e.g. NVIDIA-L4, Tesla-T4; "" when unknown
+  std::optional<int64_t> memory_mib;  // of one GPU
+  std::optional<int64_t> count;       // physical GPUs
+  std::optional<SharingStrategy> sharing;
+  std::optional<int64_t> replicas;  // per GPU, under sharing
+  std::string mig_profile;          // every GPU cut into slices of this profile (GKE), or ""
+};
+
+// The facts of every platform whose labels the node carries, in precedence order (GKE, then
+// Karpenter/EKS, then AKS).
+std::vector<PlatformGpuFacts> ReadPlatformGpuLabels(
+    const std::vector<std::pair<std::string_view, std::string_view>>& labels);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_MODEL_PLATFORM_GPU_LABELS_H_

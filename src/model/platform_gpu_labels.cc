@@ -1,0 +1,163 @@
+#include "gpusched/model/platform_gpu_labels.h"
+
+#include <charconv>
+#include <span>
+
+#include "gpusched/model/gpu_labels.h"
+
+namespace gpusched {
+namespace {
+
+// A GPU model as a platform names it, the product string GFD writes for it and the memory of one
+// GPU in MiB as GFD reports it (0: not known here). Products and memory as the reference's table
+// lists them (shared/reference/nvidia-gpu-conventions.md §2.4: T4, V100, A10G, L4, L40S, A100,
+// H100); the other memory sizes are what nvidia-smi commonly reports, a floor may be off by a few
+// hundred MiB there.
+struct KnownGpu {
+  std::string_view name;
+  std::string_view product;
+  int64_t memory_mib;
+};
+
+// cloud.google.com/gke-accelerator values (GKE's GPU documentation).
+constexpr KnownGpu kGkeAccelerators[] = {
+    {"nvidia-tesla-k80", "Tesla-K80", 11441},
+    {"nvidia-tesla-p4", "Tesla-P4", 7680},
+    {"nvidia-tesla-p100", "Tesla-P100-PCIE-16GB", 16384},
+    {"nvidia-tesla-v100", "Tesla-V100-SXM2-16GB", 16384},
+    {"nvidia-tesla-t4", "Tesla-T4", 15360},
+    {"nvidia-l4", "NVIDIA-L4", 23034},
+    {"nvidia-tesla-a100", "NVIDIA-A100-SXM4-40GB", 40960},
+    {"nvidia-a100-80gb", "NVIDIA-A100-SXM4-80GB", 81920},
+    {"nvidia-h100-80gb", "NVIDIA-H100-80GB-HBM3", 81559},
+    {"nvidia-h100-mega-80gb", "NVIDIA-H100-80GB-HBM3", 81559},
+    {"nvidia-h200-141gb", "NVIDIA-H200", 143771},
+    {"nvidia-b200", "NVIDIA-B200", 183359},
+    {"nvidia-gb200", "NVIDIA-GB200", 0},
+    {"nvidia-rtx-pro-6000", "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition", 0},
+};
+
+// karpenter.k8s.aws/instance-gpu-name values (EC2's GPU names, lower-cased). Models sold with two
+// memory sizes are told apart by the memory label (kKarpenterLargeVariants).
+constexpr KnownGpu kKarpenterGpus[] = {
+    {"k80", "Tesla-K80", 11441},
+    {"m60", "Tesla-M60", 8129},
+    {"t4", "Tesla-T4", 15360},
+    {"v100", "Tesla-V100-SXM2-16GB", 16384},
+    {"a10g", "NVIDIA-A10G", 23028},
+    {"l4", "NVIDIA-L4", 23034},
+    {"l40s", "NVIDIA-L40S", 46068},
+    {"a100", "NVIDIA-A100-SXM4-40GB", 40960},
+    {"h100", "NVIDIA-H100-80GB-HBM3", 81559},
+    {"h200", "NVIDIA-H200", 143771},
+    {"b200", "NVIDIA-B200", 183359},
+};
+
+// The larger-memory variants, chosen when the memory label says more than the smaller one has.
+constexpr KnownGpu kKarpenterLargeVariants[] = {
+    {"v100", "Tesla-V100-SXM2-32GB", 32768},
+    {"a100", "NVIDIA-A100-SXM4-80GB", 81920},
+};
+
+const KnownGpu* Find(std::span<const KnownGpu> table, std::string_view name) {
+  for (const KnownGpu& g : table) {
+    if (g.name == name) return &g;
+  }
+  return nullptr;
+}
+
+// A positive decimal integer, or nullopt.
+std::optional<int64_t> PositiveInt(std::string_view s) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || v <= 0) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> KnownMemory(const KnownGpu* g) {
+  return g && g->memory_mib > 0 ? std::optional<int64_t>(g->memory_mib) : std::nullopt;
+}
+
+// Labels of one platform, by key without its prefix.
+class Prefixed {
+ public:
+  Prefixed(const std::vector<std::pair<std::string_view, std::string_view>>& labels,
+           std::string_view prefix)
+      : labels_(labels), prefix_(prefix) {}
+
+  std::optional<std::string_view> Get(std::string_view key) const {
+    for (const auto& [k, v] : labels_) {
+      if (k.size() == prefix_.size() + key.size() && k.starts_with(prefix_) && k.ends_with(key)) {
+        return v;
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const std::vector<std::pair<std::string_view, std::string_view>>& labels_;
+  std::string_view prefix_;
+};
+
+std::optional<PlatformGpuFacts> Gke(const Prefixed& gke) {
+  auto accelerator = gke.Get("gke-accelerator");
+  if (!accelerator) return std::nullopt;
+  PlatformGpuFacts f;
+  f.platform = "gke";
+  const KnownGpu* g = Find(kGkeAccelerators, *accelerator);
+  if (g) f.product = g->product;
+  f.memory_mib = KnownMemory(g);
+  if (auto strategy = gke.Get("gke-gpu-sharing-strategy")) {
+    if (*strategy == "time-sharing") f.sharing = SharingStrategy::kTimeSlicing;
+    if (*strategy == "mps") f.sharing = SharingStrategy::kMps;
+    if (f.sharing) f.replicas = PositiveInt(gke.Get("gke-max-shared-clients-per-gpu").value_or(""));
+  }
+  if (auto partition = gke.Get("gke-gpu-partition-size")) f.mig_profile = *partition;
+  return f;
+}
+
+std::optional<PlatformGpuFacts> Karpenter(const Prefixed& aws) {
+  auto name = aws.Get("instance-gpu-name");
+  auto count = aws.Get("instance-gpu-count");
+  if (!name && !count) return std::nullopt;
+  // Another vendor's accelerator (an Inferentia, an AMD GPU) is no NVIDIA GPU to describe.
+  if (auto maker = aws.Get("instance-gpu-manufacturer"); maker && *maker != "nvidia") {
+    return std::nullopt;
+  }
+  PlatformGpuFacts f;
+  f.platform = "karpenter";
+  f.count = PositiveInt(count.value_or(""));
+  f.memory_mib = PositiveInt(aws.Get("instance-gpu-memory").value_or(""));
+  const KnownGpu* g = name ? Find(kKarpenterGpus, *name) : nullptr;
+  if (const KnownGpu* large = g ? Find(kKarpenterLargeVariants, g->name) : nullptr;
+      large && f.memory_mib && *f.memory_mib > g->memory_mib * 11 / 10) {
+    g = large;
+  }
+  if (g) f.product = g->product;
+  if (!f.memory_mib) f.memory_mib = KnownMemory(g);
+  return f;
+}
+
+std::optional<PlatformGpuFacts> Aks(const Prefixed& azure) {
+  auto accelerator = azure.Get("accelerator");
+  if (!accelerator || *accelerator != "nvidia") return std::nullopt;
+  PlatformGpuFacts f;
+  f.platform = "aks";
+  return f;
+}
+
+}  // namespace
+
+std::vector<PlatformGpuFacts> ReadPlatformGpuLabels(
+    const std::vector<std::pair<std::string_view, std::string_view>>& labels) {
+  std::vector<PlatformGpuFacts> out;
+  if (auto f = Gke(Prefixed(labels, "cloud.google.com/"))) out.push_back(std::move(*f));
+  // Karpenter's labels, or EKS Auto Mode's (its managed Karpenter) under its own prefix.
+  auto eks = Karpenter(Prefixed(labels, "karpenter.k8s.aws/"));
+  if (!eks) eks = Karpenter(Prefixed(labels, "eks.amazonaws.com/"));
+  if (eks) out.push_back(std::move(*eks));
+  if (auto f = Aks(Prefixed(labels, "kubernetes.azure.com/"))) out.push_back(std::move(*f));
+  return out;
+}
+
+}  // namespace gpusched
