@@ -178,6 +178,38 @@ TEST(GpuLabels, karpenter_and_eks_auto_mode_labels_describe_the_instance_gpu) {
   EXPECT_EQ(aks.product, "");
 }
 
+// Where no GPU label names the GPU (AKS; EKS managed node groups without GFD or Karpenter), the
+// node's instance type does.
+TEST(GpuLabels, instance_types_name_the_gpu_where_nothing_else_does) {
+  auto aks = [](std::string_view size) {
+    return ParseGpuLabels({{"kubernetes.azure.com/accelerator", "nvidia"},
+                           {"node.kubernetes.io/instance-type", size}});
+  };
+  EXPECT_EQ(aks("Standard_NC24ads_A100_v4").product, "NVIDIA-A100-80GB-PCIe");
+  EXPECT_EQ(aks("Standard_ND96amsr_A100_v4").product, "NVIDIA-A100-SXM4-80GB");
+  EXPECT_EQ(aks("Standard_ND96asr_v4").product, "NVIDIA-A100-SXM4-40GB");
+  EXPECT_EQ(aks("Standard_ND96isr_H100_v5").product, "NVIDIA-H100-80GB-HBM3");
+  EXPECT_EQ(aks("Standard_NC4as_T4_v3").product, "Tesla-T4");
+  EXPECT_EQ(aks("standard_nc6s_v3").memory_mib, 16384);
+  EXPECT_EQ(aks("Standard_NV36ads_A10_v5").product, "");  // a fraction of a GPU: not named
+  EXPECT_EQ(aks("Standard_D4s_v3").product, "");          // no GPU size
+  EXPECT_EQ(aks(std::string(100, 'a') + "s_v3").product, "");
+  auto ec2 = [](std::string_view type) {
+    return ParseGpuLabels({{"node.kubernetes.io/instance-type", type}});
+  };
+  GpuLabels g5 = ec2("g5.12xlarge");
+  EXPECT_EQ(g5.product, "NVIDIA-A10G");
+  EXPECT_EQ(g5.platform, "eks");
+  EXPECT_EQ(ec2("p4de.24xlarge").product, "NVIDIA-A100-SXM4-80GB");
+  EXPECT_EQ(ec2("p6-b200.48xlarge").product, "NVIDIA-B200");
+  EXPECT_EQ(ec2("m5.xlarge").product, "");
+  EXPECT_EQ(ec2("g5").product, "");  // no dot: no EC2 instance type
+  // Karpenter's GPU labels, where present, come first.
+  GpuLabels karpenter = ParseGpuLabels({{"karpenter.k8s.aws/instance-gpu-name", "l4"},
+                                        {"node.kubernetes.io/instance-type", "g5.xlarge"}});
+  EXPECT_EQ(karpenter.product, "NVIDIA-L4");
+}
+
 TEST(GpuLabels, gfd_comes_before_the_platforms) {
   GpuLabels g = ParseGpuLabels({{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB"},
                                 {"nvidia.com/gpu.sharing-strategy", "none"},

@@ -3,6 +3,7 @@
 // explain and the extender service, which must agree.
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -100,11 +101,11 @@ const Expected kCorpus[] = {
     {"gke-l4-standard.yaml", 1, "NVIDIA-L4", 23034, 0, 0, "PUUPPPUUPUUU"},
     {"gke-l4-time-sharing.yaml", 1, "NVIDIA-L4", 23034, 4, 0, "PPUUPPUUPUUU"},
     {"gke-a100-mig-1g5gb.yaml", 1, "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", 5120, 0, 7, "PPUPUUUUPUUU"},
-    {"eks-managed-g5-no-gfd.yaml", 1, "", std::nullopt, 0, 0, "PUUPUUUUPUUU"},
+    {"eks-managed-g5-no-gfd.yaml", 1, "NVIDIA-A10G", 23028, 0, 0, "PUUPPUUUPUUU"},
     {"karpenter-g5-a10g.yaml", 1, "NVIDIA-A10G", 24576, 0, 0, "PUUPPUUUPUUU"},
     {"karpenter-g4dn-timeslice-no-gfd.yaml", 1, "Tesla-T4", 16384, 4, 0, "PPUUUUUUPUUU"},
     {"karpenter-p4d-with-gfd.yaml", 8, "NVIDIA-A100-SXM4-40GB", 40960, 0, 0, "PPFPPUUPPUUP"},
-    {"aks-nc6s-v3-v100.yaml", 1, "", std::nullopt, 0, 0, "PUUPUUUUPUUU"},
+    {"aks-nc6s-v3-v100.yaml", 1, "Tesla-V100-PCIE-16GB", 16384, 0, 0, "PUUPUUUUPUUU"},
 };
 
 char Letter(VerdictCode code) {
@@ -119,10 +120,14 @@ char Letter(VerdictCode code) {
   return '?';
 }
 
-std::shared_ptr<const ClusterSnapshot> SnapshotOfFile(std::string_view file) {
+// The corpus node of `file`, its text changed by `edit` first when given.
+std::shared_ptr<const ClusterSnapshot> SnapshotOfFile(
+    std::string_view file, std::function<void(std::string&)> edit = nullptr) {
   std::string name(file);
+  std::string text = testing::Fixture("real-nodes/" + name);
+  if (edit) edit(text);
   ClusterLedger ledger{GpuResourceNames()};
-  ApplyInventory(ParseInventory(testing::Fixture("real-nodes/" + name), name), ledger);
+  ApplyInventory(ParseInventory(text, name), ledger);
   return ledger.BuildSnapshot();
 }
 
@@ -234,7 +239,10 @@ TEST(RealNodesCorpus, every_file_has_a_row_and_names_its_source) {
 
 // Reasons that depend on a fact the labels do not give say "unknown", never "below".
 TEST(RealNodesCorpus, unknown_memory_product_and_driver_say_unknown) {
-  auto snapshot = SnapshotOfFile("eks-managed-g5-no-gfd.yaml");
+  // The EKS node with an instance type no table knows: nothing names its GPU.
+  auto snapshot = SnapshotOfFile("eks-managed-g5-no-gfd.yaml", [](std::string& text) {
+    text.replace(text.find("g5.xlarge"), 9, "x9.custom");
+  });
   const Policy policy(DefaultPolicySpec());
   Explanation memory = Explain(policy, *snapshot, testing::PodFromJson(PodJson(kProbes[4])));
   EXPECT_EQ(memory.nodes[0].reason, "GPU memory unknown; pod requires 20480 MiB");

@@ -1,5 +1,6 @@
 #include "gpusched/model/platform_gpu_labels.h"
 
+#include <cctype>
 #include <charconv>
 #include <span>
 
@@ -57,6 +58,38 @@ constexpr KnownGpu kKarpenterGpus[] = {
 constexpr KnownGpu kKarpenterLargeVariants[] = {
     {"v100", "Tesla-V100-SXM2-32GB", 32768},
     {"a100", "NVIDIA-A100-SXM4-80GB", 81920},
+};
+
+// EC2 instance families (node.kubernetes.io/instance-type up to its dot) and their GPU, for EKS
+// nodes without Karpenter's labels (managed node groups, self-managed nodes). Families with
+// fractional or non-NVIDIA accelerators are left out.
+constexpr KnownGpu kEc2Families[] = {
+    {"p3", "Tesla-V100-SXM2-16GB", 16384},
+    {"p3dn", "Tesla-V100-SXM2-32GB", 32768},
+    {"p4d", "NVIDIA-A100-SXM4-40GB", 40960},
+    {"p4de", "NVIDIA-A100-SXM4-80GB", 81920},
+    {"p5", "NVIDIA-H100-80GB-HBM3", 81559},
+    {"p5e", "NVIDIA-H200", 143771},
+    {"p5en", "NVIDIA-H200", 143771},
+    {"g4dn", "Tesla-T4", 15360},
+    {"g5", "NVIDIA-A10G", 23028},
+    {"g6", "NVIDIA-L4", 23034},
+    {"g6e", "NVIDIA-L40S", 46068},
+    {"p6-b200", "NVIDIA-B200", 183359},
+};
+
+// Azure VM sizes (node.kubernetes.io/instance-type, lower-cased) by the end of their name, for
+// AKS, whose own label says only that a node has NVIDIA GPUs. Checked in order: the more specific
+// endings first. Sizes with a fraction of a GPU (NVadsA10 v5) are left out.
+constexpr KnownGpu kAzureSizeEndings[] = {
+    {"amsr_a100_v4", "NVIDIA-A100-SXM4-80GB", 81920},
+    {"asr_v4", "NVIDIA-A100-SXM4-40GB", 40960},
+    {"ads_a100_v4", "NVIDIA-A100-80GB-PCIe", 81920},
+    {"isr_h100_v5", "NVIDIA-H100-80GB-HBM3", 81559},
+    {"ads_h100_v5", "NVIDIA-H100-NVL", 95830},
+    {"isr_h200_v5", "NVIDIA-H200", 143771},
+    {"as_t4_v3", "Tesla-T4", 15360},
+    {"s_v3", "Tesla-V100-PCIE-16GB", 16384},  // the NCv3 sizes (NC6s_v3 ... NC24rs_v3)
 };
 
 const KnownGpu* Find(std::span<const KnownGpu> table, std::string_view name) {
@@ -138,11 +171,43 @@ std::optional<PlatformGpuFacts> Karpenter(const Prefixed& aws) {
   return f;
 }
 
-std::optional<PlatformGpuFacts> Aks(const Prefixed& azure) {
+// The GPU of an instance type, in facts of `platform`, or nullopt when the table does not know it.
+std::optional<PlatformGpuFacts> FromInstanceType(std::string_view platform, const KnownGpu* g) {
+  if (!g) return std::nullopt;
+  PlatformGpuFacts f;
+  f.platform = platform;
+  f.product = g->product;
+  f.memory_mib = KnownMemory(g);
+  return f;
+}
+
+// An EC2 instance type's family: "g5" of "g5.xlarge", "p6-b200" of "p6-b200.48xlarge".
+std::optional<PlatformGpuFacts> Ec2(std::optional<std::string_view> instance_type) {
+  if (!instance_type) return std::nullopt;
+  std::string_view family = instance_type->substr(0, instance_type->find('.'));
+  if (family.size() == instance_type->size()) return std::nullopt;  // no dot: not EC2's
+  return FromInstanceType("eks", Find(kEc2Families, family));
+}
+
+std::optional<PlatformGpuFacts> Aks(const Prefixed& azure,
+                                    std::optional<std::string_view> instance_type) {
   auto accelerator = azure.Get("accelerator");
   if (!accelerator || *accelerator != "nvidia") return std::nullopt;
   PlatformGpuFacts f;
   f.platform = "aks";
+  if (instance_type && instance_type->size() <= 64) {
+    std::string size(*instance_type);
+    for (char& c : size) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (size.starts_with("standard_n")) {
+      for (const KnownGpu& g : kAzureSizeEndings) {
+        if (size.ends_with(g.name)) {
+          f.product = g.product;
+          f.memory_mib = KnownMemory(&g);
+          break;
+        }
+      }
+    }
+  }
   return f;
 }
 
@@ -156,7 +221,14 @@ std::vector<PlatformGpuFacts> ReadPlatformGpuLabels(
   auto eks = Karpenter(Prefixed(labels, "karpenter.k8s.aws/"));
   if (!eks) eks = Karpenter(Prefixed(labels, "eks.amazonaws.com/"));
   if (eks) out.push_back(std::move(*eks));
-  if (auto f = Aks(Prefixed(labels, "kubernetes.azure.com/"))) out.push_back(std::move(*f));
+  std::optional<std::string_view> instance_type =
+      Prefixed(labels, "node.kubernetes.io/").Get("instance-type");
+  if (auto f = Aks(Prefixed(labels, "kubernetes.azure.com/"), instance_type)) {
+    out.push_back(std::move(*f));
+  } else if (auto ec2 = Ec2(instance_type); ec2 && !eks) {
+    // An EC2 node without Karpenter's labels: only its instance type names the GPU.
+    out.push_back(std::move(*ec2));
+  }
   return out;
 }
 

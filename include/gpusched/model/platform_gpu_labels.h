@@ -6,7 +6,10 @@
 //   each slice advertised as one nvidia.com/gpu, as under GFD's single strategy).
 // - EKS through Karpenter or EKS Auto Mode: karpenter.k8s.aws/ or eks.amazonaws.com/
 //   instance-gpu-name (a10g, t4, ...), -count, -memory (MiB per GPU), -manufacturer.
-// - AKS: kubernetes.azure.com/accelerator says only that the node has NVIDIA GPUs.
+// - AKS: kubernetes.azure.com/accelerator says only that the node has NVIDIA GPUs; the VM size in
+//   node.kubernetes.io/instance-type (Standard_NC24ads_A100_v4, ...) names the GPU.
+// - EC2 nodes without Karpenter's labels (EKS managed node groups): the instance type's family
+//   (g5, p4d, ...) names the GPU.
 //
 // Each platform is read on its own; gpu_labels.h decides what GFD's labels leave to them
 // (GFD first, then GKE, then Karpenter/EKS, then AKS). A missing, malformed or unknown value
@@ -27,8 +30,8 @@ enum class SharingStrategy;
 
 // What one platform's labels say of a node's GPUs.
 struct PlatformGpuFacts {
-  std::string_view platform;          // "gke", "karpenter", "aks"; empty when its labels are absent
-  std::string product;                // GFD-style, e.g. NVIDIA-L4, Tesla-T4; "" when unknown
+  std::string_view platform;  // "gke", "karpenter", "aks", "eks"; empty when its labels are absent
+  std::string product;        // GFD-style, e.g. NVIDIA-L4, Tesla-T4; "" when unknown
   std::optional<int64_t> memory_mib;  // of one GPU
   std::optional<int64_t> count;       // physical GPUs
   std::optional<SharingStrategy> sharing;
@@ -37,7 +40,7 @@ struct PlatformGpuFacts {
 };
 
 // The facts of every platform whose labels the node carries, in precedence order (GKE, then
-// Karpenter/EKS, then AKS).
+// Karpenter/EKS, then AKS, then an EC2 instance type alone).
 std::vector<PlatformGpuFacts> ReadPlatformGpuLabels(
     const std::vector<std::pair<std::string_view, std::string_view>>& labels);
 
