@@ -270,10 +270,9 @@ FitCount CountFits(const Policy& policy, const ClusterSnapshot& snapshot,
     free_bound = SaturatingAdd(free_bound, FreeBound(*node, shape));
   }
   const PodInfo pod = ShapePod(shape);
-  const Policy::Selection selection = policy.Select(pod);
   // One cycle for every judgement: nodes are judged without a class, so nothing it keeps about a
   // node outlives a charge.
-  auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
+  const Policy::Judgement judged = policy.Judge(pod, snapshot);
   // What a node of each content class takes; nodes of one class take alike.
   std::vector<std::optional<int64_t>> by_class(snapshot.class_count());
   const int64_t cap =
@@ -290,8 +289,8 @@ FitCount CountFits(const Policy& policy, const ClusterSnapshot& snapshot,
     if (!taken && !CountsOn(shape, node.info)) {
       taken = 0;
     } else if (!taken) {
-      taken = TakenBy(*selection.engine, *cycle, node, pod, std::min(left, FreeBound(node, shape)),
-                      fits.judgements);
+      taken = TakenBy(judged.engine(), *judged.cycle, node, pod,
+                      std::min(left, FreeBound(node, shape)), fits.judgements);
     }
     fits.per_node[i] = std::min(*taken, left);
     fits.total += fits.per_node[i];

@@ -359,7 +359,7 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
   cut_ = false;
   stays_.clear();
   dropped_.clear();
-  auto cycle = engine.NewCycle(waiting, snapshot_, selection.error);
+  auto cycle = selection.OpenCycle(waiting, snapshot_);
   std::vector<Verdict> verdicts = engine.Filter(*cycle, nodes_.candidates());
   std::map<std::string, size_t> unresolvable;
   // Targets with their movable pods, fewest first: they promise the fewest moves, and a small plan

@@ -421,10 +421,9 @@ MigDemand PendingMigDemand(const Policy& policy, const ClusterSnapshot& snapshot
     int64_t units =
         std::clamp<int64_t>(pod.requests.milli(kGpuResource) / 1000, 0, kMaxGpusPerNode);
     if (units == 0) continue;
-    const Policy::Selection selection = policy.Select(pod);
-    auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
-    std::vector<Verdict> verdicts = selection.engine->Filter(
-        *cycle, Candidates{mig_nodes, classes, snapshot.class_count(), {}});
+    const Policy::Judgement judged = policy.Judge(pod, snapshot);
+    std::vector<Verdict> verdicts = judged.engine().Filter(
+        *judged.cycle, Candidates{mig_nodes, classes, snapshot.class_count(), {}});
     for (size_t i = 0; i < mig_nodes.size(); ++i) {
       bool pinned_away = pod.pins.has_required_pins() &&
                          !MeetsRequiredPins(pod.pins, mig_nodes[i]->info.pin_labels);

@@ -76,11 +76,11 @@ std::string JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, cons
     classes.push_back(snapshot.classes()[i]);
   }
   if (nodes.empty()) return std::string(kNoPinnedNodeReason);
-  const Policy::Selection selection = policy.Select(pod);
-  auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
+  const Policy::Judgement judged = policy.Judge(pod, snapshot);
   std::vector<Verdict> verdicts =
-      selection.engine->Filter(*cycle, Candidates{nodes, classes, snapshot.class_count(), {}});
-  return QuoteForMessage(BestLookingReason(nodes, verdicts, cycle->gpu_demand()), kMaxReasonBytes);
+      judged.engine().Filter(*judged.cycle, Candidates{nodes, classes, snapshot.class_count(), {}});
+  return QuoteForMessage(BestLookingReason(nodes, verdicts, judged.cycle->gpu_demand()),
+                         kMaxReasonBytes);
 }
 
 // Adds `pod` to `group`, keeping the sample to the `max_sample` oldest (pods come oldest first).

@@ -43,7 +43,7 @@ void ReleasePod(NodeState& node, const PodInfo& pod) {
 std::optional<size_t> BestPlacement(const Policy::Selection& selection, const PodInfo& pod,
                                     const WorkingNodes& nodes, std::optional<size_t> excluded) {
   const Candidates all = nodes.candidates();
-  auto cycle = selection.engine->NewCycle(pod, nodes.snapshot(), selection.error);
+  auto cycle = selection.OpenCycle(pod, nodes.snapshot());
   std::vector<Verdict> verdicts = selection.engine->Filter(*cycle, all);
   std::vector<const NodeState*> passing;
   std::vector<uint32_t> passing_classes;

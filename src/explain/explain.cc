@@ -88,14 +88,14 @@ Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const
   Explanation e;
   e.pod = pod.namespace_name + "/" + pod.name;
   e.policy_source = policy.spec().source;
-  Policy::Selection selection = policy.Select(pod);
-  e.profile = std::string(selection.profile);
-  auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
-  e.gpu_demand = cycle->gpu_demand();
+  Policy::Judgement judged = policy.Judge(pod, snapshot);
+  e.profile = std::string(judged.selection.profile);
+  const Cycle& cycle = *judged.cycle;
+  e.gpu_demand = cycle.gpu_demand();
 
   std::vector<const NodeState*> nodes;
   for (const auto& n : snapshot.nodes()) nodes.push_back(n.get());
-  std::vector<NodeEvaluation> evaluations = selection.engine->Evaluate(*cycle, nodes);
+  std::vector<NodeEvaluation> evaluations = judged.engine().Evaluate(cycle, nodes);
   for (size_t i = 0; i < nodes.size(); ++i) {
     std::string reason(evaluations[i].verdict.reason);
     evaluations[i].verdict.reason = {};

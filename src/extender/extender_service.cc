@@ -130,7 +130,7 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   p.text->request = args.text;
   p.own_assumption = args.pod.uid.empty() ? nullptr : p.snapshot->AssumptionOf(PodKey(args.pod));
   p.candidates = Resolve(args, *p.snapshot, p.own_assumption, *p.text);
-  p.cycle = p.engine->NewCycle(args.pod, *p.snapshot, selection.error);
+  p.cycle = selection.OpenCycle(args.pod, *p.snapshot);
   return p;
 }
 

@@ -383,9 +383,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     const ExtenderCalls calls = CallsFor(pod, judge.get(), blend);
     std::vector<NodeEvaluation> evals(feasible.size());
     if (calls.filters || calls.scores) {
-      Policy::Selection selection = judge->Select(pod);
-      auto cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
-      evals = selection.engine->Evaluate(*cycle, feasible);
+      const Policy::Judgement judged = judge->Judge(pod, snapshot);
+      evals = judged.engine().Evaluate(*judged.cycle, feasible);
     }
     std::vector<bool> top;
     if (filter_top && calls.filters) {

@@ -136,20 +136,27 @@ roles_bound_by() {  # DIR: the roles its bindings name
   kubectl kustomize "$repo/$1" | kubectl apply --dry-run=client -f - \
     -o jsonpath='{range .items[?(@.roleRef)]}{.roleRef.kind}/{.roleRef.name}{"\n"}{end}'
 }
+# Each setup's objects and bound roles, read once (a `grep -q` on a pipe would end the writer
+# early, and pipefail would count that as a failure).
+declare -A objects roles
+for dir in manifests/base manifests/tls manifests/second-scheduler; do
+  objects[$dir]=$(objects_of "$dir") || fail "$dir: cannot list its objects"
+  roles[$dir]=$(roles_bound_by "$dir") || fail "$dir: cannot list its bindings"
+done
 for pair in "manifests/base manifests/second-scheduler" "manifests/tls manifests/second-scheduler"; do
   read -r one other <<< "$pair"
-  shared=$(comm -12 <(objects_of "$one" | sort) <(objects_of "$other" | sort))
+  shared=$(comm -12 <(sort <<< "${objects[$one]}") <(sort <<< "${objects[$other]}"))
   [[ -z $shared ]] || fail "$one and $other both own: $(tr '\n' ' ' <<< "$shared")"
   for side in "$one $other" "$other $one"; do
     read -r a b <<< "$side"
-    for ns in $(objects_of "$a" | awk -F/ '$1 == "Namespace" {print $3}'); do
-      inside=$(objects_of "$b" | awk -F/ -v ns="$ns" '$2 == ns')
+    for ns in $(awk -F/ '$1 == "Namespace" {print $3}' <<< "${objects[$a]}"); do
+      inside=$(awk -F/ -v ns="$ns" '$2 == ns' <<< "${objects[$b]}")
       [[ -z $inside ]] || fail "deleting $a deletes Namespace $ns and with it $b's $(tr '\n' ' ' <<< "$inside")"
     done
-    for role in $(roles_bound_by "$a"); do
+    for role in ${roles[$a]}; do
       [[ $role == ClusterRole/system:* || $role == Role/extension-apiserver-authentication-reader ]] &&
         continue
-      objects_of "$a" | grep -q "^${role%%/*}/[^/]*/${role#*/}$" ||
+      grep -qx "${role%%/*}/[^/]*/${role#*/}" <<< "${objects[$a]}" ||
         fail "$a binds $role, which it does not define"
     done
   done

@@ -25,8 +25,28 @@ class Policy {
     const Engine* engine = nullptr;
     std::string_view profile;
     std::string error;  // non-empty: the annotation named no profile; reject the pod with it
+
+    // A cycle of the selected engine for `pod` over `snapshot`, rejected everywhere when the pod
+    // named no profile: how every judgement of one pod starts.
+    std::unique_ptr<Cycle> OpenCycle(const PodInfo& pod, const ClusterSnapshot& snapshot) const {
+      return engine->NewCycle(pod, snapshot, error);
+    }
   };
   Selection Select(const PodInfo& pod) const;
+
+  // A pod judged under this policy: its profile's selection and a cycle opened for it (Select,
+  // then Selection::OpenCycle). The cycle borrows `pod` and `snapshot`.
+  struct Judgement {
+    Selection selection;
+    std::unique_ptr<Cycle> cycle;
+
+    const Engine& engine() const { return *selection.engine; }
+  };
+  Judgement Judge(const PodInfo& pod, const ClusterSnapshot& snapshot) const {
+    Selection selection = Select(pod);
+    auto cycle = selection.OpenCycle(pod, snapshot);
+    return {std::move(selection), std::move(cycle)};
+  }
 
   const PolicySpec& spec() const { return spec_; }
   const std::string& digest() const { return digest_; }
