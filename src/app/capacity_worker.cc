@@ -119,7 +119,6 @@ void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& poli
     r.policy_digest = policy.digest();
     return true;
   });
-  if (computed) ++computations_;
   PublishTimed(pending_, snapshot, "why-pending", [&](WhyPendingResult& r) {
     WhyPendingOptions options;
     options.cancellation = &cancellation_;
@@ -130,6 +129,9 @@ void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& poli
     WhyPendingGaugesOf(r.report, r.gauge_pods, r.gauge_oldest);
     return true;
   });
+  // Counted once both reports of the round are out, so that a reader who waits for a count
+  // finds /why-pending as ready as /capacity.
+  if (computed) ++computations_;
 }
 
 HttpResponse CapacityWorker::Serve() const {

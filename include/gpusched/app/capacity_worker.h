@@ -79,7 +79,8 @@ class CapacityWorker {
   // The last result; null before the first. Cheap: one reference-count increment.
   std::shared_ptr<const CapacityResult> Latest() const { return latest_.Get(); }
   std::shared_ptr<const WhyPendingResult> LatestWhyPending() const { return pending_.Get(); }
-  // Reports computed so far (for tests).
+  // Rounds computed so far, each counted once its capacity and why-pending reports are out
+  // (for tests).
   uint64_t computations() const { return computations_.load(); }
   // GET /capacity: the last result's JSON with "snapshotGeneration" and "ageSeconds" in front,
   // or 503 with a one-line JSON error before the first.
