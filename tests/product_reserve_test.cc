@@ -20,32 +20,40 @@ TaskShape Gpus(int32_t n, std::vector<std::string> models = {}, int64_t milli = 
   return TaskShape{0, milli, n, std::move(models)};
 }
 
+// The observed side alone (no prior: priorPods 0), over `free` milli-GPUs per product whose
+// GPUs are as many as those free.
+std::map<std::string, double, std::less<>> Observed(std::span<const WeightedShape> workload,
+                                                    const GpuMilliByProduct& free) {
+  GpusByProduct gpus;
+  for (const auto& [product, milli] : free) gpus[product] = milli / kMilliPerGpu;
+  return ProductReserveScores({workload, 100, gpus, free, /*prior_pods=*/0});
+}
+
 TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_free_gpu_of_the_product) {
   GpuMilliByProduct gpus = {{"T4", 8000}, {"L4", 16000}, {"A100", 16000}};
   // Per task: 0.25 x 1 GPU pinned to T4, 0.25 x 4 GPUs pinned to A100 or L4 (half on each),
   // 0.5 unpinned. Pressure: T4 0.25 / 8, A100 and L4 0.5 / 16 each: T4 and A100 equal.
   std::vector<WeightedShape> workload = {
       {Gpus(1, {"T4"}), 0.25}, {Gpus(4, {"A100", "L4"}), 0.25}, {Gpus(1), 0.5}};
-  auto scores = ProductReserveScores(workload, gpus);
+  auto scores = Observed(workload, gpus);
   ASSERT_EQ(scores.size(), 3u);
   EXPECT_DOUBLE_EQ(scores["T4"], 0);
   EXPECT_DOUBLE_EQ(scores["A100"], 0);
   EXPECT_DOUBLE_EQ(scores["L4"], 0);
   // Half-GPU shares count as half a GPU: the T4 pods now ask half as much.
   workload[0].shape = Gpus(1, {"T4"}, 500);
-  scores = ProductReserveScores(workload, gpus);
+  scores = Observed(workload, gpus);
   EXPECT_DOUBLE_EQ(scores["T4"], 50);
   EXPECT_DOUBLE_EQ(scores["A100"], 0);
   // A product no pinned shape asks for scores 100; nothing pinned, nothing to say.
   gpus["H100"] = 8000;
-  EXPECT_DOUBLE_EQ(ProductReserveScores(workload, gpus)["H100"], 100);
-  EXPECT_TRUE(ProductReserveScores(std::vector<WeightedShape>{{Gpus(2), 1}}, gpus).empty());
+  EXPECT_DOUBLE_EQ(Observed(workload, gpus)["H100"], 100);
+  EXPECT_TRUE(Observed(std::vector<WeightedShape>{{Gpus(2), 1}}, gpus).empty());
   // A shape pinned to a product the cluster does not have asks nothing of the others.
-  EXPECT_TRUE(
-      ProductReserveScores(std::vector<WeightedShape>{{Gpus(2, {"V100"}), 1}}, gpus).empty());
+  EXPECT_TRUE(Observed(std::vector<WeightedShape>{{Gpus(2, {"V100"}), 1}}, gpus).empty());
   // A product with no GPU free takes no share of a shape that accepts it, and is not scored.
   gpus["A100"] = 0;
-  scores = ProductReserveScores(workload, gpus);
+  scores = Observed(workload, gpus);
   EXPECT_FALSE(scores.contains("A100"));
   EXPECT_DOUBLE_EQ(scores["L4"], 0);  // the A100-or-L4 shape now asks 1 GPU per task of the L4
 }
@@ -57,11 +65,39 @@ TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_free_gpu_of_the_product) 
 TEST(ProductReserve, free_pods_turn_away_from_a_product_as_it_fills) {
   std::vector<WeightedShape> workload = {
       {Gpus(1, {"L4"}), 10.0 / 72}, {Gpus(1, {"A100"}), 24.0 / 72}, {Gpus(1), 38.0 / 72}};
-  auto empty = ProductReserveScores(workload, {{"A100", 48000}, {"L4", 32000}});
+  auto empty = Observed(workload, {{"A100", 48000}, {"L4", 32000}});
   EXPECT_GT(empty["L4"], empty["A100"]);
-  auto l4_filling = ProductReserveScores(workload, {{"A100", 40000}, {"L4", 12000}});
+  auto l4_filling = Observed(workload, {{"A100", 40000}, {"L4", 12000}});
   EXPECT_GT(l4_filling["A100"], l4_filling["L4"]);
   EXPECT_DOUBLE_EQ(l4_filling["L4"], 0);
+}
+
+// Before pins are seen, the prior keeps the products filling in step: a product whose share of
+// free GPUs fell below its share of all GPUs scores lower. With no pod seen it decides alone; as
+// pods are seen it weighs like priorPods of them, so what the pins say takes over.
+TEST(ProductReserve, a_prior_keeps_products_filling_in_step_until_pins_are_seen) {
+  const GpusByProduct gpus = {{"A100", 48}, {"L4", 32}};
+  const GpuMilliByProduct empty = {{"A100", 48000}, {"L4", 32000}};
+  const GpuMilliByProduct l4_half = {{"A100", 48000}, {"L4", 16000}};
+  // An empty cluster: every product alike.
+  auto alike = ProductReserveScores({{}, 0, gpus, empty});
+  EXPECT_DOUBLE_EQ(alike["A100"], alike["L4"]);
+  // Half the L4s taken, no pod seen: the A100s score 100, the L4s half of it.
+  auto in_step = ProductReserveScores({{}, 0, gpus, l4_half});
+  EXPECT_DOUBLE_EQ(in_step["A100"], 100);
+  EXPECT_DOUBLE_EQ(in_step["L4"], 50);
+  // One A100 pin seen in 16 pods: the blend is half prior (A100 100, L4 50), half pins (A100 0,
+  // L4 100).
+  std::vector<WeightedShape> a100_pinned = {{Gpus(1, {"A100"}), 1.0 / 16}, {Gpus(1), 15.0 / 16}};
+  auto half = ProductReserveScores({a100_pinned, 16, gpus, l4_half});
+  EXPECT_DOUBLE_EQ(half["A100"], 50);
+  EXPECT_DOUBLE_EQ(half["L4"], 75);
+  // Many pods seen: the pins decide.
+  auto seen = ProductReserveScores({a100_pinned, 1600, gpus, l4_half});
+  EXPECT_GT(seen["L4"], 95);
+  EXPECT_LT(seen["A100"], 5);
+  // One product: nothing to choose between.
+  EXPECT_TRUE(ProductReserveScores({{}, 0, {{"L4", 32}}, {{"L4", 16000}}}).empty());
 }
 
 NodeState ProductNode(const std::string& name, const std::string& product, int64_t gpus) {
@@ -109,8 +145,10 @@ TEST(ProductReserve, free_pods_keep_off_the_product_pinned_pods_need) {
   PodInfo free_pod = MakePod("free", {{std::string(kGpuResource), Units(1)}});
   auto cycle = engine->NewCycle(free_pod, snapshot);
   auto eval = engine->Evaluate(*cycle, candidates);
-  EXPECT_DOUBLE_EQ(eval[0].combined, 0);    // T4: the pinned pods' product
-  EXPECT_DOUBLE_EQ(eval[1].combined, 100);  // L4
+  // Both products empty: the prior (10 pods seen against its 16) has no preference, the pins put
+  // the T4 at 0 and the L4 at 100.
+  EXPECT_DOUBLE_EQ(eval[0].combined, 100 * 16.0 / 26);  // T4: the pinned pods' product
+  EXPECT_DOUBLE_EQ(eval[1].combined, 100);              // L4
   EXPECT_GT(eval[1].score, eval[0].score);
 
   // A pod that asks for no GPU is not prepared for, and the plugin does not score it.
@@ -145,7 +183,8 @@ TEST(ProductReserve, pods_pinned_by_required_node_affinity_reserve_their_product
   auto cycle = engine->NewCycle(free_pod, *snapshot);
   auto eval = engine->Evaluate(*cycle, candidates);
   EXPECT_DOUBLE_EQ(eval[0].combined, 100);  // A100: no pinned pod needs it
-  EXPECT_DOUBLE_EQ(eval[1].combined, 0);    // L4: the pinned pods' product
+  // L4: the pinned pods' product, by the one pod seen against the prior's 16
+  EXPECT_DOUBLE_EQ(eval[1].combined, 100 * 16.0 / 17);
 }
 
 TEST(CycleState, put_replaces_and_get_checks_the_type) {

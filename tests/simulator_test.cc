@@ -625,5 +625,56 @@ TEST(Simulator, most_allocated_without_an_extender_is_kube_schedulers_integer_ar
   }
 }
 
+// A pod pinned to products (the trace's gpu_spec) is one a real pod pins by required node affinity,
+// which kube-scheduler's NodeAffinity filter enforces with or without an extender. MostAllocated
+// alone would put this 1-GPU pod on the fuller-looking 4-GPU node.
+TEST(Simulator, pinned_pods_keep_to_their_product_without_an_extender) {
+  std::vector<TraceNode> nodes = {Node("big", 64000, 8, "A100"), Node("small", 64000, 4, "L4")};
+  TracePod pinned = Pod("pinned", 1000, 1, 1000);
+  pinned.gpu_spec = {"A100"};
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SimRun run = Simulate(nodes, {Pod("free", 1000, 1, 1000), pinned}, *BuiltinSimPolicy("none"),
+                          KubeScheduler(InTreeScore::kMostAllocated, seed));
+    EXPECT_EQ(run.per_model["L4"].allocated_at_end_milli, 1000) << "seed " << seed;
+    EXPECT_EQ(run.per_model["A100"].allocated_at_end_milli, 1000) << "seed " << seed;
+  }
+}
+
+// In blend mode the extender knows every pod's shape from the first, unless it learns them as they
+// arrive, as the live server does. Two 4-GPU nodes of two products; a free 1-GPU pod, then a
+// 4-GPU pod pinned to the product the free pod would otherwise take. Knowing the pin,
+// product-reserve keeps the free pod off it; learning, the pin is unknown when the free pod comes.
+TEST(Simulator, learning_the_workload_the_extender_cannot_see_pins_to_come) {
+  std::vector<TraceNode> nodes = {Node("x", 64000, 4, "X"), Node("y", 64000, 4, "Y")};
+  const SimPolicy gpusched = *BuiltinSimPolicy("gpusched");
+  // Which product the free pod takes with nothing pinned: the other is the one to pin.
+  SimRun alone = Simulate(nodes, {Pod("free", 1000, 1, 1000)}, gpusched,
+                          KubeScheduler(InTreeScore::kLeastAllocated, 1));
+  const std::string taken = alone.per_model["X"].allocated_at_end_milli > 0 ? "X" : "Y";
+  TracePod pinned = Pod("pinned", 1000, 4, 1000);
+  pinned.gpu_spec = {taken};
+  const std::vector<TracePod> trace = {Pod("free", 1000, 1, 1000), pinned};
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SimOptions options = KubeScheduler(InTreeScore::kLeastAllocated, seed);
+    EXPECT_EQ(Simulate(nodes, trace, gpusched, options).pods_failed, 0) << "seed " << seed;
+    options.blend.learn_workload = true;
+    EXPECT_EQ(Simulate(nodes, trace, gpusched, options).pods_failed, 1) << "seed " << seed;
+  }
+}
+
+// The bundled draw of issue #36 (bench/scenarios/affinity-sampled-seed1.yaml), learning the
+// workload: the README setup places all 72 GPUs, as it does in a real kube-scheduler.
+TEST(Simulator, the_affinity_sampled_draw_places_every_gpu_learning_the_workload) {
+  Scenario s = LoadScenario(std::string(GPUSCHED_SOURCE_DIR) +
+                            "/bench/scenarios/affinity-sampled-seed1.yaml");
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    SimOptions options = KubeScheduler(InTreeScore::kLeastAllocated, seed);
+    options.blend.learn_workload = true;
+    SimRun run = Simulate(s.nodes, s.pods, *BuiltinSimPolicy("gpusched"), options);
+    EXPECT_EQ(run.pods_failed, 0) << "seed " << seed;
+    EXPECT_DOUBLE_EQ(run.allocated_at_end_pct, 90) << "seed " << seed;  // 72 of 80
+  }
+}
+
 }  // namespace
 }  // namespace gpusched::simulator_test

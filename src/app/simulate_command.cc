@@ -73,6 +73,10 @@ FlagSet SimulateCommandOptions::Flags() {
             "in --blend mode, the extender's filter passes only "
             "its best-scored nodes (as a policy with "
             "filterBestOnly: true does anyway)"})
+      .Add({"learn-workload", "BOOL", "false",
+            "in --blend mode, the extender learns the workload from the pods arrived so far, as "
+            "the live server does from its watch (pins not seen yet are unknown); otherwise it "
+            "knows every pod's shape from the first"})
       .Add({"percentage-of-nodes-to-score", "N", "",
             "kube-scheduler's percentageOfNodesToScore (0..100): nodes are filtered from a "
             "rotating start until this share of them is found feasible (at least 100), and "
@@ -128,7 +132,7 @@ std::optional<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const Fl
   const std::string& blend = flags.Get("blend");
   std::optional<InTreeScore> in_tree = ParseBlendMode(blend);
   if (!blend.empty() && !in_tree) return fail("--blend must be least-allocated or most-allocated");
-  for (const char* flag : {"extender-filter-top", "progress"}) {
+  for (const char* flag : {"extender-filter-top", "learn-workload", "progress"}) {
     if (!ParseBool(flags.Get(flag)))
       return fail(std::string("--") + flag + " must be true or false");
   }
@@ -137,6 +141,7 @@ std::optional<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const Fl
     if (!weight || *weight <= 0) return fail("--extender-weight must be a number in (0, 100]");
     base.blend =
         BlendOptions{true, *in_tree, *weight, *ParseBool(flags.Get("extender-filter-top"))};
+    base.blend.learn_workload = *ParseBool(flags.Get("learn-workload"));
     const std::pair<const char*, ExtenderPods*> scopes[] = {
         {"extender-filter", &base.blend.filtered},
         {"extender-prioritize", &base.blend.prioritized}};
@@ -182,7 +187,8 @@ std::optional<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const Fl
                                  : blend + " + extender x " + flags.Get("extender-weight") +
                                        ", filter " + flags.Get("extender-filter") +
                                        " pods, prioritize " + flags.Get("extender-prioritize") +
-                                       " pods" + (base.blend.filter_top ? ", filter top" : ""),
+                                       " pods" + (base.blend.filter_top ? ", filter top" : "") +
+                                       (base.blend.learn_workload ? ", learning the workload" : ""),
                    ties,
                    flags.Get("order"),
                    PercentageOfNodesToScore(base)};

@@ -61,7 +61,7 @@ const std::vector<PluginEntry>& AllPlugins() {
       Plain<GpuPackingPlugin>(false, 1),
       Plain<ConsolidatePlugin>(true, 1),
       // In fleets of several products: pods free to choose keep off the products pinned pods need.
-      Plain<ProductReservePlugin>(true, 1),
+      ProductReservePlugin::Entry(),
       // Where nodes declare CPU: pods keep CPU on the nodes whose idle GPUs need it.
       Plain<CpuReservePlugin>(true, 2),
   };

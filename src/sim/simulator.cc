@@ -207,6 +207,18 @@ std::vector<std::optional<CurvePoint>> Discretize(const std::vector<Row>& rows) 
   return curve;
 }
 
+// The shape the live server's ledger counts for a GPU pod of the trace (ClusterLedger::Observe):
+// its shape with the trace's own GPU fields, as FGD's simulator keys its shapes (a row may carry a
+// share with no GPU count).
+TaskShape ObservedShapeOf(const TracePod& p) {
+  TaskShape s = ShapeOf(MakePod(p), p.gpu_spec);
+  s.gpu_milli = p.gpu_milli;
+  s.num_gpu = p.num_gpu;
+  return s;
+}
+
+bool IsGpuPod(const TracePod& p) { return p.num_gpu > 0 || p.gpu_milli > 0; }
+
 }  // namespace
 
 const std::vector<std::string>& BuiltinSimPolicyNames() {
@@ -255,14 +267,7 @@ SimPolicy SimPolicyOf(std::string name, std::shared_ptr<const Policy> policy) {
 
 std::vector<WeightedShape> TraceWorkload(const std::vector<TracePod>& trace) {
   std::map<TaskShape, int64_t> counts;
-  for (const auto& p : trace) {
-    TaskShape s = ShapeOf(MakePod(p), p.gpu_spec);
-    // The trace's own GPU fields, as FGD's simulator keys its shapes (a row may carry a share
-    // with no GPU count).
-    s.gpu_milli = p.gpu_milli;
-    s.num_gpu = p.num_gpu;
-    ++counts[s];
-  }
+  for (const auto& p : trace) ++counts[ObservedShapeOf(p)];
   return TargetWorkload(counts, 1.0);
 }
 
@@ -273,24 +278,19 @@ int PercentageOfNodesToScore(const SimOptions& options) {
 namespace {
 
 // A snapshot of `initial` whose workload is what the live server's ledger would hold after
-// watching `trace`: the GPU pods' shapes with their CPU (pods asking for no GPU are not
-// observed; ClusterLedger::Observe), as many pods as those, and the standard shapes of the node
-// sizes (StandardWorkloadOf). The live server learns the shapes as pods arrive, weighed against
-// the standard ones; here they are known from the start (docs/benchmarks.md says what that misses).
+// watching pods of `counts` shapes (pods asking for no GPU are not observed), weighed against the
+// standard shapes of the node sizes (StandardWorkloadOf).
 ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initial,
                                      const std::vector<NodeState>& nodes,
-                                     const std::vector<TracePod>& trace, DeviceModel devices,
-                                     const GpuMilliByProduct* free_gpus) {
-  std::vector<TracePod> gpu_pods;
-  for (const auto& p : trace) {
-    if (p.num_gpu > 0 || p.gpu_milli > 0) gpu_pods.push_back(p);
-  }
+                                     const std::map<TaskShape, int64_t>& counts,
+                                     DeviceModel devices, const GpuMilliByProduct* free_gpus) {
+  int64_t pods = 0;
+  for (const auto& [shape, n] : counts) pods += n;
   std::vector<const NodeInfo*> infos;
   infos.reserve(nodes.size());
   for (const auto& n : nodes) infos.push_back(&n.info);
-  ObservedWorkload observed{
-      gpu_pods.empty() ? std::vector<WeightedShape>{} : TraceWorkload(gpu_pods),
-      static_cast<double>(gpu_pods.size())};
+  ObservedWorkload observed{counts.empty() ? std::vector<WeightedShape>{} : TargetWorkload(counts, 1.0),
+                            static_cast<double>(pods)};
   return ClusterSnapshot(std::move(initial), 1, std::move(observed), StandardWorkloadOf(infos), {},
                          {}, devices, free_gpus);
 }
@@ -337,11 +337,19 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   const ObservedWorkload trace_workload{TraceWorkload(trace), static_cast<double>(trace.size())};
   const std::vector<WeightedShape> workload = LiveTargetWorkload(trace_workload, {}, {});
   // The engine sees the workload as the paper's simulator does, or in blend mode as the live
-  // server would (LiveWorkloadSnapshot).
+  // server would (LiveWorkloadSnapshot): the whole trace's shapes, or, learning, the shapes of the
+  // pods arrived so far (the snapshot is rebuilt as each GPU pod arrives).
+  const bool learn = options.blend.enabled && options.blend.learn_workload;
+  std::map<TaskShape, int64_t> seen;
+  if (options.blend.enabled && !learn) {
+    for (const auto& p : trace) {
+      if (IsGpuPod(p)) ++seen[ObservedShapeOf(p)];
+    }
+  }
   ClusterSnapshot snapshot =
       options.blend.enabled
-          ? LiveWorkloadSnapshot(std::move(initial), nodes, trace, devices, &free_gpus)
-          : ClusterSnapshot(std::move(initial), 1, trace_workload, {}, {}, {}, devices, &free_gpus);
+          ? LiveWorkloadSnapshot(initial, nodes, seen, devices, &free_gpus)
+          : ClusterSnapshot(initial, 1, trace_workload, {}, {}, {}, devices, &free_gpus);
 
   // Fragment and idle GPU per node, kept current as pods commit.
   std::vector<double> fragment(nodes.size());
@@ -376,8 +384,21 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     const TracePod& trace_pod = pods[k];
     PodInfo pod = MakePod(trace_pod);
     arrived += trace_pod.gpu_request_milli();
+    if (learn && IsGpuPod(trace_pod)) {
+      ++seen[ObservedShapeOf(trace_pod)];
+      snapshot = LiveWorkloadSnapshot(initial, nodes, seen, devices, &free_gpus);
+    }
+    const TaskShape shape = ShapeOf(pod);
+    const TaskShape pinned = ShapeOf(pod, trace_pod.gpu_spec);
+    // kube-scheduler's NodeAffinity filter too: a pod pinned to products (the trace's gpu_spec,
+    // which a real pod writes as required node affinity on the product label) fits only their
+    // nodes, whether or not an extender judges it.
     sampler.Find(
-        nodes.size(), [&](size_t i) { return InTreeFits(nodes[i], pod); }, feasible_index);
+        nodes.size(),
+        [&](size_t i) {
+          return pinned.AcceptsModel(nodes[i].info.gpu.product) && InTreeFits(nodes[i], pod);
+        },
+        feasible_index);
     feasible.clear();
     for (size_t i : feasible_index) feasible.push_back(&nodes[i]);
     const ExtenderCalls calls = CallsFor(pod, judge.get(), blend);
@@ -426,7 +447,6 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       }
     } else {
       size_t i = feasible_index[static_cast<size_t>(chosen)];
-      TaskShape shape = ShapeOf(pod);
       const int64_t free_before = FreeGpuMilli(nodes[i]);
       Commit(nodes[i], shares[i], pod, shape,
              ChooseDevices(nodes[i], devices, shape, policy.devices, workload, random));

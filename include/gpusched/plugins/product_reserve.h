@@ -8,8 +8,14 @@
 // free. Score = 100 x (1 - pressure(P) / the highest pressure); nodes of a product no pinned shape
 // asks for score 100. Free GPUs, not all of them: pinned pods keep arriving while free pods fill
 // a product, so what matters is the room left for them; over all GPUs a product's pressure stays
-// the same however full it gets. Pods that ask for no GPU are not scored; so are all pods while
-// no shape is pinned. Prepare computes the per-product scores once per cycle.
+// the same however full it gets.
+//
+// Pins are learned from the watch, so the first pods of a workload are placed before any pin is
+// seen. Until enough are, a prior weighs in: every product as needed as its share of all GPUs,
+// which keeps the products filling in step (100 x the lowest GPUs/free ratio over the product's).
+// The two are blended as fgd's target workload is: the prior's share is priorPods / (priorPods +
+// pods seen). Pods that ask for no GPU are not scored; neither is any pod in a fleet of one
+// product. Prepare computes the per-product scores once per cycle.
 #ifndef GPUSCHED_PLUGINS_PRODUCT_RESERVE_H_
 #define GPUSCHED_PLUGINS_PRODUCT_RESERVE_H_
 
@@ -18,23 +24,43 @@
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/plugin.h"
+#include "gpusched/plugins/plugin_entry.h"
 
 namespace gpusched {
+
+// Whole GPUs per product (ClusterSnapshot::gpus_by_product).
+using GpusByProduct = std::map<std::string, int64_t, std::less<>>;
+
+// How many pods the prior weighs like: the same as the target workload's (target_workload.h).
+inline constexpr double kProductReservePriorPods = 16;
+
+struct ProductReserveInputs {
+  std::span<const WeightedShape> workload;  // the observed shapes, weights summing to 1
+  double observed_pods = 0;                 // how many pods (decayed) those weights stand for
+  const GpusByProduct& gpus;                // every product's GPUs
+  const GpuMilliByProduct& free_gpu_milli;  // every product's free milli-GPUs
+  double prior_pods = kProductReservePriorPods;
+};
 
 class ProductReservePlugin : public Plugin, public PreparePlugin, public ScorePlugin {
  public:
   static constexpr std::string_view kName = "product-reserve";
+  explicit ProductReservePlugin(double prior_pods = kProductReservePriorPods)
+      : prior_pods_(prior_pods) {}
+  // On by default, weight 2; setting `priorPods` (how many pods the prior weighs like).
+  static PluginEntry Entry();
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
+
+ private:
+  double prior_pods_;
 };
 
-// The score of a node of each product, for `workload` over a cluster with `free_gpu_milli` free
-// (products with none free are ignored); empty when no pinned shape asks for a product there.
-std::map<std::string, double, std::less<>> ProductReserveScores(
-    std::span<const WeightedShape> workload, const GpuMilliByProduct& free_gpu_milli);
-
+// The score of a node of each product with free GPUs; empty with fewer than two products, or when
+// neither side of the blend has anything to say.
+std::map<std::string, double, std::less<>> ProductReserveScores(const ProductReserveInputs& in);
 }  // namespace gpusched
 
 #endif  // GPUSCHED_PLUGINS_PRODUCT_RESERVE_H_

@@ -81,6 +81,10 @@ struct BlendOptions {
   // The README's registration: a filter entry for GPU pods, a prioritize entry for every pod.
   ExtenderPods filtered = ExtenderPods::kGpuPods;
   ExtenderPods prioritized = ExtenderPods::kAllPods;
+  // The extender learns the workload from the pods arrived so far, the one being placed included,
+  // as the live server learns it from its watch; otherwise it knows every pod's shape from the
+  // first (the paper's simulator). Pins not seen yet are then unknown, as they are in a cluster.
+  bool learn_workload = false;
 };
 
 struct SimOptions {
