@@ -86,14 +86,14 @@ TEST(ProductReserve, a_prior_keeps_products_filling_in_step_until_pins_are_seen)
   auto in_step = ProductReserveScores({{}, 0, gpus, l4_half});
   EXPECT_DOUBLE_EQ(in_step["A100"], 100);
   EXPECT_DOUBLE_EQ(in_step["L4"], 50);
-  // One A100 pin seen in 16 pods: the blend is half prior (A100 100, L4 50), half pins (A100 0,
+  // One A100 pin seen in 4 pods: the blend is half prior (A100 100, L4 50), half pins (A100 0,
   // L4 100).
-  std::vector<WeightedShape> a100_pinned = {{Gpus(1, {"A100"}), 1.0 / 16}, {Gpus(1), 15.0 / 16}};
-  auto half = ProductReserveScores({a100_pinned, 16, gpus, l4_half});
+  std::vector<WeightedShape> a100_pinned = {{Gpus(1, {"A100"}), 1.0 / 4}, {Gpus(1), 3.0 / 4}};
+  auto half = ProductReserveScores({a100_pinned, 4, gpus, l4_half});
   EXPECT_DOUBLE_EQ(half["A100"], 50);
   EXPECT_DOUBLE_EQ(half["L4"], 75);
   // Many pods seen: the pins decide.
-  auto seen = ProductReserveScores({a100_pinned, 1600, gpus, l4_half});
+  auto seen = ProductReserveScores({a100_pinned, 400, gpus, l4_half});
   EXPECT_GT(seen["L4"], 95);
   EXPECT_LT(seen["A100"], 5);
   // One product: nothing to choose between.
@@ -145,9 +145,9 @@ TEST(ProductReserve, free_pods_keep_off_the_product_pinned_pods_need) {
   PodInfo free_pod = MakePod("free", {{std::string(kGpuResource), Units(1)}});
   auto cycle = engine->NewCycle(free_pod, snapshot);
   auto eval = engine->Evaluate(*cycle, candidates);
-  // Both products empty: the prior (10 pods seen against its 16) has no preference, the pins put
+  // Both products empty: the prior (10 pods seen against its 4) has no preference, the pins put
   // the T4 at 0 and the L4 at 100.
-  EXPECT_DOUBLE_EQ(eval[0].combined, 100 * 16.0 / 26);  // T4: the pinned pods' product
+  EXPECT_DOUBLE_EQ(eval[0].combined, 100 * 4.0 / 14);  // T4: the pinned pods' product
   EXPECT_DOUBLE_EQ(eval[1].combined, 100);              // L4
   EXPECT_GT(eval[1].score, eval[0].score);
 
@@ -183,8 +183,8 @@ TEST(ProductReserve, pods_pinned_by_required_node_affinity_reserve_their_product
   auto cycle = engine->NewCycle(free_pod, *snapshot);
   auto eval = engine->Evaluate(*cycle, candidates);
   EXPECT_DOUBLE_EQ(eval[0].combined, 100);  // A100: no pinned pod needs it
-  // L4: the pinned pods' product, by the one pod seen against the prior's 16
-  EXPECT_DOUBLE_EQ(eval[1].combined, 100 * 16.0 / 17);
+  // L4: the pinned pods' product, by the one pod seen against the prior's 4
+  EXPECT_DOUBLE_EQ(eval[1].combined, 100 * 4.0 / 5);
 }
 
 TEST(CycleState, put_replaces_and_get_checks_the_type) {

@@ -31,8 +31,9 @@ namespace gpusched {
 // Whole GPUs per product (ClusterSnapshot::gpus_by_product).
 using GpusByProduct = std::map<std::string, int64_t, std::less<>>;
 
-// How many pods the prior weighs like: the same as the target workload's (target_workload.h).
-inline constexpr double kProductReservePriorPods = 16;
+// How many pods the prior weighs like: a few, so the first pins seen soon outweigh it (measured on
+// issue #36's affinity scenarios, docs/plugins.md).
+inline constexpr double kProductReservePriorPods = 4;
 
 struct ProductReserveInputs {
   std::span<const WeightedShape> workload;  // the observed shapes, weights summing to 1
