@@ -10,6 +10,7 @@ packages=(
   prometheus-cpp-dev libsimdjson-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3  # tests/capacity_svg_cli.sh parses the SVG
+  jq  # tests/e2e/dra_e2e_test.sh reads ResourceClaims and /capacity
   mmdebstrap  # tests/image: builds the image's runtime root filesystem from Debian 12 packages
 )
 

@@ -62,9 +62,9 @@ TEST(Manifests, every_file_parses_and_kustomization_lists_them_all) {
   EXPECT_EQ(Strings(k["resources"]), files);
 }
 
-TEST(Manifests, rbac_grants_reading_nodes_and_pods_and_listing_budgets_and_nothing_more) {
+TEST(Manifests, rbac_grants_reading_nodes_pods_and_dra_objects_and_listing_budgets_only) {
   YAML::Node role = Kind("rbac.yaml", "ClusterRole");
-  ASSERT_EQ(role["rules"].size(), 2u);
+  ASSERT_EQ(role["rules"].size(), 3u);
   YAML::Node rule = role["rules"][0];
   EXPECT_EQ(Strings(rule["apiGroups"]), (std::set<std::string>{""}));
   EXPECT_EQ(Strings(rule["resources"]), (std::set<std::string>{"nodes", "pods"}));
@@ -74,6 +74,12 @@ TEST(Manifests, rbac_grants_reading_nodes_and_pods_and_listing_budgets_and_nothi
   EXPECT_EQ(Strings(budgets["apiGroups"]), (std::set<std::string>{"policy"}));
   EXPECT_EQ(Strings(budgets["resources"]), (std::set<std::string>{"poddisruptionbudgets"}));
   EXPECT_EQ(Strings(budgets["verbs"]), (std::set<std::string>{"list"}));
+  // The DRA inventory (gpusched/kube/live_inventory.h) lists and watches what DRA publishes.
+  YAML::Node dra = role["rules"][2];
+  EXPECT_EQ(Strings(dra["apiGroups"]), (std::set<std::string>{"resource.k8s.io"}));
+  EXPECT_EQ(Strings(dra["resources"]),
+            (std::set<std::string>{"resourceslices", "resourceclaims", "deviceclasses"}));
+  EXPECT_EQ(Strings(dra["verbs"]), (std::set<std::string>{"get", "list", "watch"}));
   YAML::Node binding = Kind("rbac.yaml", "ClusterRoleBinding");
   EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), "gpusched");
 }

@@ -50,6 +50,11 @@ class LiveSource final : public InventorySource {
         {"node", "invalid", nodes.invalid},     {"node", "malformed", nodes.malformed},
         {"node", "oversized", nodes.oversized}, {"pod", "invalid", pods.invalid},
         {"pod", "malformed", pods.malformed},   {"pod", "oversized", pods.oversized}};
+    for (const auto& [kind, skips] : live_.dra_skips()) {
+      m.inventory_skipped.push_back({kind, "invalid", skips.invalid});
+      m.inventory_skipped.push_back({kind, "malformed", skips.malformed});
+      m.inventory_skipped.push_back({kind, "oversized", skips.oversized});
+    }
     m.inventory_summarised = {{"node", "extended_resources", nodes.summarised},
                               {"pod", "extended_resources", pods.summarised}};
     m.inventory_lists_abandoned = live_.lists_abandoned();

@@ -191,6 +191,11 @@ FlagSet ServeCommandOptions::Flags() {
       .Add({"workload-half-life", "SECONDS", "3600",
             "with --kubeconfig or in a cluster: half-life of the observed pod shapes in the "
             "target workload fragmentation is measured against"})
+      .Add({"dra-inventory", "BOOL", "true",
+            "with --kubeconfig or in a cluster: list and watch resourceslices, resourceclaims "
+            "and deviceclasses (resource.k8s.io/v1, Kubernetes 1.34+), so GPUs published as DRA "
+            "devices count and pods' claims are placed; false on older control planes, which "
+            "serve none of them"})
       .Add({"policy", "FILE", "",
             "scheduling policy (YAML); reloaded when the file changes; "
             "default: the built-in default policy"})
@@ -263,6 +268,12 @@ std::optional<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet&
   }
   o.live.assume_ttl = std::chrono::seconds(*assume_ttl);
   o.live.workload_half_life = std::chrono::seconds(*half_life);
+  auto dra = ParseBool(flags.Get("dra-inventory"));
+  if (!dra) {
+    error = "--dra-inventory must be true or false";
+    return std::nullopt;
+  }
+  o.live.dra = *dra;
   o.inventory = InventoryChoice{flags.Get("cluster"), flags.Get("kubeconfig"), flags.Get("context"),
                                 flags.Get("allow-empty-inventory") == "true"};
   return o;

@@ -10,6 +10,24 @@
 
 namespace gpusched {
 
+namespace {
+
+// What DRA devices add to a node that advertises no nvidia.com/gpu of its own (ClusterLedger).
+void ApplyDraView(NodeState& state, const DraNodeView& view) {
+  if (state.info.allocatable.milli(kGpuResource) > 0) return;  // the device plugin's GPUs
+  for (const auto& r : view.allocatable) {
+    state.info.allocatable.Set(r.name, r.milli);
+    state.info.capacity.Set(r.name, r.milli);
+    state.used.Set(r.name, view.used.milli(r.name));
+  }
+  GpuLabels& gpu = state.info.gpu;
+  if (gpu.product.empty()) gpu.product = view.product;
+  if (!gpu.memory_mib && view.memory_mib > 0) gpu.memory_mib = view.memory_mib;
+  if (!gpu.count) gpu.count = view.allocatable.units(kGpuResource);
+}
+
+}  // namespace
+
 ClusterLedger::ClusterLedger(GpuResourceNames gpu_names, Clock::duration workload_half_life)
     : gpu_names_(std::move(gpu_names)), observed_(workload_half_life) {}
 
@@ -270,6 +288,8 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     for (auto& d : deferred_) Count(std::move(d.shape), d.pins, d.seen);
     deferred_.clear();
   }
+  for (auto& name : dra_.TakeDirtyNodes()) dirty_.insert(std::move(name));
+  const auto& dra_views = dra_.NodeViews();
   for (const auto& name : dirty_) {
     if (name.empty()) continue;  // marks a workload change only
     auto node = nodes_.find(name);
@@ -285,6 +305,10 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
       state->used.DropZeros();
       state->pod_count = usage->second.pods;
       state->gpu_pod_count = usage->second.gpu_pods;
+    }
+    if (auto view = dra_views.find(name); view != dra_views.end()) {
+      ApplyDraView(*state, view->second);
+      state->used.DropZeros();
     }
     published_.insert_or_assign(name, std::move(state));
   }
@@ -303,7 +327,8 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   }
   return std::make_shared<const ClusterSnapshot>(
       std::move(nodes), ++generation_, observed_.Observed(), StandardWorkload(),
-      std::move(assumptions), CurrentGpuPods(), DeviceModel::WholeDevices());
+      std::move(assumptions), CurrentGpuPods(), DeviceModel::WholeDevices(), nullptr,
+      dra_.slice_count() + dra_.claim_count() + dra_.class_count() > 0 ? dra_.Catalog() : nullptr);
 }
 
 }  // namespace gpusched

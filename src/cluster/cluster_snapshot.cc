@@ -66,7 +66,8 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
                                  std::vector<WeightedShape> standard_workload,
                                  Assumptions assumptions,
                                  std::shared_ptr<const GpuPodList> gpu_pods, DeviceModel devices,
-                                 const GpuMilliByProduct* tracked_free_gpus)
+                                 const GpuMilliByProduct* tracked_free_gpus,
+                                 std::shared_ptr<const DraCatalog> dra)
     : nodes_(std::move(nodes)),
       tracked_free_gpus_(tracked_free_gpus),
       observed_workload_(std::move(observed_workload)),
@@ -74,6 +75,7 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
       assumptions_(std::move(assumptions)),
       gpu_pods_(gpu_pods ? std::move(gpu_pods) : NoGpuPods()),
       device_model_(devices),
+      dra_(std::move(dra)),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;

@@ -364,6 +364,56 @@ class PinsDecoder {
   bool over_budget_ = false;
 };
 
+// spec.resourceClaims: the claims by name, or the templates whose claims status names later.
+void DecodePodClaims(value v, PodInfo& pod) {
+  if (IsNull(v)) return;
+  for (value item : v.get_array()) {
+    PodClaimRef ref;
+    for (field f : item.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "name") {
+        ref.name = ScalarText(f.value());
+      } else if (key == "resourceClaimName") {
+        ref.claim_name = ScalarText(f.value());
+      } else if (key == "resourceClaimTemplateName") {
+        ref.from_template = !ScalarText(f.value()).empty();
+      }
+    }
+    if (pod.claims.size() < kMaxPodClaims) pod.claims.push_back(std::move(ref));
+  }
+}
+
+// status.resourceClaimStatuses names the claims made from templates; the claim kube-scheduler
+// made for extended resources (extendedResourceClaimStatus) joins the pod's claims.
+void DecodePodClaimStatus(std::string_view key, value v, PodInfo& pod) {
+  if (IsNull(v)) return;
+  auto name_of = [](value object, std::string_view wanted) {
+    std::string out;
+    for (field f : object.get_object()) {
+      if (f.unescaped_key().value() == wanted) out = ScalarText(f.value());
+    }
+    return out;
+  };
+  if (key == "extendedResourceClaimStatus") {
+    std::string claim = name_of(v, "resourceClaimName");
+    if (!claim.empty() && pod.claims.size() < kMaxPodClaims) {
+      pod.claims.push_back(PodClaimRef{"", std::move(claim), false});
+    }
+    return;
+  }
+  for (value item : v.get_array()) {
+    std::string name, claim;
+    for (field f : item.get_object()) {
+      std::string_view k = f.unescaped_key();
+      if (k == "name") name = ScalarText(f.value());
+      if (k == "resourceClaimName") claim = ScalarText(f.value());
+    }
+    for (auto& ref : pod.claims) {
+      if (ref.from_template && ref.name == name && ref.claim_name.empty()) ref.claim_name = claim;
+    }
+  }
+}
+
 PodResources DecodePodSpec(value v, PodInfo& pod) {
   PodResources resources;
   PinsDecoder pins;
@@ -387,6 +437,8 @@ PodResources DecodePodSpec(value v, PodInfo& pod) {
       WithContext("nodeSelector", [&] { pins.Selector(f.value()); });
     } else if (key == "affinity") {
       WithContext("affinity", [&] { pins.Affinity(f.value()); });
+    } else if (key == "resourceClaims") {
+      WithContext("resourceClaims", [&] { DecodePodClaims(f.value(), pod); });
     }
   }
   pod.pins = pins.Take();
@@ -492,8 +544,14 @@ PodInfo DecodePod(object o) {
     } else if (key == "status") {
       value status = f.value();
       if (IsNull(status)) continue;
+      // Kubernetes writes spec before status; a status read first names claims spec adds later.
       for (field s : status.get_object()) {
-        if (s.unescaped_key().value() == "phase") pod.phase = ParsePodPhase(ScalarText(s.value()));
+        std::string_view skey = s.unescaped_key();
+        if (skey == "phase") {
+          pod.phase = ParsePodPhase(ScalarText(s.value()));
+        } else if (skey == "resourceClaimStatuses" || skey == "extendedResourceClaimStatus") {
+          WithContext(skey, [&] { DecodePodClaimStatus(skey, s.value(), pod); });
+        }
       }
     }
   }

@@ -5,6 +5,8 @@
 #include <functional>
 #include <optional>
 
+#include "gpusched/cluster/dra_claims.h"
+
 namespace gpusched {
 
 ExtensionPoints PointsOf(const Plugin& plugin) {
@@ -33,7 +35,22 @@ Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
 
 std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
                                         std::string_view selection_error) const {
-  auto cycle = std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), snapshot);
+  std::unique_ptr<Cycle> cycle;
+  DraDemand dra;
+  if (!pod.claims.empty() && snapshot.dra() != nullptr) dra = DraDemandOf(pod, *snapshot.dra());
+  if (dra.has_claims && dra.modelled && !dra.requests.empty()) {
+    auto judged = std::make_unique<const PodInfo>(WithDraDemand(pod, dra));
+    ResourceList demand = GpuDemand(*judged, gpu_names_);
+    cycle = std::make_unique<Cycle>(std::move(judged), std::move(demand), snapshot);
+  } else {
+    cycle = std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), snapshot);
+  }
+  if (!pod.claims.empty() && !dra.modelled) {
+    cycle->SetUnmodelled(dra.unmodelled_reason.empty() ? "no DRA inventory"
+                                                       : dra.unmodelled_reason);
+  } else if (!pod.claims.empty() && snapshot.dra() == nullptr) {
+    cycle->SetUnmodelled("no DRA inventory");
+  }
   if (!selection_error.empty()) {
     cycle->Reject(std::string(selection_error));
     return cycle;  // rejected everywhere: nothing to prepare

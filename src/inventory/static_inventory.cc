@@ -1,6 +1,7 @@
 #include "gpusched/inventory/static_inventory.h"
 
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/codec/k8s_dra_decode.h"
 #include "gpusched/codec/k8s_pdb_decode.h"
 #include "gpusched/codec/yaml_to_json.h"
 #include "gpusched/util/file_text.h"
@@ -40,12 +41,21 @@ void DecodeObject(object o, std::string_view default_kind, Inventory& out) {
   if (kind == "NodeList") return DecodeItems(o, "Node", out);
   if (kind == "PodList") return DecodeItems(o, "Pod", out);
   if (kind == "PodDisruptionBudgetList") return DecodeItems(o, "PodDisruptionBudget", out);
+  if (kind == "ResourceSliceList") return DecodeItems(o, "ResourceSlice", out);
+  if (kind == "ResourceClaimList") return DecodeItems(o, "ResourceClaim", out);
+  if (kind == "DeviceClassList") return DecodeItems(o, "DeviceClass", out);
   if (kind == "Node") {
     out.nodes.push_back(DecodeNode(o));
   } else if (kind == "Pod") {
     out.pods.push_back(DecodePod(o));
   } else if (kind == "PodDisruptionBudget") {
     out.budgets.push_back(DecodeDisruptionBudget(o));
+  } else if (kind == "ResourceSlice") {
+    out.dra_slices.push_back(DecodeDraSlice(o));
+  } else if (kind == "ResourceClaim") {
+    out.dra_claims.push_back(DecodeDraClaim(o));
+  } else if (kind == "DeviceClass") {
+    out.dra_classes.push_back(DecodeDraDeviceClass(o));
   } else {
     ++out.skipped_objects;
     o.raw_json().value();  // consumed, or a skipped top-level object leaves "unexpected data"
@@ -131,6 +141,9 @@ PodInfo LoadPodFile(const std::string& path) {
 void ApplyInventory(const Inventory& inventory, ClusterLedger& ledger) {
   for (const auto& node : inventory.nodes) ledger.UpsertNode(node);
   for (const auto& pod : inventory.pods) ledger.UpsertPod(pod);
+  for (const auto& slice : inventory.dra_slices) ledger.dra().UpsertSlice(slice);
+  for (const auto& claim : inventory.dra_claims) ledger.dra().UpsertClaim(claim);
+  for (const auto& device_class : inventory.dra_classes) ledger.dra().UpsertClass(device_class);
 }
 
 }  // namespace gpusched

@@ -1,8 +1,11 @@
 #include "gpusched/kube/live_inventory.h"
 
+#include <iterator>
+
 #include <spdlog/spdlog.h>
 
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/codec/k8s_dra_decode.h"
 
 namespace gpusched {
 
@@ -118,6 +121,85 @@ class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
   std::vector<PodInfo> listed_;
 };
 
+// One DRA kind's objects into the ledger's DraLedger (cluster/dra_ledger.h).
+class LiveInventory::DraSink : public ReflectorSink {
+ public:
+  enum class Kind { kSlices, kClaims, kClasses };
+  DraSink(LiveInventory& owner, Kind kind) : owner_(owner), kind_(kind) {}
+  void BeginList() override { Clear(); }
+  void AddListed(simdjson::ondemand::object o) override {
+    switch (kind_) {
+      case Kind::kSlices: slices_.push_back(DecodeDraSlice(o)); break;
+      case Kind::kClaims: claims_.push_back(DecodeDraClaim(o)); break;
+      case Kind::kClasses: classes_.push_back(DecodeDraDeviceClass(o)); break;
+    }
+  }
+  void EndList() override {
+    owner_.Change([&](ClusterLedger& ledger) {
+      switch (kind_) {
+        case Kind::kSlices: ledger.dra().ReplaceSlices(std::move(slices_)); break;
+        case Kind::kClaims: ledger.dra().ReplaceClaims(std::move(claims_)); break;
+        case Kind::kClasses: ledger.dra().ReplaceClasses(std::move(classes_)); break;
+      }
+    });
+    Clear();
+  }
+  void Apply(std::string_view type, simdjson::ondemand::object o) override {
+    if (type == "DELETED") {
+      PodInfo id = DecodeIdentity(o);  // name and namespace: what a deletion needs
+      owner_.Change([&](ClusterLedger& ledger) {
+        switch (kind_) {
+          case Kind::kSlices: ledger.dra().DeleteSlice(id.name); break;
+          case Kind::kClaims: ledger.dra().DeleteClaim(id.namespace_name, id.name); break;
+          case Kind::kClasses: ledger.dra().DeleteClass(id.name); break;
+        }
+      });
+      return;
+    }
+    switch (kind_) {
+      case Kind::kSlices: {
+        DraSlice slice = DecodeDraSlice(o);
+        owner_.Change([&](ClusterLedger& l) { l.dra().UpsertSlice(std::move(slice)); });
+        break;
+      }
+      case Kind::kClaims: {
+        DraClaim claim = DecodeDraClaim(o);
+        owner_.Change([&](ClusterLedger& l) { l.dra().UpsertClaim(std::move(claim)); });
+        break;
+      }
+      case Kind::kClasses: {
+        DraDeviceClass c = DecodeDraDeviceClass(o);
+        owner_.Change([&](ClusterLedger& l) { l.dra().UpsertClass(std::move(c)); });
+        break;
+      }
+    }
+  }
+
+ private:
+  void Clear() {
+    slices_ = {};
+    claims_ = {};
+    classes_ = {};
+  }
+  LiveInventory& owner_;
+  Kind kind_;
+  std::vector<DraSlice> slices_;
+  std::vector<DraClaim> claims_;
+  std::vector<DraDeviceClass> classes_;
+};
+
+namespace {
+
+struct DraKind {
+  const char* path;
+  const char* name;  // in metrics
+};
+constexpr DraKind kDraKinds[] = {{"/apis/resource.k8s.io/v1/resourceslices", "resourceslice"},
+                                 {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaim"},
+                                 {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclass"}};
+
+}  // namespace
+
 LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_names,
                              Published<ClusterSnapshot>& out, LiveInventoryOptions options)
     : gpu_names_(gpu_names),
@@ -133,14 +215,22 @@ LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_name
                                        options_.seed);
   pods_ = std::make_unique<Reflector>("/api/v1/pods", config, *pod_sink_, options_.reflector,
                                       options_.seed + 1);
+  if (!options_.dra) return;
+  for (size_t i = 0; i < std::size(kDraKinds); ++i) {
+    dra_sinks_.push_back(std::make_unique<DraSink>(*this, static_cast<DraSink::Kind>(i)));
+    dra_.push_back(std::make_unique<Reflector>(kDraKinds[i].path, config, *dra_sinks_.back(),
+                                               options_.reflector, options_.seed + 2 + i));
+  }
 }
 
 LiveInventory::~LiveInventory() {
   // Both watches wind down at once: shutdown waits for one progress tick, not one per reflector.
   nodes_->RequestStop();
   pods_->RequestStop();
+  for (auto& r : dra_) r->RequestStop();
   nodes_->Stop();
   pods_->Stop();
+  for (auto& r : dra_) r->Stop();
   {
     std::lock_guard lock(wake_mu_);
     stop_ = true;
@@ -257,6 +347,16 @@ LiveInventory::Skips LiveInventory::node_skips() const {
 LiveInventory::Skips LiveInventory::pod_skips() const {
   return {pods_->skipped_invalid(), pods_->skipped_malformed(), pods_->skipped_oversized(),
           pod_sink_->summarised()};
+}
+
+std::vector<std::pair<std::string, LiveInventory::Skips>> LiveInventory::dra_skips() const {
+  std::vector<std::pair<std::string, Skips>> out;
+  for (size_t i = 0; i < dra_.size(); ++i) {
+    out.emplace_back(kDraKinds[i].name, Skips{dra_[i]->skipped_invalid(),
+                                              dra_[i]->skipped_malformed(),
+                                              dra_[i]->skipped_oversized(), 0});
+  }
+  return out;
 }
 
 uint64_t LiveInventory::lists_abandoned() const {

@@ -32,6 +32,13 @@
 // follows the node sizes
 // (gpusched/packing/target_workload.h).
 //
+// DRA (cluster/dra_ledger.h): a node whose GPUs are published as DRA devices and that advertises
+// no nvidia.com/gpu of its own gets them in its allocatable (full GPUs as nvidia.com/gpu, MIG
+// devices as nvidia.com/mig-<profile>), its GPU product and memory from the devices when no label
+// says them, and in its usage what allocated claims hold of them (GPU requests of its pods are
+// then not counted again: a pod's nvidia.com/gpu served by DRA devices is in its claim). Snapshots
+// carry the DRA catalog placement reads.
+//
 // Not thread-safe: one writer thread owns it; snapshots it builds are immutable and may be handed
 // to any thread.
 #ifndef GPUSCHED_CLUSTER_CLUSTER_LEDGER_H_
@@ -49,6 +56,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/cluster/dra_ledger.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
@@ -100,6 +108,9 @@ class ClusterLedger {
   // Pods currently kept: the GPU pods known and the other pods bound to nodes.
   size_t pods_kept() const { return pods_.size(); }
   size_t assumed_count() const { return assumed_keys_.size(); }
+  // The DRA objects: changes to them reach the next snapshot.
+  DraLedger& dra() { return dra_; }
+  const DraLedger& dra() const { return dra_; }
 
  private:
   struct PodRecord {
@@ -144,6 +155,7 @@ class ClusterLedger {
   std::shared_ptr<const GpuPodList> CurrentGpuPods();
 
   GpuResourceNames gpu_names_;
+  DraLedger dra_;
   std::map<std::string, NodeInfo, std::less<>> nodes_;
   std::unordered_map<std::string, PodRecord> pods_;
   std::unordered_map<std::string, Usage> usage_;

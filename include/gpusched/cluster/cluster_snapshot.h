@@ -38,6 +38,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusched/cluster/dra_ledger.h"
 #include "gpusched/cluster/node_index.h"
 #include "gpusched/model/device_model.h"
 #include "gpusched/model/node.h"
@@ -106,7 +107,8 @@ class ClusterSnapshot {
                   std::vector<WeightedShape> standard_workload = {}, Assumptions assumptions = {},
                   std::shared_ptr<const GpuPodList> gpu_pods = {},
                   DeviceModel devices = DeviceModel::WholeDevices(),
-                  const GpuMilliByProduct* tracked_free_gpus = nullptr);
+                  const GpuMilliByProduct* tracked_free_gpus = nullptr,
+                  std::shared_ptr<const DraCatalog> dra = nullptr);
 
   // The assumption counted for the pod of key `pod_key` (its usage is in its node's), or nullptr.
   const Assumption* AssumptionOf(std::string_view pod_key) const;
@@ -161,6 +163,9 @@ class ClusterSnapshot {
   // The list behind gpu_pods(), shared by consecutive snapshots while no GPU pod changed; never
   // null.
   const std::shared_ptr<const GpuPodList>& shared_gpu_pods() const { return gpu_pods_; }
+  // The DRA claims, classes and devices placement reads (cluster/dra_ledger.h); null when the
+  // inventory keeps none.
+  const DraCatalog* dra() const { return dra_.get(); }
 
  private:
   // Numbers content classes, then GPU classes.
@@ -183,6 +188,7 @@ class ClusterSnapshot {
   Assumptions assumptions_;
   std::shared_ptr<const GpuPodList> gpu_pods_;
   DeviceModel device_model_;
+  std::shared_ptr<const DraCatalog> dra_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

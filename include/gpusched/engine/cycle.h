@@ -50,6 +50,10 @@ struct CycleValue : CycleData {
 class Cycle {
  public:
   Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot);
+  // A cycle that keeps the pod it judges: a view of the request's pod with what its DRA claims
+  // ask for added (cluster/dra_claims.h).
+  Cycle(std::unique_ptr<const PodInfo> judged, ResourceList gpu_demand,
+        const ClusterSnapshot& snapshot);
   Cycle(const Cycle&) = delete;
   Cycle& operator=(const Cycle&) = delete;
 
@@ -57,6 +61,12 @@ class Cycle {
   // The pod's positive GPU requests; empty for a pod that asks for no GPU.
   const ResourceList& gpu_demand() const { return gpu_demand_; }
   const ClusterSnapshot& snapshot() const { return snapshot_; }
+
+  // Marks the pod's DRA claims as beyond what gpusched models: every node passes and scores alike
+  // (Engine), so kube-scheduler's DynamicResources decides alone.
+  void SetUnmodelled(std::string reason) { unmodelled_ = std::move(reason); }
+  // Why the pod's claims are not modelled; empty when they are (or it has none).
+  const std::string& unmodelled() const { return unmodelled_; }
 
   // Rejects the pod on every node as unresolvable with `reason`; the first rejection stays.
   void Reject(std::string reason);
@@ -110,10 +120,12 @@ class Cycle {
     std::string text;
   };
 
+  std::unique_ptr<const PodInfo> owned_pod_;  // set when the cycle judges a view of the pod
   const PodInfo& pod_;
   ResourceList gpu_demand_;
   const ClusterSnapshot& snapshot_;
   std::string rejection_;
+  std::string unmodelled_;
   mutable uint64_t node_scope_ = 0;
   mutable const NodeState* entered_node_ = nullptr;
   mutable uint32_t entered_gpu_class_ = kNoGpuClass;

@@ -111,7 +111,9 @@ class Engine {
          EngineOptions options = {});
 
   // The cycle for `pod`; it borrows `pod` and `snapshot`, which must outlive it. A non-empty
-  // `selection_error` (from choosing the profile) rejects the pod everywhere.
+  // `selection_error` (from choosing the profile) rejects the pod everywhere. A pod with DRA
+  // claims is judged with what they ask for added (cluster/dra_claims.h), or, when gpusched does
+  // not model them, passes everywhere and scores 0 (Cycle::unmodelled).
   std::unique_ptr<Cycle> NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
                                   std::string_view selection_error = {}) const;
 
@@ -163,8 +165,10 @@ class Engine {
       const std::vector<WeightedPlugin>& plugins, size_t node_count);
   std::vector<int64_t> MapScores(const std::vector<double>& combined) const;
   // Whether the pod is outside this engine's concern: no GPU asked and GPU pods only.
+  // Pods it says nothing of: pods asking for no GPU under gpu_pods_only, and pods whose DRA
+  // claims it does not model. They pass everywhere and score 0.
   bool Ignores(const Cycle& cycle) const {
-    return options_.gpu_pods_only && cycle.gpu_demand().empty();
+    return (options_.gpu_pods_only && cycle.gpu_demand().empty()) || !cycle.unmodelled().empty();
   }
 
   GpuResourceNames gpu_names_;

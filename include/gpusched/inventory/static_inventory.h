@@ -3,7 +3,9 @@
 // sample cluster compiled into the binary. Used by `serve --cluster`, `explain`, tests and the
 // simulator. Files are read within a size cap (util/file_text.h), YAML within the limits of
 // codec/yaml_load.h; errors quote input bytes escaped. PodDisruptionBudgets in the file (and
-// PodDisruptionBudgetLists: `kubectl get nodes,pods,pdb -A -o yaml`) are kept for planning.
+// PodDisruptionBudgetLists: `kubectl get nodes,pods,pdb -A -o yaml`) are kept for planning;
+// ResourceSlices, ResourceClaims and DeviceClasses (and their lists: `kubectl get
+// nodes,pods,resourceslices,resourceclaims,deviceclasses -A -o yaml`) for the DRA ledger.
 #ifndef GPUSCHED_INVENTORY_STATIC_INVENTORY_H_
 #define GPUSCHED_INVENTORY_STATIC_INVENTORY_H_
 
@@ -14,6 +16,7 @@
 
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/model/disruption_budget.h"
+#include "gpusched/model/dra.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/util/input_error.h"
@@ -33,6 +36,9 @@ struct Inventory {
   std::vector<NodeInfo> nodes;
   std::vector<PodInfo> pods;
   std::vector<DisruptionBudget> budgets;  // PodDisruptionBudgets, for planning (defrag-plan)
+  std::vector<DraSlice> dra_slices;
+  std::vector<DraClaim> dra_claims;
+  std::vector<DraDeviceClass> dra_classes;
   size_t skipped_objects = 0;             // objects of other kinds
 };
 
@@ -53,7 +59,7 @@ Inventory LoadInventoryOrSample(const std::string& path, bool allow_empty);
 // extender request carries no apiVersion or kind.
 PodInfo ParsePod(std::string_view text, std::string_view source);
 PodInfo LoadPodFile(const std::string& path);
-// Upserts every node and pod of `inventory` into `ledger`.
+// Upserts every node, pod and DRA object of `inventory` into `ledger`.
 void ApplyInventory(const Inventory& inventory, ClusterLedger& ledger);
 
 }  // namespace gpusched

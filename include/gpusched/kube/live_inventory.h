@@ -1,5 +1,7 @@
 // LiveInventory: the cluster state kept live from the API server. Two reflectors (nodes, pods)
-// feed one ClusterLedger; a publisher thread turns accumulated changes into a new ClusterSnapshot
+// feed one ClusterLedger, and, with `dra`, three more its DRA state (resource.k8s.io/v1
+// resourceslices, resourceclaims and deviceclasses: cluster/dra_ledger.h), which readiness does
+// not wait for (a control plane before 1.34 serves none of them); a publisher thread turns accumulated changes into a new ClusterSnapshot
 // at most every `publish_interval`, so the cost of publishing does not grow with the event rate.
 //
 // Ready means both initial lists are published and neither reflector has gone `stale_after`
@@ -37,6 +39,7 @@ struct LiveInventoryOptions {
   // Longer than the reflectors' watch_timeout, after which a healthy quiet watch shows progress.
   std::chrono::milliseconds stale_after{150000};
   uint64_t seed = 1;  // jitter
+  bool dra = true;    // list and watch the DRA objects too
 };
 
 struct InventoryStatus {
@@ -72,6 +75,8 @@ class LiveInventory : public AssumptionSink {
   };
   Skips node_skips() const;
   Skips pod_skips() const;
+  // The same per DRA kind ("resourceslice", "resourceclaim", "deviceclass"); empty without dra.
+  std::vector<std::pair<std::string, Skips>> dra_skips() const;
   // Queues `pod` as bound to `node` (ClusterLedger::Assume) for the publisher; never blocks on
   // the ledger. Dropped when kMaxPendingAssumptions already wait or assume_ttl is 0. A pod the
   // watch has not reported yet (kube-scheduler's informer may see it first) is tried again for
@@ -86,6 +91,7 @@ class LiveInventory : public AssumptionSink {
   class SummaryCount;
   class NodeSink;
   class PodSink;
+  class DraSink;
   void PublishLoop();
   // Runs `change` on the ledger under its lock and marks it for the next publication.
   template <class F>
@@ -122,6 +128,8 @@ class LiveInventory : public AssumptionSink {
   std::unique_ptr<PodSink> pod_sink_;
   std::unique_ptr<Reflector> nodes_;
   std::unique_ptr<Reflector> pods_;
+  std::vector<std::unique_ptr<DraSink>> dra_sinks_;  // parallel to dra_
+  std::vector<std::unique_ptr<Reflector>> dra_;
   std::thread publisher_;
 };
 

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpusched/model/dra.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node_pins.h"
 #include "gpusched/model/resource_list.h"
@@ -69,6 +70,10 @@ struct PodInfo {
   int64_t created_unix = 0;       // metadata.creationTimestamp, seconds since the epoch; 0: unknown
   OwnerRef controller;            // unknown (empty) when no ownerReference is the controller
   size_t resources_not_kept = 0;  // extended resource entries past the decoder's budget
+  // spec.resourceClaims (at most kMaxPodClaims), template claims resolved by
+  // status.resourceClaimStatuses, and the claim kube-scheduler made for extended resources served
+  // by DRA devices (status.extendedResourceClaimStatus).
+  std::vector<PodClaimRef> claims;
 
   // Succeeded and Failed pods hold no resources.
   bool terminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }

@@ -1,0 +1,50 @@
+// What a pod's ResourceClaims ask for, in the terms every plugin judges device-plugin pods by:
+// GPU resource requests (nvidia.com/gpu for full GPUs, nvidia.com/mig-<profile> for MIG devices)
+// and the GPU products the devices may be of.
+//
+// Per claim the pod references (the claim itself, or the one made from its template), per
+// request (an `exactly` request, or the first alternative of `firstAvailable`): the DeviceClass's
+// selectors and the request's own are evaluated (model/dra_selector.h) on one device of each kind
+// the catalog's nodes offer (kinds differ in driver, type, product, MIG profile and memory), and
+// the request becomes `count` devices of the one resource those kinds count as, pinned to their
+// products when some product's devices do not match. A claim already allocated asks for nothing
+// more (its devices are counted as used on their node), nor does an adminAccess request. A
+// request that matches no GPU kind (another driver's devices) adds nothing.
+//
+// What gpusched does not model makes the pod `unmodelled` (placement then scores every node
+// alike, and the reason is counted): a claim not in the inventory yet, a class not known, a
+// selector outside the supported CEL subset, allocationMode All, a request whose matching
+// devices count as more than one resource (full GPUs and MIG devices), requests no product
+// satisfies together. Selectors are judged on one device per kind, so a selector naming a
+// per-device attribute (uuid, index) is judged by that device alone; matchAttribute constraints
+// are not checked: NVIDIA's nodes carry one product, so devices of a
+// node agree on it. Pure functions; thread-safe.
+#ifndef GPUSCHED_CLUSTER_DRA_CLAIMS_H_
+#define GPUSCHED_CLUSTER_DRA_CLAIMS_H_
+
+#include <string>
+#include <vector>
+
+#include "gpusched/cluster/dra_ledger.h"
+#include "gpusched/model/pod.h"
+#include "gpusched/model/resource_list.h"
+
+namespace gpusched {
+
+struct DraDemand {
+  bool has_claims = false;  // the pod references claims
+  bool modelled = true;     // every claim was translated
+  std::string unmodelled_reason;
+  ResourceList requests;              // GPU resources, milli-units
+  std::vector<std::string> products;  // GFD-style products the devices may be of; empty: any
+};
+
+DraDemand DraDemandOf(const PodInfo& pod, const DraCatalog& catalog);
+
+// `pod` as placement judges it: its requests plus the demand's, pinned to the demand's products
+// (gpusched.io/gpu-product) unless the pod writes that annotation itself.
+PodInfo WithDraDemand(PodInfo pod, const DraDemand& demand);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CLUSTER_DRA_CLAIMS_H_

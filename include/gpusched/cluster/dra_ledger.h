@@ -1,0 +1,118 @@
+// DraLedger: the writer's side of the cluster's DRA state (resource.k8s.io/v1): the ResourceSlices
+// drivers publish, the ResourceClaims that ask for and hold devices, and the DeviceClasses.
+//
+// What it gives the snapshot:
+// - per node, its GPUs published as DRA devices by NVIDIA's driver (gpu.nvidia.com), in the terms
+//   every plugin and report already counts: nvidia.com/gpu for full GPUs, nvidia.com/mig-<profile>
+//   for MIG devices, the product from productName (spaces as dashes, as GFD writes the label), the
+//   memory from capacity; and what allocated claims use of them (DraNodeView);
+// - a catalog (DraCatalog) that placement reads to turn a pod's claims into GPU requests.
+//
+// Rules, as for Nodes and Pods: a pool counts only when every slice of its newest generation has
+// arrived (resourceSliceCount); a device is in use when an allocated claim's results name it (a
+// claim shared by several pods uses it once; adminAccess uses nothing). A partitionable GPU (a
+// full GPU and MIG devices consuming one counter set) counts as one GPU, taken whole when any of
+// its devices is allocated. Slices of other drivers, and slices not bound to one node (allNodes,
+// nodeSelector), are kept but add no GPU to any node.
+//
+// Bounds: at most kMaxSlices slices, kMaxClaims claims and kMaxClasses classes are kept (past
+// them a new object is refused and counted); each object is bounded by its decoder (model/dra.h).
+// Not thread-safe: one writer thread owns it; what it builds is immutable.
+#ifndef GPUSCHED_CLUSTER_DRA_LEDGER_H_
+#define GPUSCHED_CLUSTER_DRA_LEDGER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusched/model/dra.h"
+#include "gpusched/model/resource_list.h"
+
+namespace gpusched {
+
+// What DRA devices add to one node.
+struct DraNodeView {
+  ResourceList allocatable;  // nvidia.com/gpu and nvidia.com/mig-<profile>, in milli-units
+  ResourceList used;         // of those, what allocated claims hold
+  std::string product;       // GFD style, from productName of its first full GPU
+  int64_t memory_mib = 0;    // of its first full GPU; 0 when not published
+  bool operator==(const DraNodeView&) const = default;
+};
+
+// What placement reads of the DRA state: the claims, the classes, and the devices of every node.
+struct DraCatalog {
+  std::map<std::string, DraClaim, std::less<>> claims;  // by namespace/name
+  std::map<std::string, DraDeviceClass, std::less<>> classes;
+  // Per node, its GPU devices (full GPUs, MIG devices) and their drivers, from complete pools.
+  struct NodeDevice {
+    std::string driver;
+    const DraDevice* device = nullptr;  // owned by `slices`
+  };
+  std::map<std::string, std::vector<NodeDevice>, std::less<>> node_devices;
+  // One device of each kind the nodes offer (driver, type, product, MIG profile, memory, driver
+  // version, compute capability and architecture alike), with what it counts as.
+  struct DeviceKind {
+    std::string driver;
+    const DraDevice* sample = nullptr;  // owned by `slices`
+    std::string resource;               // nvidia.com/gpu or nvidia.com/mig-<profile>
+    std::string product;                // GFD style
+  };
+  std::vector<DeviceKind> kinds;
+  std::vector<std::shared_ptr<const DraSlice>> slices;
+
+  const DraClaim* FindClaim(std::string_view namespace_name, std::string_view name) const;
+  const DraDeviceClass* FindClass(std::string_view name) const;
+};
+
+// The GFD-style product of a DRA productName: "NVIDIA A100-SXM4-80GB" -> "NVIDIA-A100-SXM4-80GB".
+std::string DraProductLabel(std::string_view product_name);
+
+class DraLedger {
+ public:
+  static constexpr size_t kMaxSlices = 100000;
+  static constexpr size_t kMaxClaims = 200000;
+  static constexpr size_t kMaxClasses = 1000;
+
+  // Each returns false when the object was refused for the ledger's bounds.
+  bool UpsertSlice(DraSlice slice);
+  void DeleteSlice(std::string_view name);
+  void ReplaceSlices(std::vector<DraSlice> slices);
+  bool UpsertClaim(DraClaim claim);
+  void DeleteClaim(std::string_view namespace_name, std::string_view name);
+  void ReplaceClaims(std::vector<DraClaim> claims);
+  bool UpsertClass(DraDeviceClass device_class);
+  void DeleteClass(std::string_view name);
+  void ReplaceClasses(std::vector<DraDeviceClass> classes);
+
+  // Nodes whose view may have changed since the last call (and clears the set).
+  std::set<std::string, std::less<>> TakeDirtyNodes();
+  // The view of every node with DRA GPUs; computed again only after a change.
+  const std::map<std::string, DraNodeView, std::less<>>& NodeViews();
+  // The catalog as of now; shared until the next change.
+  std::shared_ptr<const DraCatalog> Catalog();
+
+  size_t slice_count() const { return slices_.size(); }
+  size_t claim_count() const { return claims_.size(); }
+  size_t class_count() const { return classes_.size(); }
+
+ private:
+  void Changed();
+  // Computes the views and the catalog; nodes whose view changed become dirty.
+  void Rebuild();
+
+  std::map<std::string, std::shared_ptr<const DraSlice>, std::less<>> slices_;
+  std::map<std::string, DraClaim, std::less<>> claims_;
+  std::map<std::string, DraDeviceClass, std::less<>> classes_;
+  std::set<std::string, std::less<>> dirty_nodes_;
+  bool stale_ = true;
+  std::map<std::string, DraNodeView, std::less<>> views_;
+  std::shared_ptr<const DraCatalog> catalog_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CLUSTER_DRA_LEDGER_H_

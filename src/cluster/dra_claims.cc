@@ -1,0 +1,156 @@
+#include "gpusched/cluster/dra_claims.h"
+
+#include <algorithm>
+#include <set>
+
+#include "gpusched/model/dra_selector.h"
+#include "gpusched/model/gpu_requirements.h"
+#include "gpusched/packing/fragmentation.h"
+
+namespace gpusched {
+namespace {
+
+// The kinds one request can take, or why it cannot be modelled.
+struct RequestMatch {
+  std::string unmodelled;  // non-empty: not modelled
+  std::set<std::string> resources;
+  std::set<std::string> products;
+};
+
+RequestMatch Match(const DraDeviceRequest& request, const DraCatalog& catalog) {
+  RequestMatch out;
+  const DraDeviceClass* device_class = catalog.FindClass(request.device_class);
+  if (device_class == nullptr) {
+    out.unmodelled = "DeviceClass " + request.device_class + " is not in the inventory";
+    return out;
+  }
+  std::vector<DraSelector> selectors;
+  for (const auto* list : {&device_class->selectors, &request.selectors}) {
+    for (const auto& text : *list) {
+      selectors.push_back(DraSelector::Compile(text));
+      if (!selectors.back().supported()) {
+        out.unmodelled = "selector not modelled: " + selectors.back().unsupported_reason();
+        return out;
+      }
+    }
+  }
+  for (const auto& kind : catalog.kinds) {
+    bool all = true;
+    for (const auto& s : selectors) {
+      std::optional<bool> m = s.Matches(kind.driver, *kind.sample);
+      if (!m) {
+        out.unmodelled = "a selector could not be evaluated on " + kind.sample->name;
+        return out;
+      }
+      all = all && *m;
+    }
+    if (!all) continue;
+    out.resources.insert(kind.resource);
+    out.products.insert(kind.product);
+  }
+  return out;
+}
+
+// Adds one request's demand to `demand`, or marks the demand unmodelled.
+void AddRequest(const DraDeviceRequest& written, const DraCatalog& catalog, DraDemand& demand,
+                std::set<std::string>& products, bool& pinned) {
+  // firstAvailable: kube-scheduler takes the first alternative a node can satisfy; gpusched judges
+  // every node by the first.
+  const DraDeviceRequest& request =
+      written.first_available.empty() ? written : written.first_available.front();
+  if (request.admin_access) return;
+  if (request.all) {
+    demand.modelled = false;
+    demand.unmodelled_reason = "allocationMode All is not modelled";
+    return;
+  }
+  RequestMatch m = Match(request, catalog);
+  if (!m.unmodelled.empty()) {
+    demand.modelled = false;
+    demand.unmodelled_reason = std::move(m.unmodelled);
+    return;
+  }
+  if (m.resources.empty()) return;  // no GPU kind: another driver's devices
+  if (m.resources.size() > 1) {
+    demand.modelled = false;
+    demand.unmodelled_reason = "request " + request.name + " may take full GPUs or MIG devices";
+    return;
+  }
+  demand.requests.Add(*m.resources.begin(), request.count * kMilliPerGpu);
+  // Pinned when some product offering this resource does not match.
+  std::set<std::string> offering;
+  for (const auto& kind : catalog.kinds) {
+    if (kind.resource == *m.resources.begin()) offering.insert(kind.product);
+  }
+  if (m.products.size() < offering.size()) {
+    if (!pinned) {
+      products = m.products;
+      pinned = true;
+    } else {
+      std::set<std::string> both;
+      std::set_intersection(products.begin(), products.end(), m.products.begin(),
+                            m.products.end(), std::inserter(both, both.begin()));
+      products = std::move(both);
+    }
+  }
+}
+
+}  // namespace
+
+DraDemand DraDemandOf(const PodInfo& pod, const DraCatalog& catalog) {
+  DraDemand demand;
+  std::set<std::string> products;
+  bool pinned = false;
+  for (const auto& ref : pod.claims) {
+    demand.has_claims = true;
+    if (ref.claim_name.empty()) {
+      demand.modelled = false;
+      demand.unmodelled_reason = "the claim of template reference " + ref.name + " is not made yet";
+      break;
+    }
+    const DraClaim* claim = catalog.FindClaim(pod.namespace_name, ref.claim_name);
+    if (claim == nullptr) {
+      demand.modelled = false;
+      demand.unmodelled_reason = "ResourceClaim " + ref.claim_name + " is not in the inventory";
+      break;
+    }
+    if (claim->allocated) continue;
+    for (const auto& request : claim->requests) {
+      AddRequest(request, catalog, demand, products, pinned);
+      if (!demand.modelled) break;
+    }
+    if (!demand.modelled) break;
+  }
+  if (!demand.modelled) {
+    demand.requests = {};
+    return demand;
+  }
+  if (pinned && products.empty()) {
+    demand.modelled = false;
+    demand.unmodelled_reason = "no GPU product matches every request";
+    demand.requests = {};
+    return demand;
+  }
+  demand.products.assign(products.begin(), products.end());
+  return demand;
+}
+
+PodInfo WithDraDemand(PodInfo pod, const DraDemand& demand) {
+  for (const auto& r : demand.requests) {
+    pod.requests.Add(r.name, r.milli);
+    pod.max_container_requests.Add(r.name, r.milli);
+  }
+  if (!demand.products.empty()) {
+    std::string joined;
+    for (const auto& p : demand.products) joined += (joined.empty() ? "" : ",") + p;
+    auto it = std::find_if(pod.annotations.begin(), pod.annotations.end(),
+                           [](const auto& kv) { return kv.first == kGpuProductAnnotation; });
+    // A pin the pod writes itself is the operator's word and stays.
+    if (it == pod.annotations.end()) {
+      pod.annotations.emplace_back(std::string(kGpuProductAnnotation), std::move(joined));
+    }
+  }
+  return pod;
+}
+
+}  // namespace gpusched

@@ -1,0 +1,263 @@
+// DRA in the inventory and in placement (issue #39): the GPUs NVIDIA's driver publishes as
+// ResourceSlices count on their nodes as GPUs, allocated claims as their use, and a pod's claims
+// become GPU requests every plugin judges.
+#include <gtest/gtest.h>
+
+#include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/cluster/dra_claims.h"
+#include "gpusched/engine/engine.h"
+#include "gpusched/model/gpu_requirements.h"
+#include "gpusched/policy/policy.h"
+#include "gpusched/policy/policy_spec.h"
+#include "testing/test_support.h"
+
+namespace gpusched::dra_ledger_test {
+namespace {
+
+DraValue Text(std::string text) { return DraValue{DraValue::Kind::kString, 0, false, std::move(text)}; }
+
+DraDevice Gpu(int index, const std::string& product = "NVIDIA A100-SXM4-80GB") {
+  DraDevice d;
+  d.name = "gpu-" + std::to_string(index);
+  d.attributes["gpu.nvidia.com/type"] = Text("gpu");
+  d.attributes["gpu.nvidia.com/productName"] = Text(product);
+  d.attributes["gpu.nvidia.com/uuid"] = Text("GPU-" + std::to_string(index));
+  d.capacity["gpu.nvidia.com/memory"] = int64_t{81920} * (int64_t{1} << 20) * 1000;
+  return d;
+}
+
+DraDevice Mig(int parent, const std::string& profile, int index) {
+  DraDevice d;
+  d.name = "gpu-" + std::to_string(parent) + "-mig-" + profile + "-" + std::to_string(index);
+  d.attributes["gpu.nvidia.com/type"] = Text("mig");
+  d.attributes["gpu.nvidia.com/profile"] = Text(profile);
+  d.attributes["gpu.nvidia.com/productName"] = Text("NVIDIA A100-SXM4-80GB");
+  return d;
+}
+
+DraSlice Slice(const std::string& node, std::vector<DraDevice> devices, int64_t slices = 1,
+               const std::string& name = "") {
+  DraSlice s;
+  s.name = name.empty() ? node + "-gpu" : name;
+  s.driver = "gpu.nvidia.com";
+  s.pool = node;
+  s.pool_generation = 1;
+  s.pool_slice_count = slices;
+  s.node_name = node;
+  s.devices = std::move(devices);
+  return s;
+}
+
+std::vector<DraDevice> Gpus(int n, const std::string& product = "NVIDIA A100-SXM4-80GB") {
+  std::vector<DraDevice> out;
+  for (int i = 0; i < n; ++i) out.push_back(Gpu(i, product));
+  return out;
+}
+
+NodeInfo BareNode(const std::string& name) {
+  NodeInfo n;
+  n.name = name;
+  n.allocatable.Set("cpu", 64000);
+  n.allocatable.Set("pods", 110000);
+  n.capacity = n.allocatable;
+  return n;
+}
+
+DraDeviceClass GpuClass() {
+  return {"gpu.nvidia.com",
+          {"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"},
+          "nvidia.com/gpu"};
+}
+
+DraClaim Claim(const std::string& name, int64_t count, std::vector<std::string> selectors = {}) {
+  DraClaim c;
+  c.namespace_name = "default";
+  c.name = name;
+  c.uid = "uid-" + name;
+  DraDeviceRequest r;
+  r.name = "gpus";
+  r.device_class = "gpu.nvidia.com";
+  r.count = count;
+  r.selectors = std::move(selectors);
+  c.requests.push_back(std::move(r));
+  return c;
+}
+
+DraClaim Allocated(DraClaim c, const std::string& node, std::vector<std::string> devices,
+                   bool admin = false) {
+  c.allocated = true;
+  for (const auto& d : devices) c.results.push_back({"gpus", "gpu.nvidia.com", node, d, admin});
+  return c;
+}
+
+PodInfo ClaimPod(const std::string& name, const std::string& claim) {
+  PodInfo p = testing::MakePod(name, {{"cpu", 1000}});
+  p.namespace_name = "default";
+  p.claims.push_back(PodClaimRef{"gpus", claim, false});
+  return p;
+}
+
+TEST(DraLedger, a_complete_pool_of_full_gpus_counts_on_its_node) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(BareNode("dra-1"));
+  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8)));
+  auto snapshot = ledger.BuildSnapshot();
+  const NodeState* node = snapshot->Find("dra-1");
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->info.allocatable.units(kGpuResource), 8);
+  EXPECT_EQ(node->info.gpu.product, "NVIDIA-A100-SXM4-80GB");
+  EXPECT_EQ(node->info.gpu.memory_mib, 81920);
+  EXPECT_EQ(node->info.gpu.count, 8);
+  EXPECT_EQ(node->used.units(kGpuResource), 0);
+  EXPECT_EQ(snapshot->gpus_by_product().at("NVIDIA-A100-SXM4-80GB"), 8);
+  ASSERT_NE(snapshot->dra(), nullptr);
+}
+
+TEST(DraLedger, a_pool_counts_only_once_every_slice_of_its_newest_generation_arrived) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(BareNode("dra-1"));
+  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(4), 2, "dra-1-a"));
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->info.allocatable.units(kGpuResource), 0);
+  ledger.dra().UpsertSlice(Slice("dra-1", {Gpu(4), Gpu(5), Gpu(6), Gpu(7)}, 2, "dra-1-b"));
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->info.allocatable.units(kGpuResource), 8);
+  // A newer generation replaces the pool: until all of it is there, nothing counts.
+  DraSlice newer = Slice("dra-1", Gpus(2), 2, "dra-1-a");
+  newer.pool_generation = 2;
+  ledger.dra().UpsertSlice(newer);
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->info.allocatable.units(kGpuResource), 0);
+  ledger.dra().DeleteSlice("dra-1-b");
+  newer.pool_slice_count = 1;
+  ledger.dra().UpsertSlice(newer);
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->info.allocatable.units(kGpuResource), 2);
+}
+
+TEST(DraLedger, allocated_claims_use_their_devices_once_and_admin_access_uses_none) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(BareNode("dra-1"));
+  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8)));
+  ledger.dra().UpsertClaim(Allocated(Claim("train", 2), "dra-1", {"gpu-0", "gpu-1"}));
+  ledger.dra().UpsertClaim(Allocated(Claim("monitor", 1), "dra-1", {"gpu-2"}, /*admin=*/true));
+  ledger.dra().UpsertClaim(Claim("waiting", 4));  // not allocated: uses nothing
+  auto snapshot = ledger.BuildSnapshot();
+  EXPECT_EQ(snapshot->Find("dra-1")->used.units(kGpuResource), 2);
+  EXPECT_EQ(snapshot->free_gpu_milli_by_product().at("NVIDIA-A100-SXM4-80GB"), 6000);
+  ledger.dra().DeleteClaim("default", "train");
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->used.units(kGpuResource), 0);
+}
+
+TEST(DraLedger, a_partitionable_gpu_counts_once_and_is_taken_by_any_of_its_slices) {
+  DraDevice whole = Gpu(0);
+  whole.consumes["gpu-0-counters"]["memory"] = 80000;
+  DraDevice slice = Mig(0, "1g.10gb", 0);
+  slice.consumes["gpu-0-counters"]["memory"] = 10000;
+  DraDevice static_mig = Mig(1, "3g.40gb", 0);  // a MIG device of a GPU not offered whole
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(BareNode("dra-1"));
+  ledger.dra().UpsertSlice(Slice("dra-1", {whole, slice, static_mig}));
+  auto snapshot = ledger.BuildSnapshot();
+  const NodeState* node = snapshot->Find("dra-1");
+  EXPECT_EQ(node->info.allocatable.units(kGpuResource), 1);
+  EXPECT_EQ(node->info.allocatable.units("nvidia.com/mig-3g.40gb"), 1);
+  EXPECT_EQ(node->info.allocatable.units("nvidia.com/mig-1g.10gb"), 0);
+  ledger.dra().UpsertClaim(Allocated(Claim("small", 1), "dra-1", {slice.name}));
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->used.units(kGpuResource), 1);
+}
+
+TEST(DraLedger, a_node_with_device_plugin_gpus_keeps_them) {
+  NodeInfo node = BareNode("mixed");
+  node.allocatable.Set(kGpuResource, 4000);
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(node);
+  ledger.dra().UpsertSlice(Slice("mixed", Gpus(8)));
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("mixed")->info.allocatable.units(kGpuResource), 4);
+}
+
+// A cluster of A100 and H100 DRA nodes with NVIDIA's class, for the claims' translation.
+DraCatalog TwoProducts(std::vector<DraClaim> claims) {
+  DraLedger dra;
+  dra.UpsertSlice(Slice("a100-1", Gpus(8)));
+  dra.UpsertSlice(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
+  dra.UpsertClass(GpuClass());
+  for (auto& c : claims) dra.UpsertClaim(std::move(c));
+  return *dra.Catalog();
+}
+
+TEST(DraClaims, a_claim_becomes_gpu_requests_pinned_by_its_selectors) {
+  DraCatalog catalog =
+      TwoProducts({Claim("any", 2),
+                   Claim("h100", 4, {"device.attributes['gpu.nvidia.com'].productName == "
+                                     "'NVIDIA H100 80GB HBM3'"}),
+                   Allocated(Claim("done", 2), "a100-1", {"gpu-0", "gpu-1"})});
+  DraDemand any = DraDemandOf(ClaimPod("p", "any"), catalog);
+  EXPECT_TRUE(any.has_claims);
+  EXPECT_TRUE(any.modelled);
+  EXPECT_EQ(any.requests.milli(kGpuResource), 2000);
+  EXPECT_TRUE(any.products.empty());  // every product matches: not pinned
+
+  DraDemand h100 = DraDemandOf(ClaimPod("p", "h100"), catalog);
+  EXPECT_EQ(h100.requests.milli(kGpuResource), 4000);
+  EXPECT_EQ(h100.products, std::vector<std::string>{"NVIDIA-H100-80GB-HBM3"});
+  PodInfo judged = WithDraDemand(ClaimPod("p", "h100"), h100);
+  ASSERT_NE(judged.annotation(kGpuProductAnnotation), nullptr);
+  EXPECT_EQ(*judged.annotation(kGpuProductAnnotation), "NVIDIA-H100-80GB-HBM3");
+  EXPECT_EQ(judged.requests.milli(kGpuResource), 4000);
+
+  // Allocated already: its devices are counted on their node, it asks for nothing more.
+  DraDemand done = DraDemandOf(ClaimPod("p", "done"), catalog);
+  EXPECT_TRUE(done.modelled);
+  EXPECT_TRUE(done.requests.empty());
+}
+
+TEST(DraClaims, what_is_not_modelled_says_why) {
+  DraClaim all = Claim("all", 1);
+  all.requests[0].all = true;
+  DraClaim other_class = Claim("other", 1);
+  other_class.requests[0].device_class = "unknown.example.com";
+  DraCatalog catalog = TwoProducts(
+      {all, other_class, Claim("regex", 1, {"device.attributes['gpu.nvidia.com'].productName."
+                                            "matches('H100.*')"})});
+  for (const char* name : {"all", "other", "regex", "missing"}) {
+    DraDemand d = DraDemandOf(ClaimPod("p", name), catalog);
+    EXPECT_FALSE(d.modelled) << name;
+    EXPECT_FALSE(d.unmodelled_reason.empty()) << name;
+    EXPECT_TRUE(d.requests.empty()) << name;
+  }
+  PodInfo from_template = ClaimPod("p", "");
+  from_template.claims[0].from_template = true;
+  EXPECT_FALSE(DraDemandOf(from_template, catalog).modelled);
+}
+
+// Through the engine, as the extender runs it: a 2-GPU claim goes where it keeps a whole node
+// free, and a claim gpusched does not model leaves every node alike.
+TEST(DraClaims, the_engine_places_a_claim_as_it_places_device_plugin_gpus) {
+  ClusterLedger ledger{GpuResourceNames()};
+  for (const char* n : {"dra-1", "dra-2"}) {
+    ledger.UpsertNode(BareNode(n));
+    ledger.dra().UpsertSlice(Slice(n, Gpus(8)));
+  }
+  ledger.dra().UpsertClass(GpuClass());
+  ledger.dra().UpsertClaim(Allocated(Claim("first", 4), "dra-2", {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}));
+  ledger.dra().UpsertClaim(Claim("next", 2));
+  DraClaim regex = Claim("regex", 2, {"device.attributes['gpu.nvidia.com'].uuid.matches('x')"});
+  ledger.dra().UpsertClaim(regex);
+  auto snapshot = ledger.BuildSnapshot();
+  auto policy = std::make_shared<const Policy>(DefaultPolicySpec());
+  std::vector<const NodeState*> nodes = {snapshot->Find("dra-1"), snapshot->Find("dra-2")};
+
+  PodInfo next = ClaimPod("p", "next");
+  auto judged = policy->Judge(next, *snapshot);
+  EXPECT_EQ(judged.cycle->gpu_demand().milli(kGpuResource), 2000);
+  EXPECT_TRUE(judged.cycle->unmodelled().empty());
+  auto scores = judged.engine().Prioritize(*judged.cycle, nodes);
+  EXPECT_GT(scores[1], scores[0]);  // onto the node already in use: dra-1 stays whole
+
+  PodInfo unmodelled = ClaimPod("q", "regex");
+  auto neutral = policy->Judge(unmodelled, *snapshot);
+  EXPECT_FALSE(neutral.cycle->unmodelled().empty());
+  EXPECT_EQ(neutral.engine().Prioritize(*neutral.cycle, nodes), (std::vector<int64_t>{0, 0}));
+  auto verdicts = neutral.engine().Filter(*neutral.cycle, nodes);
+  EXPECT_TRUE(verdicts[0].passed() && verdicts[1].passed());
+}
+
+}  // namespace
+}  // namespace gpusched::dra_ledger_test
