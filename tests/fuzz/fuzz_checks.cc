@@ -24,6 +24,7 @@
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/codec/k8s_dra_decode.h"
 #include "gpusched/codec/k8s_pdb_decode.h"
 #include "gpusched/codec/yaml_to_json.h"
 #include "gpusched/engine/engine.h"
@@ -32,6 +33,7 @@
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/reflector.h"
 #include "gpusched/kube/watch_stream.h"
+#include "gpusched/model/dra_selector.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_file.h"
@@ -204,6 +206,96 @@ void CheckPdbDecoder(std::string_view input) {
     if (selector.unreadable) Require(budget.Selects(pod), "pdb: unreadable selects all");
     if (!selector.present) Require(!budget.Selects(pod), "pdb: no selector selects none");
   });
+}
+
+namespace {
+
+// Devices as NVIDIA's driver publishes them: a full A100 and one of its MIG devices, and one whose
+// version attribute does not parse.
+const std::vector<DraDevice>& SampleDraDevices() {
+  static const std::vector<DraDevice> devices = [] {
+    using Kind = DraValue::Kind;
+    auto text = [](Kind kind, std::string t) { return DraValue{kind, 0, false, std::move(t)}; };
+    DraDevice gpu{"gpu-0", {}, {{"gpu.nvidia.com/memory", int64_t{81920} << 20}}, {}};
+    gpu.attributes = {{"gpu.nvidia.com/type", text(Kind::kString, "gpu")},
+                      {"gpu.nvidia.com/productName", text(Kind::kString, "NVIDIA A100-SXM4-80GB")},
+                      {"gpu.nvidia.com/cudaComputeCapability", text(Kind::kVersion, "8.0.0")},
+                      {"gpu.nvidia.com/driverVersion", text(Kind::kVersion, "550.54.15")},
+                      {"gpu.nvidia.com/index", DraValue{Kind::kInt, 0, false, ""}},
+                      {"example.com/shared", DraValue{Kind::kBool, 0, true, ""}}};
+    DraDevice mig = gpu;
+    mig.name = "gpu-0-mig-1g10gb-0";
+    mig.attributes["gpu.nvidia.com/type"] = text(Kind::kString, "mig");
+    mig.attributes["gpu.nvidia.com/profile"] = text(Kind::kString, "1g.10gb");
+    mig.capacity["gpu.nvidia.com/memory"] = int64_t{9856} << 20;
+    DraDevice odd = gpu;
+    odd.attributes["gpu.nvidia.com/driverVersion"] = text(Kind::kVersion, "550.54");
+    return std::vector<DraDevice>{gpu, mig, odd};
+  }();
+  return devices;
+}
+
+void CheckDraSelector(std::string_view expression) {
+  const DraSelector selector = DraSelector::Compile(expression);
+  Require(selector.supported() == selector.unsupported_reason().empty(),
+          "dra: a reason exactly when the selector is unsupported");
+  Require(!selector.supported() || expression.size() <= kMaxDraSelectorBytes,
+          "dra: a supported selector within kMaxDraSelectorBytes");
+  for (const DraDevice& device : SampleDraDevices()) {
+    std::optional<bool> first = selector.Matches(kNvidiaDraDriver, device);
+    Require(selector.supported() || !first, "dra: an unsupported selector answers nothing");
+    Require(first == selector.Matches(kNvidiaDraDriver, device), "dra: the same answer twice");
+  }
+}
+
+void CheckDraRequest(const DraDeviceRequest& r, bool alternative) {
+  Require(r.count >= 1 && r.count <= (int64_t{1} << 31), "dra: counts within 1..2^31");
+  Require(r.first_available.size() <= kMaxDraRequestsPerClaim, "dra: alternatives within bound");
+  Require(!alternative || r.first_available.empty(), "dra: alternatives do not nest");
+  for (const std::string& s : r.selectors) CheckDraSelector(s);
+  for (const DraDeviceRequest& sub : r.first_available) CheckDraRequest(sub, true);
+}
+
+}  // namespace
+
+void CheckDraDecoder(std::string_view input) {
+  DecodeObject(input, [](simdjson::ondemand::object o) {
+    const DraSlice slice = DecodeDraSlice(o);
+    Require(slice.devices.size() <= kMaxDraDevicesPerSlice, "dra: devices within their bound");
+    Require(slice.pool_slice_count >= 1 && slice.pool_generation >= 0, "dra: a valid pool");
+    for (const DraDevice& d : slice.devices) {
+      Require(d.attributes.size() + d.capacity.size() <= kMaxDraAttributesPerDevice,
+              "dra: attributes and capacities within their bound");
+      for (const auto& [name, value] : d.attributes) {
+        Require(name.find('/') != std::string::npos, "dra: attribute names qualified");
+      }
+      for (const auto& [name, milli] : d.capacity) {
+        Require(name.find('/') != std::string::npos && milli >= 0, "dra: capacities qualified");
+      }
+      // What a decoded device holds, read by selectors of every kind.
+      static const DraSelector kDriver = DraSelector::Compile("device.driver == 'gpu.nvidia.com'");
+      static const DraSelector kMixed = DraSelector::Compile(
+          "device.attributes['gpu.nvidia.com'].type == 'gpu' || "
+          "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0 || "
+          "device.attributes['gpu.nvidia.com'].cudaComputeCapability.isLessThan(semver('8.0.0'))"
+          " || ('index' in device.attributes['gpu.nvidia.com'] && "
+          "device.attributes['gpu.nvidia.com'].index > 3)");
+      Require(kDriver.Matches(slice.driver, d).has_value(), "dra: device.driver always reads");
+      Require(
+          kMixed.supported() && kMixed.Matches(slice.driver, d) == kMixed.Matches(slice.driver, d),
+          "dra: a decoded device gets the same answer twice");
+    }
+  });
+  DecodeObject(input, [](simdjson::ondemand::object o) {
+    const DraClaim claim = DecodeDraClaim(o);
+    Require(claim.requests.size() <= kMaxDraRequestsPerClaim, "dra: requests within their bound");
+    Require(claim.allocated || claim.results.empty(), "dra: results only when allocated");
+    for (const DraDeviceRequest& r : claim.requests) CheckDraRequest(r, false);
+  });
+  DecodeObject(input, [](simdjson::ondemand::object o) {
+    for (const std::string& s : DecodeDraDeviceClass(o).selectors) CheckDraSelector(s);
+  });
+  CheckDraSelector(input);
 }
 
 void CheckNodeDecoder(std::string_view input) {
@@ -458,6 +550,7 @@ std::span<const FuzzCheck> AllFuzzChecks() {
       {"pod", CheckPodDecoder},
       {"node", CheckNodeDecoder},
       {"pdb", CheckPdbDecoder},
+      {"dra", CheckDraDecoder},
       {"yaml_to_json", CheckYamlToJson},
       {"policy", CheckPolicyReader},
       {"scenario", CheckScenarioReader},

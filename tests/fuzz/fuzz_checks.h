@@ -23,6 +23,11 @@ void CheckNodeDecoder(std::string_view input);
 // DecodeDisruptionBudget on one JSON object: the selector within its budget, an unreadable one
 // selecting every pod of the namespace, no disruption allowed without status.
 void CheckPdbDecoder(std::string_view input);
+// DecodeDraSlice, DecodeDraClaim and DecodeDraDeviceClass on one JSON object, each within the
+// bounds of model/dra.h (slice names qualified); the input itself and every selector decoded
+// compiled as a DraSelector and matched against sample NVIDIA devices: a reason exactly when
+// unsupported, no answer when unsupported, the same answer twice.
+void CheckDraDecoder(std::string_view input);
 // A reflector's input: the bytes as one LIST page (ApplyListPage), then each line as a WATCH
 // event (ApplyWatchLine), into a sink that decodes pods; only the page's envelope may fail.
 void CheckWatchStream(std::string_view input);
