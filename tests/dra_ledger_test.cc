@@ -248,6 +248,7 @@ TEST(DraClaims, the_engine_places_a_claim_as_it_places_device_plugin_gpus) {
   auto judged = policy->Judge(next, *snapshot);
   EXPECT_EQ(judged.cycle->gpu_demand().milli(kGpuResource), 2000);
   EXPECT_TRUE(judged.cycle->unmodelled().empty());
+  EXPECT_EQ(nodes[1]->used.units(kGpuResource), 4);
   auto scores = judged.engine().Prioritize(*judged.cycle, nodes);
   EXPECT_GT(scores[1], scores[0]);  // onto the node already in use: dra-1 stays whole
 

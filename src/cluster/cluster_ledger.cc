@@ -265,9 +265,10 @@ std::vector<WeightedShape> StandardWorkloadOf(std::span<const NodeInfo* const> n
 }
 
 std::vector<WeightedShape> ClusterLedger::StandardWorkload() const {
+  // The published nodes: those whose GPUs are DRA devices have them in their allocatable there.
   std::vector<const NodeInfo*> nodes;
-  nodes.reserve(nodes_.size());
-  for (const auto& [name, node] : nodes_) nodes.push_back(&node);
+  nodes.reserve(published_.size());
+  for (const auto& [name, state] : published_) nodes.push_back(&state->info);
   return StandardWorkloadOf(nodes);
 }
 

@@ -204,7 +204,8 @@ void DraLedger::Rebuild() {
       } else if (IsMig(d, s->driver)) {
         // A MIG device of a partitionable GPU is an alternative to the GPU, counted with it.
         slot.resource = alternative ? std::string(kGpuResource)
-                                    : MigSliceResource(TextAttribute(d, s->driver, "profile"));
+                                    : std::string(kMigResourcePrefix).append(
+                                          TextAttribute(d, s->driver, "profile"));
         if (!alternative) view.allocatable.Add(slot.resource, kMilliPerGpu);
       } else {
         continue;

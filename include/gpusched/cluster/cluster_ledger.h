@@ -130,7 +130,7 @@ class ClusterLedger {
     int32_t gpu_pods = 0;
   };
 
-  // StandardWorkloadOf(every node).
+  // StandardWorkloadOf(every published node, DRA GPUs included).
   std::vector<WeightedShape> StandardWorkload() const;
   void Charge(const PodRecord& pod, int sign);
   // Back to the watch's view of the pending pod `record`: uncharged, unassumed.
