@@ -1,6 +1,7 @@
 // The packing simulator: trace parsing, FGD's workload preparation (shuffle, 130% extension; or
 // trace order), kube-scheduler's node sampling and in-tree filter and scores in blend mode,
-// placement through the engine, tie-breaking, the discretized curves and reproducible reports.
+// placement through the engine, tie-breaking, GPUs as DRA claims, the discretized curves and
+// reproducible reports.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -623,6 +624,74 @@ TEST(Simulator, most_allocated_without_an_extender_is_kube_schedulers_integer_ar
     EXPECT_EQ(run.per_model["B"].allocated_at_end_milli, 0) << "seed " << seed;
     EXPECT_NEAR(run.allocated_at_end_pct, 100.0 / 12, 1e-9);
   }
+}
+
+// DRA mode: GPU pods ask through ResourceClaims, so the README's filter entry (managedResources)
+// is never called for them. A node whose MIG layout is being changed is one gpusched's filter
+// refuses (maintenance); kube-scheduler itself does not, so a claim pod lands there. A filter
+// entry without managedResources (--extender-filter all) is still called, claims or not.
+TEST(Simulator, dra_claim_pods_are_not_sent_to_the_extenders_filter) {
+  std::vector<TraceNode> nodes = {Node("reconfiguring", 64000, 8)};
+  nodes[0].labels = {{"nvidia.com/mig.config.state", "pending"}};
+  const std::vector<TracePod> trace = {Pod("p", 1000, 1, 1000)};
+  const SimPolicy gpusched = *BuiltinSimPolicy("gpusched");
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    SimOptions options = KubeScheduler(InTreeScore::kLeastAllocated, seed);
+    options.blend.extender_weight = 5;
+    EXPECT_EQ(Simulate(nodes, trace, gpusched, options).pods_failed, 1) << "seed " << seed;
+    options.blend.dra = true;
+    EXPECT_EQ(Simulate(nodes, trace, gpusched, options).pods_placed, 1) << "seed " << seed;
+    options.blend.filtered = ExtenderPods::kAllPods;
+    EXPECT_EQ(Simulate(nodes, trace, gpusched, options).pods_failed, 1) << "seed " << seed;
+  }
+}
+
+// DRA mode: the GPUs are devices, not a node resource, so NodeResourcesFit's MostAllocated scores
+// the claim pod on cpu and memory alone. The nodes and pods of the test above (kube-scheduler's
+// integer arithmetic), web again on B; the gpu pod without its GPU weight:
+//   A: (6 + 1) / 2 = 3, balanced 97: 100; B: (37 + 3) / 2 = 20, balanced 82: 102. B wins,
+// where with the GPU weight A won 106-105.
+TEST(Simulator, dra_most_allocated_gives_the_gpus_no_weight) {
+  std::vector<TraceNode> nodes = {Node("a", 64000, 8, "A"), Node("b", 32000, 4, "B")};
+  std::vector<TracePod> trace = {Pod("web", 8000, 0, 0), Pod("gpu", 4000, 1, 1000)};
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SimOptions options = KubeScheduler(InTreeScore::kMostAllocated, seed);
+    options.blend.dra = true;
+    SimRun run = Simulate(nodes, trace, *BuiltinSimPolicy("none"), options);
+    EXPECT_EQ(run.pods_placed, 2);
+    EXPECT_EQ(run.per_model["A"].allocated_at_end_milli, 0) << "seed " << seed;
+    EXPECT_EQ(run.per_model["B"].allocated_at_end_milli, 1000) << "seed " << seed;
+  }
+}
+
+// DRA mode: a device is whole, so a share takes one. Three 300-milli pods share one device of a
+// 2-GPU node as device-plugin pods; as claims, two take both devices and the third finds none.
+TEST(Simulator, dra_shares_take_whole_devices) {
+  const std::vector<TraceNode> nodes = {Node("n", 64000, 2)};
+  const std::vector<TracePod> trace = {Pod("s1", 1000, 1, 300), Pod("s2", 1000, 1, 300),
+                                       Pod("s3", 1000, 1, 300)};
+  SimOptions options = KubeScheduler(InTreeScore::kLeastAllocated, 1);
+  options.tune = 2.0;  // past the three claims' 3 devices: every pod arrives in either mode
+  SimRun shares = Simulate(nodes, trace, *BuiltinSimPolicy("none"), options);
+  EXPECT_EQ(shares.pods_placed, 3);
+  EXPECT_EQ(shares.per_model["T4"].allocated_at_end_milli, 900);
+  options.blend.dra = true;
+  SimRun claims = Simulate(nodes, trace, *BuiltinSimPolicy("none"), options);
+  EXPECT_EQ(claims.pods_placed, 2);
+  EXPECT_EQ(claims.pods_failed, 1);
+  EXPECT_EQ(claims.per_model["T4"].allocated_at_end_milli, 2000);
+  // The arrived workload counts each claim as a whole device: the third arrives at 150%.
+  ASSERT_TRUE(claims.first_failure_arrived_pct);
+  EXPECT_DOUBLE_EQ(*claims.first_failure_arrived_pct, 150.0);
+}
+
+// DRA is kube-scheduler's allocation: without blend mode there is none, and the flag is ignored.
+TEST(Simulator, dra_applies_only_in_blend_mode) {
+  SimOptions options = Options(1);
+  options.blend.dra = true;
+  EXPECT_FALSE(IsDra(options));
+  options.blend.enabled = true;
+  EXPECT_TRUE(IsDra(options));
 }
 
 // A pod pinned to products (the trace's gpu_spec) is one a real pod pins by required node affinity,

@@ -23,6 +23,16 @@ bool WriteFile(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+// The report's line for the kube-scheduler modelled in --blend mode; empty without it.
+std::string BlendSummary(const FlagSet& flags, const BlendOptions& blend) {
+  if (!blend.enabled) return "";
+  return flags.Get("blend") + " + extender x " + flags.Get("extender-weight") + ", filter " +
+         flags.Get("extender-filter") + " pods, prioritize " + flags.Get("extender-prioritize") +
+         " pods" + (blend.filter_top ? ", filter top" : "") +
+         (blend.learn_workload ? ", learning the workload" : "") +
+         (blend.dra ? ", GPUs as DRA claims" : "");
+}
+
 }  // namespace
 
 FlagSet SimulateCommandOptions::Flags() {
@@ -77,6 +87,15 @@ FlagSet SimulateCommandOptions::Flags() {
             "in --blend mode, the extender learns the workload from the pods arrived so far, as "
             "the live server does from its watch (pins not seen yet are unknown); otherwise it "
             "knows every pod's shape from the first"})
+      .Add({"dra", "BOOL", "false",
+            "with --blend, GPU pods ask for their GPUs through ResourceClaims (Kubernetes 1.34 "
+            "DRA, NVIDIA's DRA driver) instead of nvidia.com/gpu: kube-scheduler's "
+            "DynamicResources takes the lowest-index free devices of the chosen node (first "
+            "fit), a share takes a whole device (and arrives as one), an extender entry with "
+            "managedResources (--extender-filter gpu, the README's) is not called for them, "
+            "most-allocated's nvidia.com/gpu weight counts nothing; the extender's prioritize "
+            "still ranks every pod; policy none is kube-scheduler alone with DRA; claims' CEL "
+            "selectors and MIG devices are not modelled"})
       .Add({"percentage-of-nodes-to-score", "N", "",
             "kube-scheduler's percentageOfNodesToScore (0..100): nodes are filtered from a "
             "rotating start until this share of them is found feasible (at least 100), and "
@@ -132,9 +151,13 @@ std::optional<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const Fl
   const std::string& blend = flags.Get("blend");
   std::optional<InTreeScore> in_tree = ParseBlendMode(blend);
   if (!blend.empty() && !in_tree) return fail("--blend must be least-allocated or most-allocated");
-  for (const char* flag : {"extender-filter-top", "learn-workload", "progress"}) {
+  for (const char* flag : {"extender-filter-top", "learn-workload", "dra", "progress"}) {
     if (!ParseBool(flags.Get(flag)))
       return fail(std::string("--") + flag + " must be true or false");
+  }
+  const bool dra = *ParseBool(flags.Get("dra"));
+  if (dra && blend.empty()) {
+    return fail("--dra models kube-scheduler's DRA allocation: add --blend");
   }
   if (!blend.empty()) {
     auto weight = ParseDecimal(flags.Get("extender-weight"), 0, 100);
@@ -142,6 +165,7 @@ std::optional<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const Fl
     base.blend =
         BlendOptions{true, *in_tree, *weight, *ParseBool(flags.Get("extender-filter-top"))};
     base.blend.learn_workload = *ParseBool(flags.Get("learn-workload"));
+    base.blend.dra = dra;
     const std::pair<const char*, ExtenderPods*> scopes[] = {
         {"extender-filter", &base.blend.filtered},
         {"extender-prioritize", &base.blend.prioritized}};
@@ -183,12 +207,7 @@ std::optional<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const Fl
       ReportInputs{scenario.empty() ? o.nodes_path : scenario,
                    scenario.empty() ? o.pods_path : scenario,
                    *tune,
-                   blend.empty() ? ""
-                                 : blend + " + extender x " + flags.Get("extender-weight") +
-                                       ", filter " + flags.Get("extender-filter") +
-                                       " pods, prioritize " + flags.Get("extender-prioritize") +
-                                       " pods" + (base.blend.filter_top ? ", filter top" : "") +
-                                       (base.blend.learn_workload ? ", learning the workload" : ""),
+                   BlendSummary(flags, base.blend),
                    ties,
                    flags.Get("order"),
                    PercentageOfNodesToScore(base)};

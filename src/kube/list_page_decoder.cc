@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/kube/reflector.h"  // ReflectorSink, which the header only declares
 
 namespace gpusched {
 namespace {

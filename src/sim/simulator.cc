@@ -102,15 +102,27 @@ int64_t MigMilli(const ResourceList& resources) {
 // GPU in use on a node, in milli-GPU: whole and shared devices plus MIG slices.
 int64_t AllocatedMilli(const NodeState& n) { return n.used.milli(kGpuResource) + MigMilli(n.used); }
 
+// DRA's allocator: the lowest-index devices with room for the shape, all of them or none.
+std::vector<int> FirstFitDevices(std::span<const int64_t> free, const TaskShape& shape) {
+  std::vector<int> taken;
+  for (size_t i = 0; i < free.size() && std::ssize(taken) < shape.num_gpu; ++i) {
+    if (free[i] >= shape.gpu_milli) taken.push_back(static_cast<int>(i));
+  }
+  if (std::ssize(taken) < shape.num_gpu) taken.clear();
+  return taken;
+}
+
 // The devices a share or whole-GPU pod takes on `node`, whose devices are as `model` has them
 // (empty for CPU-only pods).
 std::vector<int> ChooseDevices(const NodeState& node, DeviceModel model, const TaskShape& shape,
                                DeviceChoice choice, std::span<const WeightedShape> workload,
                                SimRandom& random) {
+  if (!shape.wants_gpu()) return {};
   IdleBuffers buffers;
   NodeIdle idle = IdleOf(node, model, buffers);
   const std::vector<int64_t>& devices = buffers.devices;
-  if (!shape.wants_gpu() || shape.gpu_milli >= kMilliPerGpu || choice == DeviceChoice::kBestFit) {
+  if (choice == DeviceChoice::kFirstFit) return FirstFitDevices(devices, shape);
+  if (shape.gpu_milli >= kMilliPerGpu || choice == DeviceChoice::kBestFit) {
     return BestFitDevices(devices, shape);
   }
   if (choice == DeviceChoice::kFgd) {
@@ -143,6 +155,26 @@ bool WinsTie(TieBreak ties, size_t candidate_rank, size_t chosen_rank, uint64_t 
 
 // Whether the pod asks for a GPU resource: what managedResources sends to an extender.
 bool AsksForGpu(const PodInfo& pod) { return !GpuDemand(pod, GpuResourceNames()).empty(); }
+
+// The pod as its spec reaches kube-scheduler: in DRA mode its GPUs are a ResourceClaim, not an
+// nvidia.com/gpu request, so neither managedResources nor NodeResourcesFit's scores see them.
+// (Feasibility still counts them: the DynamicResources filter wants as many free devices.)
+PodInfo AsWritten(const PodInfo& pod, bool dra) {
+  if (!dra) return pod;
+  PodInfo written = pod;
+  written.requests =
+      pod.requests.Filtered([](std::string_view name) { return name != kGpuResource; });
+  return written;
+}
+
+// The trace as DRA claims: a device is whole, so a share (gpu_milli below 1000) takes one device
+// and the arrived workload counts it as one.
+std::vector<TracePod> AsDraClaims(std::vector<TracePod> trace) {
+  for (auto& p : trace) {
+    if (p.num_gpu > 0) p.gpu_milli = kMilliPerGpu;
+  }
+  return trace;
+}
 
 // Places `pod` on `node`, its share or whole GPUs taken from `devices` of the node's `shares`.
 void Commit(NodeState& node, std::vector<int32_t>& shares, const PodInfo& pod,
@@ -271,6 +303,8 @@ std::vector<WeightedShape> TraceWorkload(const std::vector<TracePod>& trace) {
   return TargetWorkload(counts, 1.0);
 }
 
+bool IsDra(const SimOptions& options) { return options.blend.enabled && options.blend.dra; }
+
 int PercentageOfNodesToScore(const SimOptions& options) {
   return options.percentage_of_nodes_to_score.value_or(options.blend.enabled ? 0 : 100);
 }
@@ -289,16 +323,17 @@ ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initi
   std::vector<const NodeInfo*> infos;
   infos.reserve(nodes.size());
   for (const auto& n : nodes) infos.push_back(&n.info);
-  ObservedWorkload observed{counts.empty() ? std::vector<WeightedShape>{} : TargetWorkload(counts, 1.0),
-                            static_cast<double>(pods)};
+  ObservedWorkload observed{
+      counts.empty() ? std::vector<WeightedShape>{} : TargetWorkload(counts, 1.0),
+      static_cast<double>(pods)};
   return ClusterSnapshot(std::move(initial), 1, std::move(observed), StandardWorkloadOf(infos), {},
                          {}, devices, free_gpus);
 }
 
-}  // namespace
-
-SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
-                const SimPolicy& policy, const SimOptions& options) {
+// One run of `trace` as Simulate's comment says, its GPU pods as they reach the scheduler (DRA
+// claims in DRA mode: AsDraClaims).
+SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
+           const SimPolicy& policy, const SimOptions& options) {
   SimRandom random(options.seed);
   // The run's nodes, and what the device plugin model keeps apart from them: free milli-GPU per
   // device (the paper's GPU-sharing device plugins), which Commit takes shares from. Neither moves
@@ -373,6 +408,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       !policy.policy || blend.enabled ? policy.policy : JudgingEveryPod(*policy.policy);
   const bool filter_top =
       blend.enabled && judge && (blend.filter_top || judge->spec().filter_best_only);
+  const bool dra = IsDra(options);
+  const DeviceChoice device_choice = dra ? DeviceChoice::kFirstFit : policy.devices;
   NodeSampler sampler(PercentageOfNodesToScore(options));
   int64_t arrived = 0;
   bool reached_100 = false;
@@ -383,6 +420,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
   for (size_t k = 0; k < pods.size(); ++k) {
     const TracePod& trace_pod = pods[k];
     PodInfo pod = MakePod(trace_pod);
+    const PodInfo written = AsWritten(pod, dra);
     arrived += trace_pod.gpu_request_milli();
     if (learn && IsGpuPod(trace_pod)) {
       ++seen[ObservedShapeOf(trace_pod)];
@@ -392,7 +430,8 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
     const TaskShape pinned = ShapeOf(pod, trace_pod.gpu_spec);
     // kube-scheduler's NodeAffinity filter too: a pod pinned to products (the trace's gpu_spec,
     // which a real pod writes as required node affinity on the product label) fits only their
-    // nodes, whether or not an extender judges it.
+    // nodes, whether or not an extender judges it. InTreeFits counts the GPUs of a DRA claim too,
+    // as the DynamicResources filter does.
     sampler.Find(
         nodes.size(),
         [&](size_t i) {
@@ -401,7 +440,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
         feasible_index);
     feasible.clear();
     for (size_t i : feasible_index) feasible.push_back(&nodes[i]);
-    const ExtenderCalls calls = CallsFor(pod, judge.get(), blend);
+    const ExtenderCalls calls = CallsFor(written, judge.get(), blend);
     std::vector<NodeEvaluation> evals(feasible.size());
     if (calls.filters || calls.scores) {
       const Policy::Judgement judged = judge->Judge(pod, snapshot);
@@ -422,10 +461,10 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       if (!top.empty() && !top[j]) continue;
       double total = in_tree == InTreeScore::kNone
                          ? 0
-                         : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], pod));
+                         : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], written));
       // kube-scheduler's other default score plugins (ImageLocality, TaintToleration,
       // NodeAffinity, InterPodAffinity, PodTopologySpread) score every simulated node alike.
-      if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible[j], pod));
+      if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible[j], written));
       if (calls.scores) {
         total +=
             blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10 : e.combined;
@@ -449,7 +488,7 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       size_t i = feasible_index[static_cast<size_t>(chosen)];
       const int64_t free_before = FreeGpuMilli(nodes[i]);
       Commit(nodes[i], shares[i], pod, shape,
-             ChooseDevices(nodes[i], devices, shape, policy.devices, workload, random));
+             ChooseDevices(nodes[i], devices, shape, device_choice, workload, random));
       if (nodes[i].info.allocatable.milli(kGpuResource) >= kMilliPerGpu) {
         free_gpus[nodes[i].info.gpu.product] -= free_before - FreeGpuMilli(nodes[i]);
       }
@@ -485,6 +524,14 @@ SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<Tra
       100.0 * static_cast<double>(capacity - idle_sum) / static_cast<double>(capacity);
   run.curve = Discretize(rows);
   return run;
+}
+
+}  // namespace
+
+SimRun Simulate(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
+                const SimPolicy& policy, const SimOptions& options) {
+  if (!IsDra(options)) return Run(trace_nodes, trace, policy, options);
+  return Run(trace_nodes, AsDraClaims(trace), policy, options);
 }
 
 }  // namespace gpusched

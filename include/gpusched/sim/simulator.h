@@ -25,8 +25,23 @@
 // itself, beside its nodes (a node holds no shares), and the snapshot it builds carries the shared
 // device model over that table (DeviceModel::SharedDevices, gpusched/model/device_model.h), so
 // the plugins read the shares as the run commits them; for whole-GPU pods that gives what the live
-// server's count of whole devices gives. Thread-safe: each run owns its nodes and shares, and runs
-// share nothing mutable.
+// server's count of whole devices gives.
+//
+// DRA mode (BlendOptions::dra; blend mode only): every GPU pod asks for its GPUs through a
+// ResourceClaim, as with NVIDIA's DRA driver under Kubernetes 1.34, instead of requesting
+// nvidia.com/gpu. gpusched counts the node's DRA GPUs as nvidia.com/gpu and the claim as the pod's
+// GPU demand, so the engine and its plugins judge what they judge in device-plugin mode; what
+// changes is kube-scheduler's side and the device choice: (1) its feasibility is the same (enough
+// free devices: the DynamicResources filter), but the pod requests no nvidia.com/gpu, so an
+// extender entry with managedResources is not called for it (the README's filter entry: the
+// extender's filter and filterBestOnly never judge a claim pod; its prioritize entry, without
+// managedResources, still ranks it); (2) NodeResourcesFit scores the pod on cpu and memory alone
+// (MostAllocated's nvidia.com/gpu weight counts nothing); (3) DynamicResources allocates the
+// lowest-index free devices on the chosen node (first fit, DeviceChoice::kFirstFit, whatever the
+// policy's choice); (4) a device is whole: a share (gpu_milli below 1000) takes one device, and the
+// arrived workload counts it as one. Claims' CEL selectors and MIG devices are not modelled (MIG
+// slices of scenarios stay device-plugin resources). Thread-safe: each run owns its nodes and
+// shares, and runs share nothing mutable.
 #ifndef GPUSCHED_SIM_SIMULATOR_H_
 #define GPUSCHED_SIM_SIMULATOR_H_
 
@@ -48,7 +63,12 @@ namespace gpusched {
 
 // How the device plugin picks a share's device once the node is chosen (whole GPUs always take
 // the lowest-index free devices).
-enum class DeviceChoice { kBestFit, kRandom, kFgd };
+enum class DeviceChoice {
+  kBestFit,
+  kRandom,
+  kFgd,
+  kFirstFit,  // the lowest-index devices that fit: DRA's allocator (DRA mode's, for every policy)
+};
 
 // How equal totals are broken. FGD's published figures are reproduced only with kNodeOrder: the
 // run draws one random order of the nodes from the seed and a tie goes to the earliest node, so
@@ -85,6 +105,9 @@ struct BlendOptions {
   // as the live server learns it from its watch; otherwise it knows every pod's shape from the
   // first (the paper's simulator). Pins not seen yet are then unknown, as they are in a cluster.
   bool learn_workload = false;
+  // GPU pods ask through ResourceClaims for DRA devices (see the header comment): only with
+  // `enabled`.
+  bool dra = false;
 };
 
 struct SimOptions {
@@ -138,6 +161,9 @@ SimPolicy SimPolicyOf(std::string name, std::shared_ptr<const Policy> policy);
 // What a trace asks for: every pod shape, CPU-only ones included, with its share of the pods. The
 // snapshot keeps the common ones (95%) as FGD's target workload, as the live server does.
 std::vector<WeightedShape> TraceWorkload(const std::vector<TracePod>& trace);
+
+// Whether a run with `options` models GPU pods as DRA claims (blend mode with BlendOptions::dra).
+bool IsDra(const SimOptions& options);
 
 // The percentageOfNodesToScore a run with `options` models (SimOptions says when unset).
 int PercentageOfNodesToScore(const SimOptions& options);
