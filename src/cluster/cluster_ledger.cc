@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "gpusched/cluster/dra_claims.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/packing/gpu_devices.h"
 
@@ -18,7 +19,10 @@ void ApplyDraView(NodeState& state, const DraNodeView& view) {
   for (const auto& r : view.allocatable) {
     state.info.allocatable.Set(r.name, r.milli);
     state.info.capacity.Set(r.name, r.milli);
-    state.used.Set(r.name, view.used.milli(r.name));
+    // Its pods charge what their claims ask for (ClusterLedger::UpsertPod), assumed pods included;
+    // the claims' allocations say what is taken, pods not yet bound to them included. The larger:
+    // each pod's claims counted once, whichever side saw them first.
+    state.used.Set(r.name, std::max(state.used.milli(r.name), view.used.milli(r.name)));
   }
   GpuLabels& gpu = state.info.gpu;
   if (gpu.product.empty()) gpu.product = view.product;
@@ -69,6 +73,12 @@ void ClusterLedger::Observe(const PodRecord& record, const NodePins& pins) {
   // for no GPU are not observed: in most clusters they outnumber GPU pods by far, and the shapes
   // FGD keeps (its 95% cut) would be theirs alone.
   shape.cpu_milli = record.cpu_milli;
+  if (!record.dra_products.empty()) {  // pinned by its claims' selectors, not by node labels
+    shape.gpu_models = record.dra_products;
+    observed_.Add(shape, Clock::now());
+    dirty_.emplace();
+    return;
+  }
   if (pins.has_required_pins() && ProductLabels().empty() && deferred_.size() < kMaxDeferred) {
     deferred_.push_back(Deferred{std::move(shape), pins, Clock::now()});
     return;
@@ -140,10 +150,22 @@ void ClusterLedger::Put(std::string key, PodRecord record, const NodePins& pins)
   pods_.emplace(std::move(key), std::move(record));
 }
 
-void ClusterLedger::UpsertPod(const PodInfo& pod) {
+void ClusterLedger::UpsertPod(const PodInfo& watched) {
+  // A pod with DRA claims as placement judges it: what they ask for added to its requests.
+  std::optional<PodInfo> translated;
+  std::vector<std::string> dra_products;
+  if (!watched.claims.empty()) {
+    DraDemand demand = DraDemandOf(watched, dra_, DraDemandScope::kAsked);
+    if (!demand.requests.empty()) {
+      translated = WithDraDemand(watched, demand);
+      dra_products = std::move(demand.products);
+    }
+  }
+  const PodInfo& pod = translated ? *translated : watched;
   std::string key = PodKey(pod);
   PodRecord record;
   record.node_name = pod.node_name;
+  record.dra_products = std::move(dra_products);
   record.gpu_requests = GpuDemand(pod, gpu_names_);
   record.cpu_milli = pod.requests.milli("cpu");
   record.memory_milli = pod.requests.milli("memory");

@@ -17,7 +17,7 @@ struct RequestMatch {
   std::set<std::string> products;
 };
 
-RequestMatch Match(const DraDeviceRequest& request, const DraCatalog& catalog) {
+RequestMatch Match(const DraDeviceRequest& request, const DraLookup& catalog) {
   RequestMatch out;
   const DraDeviceClass* device_class = catalog.FindClass(request.device_class);
   if (device_class == nullptr) {
@@ -34,7 +34,7 @@ RequestMatch Match(const DraDeviceRequest& request, const DraCatalog& catalog) {
       }
     }
   }
-  for (const auto& kind : catalog.kinds) {
+  for (const auto& kind : catalog.kinds()) {
     bool all = true;
     for (const auto& s : selectors) {
       std::optional<bool> m = s.Matches(kind.driver, *kind.sample);
@@ -52,7 +52,7 @@ RequestMatch Match(const DraDeviceRequest& request, const DraCatalog& catalog) {
 }
 
 // Adds one request's demand to `demand`, or marks the demand unmodelled.
-void AddRequest(const DraDeviceRequest& written, const DraCatalog& catalog, DraDemand& demand,
+void AddRequest(const DraDeviceRequest& written, const DraLookup& catalog, DraDemand& demand,
                 std::set<std::string>& products, bool& pinned) {
   // firstAvailable: kube-scheduler takes the first alternative a node can satisfy; gpusched judges
   // every node by the first.
@@ -79,7 +79,7 @@ void AddRequest(const DraDeviceRequest& written, const DraCatalog& catalog, DraD
   demand.requests.Add(*m.resources.begin(), request.count * kMilliPerGpu);
   // Pinned when some product offering this resource does not match.
   std::set<std::string> offering;
-  for (const auto& kind : catalog.kinds) {
+  for (const auto& kind : catalog.kinds()) {
     if (kind.resource == *m.resources.begin()) offering.insert(kind.product);
   }
   if (m.products.size() < offering.size()) {
@@ -97,11 +97,19 @@ void AddRequest(const DraDeviceRequest& written, const DraCatalog& catalog, DraD
 
 }  // namespace
 
-DraDemand DraDemandOf(const PodInfo& pod, const DraCatalog& catalog) {
+bool HasOwnClaims(const PodInfo& pod) {
+  return std::any_of(pod.claims.begin(), pod.claims.end(),
+                     [](const PodClaimRef& ref) { return !ref.name.empty(); });
+}
+
+DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& catalog, DraDemandScope scope) {
   DraDemand demand;
   std::set<std::string> products;
   bool pinned = false;
   for (const auto& ref : pod.claims) {
+    // The claim kube-scheduler made for extended resources (no name in the pod's spec): the pod's
+    // own requests already say what it holds.
+    if (ref.name.empty()) continue;
     demand.has_claims = true;
     if (ref.claim_name.empty()) {
       demand.modelled = false;
@@ -114,7 +122,7 @@ DraDemand DraDemandOf(const PodInfo& pod, const DraCatalog& catalog) {
       demand.unmodelled_reason = "ResourceClaim " + ref.claim_name + " is not in the inventory";
       break;
     }
-    if (claim->allocated) continue;
+    if (claim->allocated && scope == DraDemandScope::kToPlace) continue;
     for (const auto& request : claim->requests) {
       AddRequest(request, catalog, demand, products, pinned);
       if (!demand.modelled) break;

@@ -54,13 +54,6 @@ std::string KindKey(const DraDevice& d, std::string_view driver, std::string_vie
   return key;
 }
 
-// Where a claim's result lands: the node and what the device counts as there.
-struct DeviceSlot {
-  std::string node;
-  std::string resource;                // nvidia.com/gpu or nvidia.com/mig-<profile>
-  std::vector<std::string> counters;   // counter sets it consumes (partitionable GPUs)
-};
-
 }  // namespace
 
 const DraClaim* DraCatalog::FindClaim(std::string_view namespace_name,
@@ -82,9 +75,26 @@ std::string DraProductLabel(std::string_view product_name) {
   return out;
 }
 
-void DraLedger::Changed() {
+void DraLedger::Changed(bool devices) {
   stale_ = true;
+  devices_stale_ = devices_stale_ || devices;
   catalog_.reset();
+}
+
+const DraClaim* DraLedger::FindClaim(std::string_view namespace_name,
+                                     std::string_view name) const {
+  auto it = claims_.find(ClaimKey(namespace_name, name));
+  return it == claims_.end() ? nullptr : &it->second;
+}
+
+const DraDeviceClass* DraLedger::FindClass(std::string_view name) const {
+  auto it = classes_.find(name);
+  return it == classes_.end() ? nullptr : &it->second;
+}
+
+std::span<const DraDeviceKind> DraLedger::kinds() const {
+  if (devices_stale_) RebuildDevices();
+  return kinds_;
 }
 
 bool DraLedger::UpsertSlice(DraSlice slice) {
@@ -92,7 +102,7 @@ bool DraLedger::UpsertSlice(DraSlice slice) {
   if (it == slices_.end() && slices_.size() >= kMaxSlices) return false;
   std::string name = slice.name;
   slices_.insert_or_assign(std::move(name), std::make_shared<const DraSlice>(std::move(slice)));
-  Changed();
+  Changed(true);
   return true;
 }
 
@@ -100,13 +110,13 @@ void DraLedger::DeleteSlice(std::string_view name) {
   auto it = slices_.find(name);
   if (it == slices_.end()) return;
   slices_.erase(it);
-  Changed();
+  Changed(true);
 }
 
 void DraLedger::ReplaceSlices(std::vector<DraSlice> slices) {
   slices_.clear();
   for (auto& s : slices) UpsertSlice(std::move(s));
-  Changed();
+  Changed(true);
 }
 
 bool DraLedger::UpsertClaim(DraClaim claim) {
@@ -114,18 +124,18 @@ bool DraLedger::UpsertClaim(DraClaim claim) {
   auto it = claims_.find(key);
   if (it == claims_.end() && claims_.size() >= kMaxClaims) return false;
   claims_.insert_or_assign(std::move(key), std::move(claim));
-  Changed();
+  Changed(false);
   return true;
 }
 
 void DraLedger::DeleteClaim(std::string_view namespace_name, std::string_view name) {
-  if (claims_.erase(ClaimKey(namespace_name, name)) > 0) Changed();
+  if (claims_.erase(ClaimKey(namespace_name, name)) > 0) Changed(false);
 }
 
 void DraLedger::ReplaceClaims(std::vector<DraClaim> claims) {
   claims_.clear();
   for (auto& c : claims) UpsertClaim(std::move(c));
-  Changed();
+  Changed(false);
 }
 
 bool DraLedger::UpsertClass(DraDeviceClass device_class) {
@@ -133,7 +143,7 @@ bool DraLedger::UpsertClass(DraDeviceClass device_class) {
   if (it == classes_.end() && classes_.size() >= kMaxClasses) return false;
   std::string name = device_class.name;
   classes_.insert_or_assign(std::move(name), std::move(device_class));
-  Changed();
+  Changed(false);
   return true;
 }
 
@@ -141,18 +151,19 @@ void DraLedger::DeleteClass(std::string_view name) {
   auto it = classes_.find(name);
   if (it == classes_.end()) return;
   classes_.erase(it);
-  Changed();
+  Changed(false);
 }
 
 void DraLedger::ReplaceClasses(std::vector<DraDeviceClass> classes) {
   classes_.clear();
   for (auto& c : classes) UpsertClass(std::move(c));
-  Changed();
+  Changed(false);
 }
 
-void DraLedger::Rebuild() {
-  auto catalog = std::make_shared<DraCatalog>();
-  std::map<std::string, DraNodeView, std::less<>> views;
+void DraLedger::RebuildDevices() const {
+  offered_.clear();
+  slots_.clear();
+  kinds_.clear();
   // The newest generation of each pool, and how many of its slices have arrived.
   struct Pool {
     int64_t generation = 0;
@@ -167,13 +178,13 @@ void DraLedger::Rebuild() {
     }
     if (s->pool_generation == p.generation) ++p.arrived;
   }
-  // Counter sets a full GPU consumes, per pool: MIG devices consuming one are its alternatives.
-  std::map<std::pair<std::string, std::string>, std::set<std::string, std::less<>>> gpu_counters;
   auto counted = [&](const DraSlice& s) {
     const Pool& p = pools.at({s.driver, s.pool});
     return s.driver == kNvidiaDraDriver && !s.node_name.empty() &&
            s.pool_generation == p.generation && p.arrived >= p.expected;
   };
+  // Counter sets a full GPU consumes, per pool: MIG devices consuming one are its alternatives.
+  std::map<std::pair<std::string, std::string>, std::set<std::string, std::less<>>> gpu_counters;
   for (const auto& [name, s] : slices_) {
     if (!counted(*s)) continue;
     for (const auto& d : s->devices) {
@@ -181,22 +192,22 @@ void DraLedger::Rebuild() {
       for (const auto& [set, counters] : d.consumes) gpu_counters[{s->driver, s->pool}].insert(set);
     }
   }
-  std::map<std::tuple<std::string, std::string, std::string>, DeviceSlot> slots;
   std::set<std::string> kind_keys;
   for (const auto& [name, s] : slices_) {
-    catalog->slices.push_back(s);
     if (!counted(*s)) continue;
     const auto& shared = gpu_counters[{s->driver, s->pool}];
-    DraNodeView& view = views[s->node_name];
+    DraNodeView& view = offered_[s->node_name];
     for (const auto& d : s->devices) {
-      DeviceSlot slot{s->node_name, "", {}};
+      Slot slot{s->node_name, "", {}};
       for (const auto& [set, counters] : d.consumes) slot.counters.push_back(set);
       bool alternative = false;
       for (const auto& set : slot.counters) alternative = alternative || shared.count(set) > 0;
       if (IsFullGpu(d, s->driver)) {
         slot.resource = std::string(kGpuResource);
         view.allocatable.Add(kGpuResource, kMilliPerGpu);
-        if (view.product.empty()) view.product = DraProductLabel(TextAttribute(d, s->driver, "productName"));
+        if (view.product.empty()) {
+          view.product = DraProductLabel(TextAttribute(d, s->driver, "productName"));
+        }
         auto memory = d.capacity.find(std::string(s->driver) + "/memory");
         if (view.memory_mib == 0 && memory != d.capacity.end()) {
           view.memory_mib = memory->second / 1000 / (int64_t{1} << 20);
@@ -210,32 +221,38 @@ void DraLedger::Rebuild() {
       } else {
         continue;
       }
-      catalog->node_devices[s->node_name].push_back({s->driver, &d});
       if (kind_keys.insert(KindKey(d, s->driver, slot.resource)).second) {
-        catalog->kinds.push_back(
-            {s->driver, &d, slot.resource, DraProductLabel(TextAttribute(d, s->driver, "productName"))});
+        kinds_.push_back({s->driver, &d, slot.resource,
+                          DraProductLabel(TextAttribute(d, s->driver, "productName"))});
       }
-      slots[{s->driver, s->pool, d.name}] = std::move(slot);
+      slots_[{s->driver, s->pool, d.name}] = std::move(slot);
     }
   }
+  for (auto it = offered_.begin(); it != offered_.end();) {
+    it = it->second.allocatable.empty() ? offered_.erase(it) : std::next(it);
+  }
+  devices_stale_ = false;
+}
+
+void DraLedger::Rebuild() {
+  if (devices_stale_) RebuildDevices();
+  std::map<std::string, DraNodeView, std::less<>> views = offered_;
   // What allocated claims hold: a partitionable GPU once, however many of its devices are taken.
   std::map<std::string, std::set<std::string>> taken_counters;  // node -> counter sets taken
   for (const auto& [key, claim] : claims_) {
     if (!claim.allocated) continue;
     for (const auto& r : claim.results) {
       if (r.admin_access) continue;
-      auto slot = slots.find({r.driver, r.pool, r.device});
-      if (slot == slots.end()) continue;
-      const DeviceSlot& d = slot->second;
+      auto slot = slots_.find({r.driver, r.pool, r.device});
+      if (slot == slots_.end()) continue;
+      const Slot& d = slot->second;
       bool counted_before = false;
       for (const auto& set : d.counters) {
         counted_before = counted_before || !taken_counters[d.node].insert(set).second;
       }
-      if (!counted_before) views[d.node].used.Add(d.resource, kMilliPerGpu);
+      auto view = views.find(d.node);
+      if (!counted_before && view != views.end()) view->second.used.Add(d.resource, kMilliPerGpu);
     }
-  }
-  for (auto it = views.begin(); it != views.end();) {
-    it = it->second.allocatable.empty() ? views.erase(it) : std::next(it);
   }
   for (const auto& [name, view] : views) {
     auto old = views_.find(name);
@@ -245,8 +262,11 @@ void DraLedger::Rebuild() {
     if (!views.count(name)) dirty_nodes_.insert(name);
   }
   views_ = std::move(views);
+  auto catalog = std::make_shared<DraCatalog>();
   catalog->claims = claims_;
   catalog->classes = classes_;
+  catalog->device_kinds = kinds_;
+  for (const auto& [name, slice] : slices_) catalog->slices.push_back(slice);
   catalog_ = std::move(catalog);
   stale_ = false;
 }

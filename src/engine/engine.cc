@@ -36,8 +36,10 @@ Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
 std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
                                         std::string_view selection_error) const {
   std::unique_ptr<Cycle> cycle;
-  DraDemand dra;
-  if (!pod.claims.empty() && snapshot.dra() != nullptr) dra = DraDemandOf(pod, *snapshot.dra());
+  DraDemand dra = snapshot.dra() != nullptr ? DraDemandOf(pod, *snapshot.dra()) : DraDemand{};
+  if (snapshot.dra() == nullptr && HasOwnClaims(pod)) {
+    dra = DraDemand{true, false, "no DRA inventory", {}, {}};
+  }
   if (dra.has_claims && dra.modelled && !dra.requests.empty()) {
     auto judged = std::make_unique<const PodInfo>(WithDraDemand(pod, dra));
     ResourceList demand = GpuDemand(*judged, gpu_names_);
@@ -45,12 +47,7 @@ std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapsho
   } else {
     cycle = std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), snapshot);
   }
-  if (!pod.claims.empty() && !dra.modelled) {
-    cycle->SetUnmodelled(dra.unmodelled_reason.empty() ? "no DRA inventory"
-                                                       : dra.unmodelled_reason);
-  } else if (!pod.claims.empty() && snapshot.dra() == nullptr) {
-    cycle->SetUnmodelled("no DRA inventory");
-  }
+  if (dra.has_claims && !dra.modelled) cycle->SetUnmodelled(dra.unmodelled_reason);
   if (!selection_error.empty()) {
     cycle->Reject(std::string(selection_error));
     return cycle;  // rejected everywhere: nothing to prepare

@@ -32,6 +32,7 @@ if ! kubectl get --raw /apis/resource.k8s.io/v1 > /dev/null 2>&1; then
 fi
 
 port=$(e2e_free_port)
+ops_port=$(e2e_free_port)
 readme_config="$work/readme.yaml"
 e2e_readme_config "$readme_config" "$port"
 alone_config="$work/alone.yaml"
@@ -62,8 +63,10 @@ slice_json() {  # NODE PRODUCT: the node's pool, 8 full GPUs
     \"nodeName\":\"$1\",\"pool\":{\"name\":\"$1\",\"generation\":1,\"resourceSliceCount\":1},
     \"devices\":[$(IFS=,; echo "${devices[*]}")]}}"
 }
+# extendedResourceName: from 1.36 (DRAExtendedResource, beta) a pod's nvidia.com/gpu request may be
+# served by these devices; 1.34 without the gate drops the field.
 class_json='{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.nvidia.com"},
-  "spec":{"selectors":[{"cel":{"expression":"device.driver == '"'"'gpu.nvidia.com'"'"' && device.attributes['"'"'gpu.nvidia.com'"'"'].type == '"'"'gpu'"'"'"}}]}}'
+  "spec":{"extendedResourceName":"nvidia.com/gpu","selectors":[{"cel":{"expression":"device.driver == '"'"'gpu.nvidia.com'"'"' && device.attributes['"'"'gpu.nvidia.com'"'"'].type == '"'"'gpu'"'"'"}}]}}'
 objects=("$class_json")
 nodes=(a100-1 a100-2 a100-3 a100-4 h100-1 h100-2)
 for n in "${nodes[@]}"; do
@@ -118,7 +121,7 @@ declare -A got whole
 run() {  # SETUP
   clean_workload
   if [[ $1 == readme ]]; then
-    e2e_gpusched_start "$gpusched" "$port"
+    e2e_gpusched_start "$gpusched" "$port" --ops-listen "127.0.0.1:$ops_port"
     "$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$readme_config" > /dev/null
   else
     e2e_gpusched_stop
@@ -150,14 +153,37 @@ run() {  # SETUP
   done
   local line="RESULT k8s=$k8s_version scenario=dra setup=$1 arrival=one-by-one allocated=${got[$1]} demand=$demand whole_nodes_left=${whole[$1]}"
   echo "$line"
-  [[ -n $results ]] && echo "$line" >> "$results"
+  if [[ -n $results ]]; then echo "$line" >> "$results"; fi
 }
 
 run alone
 run readme
 
+# A pod asking for nvidia.com/gpu where only DRA devices serve it (the class's extendedResourceName):
+# kube-scheduler makes it a claim; gpusched's filter, which the README registers for nvidia.com/gpu,
+# must judge it against the devices, not refuse the node.
+extended=skipped
+if [[ $(kubectl get deviceclass gpu.nvidia.com -o jsonpath='{.spec.extendedResourceName}') == nvidia.com/gpu ]]; then
+  post /api/v1/namespaces/default/pods "$(e2e_pod_json extended 1)"
+  e2e_wait_decided extended 30
+  node=$(kubectl get pod extended -o jsonpath='{.spec.nodeName}')
+  if [[ -n $node ]]; then
+    extended="bound to $node"
+  else
+    extended=pending
+    fail "the nvidia.com/gpu pod served by DRA devices stayed pending: $(kubectl get events \
+      --field-selector involvedObject.name=extended -o jsonpath='{.items[*].message}')"
+  fi
+fi
+echo "extended-resource pod (nvidia.com/gpu served by DRA devices): $extended"
+
 # gpusched's reports count the DRA GPUs: 48 in two products, the allocated ones in use.
-capacity=$(curl -sf "http://127.0.0.1:$port/capacity") || fail "GET /capacity failed"
+capacity=
+for _ in $(seq 1 50); do  # the report is computed in the background, from the first snapshot on
+  capacity=$(curl -sf "http://127.0.0.1:$ops_port/capacity") && break
+  sleep 0.2
+done
+[[ -n $capacity ]] || fail "GET /capacity failed"
 total=$(printf '%s' "$capacity" | jq '.cluster.gpus.total' 2> /dev/null || echo 0)
 if [[ $total != 48 ]]; then
   fail "/capacity counts $total DRA GPUs, expected 48: $(printf '%s' "$capacity" | head -c 600)"

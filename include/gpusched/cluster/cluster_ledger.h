@@ -26,7 +26,9 @@
 // The observed workload is every GPU pod seen (first sighting, bound or pending), counted with
 // exponential decay and pinned to the GPU products whose nodes meet its required node pins
 // (nodeSelector and required node affinity, gpusched/model/node_pins.h; a pod that every product
-// meets is not pinned, one no product meets is not counted). Pins are resolved against the nodes
+// meets is not pinned, one no product meets is not counted). A pod's DRA claims count as the GPU
+// requests they ask for (cluster/dra_claims.h, claims known when the pod is seen), pinned to the
+// products their selectors accept; its info then carries those requests, as placement judges it. Pins are resolved against the nodes
 // known when the pod is first seen; a pod seen while the ledger knows no GPU product (the pod list
 // came before the node list) waits for the next snapshot that does. The standard workload
 // follows the node sizes
@@ -35,9 +37,9 @@
 // DRA (cluster/dra_ledger.h): a node whose GPUs are published as DRA devices and that advertises
 // no nvidia.com/gpu of its own gets them in its allocatable (full GPUs as nvidia.com/gpu, MIG
 // devices as nvidia.com/mig-<profile>), its GPU product and memory from the devices when no label
-// says them, and in its usage what allocated claims hold of them (GPU requests of its pods are
-// then not counted again: a pod's nvidia.com/gpu served by DRA devices is in its claim). Snapshots
-// carry the DRA catalog placement reads.
+// says them, and in its usage the larger of what allocated claims hold and what its pods' claims
+// ask for (assumed pods included): each claim counted once, whichever side reported it first.
+// Snapshots carry the DRA catalog placement reads.
 //
 // Not thread-safe: one writer thread owns it; snapshots it builds are immutable and may be handed
 // to any thread.
@@ -123,6 +125,7 @@ class ClusterLedger {
     std::optional<Clock::time_point> assumed_until;  // set while counted by assumption only
     std::optional<Clock::time_point> assume_window;  // no assumption of this pod lasts past it
     std::shared_ptr<const PodInfo> info;             // GPU pods only, as the watch reported it
+    std::vector<std::string> dra_products;  // what its DRA claims pin it to (empty: any)
   };
   struct Usage {
     ResourceList used;

@@ -5,10 +5,11 @@
 // Per claim the pod references (the claim itself, or the one made from its template), per
 // request (an `exactly` request, or the first alternative of `firstAvailable`): the DeviceClass's
 // selectors and the request's own are evaluated (model/dra_selector.h) on one device of each kind
-// the catalog's nodes offer (kinds differ in driver, type, product, MIG profile and memory), and
+// the nodes offer (kinds differ in driver, type, product, MIG profile and memory), and
 // the request becomes `count` devices of the one resource those kinds count as, pinned to their
 // products when some product's devices do not match. A claim already allocated asks for nothing
-// more (its devices are counted as used on their node), nor does an adminAccess request. A
+// more (its devices are counted as used on their node), nor does an adminAccess request, nor the
+// claim kube-scheduler made for the pod's extended resources (its requests say it already). A
 // request that matches no GPU kind (another driver's devices) adds nothing.
 //
 // What gpusched does not model makes the pod `unmodelled` (placement then scores every node
@@ -39,7 +40,15 @@ struct DraDemand {
   std::vector<std::string> products;  // GFD-style products the devices may be of; empty: any
 };
 
-DraDemand DraDemandOf(const PodInfo& pod, const DraCatalog& catalog);
+// Whether the pod names claims of its own (spec.resourceClaims), not only the one kube-scheduler
+// made for its extended resources.
+bool HasOwnClaims(const PodInfo& pod);
+
+// Placement asks what a pod's claims still need (an allocated claim: nothing); the ledger, what
+// they ask for whatever their state, as the pod's GPU requests and observed shape.
+enum class DraDemandScope { kToPlace, kAsked };
+DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& lookup,
+                      DraDemandScope scope = DraDemandScope::kToPlace);
 
 // `pod` as placement judges it: its requests plus the demand's, pinned to the demand's products
 // (gpusched.io/gpu-product) unless the pod writes that annotation itself.

@@ -25,7 +25,9 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
+#include <tuple>
 #include <string_view>
 #include <vector>
 
@@ -43,35 +45,42 @@ struct DraNodeView {
   bool operator==(const DraNodeView&) const = default;
 };
 
-// What placement reads of the DRA state: the claims, the classes, and the devices of every node.
-struct DraCatalog {
+// One device of each kind the nodes offer (driver, type, product, MIG profile, memory, driver
+// version, compute capability and architecture alike), with what it counts as.
+struct DraDeviceKind {
+  std::string driver;
+  const DraDevice* sample = nullptr;  // owned by the slices of whoever lists it
+  std::string resource;               // nvidia.com/gpu or nvidia.com/mig-<profile>
+  std::string product;                // GFD style
+};
+
+// What turning a pod's claims into GPU requests reads (cluster/dra_claims.h).
+class DraLookup {
+ public:
+  virtual ~DraLookup() = default;
+  virtual const DraClaim* FindClaim(std::string_view namespace_name,
+                                    std::string_view name) const = 0;
+  virtual const DraDeviceClass* FindClass(std::string_view name) const = 0;
+  virtual std::span<const DraDeviceKind> kinds() const = 0;
+};
+
+// What placement reads of the DRA state, as of one snapshot: the claims, the classes and the kinds
+// of devices the nodes offer. Immutable once built.
+struct DraCatalog final : DraLookup {
   std::map<std::string, DraClaim, std::less<>> claims;  // by namespace/name
   std::map<std::string, DraDeviceClass, std::less<>> classes;
-  // Per node, its GPU devices (full GPUs, MIG devices) and their drivers, from complete pools.
-  struct NodeDevice {
-    std::string driver;
-    const DraDevice* device = nullptr;  // owned by `slices`
-  };
-  std::map<std::string, std::vector<NodeDevice>, std::less<>> node_devices;
-  // One device of each kind the nodes offer (driver, type, product, MIG profile, memory, driver
-  // version, compute capability and architecture alike), with what it counts as.
-  struct DeviceKind {
-    std::string driver;
-    const DraDevice* sample = nullptr;  // owned by `slices`
-    std::string resource;               // nvidia.com/gpu or nvidia.com/mig-<profile>
-    std::string product;                // GFD style
-  };
-  std::vector<DeviceKind> kinds;
-  std::vector<std::shared_ptr<const DraSlice>> slices;
+  std::vector<DraDeviceKind> device_kinds;
+  std::vector<std::shared_ptr<const DraSlice>> slices;  // keeps the kinds' samples alive
 
-  const DraClaim* FindClaim(std::string_view namespace_name, std::string_view name) const;
-  const DraDeviceClass* FindClass(std::string_view name) const;
+  const DraClaim* FindClaim(std::string_view namespace_name, std::string_view name) const override;
+  const DraDeviceClass* FindClass(std::string_view name) const override;
+  std::span<const DraDeviceKind> kinds() const override { return device_kinds; }
 };
 
 // The GFD-style product of a DRA productName: "NVIDIA A100-SXM4-80GB" -> "NVIDIA-A100-SXM4-80GB".
 std::string DraProductLabel(std::string_view product_name);
 
-class DraLedger {
+class DraLedger final : public DraLookup {
  public:
   static constexpr size_t kMaxSlices = 100000;
   static constexpr size_t kMaxClaims = 200000;
@@ -95,13 +104,24 @@ class DraLedger {
   // The catalog as of now; shared until the next change.
   std::shared_ptr<const DraCatalog> Catalog();
 
+  // DraLookup, on the ledger's current objects (the writer's thread only): how the ledger reads
+  // what a pod's claims ask for as it sees the pod. Kinds are computed again only after a slice
+  // changed, so pods and claims arriving together cost a lookup each, not a rebuild.
+  const DraClaim* FindClaim(std::string_view namespace_name, std::string_view name) const override;
+  const DraDeviceClass* FindClass(std::string_view name) const override;
+  std::span<const DraDeviceKind> kinds() const override;
+
   size_t slice_count() const { return slices_.size(); }
   size_t claim_count() const { return claims_.size(); }
   size_t class_count() const { return classes_.size(); }
 
  private:
-  void Changed();
-  // Computes the views and the catalog; nodes whose view changed become dirty.
+  // Marks the views and catalog stale; `devices` when a slice changed.
+  void Changed(bool devices);
+  // Computes what the slices offer: per node its GPUs, per device where it counts, the kinds.
+  void RebuildDevices() const;
+  // Computes the views (devices plus what allocated claims use) and the catalog; nodes whose view
+  // changed become dirty.
   void Rebuild();
 
   std::map<std::string, std::shared_ptr<const DraSlice>, std::less<>> slices_;
@@ -109,6 +129,16 @@ class DraLedger {
   std::map<std::string, DraDeviceClass, std::less<>> classes_;
   std::set<std::string, std::less<>> dirty_nodes_;
   bool stale_ = true;
+  // What the slices offer, kept until a slice changes (RebuildDevices).
+  struct Slot {
+    std::string node;
+    std::string resource;               // what the device counts as there
+    std::vector<std::string> counters;  // counter sets it consumes (partitionable GPUs)
+  };
+  mutable bool devices_stale_ = true;
+  mutable std::map<std::string, DraNodeView, std::less<>> offered_;  // allocatable per node
+  mutable std::map<std::tuple<std::string, std::string, std::string>, Slot> slots_;
+  mutable std::vector<DraDeviceKind> kinds_;
   std::map<std::string, DraNodeView, std::less<>> views_;
   std::shared_ptr<const DraCatalog> catalog_;
 };
