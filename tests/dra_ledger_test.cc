@@ -3,9 +3,12 @@
 // become GPU requests every plugin judges.
 #include <gtest/gtest.h>
 
+#include "gpusched/capacity/capacity.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/dra_claims.h"
 #include "gpusched/engine/engine.h"
+#include "gpusched/explain/explain.h"
+#include "gpusched/inventory/static_inventory.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_spec.h"
@@ -258,6 +261,43 @@ TEST(DraClaims, the_engine_places_a_claim_as_it_places_device_plugin_gpus) {
   EXPECT_EQ(neutral.engine().Prioritize(*neutral.cycle, nodes), (std::vector<int64_t>{0, 0}));
   auto verdicts = neutral.engine().Filter(*neutral.cycle, nodes);
   EXPECT_TRUE(verdicts[0].passed() && verdicts[1].passed());
+}
+
+// A cluster file as `kubectl get nodes,resourceslices,resourceclaims,deviceclasses -o json`
+// prints it (tests/fixtures/dra/cluster.json): a DGX A100 whose eight GPUs are DRA devices, one
+// held by an allocated claim, and an unallocated 2-GPU claim. Capacity counts the GPUs, explain
+// judges a pod of the claim as a 2-GPU pod, and says so when it cannot model a pod's claims.
+TEST(DraInventory, a_cluster_file_with_dra_objects_counts_and_explains_them) {
+  Inventory inventory = ParseInventory(testing::Fixture("dra/cluster.json"), "dra/cluster.json");
+  ASSERT_EQ(inventory.dra_slices.size(), 1u);
+  ASSERT_EQ(inventory.dra_claims.size(), 2u);
+  ASSERT_EQ(inventory.dra_classes.size(), 1u);
+  ClusterLedger ledger{GpuResourceNames()};
+  ApplyInventory(inventory, ledger);
+  auto snapshot = ledger.BuildSnapshot();
+  const NodeState* node = snapshot->Find("dgx-a100-01");
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->info.allocatable.units(kGpuResource), 8);
+  EXPECT_EQ(node->used.units(kGpuResource), 1);
+
+  const Policy policy(DefaultPolicySpec());
+  CapacityReport report = ComputeCapacity(policy, *snapshot);
+  EXPECT_EQ(report.cluster.gpus.total, 8);
+  EXPECT_EQ(report.cluster.gpus.allocated, 1);
+  EXPECT_EQ(report.products.count("NVIDIA-A100-SXM4-80GB"), 1u);
+
+  PodInfo train = ClaimPod("train-0", "train-a100");
+  train.namespace_name = "ml";
+  Explanation e = Explain(policy, *snapshot, train);
+  EXPECT_EQ(e.gpu_demand.milli(kGpuResource), 2000);
+  EXPECT_TRUE(e.dra_unmodelled.empty());
+  ASSERT_EQ(e.ranking.size(), 1u);
+
+  PodInfo missing = ClaimPod("lost-0", "no-such-claim");
+  Explanation lost = Explain(policy, *snapshot, missing);
+  EXPECT_NE(lost.dra_unmodelled.find("no-such-claim"), std::string::npos) << lost.dra_unmodelled;
+  EXPECT_NE(FormatExplanationText(lost).find("its DRA claims are not modelled"), std::string::npos);
+  EXPECT_NE(FormatExplanationJson(lost).find("\"draUnmodelled\""), std::string::npos);
 }
 
 }  // namespace

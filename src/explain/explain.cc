@@ -5,6 +5,7 @@
 
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/util/quote.h"
 #include "gpusched/util/text.h"
 
 namespace gpusched {
@@ -92,6 +93,7 @@ Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const
   e.profile = std::string(judged.selection.profile);
   const Cycle& cycle = *judged.cycle;
   e.gpu_demand = cycle.gpu_demand();
+  e.dra_unmodelled = cycle.unmodelled();
 
   std::vector<const NodeState*> nodes;
   for (const auto& n : snapshot.nodes()) nodes.push_back(n.get());
@@ -140,6 +142,10 @@ Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const
 
 std::string FormatExplanationText(const Explanation& e) {
   std::string out = "pod " + e.pod + " asks for " + DemandText(e.gpu_demand) + "\n";
+  if (!e.dra_unmodelled.empty()) {
+    out += "its DRA claims are not modelled (" + QuoteForMessage(e.dra_unmodelled) +
+           "): every node passes and scores 0, and kube-scheduler decides alone\n";
+  }
   out += "profile " + e.profile + " of policy " + e.policy_source + "\n\n";
   size_t name_width = 4;
   for (const auto& n : e.nodes) name_width = std::max(name_width, n.node.size());
@@ -189,6 +195,7 @@ std::string FormatExplanationJson(const Explanation& e) {
   std::string out;
   JsonWriter w(out);
   w.BeginObject().Key("pod").String(e.pod).Key("profile").String(e.profile);
+  if (!e.dra_unmodelled.empty()) w.Key("draUnmodelled").String(e.dra_unmodelled);
   w.Key("policy").String(e.policy_source).Key("gpuDemand").BeginObject();
   for (const auto& r : e.gpu_demand) w.Key(r.name).Int(r.milli / 1000);
   w.EndObject().Key("nodes").BeginArray();

@@ -134,6 +134,11 @@ Prepared Prepare(const ExtenderArgs& args, const Published<ClusterSnapshot>& sna
   return p;
 }
 
+// A pod whose DRA claims gpusched does not model (`gpusched explain` says why).
+void CountUnmodelled(Metrics& metrics, const Prepared& p) {
+  if (!p.cycle->unmodelled().empty()) metrics.CountDraUnmodelled();
+}
+
 // Tells `sink` that kube-scheduler is expected to bind the pod to `node`. Only GPU pods with an
 // identity count: the watch's report of the pod must be able to replace the assumption.
 void AssumeOn(AssumptionSink& sink, const Prepared& p, std::string_view node) {
@@ -206,6 +211,7 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   std::vector<Verdict> verdicts = c.ByPosition(std::move(known_verdicts), unknown);
   if (metrics_) {
     metrics_->CountDecision("filter", p.profile);
+    CountUnmodelled(*metrics_, p);
     CountRejections(*metrics_, verdicts,
                     c.ByPosition(std::move(known_rejected_by), unknown_rejected_by));
   }
@@ -243,7 +249,10 @@ HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
   const RequestNodes& c = p.candidates;
   std::vector<int64_t> known_scores = p.engine->Prioritize(*p.cycle, c.known());
-  if (metrics_) metrics_->CountDecision("prioritize", p.profile);
+  if (metrics_) {
+    metrics_->CountDecision("prioritize", p.profile);
+    CountUnmodelled(*metrics_, p);
+  }
   if (assumptions_) {
     auto best = std::max_element(known_scores.begin(), known_scores.end());
     if (best != known_scores.end() &&

@@ -267,6 +267,15 @@ struct Metrics::Impl {
               "requests in flight would pass the listener's in-flight byte budget")
           .Register(*events)
           .Add({});
+  prometheus::Counter& dra_unmodelled =
+      prometheus::BuildCounter()
+          .Name("gpusched_dra_unmodelled_total")
+          .Help(
+              "filter and prioritize calls for a pod whose DRA claims gpusched does not model "
+              "(a selector outside its CEL subset, allocationMode All, a claim or class not yet "
+              "listed, ...): every node passed and scored alike; the reason is logged at debug")
+          .Register(*events)
+          .Add({});
   prometheus::Counter& busy_reports =
       prometheus::BuildCounter()
           .Name("gpusched_http_reports_busy_total")
@@ -317,6 +326,7 @@ void Metrics::CountRejections(std::string_view plugin, std::string_view verdict_
 void Metrics::CountRequestBudgetRejection() { impl_->budget_rejections.Increment(); }
 
 void Metrics::CountDroppedAnswer() { impl_->dropped_answers.Increment(); }
+void Metrics::CountDraUnmodelled() { impl_->dra_unmodelled.Increment(); }
 
 void Metrics::CountBusyReport() { impl_->busy_reports.Increment(); }
 

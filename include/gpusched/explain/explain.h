@@ -49,7 +49,8 @@ struct Explanation {
   std::string pod;  // namespace/name
   std::string profile;
   std::string policy_source;
-  ResourceList gpu_demand;
+  ResourceList gpu_demand;             // with what its DRA claims ask for
+  std::string dra_unmodelled;          // why its DRA claims are not modelled; empty when they are
   std::vector<NodeExplanation> nodes;  // in snapshot (name) order
   std::vector<size_t> ranking;         // indices into nodes: passing nodes, best first
   std::vector<std::string> plugins;    // scoring plugins that applied, in order

@@ -88,6 +88,9 @@ class Metrics {
   // An answer replaced by a 503 because the answers waiting for their readers and the requests in
   // flight held the budget.
   void CountDroppedAnswer();
+  // A filter or prioritize call for a pod whose DRA claims gpusched does not model
+  // (Cycle::unmodelled): every node passed and scored alike.
+  void CountDraUnmodelled();
   // A GET of /metrics or a report answered 503 because as many were being built as the listener
   // allows beside its probes.
   void CountBusyReport();
