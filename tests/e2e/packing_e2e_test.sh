@@ -8,6 +8,8 @@
 #   SCENARIO: ones | mixed | products | affinity | affinity-sampled | mig | maintenance | reuse
 #   (affinity-sampled draws its pods from GPUSCHED_PACKING_SEED, default 1)
 # Prints one RESULT line per (setup, arrival) and appends them to RESULTS_FILE when given.
+# GPUSCHED_PACKING_SETUPS chooses the setups (default "readme most-allocated none"; the checks need
+# the first two).
 # Exit 0 pass, 1 fail, 77 skip (no control plane).
 set -euo pipefail
 
@@ -313,7 +315,7 @@ second_wave() {  # SETUP ARRIVAL
 }
 
 declare -A got used
-for setup in readme most-allocated none; do
+for setup in ${GPUSCHED_PACKING_SETUPS:-readme most-allocated none}; do
   for arrival in one-by-one burst; do
     run "$setup" "$arrival"
     if [[ $scenario == reuse ]]; then
