@@ -293,6 +293,16 @@ TEST(DraInventory, a_cluster_file_with_dra_objects_counts_and_explains_them) {
   EXPECT_TRUE(e.dra_unmodelled.empty());
   ASSERT_EQ(e.ranking.size(), 1u);
 
+  // The ledger keeps the pending pod as a 2-GPU pod, for planning (why-pending judges it again)
+  // and for the observed workload; judged again it still asks for 2 GPUs, not 4.
+  ledger.UpsertPod(train);
+  auto with_pod = ledger.BuildSnapshot();
+  ASSERT_EQ(with_pod->gpu_pods().pending.size(), 1u);
+  const PodInfo& kept = with_pod->gpu_pods().pending[0];
+  EXPECT_EQ(kept.requests.milli(kGpuResource), 2000);
+  EXPECT_EQ(policy.Judge(kept, *with_pod).cycle->gpu_demand().milli(kGpuResource), 2000);
+  EXPECT_EQ(with_pod->observed_pods(), 1);
+
   PodInfo missing = ClaimPod("lost-0", "no-such-claim");
   Explanation lost = Explain(policy, *snapshot, missing);
   EXPECT_NE(lost.dra_unmodelled.find("no-such-claim"), std::string::npos) << lost.dra_unmodelled;

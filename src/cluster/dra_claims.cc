@@ -144,6 +144,8 @@ DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& catalog, DraDemandSco
 }
 
 PodInfo WithDraDemand(PodInfo pod, const DraDemand& demand) {
+  // What the claims ask for is in the requests now: judged again, the pod must not ask it twice.
+  pod.claims.clear();
   for (const auto& r : demand.requests) {
     pod.requests.Add(r.name, r.milli);
     pod.max_container_requests.Add(r.name, r.milli);

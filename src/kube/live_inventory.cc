@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/cluster/dra_claims.h"
 #include "gpusched/codec/k8s_dra_decode.h"
 
 namespace gpusched {
@@ -72,7 +73,8 @@ class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
     PodInfo pod = Counted(DecodePod(o));
     // What the ledger keeps (GPU pods, and other pods while bound), slimmed to what it reads.
     bool holds = !pod.node_name.empty() && !pod.terminal();
-    if (holds || !GpuDemand(pod, owner_.gpu_names_).empty()) {
+    // Pods with DRA claims too: the ledger reads their GPU requests from the claims.
+    if (holds || !GpuDemand(pod, owner_.gpu_names_).empty() || HasOwnClaims(pod)) {
       listed_.push_back(Slim(std::move(pod), owner_.gpu_names_));
     }
   }
@@ -101,7 +103,7 @@ class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
   // planning judges them with the engine (annotations) and matches disruption budgets (labels).
   static PodInfo Slim(PodInfo pod, const GpuResourceNames& gpu_names) {
     pod.requests = KeptRequests(pod.requests, gpu_names);
-    if (GpuDemand(pod, gpu_names).empty()) {
+    if (GpuDemand(pod, gpu_names).empty() && !HasOwnClaims(pod)) {
       pod.labels = {};
       pod.annotations = {};
     }
@@ -349,8 +351,8 @@ LiveInventory::Skips LiveInventory::pod_skips() const {
           pod_sink_->summarised()};
 }
 
-std::vector<std::pair<std::string, LiveInventory::Skips>> LiveInventory::dra_skips() const {
-  std::vector<std::pair<std::string, Skips>> out;
+std::vector<std::pair<std::string_view, LiveInventory::Skips>> LiveInventory::dra_skips() const {
+  std::vector<std::pair<std::string_view, Skips>> out;
   for (size_t i = 0; i < dra_.size(); ++i) {
     out.emplace_back(kDraKinds[i].name, Skips{dra_[i]->skipped_invalid(),
                                               dra_[i]->skipped_malformed(),

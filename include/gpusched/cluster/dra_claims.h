@@ -51,7 +51,8 @@ DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& lookup,
                       DraDemandScope scope = DraDemandScope::kToPlace);
 
 // `pod` as placement judges it: its requests plus the demand's, pinned to the demand's products
-// (gpusched.io/gpu-product) unless the pod writes that annotation itself.
+// (gpusched.io/gpu-product) unless the pod writes that annotation itself, and without its claims
+// (their demand is in the requests: the ledger keeps this view, and planning judges it again).
 PodInfo WithDraDemand(PodInfo pod, const DraDemand& demand);
 
 }  // namespace gpusched

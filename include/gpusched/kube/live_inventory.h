@@ -75,8 +75,9 @@ class LiveInventory : public AssumptionSink {
   };
   Skips node_skips() const;
   Skips pod_skips() const;
-  // The same per DRA kind ("resourceslice", "resourceclaim", "deviceclass"); empty without dra.
-  std::vector<std::pair<std::string, Skips>> dra_skips() const;
+  // The same per DRA kind ("resourceslice", "resourceclaim", "deviceclass": static strings, as
+  // the metrics keep views of them); empty without dra.
+  std::vector<std::pair<std::string_view, Skips>> dra_skips() const;
   // Queues `pod` as bound to `node` (ClusterLedger::Assume) for the publisher; never blocks on
   // the ledger. Dropped when kMaxPendingAssumptions already wait or assume_ttl is 0. A pod the
   // watch has not reported yet (kube-scheduler's informer may see it first) is tried again for
