@@ -113,6 +113,20 @@ TEST_F(ServeLive, answers_from_the_live_state_and_follows_pod_changes) {
       Eventually([&] { return passes(Filter(c, 4)) == std::vector<std::string>{"gpu-a"}; }));
   nlohmann::json answer = Filter(c, 4);
   EXPECT_EQ(answer["FailedNodes"]["gpu-b"], "Insufficient nvidia.com/gpu");
+  // A live server's scrape names what each of its reflectors skipped, the DRA kinds too (the fake
+  // API server serves none of them: their lists fail and are retried). Scraped twice: the series
+  // outlive the scrape that made them (a sanitized build of the binary aborts if they do not).
+  for (int i = 0; i < 2; ++i) {
+    auto metrics = c.Get("/metrics");
+    ASSERT_TRUE(metrics);
+    ASSERT_EQ(metrics->status, 200);
+    for (const char* kind : {"node", "pod", "resourceslice", "resourceclaim", "deviceclass"}) {
+      EXPECT_NE(metrics->body.find("gpusched_inventory_objects_skipped_total{kind=\"" +
+                                   std::string(kind) + "\""),
+                std::string::npos)
+          << kind;
+    }
+  }
 }
 
 // Issue #25: two prioritize calls with made-up pods, one node each, made every GPU of both nodes
