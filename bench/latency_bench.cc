@@ -2,7 +2,8 @@
 //
 //   build/bench/latency_bench [--sizes 1000,5000,15000] [--occupancy 0.5,0.9] [--pairs 200]
 //                             [--paths http,handler,baseline] [--modes names,nodes]
-//                             [--usage repeating,distinct] [--hold 0] [--request-timeout 10]
+//                             [--usage repeating,distinct] [--gpus device-plugin,dra]
+//                             [--hold 0] [--request-timeout 10]
 //   build/bench/latency_bench_beast ... --paths http,beast   (built on demand, with Boost.Beast)
 //
 // For each cluster size and GPU occupancy (50%, 90%) it serves a synthetic cluster from an
@@ -19,6 +20,9 @@
 // slowly and 16 announcing a body they never send (attack_test's scenario) are held open on the
 // server measured while it is measured; a table then gives, per server, the threads and
 // descriptors they cost and how many of the slow ones it closed --request-timeout seconds later.
+// With --gpus dra the same cluster's whole-GPU nodes publish their GPUs as DRA devices and every
+// pod holds a ResourceClaim (bench/workload.h); the request's pod asks through a pending claim,
+// which gpusched turns into the same 1-GPU demand (cluster/dra_claims.h) on every call.
 // Then, in the same run, the handler alone (decode, engine, encode; no HTTP) with the production
 // codec and with the straightforward nlohmann DOM codec, and their ratio.
 #include <arpa/inet.h>
@@ -263,13 +267,13 @@ std::vector<Stats> MeasureAlternating(const std::vector<int>& ports, int pairs,
   return out;
 }
 
-void Run(int size, double occupancy, bench::NodeUsage usage, int pairs, const Selection& only,
-         std::vector<HoldReport>& holds) {
-  bench::Workload w = bench::MakeWorkload(size, occupancy, 42, usage);
-  std::printf("| (%d nodes, %.0f%% occupancy, %s usage: %zu content classes) | | | | | | | | |\n",
-              size, occupancy * 100,
-              usage == bench::NodeUsage::kDistinct ? "distinct" : "repeating",
-              w.snapshot->class_count());
+void Run(int size, double occupancy, bench::NodeUsage usage, bench::GpuSource gpus, int pairs,
+         const Selection& only, std::vector<HoldReport>& holds) {
+  bench::Workload w = bench::MakeWorkload(size, occupancy, 42, usage, gpus);
+  std::printf(
+      "| (%d nodes, %.0f%% occupancy, %s usage, %s: %zu content classes) | | | | | | | | |\n",
+      size, occupancy * 100, usage == bench::NodeUsage::kDistinct ? "distinct" : "repeating",
+      gpus == bench::GpuSource::kDra ? "DRA claims" : "device plugin", w.snapshot->class_count());
   // Metrics on, as `gpusched serve` runs (request counters, latency histograms, rejections).
   ServerOptions server_options;
   server_options.request_timeout = only.request_timeout;
@@ -405,6 +409,9 @@ int main(int argc, char** argv) {
   FlagSet flags("latency_bench", "latency_bench [flags]", "Extender request latency at scale.");
   flags.Add({"sizes", "N,N,...", "1000,5000,15000", "cluster sizes in nodes"})
       .Add({"occupancy", "F,F", "0.5,0.9", "GPU occupancy levels"})
+      .Add({"gpus", "LIST", "device-plugin",
+            "how GPUs are offered and asked for: device-plugin (nvidia.com/gpu), dra (the "
+            "whole-GPU nodes' GPUs as ResourceSlices, every pod a ResourceClaim)"})
       .Add({"usage", "LIST", "repeating",
             "node usage: repeating (nodes of equal use share a content class, as in most "
             "clusters) and/or distinct (one CPU-only pod of a unique size per node: every node "
@@ -485,6 +492,14 @@ int main(int argc, char** argv) {
     }
     usages.push_back(u == "distinct" ? bench::NodeUsage::kDistinct : bench::NodeUsage::kRepeating);
   }
+  std::vector<bench::GpuSource> sources;
+  for (const auto& g : SplitList(flags.Get("gpus"))) {
+    if (g != "device-plugin" && g != "dra") {
+      std::fprintf(stderr, "latency_bench: --gpus: unknown source \"%s\"\n", g.c_str());
+      return 2;
+    }
+    sources.push_back(g == "dra" ? bench::GpuSource::kDra : bench::GpuSource::kDevicePlugin);
+  }
   spdlog::set_level(spdlog::level::warn);
   std::printf(
       "| path | nodes | GPU occupancy | mode | nodes per request | p50 ms | p99 ms | max ms | "
@@ -494,7 +509,10 @@ int main(int argc, char** argv) {
   for (const auto& size : SplitList(flags.Get("sizes"))) {
     for (const auto& occ : SplitList(flags.Get("occupancy"))) {
       for (auto usage : usages) {
-        Run(std::stoi(size), std::stod(occ), usage, std::stoi(flags.Get("pairs")), only, holds);
+        for (auto gpus : sources) {
+          Run(std::stoi(size), std::stod(occ), usage, gpus, std::stoi(flags.Get("pairs")), only,
+              holds);
+        }
       }
       std::fflush(stdout);
     }

@@ -33,10 +33,19 @@ enum class NodeUsage {
   kDistinct,   // plus one small CPU-only pod per node, of a size no other node has
 };
 
-// `nodes` nodes, 10 pods per node, GPUs about `occupancy` used. The pod asks for 1 nvidia.com/gpu
-// and is shaped like the captured vLLM pod in the extender fixtures.
+// How the nodes offer whole GPUs, and how the pods ask for them.
+enum class GpuSource {
+  kDevicePlugin,  // nvidia.com/gpu in the nodes' allocatable and the pods' requests
+  kDra,           // ResourceSlices in NVIDIA's layout (full GPUs), NVIDIA's DeviceClass, and a
+                  // ResourceClaim per pod: allocated for the bound ones, pending for the request's
+};
+
+// `nodes` nodes, 10 pods per node, GPUs about `occupancy` used. The pod asks for 1 GPU and is
+// shaped like the captured vLLM pod in the extender fixtures. MIG and time-sliced nodes keep their
+// device-plugin resources under kDra (NVIDIA's driver publishes MIG devices too; not here).
 Workload MakeWorkload(int nodes, double occupancy, uint64_t seed = 42,
-                      NodeUsage usage = NodeUsage::kRepeating);
+                      NodeUsage usage = NodeUsage::kRepeating,
+                      GpuSource gpus = GpuSource::kDevicePlugin);
 
 // The extender over a workload's snapshot as `gpusched serve` runs it (a ServerApp with a static
 // inventory source), counting its decisions in the metrics unless `count_decisions` is false.

@@ -6,13 +6,16 @@
 #include "gpusched/capacity/capacity.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/dra_claims.h"
+#include "gpusched/codec/extender_codec.h"
 #include "gpusched/engine/engine.h"
+#include "gpusched/extender/extender_service.h"
 #include "gpusched/explain/explain.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"
+#include "workload.h"
 
 namespace gpusched::dra_ledger_test {
 namespace {
@@ -308,6 +311,26 @@ TEST(DraInventory, a_cluster_file_with_dra_objects_counts_and_explains_them) {
   EXPECT_NE(lost.dra_unmodelled.find("no-such-claim"), std::string::npos) << lost.dra_unmodelled;
   EXPECT_NE(FormatExplanationText(lost).find("its DRA claims are not modelled"), std::string::npos);
   EXPECT_NE(FormatExplanationJson(lost).find("\"draUnmodelled\""), std::string::npos);
+}
+
+// The benchmark cluster (bench/workload.h) with its whole-GPU nodes' GPUs published as DRA devices,
+// every bound pod holding an allocated claim, and the request's pod asking through a pending
+// claim: gpusched ranks it exactly as the same cluster's device-plugin GPUs and pod.
+TEST(DraWorkload, gpus_published_as_dra_devices_rank_as_the_same_device_plugin_gpus) {
+  auto answers = [](bench::GpuSource gpus) {
+    bench::Workload w = bench::MakeWorkload(300, 0.5, 7, bench::NodeUsage::kRepeating, gpus);
+    Published<ClusterSnapshot> snapshots(w.snapshot);
+    Published<Policy> policies(std::make_shared<const Policy>(DefaultPolicySpec()));
+    ExtenderService service(snapshots, policies);
+    ExtenderArgs args = DecodeExtenderArgs(w.names_request);
+    return std::pair{EncodeExtenderFilterResult(service.Filter(args)),
+                     EncodeHostPriorityList(service.Prioritize(args))};
+  };
+  auto plugin = answers(bench::GpuSource::kDevicePlugin);
+  auto dra = answers(bench::GpuSource::kDra);
+  EXPECT_EQ(dra.first, plugin.first);
+  EXPECT_EQ(dra.second, plugin.second);
+  EXPECT_NE(plugin.second.find("\"Score\":10"), std::string::npos);  // not all alike
 }
 
 }  // namespace
