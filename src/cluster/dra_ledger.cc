@@ -97,20 +97,28 @@ std::span<const DraDeviceKind> DraLedger::kinds() const {
   return kinds_;
 }
 
-bool DraLedger::UpsertSlice(DraSlice slice) {
-  auto it = slices_.find(slice.name);
-  if (it == slices_.end() && slices_.size() >= kMaxSlices) return false;
-  std::string name = slice.name;
-  slices_.insert_or_assign(std::move(name), std::make_shared<const DraSlice>(std::move(slice)));
-  Changed(true);
+namespace {
+
+// Keeps `value` under `key` in `map`, unless a new key would pass `max` entries; whether it did.
+template <class Map, class Value>
+bool Keep(Map& map, std::string key, Value value, size_t max) {
+  if (!map.contains(key) && map.size() >= max) return false;
+  map.insert_or_assign(std::move(key), std::move(value));
   return true;
 }
 
+}  // namespace
+
+bool DraLedger::UpsertSlice(DraSlice slice) {
+  std::string name = slice.name;
+  bool kept = Keep(slices_, std::move(name), std::make_shared<const DraSlice>(std::move(slice)),
+                   kMaxSlices);
+  if (kept) Changed(true);
+  return kept;
+}
+
 void DraLedger::DeleteSlice(std::string_view name) {
-  auto it = slices_.find(name);
-  if (it == slices_.end()) return;
-  slices_.erase(it);
-  Changed(true);
+  if (slices_.erase(std::string(name)) > 0) Changed(true);
 }
 
 void DraLedger::ReplaceSlices(std::vector<DraSlice> slices) {
@@ -121,11 +129,9 @@ void DraLedger::ReplaceSlices(std::vector<DraSlice> slices) {
 
 bool DraLedger::UpsertClaim(DraClaim claim) {
   std::string key = ClaimKey(claim.namespace_name, claim.name);
-  auto it = claims_.find(key);
-  if (it == claims_.end() && claims_.size() >= kMaxClaims) return false;
-  claims_.insert_or_assign(std::move(key), std::move(claim));
-  Changed(false);
-  return true;
+  bool kept = Keep(claims_, std::move(key), std::move(claim), kMaxClaims);
+  if (kept) Changed(false);
+  return kept;
 }
 
 void DraLedger::DeleteClaim(std::string_view namespace_name, std::string_view name) {
@@ -139,19 +145,14 @@ void DraLedger::ReplaceClaims(std::vector<DraClaim> claims) {
 }
 
 bool DraLedger::UpsertClass(DraDeviceClass device_class) {
-  auto it = classes_.find(device_class.name);
-  if (it == classes_.end() && classes_.size() >= kMaxClasses) return false;
   std::string name = device_class.name;
-  classes_.insert_or_assign(std::move(name), std::move(device_class));
-  Changed(false);
-  return true;
+  bool kept = Keep(classes_, std::move(name), std::move(device_class), kMaxClasses);
+  if (kept) Changed(false);
+  return kept;
 }
 
 void DraLedger::DeleteClass(std::string_view name) {
-  auto it = classes_.find(name);
-  if (it == classes_.end()) return;
-  classes_.erase(it);
-  Changed(false);
+  if (classes_.erase(std::string(name)) > 0) Changed(false);
 }
 
 void DraLedger::ReplaceClasses(std::vector<DraDeviceClass> classes) {

@@ -21,12 +21,9 @@ e2e_cleanup_hook() { e2e_gpusched_stop; }
 # shellcheck source=stack.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/stack.sh" dra
 
-if ! kubectl api-resources --api-group=resource.k8s.io -o name 2> /dev/null |
-  grep -qx 'resourceslices.resource.k8s.io'; then
-  echo "SKIP: Kubernetes $k8s_version serves no resource.k8s.io ResourceSlices (DRA is GA from 1.34)"
-  exit 77
-fi
-if ! kubectl get --raw /apis/resource.k8s.io/v1 > /dev/null 2>&1; then
+# (Read whole, then matched: `grep -q` on a pipe under pipefail fails when it stops reading early.)
+served=$(kubectl get --raw /apis/resource.k8s.io/v1 2> /dev/null || true)
+if [[ $served != *'"resourceslices"'* || $served != *'"resourceclaims"'* ]]; then
   echo "SKIP: Kubernetes $k8s_version serves no resource.k8s.io/v1 (DRA is GA from 1.34)"
   exit 77
 fi
