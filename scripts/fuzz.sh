@@ -35,7 +35,7 @@ done
 
 [[ $parallel =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --jobs takes a whole number >= 1" >&2; exit 2; }
 targets=(extender_request pod node yaml_to_json policy scenario quantity kubeconfig watch_stream
-  http_request pdb mig_layouts)
+  http_request pdb mig_layouts dra)
 if ((${#only[@]})); then targets=("${only[@]}"); fi
 
 "$root/scripts/install-deps.sh" --fuzz
@@ -59,12 +59,13 @@ seed_files() {  # TARGET
     policy) find "$root/policies" -name '*.yaml' ;;
     scenario) find "$root/bench/scenarios" -name '*.yaml' ;;
     mig_layouts) find "$root/policies" "$fixtures/mig-advice" -name '*layouts.yaml' ;;
+    dra) find "$fixtures/dra" -name '*.json' ;;
   esac 2>/dev/null || true
 }
 
 dict_of() {  # TARGET
   case $1 in
-    extender_request | pod | node | watch_stream | pdb) echo "$fuzz_dir/dict/json.dict" ;;
+    extender_request | pod | node | watch_stream | pdb | dra) echo "$fuzz_dir/dict/json.dict" ;;
     quantity) echo "$fuzz_dir/dict/quantity.dict" ;;
     http_request) echo "$fuzz_dir/dict/http.dict" ;;
     *) echo "$fuzz_dir/dict/yaml.dict" ;;

@@ -1,5 +1,6 @@
 #include "gpusched/kube/live_inventory.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include <spdlog/spdlog.h>
@@ -276,9 +277,14 @@ void LiveInventory::PublishLoop() {
     std::unique_lock lock(ledger_mu_);
     ApplyAssumptions(assumed, unknown);
     if (ledger_.ExpireAssumptions(std::chrono::steady_clock::now()) > 0) dirty_ = true;
-    if (!dirty_) continue;
+    // The DRA lists too, once each has been tried: on a control plane that serves them, the first
+    // complete snapshot (and the reports computed from it) counts the DRA GPUs. A list that failed
+    // changed nothing, so completeness alone is reason enough to publish.
+    bool complete = nodes_listed_ && pods_listed_ &&
+                    std::all_of(dra_.begin(), dra_.end(),
+                                [](const auto& r) { return r->attempted(); });
+    if (!dirty_ && (complete_published_ || !complete)) continue;
     dirty_ = false;
-    bool complete = nodes_listed_ && pods_listed_;
     auto snapshot = ledger_.BuildSnapshot();
     published_nodes_ = ledger_.node_count();
     published_pods_ = ledger_.gpu_pods_known();

@@ -140,6 +140,11 @@ bool Reflector::ListPageInto(const std::string& cont, ListPageDecoder& page, uin
 }
 
 bool Reflector::List() {
+  // However this list ends, the first one has been tried.
+  struct Attempted {
+    std::atomic<bool>& flag;
+    ~Attempted() { flag = true; }
+  } attempted{attempted_};
   sink_.BeginList();
   std::string cont;
   std::string list_rv;

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # GPUs as DRA devices (issue #39), with a real kube-apiserver and kube-scheduler (1.34+): fake
 # nodes whose GPUs are published as ResourceSlices in the layout NVIDIA's DRA driver uses (one pool
-# per node, full GPUs gpu-0..7 with type, productName, uuid and memory), NVIDIA's DeviceClass, and
+# per node, full GPUs gpu-0..7 with type, productName, uuid and memory; one node's GPU cut into
+# MIG devices), NVIDIA's DeviceClasses, and
 # pods with ResourceClaims of 1, 2, 4 and 8 GPUs, a few pinned to the H100s by a CEL selector,
-# created one by one. kube-scheduler allocates the claims itself (its DynamicResources plugin, first
-# fit on the node); gpusched, registered as the README says, only ranks the nodes. The same pods
+# created one by one and in a burst. kube-scheduler allocates the claims itself (its
+# DynamicResources plugin, first fit on the node); gpusched, registered as the README says, only
+# ranks the nodes. The same pods
 # under kube-scheduler alone and under the README setup: GPUs allocated, whole 8-GPU nodes left,
-# no pinned claim off its product; and gpusched's /capacity counts the DRA GPUs.
+# no pinned claim off its product; gpusched's /capacity counts the DRA GPUs and /why-pending names
+# a claim pod that fits nowhere.
 # No kubelet runs: the test writes no pod status, and, without a controller-manager, removes the
 # claims' delete-protection finalizer itself before deleting them.
 #
@@ -64,7 +67,21 @@ slice_json() {  # NODE PRODUCT: the node's pool, 8 full GPUs
 # served by these devices; 1.34 without the gate drops the field.
 class_json='{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.nvidia.com"},
   "spec":{"extendedResourceName":"nvidia.com/gpu","selectors":[{"cel":{"expression":"device.driver == '"'"'gpu.nvidia.com'"'"' && device.attributes['"'"'gpu.nvidia.com'"'"'].type == '"'"'gpu'"'"'"}}]}}'
-objects=("$class_json")
+mig_class_json='{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"mig.nvidia.com"},
+  "spec":{"selectors":[{"cel":{"expression":"device.driver == '"'"'gpu.nvidia.com'"'"' && device.attributes['"'"'gpu.nvidia.com'"'"'].type == '"'"'mig'"'"'"}}]}}'
+mig_slice_json() {  # NODE: one A100 cut into seven 1g.10gb MIG devices (no full GPU offered)
+  local devices=() i
+  for i in 0 1 2 3 4 5 6; do
+    devices+=("{\"name\":\"gpu-0-mig-1g10gb-$i\",\"attributes\":{\"type\":{\"string\":\"mig\"},
+      \"profile\":{\"string\":\"1g.10gb\"},\"productName\":{\"string\":\"$a100\"},
+      \"parentUUID\":{\"string\":\"GPU-$1-0\"}},\"capacity\":{\"memory\":{\"value\":\"10Gi\"}}}")
+  done
+  printf '%s' "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",
+    \"metadata\":{\"name\":\"$1-gpu.nvidia.com\"},\"spec\":{\"driver\":\"gpu.nvidia.com\",
+    \"nodeName\":\"$1\",\"pool\":{\"name\":\"$1\",\"generation\":1,\"resourceSliceCount\":1},
+    \"devices\":[$(IFS=,; echo "${devices[*]}")]}}"
+}
+objects=("$class_json" "$mig_class_json" "$(node_json mig-1)" "$(mig_slice_json mig-1)")
 nodes=(a100-1 a100-2 a100-3 a100-4 h100-1 h100-2)
 for n in "${nodes[@]}"; do
   objects+=("$(node_json "$n")")
@@ -115,7 +132,7 @@ clean_workload() {
 }
 
 declare -A got whole
-run() {  # SETUP
+run() {  # SETUP ARRIVAL (one-by-one: each pod decided before the next; burst: claims, then pods)
   clean_workload
   if [[ $1 == readme ]]; then
     e2e_gpusched_start "$gpusched" "$port" --ops-listen "127.0.0.1:$ops_port"
@@ -129,32 +146,71 @@ run() {  # SETUP
     gpus=${w%%:*}
     pin=; [[ $w == *:* ]] && pin=h100
     post /apis/resource.k8s.io/v1/namespaces/default/resourceclaims "$(claim_json "c$i" "$gpus" "$pin")"
-    sleep 0.3  # the claim in kube-scheduler's cache (and gpusched's) before its pod
-    post /api/v1/namespaces/default/pods "$(pod_json "p$i" "c$i")"
-    e2e_wait_decided "p$i" 30
+    if [[ $2 == one-by-one ]]; then
+      sleep 0.3  # the claim in kube-scheduler's cache (and gpusched's) before its pod
+      post /api/v1/namespaces/default/pods "$(pod_json "p$i" "c$i")"
+      e2e_wait_decided "p$i" 30
+    fi
     i=$((i + 1))
   done
+  if [[ $2 == burst ]]; then
+    sleep 1  # every claim in the caches, then every pod at once
+    for ((i = 0; i < ${#workload[@]}; i++)); do
+      post /api/v1/namespaces/default/pods "$(pod_json "p$i" "c$i")"
+    done
+    for ((i = 0; i < ${#workload[@]}; i++)); do e2e_wait_decided "p$i" 30; done
+  fi
   # GPUs allocated: the devices of every allocated claim; per node, how many it holds.
-  kubectl get resourceclaims -o json > "$work/claims-$1.json"
-  e2e_placements > "$work/placed-$1"
-  got[$1]=$(jq '[.items[] | .status.allocation.devices.results // [] | length] | add // 0' \
-    "$work/claims-$1.json")
-  whole[$1]=$(jq -r '[.items[] | .status.allocation.devices.results // [] | .[].pool] |
-    group_by(.) | map(length) | length' "$work/claims-$1.json")
-  whole[$1]=$((${#nodes[@]} - whole[$1]))  # nodes no claim took a device of
+  local run=$1,$2
+  kubectl get resourceclaims -o json > "$work/claims-$1-$2.json"
+  e2e_placements > "$work/placed-$1-$2"
+  got[$run]=$(jq '[.items[] | .status.allocation.devices.results // [] | length] | add // 0' \
+    "$work/claims-$1-$2.json")
+  whole[$run]=$(jq -r '[.items[] | .status.allocation.devices.results // [] | .[].pool] |
+    group_by(.) | map(length) | length' "$work/claims-$1-$2.json")
+  whole[$run]=$((${#nodes[@]} - whole[$run]))  # nodes no claim took a device of
   # No pinned claim off its product.
   local pinned
   for pinned in $(jq -r '.items[] | select(.spec.devices.requests[0].exactly.selectors != null) |
-      (.status.allocation.devices.results // [])[].pool' "$work/claims-$1.json"); do
-    [[ $pinned == h100-* ]] || fail "$1: an H100-pinned claim got devices on $pinned"
+      (.status.allocation.devices.results // [])[].pool' "$work/claims-$1-$2.json"); do
+    [[ $pinned == h100-* ]] || fail "$1 $2: an H100-pinned claim got devices on $pinned"
   done
-  local line="RESULT k8s=$k8s_version scenario=dra setup=$1 arrival=one-by-one allocated=${got[$1]} demand=$demand whole_nodes_left=${whole[$1]}"
+  local line="RESULT k8s=$k8s_version scenario=dra setup=$1 arrival=$2 allocated=${got[$run]} demand=$demand whole_nodes_left=${whole[$run]}"
   echo "$line"
   if [[ -n $results ]]; then echo "$line" >> "$results"; fi
 }
 
-run alone
-run readme
+for setup in alone readme; do
+  for arrival in one-by-one burst; do run "$setup" "$arrival"; done
+done
+
+# A claim for a MIG device (NVIDIA's mig.nvidia.com class, a 1g.10gb profile): only mig-1 has
+# them; gpusched ranks it (MIG devices count as nvidia.com/mig-1g.10gb there) and it binds.
+printf -v mig_claim '%s' "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",
+  \"metadata\":{\"name\":\"mig\",\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[
+  {\"name\":\"gpus\",\"exactly\":{\"deviceClassName\":\"mig.nvidia.com\",\"count\":1,
+  \"selectors\":[{\"cel\":{\"expression\":\"device.attributes['gpu.nvidia.com'].profile == '1g.10gb'\"}}]}}]}}}"
+post /apis/resource.k8s.io/v1/namespaces/default/resourceclaims "$mig_claim"
+sleep 0.3
+post /api/v1/namespaces/default/pods "$(pod_json mig mig)"
+e2e_wait_decided mig 30
+mig_node=$(kubectl get pod mig -o jsonpath='{.spec.nodeName}')
+[[ $mig_node == mig-1 ]] || fail "the MIG claim's pod is on '${mig_node:-no node}', not mig-1"
+
+# why-pending names a claim pod that fits nowhere: an 8-GPU claim when no node is whole.
+post /apis/resource.k8s.io/v1/namespaces/default/resourceclaims "$(claim_json waiting 8)"
+sleep 0.3
+post /api/v1/namespaces/default/pods "$(pod_json waiting waiting)"
+e2e_wait_decided waiting 30
+pending=
+# The reports are computed in the background, at most every 30 s (kCapacityInterval).
+for _ in $(seq 1 200); do
+  pending=$(curl -sf "http://127.0.0.1:$ops_port/why-pending" || true)
+  [[ $pending == *'"default/waiting"'* ]] && break
+  sleep 0.2
+done
+[[ $pending == *'"default/waiting"'* ]] ||
+  fail "/why-pending does not name the pending claim pod: $(printf '%s' "$pending" | head -c 400)"
 
 # A pod asking for nvidia.com/gpu where only DRA devices serve it (the class's extendedResourceName):
 # kube-scheduler makes it a claim; gpusched's filter, which the README registers for nvidia.com/gpu,
@@ -174,7 +230,8 @@ if [[ $(kubectl get deviceclass gpu.nvidia.com -o jsonpath='{.spec.extendedResou
 fi
 echo "extended-resource pod (nvidia.com/gpu served by DRA devices): $extended"
 
-# gpusched's reports count the DRA GPUs: 48 in two products, the allocated ones in use.
+# gpusched's reports count the DRA GPUs: 48 in two products and a MIG-cut one, the allocated ones
+# in use.
 capacity=
 for _ in $(seq 1 50); do  # the report is computed in the background, from the first snapshot on
   capacity=$(curl -sf "http://127.0.0.1:$ops_port/capacity") && break
@@ -182,17 +239,20 @@ for _ in $(seq 1 50); do  # the report is computed in the background, from the f
 done
 [[ -n $capacity ]] || fail "GET /capacity failed"
 total=$(printf '%s' "$capacity" | jq '.cluster.gpus.total' 2> /dev/null || echo 0)
-if [[ $total != 48 ]]; then
-  fail "/capacity counts $total DRA GPUs, expected 48: $(printf '%s' "$capacity" | head -c 600)"
+# 48 full GPUs and seven 1g slices (a seventh of a GPU each)
+if ! awk -v t="$total" 'BEGIN { exit !(t > 48.99 && t < 49.01) }'; then
+  fail "/capacity counts $total DRA GPUs, expected 49: $(printf '%s' "$capacity" | head -c 600)"
 fi
 e2e_gpusched_stop
 
-if ((got[readme] < got[alone])); then
-  fail "README setup allocated ${got[readme]} GPUs, kube-scheduler alone ${got[alone]}"
-fi
+for arrival in one-by-one burst; do
+  if ((got[readme,$arrival] < got[alone,$arrival])); then
+    fail "$arrival: README setup allocated ${got[readme,$arrival]} GPUs, kube-scheduler alone ${got[alone,$arrival]}"
+  fi
+done
 # One by one, best fit places all 46; gpusched may miss by one small claim at most.
-if ((got[readme] < demand - 2)); then
-  fail "README setup allocated ${got[readme]} of $demand"
+if ((got[readme,one-by-one] < demand - 2)); then
+  fail "one-by-one: README setup allocated ${got[readme,one-by-one]} of $demand"
 fi
 if ((failures > 0)); then
   for f in "$work"/placed-*; do echo "--- ${f##*/}"; cat "$f"; done

@@ -1,7 +1,8 @@
 // LiveInventory: the cluster state kept live from the API server. Two reflectors (nodes, pods)
 // feed one ClusterLedger, and, with `dra`, three more its DRA state (resource.k8s.io/v1
-// resourceslices, resourceclaims and deviceclasses: cluster/dra_ledger.h), which readiness does
-// not wait for (a control plane before 1.34 serves none of them); a publisher thread turns accumulated changes into a new ClusterSnapshot
+// resourceslices, resourceclaims and deviceclasses: cluster/dra_ledger.h), whose first lists the
+// first complete snapshot waits for only until each has been tried (a control plane before 1.34
+// serves none of them: their lists fail, and are retried with backoff); a publisher thread turns accumulated changes into a new ClusterSnapshot
 // at most every `publish_interval`, so the cost of publishing does not grow with the event rate.
 //
 // Ready means both initial lists are published and neither reflector has gone `stale_after`

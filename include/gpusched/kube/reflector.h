@@ -88,6 +88,9 @@ class Reflector {
   void Stop();
   // True once a complete list has been applied.
   bool synced() const { return synced_.load(); }
+  // True once a first list has ended, applied or failed (a server that serves no such resource
+  // answers 404; one that forbids it, 403).
+  bool attempted() const { return attempted_.load(); }
   // When the server last answered (a list page, an event, a bookmark).
   std::chrono::steady_clock::time_point last_contact() const;
   // When the reflector last made progress: a complete list applied, an event handled (skipped
@@ -127,6 +130,7 @@ class Reflector {
   std::mt19937_64 rng_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> synced_{false};
+  std::atomic<bool> attempted_{false};
   std::atomic<int64_t> last_contact_ns_{0};
   std::atomic<int64_t> last_progress_ns_{0};
   ObjectSkips skips_;
