@@ -219,6 +219,9 @@ FlagSet ServeCommandOptions::Flags() {
             "HTTP here (for probes and Prometheus when the main "
             "listener requires client certificates); /metrics and the reports are built at "
             "most two at a time, so the probes always find a thread"})
+      .Add({"report-interval", "SECONDS", "30",
+            "with --ops-listen or --reports-listen: /capacity, /why-pending and their gauges are "
+            "computed again at most this often, when the inventory or the policy changed"})
       .Add({"reports-listen", "HOST:PORT", "",
             "serve /capacity and /why-pending (which name the cluster's pods and namespaces) "
             "over plain HTTP here instead of on --ops-listen, so that a NetworkPolicy can admit "
@@ -256,6 +259,12 @@ std::optional<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet&
     return std::nullopt;
   }
   o.app.policy_reload_interval = std::chrono::seconds(*reload_seconds);
+  auto report_seconds = ParseWholeNumber(flags.Get("report-interval"), 1, 3600);
+  if (!report_seconds) {
+    error = "--report-interval takes a whole number of seconds within 1..3600";
+    return std::nullopt;
+  }
+  o.app.capacity_interval = std::chrono::seconds(*report_seconds);
   auto assume_ttl = ParseWholeNumber(flags.Get("assume-ttl"), 0, 3600);
   if (!assume_ttl) {
     error = "--assume-ttl takes a whole number of seconds within 0..3600";

@@ -213,17 +213,18 @@ LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_name
     out_.Set(std::make_shared<const ClusterSnapshot>(std::vector<ClusterSnapshot::NodePtr>{}, 0));
   node_sink_ = std::make_unique<NodeSink>(*this);
   pod_sink_ = std::make_unique<PodSink>(*this);
-  publisher_ = std::thread([this] { PublishLoop(); });
   nodes_ = std::make_unique<Reflector>("/api/v1/nodes", config, *node_sink_, options_.reflector,
                                        options_.seed);
   pods_ = std::make_unique<Reflector>("/api/v1/pods", config, *pod_sink_, options_.reflector,
                                       options_.seed + 1);
-  if (!options_.dra) return;
-  for (size_t i = 0; i < std::size(kDraKinds); ++i) {
+  for (size_t i = 0; options_.dra && i < std::size(kDraKinds); ++i) {
     dra_sinks_.push_back(std::make_unique<DraSink>(*this, static_cast<DraSink::Kind>(i)));
     dra_.push_back(std::make_unique<Reflector>(kDraKinds[i].path, config, *dra_sinks_.back(),
                                                options_.reflector, options_.seed + 2 + i));
   }
+  // Last: the publisher reads the reflectors list (dra_), complete from now on. What the
+  // reflectors applied meanwhile is in the ledger, marked dirty, and published on its first turn.
+  publisher_ = std::thread([this] { PublishLoop(); });
 }
 
 LiveInventory::~LiveInventory() {

@@ -135,7 +135,7 @@ declare -A got whole
 run() {  # SETUP ARRIVAL (one-by-one: each pod decided before the next; burst: claims, then pods)
   clean_workload
   if [[ $1 == readme ]]; then
-    e2e_gpusched_start "$gpusched" "$port" --ops-listen "127.0.0.1:$ops_port"
+    e2e_gpusched_start "$gpusched" "$port" --ops-listen "127.0.0.1:$ops_port" --report-interval 1
     "$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$readme_config" > /dev/null
   else
     e2e_gpusched_stop
@@ -203,8 +203,8 @@ sleep 0.3
 post /api/v1/namespaces/default/pods "$(pod_json waiting waiting)"
 e2e_wait_decided waiting 30
 pending=
-# The reports are computed in the background, at most every 30 s (kCapacityInterval).
-for _ in $(seq 1 200); do
+# The reports are computed in the background, here at most every second (--report-interval).
+for _ in $(seq 1 50); do
   pending=$(curl -sf "http://127.0.0.1:$ops_port/why-pending" || true)
   [[ $pending == *'"default/waiting"'* ]] && break
   sleep 0.2
