@@ -291,6 +291,34 @@ TEST(RealNodesCorpus, capacity_counts_replicas_and_slices_apart_from_gpus) {
   EXPECT_EQ(j["cluster"]["fits"]["gpu-slice"], 7);
 }
 
+// A pin on the product a node reads works wherever the unpinned 1-GPU pod fits, whatever labels
+// name that product (GFD, GKE, Karpenter, an EKS or AKS instance type); a pin on another product
+// is refused as unresolvable.
+TEST(RealNodesCorpus, a_pin_on_the_product_read_passes_and_another_is_refused) {
+  const Policy policy(DefaultPolicySpec());
+  size_t platform_rows = 0;
+  for (const Expected& want : kCorpus) {
+    if (want.verdicts[0] != 'P' || want.product.empty()) continue;
+    SCOPED_TRACE(std::string(want.file));
+    auto snapshot = SnapshotOfFile(want.file);
+    for (const auto& [product, code] :
+         {std::pair{std::string(want.product), VerdictCode::kPass},
+          std::pair{std::string("NVIDIA-B200"), VerdictCode::kUnresolvable}}) {
+      std::string metadata = R"("annotations":{"gpusched.io/gpu-product":")" + product + R"("},)";
+      Probe pinned{"pinned", R"({"nvidia.com/gpu":"1"})", metadata, ""};
+      Explanation e = Explain(policy, *snapshot, testing::PodFromJson(PodJson(pinned)));
+      ASSERT_EQ(e.nodes.size(), 1u);
+      EXPECT_EQ(e.nodes[0].evaluation.verdict.code, code) << product << ": " << e.nodes[0].reason;
+    }
+    std::string_view file = want.file;
+    if (file.starts_with("gke-") || file.starts_with("eks-") || file.starts_with("karpenter-") ||
+        file.starts_with("aks-")) {
+      ++platform_rows;
+    }
+  }
+  EXPECT_GE(platform_rows, 6u);  // GKE, EKS, Karpenter and AKS nodes without GFD among them
+}
+
 // The old labeller's mig-3g.21gb.* labels describe no offered resource: the 3g.20gb slices' memory
 // is the size their name gives.
 TEST(RealNodesCorpus, misnamed_mig_memory_label_falls_back_to_the_profile_size) {

@@ -121,6 +121,9 @@ PluginEntry GpuMatchPlugin::Entry() {
 }
 
 bool ProductMatches(std::string_view glob, std::string_view product) {
+  // The label as GFD writes it ("NVIDIA-L4-SHARED" on a time-sliced node) is what a user copies
+  // into a pin; the product without the suffix is what a pin on the GPU itself names.
+  if (GlobMatch(glob, product)) return true;
   if (product.ends_with("-SHARED")) product.remove_suffix(7);
   if (GlobMatch(glob, product)) return true;
   // Drivers before about R470 name products without the "NVIDIA " prefix.
