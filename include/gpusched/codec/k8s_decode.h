@@ -19,7 +19,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -27,12 +26,15 @@
 
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 
-class DecodeError : public std::runtime_error {
+// An InputError like every reader's, so a front door catches it with the rest; its message names
+// the field, not the source, which the caller knows.
+class DecodeError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 PodInfo DecodePod(simdjson::ondemand::object object);
