@@ -41,8 +41,9 @@ struct InventoryChoice {
   // The choice `flags` give; a problem when --cluster and --kubeconfig are both given.
   static Validated<InventoryChoice> FromFlags(const FlagSet& flags);
 
-  // Which inventory the choice names; `in_cluster` is RunningInCluster() (kube/kube_config.h),
-  // given by the caller so that the choice itself reads nothing.
+  // Which inventory the choice names (the table above; the file, should both --cluster and
+  // --kubeconfig be set, which FromFlags refuses). `in_cluster` is RunningInCluster()
+  // (kube/kube_config.h), given by the caller so that the choice itself reads nothing.
   InventoryKind Kind(bool in_cluster) const;
 };
 
