@@ -241,6 +241,12 @@ std::optional<std::vector<SimPolicy>> ResolvePolicies(const SimulateCommandOptio
   return policies;
 }
 
+// The nodes and pods of the scenario, or of the openb trace, `options` name; throws InputError.
+Scenario LoadClusterAndWorkload(const SimulateCommandOptions& options) {
+  if (!options.scenario_path.empty()) return LoadScenario(options.scenario_path);
+  return Scenario{LoadOpenbNodes(options.nodes_path), LoadOpenbPods(options.pods_path)};
+}
+
 }  // namespace
 
 int RunSimulateCommand(const std::vector<std::string>& args) {
@@ -252,43 +258,31 @@ int RunSimulateCommand(const std::vector<std::string>& args) {
   auto policies = ResolvePolicies(options);
   if (!policies) return kUsageExit;
   options.batch.policies = std::move(*policies);
-  const SimBatch& batch = options.batch;
-  std::vector<TraceNode> nodes;
-  std::vector<TracePod> pods;
-  try {
-    if (!options.scenario_path.empty()) {
-      Scenario s = LoadScenario(options.scenario_path);
-      nodes = std::move(s.nodes);
-      pods = std::move(s.pods);
-    } else {
-      nodes = LoadOpenbNodes(options.nodes_path);
-      pods = LoadOpenbPods(options.pods_path);
+  return RunCatchingInputErrors([&] {
+    const SimBatch& batch = options.batch;
+    Scenario trace = LoadClusterAndWorkload(options);
+    size_t run_count = batch.policies.size() * batch.seeds.size();
+    ProgressBar progress("of " + std::to_string(run_count) + " runs", options.progress);
+    auto started = std::chrono::steady_clock::now();
+    std::vector<PolicySummary> summary =
+        RunSimBatch(trace.nodes, trace.pods, batch, [&](double share) { progress.Update(share); });
+    progress.Finish();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const ReportInputs& inputs = options.report;
+    std::cout << FormatSummaryTable(summary) << std::flush;
+    std::fprintf(stderr, "%zu runs in %.1f s with %d jobs\n", run_count, seconds, batch.jobs);
+    const std::pair<const std::string*, std::function<std::string()>> outputs[] = {
+        {&options.out_json, [&] { return FormatReportJson(inputs, summary); }},
+        {&options.out_csv, [&] { return FormatCurvesCsv(summary); }},
+        {&options.out_svg,
+         [&] { return FormatCurvesSvg(summary, "Unallocated GPU, " + inputs.pods_path); }},
+    };
+    for (const auto& [path, format] : outputs) {
+      if (!path->empty() && !WriteFile(*path, format())) return Fail("cannot write " + *path);
     }
-  } catch (const InputError& e) {
-    return Fail(e.what());
-  }
-
-  size_t run_count = batch.policies.size() * batch.seeds.size();
-  ProgressBar progress("of " + std::to_string(run_count) + " runs", options.progress);
-  auto started = std::chrono::steady_clock::now();
-  std::vector<PolicySummary> summary =
-      RunSimBatch(nodes, pods, batch, [&](double share) { progress.Update(share); });
-  progress.Finish();
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const ReportInputs& inputs = options.report;
-  std::cout << FormatSummaryTable(summary) << std::flush;
-  std::fprintf(stderr, "%zu runs in %.1f s with %d jobs\n", run_count, seconds, batch.jobs);
-  const std::pair<const std::string*, std::function<std::string()>> outputs[] = {
-      {&options.out_json, [&] { return FormatReportJson(inputs, summary); }},
-      {&options.out_csv, [&] { return FormatCurvesCsv(summary); }},
-      {&options.out_svg,
-       [&] { return FormatCurvesSvg(summary, "Unallocated GPU, " + inputs.pods_path); }},
-  };
-  for (const auto& [path, format] : outputs) {
-    if (!path->empty() && !WriteFile(*path, format())) return Fail("cannot write " + *path);
-  }
-  return 0;
+    return 0;
+  });
 }
 
 }  // namespace gpusched
