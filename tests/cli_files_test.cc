@@ -186,6 +186,32 @@ TEST_F(CliFiles, serve_flags_are_validated) {
   ExpectFailure({"serve", "--prioritize-verb", ""}, 2, "single path segments");
 }
 
+// Every bad flag is reported in one run, one "gpusched: " line each, before any file is read: the
+// missing --cluster file is not reached.
+TEST_F(CliFiles, every_bad_flag_is_reported_at_once) {
+  Result r = Run({"capacity", "--cluster", Path("missing.yaml"), "--sync-timeout", "0",
+                  "--max-pods", "1", "--pool-label", "team"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output,
+            "gpusched: unknown flag --max-pods (see gpusched capacity --help)\n");  // parsing first
+  r = Run({"capacity", "--cluster", Path("missing.yaml"), "--sync-timeout", "0", "--pool-label",
+           "team"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output,
+            "gpusched: --sync-timeout takes a whole number of seconds within 1..3600\n"
+            "gpusched: --pool-label team: gpusched keeps only the nvidia.com/ labels of a node "
+            "(not nvidia.com/gfd.timestamp); name one of those, such as nvidia.com/gpu.family\n");
+  r = Run({"serve", "--threads", "0", "--log-format", "xml", "--listen", "nowhere"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output,
+            "gpusched: --log-format must be text or json\n"
+            "gpusched: --listen must be HOST:PORT, got \"nowhere\"\n"
+            "gpusched: --threads and --keep-alive-timeout take positive whole numbers\n");
+  // With the flags right, the file is read and its problem reported.
+  ExpectFailure({"capacity", "--cluster", Path("missing.yaml")}, 2,
+                "gpusched: " + Path("missing.yaml") + " does not exist");
+}
+
 TEST_F(CliFiles, explain_takes_a_pod_without_type_meta_as_json_or_yaml) {
   for (const auto& [name, text] :
        {std::pair{"pod.json", kRequestPodJson}, std::pair{"pod.yaml", kRequestPodYaml}}) {

@@ -1,7 +1,10 @@
 // The docs match the code: the serve flag table in docs/operations.md is exactly what
 // `gpusched serve --help` prints, docs/metrics.md lists exactly the series a server exposes, the
 // Grafana dashboard queries only documented series, and every code excerpt in
-// docs/architecture.md stands verbatim in the file it names.
+// docs/architecture.md stands verbatim in the file it names, and its recipe for adding a command
+// names files and helpers that exist, for every command there is.
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -23,15 +26,19 @@ std::string Doc(const std::string& relative) {
   return testing::ReadFile((kRoot / relative).string());
 }
 
-std::string ServeHelp() {
-  std::string help;
-  FILE* p = ::popen((std::string(GPUSCHED_BINARY) + " serve --help").c_str(), "r");
-  if (!p) return help;
+// What `gpusched ARGS` prints to stdout; `exit_code`, if given, gets its exit code.
+std::string Gpusched(const std::string& args, int* exit_code = nullptr) {
+  std::string out;
+  FILE* p = ::popen((std::string(GPUSCHED_BINARY) + " " + args).c_str(), "r");
+  if (!p) return out;
   char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) help.append(buf, n);
-  ::pclose(p);
-  return help;
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = ::pclose(p);
+  if (exit_code) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
 }
+
+std::string ServeHelp() { return Gpusched("serve --help"); }
 
 // flag -> default ("" when none), from lines "  --flag ARG   text (default: X)".
 std::map<std::string, std::string> HelpFlags(const std::string& help) {
@@ -65,6 +72,69 @@ TEST(DeveloperDocs, architecture_excerpts_stand_in_the_files_they_name) {
         << (*it)[2];
   }
   EXPECT_GE(found, 4);  // the worked example "a plugin with one setting"
+}
+
+// The "Adding a command" section of docs/architecture.md.
+std::string CommandRecipe() {
+  std::string doc = Doc("docs/architecture.md");
+  size_t start = doc.find("### Adding a command");
+  if (start == std::string::npos) return "";
+  return doc.substr(start, doc.find("\n## ", start) - start);
+}
+
+TEST(DeveloperDocs, the_command_recipe_names_files_and_helpers_that_exist) {
+  std::string recipe = CommandRecipe();
+  ASSERT_FALSE(recipe.empty());
+  // Files by their path (`NAME_command.h`, the new command's own, is no path of the repository).
+  std::regex file(R"(`((?:[a-z_]+/)*(?:[a-z_]+\.(?:h|cc)|CMakeLists\.txt))`)");
+  std::string named;  // the text of every file named: where the helpers must stand
+  int files = 0;
+  for (std::sregex_iterator it(recipe.begin(), recipe.end(), file), end; it != end; ++it, ++files) {
+    ASSERT_TRUE(std::filesystem::exists(kRoot / (*it)[1].str())) << (*it)[1];
+    named += Doc((*it)[1]);
+  }
+  EXPECT_GE(files, 10);
+  // Helpers: `Name`, `Name::Member`, `kName`, possibly followed by their arguments.
+  std::regex helper(R"(`(k?[A-Z][A-Za-z]+)(?:::([A-Z][A-Za-z]+))?(?:[(<][^`]*)?`)");
+  int helpers = 0;
+  for (std::sregex_iterator it(recipe.begin(), recipe.end(), helper), end; it != end;
+       ++it, ++helpers) {
+    for (int part : {1, 2}) {
+      if ((*it)[part].matched) {
+        EXPECT_NE(named.find((*it)[part].str()), std::string::npos)
+            << (*it)[part] << " is in none of the files the recipe names";
+      }
+    }
+  }
+  EXPECT_GE(helpers, 12);
+}
+
+// The commands as `gpusched --help` lists them: the dispatch table's names.
+std::vector<std::string> DispatchedCommands() {
+  std::string help = Gpusched("--help");
+  std::vector<std::string> names;
+  std::regex line(R"(\n  ([a-z][a-z-]*) )");
+  size_t start = help.find("Commands:\n");
+  for (std::sregex_iterator it(help.begin() + static_cast<std::ptrdiff_t>(start), help.end(), line),
+       end;
+       it != end; ++it) {
+    names.push_back((*it)[1]);
+  }
+  return names;
+}
+
+TEST(DeveloperDocs, every_dispatched_command_has_its_front_door_and_help) {
+  std::vector<std::string> names = DispatchedCommands();
+  EXPECT_GE(names.size(), 10u);
+  for (const std::string& name : names) {
+    std::string file = std::regex_replace(name, std::regex("-"), "_") + "_command";
+    EXPECT_TRUE(std::filesystem::exists(kRoot / "include/gpusched/app" / (file + ".h"))) << name;
+    EXPECT_TRUE(std::filesystem::exists(kRoot / "src/app" / (file + ".cc"))) << name;
+    int exit_code = -1;
+    std::string help = Gpusched(name + " --help", &exit_code);
+    EXPECT_EQ(exit_code, 0) << name;
+    EXPECT_EQ(help.rfind("Usage: gpusched " + name, 0), 0u) << help;
+  }
 }
 
 TEST(OperatorDocs, serve_flags_and_defaults_match_the_operations_table) {

@@ -1,6 +1,7 @@
 #include "gpusched/cli/flags.h"
 
 #include "gpusched/cli/flag_values.h"
+#include "gpusched/cli/validated.h"
 
 #include <gtest/gtest.h>
 
@@ -87,6 +88,22 @@ TEST(FlagValues, listen_addresses_seeds_and_name_lists) {
   }
   EXPECT_EQ(ParseNameList("fgd,my.yaml"), (std::vector<std::string>{"fgd", "my.yaml"}));
   for (const char* bad : {"", "fgd,", ",fgd", "a,,b"}) EXPECT_FALSE(ParseNameList(bad)) << bad;
+}
+
+TEST(Validated, a_whole_takes_the_value_and_every_problem_of_its_parts) {
+  Validated<int> part;
+  part.value = 7;
+  part.problems.Add("--a is bad");
+  part.problems.Add("--b is bad");
+  Validated<std::vector<int>> whole;
+  whole.problems.Add("--c is bad");
+  whole.value.push_back(whole.problems.Take(std::move(part)));
+  whole.value.push_back(whole.problems.Take(Validated<int>{8, {}}));
+  EXPECT_FALSE(whole.ok());
+  EXPECT_EQ(whole.value, (std::vector<int>{7, 8}));
+  EXPECT_EQ(whole.problems.lines(),
+            (std::vector<std::string>{"--c is bad", "--a is bad", "--b is bad"}));
+  EXPECT_TRUE((Validated<int>{1, {}}).ok());
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <functional>
 
 #include "gpusched/capacity/mig_layouts.h"
+#include "gpusched/codec/k8s_decode.h"
+#include "gpusched/codec/yaml_load.h"
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/sim/openb_trace.h"
@@ -65,6 +67,21 @@ TEST(InputError, a_trace_names_line_and_column_name) {
     ParseOpenbNodes("sn,cpu_milli,memory_mib,num_gpu,gpu_model\nn1,x,1,0,\n", "nodes.csv");
   });
   EXPECT_EQ(error.substr(0, 23), "nodes.csv:2: cpu_milli:") << error;
+}
+
+// One transport: what the codecs throw is an InputError too, so a front door that catches
+// InputError misses none of them.
+TEST(InputError, the_codecs_errors_are_input_errors) {
+  EXPECT_THROW(LoadYaml(kBrokenYaml), InputError);
+  EXPECT_EQ(Thrown([] { LoadYaml(kBrokenYaml); }).substr(0, 16), "line 2, column 1");
+  std::string decode = Thrown([] {
+    simdjson::ondemand::parser parser;
+    simdjson::padded_string json(std::string_view(
+        R"({"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":"many"}}}]}})"));
+    simdjson::ondemand::document doc = parser.iterate(json);
+    WithContext("pod", [&] { return DecodePod(doc.get_object()); });
+  });
+  EXPECT_EQ(decode.substr(0, 5), "pod: ") << decode;
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ TEST(OpenbTrace, errors_name_the_file_line_and_column) {
   auto message = [](auto parse) {
     try {
       parse();
-    } catch (const TraceError& e) {
+    } catch (const InputError& e) {  // TraceError, or FileError for an unreadable file
       return std::string(e.what());
     }
     return std::string("no error");
@@ -415,7 +415,7 @@ TEST(Scenario, files_are_read_within_limits) {
   auto message = [](auto load) {
     try {
       load();
-    } catch (const TraceError& e) {
+    } catch (const InputError& e) {  // TraceError, or FileError for an unreadable file
       return std::string(e.what());
     }
     return std::string("no error");
@@ -748,11 +748,10 @@ TEST(Simulator, the_affinity_sampled_draw_places_every_gpu_learning_the_workload
 // The DRA e2e test's workload (bench/scenarios/dra-e2e.yaml) as claims: the shipped policy places
 // all 46 GPUs whatever the ties, kube-scheduler alone strands some (as 1.34 does, 34 of 46).
 TEST(Simulator, the_dra_e2e_workload_places_every_gpu_with_the_shipped_policy) {
-  Scenario s =
-      LoadScenario(std::string(GPUSCHED_SOURCE_DIR) + "/bench/scenarios/dra-e2e.yaml");
+  Scenario s = LoadScenario(std::string(GPUSCHED_SOURCE_DIR) + "/bench/scenarios/dra-e2e.yaml");
   std::vector<std::string> errors;
-  auto shipped = LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/manifests/policy/policy.yaml",
-                            errors);
+  auto shipped =
+      LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/manifests/policy/policy.yaml", errors);
   ASSERT_TRUE(shipped) << (errors.empty() ? "" : errors[0]);
   int64_t alone_below = 0;
   for (uint64_t seed = 1; seed <= 3; ++seed) {

@@ -1,4 +1,5 @@
 #include "gpusched/inventory/static_inventory.h"
+#include "gpusched/util/file_text.h"
 
 #include <filesystem>
 
@@ -69,15 +70,16 @@ TEST(StaticInventory, errors_name_the_source_and_the_place) {
   }
   EXPECT_THROW(ParseInventory("a: [", "x.yaml"), InventoryError);
   EXPECT_THROW(ParseInventory("{\"kind\":", "x.json"), InventoryError);
-  EXPECT_THROW(LoadInventoryFile("/nonexistent/cluster.yaml"), InventoryError);
+  EXPECT_THROW(LoadInventoryFile("/nonexistent/cluster.yaml"), FileError);
 }
 
-// The message of the InventoryError `parse` throws, or "no error".
+// The message of the InputError `parse` throws (an InventoryError, or a FileError for a file it
+// cannot read), or "no error".
 template <class F>
 std::string Error(F parse) {
   try {
     parse();
-  } catch (const InventoryError& e) {
+  } catch (const InputError& e) {
     return e.what();
   }
   return "no error";

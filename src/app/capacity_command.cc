@@ -32,48 +32,48 @@ FlagSet CapacityCommandOptions::Flags() {
   return flags;
 }
 
-std::optional<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const FlagSet& flags,
-                                                                        std::string& error) {
-  if (!NoArguments(flags, "capacity", error)) return std::nullopt;
-  auto view = ClusterViewOptions::FromFlags(flags, error);
-  if (!view) return std::nullopt;
-  CapacityCommandOptions o{*view, flags.Get("pool-label"), flags.Get("json") == "true",
-                           flags.Get("svg")};
-  if (!o.pool_label.empty() && !IsPinLabel(o.pool_label)) {
-    error = "--pool-label " + o.pool_label +
-            ": gpusched keeps only the nvidia.com/ labels of a node (not "
-            "nvidia.com/gfd.timestamp); name one of those, such as nvidia.com/gpu.family";
-    return std::nullopt;
+Validated<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const FlagSet& flags) {
+  Validated<CapacityCommandOptions> out;
+  CheckNoArguments(flags, "capacity", out.problems);
+  out.value = CapacityCommandOptions{out.problems.Take(ClusterViewOptions::FromFlags(flags)),
+                                     flags.Get("pool-label"), flags.Get("json") == "true",
+                                     flags.Get("svg")};
+  const std::string& pool_label = out.value.pool_label;
+  if (!pool_label.empty() && !IsPinLabel(pool_label)) {
+    out.problems.Add("--pool-label " + pool_label +
+                     ": gpusched keeps only the nvidia.com/ labels of a node (not "
+                     "nvidia.com/gfd.timestamp); name one of those, such as nvidia.com/gpu.family");
   }
-  return o;
+  return out;
 }
 
 int RunCapacityCommand(const std::vector<std::string>& args) {
   ReportSignals signals;
   FlagSet flags = CapacityCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
-  std::string error;
-  auto options = CapacityCommandOptions::FromFlags(flags, error);
-  if (!options) return Fail(error);
-  auto view = LoadClusterView(options->view, error);
-  if (!view) return Fail(error);
-  CapacityOptions capacity;
-  capacity.pool_label = options->pool_label;
-  capacity.cancellation = signals.Computing();
-  CapacityReport report = ComputeCapacity(*view->policy, *view->snapshot, capacity);
-  if (report.cancelled) {
-    PrintError("capacity: cancelled by a signal");
-    return kCancelledExit;
-  }
-  report.inventory = view->description;
-  if (!options->svg_path.empty()) {
-    std::ofstream file(options->svg_path, std::ios::binary | std::ios::trunc);
-    file << FormatCapacitySvg(report, *view->snapshot);
-    file.close();
-    if (!file) return Fail("--svg " + options->svg_path + ": cannot write the file");
-  }
-  std::cout << (options->json ? FormatCapacityJson(report) : FormatCapacityText(report));
-  return 0;
+  auto read = CapacityCommandOptions::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  const CapacityCommandOptions& options = read.value;
+  return RunCatchingInputErrors([&] {
+    ClusterView view = LoadClusterView(options.view);
+    CapacityOptions capacity;
+    capacity.pool_label = options.pool_label;
+    capacity.cancellation = signals.Computing();
+    CapacityReport report = ComputeCapacity(*view.policy, *view.snapshot, capacity);
+    if (report.cancelled) {
+      PrintError("capacity: cancelled by a signal");
+      return kCancelledExit;
+    }
+    report.inventory = view.description;
+    if (!options.svg_path.empty()) {
+      std::ofstream file(options.svg_path, std::ios::binary | std::ios::trunc);
+      file << FormatCapacitySvg(report, *view.snapshot);
+      file.close();
+      if (!file) return Fail("--svg " + options.svg_path + ": cannot write the file");
+    }
+    std::cout << (options.json ? FormatCapacityJson(report) : FormatCapacityText(report));
+    return 0;
+  });
 }
 
 }  // namespace gpusched

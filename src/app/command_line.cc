@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "gpusched/policy/policy_file.h"
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 
@@ -18,6 +19,19 @@ int Fail(const std::string& message) {
   return kUsageExit;
 }
 
+int Fail(const Problems& problems) {
+  PrintErrors(problems.lines());
+  return kUsageExit;
+}
+
+int RunCatchingInputErrors(const std::function<int()>& command) {
+  try {
+    return command();
+  } catch (const InputError& e) {
+    return Fail(e.what());
+  }
+}
+
 std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& args) {
   if (auto error = flags.Parse(args)) return Fail(*error);
   if (flags.help_requested()) {
@@ -27,10 +41,10 @@ std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& a
   return std::nullopt;
 }
 
-bool NoArguments(const FlagSet& flags, const std::string& command, std::string& error) {
-  if (flags.positional().empty()) return true;
-  error = command + " takes no arguments: " + flags.positional()[0];
-  return false;
+void CheckNoArguments(const FlagSet& flags, const std::string& command, Problems& problems) {
+  if (!flags.positional().empty()) {
+    problems.Add(command + " takes no arguments: " + flags.positional()[0]);
+  }
 }
 
 std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path) {

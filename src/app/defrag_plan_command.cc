@@ -4,42 +4,30 @@
 
 #include "gpusched/app/command_line.h"
 #include "gpusched/capacity/defrag_plan.h"
-#include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/api_client.h"
 #include "gpusched/kube/budget_list.h"
-#include "gpusched/kube/kube_config.h"
 #include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
 
-// The budgets that protect the pods of `choice`'s cluster: listed once from its API server, or
-// read from its --cluster file (none in the bundled sample). nullopt, with `error` set, when the
-// API server would not list them: a plan must not take unread budgets for none.
-std::optional<BudgetListing> ReadBudgets(const InventoryChoice& choice, std::string& error) {
-  try {
-    if (!choice.kubeconfig.empty() || (choice.cluster.empty() && RunningInCluster())) {
-      ApiClient client(choice.kubeconfig.empty()
-                           ? InClusterConfig()
-                           : LoadKubeconfig(choice.kubeconfig, choice.context));
-      BudgetListing listing = ListDisruptionBudgets(client);
-      if (!listing.ok()) {
-        error = listing.error +
-                " (defrag-plan lists poddisruptionbudgets of API group policy; "
-                "manifests/base/rbac.yaml grants it)";
-        return std::nullopt;
-      }
-      return listing;
-    }
+// The budgets that protect the pods of the cluster `chosen` read: listed once from its API server,
+// or those of its inventory (none in the bundled sample). Throws InputError when the API server
+// would not list them: a plan must not take unread budgets for none.
+BudgetListing ReadBudgets(const ChosenInventory& chosen) {
+  if (!chosen.live()) {
     BudgetListing listing;
-    if (!choice.cluster.empty()) {
-      listing.budgets = LoadInventoryOrSample(choice.cluster, choice.allow_empty).budgets;
-    }
+    listing.budgets = chosen.inventory.budgets;
     return listing;
-  } catch (const InputError& e) {  // a kubeconfig's or an inventory file's
-    error = e.what();
   }
-  return std::nullopt;
+  ApiClient client(chosen.api_server);
+  BudgetListing listing = ListDisruptionBudgets(client);
+  if (!listing.ok()) {
+    throw InputError(listing.error +
+                     " (defrag-plan lists poddisruptionbudgets of API group policy; "
+                     "manifests/base/rbac.yaml grants it)");
+  }
+  return listing;
 }
 
 }  // namespace
@@ -60,56 +48,56 @@ FlagSet DefragPlanCommandOptions::Flags() {
   return flags;
 }
 
-std::optional<DefragPlanCommandOptions> DefragPlanCommandOptions::FromFlags(const FlagSet& flags,
-                                                                            std::string& error) {
-  if (!NoArguments(flags, "defrag-plan", error)) return std::nullopt;
-  auto view = ClusterViewOptions::FromFlags(flags, error);
-  if (!view) return std::nullopt;
-  DefragPlanCommandOptions o{*view, "", "", flags.Get("json") == "true"};
+Validated<DefragPlanCommandOptions> DefragPlanCommandOptions::FromFlags(const FlagSet& flags) {
+  Validated<DefragPlanCommandOptions> out;
+  CheckNoArguments(flags, "defrag-plan", out.problems);
+  DefragPlanCommandOptions& o = out.value;
+  o.view = out.problems.Take(ClusterViewOptions::FromFlags(flags));
+  o.json = flags.Get("json") == "true";
   if (const std::string& pod = flags.Get("pod"); !pod.empty()) {
     const size_t slash = pod.find('/');
     if (slash == 0 || slash == std::string::npos || slash + 1 == pod.size() ||
         pod.find('/', slash + 1) != std::string::npos) {
-      error = "--pod takes NAMESPACE/NAME";
-      return std::nullopt;
+      out.problems.Add("--pod takes NAMESPACE/NAME");
+    } else {
+      o.pod_namespace = pod.substr(0, slash);
+      o.pod_name = pod.substr(slash + 1);
     }
-    o.pod_namespace = pod.substr(0, slash);
-    o.pod_name = pod.substr(slash + 1);
   }
-  return o;
+  return out;
 }
 
 int RunDefragPlanCommand(const std::vector<std::string>& args) {
   FlagSet flags = DefragPlanCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
-  std::string error;
-  auto options = DefragPlanCommandOptions::FromFlags(flags, error);
-  if (!options) return Fail(error);
-  auto view = LoadClusterView(options->view, error);
-  if (!view) return Fail(error);
-  auto budgets = ReadBudgets(options->view.inventory, error);
-  if (!budgets) return Fail(error);
-  const GpuPods& pods = view->snapshot->gpu_pods();
-  std::vector<PodInfo> chosen;
-  if (!options->pod_name.empty()) {
-    for (const PodInfo& pod : pods.pending) {
-      if (pod.namespace_name == options->pod_namespace && pod.name == options->pod_name) {
-        chosen.push_back(pod);
+  auto read = DefragPlanCommandOptions::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  const DefragPlanCommandOptions& options = read.value;
+  return RunCatchingInputErrors([&] {
+    ClusterView view = LoadClusterView(options.view);
+    BudgetListing budgets = ReadBudgets(view.chosen);
+    const GpuPods& pods = view.snapshot->gpu_pods();
+    std::vector<PodInfo> chosen;
+    if (!options.pod_name.empty()) {
+      for (const PodInfo& pod : pods.pending) {
+        if (pod.namespace_name == options.pod_namespace && pod.name == options.pod_name) {
+          chosen.push_back(pod);
+        }
+      }
+      if (chosen.empty()) {
+        return Fail("--pod " + QuoteForMessage(options.pod_namespace + "/" + options.pod_name) +
+                    ": no waiting GPU pod of that name in " + view.description);
       }
     }
-    if (chosen.empty()) {
-      return Fail("--pod " + QuoteForMessage(options->pod_namespace + "/" + options->pod_name) +
-                  ": no waiting GPU pod of that name in " + view->description);
-    }
-  }
-  DefragReport report = PlanDefragmentation(
-      *view->policy, *view->snapshot,
-      options->pod_name.empty() ? std::span<const PodInfo>(pods.pending) : chosen, pods.bound,
-      budgets->budgets);
-  report.inventory = view->description;
-  report.budgets_skipped = budgets->skipped;
-  std::cout << (options->json ? FormatDefragPlanJson(report) : FormatDefragPlanText(report));
-  return 0;
+    DefragReport report = PlanDefragmentation(
+        *view.policy, *view.snapshot,
+        options.pod_name.empty() ? std::span<const PodInfo>(pods.pending) : chosen, pods.bound,
+        budgets.budgets);
+    report.inventory = view.description;
+    report.budgets_skipped = budgets.skipped;
+    std::cout << (options.json ? FormatDefragPlanJson(report) : FormatDefragPlanText(report));
+    return 0;
+  });
 }
 
 }  // namespace gpusched

@@ -28,57 +28,39 @@ FlagSet ExplainCommandOptions::Flags() {
   return flags;
 }
 
-std::optional<ExplainCommandOptions> ExplainCommandOptions::FromFlags(const FlagSet& flags,
-                                                                      std::string& error) {
-  ExplainCommandOptions o;
+Validated<ExplainCommandOptions> ExplainCommandOptions::FromFlags(const FlagSet& flags) {
+  Validated<ExplainCommandOptions> out;
+  ExplainCommandOptions& o = out.value;
   o.pod_path = flags.Get("pod");
-  if (o.pod_path.empty()) {
-    error = "explain needs --pod FILE";
-    return std::nullopt;
-  }
-  if (!NoArguments(flags, "explain", error)) return std::nullopt;
+  if (o.pod_path.empty()) out.problems.Add("explain needs --pod FILE");
+  CheckNoArguments(flags, "explain", out.problems);
   if (const std::string& mode = flags.Get("blend"); !mode.empty()) {
     auto in_tree = ParseBlendMode(mode);
-    if (!in_tree) {
-      error = "--blend must be least-allocated or most-allocated";
-      return std::nullopt;
-    }
+    if (!in_tree) out.problems.Add("--blend must be least-allocated or most-allocated");
     auto weight = ParseWholeNumber(flags.Get("extender-weight"), 1, 100);
-    if (!weight) {
-      error = "--extender-weight takes a whole number within 1..100";
-      return std::nullopt;
-    }
-    o.blend = BlendSettings{*in_tree, static_cast<double>(*weight)};
+    if (!weight) out.problems.Add("--extender-weight takes a whole number within 1..100");
+    if (in_tree && weight) o.blend = BlendSettings{*in_tree, static_cast<double>(*weight)};
   }
   const std::string& output = flags.Get("output");
-  if (output != "text" && output != "json") {
-    error = "--output must be text or json";
-    return std::nullopt;
-  }
+  if (output != "text" && output != "json") out.problems.Add("--output must be text or json");
   o.json = output == "json";
-  auto view = ClusterViewOptions::FromFlags(flags, error);
-  if (!view) return std::nullopt;
-  o.view = std::move(*view);
-  return o;
+  o.view = out.problems.Take(ClusterViewOptions::FromFlags(flags));
+  return out;
 }
 
 int RunExplainCommand(const std::vector<std::string>& args) {
   FlagSet flags = ExplainCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
-  std::string error;
-  auto options = ExplainCommandOptions::FromFlags(flags, error);
-  if (!options) return Fail(error);
-  PodInfo pod;
-  try {
-    pod = LoadPodFile(options->pod_path);
-  } catch (const InventoryError& e) {
-    return Fail(e.what());
-  }
-  auto view = LoadClusterView(options->view, error);
-  if (!view) return Fail(error);
-  Explanation e = Explain(*view->policy, *view->snapshot, pod, options->blend);
-  std::cout << (options->json ? FormatExplanationJson(e) : FormatExplanationText(e));
-  return 0;
+  auto read = ExplainCommandOptions::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  const ExplainCommandOptions& options = read.value;
+  return RunCatchingInputErrors([&] {
+    PodInfo pod = LoadPodFile(options.pod_path);
+    ClusterView view = LoadClusterView(options.view);
+    Explanation e = Explain(*view.policy, *view.snapshot, pod, options.blend);
+    std::cout << (options.json ? FormatExplanationJson(e) : FormatExplanationText(e));
+    return 0;
+  });
 }
 
 }  // namespace gpusched

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "gpusched/app/inventory_choice.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/kube_config.h"
@@ -91,34 +92,19 @@ std::unique_ptr<InventorySource> MakeLiveSource(const KubeConfig& config,
   return std::make_unique<LiveSource>(config, std::move(gpu_names), options);
 }
 
-std::unique_ptr<InventorySource> MakeInventorySource(const InventoryChoice& choice,
+std::unique_ptr<InventorySource> MakeInventorySource(const ChosenInventory& chosen,
                                                      const GpuResourceNames& gpu_names,
-                                                     const LiveInventoryOptions& live_options,
-                                                     std::string& error) {
-  if (!choice.cluster.empty() && !choice.kubeconfig.empty()) {
-    error = "--cluster and --kubeconfig exclude each other";
-    return nullptr;
+                                                     const LiveInventoryOptions& live_options) {
+  if (chosen.live()) {
+    const KubeConfig& kube = chosen.api_server;
+    spdlog::info("watching nodes and pods at {} (context {})", kube.server, kube.context);
+    return MakeLiveSource(kube, gpu_names, live_options);
   }
-  try {
-    if (!choice.kubeconfig.empty() || (choice.cluster.empty() && RunningInCluster())) {
-      KubeConfig kube = choice.kubeconfig.empty()
-                            ? InClusterConfig()
-                            : LoadKubeconfig(choice.kubeconfig, choice.context);
-      spdlog::info("watching nodes and pods at {} (context {})", kube.server, kube.context);
-      return MakeLiveSource(kube, gpu_names, live_options);
-    }
-    Inventory inventory = LoadInventoryOrSample(choice.cluster, choice.allow_empty);
-    if (inventory.skipped_objects > 0) {
-      spdlog::info("inventory: skipped {} objects that are neither Node nor Pod",
-                   inventory.skipped_objects);
-    }
-    return MakeStaticSource(
-        inventory, gpu_names,
-        choice.cluster.empty() ? std::string("bundled sample cluster") : choice.cluster);
-  } catch (const InputError& e) {  // a kubeconfig's or an inventory file's
-    error = e.what();
+  if (chosen.inventory.skipped_objects > 0) {
+    spdlog::info("inventory: skipped {} objects that are neither Node nor Pod",
+                 chosen.inventory.skipped_objects);
   }
-  return nullptr;
+  return MakeStaticSource(chosen.inventory, gpu_names, chosen.origin);
 }
 
 }  // namespace gpusched

@@ -25,33 +25,34 @@ FlagSet MigAdviceCommandOptions::Flags() {
   return flags;
 }
 
-std::optional<MigAdviceCommandOptions> MigAdviceCommandOptions::FromFlags(const FlagSet& flags,
-                                                                          std::string& error) {
-  if (!NoArguments(flags, "mig-advice", error)) return std::nullopt;
-  auto view = ClusterViewOptions::FromFlags(flags, error);
-  if (!view) return std::nullopt;
-  return MigAdviceCommandOptions{*view, flags.Get("mig-config"), flags.Get("json") == "true"};
+Validated<MigAdviceCommandOptions> MigAdviceCommandOptions::FromFlags(const FlagSet& flags) {
+  Validated<MigAdviceCommandOptions> out;
+  CheckNoArguments(flags, "mig-advice", out.problems);
+  out.value = MigAdviceCommandOptions{out.problems.Take(ClusterViewOptions::FromFlags(flags)),
+                                      flags.Get("mig-config"), flags.Get("json") == "true"};
+  return out;
 }
 
 int RunMigAdviceCommand(const std::vector<std::string>& args) {
   FlagSet flags = MigAdviceCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
-  std::string error;
-  auto options = MigAdviceCommandOptions::FromFlags(flags, error);
-  if (!options) return Fail(error);
+  auto read = MigAdviceCommandOptions::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  const MigAdviceCommandOptions& options = read.value;
   // The layouts first: a bad file is refused before a cluster is listed.
-  MigLayoutsParseResult layouts = LoadMigLayouts(options->mig_config_path);
+  MigLayoutsParseResult layouts = LoadMigLayouts(options.mig_config_path);
   if (!layouts.layouts) {
     PrintErrors(layouts.errors);
-    return Fail("invalid MIG layouts " + options->mig_config_path);
+    return Fail("invalid MIG layouts " + options.mig_config_path);
   }
-  auto view = LoadClusterView(options->view, error);
-  if (!view) return Fail(error);
-  MigAdvice advice = AdviseMigLayouts(*view->snapshot, *layouts.layouts,
-                                      PendingMigDemand(*view->policy, *view->snapshot));
-  advice.inventory = view->description;
-  std::cout << (options->json ? FormatMigAdviceJson(advice) : FormatMigAdviceText(advice));
-  return 0;
+  return RunCatchingInputErrors([&] {
+    ClusterView view = LoadClusterView(options.view);
+    MigAdvice advice = AdviseMigLayouts(*view.snapshot, *layouts.layouts,
+                                        PendingMigDemand(*view.policy, *view.snapshot));
+    advice.inventory = view.description;
+    std::cout << (options.json ? FormatMigAdviceJson(advice) : FormatMigAdviceText(advice));
+    return 0;
+  });
 }
 
 }  // namespace gpusched

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gpusched/app/command_line.h"
+#include "gpusched/app/inventory_source.h"
 #include "gpusched/app/process_setup.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/signal_shutdown.h"
@@ -20,101 +21,111 @@ bool IsVerb(const std::string& verb) {
                                       [](char c) { return c > ' ' && c < 0x7f && c != '/'; });
 }
 
-// Splits HOST:PORT into `o`; false (with `error` naming `flag`) when malformed.
-bool ParseListen(const std::string& flag, const std::string& listen, ServerOptions& o,
-                 std::string& error) {
+// Splits HOST:PORT into `o`; a problem (naming `flag`) when malformed.
+void ReadListen(const std::string& flag, const std::string& listen, ServerOptions& o,
+                Problems& problems) {
   auto address = ParseHostPort(listen);
   if (!address) {
-    error = "--" + flag + " must be HOST:PORT, got \"" + listen + "\"";
-    return false;
+    problems.Add("--" + flag + " must be HOST:PORT, got \"" + listen + "\"");
+    return;
   }
   o.host = std::move(address->host);
   o.port = address->port;
-  return true;
 }
 
-std::optional<ServerOptions> ServerOptionsFrom(const FlagSet& f, std::string& error) {
-  ServerOptions o;
-  if (!ParseListen("listen", f.Get("listen"), o, error)) return std::nullopt;
-  o.url_prefix = f.Get("url-prefix");
-  o.filter_verb = f.Get("filter-verb");
-  o.prioritize_verb = f.Get("prioritize-verb");
-  if (!IsVerb(o.filter_verb) || !IsVerb(o.prioritize_verb)) {
-    error = "--filter-verb and --prioritize-verb must be single path segments (no '/' or spaces)";
-    return std::nullopt;
-  }
-  if (o.filter_verb == o.prioritize_verb) {
-    error = "--filter-verb and --prioritize-verb must differ";
-    return std::nullopt;
-  }
+// --max-body-bytes and --max-inflight-body-bytes into `o`.
+void ReadBodyLimits(const FlagSet& f, ServerOptions& o, Problems& problems) {
   // Quantities saturate (1e309 reads as the int64 maximum): bound them, or that means no limit.
   constexpr int64_t kMaxBodyMilli = (int64_t{4} << 30) * 1000;
   auto body = ParseQuantityMilli(f.Get("max-body-bytes"));
   if (!body || *body < 1000 || *body > kMaxBodyMilli) {
-    error = "--max-body-bytes must be a quantity from 1 to 4Gi, such as 64Mi";
-    return std::nullopt;
+    problems.Add("--max-body-bytes must be a quantity from 1 to 4Gi, such as 64Mi");
+  } else {
+    o.limits.max_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*body));
   }
-  o.limits.max_body_bytes = static_cast<size_t>(MilliToUnitsCeil(*body));
   constexpr int64_t kMaxInflightMilli = (int64_t{64} << 30) * 1000;
   auto inflight = ParseQuantityMilli(f.Get("max-inflight-body-bytes"));
   // Below 64Ki a few headers would fill it.
   if (!inflight || *inflight < (int64_t{64} << 10) * 1000 || *inflight > kMaxInflightMilli) {
-    error = "--max-inflight-body-bytes must be a quantity from 64Ki to 64Gi, such as 256Mi";
-    return std::nullopt;
+    problems.Add("--max-inflight-body-bytes must be a quantity from 64Ki to 64Gi, such as 256Mi");
+    return;
   }
   o.max_inflight_bytes = static_cast<size_t>(MilliToUnitsCeil(*inflight));
   // A body the budget could never hold is too large (413), not a reason to retry later (503).
-  if (o.limits.max_body_bytes > o.max_inflight_bytes) {
+  if (body && o.limits.max_body_bytes > o.max_inflight_bytes) {
     o.limits.max_body_bytes = o.max_inflight_bytes;
     spdlog::warn(
         "--max-body-bytes is over --max-inflight-body-bytes: bodies are limited to {} bytes",
         o.limits.max_body_bytes);
   }
+}
+
+// --threads, --keep-alive-timeout, --request-timeout, --max-connections and --not-ready-wait.
+void ReadConnectionLimits(const FlagSet& f, ServerOptions& o, Problems& problems) {
   auto threads = ParseWholeNumber(f.Get("threads"), 1, 1024);
   auto keep_alive = ParseWholeNumber(f.Get("keep-alive-timeout"), 1, 86400);
   if (!threads || !keep_alive) {
-    error = "--threads and --keep-alive-timeout take positive whole numbers";
-    return std::nullopt;
+    problems.Add("--threads and --keep-alive-timeout take positive whole numbers");
+  } else {
+    o.threads = static_cast<int>(*threads);
+    o.keep_alive = std::chrono::seconds(*keep_alive);
   }
-  o.threads = static_cast<int>(*threads);
-  o.keep_alive = std::chrono::seconds(*keep_alive);
   auto request_timeout = ParseWholeNumber(f.Get("request-timeout"), 1, 3600);
   auto max_connections = ParseWholeNumber(f.Get("max-connections"), 16, 1 << 20);
   if (!request_timeout || !max_connections) {
-    error = "--request-timeout takes whole seconds (1-3600), --max-connections 16 to 1048576";
-    return std::nullopt;
+    problems.Add("--request-timeout takes whole seconds (1-3600), --max-connections 16 to 1048576");
+  } else {
+    o.request_timeout = std::chrono::seconds(*request_timeout);
+    o.max_connections = static_cast<size_t>(*max_connections);
   }
-  o.request_timeout = std::chrono::seconds(*request_timeout);
-  auto not_ready_wait = ParseWholeNumber(f.Get("not-ready-wait"), 0, 10000);
-  if (!not_ready_wait) {
-    error = "--not-ready-wait takes whole milliseconds (0-10000)";
-    return std::nullopt;
+  if (auto not_ready_wait = ParseWholeNumber(f.Get("not-ready-wait"), 0, 10000)) {
+    o.not_ready_wait = std::chrono::milliseconds(*not_ready_wait);
+  } else {
+    problems.Add("--not-ready-wait takes whole milliseconds (0-10000)");
   }
-  o.not_ready_wait = std::chrono::milliseconds(*not_ready_wait);
-  o.max_connections = static_cast<size_t>(*max_connections);
-  o.tls = TlsFiles{f.Get("tls-cert"), f.Get("tls-key"), f.Get("client-ca")};
-  if (o.tls.cert.empty() != o.tls.key.empty()) {
-    error = "--tls-cert and --tls-key go together";
-    return std::nullopt;
-  }
-  if (!o.tls.client_ca.empty() && o.tls.cert.empty()) {
-    error = "--client-ca needs --tls-cert and --tls-key";
-    return std::nullopt;
-  }
-  auto tls_reload = ParseWholeNumber(f.Get("tls-reload-interval"), 1, 86400);
-  if (!tls_reload) {
-    error = "--tls-reload-interval takes a whole number of seconds";
-    return std::nullopt;
-  }
-  o.tls_reload_interval = std::chrono::seconds(*tls_reload);
-  return o;
 }
 
-// The plain-HTTP listener of `flag` (--ops-listen, --reports-listen), if any: bodiless GET routes
-// only.
-std::optional<ServerOptions> SideOptionsFrom(const FlagSet& f, const std::string& flag,
-                                             const ServerOptions& main, std::string& error) {
-  if (f.Get(flag).empty()) return std::nullopt;
+// --tls-cert, --tls-key, --client-ca and --tls-reload-interval.
+void ReadTls(const FlagSet& f, ServerOptions& o, Problems& problems) {
+  o.tls = TlsFiles{f.Get("tls-cert"), f.Get("tls-key"), f.Get("client-ca")};
+  if (o.tls.cert.empty() != o.tls.key.empty()) {
+    problems.Add("--tls-cert and --tls-key go together");
+  } else if (!o.tls.client_ca.empty() && o.tls.cert.empty()) {
+    problems.Add("--client-ca needs --tls-cert and --tls-key");
+  }
+  if (auto tls_reload = ParseWholeNumber(f.Get("tls-reload-interval"), 1, 86400)) {
+    o.tls_reload_interval = std::chrono::seconds(*tls_reload);
+  } else {
+    problems.Add("--tls-reload-interval takes a whole number of seconds");
+  }
+}
+
+// The verbs' listener.
+Validated<ServerOptions> ServerOptionsFrom(const FlagSet& f) {
+  Validated<ServerOptions> out;
+  ServerOptions& o = out.value;
+  ReadListen("listen", f.Get("listen"), o, out.problems);
+  o.url_prefix = f.Get("url-prefix");
+  o.filter_verb = f.Get("filter-verb");
+  o.prioritize_verb = f.Get("prioritize-verb");
+  if (!IsVerb(o.filter_verb) || !IsVerb(o.prioritize_verb)) {
+    out.problems.Add(
+        "--filter-verb and --prioritize-verb must be single path segments (no '/' or spaces)");
+  } else if (o.filter_verb == o.prioritize_verb) {
+    out.problems.Add("--filter-verb and --prioritize-verb must differ");
+  }
+  ReadBodyLimits(f, o, out.problems);
+  ReadConnectionLimits(f, o, out.problems);
+  ReadTls(f, o, out.problems);
+  return out;
+}
+
+// The plain-HTTP listener of `flag` (--ops-listen, --reports-listen): bodiless GET routes only;
+// nullopt when the flag is not given.
+Validated<std::optional<ServerOptions>> SideOptionsFrom(const FlagSet& f, const std::string& flag,
+                                                        const ServerOptions& main) {
+  Validated<std::optional<ServerOptions>> out;
+  if (f.Get(flag).empty()) return out;
   ServerOptions o;
   o.serve_verbs = false;
   // Two threads for /metrics and the reports at most, one always free for the probes.
@@ -127,8 +138,17 @@ std::optional<ServerOptions> SideOptionsFrom(const FlagSet& f, const std::string
   o.keep_alive = main.keep_alive;
   o.request_timeout = main.request_timeout;
   o.max_connections = main.max_connections;
-  if (!ParseListen(flag, f.Get(flag), o, error)) return std::nullopt;
-  return o;
+  ReadListen(flag, f.Get(flag), o, out.problems);
+  out.value = std::move(o);
+  return out;
+}
+
+// A whole number of seconds in [min, max] from `flag`; `problem` when it is not.
+std::chrono::seconds ReadSeconds(const FlagSet& f, const std::string& flag, int64_t min,
+                                 int64_t max, const std::string& problem, Problems& problems) {
+  auto seconds = ParseWholeNumber(f.Get(flag), min, max);
+  if (!seconds) problems.Add(problem);
+  return std::chrono::seconds(seconds.value_or(0));
 }
 
 }  // namespace
@@ -138,23 +158,11 @@ FlagSet ServeCommandOptions::Flags() {
       "gpusched serve", "gpusched serve [flags]",
       "Serves the kube-scheduler extender API (filter, prioritize) over HTTP for the GPUs of an\n"
       "inventory: the file named by --cluster, or the bundled sample cluster.");
-  f.Add({"listen", "HOST:PORT", "127.0.0.1:8888", "address to listen on"})
-      .Add({"kubeconfig", "FILE", "",
-            "watch nodes and pods through the API server of this "
-            "kubeconfig (inside a pod the service account is used "
-            "without this flag)"})
-      .Add({"context", "NAME", "", "kubeconfig context; default: its current-context"})
-      .Add({"cluster", "FILE", "",
-            "static inventory instead of the API server: Nodes and Pods as "
-            "YAML or JSON (a v1.List, or kubectl get nodes,pods -A -o yaml "
-            "output); default without an API server: the bundled sample "
-            "cluster"})
-      .Add({"allow-empty-inventory", "", "false",
-            "start even when --cluster holds no Node (otherwise an error, as a wrong file is "
-            "the likelier cause)"})
-      .Add({"url-prefix", "PATH", "",
-            "path before the verbs; match the urlPrefix path of the "
-            "KubeSchedulerConfiguration extender"})
+  f.Add({"listen", "HOST:PORT", "127.0.0.1:8888", "address to listen on"});
+  InventoryChoice::AddFlags(f, InventoryUse::kWatch);
+  f.Add({"url-prefix", "PATH", "",
+         "path before the verbs; match the urlPrefix path of the "
+         "KubeSchedulerConfiguration extender"})
       .Add({"filter-verb", "VERB", "filter",
             "route of the filter call: POST <url-prefix>/<VERB>; one path segment"})
       .Add({"prioritize-verb", "VERB", "prioritize",
@@ -230,73 +238,54 @@ FlagSet ServeCommandOptions::Flags() {
   return f;
 }
 
-std::optional<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet& flags,
-                                                                  std::string& error) {
-  if (!NoArguments(flags, "serve", error)) return std::nullopt;
-  ServeCommandOptions o;
+Validated<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet& flags) {
+  Validated<ServeCommandOptions> out;
+  Problems& problems = out.problems;
+  ServeCommandOptions& o = out.value;
+  CheckNoArguments(flags, "serve", problems);
   o.log_level = spdlog::level::from_str(flags.Get("log-level"));
   if (o.log_level == spdlog::level::off && flags.Get("log-level") != "off") {
-    error = "unknown --log-level " + flags.Get("log-level");
-    return std::nullopt;
+    problems.Add("unknown --log-level " + flags.Get("log-level"));
   }
-  auto log_format = ParseLogFormat(flags.Get("log-format"));
-  if (!log_format) {
-    error = "--log-format must be text or json";
-    return std::nullopt;
+  if (auto log_format = ParseLogFormat(flags.Get("log-format"))) {
+    o.log_format = *log_format;
+  } else {
+    problems.Add("--log-format must be text or json");
   }
-  o.log_format = *log_format;
-  auto server = ServerOptionsFrom(flags, error);
-  if (!server) return std::nullopt;
-  o.app.server = *server;
-  o.app.ops = SideOptionsFrom(flags, "ops-listen", o.app.server, error);
-  if (!error.empty()) return std::nullopt;
-  o.app.reports = SideOptionsFrom(flags, "reports-listen", o.app.server, error);
-  if (!error.empty()) return std::nullopt;
+  o.app.server = problems.Take(ServerOptionsFrom(flags));
+  o.app.ops = problems.Take(SideOptionsFrom(flags, "ops-listen", o.app.server));
+  o.app.reports = problems.Take(SideOptionsFrom(flags, "reports-listen", o.app.server));
   o.app.policy_path = flags.Get("policy");
-  auto reload_seconds = ParseWholeNumber(flags.Get("policy-reload-interval"), 1, 3600);
-  if (!reload_seconds) {
-    error = "--policy-reload-interval takes a whole number of seconds";
-    return std::nullopt;
+  o.app.policy_reload_interval =
+      ReadSeconds(flags, "policy-reload-interval", 1, 3600,
+                  "--policy-reload-interval takes a whole number of seconds", problems);
+  o.app.capacity_interval =
+      ReadSeconds(flags, "report-interval", 1, 3600,
+                  "--report-interval takes a whole number of seconds within 1..3600", problems);
+  o.live.assume_ttl =
+      ReadSeconds(flags, "assume-ttl", 0, 3600,
+                  "--assume-ttl takes a whole number of seconds within 0..3600", problems);
+  o.live.workload_half_life = ReadSeconds(
+      flags, "workload-half-life", 1, 30 * 86400,
+      "--workload-half-life takes a whole number of seconds within 1..2592000", problems);
+  if (auto dra = ParseBool(flags.Get("dra-inventory"))) {
+    o.live.dra = *dra;
+  } else {
+    problems.Add("--dra-inventory must be true or false");
   }
-  o.app.policy_reload_interval = std::chrono::seconds(*reload_seconds);
-  auto report_seconds = ParseWholeNumber(flags.Get("report-interval"), 1, 3600);
-  if (!report_seconds) {
-    error = "--report-interval takes a whole number of seconds within 1..3600";
-    return std::nullopt;
-  }
-  o.app.capacity_interval = std::chrono::seconds(*report_seconds);
-  auto assume_ttl = ParseWholeNumber(flags.Get("assume-ttl"), 0, 3600);
-  if (!assume_ttl) {
-    error = "--assume-ttl takes a whole number of seconds within 0..3600";
-    return std::nullopt;
-  }
-  auto half_life = ParseWholeNumber(flags.Get("workload-half-life"), 1, 30 * 86400);
-  if (!half_life) {
-    error = "--workload-half-life takes a whole number of seconds within 1..2592000";
-    return std::nullopt;
-  }
-  o.live.assume_ttl = std::chrono::seconds(*assume_ttl);
-  o.live.workload_half_life = std::chrono::seconds(*half_life);
-  auto dra = ParseBool(flags.Get("dra-inventory"));
-  if (!dra) {
-    error = "--dra-inventory must be true or false";
-    return std::nullopt;
-  }
-  o.live.dra = *dra;
-  o.inventory = InventoryChoice{flags.Get("cluster"), flags.Get("kubeconfig"), flags.Get("context"),
-                                flags.Get("allow-empty-inventory") == "true"};
-  return o;
+  o.inventory = problems.Take(InventoryChoice::FromFlags(flags));
+  return out;
 }
 
 int RunServeCommand(const std::vector<std::string>& args) {
   SetUpServingProcess();
   FlagSet flags = ServeCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
-  std::string error;
-  auto options = ServeCommandOptions::FromFlags(flags, error);
-  if (!options) return Fail(error);
-  ConfigureLogging(options->log_format, options->log_level);
-  const ServerAppOptions& app_options = options->app;
+  auto read = ServeCommandOptions::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  const ServeCommandOptions& options = read.value;
+  ConfigureLogging(options.log_format, options.log_level);
+  const ServerAppOptions& app_options = options.app;
 
   // Before any other thread starts (they inherit its signal mask).
   SignalShutdown shutdown(std::chrono::seconds(3));
@@ -306,9 +295,13 @@ int RunServeCommand(const std::vector<std::string>& args) {
   if (!app_options.policy_path.empty()) {
     spdlog::info("policy {} loaded: digest {}", app_options.policy_path, policy->digest());
   }
-  auto inventory = MakeInventorySource(
-      options->inventory, GpuResourceNames(policy->spec().gpu_resources), options->live, error);
-  if (!inventory) return Fail(error);
+  std::unique_ptr<InventorySource> inventory;
+  try {
+    inventory = MakeInventorySource(ReadChosenInventory(options.inventory),
+                                    GpuResourceNames(policy->spec().gpu_resources), options.live);
+  } catch (const InputError& e) {
+    return Fail(e.what());
+  }
   std::unique_ptr<ServerApp> app;
   int port = 0;
   try {

@@ -113,154 +113,176 @@ FlagSet SimulateCommandOptions::Flags() {
   return flags;
 }
 
-std::optional<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const FlagSet& flags,
-                                                                        std::string& error) {
-  auto fail = [&error](std::string message) {
-    error = std::move(message);
-    return std::nullopt;
-  };
-  SimulateCommandOptions o;
-  const std::string& scenario = flags.Get("scenario");
-  if (scenario.empty() == (flags.Get("nodes").empty() || flags.Get("pods").empty())) {
-    return fail("simulate needs --nodes and --pods, or --scenario");
-  }
-  o.scenario_path = scenario;
-  o.nodes_path = flags.Get("nodes");
-  o.pods_path = flags.Get("pods");
-  auto seed_list = ParseSeedList(flags.Get("seeds"));
-  if (!seed_list) return fail("--seeds must be a range such as 42-51 or a list such as 42,43");
-  auto jobs = ParseWholeNumber(flags.Get("jobs"), 1, 256);
-  if (!jobs) return fail("--jobs takes a whole number from 1");
-  auto tune = ParseDecimal(flags.Get("tune"), 0, 10);
-  if (!tune || *tune <= 0) return fail("--tune must be a number in (0, 10]");
-  SimBatch& batch = o.batch;
-  batch.seeds = std::move(*seed_list);
-  batch.jobs = static_cast<int>(*jobs);
-  SimOptions& base = batch.base;
-  base.tune = *tune;
-  if (const std::string& order = flags.Get("order"); order == "trace") {
-    base.order = ArrivalOrder::kTrace;
-  } else if (order != "shuffle") {
-    return fail("--order must be shuffle or trace");
-  }
-  if (const std::string& pct = flags.Get("percentage-of-nodes-to-score"); !pct.empty()) {
-    auto parsed = ParseWholeNumber(pct, 0, 100);
-    if (!parsed) return fail("--percentage-of-nodes-to-score takes a whole number from 0 to 100");
-    base.percentage_of_nodes_to_score = static_cast<int>(*parsed);
-  }
-  const std::string& blend = flags.Get("blend");
+namespace {
+
+// --blend and the flags that refine it into `base`; `blend` is --blend's value.
+void ReadBlend(const FlagSet& flags, const std::string& blend, SimOptions& base,
+               Problems& problems) {
   std::optional<InTreeScore> in_tree = ParseBlendMode(blend);
-  if (!blend.empty() && !in_tree) return fail("--blend must be least-allocated or most-allocated");
-  for (const char* flag : {"extender-filter-top", "learn-workload", "dra", "progress"}) {
-    if (!ParseBool(flags.Get(flag)))
-      return fail(std::string("--") + flag + " must be true or false");
-  }
-  const bool dra = *ParseBool(flags.Get("dra"));
-  if (dra && blend.empty()) {
-    return fail("--dra models kube-scheduler's DRA allocation: add --blend");
-  }
-  if (!blend.empty()) {
-    auto weight = ParseDecimal(flags.Get("extender-weight"), 0, 100);
-    if (!weight || *weight <= 0) return fail("--extender-weight must be a number in (0, 100]");
-    base.blend =
-        BlendOptions{true, *in_tree, *weight, *ParseBool(flags.Get("extender-filter-top"))};
-    base.blend.learn_workload = *ParseBool(flags.Get("learn-workload"));
-    base.blend.dra = dra;
-    const std::pair<const char*, ExtenderPods*> scopes[] = {
-        {"extender-filter", &base.blend.filtered},
-        {"extender-prioritize", &base.blend.prioritized}};
-    for (const auto& [flag, pods] : scopes) {
-      const std::string& value = flags.Get(flag);
-      if (value != "gpu" && value != "all") {
-        return fail(std::string("--") + flag + " must be gpu or all");
-      }
-      *pods = value == "gpu" ? ExtenderPods::kGpuPods : ExtenderPods::kAllPods;
+  if (!blend.empty() && !in_tree) problems.Add("--blend must be least-allocated or most-allocated");
+  const bool dra = ParseBool(flags.Get("dra")).value_or(false);
+  if (dra && blend.empty())
+    problems.Add("--dra models kube-scheduler's DRA allocation: add --blend");
+  if (blend.empty()) return;
+  auto weight = ParseDecimal(flags.Get("extender-weight"), 0, 100);
+  if (!weight || *weight <= 0) problems.Add("--extender-weight must be a number in (0, 100]");
+  base.blend = BlendOptions{true, in_tree.value_or(InTreeScore::kNone), weight.value_or(0),
+                            ParseBool(flags.Get("extender-filter-top")).value_or(false)};
+  base.blend.learn_workload = ParseBool(flags.Get("learn-workload")).value_or(false);
+  base.blend.dra = dra;
+  const std::pair<const char*, ExtenderPods*> scopes[] = {
+      {"extender-filter", &base.blend.filtered}, {"extender-prioritize", &base.blend.prioritized}};
+  for (const auto& [flag, pods] : scopes) {
+    const std::string& value = flags.Get(flag);
+    if (value != "gpu" && value != "all") {
+      problems.Add(std::string("--") + flag + " must be gpu or all");
     }
+    *pods = value == "gpu" ? ExtenderPods::kGpuPods : ExtenderPods::kAllPods;
   }
-  const std::string& ties = flags.Get("tie-break");
+}
+
+// --tie-break into `base`, after the blend, whose default it follows.
+void ReadTies(const std::string& ties, SimOptions& base, Problems& problems) {
   if (ties == "node-order") {
     base.ties = TieBreak::kNodeOrder;
   } else if (ties == "per-pod") {
     base.ties = TieBreak::kPerPod;
   } else if (!ties.empty()) {
-    return fail("--tie-break must be node-order or per-pod");
+    problems.Add("--tie-break must be node-order or per-pod");
   } else if (base.blend.enabled) {
     base.ties = TieBreak::kPerPod;  // kube-scheduler's selectHost draws among equal totals
   }
+}
 
-  auto policy_names = ParseNameList(flags.Get("policy"));
-  if (!policy_names) return fail("--policy takes policy names or files joined by commas");
-  std::vector<std::string> errors;
-  auto policies = ResolveSimPolicies(*policy_names, errors);
-  if (!policies) {
-    // The last error is the command's; those before it are printed here.
-    for (size_t i = 0; i + 1 < errors.size(); ++i) PrintError(errors[i]);
-    return fail(errors.empty() ? "no policy" : errors.back());
+}  // namespace
+
+Validated<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const FlagSet& flags) {
+  Validated<SimulateCommandOptions> out;
+  Problems& problems = out.problems;
+  SimulateCommandOptions& o = out.value;
+  const std::string& scenario = flags.Get("scenario");
+  if (scenario.empty() == (flags.Get("nodes").empty() || flags.Get("pods").empty())) {
+    problems.Add("simulate needs --nodes and --pods, or --scenario");
   }
-  batch.policies = std::move(*policies);
-  for (const SimPolicy& p : batch.policies) {
-    if (!p.policy && !base.blend.enabled) {
-      return fail("--policy " + p.name + " models kube-scheduler without an extender: add --blend");
+  o.scenario_path = scenario;
+  o.nodes_path = flags.Get("nodes");
+  o.pods_path = flags.Get("pods");
+  SimBatch& batch = o.batch;
+  SimOptions& base = batch.base;
+  if (auto seed_list = ParseSeedList(flags.Get("seeds"))) {
+    batch.seeds = std::move(*seed_list);
+  } else {
+    problems.Add("--seeds must be a range such as 42-51 or a list such as 42,43");
+  }
+  if (auto jobs = ParseWholeNumber(flags.Get("jobs"), 1, 256)) {
+    batch.jobs = static_cast<int>(*jobs);
+  } else {
+    problems.Add("--jobs takes a whole number from 1");
+  }
+  auto tune = ParseDecimal(flags.Get("tune"), 0, 10);
+  if (!tune || *tune <= 0) problems.Add("--tune must be a number in (0, 10]");
+  base.tune = tune.value_or(0);
+  if (const std::string& order = flags.Get("order"); order == "trace") {
+    base.order = ArrivalOrder::kTrace;
+  } else if (order != "shuffle") {
+    problems.Add("--order must be shuffle or trace");
+  }
+  if (const std::string& pct = flags.Get("percentage-of-nodes-to-score"); !pct.empty()) {
+    if (auto parsed = ParseWholeNumber(pct, 0, 100)) {
+      base.percentage_of_nodes_to_score = static_cast<int>(*parsed);
+    } else {
+      problems.Add("--percentage-of-nodes-to-score takes a whole number from 0 to 100");
     }
   }
-  o.report =
-      ReportInputs{scenario.empty() ? o.nodes_path : scenario,
-                   scenario.empty() ? o.pods_path : scenario,
-                   *tune,
-                   BlendSummary(flags, base.blend),
-                   ties,
-                   flags.Get("order"),
-                   PercentageOfNodesToScore(base)};
+  for (const char* flag : {"extender-filter-top", "learn-workload", "dra", "progress"}) {
+    if (!ParseBool(flags.Get(flag)))
+      problems.Add(std::string("--") + flag + " must be true or false");
+  }
+  ReadBlend(flags, flags.Get("blend"), base, problems);
+  const std::string& ties = flags.Get("tie-break");
+  ReadTies(ties, base, problems);
+  if (auto names = ParseNameList(flags.Get("policy"))) {
+    o.policy_names = std::move(*names);
+  } else {
+    problems.Add("--policy takes policy names or files joined by commas");
+  }
+  o.report = ReportInputs{scenario.empty() ? o.nodes_path : scenario,
+                          scenario.empty() ? o.pods_path : scenario,
+                          base.tune,
+                          BlendSummary(flags, base.blend),
+                          ties,
+                          flags.Get("order"),
+                          PercentageOfNodesToScore(base)};
   o.out_json = flags.Get("out-json");
   o.out_csv = flags.Get("out-csv");
   o.out_svg = flags.Get("out-svg");
   o.progress = flags.Get("progress") == "true";
-  return o;
+  return out;
 }
+
+namespace {
+
+// The policies `options` name, files read: nullopt when one is unknown or invalid, its errors
+// printed; or when one is kube-scheduler alone (none) without --blend.
+std::optional<std::vector<SimPolicy>> ResolvePolicies(const SimulateCommandOptions& options) {
+  std::vector<std::string> errors;
+  auto policies = ResolveSimPolicies(options.policy_names, errors);
+  if (!policies) {
+    PrintErrors(errors);
+    if (errors.empty()) PrintError("no policy");
+    return std::nullopt;
+  }
+  for (const SimPolicy& p : *policies) {
+    if (!p.policy && !options.batch.base.blend.enabled) {
+      PrintError("--policy " + p.name + " models kube-scheduler without an extender: add --blend");
+      return std::nullopt;
+    }
+  }
+  return policies;
+}
+
+// The nodes and pods of the scenario, or of the openb trace, `options` name; throws InputError.
+Scenario LoadClusterAndWorkload(const SimulateCommandOptions& options) {
+  if (!options.scenario_path.empty()) return LoadScenario(options.scenario_path);
+  return Scenario{LoadOpenbNodes(options.nodes_path), LoadOpenbPods(options.pods_path)};
+}
+
+}  // namespace
 
 int RunSimulateCommand(const std::vector<std::string>& args) {
   FlagSet flags = SimulateCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
-  std::string error;
-  auto options = SimulateCommandOptions::FromFlags(flags, error);
-  if (!options) return Fail(error);
-  const SimBatch& batch = options->batch;
-  std::vector<TraceNode> nodes;
-  std::vector<TracePod> pods;
-  try {
-    if (!options->scenario_path.empty()) {
-      Scenario s = LoadScenario(options->scenario_path);
-      nodes = std::move(s.nodes);
-      pods = std::move(s.pods);
-    } else {
-      nodes = LoadOpenbNodes(options->nodes_path);
-      pods = LoadOpenbPods(options->pods_path);
+  auto read = SimulateCommandOptions::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  SimulateCommandOptions& options = read.value;
+  auto policies = ResolvePolicies(options);
+  if (!policies) return kUsageExit;
+  options.batch.policies = std::move(*policies);
+  return RunCatchingInputErrors([&] {
+    const SimBatch& batch = options.batch;
+    Scenario trace = LoadClusterAndWorkload(options);
+    size_t run_count = batch.policies.size() * batch.seeds.size();
+    ProgressBar progress("of " + std::to_string(run_count) + " runs", options.progress);
+    auto started = std::chrono::steady_clock::now();
+    std::vector<PolicySummary> summary =
+        RunSimBatch(trace.nodes, trace.pods, batch, [&](double share) { progress.Update(share); });
+    progress.Finish();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const ReportInputs& inputs = options.report;
+    std::cout << FormatSummaryTable(summary) << std::flush;
+    std::fprintf(stderr, "%zu runs in %.1f s with %d jobs\n", run_count, seconds, batch.jobs);
+    const std::pair<const std::string*, std::function<std::string()>> outputs[] = {
+        {&options.out_json, [&] { return FormatReportJson(inputs, summary); }},
+        {&options.out_csv, [&] { return FormatCurvesCsv(summary); }},
+        {&options.out_svg,
+         [&] { return FormatCurvesSvg(summary, "Unallocated GPU, " + inputs.pods_path); }},
+    };
+    for (const auto& [path, format] : outputs) {
+      if (!path->empty() && !WriteFile(*path, format())) return Fail("cannot write " + *path);
     }
-  } catch (const TraceError& e) {
-    return Fail(e.what());
-  }
-
-  size_t run_count = batch.policies.size() * batch.seeds.size();
-  ProgressBar progress("of " + std::to_string(run_count) + " runs", options->progress);
-  auto started = std::chrono::steady_clock::now();
-  std::vector<PolicySummary> summary =
-      RunSimBatch(nodes, pods, batch, [&](double share) { progress.Update(share); });
-  progress.Finish();
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const ReportInputs& inputs = options->report;
-  std::cout << FormatSummaryTable(summary) << std::flush;
-  std::fprintf(stderr, "%zu runs in %.1f s with %d jobs\n", run_count, seconds, batch.jobs);
-  const std::pair<const std::string*, std::function<std::string()>> outputs[] = {
-      {&options->out_json, [&] { return FormatReportJson(inputs, summary); }},
-      {&options->out_csv, [&] { return FormatCurvesCsv(summary); }},
-      {&options->out_svg,
-       [&] { return FormatCurvesSvg(summary, "Unallocated GPU, " + inputs.pods_path); }},
-  };
-  for (const auto& [path, format] : outputs) {
-    if (!path->empty() && !WriteFile(*path, format())) return Fail("cannot write " + *path);
-  }
-  return 0;
+    return 0;
+  });
 }
 
 }  // namespace gpusched

@@ -26,40 +26,41 @@ FlagSet WhyPendingCommandOptions::Flags() {
   return flags;
 }
 
-std::optional<WhyPendingCommandOptions> WhyPendingCommandOptions::FromFlags(const FlagSet& flags,
-                                                                            std::string& error) {
-  if (!NoArguments(flags, "why-pending", error)) return std::nullopt;
-  auto view = ClusterViewOptions::FromFlags(flags, error);
-  if (!view) return std::nullopt;
-  auto max_pods = ParseWholeNumber(flags.Get("max-pods"), 1, 1'000'000);
-  if (!max_pods) {
-    error = "--max-pods takes a whole number within 1..1000000";
-    return std::nullopt;
+Validated<WhyPendingCommandOptions> WhyPendingCommandOptions::FromFlags(const FlagSet& flags) {
+  Validated<WhyPendingCommandOptions> out;
+  CheckNoArguments(flags, "why-pending", out.problems);
+  WhyPendingCommandOptions& o = out.value;
+  o.view = out.problems.Take(ClusterViewOptions::FromFlags(flags));
+  o.json = flags.Get("json") == "true";
+  if (auto max_pods = ParseWholeNumber(flags.Get("max-pods"), 1, 1'000'000)) {
+    o.max_pods = static_cast<size_t>(*max_pods);
+  } else {
+    out.problems.Add("--max-pods takes a whole number within 1..1000000");
   }
-  return WhyPendingCommandOptions{*view, flags.Get("json") == "true",
-                                  static_cast<size_t>(*max_pods)};
+  return out;
 }
 
 int RunWhyPendingCommand(const std::vector<std::string>& args) {
   ReportSignals signals;
   FlagSet flags = WhyPendingCommandOptions::Flags();
   if (auto done = ParseOrHelp(flags, args)) return *done;
-  std::string error;
-  auto options = WhyPendingCommandOptions::FromFlags(flags, error);
-  if (!options) return Fail(error);
-  auto view = LoadClusterView(options->view, error);
-  if (!view) return Fail(error);
-  WhyPendingOptions why;
-  why.max_pods = options->max_pods;
-  why.cancellation = signals.Computing();
-  WhyPendingReport report = ComputeWhyPending(*view->policy, *view->snapshot, why);
-  if (report.cancelled) {
-    PrintError("why-pending: cancelled by a signal");
-    return kCancelledExit;
-  }
-  report.inventory = view->description;
-  std::cout << (options->json ? FormatWhyPendingJson(report) : FormatWhyPendingText(report));
-  return 0;
+  auto read = WhyPendingCommandOptions::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  const WhyPendingCommandOptions& options = read.value;
+  return RunCatchingInputErrors([&] {
+    ClusterView view = LoadClusterView(options.view);
+    WhyPendingOptions why;
+    why.max_pods = options.max_pods;
+    why.cancellation = signals.Computing();
+    WhyPendingReport report = ComputeWhyPending(*view.policy, *view.snapshot, why);
+    if (report.cancelled) {
+      PrintError("why-pending: cancelled by a signal");
+      return kCancelledExit;
+    }
+    report.inventory = view.description;
+    std::cout << (options.json ? FormatWhyPendingJson(report) : FormatWhyPendingText(report));
+    return 0;
+  });
 }
 
 }  // namespace gpusched

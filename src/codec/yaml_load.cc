@@ -141,10 +141,7 @@ bool LoopsForever(std::string_view text) {
 }  // namespace
 
 YamlError::YamlError(int line, int column, const std::string& problem)
-    : std::runtime_error(Where(line, column) + problem),
-      line_(line),
-      column_(column),
-      problem_(problem) {}
+    : InputError(Where(line, column) + problem), line_(line), column_(column), problem_(problem) {}
 
 std::vector<YAML::Node> LoadYamlDocuments(std::string_view text) {
   if (LoopsForever(text)) {

@@ -93,14 +93,6 @@ Inventory Parse(std::string_view text, std::string_view source, std::string_view
   return out;
 }
 
-std::string ReadOrThrow(const std::string& path, size_t max_bytes, const std::string& what) {
-  try {
-    return ReadFileText(path, max_bytes, what);
-  } catch (const FileError& e) {
-    throw InventoryError(e.what());
-  }
-}
-
 }  // namespace
 
 Inventory ParseInventory(std::string_view text, std::string_view source) {
@@ -108,7 +100,7 @@ Inventory ParseInventory(std::string_view text, std::string_view source) {
 }
 
 Inventory LoadInventoryFile(const std::string& path) {
-  return ParseInventory(ReadOrThrow(path, kMaxInventoryBytes, "cluster inventory"), path);
+  return ParseInventory(ReadFileText(path, kMaxInventoryBytes, "cluster inventory"), path);
 }
 
 Inventory LoadInventoryOrSample(const std::string& path, bool allow_empty) {
@@ -135,7 +127,7 @@ PodInfo ParsePod(std::string_view text, std::string_view source) {
 }
 
 PodInfo LoadPodFile(const std::string& path) {
-  return ParsePod(ReadOrThrow(path, kMaxPodFileBytes, "pod file"), path);
+  return ParsePod(ReadFileText(path, kMaxPodFileBytes, "pod file"), path);
 }
 
 void ApplyInventory(const Inventory& inventory, ClusterLedger& ledger) {

@@ -98,11 +98,7 @@ class CsvRows {
 constexpr size_t kMaxTraceCsvBytes = 256u << 20;
 
 std::string ReadWhole(const std::string& path) {
-  try {
-    return ReadFileText(path, kMaxTraceCsvBytes, "trace CSV");
-  } catch (const FileError& e) {
-    throw TraceError(e.what());
-  }
+  return ReadFileText(path, kMaxTraceCsvBytes, "trace CSV");
 }
 
 constexpr int64_t kLimit = int64_t{1} << 40;

@@ -204,11 +204,7 @@ Scenario ParseScenario(std::string_view yaml, const std::string& source) {
 }
 
 Scenario LoadScenario(const std::string& path) {
-  try {
-    return ParseScenario(ReadFileText(path, kMaxScenarioBytes, "scenario file"), path);
-  } catch (const FileError& e) {
-    throw TraceError(e.what());
-  }
+  return ParseScenario(ReadFileText(path, kMaxScenarioBytes, "scenario file"), path);
 }
 
 }  // namespace gpusched

@@ -9,6 +9,7 @@
 
 #include "gpusched/app/cluster_view.h"
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/validated.h"
 
 namespace gpusched {
 
@@ -19,7 +20,8 @@ struct CapacityCommandOptions {
   std::string svg_path;  // empty: no picture
 
   static FlagSet Flags();
-  static std::optional<CapacityCommandOptions> FromFlags(const FlagSet& flags, std::string& error);
+  // The options `flags` give, with every problem found in them; reads no file.
+  static Validated<CapacityCommandOptions> FromFlags(const FlagSet& flags);
 };
 
 // Runs the command on its arguments (after the command name); returns the exit code.

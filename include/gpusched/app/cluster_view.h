@@ -1,17 +1,18 @@
 // ClusterView: the one-shot view of a cluster that the reporting commands (capacity and the
 // planning reports) read: a policy and one complete snapshot, from an inventory file, the bundled
 // sample cluster or an API server (listed once, then left). The flags that choose it are declared
-// here once, so every such command offers the same ones with the same meaning.
+// here once (the inventory's own in gpusched/app/inventory_choice.h, shared with serve), so every
+// such command offers the same ones with the same meaning.
 #ifndef GPUSCHED_APP_CLUSTER_VIEW_H_
 #define GPUSCHED_APP_CLUSTER_VIEW_H_
 
 #include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
 
-#include "gpusched/app/inventory_source.h"
+#include "gpusched/app/inventory_choice.h"
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/validated.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/policy/policy.h"
 
@@ -25,20 +26,21 @@ struct ClusterViewOptions {
   // Declares --kubeconfig, --context, --cluster, --allow-empty-inventory, --policy and
   // --sync-timeout on `flags`.
   static void AddFlags(FlagSet& flags);
-  // The options `flags` give; nullopt, with `error` set, when one is invalid.
-  static std::optional<ClusterViewOptions> FromFlags(const FlagSet& flags, std::string& error);
+  // The options `flags` give, with every problem found in them; reads no file.
+  static Validated<ClusterViewOptions> FromFlags(const FlagSet& flags);
 };
 
 struct ClusterView {
   std::shared_ptr<const Policy> policy;
   std::shared_ptr<const ClusterSnapshot> snapshot;
   std::string description;  // where the snapshot came from, for report headings
+  ChosenInventory chosen;   // what was read: a command that needs more of it reads nothing twice
 };
 
 // Loads the policy, then reads the inventory until one complete snapshot is published (at most
 // options.sync_timeout). Logs go to stderr at warn level, so stdout carries only the report.
-// nullopt, with `error` set (policy errors are printed as they are found), on failure.
-std::optional<ClusterView> LoadClusterView(const ClusterViewOptions& options, std::string& error);
+// Throws InputError on failure (a policy file's errors are printed as they are found).
+ClusterView LoadClusterView(const ClusterViewOptions& options);
 
 }  // namespace gpusched
 

@@ -1,15 +1,19 @@
 // What every subcommand's front door shares: how it fails, how it answers --help, and how it reads
 // a --policy flag. Each subcommand lives in a file of its own (src/app/<name>_command.cc) with an
-// options struct that reads and validates its flags; main.cc only dispatches on the command name.
+// options struct whose FromFlags reads and validates its flags, every problem at once
+// (gpusched/cli/validated.h) and without I/O; main.cc only dispatches on the command name.
+// docs/architecture.md, "Adding a command", is the recipe.
 #ifndef GPUSCHED_APP_COMMAND_LINE_H_
 #define GPUSCHED_APP_COMMAND_LINE_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/validated.h"
 #include "gpusched/policy/policy.h"
 
 namespace gpusched {
@@ -24,14 +28,20 @@ void PrintError(const std::string& error);
 void PrintErrors(const std::vector<std::string>& errors);
 // PrintError(message); returns kUsageExit.
 int Fail(const std::string& message);
+// PrintError for each problem; returns kUsageExit.
+int Fail(const Problems& problems);
+
+// Runs `command` (what a front door does once its options are read); an InputError it throws, a
+// file or an API server the flags name being unreadable or invalid, is printed and ends it with
+// kUsageExit.
+int RunCatchingInputErrors(const std::function<int()>& command);
 
 // Parses `args` into `flags`; returns the exit code when the command is already done (a flag
 // error, printed, or --help, printed to stdout), nullopt when it should run.
 std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& args);
 
-// Whether `flags` holds no positional arguments, which `command` takes none of; false, with
-// `error` set, when it does.
-bool NoArguments(const FlagSet& flags, const std::string& command, std::string& error);
+// Adds a problem when `flags` holds positional arguments, which `command` takes none of.
+void CheckNoArguments(const FlagSet& flags, const std::string& command, Problems& problems);
 
 // The policy a --policy flag names: the file at `path`, or the built-in default when `path` is
 // empty; nullptr, with the file's errors printed to stderr, when the file does not validate.

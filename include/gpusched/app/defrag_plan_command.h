@@ -11,6 +11,7 @@
 
 #include "gpusched/app/cluster_view.h"
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/validated.h"
 
 namespace gpusched {
 
@@ -21,8 +22,8 @@ struct DefragPlanCommandOptions {
   bool json = false;
 
   static FlagSet Flags();
-  static std::optional<DefragPlanCommandOptions> FromFlags(const FlagSet& flags,
-                                                           std::string& error);
+  // The options `flags` give, with every problem found in them; reads no file.
+  static Validated<DefragPlanCommandOptions> FromFlags(const FlagSet& flags);
 };
 
 // Runs the command on its arguments (after the command name); returns the exit code: 0 with a

@@ -9,6 +9,7 @@
 
 #include "gpusched/app/cluster_view.h"
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/validated.h"
 #include "gpusched/explain/explain.h"
 
 namespace gpusched {
@@ -20,7 +21,8 @@ struct ExplainCommandOptions {
   std::optional<BlendSettings> blend;
 
   static FlagSet Flags();
-  static std::optional<ExplainCommandOptions> FromFlags(const FlagSet& flags, std::string& error);
+  // The options `flags` give, with every problem found in them; reads no file.
+  static Validated<ExplainCommandOptions> FromFlags(const FlagSet& flags);
 };
 
 int RunExplainCommand(const std::vector<std::string>& args);

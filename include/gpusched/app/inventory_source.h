@@ -19,6 +19,7 @@
 
 namespace gpusched {
 
+struct ChosenInventory;       // app/inventory_choice.h
 struct Inventory;             // inventory/static_inventory.h
 struct KubeConfig;            // kube/kube_config.h
 struct LiveInventoryOptions;  // kube/live_inventory.h
@@ -54,23 +55,11 @@ std::unique_ptr<InventorySource> MakeLiveSource(const KubeConfig& config,
                                                 GpuResourceNames gpu_names,
                                                 LiveInventoryOptions options);
 
-// Where a command reads the cluster from, as its flags say: --cluster FILE, --kubeconfig FILE (with
-// --context), or neither (inside a pod: its service account's API server; elsewhere: the bundled
-// sample cluster).
-struct InventoryChoice {
-  std::string cluster;       // a static inventory file
-  std::string kubeconfig;    // an API server
-  std::string context;       // of kubeconfig; empty: its current-context
-  bool allow_empty = false;  // accept a static inventory holding no Node
-};
-
-// The source `choice` names, with its GPU resources named by `gpu_names`; live sources take
-// `live_options`. Null, with `error` set, when the choice is contradictory or its files cannot be
-// read.
-std::unique_ptr<InventorySource> MakeInventorySource(const InventoryChoice& choice,
+// The source of `chosen` (gpusched/app/inventory_choice.h): a live one for an API server, taking
+// `live_options`, a static one otherwise; its GPU resources named by `gpu_names`.
+std::unique_ptr<InventorySource> MakeInventorySource(const ChosenInventory& chosen,
                                                      const GpuResourceNames& gpu_names,
-                                                     const LiveInventoryOptions& live_options,
-                                                     std::string& error);
+                                                     const LiveInventoryOptions& live_options);
 
 }  // namespace gpusched
 

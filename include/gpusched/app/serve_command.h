@@ -3,15 +3,15 @@
 #ifndef GPUSCHED_APP_SERVE_COMMAND_H_
 #define GPUSCHED_APP_SERVE_COMMAND_H_
 
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <spdlog/common.h>
 
-#include "gpusched/app/inventory_source.h"
+#include "gpusched/app/inventory_choice.h"
 #include "gpusched/app/server_app.h"
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/validated.h"
 #include "gpusched/kube/live_inventory.h"
 #include "gpusched/server/logging.h"
 
@@ -25,9 +25,9 @@ struct ServeCommandOptions {
   LogFormat log_format = LogFormat::kText;
 
   static FlagSet Flags();
-  // The options `flags` give; nullopt, with `error` set, when one is invalid. May log a warning
+  // The options `flags` give, with every problem found in them; reads no file. May log a warning
   // for a setting it adjusts (a body limit over the in-flight budget).
-  static std::optional<ServeCommandOptions> FromFlags(const FlagSet& flags, std::string& error);
+  static Validated<ServeCommandOptions> FromFlags(const FlagSet& flags);
 };
 
 int RunServeCommand(const std::vector<std::string>& args);

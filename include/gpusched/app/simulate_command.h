@@ -3,19 +3,22 @@
 #ifndef GPUSCHED_APP_SIMULATE_COMMAND_H_
 #define GPUSCHED_APP_SIMULATE_COMMAND_H_
 
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/validated.h"
 #include "gpusched/sim/report.h"
 #include "gpusched/sim/sim_batch.h"
 
 namespace gpusched {
 
 struct SimulateCommandOptions {
-  SimBatch batch;          // policies resolved (files loaded), seeds, jobs and the base options
-  std::string nodes_path;  // with pods_path, an openb trace; empty with a scenario
+  // Seeds, jobs and the base options; its policies are resolved when the command runs, as a name
+  // may be a file.
+  SimBatch batch;
+  std::vector<std::string> policy_names;  // built-in names or policy files
+  std::string nodes_path;                 // with pods_path, an openb trace; empty with a scenario
   std::string pods_path;
   std::string scenario_path;
   ReportInputs report;  // what the report says of the run
@@ -23,9 +26,8 @@ struct SimulateCommandOptions {
   bool progress = true;
 
   static FlagSet Flags();
-  // The options `flags` give, policy files loaded; nullopt, with `error` set (and the policy
-  // files' own errors printed), when one is invalid.
-  static std::optional<SimulateCommandOptions> FromFlags(const FlagSet& flags, std::string& error);
+  // The options `flags` give, with every problem found in them; reads no file.
+  static Validated<SimulateCommandOptions> FromFlags(const FlagSet& flags);
 };
 
 int RunSimulateCommand(const std::vector<std::string>& args);

@@ -10,6 +10,7 @@
 
 #include "gpusched/app/cluster_view.h"
 #include "gpusched/cli/flags.h"
+#include "gpusched/cli/validated.h"
 
 namespace gpusched {
 
@@ -19,8 +20,8 @@ struct WhyPendingCommandOptions {
   size_t max_pods = 0;  // pods judged at most (WhyPendingOptions::max_pods)
 
   static FlagSet Flags();
-  static std::optional<WhyPendingCommandOptions> FromFlags(const FlagSet& flags,
-                                                           std::string& error);
+  // The options `flags` give, with every problem found in them; reads no file.
+  static Validated<WhyPendingCommandOptions> FromFlags(const FlagSet& flags);
 };
 
 // Runs the command on its arguments (after the command name); returns the exit code.

@@ -4,22 +4,22 @@
 // resources (cpu, memory, pods and storage are left to kube-scheduler). Quantities may be JSON
 // strings or numbers; label and annotation values may be any scalar (YAML converted to JSON turns
 // unquoted "8" into a number). Errors throw DecodeError with a short message naming the field.
-// A pod's nodeSelector and node affinity become its node pins, within their budget, and a node's
-// pin labels are kept (gpusched/model/node_pins.h). What only planning reads of a pod is never a
-// reason to refuse it: a malformed creationTimestamp or priority reads as 0, an ownerReference
-// with an overlong kind, name or uid is not kept, and only the first controller reference is.
-// An object keeps at most kMaxExtendedResourceEntries extended resource entries (names with a '/',
-// counted over all its resource lists, in the order written): a legal pod may ask for 8,000
-// distinct nvidia.com/mig-* names, and kept name by name they cost a gigabyte over 240 pods and
-// reach /metrics and /why-pending. Past the budget a name's quantity is still checked, then only
-// counted (PodInfo/NodeInfo::resources_not_kept); native resources are always kept.
-// Functions are reentrant; each thread uses its own parser.
+// A pod's nodeSelector and node affinity become its node pins, within their budget
+// (gpusched/codec/k8s_pins_decode.h), and a node's pin labels are kept
+// (gpusched/model/node_pins.h). What only planning reads of a pod is never a reason to refuse it: a
+// malformed creationTimestamp or priority reads as 0, an ownerReference with an overlong kind, name
+// or uid is not kept, and only the first controller reference is. An object keeps at most
+// kMaxExtendedResourceEntries extended resource entries (names with a '/', counted over all its
+// resource lists, in the order written): a legal pod may ask for 8,000 distinct nvidia.com/mig-*
+// names, and kept name by name they cost a gigabyte over 240 pods and reach /metrics and
+// /why-pending. Past the budget a name's quantity is still checked, then only counted
+// (PodInfo/NodeInfo::resources_not_kept); native resources are always kept. Functions are
+// reentrant; each thread uses its own parser.
 #ifndef GPUSCHED_CODEC_K8S_DECODE_H_
 #define GPUSCHED_CODEC_K8S_DECODE_H_
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -27,12 +27,15 @@
 
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 
-class DecodeError : public std::runtime_error {
+// An InputError like every reader's, so a front door catches it with the rest; its message names
+// the field, not the source, which the caller knows.
+class DecodeError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 PodInfo DecodePod(simdjson::ondemand::object object);

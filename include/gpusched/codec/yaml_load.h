@@ -15,7 +15,6 @@
 #define GPUSCHED_CODEC_YAML_LOAD_H_
 
 #include <cstddef>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +29,9 @@ inline constexpr int kMaxYamlDepth = 256;
 inline constexpr size_t kYamlExpansionFactor = 16;
 inline constexpr size_t kYamlExpansionSlack = size_t{1} << 20;
 
-class YamlError : public std::runtime_error {
+// An InputError like every reader's, so a front door catches it with the rest; without its source,
+// which the reader adds with YamlInputError.
+class YamlError : public InputError {
  public:
   // `line` and `column` count from 1; 0 when unknown. what() is "line L, column C: <problem>".
   YamlError(int line, int column, const std::string& problem);

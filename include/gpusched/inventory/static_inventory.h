@@ -39,7 +39,7 @@ struct Inventory {
   std::vector<DraSlice> dra_slices;
   std::vector<DraClaim> dra_claims;
   std::vector<DraDeviceClass> dra_classes;
-  size_t skipped_objects = 0;             // objects of other kinds
+  size_t skipped_objects = 0;  // objects of other kinds
 };
 
 class InventoryError : public InputError {
@@ -49,7 +49,8 @@ class InventoryError : public InputError {
 
 // Parses `text`; JSON when it starts with '{' or '[', YAML otherwise. Errors name `source`.
 Inventory ParseInventory(std::string_view text, std::string_view source);
-// Reads and parses the file at `path`.
+// Reads and parses the file at `path`: an unreadable file throws FileError, a malformed one
+// InventoryError (both InputErrors).
 Inventory LoadInventoryFile(const std::string& path);
 // The inventory of the file at `path`, or the bundled sample cluster when `path` is empty. A file
 // without a Node is an error unless `allow_empty`: an empty or wrong file is likelier than an
@@ -58,6 +59,7 @@ Inventory LoadInventoryOrSample(const std::string& path, bool allow_empty);
 // Exactly one Pod, YAML or JSON; without `kind` an object is taken for a Pod, as the Pod of an
 // extender request carries no apiVersion or kind.
 PodInfo ParsePod(std::string_view text, std::string_view source);
+// As LoadInventoryFile: FileError or InventoryError.
 PodInfo LoadPodFile(const std::string& path);
 // Upserts every node, pod and DRA object of `inventory` into `ledger`.
 void ApplyInventory(const Inventory& inventory, ClusterLedger& ledger);

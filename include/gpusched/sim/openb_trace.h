@@ -3,7 +3,8 @@
 //
 // Columns are found by header name, so the five-column multigpu files and the full eleven-column
 // files both read; columns the simulator does not use are ignored. A malformed file raises
-// TraceError with "FILE:LINE: column: problem". Pure functions; thread-safe.
+// TraceError with "FILE:LINE: column: problem", an unreadable one FileError (both InputErrors).
+// Pure functions; thread-safe.
 #ifndef GPUSCHED_SIM_OPENB_TRACE_H_
 #define GPUSCHED_SIM_OPENB_TRACE_H_
 

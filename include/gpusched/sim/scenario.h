@@ -17,7 +17,8 @@
 // `gpus` are whole devices of nvidia.com/gpu (with `gpuMilli` below 1000 for a shared share of one
 // device); `resources` are other extended resources, in units (MIG slices count toward GPU
 // capacity and use by their compute slices: 3g.40gb = 3/7 of a GPU). Errors raise TraceError with
-// "FILE:LINE: KEY: problem". Pure functions; thread-safe.
+// "FILE:LINE: KEY: problem", or FileError for an unreadable file (both InputErrors). Pure
+// functions; thread-safe.
 #ifndef GPUSCHED_SIM_SCENARIO_H_
 #define GPUSCHED_SIM_SCENARIO_H_
 
