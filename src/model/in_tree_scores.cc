@@ -1,4 +1,4 @@
-#include "gpusched/sim/in_tree_scores.h"
+#include "gpusched/model/in_tree_scores.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "gpusched/model/gpu_resources.h"
-#include "gpusched/plugins/gpu_binpack.h"
 
 namespace gpusched {
 
@@ -63,6 +62,13 @@ int64_t BalancedScoreOf(const NodeState& node, const PodInfo& pod) {
   }
   double std = n == 2 ? std::abs(fractions[0] - fractions[1]) / 2 : 0;
   return static_cast<int64_t>((1 - std) * 100);
+}
+
+int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
+  constexpr int64_t kMaxScore = 100;  // kube-scheduler's MaxNodeScore
+  if (capacity == 0) return 0;
+  if (requested > capacity) requested = capacity;
+  return requested * kMaxScore / capacity;
 }
 
 std::optional<InTreeScore> ParseBlendMode(std::string_view text) {
