@@ -64,13 +64,6 @@ int64_t BalancedScoreOf(const NodeState& node, const PodInfo& pod) {
   return static_cast<int64_t>((1 - std) * 100);
 }
 
-int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
-  constexpr int64_t kMaxScore = 100;  // kube-scheduler's MaxNodeScore
-  if (capacity == 0) return 0;
-  if (requested > capacity) requested = capacity;
-  return requested * kMaxScore / capacity;
-}
-
 std::optional<InTreeScore> ParseBlendMode(std::string_view text) {
   if (text == "least-allocated") return InTreeScore::kLeastAllocated;
   if (text == "most-allocated") return InTreeScore::kMostAllocated;
