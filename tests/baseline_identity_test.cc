@@ -13,7 +13,7 @@
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/policy/policy.h"
-#include "gpusched/policy/registry.h"
+#include "gpusched/plugins/plugin_entry.h"
 #include "testing/test_support.h"
 #include "workload.h"
 

@@ -8,7 +8,7 @@
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/policy/policy_spec.h"
-#include "gpusched/policy/registry.h"
+#include "gpusched/policy/engine_builder.h"
 #include "testing/test_support.h"
 
 namespace gpusched::cpu_reserve_test {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusched/policy/registry.h"
+#include "gpusched/policy/engine_builder.h"
 #include "testing/test_support.h"
 
 namespace gpusched::engine_test {

@@ -31,7 +31,7 @@ TEST(PodIntent, annotations_set_hard_requirements) {
   EXPECT_EQ(i.require.min_compute_capability, Version::Parse("8.0"));
   EXPECT_EQ(i.require.min_cuda_driver, Version::Parse("535.104"));
   EXPECT_EQ(i.require.min_cuda_runtime, Version::Parse("12.2"));
-  EXPECT_EQ(i.sharing, SharingMode::kExclusive);
+  EXPECT_EQ(i.tenancy, GpuTenancy::kExclusive);
   EXPECT_EQ(i.require.criteria(), 6);
 }
 
@@ -39,12 +39,12 @@ TEST(PodIntent, annotations_override_profile_defaults_criterion_by_criterion) {
   PodIntent defaults;
   defaults.require.families = {"ampere"};
   defaults.require.min_memory_mib = 1000;
-  defaults.sharing = SharingMode::kExclusive;
+  defaults.tenancy = GpuTenancy::kExclusive;
   PodIntent i = ParsePodIntent(
       Annotated({{"gpusched.io/gpu-family", "hopper"}, {"gpusched.io/sharing", "any"}}), defaults);
   EXPECT_EQ(i.require.families, std::vector<std::string>{"hopper"});
   EXPECT_EQ(i.require.min_memory_mib, 1000);
-  EXPECT_EQ(i.sharing, SharingMode::kAny);
+  EXPECT_EQ(i.tenancy, GpuTenancy::kAny);
 }
 
 TEST(PodIntent, unparseable_annotations_name_the_annotation_and_the_form) {

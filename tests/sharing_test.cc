@@ -20,12 +20,12 @@ PodInfo PodWithContainer(const char* resource, int64_t per_container) {
 
 PodIntent Exclusive() {
   PodIntent i;
-  i.sharing = SharingMode::kExclusive;
+  i.tenancy = GpuTenancy::kExclusive;
   return i;
 }
 
 TEST(Sharing, exclusive_pods_avoid_shared_replicas) {
-  SharingPlugin plugin{SharingRules{}, Exclusive()};
+  SharingPlugin plugin{ReplicaRequestRules{}, Exclusive()};
   // MPS, not renamed: nvidia.com/gpu units are replicas.
   TestCycle exclusive_gpu(PodWithContainer("nvidia.com/gpu", 1), plugin);
   Verdict mps = plugin.Filter(*exclusive_gpu, FixtureNode("07-l4-x2-mps-4.json"));
@@ -47,7 +47,7 @@ TEST(Sharing, exclusive_pods_avoid_shared_replicas) {
 }
 
 TEST(Sharing, exclusive_pod_asking_for_a_shared_resource_is_contradictory) {
-  SharingPlugin plugin{SharingRules{}, Exclusive()};
+  SharingPlugin plugin{ReplicaRequestRules{}, Exclusive()};
   TestCycle cycle(PodWithContainer("nvidia.com/gpu.shared", 1), plugin);
   Verdict v = plugin.Filter(*cycle, FixtureNode("02-t4-timeslice-4-renamed.json"));
   EXPECT_EQ(v.code, VerdictCode::kUnresolvable);
@@ -55,7 +55,7 @@ TEST(Sharing, exclusive_pod_asking_for_a_shared_resource_is_contradictory) {
 }
 
 TEST(Sharing, mps_refuses_more_than_one_replica_per_container) {
-  SharingPlugin plugin{SharingRules{}, PodIntent{}};
+  SharingPlugin plugin{ReplicaRequestRules{}, PodIntent{}};
   NodeState mps = FixtureNode("07-l4-x2-mps-4.json");
   TestCycle two_in_one(PodWithContainer("nvidia.com/gpu", 2));
   Verdict two = plugin.Filter(*two_in_one, mps);
@@ -71,15 +71,15 @@ TEST(Sharing, mps_refuses_more_than_one_replica_per_container) {
 TEST(Sharing, time_slicing_allows_more_than_one_unless_the_policy_says_otherwise) {
   NodeState ts = FixtureNode("02-t4-timeslice-4-renamed.json");
   TestCycle cycle(PodWithContainer("nvidia.com/gpu.shared", 2));
-  EXPECT_TRUE((SharingPlugin{SharingRules{}, PodIntent{}}.Filter(*cycle, ts).passed()));
-  SharingRules strict;
+  EXPECT_TRUE((SharingPlugin{ReplicaRequestRules{}, PodIntent{}}.Filter(*cycle, ts).passed()));
+  ReplicaRequestRules strict;
   strict.time_slicing_fail_requests_greater_than_one = true;
   Verdict v = SharingPlugin{strict, PodIntent{}}.Filter(*cycle, ts);
   EXPECT_EQ(v.code, VerdictCode::kUnresolvable);
   EXPECT_EQ(v.reason,
             "device plugin allows at most 1 shared nvidia.com/gpu.shared per container "
             "(time-slicing)");
-  SharingRules lenient_mps;
+  ReplicaRequestRules lenient_mps;
   lenient_mps.mps_fail_requests_greater_than_one = false;
   SharingPlugin lenient{lenient_mps, PodIntent{}};
   EXPECT_TRUE(lenient
@@ -92,12 +92,12 @@ TEST(Sharing, time_slicing_without_rename_in_the_sample_cluster) {
   // gpu-node-t4-02 time-slices its T4s and still calls the replicas nvidia.com/gpu.
   auto snapshot = testing::SampleSnapshot();
   const NodeState& node = *snapshot->Find("gpu-node-t4-02");
-  SharingPlugin plugin{SharingRules{}, Exclusive()};
+  SharingPlugin plugin{ReplicaRequestRules{}, Exclusive()};
   TestCycle exclusive(PodWithContainer("nvidia.com/gpu", 1), plugin, snapshot);
   Verdict v = plugin.Filter(*exclusive, node);
   EXPECT_EQ(v.code, VerdictCode::kUnresolvable);
   EXPECT_EQ(v.reason, "exclusive GPUs requested; node shares nvidia.com/gpu by time-slicing");
-  SharingPlugin any_sharing{SharingRules{}, PodIntent{}};
+  SharingPlugin any_sharing{ReplicaRequestRules{}, PodIntent{}};
   TestCycle any(PodWithContainer("nvidia.com/gpu", 2), any_sharing, snapshot);
   EXPECT_TRUE(any_sharing.Filter(*any, node).passed());
   EXPECT_TRUE(plugin.Filter(*exclusive, *snapshot->Find("gpu-node-h100-01")).passed());

@@ -1,12 +1,14 @@
 #include "gpusched/kube/api_client.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <mutex>
+#include <optional>
+#include <string_view>
 
 #include <curl/curl.h>
 #include <spdlog/spdlog.h>
 
+#include "gpusched/util/file_change.h"
 #include "gpusched/util/file_text.h"
 
 namespace gpusched {
@@ -22,7 +24,7 @@ size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
-// Service account tokens are a few KB; the file is re-read on every change.
+// Service account tokens are a few KB; the file is read before every request.
 constexpr size_t kMaxTokenBytes = 1 << 20;
 
 struct StreamState {
@@ -79,7 +81,7 @@ struct ApiClient::Impl {
   CURL* curl = nullptr;
   curl_slist* headers = nullptr;
   std::string token;
-  std::filesystem::file_time_type token_mtime{};
+  std::optional<FileChange> token_file;  // when the config names one
   char error[CURL_ERROR_SIZE] = {};
 
   ~Impl() {
@@ -93,9 +95,28 @@ ApiClient::ApiClient(KubeConfig config, ApiClientOptions options)
   GlobalInitOnce();
   impl_->curl = curl_easy_init();
   impl_->token = config_.token;
+  if (!config_.token_file.empty()) {
+    impl_->token_file.emplace(config_.token_file, [](const std::string& path) {
+      return ReadFileText(path, kMaxTokenBytes, "service account token");
+    });
+  }
 }
 
 ApiClient::~ApiClient() = default;
+
+// Takes the token file's text when it has changed: kubelet rotates projected service-account
+// tokens. A file that cannot be read, or holds no token, leaves the previous token in force.
+void ApiClient::RereadToken() {
+  const FileChange::Look* look = impl_->token_file->Check();
+  if (!look) return;
+  if (!look->read()) {
+    spdlog::warn("keeping the previous token: {}", look->error);
+    return;
+  }
+  std::string_view token = look->text;
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.remove_suffix(1);
+  if (!token.empty()) impl_->token = token;
+}
 
 void ApiClient::Prepare(const std::string& path_and_query) {
   CURL* c = impl_->curl;
@@ -119,24 +140,7 @@ void ApiClient::Prepare(const std::string& path_and_query) {
     SetBlob(c, CURLOPT_SSLKEY_BLOB, config_.client_key_pem);
     curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
   }
-  // Re-read a token file whenever it changes: kubelet rotates projected service-account tokens.
-  if (!config_.token_file.empty()) {
-    std::error_code ec;
-    auto mtime = std::filesystem::last_write_time(config_.token_file, ec);
-    if (!ec && mtime != impl_->token_mtime) {
-      std::string token;
-      try {
-        token = ReadFileText(config_.token_file, kMaxTokenBytes, "service account token");
-      } catch (const FileError& e) {
-        spdlog::warn("keeping the previous token: {}", e.what());
-      }
-      while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
-      if (!token.empty()) {
-        impl_->token = token;
-        impl_->token_mtime = mtime;
-      }
-    }
-  }
+  if (impl_->token_file) RereadToken();
   if (impl_->headers) curl_slist_free_all(impl_->headers);
   impl_->headers = curl_slist_append(nullptr, "Accept: application/json");
   if (!impl_->token.empty()) {

@@ -224,7 +224,7 @@ LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_name
   }
   // Last: the publisher reads the reflectors list (dra_), complete from now on. What the
   // reflectors applied meanwhile is in the ledger, marked dirty, and published on its first turn.
-  publisher_ = std::thread([this] { PublishLoop(); });
+  publisher_.emplace(options_.publish_interval, [this] { PublishTurn(); });
 }
 
 LiveInventory::~LiveInventory() {
@@ -235,12 +235,7 @@ LiveInventory::~LiveInventory() {
   nodes_->Stop();
   pods_->Stop();
   for (auto& r : dra_) r->Stop();
-  {
-    std::lock_guard lock(wake_mu_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  publisher_.join();
+  publisher_->Stop();
 }
 
 void LiveInventory::ApplyAssumptions(std::vector<PendingAssumption>& assumed,
@@ -264,36 +259,30 @@ void LiveInventory::ApplyAssumptions(std::vector<PendingAssumption>& assumed,
   unknown.swap(still_unknown);
 }
 
-void LiveInventory::PublishLoop() {
-  std::vector<PendingAssumption> unknown;  // assumptions of pods the watch has yet to report
-  for (;;) {
-    std::vector<PendingAssumption> assumed;
-    {
-      std::unique_lock wake(wake_mu_);
-      wake_.wait_for(wake, options_.publish_interval,
-                     [this] { return stop_ || !pending_.empty(); });
-      if (stop_) return;
-      assumed.swap(pending_);
-    }
-    std::unique_lock lock(ledger_mu_);
-    ApplyAssumptions(assumed, unknown);
-    if (ledger_.ExpireAssumptions(std::chrono::steady_clock::now()) > 0) dirty_ = true;
-    // The DRA lists too, once each has been tried: on a control plane that serves them, the first
-    // complete snapshot (and the reports computed from it) counts the DRA GPUs. A list that failed
-    // changed nothing, so completeness alone is reason enough to publish.
-    bool complete = nodes_listed_ && pods_listed_ &&
-                    std::all_of(dra_.begin(), dra_.end(),
-                                [](const auto& r) { return r->attempted(); });
-    if (!dirty_ && (complete_published_ || !complete)) continue;
-    dirty_ = false;
-    auto snapshot = ledger_.BuildSnapshot();
-    published_nodes_ = ledger_.node_count();
-    published_pods_ = ledger_.gpu_pods_known();
-    lock.unlock();
-    out_.Set(std::move(snapshot));
-    // Only now may requests be answered: the snapshot they read holds both initial lists.
-    if (complete) complete_published_ = true;
+void LiveInventory::PublishTurn() {
+  std::vector<PendingAssumption> assumed;
+  {
+    std::lock_guard lock(pending_mu_);
+    assumed.swap(pending_);
   }
+  std::unique_lock lock(ledger_mu_);
+  ApplyAssumptions(assumed, unknown_);
+  if (ledger_.ExpireAssumptions(std::chrono::steady_clock::now()) > 0) dirty_ = true;
+  // The DRA lists too, once each has been tried: on a control plane that serves them, the first
+  // complete snapshot (and the reports computed from it) counts the DRA GPUs. A list that failed
+  // changed nothing, so completeness alone is reason enough to publish.
+  bool complete =
+      nodes_listed_ && pods_listed_ &&
+      std::all_of(dra_.begin(), dra_.end(), [](const auto& r) { return r->attempted(); });
+  if (!dirty_ && (complete_published_ || !complete)) return;
+  dirty_ = false;
+  auto snapshot = ledger_.BuildSnapshot();
+  published_nodes_ = ledger_.node_count();
+  published_pods_ = ledger_.gpu_pods_known();
+  lock.unlock();
+  out_.Set(std::move(snapshot));
+  // Only now may requests be answered: the snapshot they read holds both initial lists.
+  if (complete) complete_published_ = true;
 }
 
 InventoryStatus LiveInventory::Status() const {
@@ -331,12 +320,12 @@ InventoryStatus LiveInventory::Status() const {
 
 void LiveInventory::Queue(PendingAssumption a) {
   {
-    std::lock_guard lock(wake_mu_);
+    std::lock_guard lock(pending_mu_);
     // A burst cannot grow the queue without bound while the publisher is busy building.
     if (pending_.size() >= kMaxPendingAssumptions) return;
     pending_.push_back(std::move(a));
   }
-  wake_.notify_all();
+  publisher_->Wake();
 }
 
 void LiveInventory::Assume(const PodInfo& pod, std::string_view node) {

@@ -67,9 +67,9 @@ PodIntent ParsePodIntent(const PodInfo& pod, const PodIntent& defaults) {
   if (const std::string* v = pod.annotation(kSharingAnnotation); v && intent.error.empty()) {
     std::string mode = Trimmed(*v);
     if (mode == "exclusive") {
-      intent.sharing = SharingMode::kExclusive;
+      intent.tenancy = GpuTenancy::kExclusive;
     } else if (mode == "any" || mode == "shared") {
-      intent.sharing = SharingMode::kAny;
+      intent.tenancy = GpuTenancy::kAny;
     } else {
       intent.error = Invalid(kSharingAnnotation, "exclusive or any");
     }

@@ -75,4 +75,13 @@ const PluginEntry* FindPlugin(std::string_view name) {
   return it == all.end() ? nullptr : &*it;
 }
 
+const std::vector<std::string_view>& RegisteredPlugins() {
+  static const std::vector<std::string_view> kNames = [] {
+    std::vector<std::string_view> names;
+    for (const PluginEntry& e : AllPlugins()) names.push_back(e.name);
+    return names;
+  }();
+  return kNames;
+}
+
 }  // namespace gpusched

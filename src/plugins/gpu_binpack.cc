@@ -1,5 +1,6 @@
 #include "gpusched/plugins/gpu_binpack.h"
 
+#include "gpusched/model/in_tree_scores.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched {
@@ -7,12 +8,6 @@ namespace gpusched {
 int64_t ResourceWeights::For(std::string_view resource) const {
   auto it = by_name.find(resource);
   return it == by_name.end() ? default_weight : it->second;
-}
-
-int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
-  if (capacity == 0) return 0;
-  if (requested > capacity) requested = capacity;
-  return requested * static_cast<int64_t>(kMaxNodeScore) / capacity;
 }
 
 namespace {

@@ -9,9 +9,9 @@ namespace {
 constexpr std::string_view kMps = "mpsFailRequestsGreaterThanOne";
 constexpr std::string_view kTimeSlicing = "timeSlicingFailRequestsGreaterThanOne";
 
-// Its settings: the device plugin's failRequestsGreaterThanOne for MPS and for time-slicing.
-struct SharingArgs {
-  SharingRules rules;
+// Its settings: the replica-request rules, read and printed under their policy keys.
+struct ReplicaRequestArgs {
+  ReplicaRequestRules rules;
 
   void Read(SettingsSource& source) {
     if (source.Has(kMps)) {
@@ -32,22 +32,23 @@ struct SharingArgs {
 }  // namespace
 
 PluginEntry SharingPlugin::Entry() {
-  return PluginEntry{.name = kName,
-                     .extends = PointsOf<SharingPlugin>(),
-                     .enabled = true,
-                     .weight = 0,
-                     .keys = {kMps, kTimeSlicing},
-                     .default_config = [] { return std::make_unique<ArgsConfig<SharingArgs>>(); },
-                     .top_level_key = "sharing",
-                     .make =
-                         [](const PluginConfig* config, const PodIntent& intent) {
-                           return std::make_unique<SharingPlugin>(ArgsOf<SharingArgs>(config).rules,
-                                                                  intent);
-                         }};
+  return PluginEntry{
+      .name = kName,
+      .extends = PointsOf<SharingPlugin>(),
+      .enabled = true,
+      .weight = 0,
+      .keys = {kMps, kTimeSlicing},
+      .default_config = [] { return std::make_unique<ArgsConfig<ReplicaRequestArgs>>(); },
+      .top_level_key = "sharing",
+      .make =
+          [](const PluginConfig* config, const PodIntent& intent) {
+            return std::make_unique<SharingPlugin>(ArgsOf<ReplicaRequestArgs>(config).rules,
+                                                   intent);
+          }};
 }
 
 Verdict SharingPlugin::Filter(const Cycle& cycle, const NodeState& node) const {
-  bool exclusive = PodIntentOf(cycle).sharing == SharingMode::kExclusive;
+  bool exclusive = PodIntentOf(cycle).tenancy == GpuTenancy::kExclusive;
   for (const auto& want : cycle.gpu_demand()) {
     if (exclusive && IsSharedResourceName(want.name)) {
       return Verdict::Unresolvable(

@@ -5,7 +5,7 @@
 
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/policy/policy_file.h"
-#include "gpusched/policy/registry.h"
+#include "gpusched/policy/engine_builder.h"
 #include "gpusched/util/file_text.h"
 
 namespace gpusched {

@@ -10,7 +10,7 @@
 #include "gpusched/codec/strict_yaml.h"
 #include "gpusched/codec/yaml_load.h"
 #include "gpusched/model/gpu_facts.h"
-#include "gpusched/policy/registry.h"
+#include "gpusched/plugins/plugin_entry.h"
 #include "gpusched/util/file_text.h"
 #include "gpusched/util/fnv1a.h"
 #include "gpusched/util/quote.h"
@@ -267,9 +267,9 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
   if (node["sharing"]) {
     auto s = r.String(node["sharing"], path + ".sharing");
     if (s && *s == "exclusive") {
-      p.intent.sharing = SharingMode::kExclusive;
+      p.intent.tenancy = GpuTenancy::kExclusive;
     } else if (s && *s == "any") {
-      p.intent.sharing = SharingMode::kAny;
+      p.intent.tenancy = GpuTenancy::kAny;
     } else if (s) {
       r.Error(node["sharing"], path + ".sharing", "must be exclusive or any");
     }

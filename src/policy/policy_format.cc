@@ -9,7 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "gpusched/policy/policy_file.h"
-#include "gpusched/policy/registry.h"
+#include "gpusched/plugins/plugin_entry.h"
 
 namespace gpusched {
 namespace {
@@ -196,7 +196,7 @@ std::string FormatPolicy(const PolicySpec& spec) {
     out << YAML::Key << "prefer" << YAML::Value;
     EmitRequirements(out, p.intent.prefer, &p.intent.prefer_cheapest);
     out << YAML::Key << "sharing" << YAML::Value
-        << (p.intent.sharing == SharingMode::kExclusive ? "exclusive" : "any");
+        << (p.intent.tenancy == GpuTenancy::kExclusive ? "exclusive" : "any");
     out << YAML::Key << "gpuPodsOnly" << YAML::Value << p.gpu_pods_only;
     out << YAML::EndMap;
   }

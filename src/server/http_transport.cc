@@ -1,3 +1,9 @@
+// Longer than 500 lines on purpose: the transport is one state machine over one epoll set, and
+// its parts (accepting and the connection cap, the connection table, the deadline sweep, the
+// request budget, the TLS handshake, the read and write turns) all work under Impl's one mutex and
+// its rule for handing a connection between threads. Split over files, that lock and that rule
+// would become a header every part includes. What stands apart already lives apart: the request
+// parser (http_request_parser.h), the routes (http_routes.h) and the TLS files (tls_credentials.h).
 #include "gpusched/server/http_transport.h"
 
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 #include "gpusched/server/tls_credentials.h"
 
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
+#include "gpusched/util/file_change.h"
 #include "gpusched/util/file_text.h"
 
 namespace gpusched {
@@ -39,7 +41,7 @@ struct BioDeleter {
 };
 using BioPtr = std::unique_ptr<BIO, BioDeleter>;
 
-std::string ReadWhole(const std::string& path) {
+std::string ReadPem(const std::string& path) {
   return ReadFileText(path, kMaxPemFileBytes, "PEM file");
 }
 
@@ -95,32 +97,32 @@ std::shared_ptr<const TlsCredentials::Loaded> Parse(const TlsFiles& files, const
   return loaded;
 }
 
-Texts ReadTexts(const TlsFiles& files) {
-  Texts t{ReadWhole(files.cert), ReadWhole(files.key), ""};
-  if (!files.client_ca.empty()) t.client_ca = ReadWhole(files.client_ca);
-  return t;
+// The texts of the certificate, key and client CA files (those watched) as last read; nullopt when
+// one of them could not be read.
+std::optional<Texts> LastTexts(const std::vector<FileChange>& watched) {
+  for (const FileChange& f : watched) {
+    if (!f.last()->read()) return std::nullopt;
+  }
+  auto text = [&](size_t i) { return i < watched.size() ? watched[i].last()->text : ""; };
+  return Texts{text(0), text(1), text(2)};
 }
-
-std::string Joined(const Texts& t) { return t.cert + '\0' + t.key + '\0' + t.client_ca; }
 
 }  // namespace
 
 TlsCredentials::TlsCredentials(TlsFiles files, std::chrono::milliseconds reload_interval)
-    : files_(std::move(files)), interval_(reload_interval) {
-  Texts texts = ReadTexts(files_);
-  current_ = Parse(files_, texts);
-  last_text_ = Joined(texts);
-  thread_ = std::thread([this] { Run(); });
+    : files_(std::move(files)) {
+  for (const std::string* path : {&files_.cert, &files_.key, &files_.client_ca}) {
+    if (path == &files_.client_ca && path->empty()) continue;  // clients are not asked
+    watched_.emplace_back(*path, ReadPem);
+    const FileChange::Look* look = watched_.back().Check();
+    if (!look->read()) throw std::runtime_error(look->error);
+  }
+  current_ = Parse(files_, *LastTexts(watched_));
+  reloading_.emplace(reload_interval, [this] { CheckOnce(); });
 }
 
-TlsCredentials::~TlsCredentials() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
+// The re-reads stop before the files and credentials they use go.
+TlsCredentials::~TlsCredentials() { reloading_.reset(); }
 
 std::shared_ptr<const TlsCredentials::Loaded> TlsCredentials::Current() const {
   std::lock_guard lock(mu_);
@@ -156,28 +158,15 @@ int TlsCredentials::OnHandshake(SSL* ssl, void* self) {
   return 1;
 }
 
-void TlsCredentials::Run() {
-  std::unique_lock lock(mu_);
-  while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
-    lock.unlock();
-    CheckOnce();
-    lock.lock();
-  }
-}
-
 void TlsCredentials::CheckOnce() {
-  Texts texts;
+  bool changed = false;
+  for (FileChange& f : watched_) changed |= f.Check() != nullptr;  // every file looked at
+  if (!changed) return;
+  // A Secret update swaps files; a read between the two swaps is retried once the file changes.
+  std::optional<Texts> texts = LastTexts(watched_);
+  if (!texts) return;
   try {
-    texts = ReadTexts(files_);
-  } catch (const std::exception& e) {
-    // A Secret update swaps files; a read between the two swaps is retried at the next check.
-    return;
-  }
-  std::string joined = Joined(texts);
-  if (joined == last_text_) return;
-  last_text_ = std::move(joined);
-  try {
-    auto loaded = Parse(files_, texts);
+    auto loaded = Parse(files_, *texts);
     {
       std::lock_guard lock(mu_);
       current_ = std::move(loaded);

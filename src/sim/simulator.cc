@@ -14,28 +14,11 @@
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/packing/gpu_devices.h"
-#include "gpusched/plugins/packing_scores.h"
 #include "gpusched/sim/node_sampling.h"
 #include "gpusched/sim/workload.h"
 
 namespace gpusched {
 namespace {
-
-// A profile that judges every pod, filters with the default filters and scores only with
-// `scorer` (none: every feasible node ties and the pick is random).
-std::shared_ptr<const Policy> PackingPolicy(std::string_view scorer) {
-  PolicySpec spec = DefaultPolicySpec();
-  spec.source = "packing benchmark: " + std::string(scorer.empty() ? "no score" : scorer);
-  ProfileSpec& profile = spec.profiles[0];
-  for (auto& [name, setting] : profile.plugins) {
-    setting.weight = 0;
-    if (name == scorer) {
-      setting.enabled = true;
-      setting.weight = 1;
-    }
-  }
-  return std::make_shared<const Policy>(std::move(spec), "built-in");
-}
 
 // In pure mode the simulator stands in for the whole scheduler, so the policy judges every pod, as
 // FGD's simulator does; in blend mode the registration decides (BlendOptions).
@@ -43,16 +26,6 @@ std::shared_ptr<const Policy> JudgingEveryPod(const Policy& policy) {
   PolicySpec spec = policy.spec();
   for (auto& profile : spec.profiles) profile.gpu_pods_only = false;
   return std::make_shared<const Policy>(std::move(spec), policy.digest());
-}
-
-bool EnablesFgd(const Policy& policy) {
-  const ProfileSpec* profile = nullptr;
-  for (const auto& p : policy.spec().profiles) {
-    if (p.name == policy.spec().default_profile) profile = &p;
-  }
-  if (!profile) return false;
-  auto it = profile->plugins.find(FgdPlugin::kName);
-  return it != profile->plugins.end() && it->second.enabled && it->second.weight > 0;
 }
 
 NodeState MakeNode(const TraceNode& t) {
@@ -252,50 +225,6 @@ TaskShape ObservedShapeOf(const TracePod& p) {
 bool IsGpuPod(const TracePod& p) { return p.num_gpu > 0 || p.gpu_milli > 0; }
 
 }  // namespace
-
-const std::vector<std::string>& BuiltinSimPolicyNames() {
-  static const std::vector<std::string> kNames = {
-      "random",      "least-allocated", "most-allocated",
-      "dot-product", "gpu-packing",     "best-fit",
-      "fgd",         "gpusched",        "none"};
-  return kNames;
-}
-
-std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name) {
-  if (name == "none") {
-    return SimPolicy{name, nullptr, InTreeScore::kNone, DeviceChoice::kBestFit, TieBreak::kPerPod};
-  }
-  if (name == "random") {
-    return SimPolicy{name, PackingPolicy(""), InTreeScore::kNone, DeviceChoice::kRandom,
-                     TieBreak::kPerPod};
-  }
-  if (name == "least-allocated") {
-    return SimPolicy{name, PackingPolicy(""), InTreeScore::kLeastAllocated, DeviceChoice::kBestFit,
-                     TieBreak::kNodeOrder};
-  }
-  if (name == "most-allocated") {
-    return SimPolicy{name, PackingPolicy(""), InTreeScore::kMostAllocated, DeviceChoice::kBestFit,
-                     TieBreak::kNodeOrder};
-  }
-  for (std::string_view scorer :
-       {BestFitPlugin::kName, DotProductPlugin::kName, GpuPackingPlugin::kName, FgdPlugin::kName}) {
-    if (name == scorer) {
-      return SimPolicy{name, PackingPolicy(scorer), InTreeScore::kNone,
-                       scorer == FgdPlugin::kName ? DeviceChoice::kFgd : DeviceChoice::kBestFit,
-                       TieBreak::kNodeOrder};
-    }
-  }
-  if (name == "gpusched") {
-    return SimPolicyOf(name, std::make_shared<const Policy>(DefaultPolicySpec()));
-  }
-  return std::nullopt;
-}
-
-SimPolicy SimPolicyOf(std::string name, std::shared_ptr<const Policy> policy) {
-  DeviceChoice devices = EnablesFgd(*policy) ? DeviceChoice::kFgd : DeviceChoice::kBestFit;
-  return SimPolicy{std::move(name), std::move(policy), InTreeScore::kNone, devices,
-                   TieBreak::kNodeOrder};
-}
 
 std::vector<WeightedShape> TraceWorkload(const std::vector<TracePod>& trace) {
   std::map<TaskShape, int64_t> counts;

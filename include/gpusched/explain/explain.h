@@ -14,8 +14,8 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/in_tree_scores.h"
 #include "gpusched/policy/policy.h"
-#include "gpusched/sim/in_tree_scores.h"
 
 namespace gpusched {
 

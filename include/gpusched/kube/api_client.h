@@ -3,7 +3,8 @@
 //
 // One client holds one connection (kept alive between calls) and is used by one thread. TLS uses
 // the config's CA, client certificate and key from memory; a bearer token read from a file is
-// re-read whenever the file changes, since service-account tokens rotate.
+// re-read before every request and taken when its text changed (util/file_change.h), since
+// service-account tokens rotate.
 #ifndef GPUSCHED_KUBE_API_CLIENT_H_
 #define GPUSCHED_KUBE_API_CLIENT_H_
 
@@ -58,6 +59,7 @@ class ApiClient {
  private:
   struct Impl;
   void Prepare(const std::string& path_and_query);
+  void RereadToken();
 
   KubeConfig config_;
   ApiClientOptions options_;

@@ -2,8 +2,9 @@
 // feed one ClusterLedger, and, with `dra`, three more its DRA state (resource.k8s.io/v1
 // resourceslices, resourceclaims and deviceclasses: cluster/dra_ledger.h), whose first lists the
 // first complete snapshot waits for only until each has been tried (a control plane before 1.34
-// serves none of them: their lists fail, and are retried with backoff); a publisher thread turns accumulated changes into a new ClusterSnapshot
-// at most every `publish_interval`, so the cost of publishing does not grow with the event rate.
+// serves none of them: their lists fail, and are retried with backoff); a publisher thread turns
+// accumulated changes into a new ClusterSnapshot at most every `publish_interval`, so the cost of
+// publishing does not grow with the event rate.
 //
 // Ready means both initial lists are published and neither reflector has gone `stale_after`
 // without progress (gpusched/kube/reflector.h): a watch that keeps failing, or a list that never
@@ -18,16 +19,16 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpusched/cluster/assumption_sink.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/kube/reflector.h"
+#include "gpusched/util/periodic.h"
 #include "gpusched/util/published.h"
 
 namespace gpusched {
@@ -94,7 +95,8 @@ class LiveInventory : public AssumptionSink {
   class NodeSink;
   class PodSink;
   class DraSink;
-  void PublishLoop();
+  // One turn of the publisher: the queued assumptions applied, a snapshot published if needed.
+  void PublishTurn();
   // Runs `change` on the ledger under its lock and marks it for the next publication.
   template <class F>
   void Change(F&& change);
@@ -116,23 +118,22 @@ class LiveInventory : public AssumptionSink {
   mutable std::mutex ledger_mu_;
   ClusterLedger ledger_;
   bool dirty_ = false;
-  // Guards stop_ and pending_; held only to hand work to the publisher, which waits on wake_.
-  std::mutex wake_mu_;
-  bool stop_ = false;
+  // Guards pending_; held only to hand assumptions to the publisher.
+  std::mutex pending_mu_;
   std::vector<PendingAssumption> pending_;
-  bool nodes_listed_ = false;                    // an initial node list is in the ledger
-  bool pods_listed_ = false;                     // an initial pod list is in the ledger
+  std::vector<PendingAssumption> unknown_;  // the publisher's: pods the watch has yet to report
+  bool nodes_listed_ = false;               // an initial node list is in the ledger
+  bool pods_listed_ = false;                // an initial pod list is in the ledger
   std::atomic<bool> complete_published_{false};  // a snapshot with both lists is published
   std::atomic<size_t> published_nodes_{0};       // Status() reads these, never the ledger
   std::atomic<size_t> published_pods_{0};
-  std::condition_variable wake_;
   std::unique_ptr<NodeSink> node_sink_;
   std::unique_ptr<PodSink> pod_sink_;
   std::unique_ptr<Reflector> nodes_;
   std::unique_ptr<Reflector> pods_;
   std::vector<std::unique_ptr<DraSink>> dra_sinks_;  // parallel to dra_
   std::vector<std::unique_ptr<Reflector>> dra_;
-  std::thread publisher_;
+  std::optional<PeriodicThread> publisher_;  // started once the reflectors are all made
 };
 
 }  // namespace gpusched

@@ -46,13 +46,17 @@ struct GpuRequirements {
   int criteria() const;
 };
 
-enum class SharingMode { kAny, kExclusive };
+// Whether a pod may use a GPU other pods use at the same time: any (a time-slicing or MPS replica
+// will do) or exclusive (whole GPUs or MIG slices only). Policy files and the annotation spell it
+// `sharing: exclusive | any`; "sharing" alone is also the name of the plugin that enforces it and
+// the key of that plugin's replica-request rules, so the code calls this idea tenancy.
+enum class GpuTenancy { kAny, kExclusive };
 
 struct PodIntent {
   GpuRequirements require;
   GpuRequirements prefer;
   bool prefer_cheapest = false;
-  SharingMode sharing = SharingMode::kAny;
+  GpuTenancy tenancy = GpuTenancy::kAny;  // profile `sharing:`, annotation gpusched.io/sharing
   std::string error;  // non-empty: the pod is rejected everywhere with this reason
 };
 

@@ -3,6 +3,7 @@
 //   per resource r: min(used_r + request_r, allocatable_r) * 100 / allocatable_r
 //   node score: sum(score_r * weight_r) / sum(weight_r)
 // Resources the node does not offer (allocatable 0) and resources with weight 0 are skipped.
+// The per-resource formula is MostRequestedScore (model/in_tree_scores.h).
 #ifndef GPUSCHED_PLUGINS_GPU_BINPACK_H_
 #define GPUSCHED_PLUGINS_GPU_BINPACK_H_
 
@@ -35,10 +36,6 @@ class GpuBinpackPlugin : public Plugin, public ScorePlugin {
  private:
   ResourceWeights weights_;
 };
-
-// kube-scheduler's mostRequestedScore: requested * 100 / capacity, capped at 100; 0 when capacity
-// is 0.
-int64_t MostRequestedScore(int64_t requested, int64_t capacity);
 
 }  // namespace gpusched
 

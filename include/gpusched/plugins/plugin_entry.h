@@ -120,7 +120,7 @@ struct PluginEntry {
   std::string_view top_level_key = {};  // empty: none
   std::string_view top_level_as = {};
   // `config` is the profile's copy of default_config's type, or null when there is none;
-  // `profile_intent` the profile's GPU requirements, preferences and sharing mode.
+  // `profile_intent` the profile's GPU requirements, preferences and tenancy.
   std::function<std::unique_ptr<Plugin>(const PluginConfig* config,
                                         const PodIntent& profile_intent)>
       make;
@@ -131,6 +131,8 @@ struct PluginEntry {
 const std::vector<PluginEntry>& AllPlugins();
 // The entry called `name`, or nullptr.
 const PluginEntry* FindPlugin(std::string_view name);
+// Every plugin's name, in evaluation order (for messages listing the known plugins).
+const std::vector<std::string_view>& RegisteredPlugins();
 
 }  // namespace gpusched
 

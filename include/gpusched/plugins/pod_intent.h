@@ -1,5 +1,5 @@
 // The pod's intent for the plugins that judge by it (gpu-match, sharing, mig-fit): the profile's
-// requirements, preferences and sharing mode with the pod's gpusched.io/ annotations applied
+// requirements, preferences and tenancy with the pod's gpusched.io/ annotations applied
 // (model/gpu_requirements.h). The first of those plugins to be prepared for a cycle parses it and
 // keeps it in the cycle; the others read it. A malformed annotation rejects the pod on every node
 // (Cycle::Reject), naming the annotation.

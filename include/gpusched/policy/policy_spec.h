@@ -32,7 +32,7 @@ struct ProfileSpec {
   std::vector<std::string> namespaces;  // selector: pod namespace in this list (empty: any)
   StringPairs match_labels;             // selector: pod has all these labels
   std::map<std::string, PluginSetting, std::less<>> plugins;  // every registered plugin
-  PodIntent intent;  // the profile's requirements, preferences and sharing mode
+  PodIntent intent;  // the profile's requirements, preferences and tenancy
   // false (the default): also rank pods that ask for no GPU, which the README's registration sends
   // too (they decide whether GPU nodes stay whole); they pass every filter. true: such pods score
   // 0 everywhere, leaving them to kube-scheduler.

@@ -1,9 +1,10 @@
 // PolicyWatcher: keeps a Published<Policy> in step with a policy file.
 //
-// It re-reads the file every `interval` and compares contents, so it follows edits in place,
-// renames, and the symlink swap a mounted ConfigMap performs (..data -> ..2024_...). Only a
-// regular file of at most kMaxPolicyBytes is read (util/file_text.h, FileKinds::kRegularOnly):
-// nothing put at the path (a FIFO, /dev/zero, a 2 GB file) can make a check wait or fill memory.
+// It re-reads the file every `interval` and compares contents (util/file_change.h), so it follows
+// edits in place, renames, and the symlink swap a mounted ConfigMap performs (..data ->
+// ..2024_...). Only a regular file of at most kMaxPolicyBytes is read (util/file_text.h,
+// FileKinds::kRegularOnly): nothing put at the path (a FIFO, /dev/zero, a 2 GB file) can make a
+// check wait or fill memory.
 //
 // Every failed reload is logged and counted in failures(), once per change, and the last good
 // policy stays in force:
@@ -25,9 +26,9 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/periodic.h"
 #include "gpusched/util/published.h"
 
 namespace gpusched {
@@ -53,7 +54,7 @@ class PolicyWatcher {
   struct State;  // shared with the polling thread, which may outlive the watcher
 
   std::shared_ptr<State> state_;
-  std::thread thread_;
+  PeriodicThread polling_;
 };
 
 }  // namespace gpusched

@@ -12,13 +12,16 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
+#include <vector>
+
+#include "gpusched/util/file_change.h"
+#include "gpusched/util/periodic.h"
 
 // OpenSSL's SSL_CTX and SSL, named by pointer only: including this header does not pull OpenSSL's
 // headers; the server's .cc files that use the objects include them.
@@ -55,19 +58,15 @@ class TlsCredentials {
  private:
   static int OnHandshake(ssl_st* ssl, void* self);
   std::shared_ptr<const Loaded> Current() const;
-  void Run();
   void CheckOnce();
 
   TlsFiles files_;
-  std::chrono::milliseconds interval_;
-  mutable std::mutex mu_;  // guards current_ and stop_; held only for pointer copies
+  std::vector<FileChange> watched_;  // cert, key, client CA (if any); the re-reading thread's
+  mutable std::mutex mu_;            // guards current_; held only for pointer copies
   std::shared_ptr<const Loaded> current_;
-  std::string last_text_;  // concatenated file contents last seen, good or bad
   std::atomic<uint64_t> reloads_{0};
   std::atomic<uint64_t> failures_{0};
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;
+  std::optional<PeriodicThread> reloading_;  // started once the files are loaded
 };
 
 }  // namespace gpusched

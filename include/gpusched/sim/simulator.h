@@ -3,7 +3,7 @@
 // GPU stays unallocated and fragmented as the arrived workload grows (FGD, USENIX ATC'23).
 //
 // One pod's cycle: kube-scheduler's own NodeResourcesFit filter (pods count, CPU, memory, and the
-// GPU and other resources the pod requests; sim/in_tree_scores.h) on the nodes its node sampling
+// GPU and other resources the pod requests; model/in_tree_scores.h) on the nodes its node sampling
 // checks (sim/node_sampling.h; every node unless SimOptions says otherwise), then the policy's
 // engine (Engine::Evaluate: GPU filters and scores), then the node with the best total, ties broken
 // by the seeded random source (see TieBreak); the device plugin model then picks the devices (see
@@ -53,39 +53,14 @@
 #include <string>
 #include <vector>
 
+#include "gpusched/model/in_tree_scores.h"
 #include "gpusched/packing/fragmentation.h"
 #include "gpusched/policy/policy.h"
-#include "gpusched/sim/in_tree_scores.h"
 #include "gpusched/sim/openb_trace.h"
+#include "gpusched/sim/sim_policy.h"
 #include "gpusched/sim/workload.h"
 
 namespace gpusched {
-
-// How the device plugin picks a share's device once the node is chosen (whole GPUs always take
-// the lowest-index free devices).
-enum class DeviceChoice {
-  kBestFit,
-  kRandom,
-  kFgd,
-  kFirstFit,  // the lowest-index devices that fit: DRA's allocator (DRA mode's, for every policy)
-};
-
-// How equal totals are broken. FGD's published figures are reproduced only with kNodeOrder: the
-// run draws one random order of the nodes from the seed and a tie goes to the earliest node, so
-// ties keep landing on the same nodes (docs/benchmarks.md shows both modes side by side).
-enum class TieBreak {
-  kNodeOrder,  // a seeded node order fixed for the run
-  kPerPod,     // a fresh uniform draw per pod, as kube-scheduler's selectHost does
-};
-
-struct SimPolicy {
-  std::string name;
-  // The extender's policy: its default profile's engine. Null for `none`: no extender.
-  std::shared_ptr<const Policy> policy;
-  InTreeScore in_tree = InTreeScore::kNone;
-  DeviceChoice devices = DeviceChoice::kBestFit;
-  TieBreak ties = TieBreak::kNodeOrder;  // `random` draws per pod: its whole choice is the tie
-};
 
 // Which pods kube-scheduler sends to an extender entry of the registration.
 enum class ExtenderPods {
@@ -149,14 +124,6 @@ struct SimRun {
   std::optional<double> first_failure_arrived_pct;
   std::map<std::string, ModelUsage> per_model;
 };
-
-// The policies of the benchmark by name: random, least-allocated, most-allocated, best-fit,
-// dot-product, gpu-packing, fgd, gpusched, and none (no extender; blend mode only).
-const std::vector<std::string>& BuiltinSimPolicyNames();
-std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name);
-// `policy` (a policy file's, or the default) run as the extender, under `name`; the device choice
-// is FGD's when its fgd plugin is on.
-SimPolicy SimPolicyOf(std::string name, std::shared_ptr<const Policy> policy);
 
 // What a trace asks for: every pod shape, CPU-only ones included, with its share of the pods. The
 // snapshot keeps the common ones (95%) as FGD's target workload, as the live server does.

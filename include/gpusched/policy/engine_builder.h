@@ -1,19 +1,15 @@
-// The plugin registry: which plugins exist, in the order the engine consults them, and the Engine
-// of one policy profile.
-#ifndef GPUSCHED_POLICY_REGISTRY_H_
-#define GPUSCHED_POLICY_REGISTRY_H_
+// The Engine of one policy profile: its enabled plugins, made from their registered entries
+// (plugins/plugin_entry.h) in evaluation order, with their weights and the policy's engine
+// options. The one place a profile becomes an engine; Policy builds one per profile.
+#ifndef GPUSCHED_POLICY_ENGINE_BUILDER_H_
+#define GPUSCHED_POLICY_ENGINE_BUILDER_H_
 
 #include <memory>
-#include <string_view>
-#include <vector>
 
 #include "gpusched/engine/engine.h"
 #include "gpusched/policy/policy_spec.h"
 
 namespace gpusched {
-
-// Every registered plugin name, in evaluation order.
-const std::vector<std::string_view>& RegisteredPlugins();
 
 // The engine for `profile` of `policy`: its enabled plugins in registry order with their weights.
 // Throws std::invalid_argument naming an unknown plugin, a weight outside 0..100, or a weight on a
@@ -22,4 +18,4 @@ std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec&
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_POLICY_REGISTRY_H_
+#endif  // GPUSCHED_POLICY_ENGINE_BUILDER_H_

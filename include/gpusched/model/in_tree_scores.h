@@ -1,11 +1,14 @@
 // kube-scheduler's own (in-tree) resource filter and scores, as v1.26 computes them with the pod
 // placed: NodeResourcesFit (its filter; LeastAllocated or MostAllocated) and
-// NodeResourcesBalancedAllocation. The packing simulator's blend mode and `gpusched explain
-// --blend` add them to the extender's score the way kube-scheduler does. Pure functions;
-// thread-safe.
-#ifndef GPUSCHED_SIM_IN_TREE_SCORES_H_
-#define GPUSCHED_SIM_IN_TREE_SCORES_H_
+// NodeResourcesBalancedAllocation, and the integer arithmetic they share. The packing simulator's
+// blend mode and `gpusched explain --blend` add them to the extender's score the way
+// kube-scheduler does; the gpu-binpack plugin scores with the same MostAllocated formula. Pure
+// functions; thread-safe. Here, below every user, so that explain/ and plugins/ need not reach
+// into the simulator for kube-scheduler's arithmetic.
+#ifndef GPUSCHED_MODEL_IN_TREE_SCORES_H_
+#define GPUSCHED_MODEL_IN_TREE_SCORES_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -39,6 +42,14 @@ int64_t InTreeScoreOf(InTreeScore strategy, const NodeState& node, const PodInfo
 // NodeResourcesBalancedAllocation's score (0..100) with the pod placed.
 int64_t BalancedScoreOf(const NodeState& node, const PodInfo& pod);
 
+// kube-scheduler's mostRequestedScore: requested * 100 / capacity, capped at 100 (its
+// MaxNodeScore); 0 when capacity is 0. Inline: gpu-binpack calls it per resource on the request
+// path.
+inline int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
+  if (capacity == 0) return 0;
+  return std::min(requested, capacity) * 100 / capacity;
+}
+
 }  // namespace gpusched
 
-#endif  // GPUSCHED_SIM_IN_TREE_SCORES_H_
+#endif  // GPUSCHED_MODEL_IN_TREE_SCORES_H_

@@ -1,4 +1,4 @@
-#include "gpusched/sim/in_tree_scores.h"
+#include "gpusched/model/in_tree_scores.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "gpusched/model/gpu_resources.h"
-#include "gpusched/plugins/gpu_binpack.h"
 
 namespace gpusched {
 

@@ -1,20 +1,10 @@
-#include "gpusched/policy/registry.h"
+#include "gpusched/policy/engine_builder.h"
 
 #include <stdexcept>
 
 #include "gpusched/plugins/plugin_entry.h"
 
 namespace gpusched {
-
-const std::vector<std::string_view>& RegisteredPlugins() {
-  static const std::vector<std::string_view> kNames = [] {
-    std::vector<std::string_view> names;
-    for (const PluginEntry& e : AllPlugins()) names.push_back(e.name);
-    return names;
-  }();
-  return kNames;
-}
-
 
 std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec& profile) {
   for (const auto& [name, setting] : profile.plugins) {
