@@ -333,13 +333,13 @@ TEST(Registry, builds_default_engine_and_rejects_unknown_plugins) {
   ProfileSpec bad = policy.profiles[0];
   bad.plugins["no-such-plugin"].enabled = true;
   bad.plugins["no-such-plugin"].weight = 1;
-  EXPECT_THROW(BuildEngine(policy, bad), std::invalid_argument);
+  EXPECT_THROW(BuildEngine(policy, bad), InputError);
   ProfileSpec heavy = policy.profiles[0];
   heavy.plugins["gpu-binpack"].weight = 101;
-  EXPECT_THROW(BuildEngine(policy, heavy), std::invalid_argument);
+  EXPECT_THROW(BuildEngine(policy, heavy), InputError);
   ProfileSpec weighted_filter = policy.profiles[0];  // gpu-fit only filters
   weighted_filter.plugins["gpu-fit"].weight = 1;
-  EXPECT_THROW(BuildEngine(policy, weighted_filter), std::invalid_argument);
+  EXPECT_THROW(BuildEngine(policy, weighted_filter), InputError);
   ProfileSpec disabled = policy.profiles[0];
   disabled.plugins["gpu-fit"].enabled = false;
   auto engine = BuildEngine(policy, disabled);

@@ -1,20 +1,19 @@
 #include "gpusched/policy/engine_builder.h"
 
-#include <stdexcept>
-
 #include "gpusched/plugins/plugin_entry.h"
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 
 std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec& profile) {
   for (const auto& [name, setting] : profile.plugins) {
     const PluginEntry* entry = FindPlugin(name);
-    if (!entry) throw std::invalid_argument("unknown plugin \"" + name + "\"");
+    if (!entry) throw InputError("unknown plugin \"" + name + "\"");
     if (setting.weight < 0 || setting.weight > kMaxPluginWeight) {
-      throw std::invalid_argument("plugin \"" + name + "\" weight must be within 0..100");
+      throw InputError("plugin \"" + name + "\" weight must be within 0..100");
     }
     if (setting.weight != 0 && !entry->extends.score) {
-      throw std::invalid_argument("plugin \"" + name + "\" does not score: its weight must be 0");
+      throw InputError("plugin \"" + name + "\" does not score: its weight must be 0");
     }
   }
   std::vector<WeightedPlugin> plugins;

@@ -1,12 +1,12 @@
 #include "gpusched/policy/policy.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/policy/engine_builder.h"
 #include "gpusched/util/file_text.h"
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 namespace {
@@ -39,7 +39,7 @@ Policy::Policy(PolicySpec spec, std::string digest)
     }
   }
   if (!found_default) {
-    throw std::invalid_argument("default profile \"" + spec_.default_profile + "\" is not defined");
+    throw InputError("default profile \"" + spec_.default_profile + "\" is not defined");
   }
 }
 
@@ -71,7 +71,7 @@ std::shared_ptr<const Policy> CompilePolicy(const std::string& text, const std::
   }
   try {
     return std::make_shared<const Policy>(std::move(*parsed.spec), PolicyDigest(text));
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     errors = {path + ": " + e.what()};
     return nullptr;
   }

@@ -348,7 +348,7 @@ void CheckPolicyReader(std::string_view input) {
           "policy: FormatPolicy's text reads back the same");
   try {
     Policy policy(*std::move(parsed.spec));
-  } catch (const std::invalid_argument&) {
+  } catch (const InputError&) {
   }
 }
 

@@ -34,7 +34,7 @@ void CheckWatchStream(std::string_view input);
 // YamlDocumentsToJson; every document must come out as JSON.
 void CheckYamlToJson(std::string_view input);
 // ParsePolicy; FormatPolicy's text of an accepted policy must parse back to the same policy, which
-// must compile or be rejected with std::invalid_argument.
+// must compile or be rejected with InputError.
 void CheckPolicyReader(std::string_view input);
 // ParseScenario.
 void CheckScenarioReader(std::string_view input);

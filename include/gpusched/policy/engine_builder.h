@@ -12,7 +12,7 @@
 namespace gpusched {
 
 // The engine for `profile` of `policy`: its enabled plugins in registry order with their weights.
-// Throws std::invalid_argument naming an unknown plugin, a weight outside 0..100, or a weight on a
+// Throws InputError (gpusched/util/input_error.h) naming an unknown plugin, a weight outside 0..100, or a weight on a
 // plugin that does not score.
 std::unique_ptr<Engine> BuildEngine(const PolicySpec& policy, const ProfileSpec& profile);
 

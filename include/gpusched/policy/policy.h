@@ -17,7 +17,8 @@ namespace gpusched {
 
 class Policy {
  public:
-  // Builds every profile's engine; throws std::invalid_argument on an inconsistent spec.
+  // Builds every profile's engine; throws InputError on an inconsistent spec (an unknown
+  // plugin, a weight out of range or on a plugin that does not score, an undefined default profile).
   // `digest` identifies the source text (shown in logs and metrics).
   explicit Policy(PolicySpec spec, std::string digest = "built-in");
 
