@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "gpusched/capacity/capacity.h"
-#include "gpusched/capacity/why_pending.h"
+#include "gpusched/planning/capacity.h"
+#include "gpusched/planning/why_pending.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_spec.h"

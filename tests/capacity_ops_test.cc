@@ -15,7 +15,7 @@
 
 #include "gpusched/app/capacity_worker.h"
 #include "gpusched/app/server_app.h"
-#include "gpusched/capacity/capacity.h"
+#include "gpusched/planning/capacity.h"
 #include "gpusched/policy/policy.h"
 #include "testing/test_support.h"
 

@@ -1,4 +1,4 @@
-#include "gpusched/capacity/capacity.h"
+#include "gpusched/planning/capacity.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <functional>
 
-#include "gpusched/capacity/mig_layouts.h"
+#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/sim/openb_trace.h"

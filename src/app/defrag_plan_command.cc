@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "gpusched/app/command_line.h"
-#include "gpusched/capacity/defrag_plan.h"
+#include "gpusched/planning/defrag_plan.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/api_client.h"
 #include "gpusched/kube/budget_list.h"

@@ -20,7 +20,7 @@
 
 #include "fuzz/json_grammar.h"
 #include "fuzz/quantity_oracle.h"
-#include "gpusched/capacity/mig_layouts.h"
+#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/k8s_decode.h"

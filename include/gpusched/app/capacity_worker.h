@@ -1,5 +1,5 @@
-// CapacityWorker: the capacity report (gpusched/capacity/capacity.h) and the why-pending report
-// (gpusched/capacity/why_pending.h) of the serving snapshot, computed on a thread of its own and
+// CapacityWorker: the capacity report (gpusched/planning/capacity.h) and the why-pending report
+// (gpusched/planning/why_pending.h) of the serving snapshot, computed on a thread of its own and
 // kept for GET /capacity and GET /why-pending on the ops listener and for the gpusched_capacity_*
 // and gpusched_pending_* gauges. A report takes seconds on a large cluster, so neither a verb's
 // thread nor a request's thread ever computes one: they read the last result. The two reports are
@@ -26,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "gpusched/capacity/capacity.h"
-#include "gpusched/capacity/why_pending.h"
+#include "gpusched/planning/capacity.h"
+#include "gpusched/planning/why_pending.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"

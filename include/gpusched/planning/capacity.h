@@ -30,8 +30,8 @@
 // Pure functions over an immutable snapshot and policy; thread-safe. A Cancellation (options)
 // stops the work between nodes; the report then says so (CapacityReport::cancelled) and holds
 // nothing else worth printing. Never run on a verb's thread: a large cluster takes a second.
-#ifndef GPUSCHED_CAPACITY_CAPACITY_H_
-#define GPUSCHED_CAPACITY_CAPACITY_H_
+#ifndef GPUSCHED_PLANNING_CAPACITY_H_
+#define GPUSCHED_PLANNING_CAPACITY_H_
 
 #include <cstdint>
 #include <map>
@@ -160,4 +160,4 @@ void CapacityGaugesOf(const CapacityReport& report, std::vector<CapacityGaugeVal
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_CAPACITY_H_
+#endif  // GPUSCHED_PLANNING_CAPACITY_H_

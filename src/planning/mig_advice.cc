@@ -1,4 +1,4 @@
-#include "gpusched/capacity/mig_advice.h"
+#include "gpusched/planning/mig_advice.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include <optional>
 #include <tuple>
 
-#include "gpusched/capacity/kube_names.h"
+#include "gpusched/planning/kube_names.h"
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"

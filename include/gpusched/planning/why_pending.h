@@ -42,8 +42,8 @@
 //
 // Pure functions over an immutable snapshot and policy; thread-safe. Never run on a verb's thread:
 // thousands of pending pods over thousands of nodes take seconds.
-#ifndef GPUSCHED_CAPACITY_WHY_PENDING_H_
-#define GPUSCHED_CAPACITY_WHY_PENDING_H_
+#ifndef GPUSCHED_PLANNING_WHY_PENDING_H_
+#define GPUSCHED_PLANNING_WHY_PENDING_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -132,4 +132,4 @@ void WhyPendingGaugesOf(const WhyPendingReport& report, std::vector<PendingGauge
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_WHY_PENDING_H_
+#endif  // GPUSCHED_PLANNING_WHY_PENDING_H_

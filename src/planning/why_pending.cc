@@ -1,4 +1,4 @@
-#include "gpusched/capacity/why_pending.h"
+#include "gpusched/planning/why_pending.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "gpusched/capacity/capacity_svg.h"
+#include "gpusched/planning/capacity_svg.h"
 
 #include <algorithm>
 #include <cmath>

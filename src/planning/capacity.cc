@@ -1,4 +1,4 @@
-#include "gpusched/capacity/capacity.h"
+#include "gpusched/planning/capacity.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <optional>
 #include <set>
 
-#include "gpusched/capacity/working_nodes.h"
+#include "gpusched/planning/working_nodes.h"
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/metrics/cluster_fragmentation.h"

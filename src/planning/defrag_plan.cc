@@ -1,12 +1,12 @@
-#include "gpusched/capacity/defrag_plan.h"
+#include "gpusched/planning/defrag_plan.h"
 
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 
-#include "gpusched/capacity/capacity.h"
-#include "gpusched/capacity/working_nodes.h"
+#include "gpusched/planning/capacity.h"
+#include "gpusched/planning/working_nodes.h"
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_facts.h"
