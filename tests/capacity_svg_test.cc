@@ -1,4 +1,5 @@
 #include "gpusched/planning/capacity_svg.h"
+#include "gpusched/planning/capacity_format.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,5 @@
 #include "gpusched/planning/capacity.h"
+#include "gpusched/planning/capacity_format.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -3,6 +3,7 @@
 // engine accepts, plans that build on each other; and the PodDisruptionBudget decoder, selector
 // matching and the one-shot listing behind it.
 #include "gpusched/planning/defrag_plan.h"
+#include "gpusched/planning/defrag_plan_format.h"
 
 #include <unistd.h>
 

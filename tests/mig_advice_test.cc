@@ -1,4 +1,5 @@
 #include "gpusched/planning/mig_advice.h"
+#include "gpusched/planning/mig_advice_format.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

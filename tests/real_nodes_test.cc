@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusched/planning/capacity.h"
+#include "gpusched/planning/capacity_format.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/explain/explain.h"

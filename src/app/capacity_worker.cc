@@ -1,4 +1,6 @@
 #include "gpusched/app/capacity_worker.h"
+#include "gpusched/planning/capacity_format.h"
+#include "gpusched/planning/why_pending_format.h"
 
 #include <exception>
 #include <string_view>
@@ -84,31 +86,30 @@ void CapacityWorker::Loop() {
 
 namespace {
 
-// Makes a Result with `fill`, stamps it with the snapshot's generation and the time it took, and
-// publishes it; when `fill` throws, logs it under `what` and the last good result stays, as it
-// does when `fill` returns false (cancelled: the result is incomplete).
+// Makes a Result with `fill`, stamps it with the snapshot's generation and the time it took,
+// publishes it and counts it; when `fill` throws, logs it under `what` and the last good result
+// stays, as it does when `fill` returns false (cancelled: the result is incomplete).
 template <class Result, class Fill>
-bool PublishTimed(Published<Result>& out, const ClusterSnapshot& snapshot, const char* what,
+void PublishTimed(ReportSlot<Result>& out, const ClusterSnapshot& snapshot, const char* what,
                   Fill&& fill) {
   try {
     auto start = std::chrono::steady_clock::now();
     auto result = std::make_shared<Result>();
-    if (!fill(*result)) return false;
+    if (!fill(*result)) return;
     result->generation = snapshot.generation();
     result->computed_at = std::chrono::steady_clock::now();
     result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
-    out.Set(std::move(result));
-    return true;
+    out.latest.Set(std::move(result));
+    ++out.computed;
   } catch (const std::exception& e) {
     spdlog::error("{}: {}", what, e.what());
-    return false;
   }
 }
 
 }  // namespace
 
 void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& policy) {
-  bool computed = PublishTimed(latest_, snapshot, "capacity", [&](CapacityResult& r) {
+  PublishTimed(capacity_, snapshot, "capacity", [&](CapacityResult& r) {
     CapacityOptions options;
     options.cancellation = &cancellation_;
     r.report = ComputeCapacity(policy, snapshot, options);
@@ -129,9 +130,6 @@ void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& poli
     WhyPendingGaugesOf(r.report, r.gauge_pods, r.gauge_oldest);
     return true;
   });
-  // Counted once both reports of the round are out, so that a reader who waits for a count
-  // finds /why-pending as ready as /capacity.
-  if (computed) ++computations_;
 }
 
 HttpResponse CapacityWorker::Serve() const {

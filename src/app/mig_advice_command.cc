@@ -4,6 +4,7 @@
 
 #include "gpusched/app/command_line.h"
 #include "gpusched/planning/mig_advice.h"
+#include "gpusched/planning/mig_advice_format.h"
 #include "gpusched/planning/mig_layouts.h"
 
 namespace gpusched {

@@ -4,11 +4,11 @@
 #include <cctype>
 #include <cmath>
 
-#include "gpusched/planning/kube_names.h"
 #include "gpusched/codec/strict_yaml.h"
 #include "gpusched/codec/yaml_load.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/planning/kube_names.h"
 #include "gpusched/util/file_text.h"
 #include "gpusched/util/quote.h"
 

@@ -135,18 +135,6 @@ struct CapacityReport {
 CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snapshot,
                                const CapacityOptions& options = {});
 
-// A GPU figure as the reports print it: up to two decimals, trailing zeros dropped (12, 2.5, 0.14).
-std::string FormatGpus(double v);
-
-// A table per grouping (products, then pools), then the cluster's line; every name from the
-// inventory quoted, so a label cannot start a line of its own or reach the terminal as an escape.
-std::string FormatCapacityText(const CapacityReport& report);
-// One JSON object: {"inventory", "policy", "profile", "shapes": [...], "cluster": G, "products":
-// {name: G}, "poolLabel", "pools": {value: G}}, G = {"nodes", "gpus": {"total", "allocated",
-// "idle", "fragmented"[, "sharedReplicas", "sharedAllocated"][, "migSlices",
-// "migSlicesAllocated"]}, "fits": {shape: N}[, "capped": [shape...]]}.
-std::string FormatCapacityJson(const CapacityReport& report);
-
 // Products with a label of their own in the capacity gauges; the others are summed as
 // kOtherProduct, so a gauge has at most (kMaxGaugeProducts + 1) x shapes series.
 inline constexpr size_t kMaxGaugeProducts = 32;

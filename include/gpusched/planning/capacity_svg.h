@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gpusched/planning/capacity.h"
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/planning/capacity.h"
 
 namespace gpusched {
 

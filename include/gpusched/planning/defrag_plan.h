@@ -123,13 +123,6 @@ DefragReport PlanDefragmentation(const Policy& policy, const ClusterSnapshot& sn
 // time-sliced replicas count 0.
 int64_t PodGpuMilli(const PodInfo& pod);
 
-// One paragraph per waiting pod under a heading.
-std::string FormatDefragPlanText(const DefragReport& report);
-// {"inventory", "policy", "budgets", "budgetsSkipped", "waiting", "plans": [{"pod", "profile",
-// "priority", "requests": {resource: units}, "outcome": "fits-now" | "plan" | "no-plan",
-// "node", "moves": [{"pod", "from", "to", "gpus"}], "gpusFreed", "searchCut", "why"}]}.
-std::string FormatDefragPlanJson(const DefragReport& report);
-
 }  // namespace gpusched
 
 #endif  // GPUSCHED_PLANNING_DEFRAG_PLAN_H_

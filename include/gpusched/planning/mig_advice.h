@@ -45,10 +45,10 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/planning/kube_names.h"
-#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/planning/kube_names.h"
+#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/policy/policy.h"
 
 namespace gpusched {
@@ -111,13 +111,6 @@ struct MigAdvice {
 
 MigAdvice AdviseMigLayouts(const ClusterSnapshot& snapshot, const MigLayouts& layouts,
                            const MigDemand& demand);
-
-std::string FormatMigAdviceText(const MigAdvice& advice);
-// {"inventory", "layouts", "demand": {"slices": {p: n}, "pods": {p: n}, "wholeGpuPods": n,
-// "wholeGpuPodsFit": n}, "freeSlices": {p: n}, "candidates": n, "advice": [{"node", "model",
-// "gpus", "currentLayout", "layout", "serves": {p: n}, "offers": {"gpu": n, "mig-<p>": n},
-// "command"}], "served": {p: n}, "stillWaiting": {p: n}, "skipped": {reason: n}}
-std::string FormatMigAdviceJson(const MigAdvice& advice);
 
 }  // namespace gpusched
 

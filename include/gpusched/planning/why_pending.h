@@ -111,13 +111,6 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
 std::string BestLookingReason(std::span<const NodeState* const> nodes,
                               std::span<const Verdict> verdicts, const ResourceList& demand);
 
-// A heading, then one row per group: SHAPE, REASON, PODS, OLDEST (3d4h, 2h5m, 40s, - unknown),
-// PODS SAMPLE.
-std::string FormatWhyPendingText(const WhyPendingReport& report);
-// One JSON object: {"inventory", "policy", "nowUnix", "pending", "judged", "skipped", "groups":
-// [{"shape", "reason", "pods", "oldestWaitSeconds" (null when unknown), "sample": [...]}]}.
-std::string FormatWhyPendingJson(const WhyPendingReport& report);
-
 // Shapes and reasons with a label of their own in the pending gauges, the most pods first (ties
 // by text); the others are summed as kOtherPending, so gpusched_pending_pods has at most
 // (kMaxGaugeShapes + 1) x (kMaxGaugeReasons + 1) series.
