@@ -33,7 +33,7 @@ class TestSource : public InventorySource {
   explicit TestSource(std::shared_ptr<const ClusterSnapshot> first) : snapshots_(first) {}
   const Published<ClusterSnapshot>& snapshots() const override { return snapshots_; }
   Readiness readiness() const override { return Readiness{ready.load(), !ready.load(), "test"}; }
-  void ReportMetrics(MetricsState&) const override {}
+  void WriteSeries(SeriesWriter&) const override {}
   AssumptionSink* assumptions() override { return nullptr; }
   const std::string& description() const override { return description_; }
 

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusched/cluster/cluster_ledger.h"
-#include "gpusched/metrics/cluster_fragmentation.h"
+#include "gpusched/cluster/cluster_fragmentation.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"
 

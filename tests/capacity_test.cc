@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusched/engine/engine.h"
-#include "gpusched/metrics/cluster_fragmentation.h"
+#include "gpusched/cluster/cluster_fragmentation.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"

@@ -1,17 +1,25 @@
 // The docs match the code: the serve flag table in docs/operations.md is exactly what
-// `gpusched serve --help` prints, docs/metrics.md lists exactly the series a server exposes, the
-// Grafana dashboard queries only documented series, and every code excerpt in
-// docs/architecture.md stands verbatim in the file it names.
+// `gpusched serve --help` prints, docs/metrics.md lists exactly the series a live server exposes,
+// the Grafana dashboard queries only documented series, every code excerpt in
+// docs/architecture.md stands verbatim in the file it names, and its recipe for adding a metric
+// shows the steps the code takes.
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpusched/app/inventory_source.h"
+#include "gpusched/app/server_app.h"
+#include "gpusched/kube/kube_config.h"
+#include "gpusched/kube/live_inventory.h"
 #include "gpusched/metrics/metrics.h"
+#include "gpusched/policy/policy.h"
+#include "testing/fake_apiserver.h"
 #include "testing/test_support.h"
 
 namespace gpusched::docs_test {
@@ -67,6 +75,35 @@ TEST(DeveloperDocs, architecture_excerpts_stand_in_the_files_they_name) {
   EXPECT_GE(found, 4);  // the worked example "a plugin with one setting"
 }
 
+// The recipe "Adding a metric" names the files a new series touches and the functions it goes
+// through: every file it names exists, and every function or type it names is declared or
+// defined in one of them.
+TEST(DeveloperDocs, adding_a_metric_names_the_files_and_functions_the_code_has) {
+  std::string doc = Doc("docs/architecture.md");
+  size_t start = doc.find("### Adding a metric\n");
+  ASSERT_NE(start, std::string::npos);
+  std::string recipe = doc.substr(start, doc.find("\n## ", start) - start);
+  std::string sources;
+  std::regex path(R"(`((?:src/)?[a-z_]+/[a-z_]+\.(?:h|cc|md))`)");
+  int files = 0;
+  for (std::sregex_iterator it(recipe.begin(), recipe.end(), path), end; it != end; ++it, ++files) {
+    std::string named = (*it)[1];
+    std::filesystem::path file = named.ends_with(".h") && !named.starts_with("src/")
+                                     ? kRoot / "include/gpusched" / named
+                                     : kRoot / named;
+    ASSERT_TRUE(std::filesystem::exists(file)) << named;
+    sources += testing::ReadFile(file.string());
+  }
+  EXPECT_GE(files, 6);
+  std::regex name(R"(`([A-Z]\w+)(?:::(\w+))?`)");
+  int names = 0;
+  for (std::sregex_iterator it(recipe.begin(), recipe.end(), name), end; it != end; ++it, ++names) {
+    std::string last = (*it)[2].matched ? (*it)[2].str() : (*it)[1].str();
+    EXPECT_NE(sources.find(last), std::string::npos) << it->str() << " is in none of its files";
+  }
+  EXPECT_GE(names, 6);
+}
+
 TEST(OperatorDocs, serve_flags_and_defaults_match_the_operations_table) {
   auto help = HelpFlags(ServeHelp());
   ASSERT_GT(help.size(), 15u);
@@ -93,30 +130,37 @@ std::set<std::string> Documented() {
   return out;
 }
 
+// A server as it runs in a cluster: watching an API server (a fake one, with a bound and a
+// waiting GPU pod), with an ops listener, so the background reports and their gauges exist; every
+// event series counted once. Each series is written by the part that owns it, so this scrape
+// names every one a live server exposes.
 TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
-  // Every optional part present, as with a live inventory and a policy file.
-  Metrics metrics([] {
-    MetricsState m;
-    m.snapshot = testing::SampleSnapshot();
-    m.inventory_synced = true;
-    m.inventory_age_seconds = 1.5;
-    m.inventory_lists = 2;
-    m.watch_restarts = 1;
-    m.inventory_skipped = {{"pod", "invalid", 1}};
-    m.inventory_summarised = {{"pod", "extended_resources", 1}};
-    m.inventory_lists_abandoned = 0;
-    m.policy_digest = "abc";
-    m.capacity_gpus = {{"NVIDIA-H100-80GB-HBM3", "total", 8}};  // with --ops-listen
-    m.capacity_fits = {{"NVIDIA-H100-80GB-HBM3", "gpu-1", 8}};
-    m.pending_reported = true;
-    m.pending_pods = {{"nvidia.com/gpu: 8", "Insufficient nvidia.com/gpu", 1}};
-    m.pending_oldest = {{"nvidia.com/gpu: 8", "", 60}};
-    return m;
-  });
-  metrics.ObserveRequest("filter", "ok", 0.001, 10);
-  metrics.CountDecision("filter", "default");
-  metrics.CountRejections("gpu-fit", "unschedulable", 3);
-  EXPECT_EQ(Exposed(metrics.Scrape()), Documented());
+  testing::FakeApiServer api;
+  api.UpsertNode(testing::MakeGpuNode("node-0", 8));
+  api.UpsertPod(testing::MakeGpuPod("ns", "bound", "uid-0", "node-0", 2));
+  auto waiting = testing::MakeGpuPod("ns", "waiting", "uid-1", "", 16, "Pending");
+  waiting["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z";  // for the oldest wait
+  api.UpsertPod(waiting);
+  KubeConfig kube;
+  kube.server = api.url();
+  kube.token = testing::FakeApiServer::kToken;
+  LiveInventoryOptions live;
+  live.publish_interval = std::chrono::milliseconds(5);
+  ServerAppOptions options;
+  options.ops = ServerOptions{};
+  options.capacity_interval = std::chrono::milliseconds(10);
+  ServerApp app(options, std::make_shared<const Policy>(DefaultPolicySpec()),
+                MakeLiveSource(kube, GpuResourceNames(), live));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (app.capacity()->why_pending_reports() == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GT(app.capacity()->why_pending_reports(), 0u);
+  app.metrics().ObserveRequest("filter", "ok", 0.001, 10);
+  app.metrics().CountDecision("filter", "default");
+  app.metrics().CountRejections("gpu-fit", "unschedulable", 3);
+  EXPECT_EQ(Exposed(app.metrics().Scrape()), Documented());
 }
 
 TEST(OperatorDocs, grafana_dashboard_queries_only_documented_series) {

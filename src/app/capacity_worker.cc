@@ -141,19 +141,37 @@ HttpResponse CapacityWorker::ServeWhyPending() const {
                      "why-pending not computed yet: waiting for the first report");
 }
 
-void CapacityWorker::Report(MetricsState& m) const {
+void CapacityWorker::WriteSeries(SeriesWriter& out) const {
   auto result = Latest();
   if (!result) return;
-  m.capacity_gpus = result->gauge_gpus;
-  m.capacity_fits = result->gauge_fits;
+  auto gpus = out.Gauge("gpusched_capacity_gpus",
+                        "GPU equivalents per product (at most 32, the rest as other) and state "
+                        "(total, allocated, idle, fragmented), from the last background capacity "
+                        "computation");
+  for (const auto& v : result->gauge_gpus) {
+    gpus.Add({{"product", v.product}, {"state", v.label}}, v.value);
+  }
+  auto fits = out.Gauge("gpusched_capacity_fits",
+                        "More pods of each standard shape that fit now, per product, from the "
+                        "last background capacity computation");
+  for (const auto& v : result->gauge_fits) {
+    fits.Add({{"product", v.product}, {"shape", v.label}}, v.value);
+  }
   auto pending = LatestWhyPending();
   if (!pending) return;
-  m.pending_reported = true;
-  m.pending_pods = pending->gauge_pods;
-  m.pending_oldest = pending->gauge_oldest;
+  auto pods = out.Gauge(
+      "gpusched_pending_pods",
+      "GPU pods waiting for a node, by shape and by the reason their scheduling fails on the "
+      "best-looking nodes, as their FailedScheduling events quote it (at most 16 of each, the "
+      "rest as other), from the last background why-pending report");
+  for (const auto& v : pending->gauge_pods) {
+    pods.Add({{"shape", v.shape}, {"reason", v.reason}}, v.value);
+  }
+  auto oldest = out.Gauge("gpusched_pending_oldest_seconds",
+                          "How long the oldest pending GPU pod of each shape has waited");
   // The waits grew since the report: a scrape shows them as of now.
-  double age = SecondsSince(pending->computed_at);
-  for (auto& v : m.pending_oldest) v.value += age;
+  const double age = SecondsSince(pending->computed_at);
+  for (const auto& v : pending->gauge_oldest) oldest.Add({{"shape", v.shape}}, v.value + age);
 }
 
 }  // namespace gpusched

@@ -7,8 +7,8 @@
 #include <optional>
 #include <set>
 
+#include "gpusched/cluster/cluster_fragmentation.h"
 #include "gpusched/engine/engine.h"
-#include "gpusched/metrics/cluster_fragmentation.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/planning/working_nodes.h"

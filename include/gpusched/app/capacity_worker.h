@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/metrics/metrics.h"
+#include "gpusched/metrics/series_writer.h"
 #include "gpusched/planning/capacity.h"
 #include "gpusched/planning/why_pending.h"
 #include "gpusched/policy/policy.h"
@@ -95,9 +95,9 @@ class CapacityWorker {
   HttpResponse Serve() const;
   // GET /why-pending: the same for the last why-pending report.
   HttpResponse ServeWhyPending() const;
-  // The gauges of the last results into `m` (nothing before the first); the oldest waits as of
-  // now.
-  void Report(MetricsState& m) const;
+  // The gpusched_capacity_* and gpusched_pending_* gauges of the last results (none before the
+  // first), the oldest waits as of now; the server registers it with Metrics::AddCollector.
+  void WriteSeries(SeriesWriter& out) const;
 
  private:
   void Loop();

@@ -6,7 +6,7 @@
 // slices count by their compute slices (a 1g slice is 1/7 GPU), so a report never shows more GPUs
 // than the node has. `allocated` is what bound pods hold, each resource counted up to its
 // allocatable, and idle = total - allocated; `fragmented` is FGD's measure against the default
-// policy's target workload (FragmentationOf, gpusched/metrics/cluster_fragmentation.h), at most
+// policy's target workload (FragmentationOf, gpusched/cluster/cluster_fragmentation.h), at most
 // the idle GPUs. Replicas (renamed or not) and MIG slices are also counted in units of their own.
 // As everywhere gpusched judges devices, a node counts at most kMaxGpusPerNode of a resource, and
 // sums saturate, so no input overflows a figure.
@@ -39,7 +39,6 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/metrics/metrics.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/policy/policy.h"
@@ -139,6 +138,12 @@ CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snap
 // kOtherProduct, so a gauge has at most (kMaxGaugeProducts + 1) x shapes series.
 inline constexpr size_t kMaxGaugeProducts = 32;
 inline constexpr std::string_view kOtherProduct = "other";
+// One capacity gauge value: a product and a second label (state or shape).
+struct CapacityGaugeValue {
+  std::string product;
+  std::string label;
+  double value = 0;
+};
 // The gauges gpusched_capacity_gpus{product,state} and gpusched_capacity_fits{product,shape} of
 // `report`: the `max_products` products with the most GPUs (ties by name) by name, the rest summed
 // under kOtherProduct.

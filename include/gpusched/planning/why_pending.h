@@ -53,7 +53,6 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/util/cancellation.h"
 
@@ -117,6 +116,13 @@ std::string BestLookingReason(std::span<const NodeState* const> nodes,
 inline constexpr size_t kMaxGaugeShapes = 16;
 inline constexpr size_t kMaxGaugeReasons = 16;
 inline constexpr std::string_view kOtherPending = "other";
+// One pending-pods gauge value: a shape and a reason ("" for the oldest wait, labelled by shape
+// only).
+struct PendingGaugeValue {
+  std::string shape;
+  std::string reason;
+  double value = 0;
+};
 // gpusched_pending_pods{shape,reason} and gpusched_pending_oldest_seconds{shape} of `report`
 // (the oldest wait at report.now_unix; shapes without a known creation time are left out).
 void WhyPendingGaugesOf(const WhyPendingReport& report, std::vector<PendingGaugeValue>& pods,
