@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/cluster_fragmentation.h"
+#include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"
 

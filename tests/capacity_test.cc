@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "gpusched/engine/engine.h"
 #include "gpusched/cluster/cluster_fragmentation.h"
+#include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"

@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusched/app/defrag_plan_command.h"
-#include "gpusched/planning/working_nodes.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/budget_list.h"
 #include "gpusched/kube/live_inventory.h"
+#include "gpusched/planning/working_nodes.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/fake_apiserver.h"
 #include "testing/test_support.h"

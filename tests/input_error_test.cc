@@ -8,8 +8,8 @@
 #include <fstream>
 #include <functional>
 
-#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/kube/kube_config.h"
+#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/scenario.h"

@@ -3,12 +3,12 @@
 #include <iostream>
 
 #include "gpusched/app/command_line.h"
-#include "gpusched/planning/defrag_plan.h"
-#include "gpusched/planning/defrag_plan_format.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/api_client.h"
 #include "gpusched/kube/budget_list.h"
 #include "gpusched/kube/kube_config.h"
+#include "gpusched/planning/defrag_plan.h"
+#include "gpusched/planning/defrag_plan_format.h"
 #include "gpusched/util/quote.h"
 
 namespace gpusched {
