@@ -143,12 +143,15 @@ void Metrics::AddCollector(SeriesCollector collect) {
 
 std::string Metrics::Scrape() const {
   std::vector<prometheus::MetricFamily> families = impl_->events->Collect();
+  std::vector<SeriesCollector> collectors;
+  {
+    // A copy, so that scrapes (the listener allows two at a time) collect side by side.
+    std::lock_guard lock(impl_->collectors_mu);
+    collectors = impl_->collectors;
+  }
   prometheus::Registry scrape;
   SeriesWriter writer(scrape);
-  {
-    std::lock_guard lock(impl_->collectors_mu);
-    for (const auto& collect : impl_->collectors) collect(writer);
-  }
+  for (const auto& collect : collectors) collect(writer);
   auto state = scrape.Collect();
   families.insert(families.end(), state.begin(), state.end());
   return prometheus::TextSerializer().Serialize(families);
