@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "gpusched/capacity/capacity.h"
-#include "gpusched/capacity/why_pending.h"
 #include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/planning/capacity.h"
+#include "gpusched/planning/why_pending.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"

@@ -18,12 +18,12 @@ set(below_kube cluster packing model util codec)
 set(below_extender policy plugins engine cluster packing model util codec metrics)
 set(below_sim policy plugins engine cluster packing model util codec)
 set(below_explain policy plugins engine cluster packing model util codec)
-set(below_capacity policy plugins engine cluster packing model util codec metrics)
+set(below_planning policy plugins engine cluster packing model util codec)
 set(below_server extender policy plugins engine cluster packing model util codec metrics)
 set(below_app server extender policy plugins engine cluster packing model util codec metrics
-  inventory kube capacity sim explain cli)
+  inventory kube planning sim explain cli)
 set(layers util cli model codec packing cluster engine plugins policy metrics inventory kube
-  extender sim explain capacity server app)
+  extender sim explain planning server app)
 
 set(violations "")
 foreach(layer IN LISTS layers)

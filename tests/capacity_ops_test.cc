@@ -2,6 +2,7 @@
 // capacity library's report of the serving snapshot, only the ops listener serves it, the gauges
 // carry the report's figures, and the report is computed on the app's background worker, never
 // because a request (to /capacity or a verb) came in.
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -15,7 +16,8 @@
 
 #include "gpusched/app/capacity_worker.h"
 #include "gpusched/app/server_app.h"
-#include "gpusched/capacity/capacity.h"
+#include "gpusched/planning/capacity.h"
+#include "gpusched/planning/capacity_format.h"
 #include "gpusched/policy/policy.h"
 #include "testing/test_support.h"
 
@@ -31,7 +33,7 @@ class TestSource : public InventorySource {
   explicit TestSource(std::shared_ptr<const ClusterSnapshot> first) : snapshots_(first) {}
   const Published<ClusterSnapshot>& snapshots() const override { return snapshots_; }
   Readiness readiness() const override { return Readiness{ready.load(), !ready.load(), "test"}; }
-  void ReportMetrics(MetricsState&) const override {}
+  void WriteSeries(SeriesWriter&) const override {}
   AssumptionSink* assumptions() override { return nullptr; }
   const std::string& description() const override { return description_; }
 
@@ -90,10 +92,14 @@ class OpsApp {
   httplib::Client Ops() { return Client(app_->ops_port()); }
   httplib::Client Reports() { return Client(app_->reports_port()); }
 
-  // Waits (at most 20 s) until the worker has made `n` reports.
+  // Reports of each kind the worker has published: the fewer of capacity and why-pending.
+  uint64_t Computations() const {
+    return std::min(app_->capacity()->capacity_reports(), app_->capacity()->why_pending_reports());
+  }
+  // Waits (at most 20 s) until the worker has made `n` reports of each kind.
   bool AwaitComputations(uint64_t n) {
     auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (app_->capacity()->computations() < n) {
+    while (Computations() < n) {
       if (std::chrono::steady_clock::now() > deadline) return false;
       std::this_thread::sleep_for(10ms);
     }
@@ -139,7 +145,7 @@ TEST(CapacityRoute, answers_503_before_the_first_report_then_the_library_json_of
   EXPECT_EQ(early->status, 503);
   EXPECT_TRUE(json::parse(early->body).contains("error")) << early->body;
   EXPECT_EQ(early->body.find('\n'), std::string::npos);  // one line
-  EXPECT_EQ(ops.app().capacity()->computations(), 0u);   // not ready: nothing computed
+  EXPECT_EQ(ops.Computations(), 0u);                     // not ready: nothing computed
   // No gauges before the first report.
   EXPECT_TRUE(CapacitySeries(c.Get("/metrics")->body).empty());
 
@@ -283,7 +289,8 @@ TEST(CapacityWorkerThrottle, requests_never_trigger_a_computation) {
     EXPECT_EQ(json::parse(res->body)["snapshotGeneration"], 1);
   }
   std::this_thread::sleep_for(600ms);  // a few of the worker's polls
-  EXPECT_EQ(ops.app().capacity()->computations(), 1u);
+  EXPECT_EQ(ops.app().capacity()->capacity_reports(), 1u);
+  EXPECT_EQ(ops.app().capacity()->why_pending_reports(), 1u);
   EXPECT_EQ(json::parse(o.Get("/capacity")->body)["snapshotGeneration"], 1);
 }
 
@@ -297,7 +304,8 @@ TEST(CapacityWorkerThrottle, follows_new_generations_and_drops_vanished_products
   EXPECT_NE(o.Get("/metrics")->body.find("product=\"Tesla-V100"), std::string::npos);
   // Unchanged generation: no new report, however short the interval.
   std::this_thread::sleep_for(400ms);
-  EXPECT_EQ(ops.app().capacity()->computations(), 1u);
+  EXPECT_EQ(ops.app().capacity()->capacity_reports(), 1u);
+  EXPECT_EQ(ops.app().capacity()->why_pending_reports(), 1u);
   auto without_v100 = SampleAt(2, "Tesla-V100");
   ops.source().snapshots_.Set(without_v100);
   ASSERT_TRUE(ops.AwaitComputations(2));

@@ -1,4 +1,5 @@
-#include "gpusched/capacity/capacity_svg.h"
+#include "gpusched/planning/capacity_svg.h"
+#include "gpusched/planning/capacity_format.h"
 
 #include <chrono>
 #include <cstdio>
@@ -7,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "gpusched/cluster/cluster_fragmentation.h"
 #include "gpusched/cluster/cluster_ledger.h"
-#include "gpusched/metrics/cluster_fragmentation.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"
 

@@ -1,4 +1,5 @@
-#include "gpusched/capacity/capacity.h"
+#include "gpusched/planning/capacity.h"
+#include "gpusched/planning/capacity_format.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,8 +14,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpusched/cluster/cluster_fragmentation.h"
 #include "gpusched/engine/engine.h"
-#include "gpusched/metrics/cluster_fragmentation.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"

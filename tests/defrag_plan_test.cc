@@ -1,8 +1,9 @@
-// The defragmentation plan (gpusched/capacity/defrag_plan.h): the fewest moves, the rules on which
+// The defragmentation plan (gpusched/planning/defrag_plan.h): the fewest moves, the rules on which
 // pods may move (priority, controller, replica elsewhere, disruption budgets), destinations the
 // engine accepts, plans that build on each other; and the PodDisruptionBudget decoder, selector
 // matching and the one-shot listing behind it.
-#include "gpusched/capacity/defrag_plan.h"
+#include "gpusched/planning/defrag_plan.h"
+#include "gpusched/planning/defrag_plan_format.h"
 
 #include <unistd.h>
 
@@ -17,11 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusched/app/defrag_plan_command.h"
-#include "gpusched/capacity/working_nodes.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/budget_list.h"
 #include "gpusched/kube/live_inventory.h"
+#include "gpusched/planning/working_nodes.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/fake_apiserver.h"
 #include "testing/test_support.h"

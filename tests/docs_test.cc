@@ -1,20 +1,29 @@
 // The docs match the code: the serve flag table in docs/operations.md is exactly what
 // `gpusched serve --help` prints, docs/metrics.md lists exactly the series a server exposes, the
 // Grafana dashboard queries only documented series, and every code excerpt in
-// docs/architecture.md stands verbatim in the file it names, and its recipe for adding a command
-// names files and helpers that exist, for every command there is.
+// docs/architecture.md stands verbatim in the file it names, its recipes for adding a plugin, a
+// command and a metric name files and helpers that exist, every command has its front door, and a
+// source file past 500 lines says why.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpusched/app/inventory_source.h"
+#include "gpusched/app/server_app.h"
+#include "gpusched/kube/kube_config.h"
+#include "gpusched/kube/live_inventory.h"
 #include "gpusched/metrics/metrics.h"
+#include "gpusched/policy/policy.h"
+#include "testing/fake_apiserver.h"
 #include "testing/test_support.h"
 
 namespace gpusched::docs_test {
@@ -74,27 +83,33 @@ TEST(DeveloperDocs, architecture_excerpts_stand_in_the_files_they_name) {
   EXPECT_GE(found, 4);  // the worked example "a plugin with one setting"
 }
 
-// The "Adding a command" section of docs/architecture.md.
-std::string CommandRecipe() {
+// A section "### Adding ..." of docs/architecture.md: up to the next section.
+std::string Recipe(const std::string& title) {
   std::string doc = Doc("docs/architecture.md");
-  size_t start = doc.find("### Adding a command");
+  size_t start = doc.find("### " + title + "\n");
   if (start == std::string::npos) return "";
-  return doc.substr(start, doc.find("\n## ", start) - start);
+  size_t end = doc.find("\n### ", start + 1);
+  end = std::min(end, doc.find("\n## ", start));
+  return doc.substr(start, end - start);
 }
 
-TEST(DeveloperDocs, the_command_recipe_names_files_and_helpers_that_exist) {
-  std::string recipe = CommandRecipe();
-  ASSERT_FALSE(recipe.empty());
-  // Files by their path (`NAME_command.h`, the new command's own, is no path of the repository).
-  std::regex file(R"(`((?:[a-z_]+/)*(?:[a-z_]+\.(?:h|cc)|CMakeLists\.txt))`)");
+// A recipe names the files a change touches by their path (a header as `plugins/x.h` stands
+// under include/gpusched/, a name with a capital, such as `NAME_command.h`, is the new thing's own)
+// and the helpers it goes through (`Name`, `Name::Member`, `kName`, maybe with arguments): every
+// file exists, and every helper stands in one of the files named. Returns the counts.
+std::pair<int, int> CheckRecipe(const std::string& title) {
+  std::string recipe = Recipe(title);
+  EXPECT_FALSE(recipe.empty()) << title;
+  std::regex file(R"(`((?:[a-z_]+/)*(?:[a-z_]+\.(?:h|cc|md)|CMakeLists\.txt))`)");
   std::string named;  // the text of every file named: where the helpers must stand
   int files = 0;
   for (std::sregex_iterator it(recipe.begin(), recipe.end(), file), end; it != end; ++it, ++files) {
-    ASSERT_TRUE(std::filesystem::exists(kRoot / (*it)[1].str())) << (*it)[1];
-    named += Doc((*it)[1]);
+    std::string path = (*it)[1];
+    std::filesystem::path at = kRoot / path;
+    if (!std::filesystem::exists(at)) at = kRoot / "include/gpusched" / path;
+    EXPECT_TRUE(std::filesystem::exists(at)) << title << ": " << path;
+    if (std::filesystem::exists(at)) named += testing::ReadFile(at.string());
   }
-  EXPECT_GE(files, 10);
-  // Helpers: `Name`, `Name::Member`, `kName`, possibly followed by their arguments.
   std::regex helper(R"(`(k?[A-Z][A-Za-z]+)(?:::([A-Z][A-Za-z]+))?(?:[(<][^`]*)?`)");
   int helpers = 0;
   for (std::sregex_iterator it(recipe.begin(), recipe.end(), helper), end; it != end;
@@ -102,11 +117,34 @@ TEST(DeveloperDocs, the_command_recipe_names_files_and_helpers_that_exist) {
     for (int part : {1, 2}) {
       if ((*it)[part].matched) {
         EXPECT_NE(named.find((*it)[part].str()), std::string::npos)
-            << (*it)[part] << " is in none of the files the recipe names";
+            << title << ": " << (*it)[part] << " is in none of the files the recipe names";
       }
     }
   }
-  EXPECT_GE(helpers, 12);
+  return {files, helpers};
+}
+
+TEST(DeveloperDocs, the_recipes_name_files_and_helpers_that_exist) {
+  auto [plugin_files, plugin_helpers] = CheckRecipe("Adding a plugin");
+  EXPECT_GE(plugin_files, 6);
+  EXPECT_GE(plugin_helpers, 10);
+  auto [command_files, command_helpers] = CheckRecipe("Adding a command");
+  EXPECT_GE(command_files, 10);
+  EXPECT_GE(command_helpers, 12);
+  auto [metric_files, metric_helpers] = CheckRecipe("Adding a metric");
+  EXPECT_GE(metric_files, 6);
+  EXPECT_GE(metric_helpers, 6);
+}
+
+// Past 500 lines a source file says why at its top: "Longer than 500 lines ...".
+TEST(DeveloperDocs, a_source_file_over_500_lines_says_why_at_its_top) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kRoot / "src")) {
+    std::string ext = entry.path().extension().string();
+    if (ext != ".cc" && ext != ".h") continue;
+    std::string text = testing::ReadFile(entry.path().string());
+    if (std::count(text.begin(), text.end(), '\n') <= 500) continue;
+    EXPECT_EQ(text.rfind("// Longer than 500 lines", 0), 0u) << entry.path();
+  }
 }
 
 // The commands as `gpusched --help` lists them: the dispatch table's names.
@@ -163,30 +201,37 @@ std::set<std::string> Documented() {
   return out;
 }
 
+// A server as it runs in a cluster: watching an API server (a fake one, with a bound and a
+// waiting GPU pod), with an ops listener, so the background reports and their gauges exist; every
+// event series counted once. Each series is written by the part that owns it, so this scrape
+// names every one a live server exposes.
 TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
-  // Every optional part present, as with a live inventory and a policy file.
-  Metrics metrics([] {
-    MetricsState m;
-    m.snapshot = testing::SampleSnapshot();
-    m.inventory_synced = true;
-    m.inventory_age_seconds = 1.5;
-    m.inventory_lists = 2;
-    m.watch_restarts = 1;
-    m.inventory_skipped = {{"pod", "invalid", 1}};
-    m.inventory_summarised = {{"pod", "extended_resources", 1}};
-    m.inventory_lists_abandoned = 0;
-    m.policy_digest = "abc";
-    m.capacity_gpus = {{"NVIDIA-H100-80GB-HBM3", "total", 8}};  // with --ops-listen
-    m.capacity_fits = {{"NVIDIA-H100-80GB-HBM3", "gpu-1", 8}};
-    m.pending_reported = true;
-    m.pending_pods = {{"nvidia.com/gpu: 8", "Insufficient nvidia.com/gpu", 1}};
-    m.pending_oldest = {{"nvidia.com/gpu: 8", "", 60}};
-    return m;
-  });
-  metrics.ObserveRequest("filter", "ok", 0.001, 10);
-  metrics.CountDecision("filter", "default");
-  metrics.CountRejections("gpu-fit", "unschedulable", 3);
-  EXPECT_EQ(Exposed(metrics.Scrape()), Documented());
+  testing::FakeApiServer api;
+  api.UpsertNode(testing::MakeGpuNode("node-0", 8));
+  api.UpsertPod(testing::MakeGpuPod("ns", "bound", "uid-0", "node-0", 2));
+  auto waiting = testing::MakeGpuPod("ns", "waiting", "uid-1", "", 16, "Pending");
+  waiting["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z";  // for the oldest wait
+  api.UpsertPod(waiting);
+  KubeConfig kube;
+  kube.server = api.url();
+  kube.token = testing::FakeApiServer::kToken;
+  LiveInventoryOptions live;
+  live.publish_interval = std::chrono::milliseconds(5);
+  ServerAppOptions options;
+  options.ops = ServerOptions{};
+  options.capacity_interval = std::chrono::milliseconds(10);
+  ServerApp app(options, std::make_shared<const Policy>(DefaultPolicySpec()),
+                MakeLiveSource(kube, GpuResourceNames(), live));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (app.capacity()->why_pending_reports() == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GT(app.capacity()->why_pending_reports(), 0u);
+  app.metrics().ObserveRequest("filter", "ok", 0.001, 10);
+  app.metrics().CountDecision("filter", "default");
+  app.metrics().CountRejections("gpu-fit", "unschedulable", 3);
+  EXPECT_EQ(Exposed(app.metrics().Scrape()), Documented());
 }
 
 TEST(OperatorDocs, grafana_dashboard_queries_only_documented_series) {

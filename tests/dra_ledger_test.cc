@@ -3,7 +3,7 @@
 // become GPU requests every plugin judges.
 #include <gtest/gtest.h>
 
-#include "gpusched/capacity/capacity.h"
+#include "gpusched/planning/capacity.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/dra_claims.h"
 #include "gpusched/codec/extender_codec.h"

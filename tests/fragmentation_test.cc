@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "gpusched/cluster/cluster_fragmentation.h"
 #include "gpusched/cluster/cluster_ledger.h"
-#include "gpusched/metrics/cluster_fragmentation.h"
 #include "gpusched/packing/fragmentation.h"
 #include "gpusched/packing/gpu_devices.h"
 #include "gpusched/packing/target_workload.h"

@@ -72,7 +72,7 @@ class ServerFixture : public ::testing::Test {
     return at == std::string::npos ? -1 : std::stod(text.substr(at + series.size() + 2));
   }
 
-  Metrics metrics_{nullptr};
+  Metrics metrics_;
   Published<ClusterSnapshot> snapshots_{testing::SampleSnapshot()};
   Published<Policy> policies_{std::make_shared<const Policy>(DefaultPolicySpec())};
   ExtenderService service_{snapshots_, policies_};
@@ -287,7 +287,7 @@ TEST_F(ServerFixture, not_ready_answers_are_logged_throttled_and_counted) {
 }
 
 TEST(ServerMetrics, not_ready_series_are_shown_at_zero_from_the_start) {
-  Metrics metrics(nullptr);
+  Metrics metrics;
   std::string text = metrics.Scrape();
   for (const char* verb : {"filter", "prioritize"}) {
     std::string series =

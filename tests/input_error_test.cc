@@ -8,10 +8,10 @@
 #include <fstream>
 #include <functional>
 
-#include "gpusched/capacity/mig_layouts.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/yaml_load.h"
 #include "gpusched/kube/kube_config.h"
+#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/scenario.h"

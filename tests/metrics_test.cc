@@ -101,11 +101,31 @@ TEST(MetricsEndpoint, counts_a_known_sequence_of_requests_and_reports_the_invent
 }
 
 TEST(MetricsEndpoint, not_ready_requests_are_counted_as_such) {
-  Metrics metrics({});
+  Metrics metrics;
   metrics.ObserveRequest("filter", "not_ready", 0.001, 0);
   auto m = Parse(metrics.Scrape());
   EXPECT_EQ(m["gpusched_extender_requests_total{outcome=\"not_ready\",verb=\"filter\"}"], 1);
-  EXPECT_FALSE(m.count("gpusched_inventory_nodes"));  // no state source: no state series
+  EXPECT_FALSE(m.count("gpusched_inventory_nodes"));  // no collector: no state series
+}
+
+// A producer's collector writes its families at each scrape, after the event series: a counter
+// shows the total it is given, a gauge its value, and a family without a sample is left out.
+TEST(MetricsCollectors, write_their_series_at_each_scrape) {
+  Metrics metrics;
+  double level = 1;
+  metrics.AddCollector([&](SeriesWriter& out) {
+    out.Gauge("test_level", "a level").Add({{"kind", "a"}}, level);
+    out.Counter("test_events_total", "events so far").Add({}, 3);
+    out.Gauge("test_unwritten", "no sample");
+  });
+  auto first = Parse(metrics.Scrape());
+  EXPECT_EQ(first["test_level{kind=\"a\"}"], 1);
+  EXPECT_EQ(first["test_events_total"], 3);
+  level = 2;
+  std::string text = metrics.Scrape();
+  EXPECT_EQ(Parse(text)["test_level{kind=\"a\"}"], 2);
+  EXPECT_NE(text.find("# HELP test_level a level\n# TYPE test_level gauge\n"), std::string::npos);
+  EXPECT_EQ(text.find("test_unwritten"), std::string::npos);
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
-#include "gpusched/capacity/mig_advice.h"
+#include "gpusched/planning/mig_advice.h"
+#include "gpusched/planning/mig_advice_format.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "gpusched/capacity/kube_names.h"
-#include "gpusched/capacity/mig_layouts.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/inventory/static_inventory.h"
+#include "gpusched/planning/kube_names.h"
+#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/policy/policy_file.h"
 #include "testing/test_support.h"
 

@@ -11,13 +11,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "gpusched/capacity/capacity.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/explain/explain.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/model/gpu_facts.h"
+#include "gpusched/planning/capacity.h"
+#include "gpusched/planning/capacity_format.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"
 

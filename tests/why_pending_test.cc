@@ -1,4 +1,5 @@
-#include "gpusched/capacity/why_pending.h"
+#include "gpusched/planning/why_pending.h"
+#include "gpusched/planning/why_pending_format.h"
 
 #include <chrono>
 #include <map>

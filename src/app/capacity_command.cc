@@ -5,9 +5,10 @@
 
 #include "gpusched/app/command_line.h"
 #include "gpusched/app/report_signals.h"
-#include "gpusched/capacity/capacity.h"
-#include "gpusched/capacity/capacity_svg.h"
 #include "gpusched/model/node_pins.h"
+#include "gpusched/planning/capacity.h"
+#include "gpusched/planning/capacity_format.h"
+#include "gpusched/planning/capacity_svg.h"
 
 namespace gpusched {
 

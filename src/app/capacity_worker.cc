@@ -1,4 +1,6 @@
 #include "gpusched/app/capacity_worker.h"
+#include "gpusched/planning/capacity_format.h"
+#include "gpusched/planning/why_pending_format.h"
 
 #include <exception>
 #include <string_view>
@@ -84,31 +86,30 @@ void CapacityWorker::Loop() {
 
 namespace {
 
-// Makes a Result with `fill`, stamps it with the snapshot's generation and the time it took, and
-// publishes it; when `fill` throws, logs it under `what` and the last good result stays, as it
-// does when `fill` returns false (cancelled: the result is incomplete).
+// Makes a Result with `fill`, stamps it with the snapshot's generation and the time it took,
+// publishes it and counts it; when `fill` throws, logs it under `what` and the last good result
+// stays, as it does when `fill` returns false (cancelled: the result is incomplete).
 template <class Result, class Fill>
-bool PublishTimed(Published<Result>& out, const ClusterSnapshot& snapshot, const char* what,
+void PublishTimed(ReportSlot<Result>& out, const ClusterSnapshot& snapshot, const char* what,
                   Fill&& fill) {
   try {
     auto start = std::chrono::steady_clock::now();
     auto result = std::make_shared<Result>();
-    if (!fill(*result)) return false;
+    if (!fill(*result)) return;
     result->generation = snapshot.generation();
     result->computed_at = std::chrono::steady_clock::now();
     result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
-    out.Set(std::move(result));
-    return true;
+    out.latest.Set(std::move(result));
+    ++out.computed;
   } catch (const std::exception& e) {
     spdlog::error("{}: {}", what, e.what());
-    return false;
   }
 }
 
 }  // namespace
 
 void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& policy) {
-  bool computed = PublishTimed(latest_, snapshot, "capacity", [&](CapacityResult& r) {
+  PublishTimed(capacity_, snapshot, "capacity", [&](CapacityResult& r) {
     CapacityOptions options;
     options.cancellation = &cancellation_;
     r.report = ComputeCapacity(policy, snapshot, options);
@@ -129,9 +130,6 @@ void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& poli
     WhyPendingGaugesOf(r.report, r.gauge_pods, r.gauge_oldest);
     return true;
   });
-  // Counted once both reports of the round are out, so that a reader who waits for a count
-  // finds /why-pending as ready as /capacity.
-  if (computed) ++computations_;
 }
 
 HttpResponse CapacityWorker::Serve() const {
@@ -143,19 +141,37 @@ HttpResponse CapacityWorker::ServeWhyPending() const {
                      "why-pending not computed yet: waiting for the first report");
 }
 
-void CapacityWorker::Report(MetricsState& m) const {
+void CapacityWorker::WriteSeries(SeriesWriter& out) const {
   auto result = Latest();
   if (!result) return;
-  m.capacity_gpus = result->gauge_gpus;
-  m.capacity_fits = result->gauge_fits;
+  auto gpus = out.Gauge("gpusched_capacity_gpus",
+                        "GPU equivalents per product (at most 32, the rest as other) and state "
+                        "(total, allocated, idle, fragmented), from the last background capacity "
+                        "computation");
+  for (const auto& v : result->gauge_gpus) {
+    gpus.Add({{"product", v.product}, {"state", v.label}}, v.value);
+  }
+  auto fits = out.Gauge("gpusched_capacity_fits",
+                        "More pods of each standard shape that fit now, per product, from the "
+                        "last background capacity computation");
+  for (const auto& v : result->gauge_fits) {
+    fits.Add({{"product", v.product}, {"shape", v.label}}, v.value);
+  }
   auto pending = LatestWhyPending();
   if (!pending) return;
-  m.pending_reported = true;
-  m.pending_pods = pending->gauge_pods;
-  m.pending_oldest = pending->gauge_oldest;
+  auto pods = out.Gauge(
+      "gpusched_pending_pods",
+      "GPU pods waiting for a node, by shape and by the reason their scheduling fails on the "
+      "best-looking nodes, as their FailedScheduling events quote it (at most 16 of each, the "
+      "rest as other), from the last background why-pending report");
+  for (const auto& v : pending->gauge_pods) {
+    pods.Add({{"shape", v.shape}, {"reason", v.reason}}, v.value);
+  }
+  auto oldest = out.Gauge("gpusched_pending_oldest_seconds",
+                          "How long the oldest pending GPU pod of each shape has waited");
   // The waits grew since the report: a scrape shows them as of now.
-  double age = SecondsSince(pending->computed_at);
-  for (auto& v : m.pending_oldest) v.value += age;
+  const double age = SecondsSince(pending->computed_at);
+  for (const auto& v : pending->gauge_oldest) oldest.Add({{"shape", v.shape}}, v.value + age);
 }
 
 }  // namespace gpusched

@@ -3,9 +3,10 @@
 #include <iostream>
 
 #include "gpusched/app/command_line.h"
-#include "gpusched/capacity/defrag_plan.h"
 #include "gpusched/kube/api_client.h"
 #include "gpusched/kube/budget_list.h"
+#include "gpusched/planning/defrag_plan.h"
+#include "gpusched/planning/defrag_plan_format.h"
 #include "gpusched/util/quote.h"
 
 namespace gpusched {

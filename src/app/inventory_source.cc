@@ -7,10 +7,15 @@
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/live_inventory.h"
-#include "gpusched/metrics/metrics.h"
+#include "gpusched/metrics/series_writer.h"
 
 namespace gpusched {
 namespace {
+
+void WriteSynced(bool synced, SeriesWriter& out) {
+  out.Gauge("gpusched_inventory_synced", "1 once the initial lists of nodes and pods are applied")
+      .Add({}, synced ? 1 : 0);
+}
 
 class StaticSource final : public InventorySource {
  public:
@@ -19,7 +24,7 @@ class StaticSource final : public InventorySource {
 
   const Published<ClusterSnapshot>& snapshots() const override { return snapshots_; }
   Readiness readiness() const override { return Readiness{true, false, description_}; }
-  void ReportMetrics(MetricsState& m) const override { m.inventory_synced = true; }
+  void WriteSeries(SeriesWriter& out) const override { WriteSynced(true, out); }
   AssumptionSink* assumptions() override { return nullptr; }
   const std::string& description() const override { return description_; }
 
@@ -39,31 +44,60 @@ class LiveSource final : public InventorySource {
     InventoryStatus status = live_.Status();
     return Readiness{status.synced, status.starting, status.detail};
   }
-  void ReportMetrics(MetricsState& m) const override {
+  void WriteSeries(SeriesWriter& out) const override {
     InventoryStatus status = live_.Status();
-    m.inventory_synced = status.synced;
-    m.inventory_age_seconds = std::chrono::duration<double>(status.age).count();
-    m.inventory_lists = live_.lists();
-    m.watch_restarts = live_.watch_restarts();
-    auto nodes = live_.node_skips();
-    auto pods = live_.pod_skips();
-    m.inventory_skipped = {
-        {"node", "invalid", nodes.invalid},     {"node", "malformed", nodes.malformed},
-        {"node", "oversized", nodes.oversized}, {"pod", "invalid", pods.invalid},
-        {"pod", "malformed", pods.malformed},   {"pod", "oversized", pods.oversized}};
-    for (const auto& [kind, skips] : live_.dra_skips()) {
-      m.inventory_skipped.push_back({kind, "invalid", skips.invalid});
-      m.inventory_skipped.push_back({kind, "malformed", skips.malformed});
-      m.inventory_skipped.push_back({kind, "oversized", skips.oversized});
-    }
-    m.inventory_summarised = {{"node", "extended_resources", nodes.summarised},
-                              {"pod", "extended_resources", pods.summarised}};
-    m.inventory_lists_abandoned = live_.lists_abandoned();
+    WriteSynced(status.synced, out);
+    out.Gauge(
+           "gpusched_inventory_last_sync_age_seconds",
+           "Seconds since the inventory last heard from the API server (list, event or bookmark)")
+        .Add({}, std::chrono::duration<double>(status.age).count());
+    out.Counter("gpusched_inventory_lists_total",
+                "Full lists of nodes or pods made (the initial ones and every relist)")
+        .Add({}, static_cast<double>(live_.lists()));
+    out.Counter("gpusched_inventory_watch_restarts_total",
+                "Watches of nodes or pods that ended and were started again")
+        .Add({}, static_cast<double>(live_.watch_restarts()));
+    WriteSkips(out);
+    out.Counter("gpusched_inventory_lists_abandoned_total",
+                "Lists of nodes or pods given up past their page or object bound (listed again "
+                "after a backoff; not ready meanwhile if no list completed)")
+        .Add({}, static_cast<double>(live_.lists_abandoned()));
   }
   AssumptionSink* assumptions() override { return &live_; }
   const std::string& description() const override { return description_; }
 
  private:
+  // Objects skipped and summarised, by kind and reason.
+  void WriteSkips(SeriesWriter& out) const {
+    auto skipped = out.Counter(
+        "gpusched_inventory_objects_skipped_total",
+        "Listed or watched objects skipped by kind and reason (invalid: gpusched cannot use it; "
+        "malformed: not an object of the expected shape; oversized: longer than "
+        "--max-object-bytes); the rest went on");
+    auto add = [&](std::string_view kind, const LiveInventory::Skips& skips) {
+      skipped.Add({{"kind", std::string(kind)}, {"reason", "invalid"}},
+                  static_cast<double>(skips.invalid));
+      skipped.Add({{"kind", std::string(kind)}, {"reason", "malformed"}},
+                  static_cast<double>(skips.malformed));
+      skipped.Add({{"kind", std::string(kind)}, {"reason", "oversized"}},
+                  static_cast<double>(skips.oversized));
+    };
+    const auto nodes = live_.node_skips();
+    const auto pods = live_.pod_skips();
+    add("node", nodes);
+    add("pod", pods);
+    for (const auto& [kind, skips] : live_.dra_skips()) add(kind, skips);
+    auto summarised =
+        out.Counter("gpusched_inventory_objects_summarised_total",
+                    "Listed or watched objects kept in part, by kind and reason "
+                    "(extended_resources: more extended resource entries than the decoder "
+                    "keeps; the rest were counted)");
+    summarised.Add({{"kind", "node"}, {"reason", "extended_resources"}},
+                   static_cast<double>(nodes.summarised));
+    summarised.Add({{"kind", "pod"}, {"reason", "extended_resources"}},
+                   static_cast<double>(pods.summarised));
+  }
+
   Published<ClusterSnapshot> snapshots_;  // before live_, which publishes into it
   LiveInventory live_;
   std::string description_;

@@ -3,8 +3,9 @@
 #include <iostream>
 
 #include "gpusched/app/command_line.h"
-#include "gpusched/capacity/mig_advice.h"
-#include "gpusched/capacity/mig_layouts.h"
+#include "gpusched/planning/mig_advice.h"
+#include "gpusched/planning/mig_advice_format.h"
+#include "gpusched/planning/mig_layouts.h"
 
 namespace gpusched {
 

@@ -1,6 +1,7 @@
 #include "gpusched/app/server_app.h"
 
 #include "gpusched/app/process_setup.h"
+#include "gpusched/metrics/cluster_series.h"
 #include "gpusched/policy/policy_watcher.h"
 
 namespace gpusched {
@@ -16,6 +17,17 @@ ServerAppOptions WithMemoryRelease(ServerAppOptions o) {
   return o;
 }
 
+// The policy in force and its reloads: the policy layer knows no metrics, so the server, which
+// publishes the policy and runs its watcher, writes them.
+void WritePolicySeries(const Policy& policy, const PolicyWatcher* watcher, SeriesWriter& out) {
+  auto reloads = out.Counter("gpusched_policy_reloads_total",
+                             "Policy file reloads by result (failed: the last good policy stayed)");
+  reloads.Add({{"result", "ok"}}, watcher ? static_cast<double>(watcher->reloads()) : 0);
+  reloads.Add({{"result", "failed"}}, watcher ? static_cast<double>(watcher->failures()) : 0);
+  out.Gauge("gpusched_policy_info", "Always 1; the digest label identifies the policy in force")
+      .Add({{"digest", policy.digest()}}, 1);
+}
+
 }  // namespace
 
 ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> policy,
@@ -27,11 +39,14 @@ ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> pol
                    ? nullptr
                    : std::make_unique<PolicyWatcher>(options_.policy_path, policies_,
                                                      options_.policy_reload_interval)),
-      metrics_([this] { return CurrentMetrics(); }),
       service_(inventory_->snapshots(), policies_, options_.count_decisions ? &metrics_ : nullptr,
                inventory_->assumptions()),
       server_(
           options_.server, service_, [this] { return inventory_->readiness(); }, &metrics_) {
+  // Each part that holds state writes its own series; registered in the exposition's order.
+  metrics_.AddCollector([this](SeriesWriter& out) { inventory_->WriteSeries(out); });
+  metrics_.AddCollector(
+      [this](SeriesWriter& out) { WritePolicySeries(*policies_.Get(), watcher_.get(), out); });
   auto readiness = [this] { return inventory_->readiness(); };
   if (options_.ops) {
     ops_.server = std::make_unique<HttpServer>(*options_.ops, service_, readiness, &metrics_);
@@ -51,7 +66,11 @@ ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> pol
         std::move(capacity_options));
     reports->AddGetRoute("/capacity", [this] { return capacity_->Serve(); });
     reports->AddGetRoute("/why-pending", [this] { return capacity_->ServeWhyPending(); });
+    metrics_.AddCollector([this](SeriesWriter& out) { capacity_->WriteSeries(out); });
   }
+  metrics_.AddCollector([this](SeriesWriter& out) {
+    if (auto snapshot = inventory_->snapshots().Get()) WriteClusterSeries(*snapshot, out);
+  });
 }
 
 ServerApp::~ServerApp() {
@@ -93,19 +112,6 @@ void ServerApp::Stop() {
   server_.Stop();
   ops_.Stop();
   reports_.Stop();
-}
-
-MetricsState ServerApp::CurrentMetrics() const {
-  MetricsState m;
-  m.snapshot = inventory_->snapshots().Get();
-  inventory_->ReportMetrics(m);
-  m.policy_digest = policies_.Get()->digest();
-  if (capacity_) capacity_->Report(m);
-  if (watcher_) {
-    m.policy_reloads_ok = watcher_->reloads();
-    m.policy_reloads_failed = watcher_->failures();
-  }
-  return m;
 }
 
 }  // namespace gpusched

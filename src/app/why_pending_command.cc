@@ -4,8 +4,9 @@
 
 #include "gpusched/app/command_line.h"
 #include "gpusched/app/report_signals.h"
-#include "gpusched/capacity/why_pending.h"
 #include "gpusched/cli/flag_values.h"
+#include "gpusched/planning/why_pending.h"
+#include "gpusched/planning/why_pending_format.h"
 
 namespace gpusched {
 

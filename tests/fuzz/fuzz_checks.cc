@@ -20,7 +20,6 @@
 
 #include "fuzz/json_grammar.h"
 #include "fuzz/quantity_oracle.h"
-#include "gpusched/capacity/mig_layouts.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/k8s_decode.h"
@@ -35,6 +34,7 @@
 #include "gpusched/kube/watch_stream.h"
 #include "gpusched/model/dra_selector.h"
 #include "gpusched/model/gpu_facts.h"
+#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/server/http_request_parser.h"

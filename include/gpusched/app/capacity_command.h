@@ -1,4 +1,4 @@
-// `gpusched capacity`: what fits in the cluster now (gpusched/capacity/capacity.h), as tables,
+// `gpusched capacity`: what fits in the cluster now (gpusched/planning/capacity.h), as tables,
 // JSON or a picture.
 #ifndef GPUSCHED_APP_CAPACITY_COMMAND_H_
 #define GPUSCHED_APP_CAPACITY_COMMAND_H_

@@ -1,5 +1,5 @@
-// CapacityWorker: the capacity report (gpusched/capacity/capacity.h) and the why-pending report
-// (gpusched/capacity/why_pending.h) of the serving snapshot, computed on a thread of its own and
+// CapacityWorker: the capacity report (gpusched/planning/capacity.h) and the why-pending report
+// (gpusched/planning/why_pending.h) of the serving snapshot, computed on a thread of its own and
 // kept for GET /capacity and GET /why-pending on the ops listener and for the gpusched_capacity_*
 // and gpusched_pending_* gauges. A report takes seconds on a large cluster, so neither a verb's
 // thread nor a request's thread ever computes one: they read the last result. The two reports are
@@ -26,10 +26,10 @@
 #include <thread>
 #include <vector>
 
-#include "gpusched/capacity/capacity.h"
-#include "gpusched/capacity/why_pending.h"
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/metrics/metrics.h"
+#include "gpusched/metrics/series_writer.h"
+#include "gpusched/planning/capacity.h"
+#include "gpusched/planning/why_pending.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_transport.h"
 #include "gpusched/util/cancellation.h"
@@ -67,6 +67,13 @@ struct CapacityWorkerOptions {
   std::string description;  // CapacityReport::inventory
 };
 
+// Where the worker keeps one kind of report: the last one, and how many it has published.
+template <class Result>
+struct ReportSlot {
+  Published<Result> latest;
+  std::atomic<uint64_t> computed{0};
+};
+
 class CapacityWorker {
  public:
   // Starts the thread; `ready` says when the snapshot is complete enough to describe.
@@ -77,19 +84,20 @@ class CapacityWorker {
   CapacityWorker& operator=(const CapacityWorker&) = delete;
 
   // The last result; null before the first. Cheap: one reference-count increment.
-  std::shared_ptr<const CapacityResult> Latest() const { return latest_.Get(); }
-  std::shared_ptr<const WhyPendingResult> LatestWhyPending() const { return pending_.Get(); }
-  // Rounds computed so far, each counted once its capacity and why-pending reports are out
-  // (for tests).
-  uint64_t computations() const { return computations_.load(); }
+  std::shared_ptr<const CapacityResult> Latest() const { return capacity_.latest.Get(); }
+  std::shared_ptr<const WhyPendingResult> LatestWhyPending() const { return pending_.latest.Get(); }
+  // Reports of each kind computed and published so far, each counted once it is out (for tests);
+  // a failed or cancelled report is not counted.
+  uint64_t capacity_reports() const { return capacity_.computed.load(); }
+  uint64_t why_pending_reports() const { return pending_.computed.load(); }
   // GET /capacity: the last result's JSON with "snapshotGeneration" and "ageSeconds" in front,
   // or 503 with a one-line JSON error before the first.
   HttpResponse Serve() const;
   // GET /why-pending: the same for the last why-pending report.
   HttpResponse ServeWhyPending() const;
-  // The gauges of the last results into `m` (nothing before the first); the oldest waits as of
-  // now.
-  void Report(MetricsState& m) const;
+  // The gpusched_capacity_* and gpusched_pending_* gauges of the last results (none before the
+  // first), the oldest waits as of now; the server registers it with Metrics::AddCollector.
+  void WriteSeries(SeriesWriter& out) const;
 
  private:
   void Loop();
@@ -100,9 +108,8 @@ class CapacityWorker {
   const Published<Policy>& policies_;
   std::function<bool()> ready_;
   CapacityWorkerOptions options_;
-  Published<CapacityResult> latest_;
-  Published<WhyPendingResult> pending_;
-  std::atomic<uint64_t> computations_{0};
+  ReportSlot<CapacityResult> capacity_;
+  ReportSlot<WhyPendingResult> pending_;
   Cancellation cancellation_;  // raised by the destructor
   std::mutex mu_;
   std::condition_variable wake_;

@@ -1,5 +1,5 @@
 // `gpusched defrag-plan`: for GPU pods that wait because no node takes them, the fewest pods to
-// move so that one does, where each would go and the GPUs freed (gpusched/capacity/defrag_plan.h),
+// move so that one does, where each would go and the GPUs freed (gpusched/planning/defrag_plan.h),
 // as text or JSON. Advice only: it reads the cluster once (nodes, pods and, from an API server or
 // a --cluster file, PodDisruptionBudgets) and writes nothing to it.
 #ifndef GPUSCHED_APP_DEFRAG_PLAN_COMMAND_H_

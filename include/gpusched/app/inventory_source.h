@@ -23,7 +23,7 @@ struct ChosenInventory;       // app/inventory_choice.h
 struct Inventory;             // inventory/static_inventory.h
 struct KubeConfig;            // kube/kube_config.h
 struct LiveInventoryOptions;  // kube/live_inventory.h
-struct MetricsState;          // metrics/metrics.h
+class SeriesWriter;           // metrics/series_writer.h
 
 class InventorySource {
  public:
@@ -33,8 +33,9 @@ class InventorySource {
   virtual const Published<ClusterSnapshot>& snapshots() const = 0;
   // Whether a complete snapshot is published, with one line for /readyz.
   virtual Readiness readiness() const = 0;
-  // The source's own figures for /metrics (sync state, lists, watch restarts).
-  virtual void ReportMetrics(MetricsState& m) const = 0;
+  // The source's own series for /metrics (sync state, lists, watch restarts, objects skipped),
+  // written at each scrape (the server registers it with Metrics::AddCollector).
+  virtual void WriteSeries(SeriesWriter& out) const = 0;
   // Where the service reports the node it expects a pod bound to; null when the source cannot
   // count such expectations (a static inventory never changes).
   virtual AssumptionSink* assumptions() = 0;

@@ -1,5 +1,5 @@
 // `gpusched mig-advice`: which idle MIG-capable nodes to repartition for the MIG slices pending
-// pods wait for (gpusched/capacity/mig_advice.h), as `kubectl label` lines or JSON. Advice only:
+// pods wait for (gpusched/planning/mig_advice.h), as `kubectl label` lines or JSON. Advice only:
 // it reads the cluster once and writes nothing to it.
 #ifndef GPUSCHED_APP_MIG_ADVICE_COMMAND_H_
 #define GPUSCHED_APP_MIG_ADVICE_COMMAND_H_

@@ -78,8 +78,6 @@ class ServerApp {
   const CapacityWorker* capacity() const { return capacity_.get(); }
 
  private:
-  MetricsState CurrentMetrics() const;
-
   ServerAppOptions options_;
   std::unique_ptr<InventorySource> inventory_;
   Published<Policy> policies_;

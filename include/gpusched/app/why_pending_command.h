@@ -1,5 +1,5 @@
 // `gpusched why-pending`: the GPU pods waiting for a node, grouped by shape and by the reason
-// gpusched's filter gives (gpusched/capacity/why_pending.h), as a table or JSON.
+// gpusched's filter gives (gpusched/planning/why_pending.h), as a table or JSON.
 #ifndef GPUSCHED_APP_WHY_PENDING_COMMAND_H_
 #define GPUSCHED_APP_WHY_PENDING_COMMAND_H_
 

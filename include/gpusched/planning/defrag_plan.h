@@ -3,7 +3,7 @@
 // only: the plan is text or JSON that a person or a descheduler acts on; nothing is written.
 //
 // The judge is the engine the policy picks for each pod, as the verbs use it
-// (gpusched/capacity/working_nodes.h): the waiting pod fits a node when Engine::Filter passes it
+// (gpusched/planning/working_nodes.h): the waiting pod fits a node when Engine::Filter passes it
 // there; a moved pod goes where BestPlacement puts it among the nodes other than the one it
 // leaves, with the moves before it counted. Only nodes that reject the pod as unschedulable (in
 // use by other pods) are targets: an unresolvable rejection (no such resource, product pin,
@@ -47,8 +47,8 @@
 // memory, taints, pod affinity) are not applied, as in capacity.
 //
 // A pure function of its inputs; thread-safe. Never run on a verb's thread.
-#ifndef GPUSCHED_CAPACITY_DEFRAG_PLAN_H_
-#define GPUSCHED_CAPACITY_DEFRAG_PLAN_H_
+#ifndef GPUSCHED_PLANNING_DEFRAG_PLAN_H_
+#define GPUSCHED_PLANNING_DEFRAG_PLAN_H_
 
 #include <cstdint>
 #include <map>
@@ -123,13 +123,6 @@ DefragReport PlanDefragmentation(const Policy& policy, const ClusterSnapshot& sn
 // time-sliced replicas count 0.
 int64_t PodGpuMilli(const PodInfo& pod);
 
-// One paragraph per waiting pod under a heading.
-std::string FormatDefragPlanText(const DefragReport& report);
-// {"inventory", "policy", "budgets", "budgetsSkipped", "waiting", "plans": [{"pod", "profile",
-// "priority", "requests": {resource: units}, "outcome": "fits-now" | "plan" | "no-plan",
-// "node", "moves": [{"pod", "from", "to", "gpus"}], "gpusFreed", "searchCut", "why"}]}.
-std::string FormatDefragPlanJson(const DefragReport& report);
-
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_DEFRAG_PLAN_H_
+#endif  // GPUSCHED_PLANNING_DEFRAG_PLAN_H_

@@ -1,4 +1,4 @@
-#include "gpusched/capacity/working_nodes.h"
+#include "gpusched/planning/working_nodes.h"
 
 #include <algorithm>
 

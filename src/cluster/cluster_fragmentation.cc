@@ -1,4 +1,4 @@
-#include "gpusched/metrics/cluster_fragmentation.h"
+#include "gpusched/cluster/cluster_fragmentation.h"
 
 #include <algorithm>
 #include <limits>

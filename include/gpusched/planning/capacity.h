@@ -6,7 +6,7 @@
 // slices count by their compute slices (a 1g slice is 1/7 GPU), so a report never shows more GPUs
 // than the node has. `allocated` is what bound pods hold, each resource counted up to its
 // allocatable, and idle = total - allocated; `fragmented` is FGD's measure against the default
-// policy's target workload (FragmentationOf, gpusched/metrics/cluster_fragmentation.h), at most
+// policy's target workload (FragmentationOf, gpusched/cluster/cluster_fragmentation.h), at most
 // the idle GPUs. Replicas (renamed or not) and MIG slices are also counted in units of their own.
 // As everywhere gpusched judges devices, a node counts at most kMaxGpusPerNode of a resource, and
 // sums saturate, so no input overflows a figure.
@@ -30,8 +30,8 @@
 // Pure functions over an immutable snapshot and policy; thread-safe. A Cancellation (options)
 // stops the work between nodes; the report then says so (CapacityReport::cancelled) and holds
 // nothing else worth printing. Never run on a verb's thread: a large cluster takes a second.
-#ifndef GPUSCHED_CAPACITY_CAPACITY_H_
-#define GPUSCHED_CAPACITY_CAPACITY_H_
+#ifndef GPUSCHED_PLANNING_CAPACITY_H_
+#define GPUSCHED_PLANNING_CAPACITY_H_
 
 #include <cstdint>
 #include <map>
@@ -39,7 +39,6 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/metrics/metrics.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/policy/policy.h"
@@ -135,22 +134,16 @@ struct CapacityReport {
 CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snapshot,
                                const CapacityOptions& options = {});
 
-// A GPU figure as the reports print it: up to two decimals, trailing zeros dropped (12, 2.5, 0.14).
-std::string FormatGpus(double v);
-
-// A table per grouping (products, then pools), then the cluster's line; every name from the
-// inventory quoted, so a label cannot start a line of its own or reach the terminal as an escape.
-std::string FormatCapacityText(const CapacityReport& report);
-// One JSON object: {"inventory", "policy", "profile", "shapes": [...], "cluster": G, "products":
-// {name: G}, "poolLabel", "pools": {value: G}}, G = {"nodes", "gpus": {"total", "allocated",
-// "idle", "fragmented"[, "sharedReplicas", "sharedAllocated"][, "migSlices",
-// "migSlicesAllocated"]}, "fits": {shape: N}[, "capped": [shape...]]}.
-std::string FormatCapacityJson(const CapacityReport& report);
-
 // Products with a label of their own in the capacity gauges; the others are summed as
 // kOtherProduct, so a gauge has at most (kMaxGaugeProducts + 1) x shapes series.
 inline constexpr size_t kMaxGaugeProducts = 32;
 inline constexpr std::string_view kOtherProduct = "other";
+// One capacity gauge value: a product and a second label (state or shape).
+struct CapacityGaugeValue {
+  std::string product;
+  std::string label;
+  double value = 0;
+};
 // The gauges gpusched_capacity_gpus{product,state} and gpusched_capacity_fits{product,shape} of
 // `report`: the `max_products` products with the most GPUs (ties by name) by name, the rest summed
 // under kOtherProduct.
@@ -160,4 +153,4 @@ void CapacityGaugesOf(const CapacityReport& report, std::vector<CapacityGaugeVal
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_CAPACITY_H_
+#endif  // GPUSCHED_PLANNING_CAPACITY_H_

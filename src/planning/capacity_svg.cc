@@ -1,4 +1,4 @@
-#include "gpusched/capacity/capacity_svg.h"
+#include "gpusched/planning/capacity_svg.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "gpusched/packing/fragmentation.h"
 #include "gpusched/packing/gpu_devices.h"
 #include "gpusched/packing/target_workload.h"
+#include "gpusched/planning/capacity_format.h"
 
 namespace gpusched {
 namespace {

@@ -42,8 +42,8 @@
 //
 // Pure functions over an immutable snapshot and policy; thread-safe. Never run on a verb's thread:
 // thousands of pending pods over thousands of nodes take seconds.
-#ifndef GPUSCHED_CAPACITY_WHY_PENDING_H_
-#define GPUSCHED_CAPACITY_WHY_PENDING_H_
+#ifndef GPUSCHED_PLANNING_WHY_PENDING_H_
+#define GPUSCHED_PLANNING_WHY_PENDING_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -53,7 +53,6 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/util/cancellation.h"
 
@@ -111,19 +110,19 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
 std::string BestLookingReason(std::span<const NodeState* const> nodes,
                               std::span<const Verdict> verdicts, const ResourceList& demand);
 
-// A heading, then one row per group: SHAPE, REASON, PODS, OLDEST (3d4h, 2h5m, 40s, - unknown),
-// PODS SAMPLE.
-std::string FormatWhyPendingText(const WhyPendingReport& report);
-// One JSON object: {"inventory", "policy", "nowUnix", "pending", "judged", "skipped", "groups":
-// [{"shape", "reason", "pods", "oldestWaitSeconds" (null when unknown), "sample": [...]}]}.
-std::string FormatWhyPendingJson(const WhyPendingReport& report);
-
 // Shapes and reasons with a label of their own in the pending gauges, the most pods first (ties
 // by text); the others are summed as kOtherPending, so gpusched_pending_pods has at most
 // (kMaxGaugeShapes + 1) x (kMaxGaugeReasons + 1) series.
 inline constexpr size_t kMaxGaugeShapes = 16;
 inline constexpr size_t kMaxGaugeReasons = 16;
 inline constexpr std::string_view kOtherPending = "other";
+// One pending-pods gauge value: a shape and a reason ("" for the oldest wait, labelled by shape
+// only).
+struct PendingGaugeValue {
+  std::string shape;
+  std::string reason;
+  double value = 0;
+};
 // gpusched_pending_pods{shape,reason} and gpusched_pending_oldest_seconds{shape} of `report`
 // (the oldest wait at report.now_unix; shapes without a known creation time are left out).
 void WhyPendingGaugesOf(const WhyPendingReport& report, std::vector<PendingGaugeValue>& pods,
@@ -132,4 +131,4 @@ void WhyPendingGaugesOf(const WhyPendingReport& report, std::vector<PendingGauge
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_WHY_PENDING_H_
+#endif  // GPUSCHED_PLANNING_WHY_PENDING_H_

@@ -1,14 +1,14 @@
-#include "gpusched/capacity/mig_layouts.h"
+#include "gpusched/planning/mig_layouts.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 
-#include "gpusched/capacity/kube_names.h"
 #include "gpusched/codec/strict_yaml.h"
 #include "gpusched/codec/yaml_load.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/planning/kube_names.h"
 #include "gpusched/util/file_text.h"
 #include "gpusched/util/quote.h"
 

@@ -7,7 +7,7 @@
 // MIG manager reads. It is read strictly: unknown keys, wrong types and out-of-range counts are
 // errors naming FILE:LINE:COLUMN: KEY (codec/strict_yaml.h). A layout name must be a valid label
 // value, since it goes into a `kubectl label` command. The defaults for A100-40GB, A100-80GB and
-// H100-80GB are bundled (src/capacity/mig_layouts.yaml, compiled in as kDefaultMigLayoutsYaml).
+// H100-80GB are bundled (src/planning/mig_layouts.yaml, compiled in as kDefaultMigLayoutsYaml).
 //
 // Which GPU a node has comes from its labels (nvidia.com/gpu.product, else nvidia.com/gpu.memory):
 // gpusched knows the MIG profiles of a few models (KnownMigModels), each with the PCI IDs its
@@ -16,8 +16,8 @@
 // asks for exists on that model within one GPU's memory and compute slices (slice counts, not the
 // placement slots); otherwise the layout is not offered for that node. Value types and pure
 // functions; thread-safe.
-#ifndef GPUSCHED_CAPACITY_MIG_LAYOUTS_H_
-#define GPUSCHED_CAPACITY_MIG_LAYOUTS_H_
+#ifndef GPUSCHED_PLANNING_MIG_LAYOUTS_H_
+#define GPUSCHED_PLANNING_MIG_LAYOUTS_H_
 
 #include <cstdint>
 #include <map>
@@ -31,7 +31,7 @@
 
 namespace gpusched {
 
-// The bundled layouts (src/capacity/mig_layouts.yaml).
+// The bundled layouts (src/planning/mig_layouts.yaml).
 extern const std::string_view kDefaultMigLayoutsYaml;
 
 // Limits on a layouts file: the MIG manager's default has about 50 layouts of a few specs.
@@ -107,4 +107,4 @@ std::string ResourceProfileOf(std::string_view profile);
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_MIG_LAYOUTS_H_
+#endif  // GPUSCHED_PLANNING_MIG_LAYOUTS_H_

@@ -1,5 +1,5 @@
 // FragmentationOf: the packing benchmark's fragmentation measure (gpusched/packing/fragmentation.h)
-// applied to a live cluster snapshot, for the /metrics gauges.
+// applied to a live cluster snapshot, for the /metrics gauges and the capacity report.
 //
 // The live inventory counts whole devices, so each node's free nvidia.com/gpu units are fully
 // idle; its free MIG slices count by their compute slices. The target workload is the default
@@ -7,8 +7,8 @@
 // shapes). A node's idle GPUs count as fragment for a shape that needs more GPUs than the node has
 // free, its free slices for a MIG shape whose profile it lacks. CPU is not tracked live and not
 // part of the fit. Pure; thread-safe.
-#ifndef GPUSCHED_METRICS_CLUSTER_FRAGMENTATION_H_
-#define GPUSCHED_METRICS_CLUSTER_FRAGMENTATION_H_
+#ifndef GPUSCHED_CLUSTER_CLUSTER_FRAGMENTATION_H_
+#define GPUSCHED_CLUSTER_CLUSTER_FRAGMENTATION_H_
 
 #include "gpusched/cluster/cluster_snapshot.h"
 
@@ -23,4 +23,4 @@ ClusterFragmentation FragmentationOf(const ClusterSnapshot& snapshot);
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_METRICS_CLUSTER_FRAGMENTATION_H_
+#endif  // GPUSCHED_CLUSTER_CLUSTER_FRAGMENTATION_H_

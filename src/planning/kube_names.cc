@@ -1,4 +1,4 @@
-#include "gpusched/capacity/kube_names.h"
+#include "gpusched/planning/kube_names.h"
 
 #include <algorithm>
 

@@ -36,8 +36,8 @@
 // classes x layouts x profiles, plus a whole-GPU check of O(p log p) for p pending whole-GPU pods
 // per change tried, and there are at most kMaxMigAdvisedNodes steps. At most kMaxAdvicePods
 // pending pods are read. Pure functions; thread-safe.
-#ifndef GPUSCHED_CAPACITY_MIG_ADVICE_H_
-#define GPUSCHED_CAPACITY_MIG_ADVICE_H_
+#ifndef GPUSCHED_PLANNING_MIG_ADVICE_H_
+#define GPUSCHED_PLANNING_MIG_ADVICE_H_
 
 #include <cstdint>
 #include <map>
@@ -45,10 +45,10 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/capacity/kube_names.h"
-#include "gpusched/capacity/mig_layouts.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/planning/kube_names.h"
+#include "gpusched/planning/mig_layouts.h"
 #include "gpusched/policy/policy.h"
 
 namespace gpusched {
@@ -112,13 +112,6 @@ struct MigAdvice {
 MigAdvice AdviseMigLayouts(const ClusterSnapshot& snapshot, const MigLayouts& layouts,
                            const MigDemand& demand);
 
-std::string FormatMigAdviceText(const MigAdvice& advice);
-// {"inventory", "layouts", "demand": {"slices": {p: n}, "pods": {p: n}, "wholeGpuPods": n,
-// "wholeGpuPodsFit": n}, "freeSlices": {p: n}, "candidates": n, "advice": [{"node", "model",
-// "gpus", "currentLayout", "layout", "serves": {p: n}, "offers": {"gpu": n, "mig-<p>": n},
-// "command"}], "served": {p: n}, "stillWaiting": {p: n}, "skipped": {reason: n}}
-std::string FormatMigAdviceJson(const MigAdvice& advice);
-
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_MIG_ADVICE_H_
+#endif  // GPUSCHED_PLANNING_MIG_ADVICE_H_

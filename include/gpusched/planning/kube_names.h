@@ -3,8 +3,8 @@
 // or a file could otherwise carry a flag (`--all`), a second command or an escape sequence into a
 // shell. A command is built only from names that pass; otherwise the reason it is refused.
 // Pure functions; thread-safe.
-#ifndef GPUSCHED_CAPACITY_KUBE_NAMES_H_
-#define GPUSCHED_CAPACITY_KUBE_NAMES_H_
+#ifndef GPUSCHED_PLANNING_KUBE_NAMES_H_
+#define GPUSCHED_PLANNING_KUBE_NAMES_H_
 
 #include <string>
 #include <string_view>
@@ -29,4 +29,4 @@ KubectlLine LabelNodeCommand(std::string_view node, std::string_view key, std::s
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_KUBE_NAMES_H_
+#endif  // GPUSCHED_PLANNING_KUBE_NAMES_H_

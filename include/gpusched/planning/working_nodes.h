@@ -8,8 +8,8 @@
 // ChargePod and ReleasePod change a node's usage as the ledger counts a bound pod arriving and
 // leaving (gpusched/cluster/cluster_ledger.h). Used by the defragmentation plan; capacity's counts
 // charge copies of single nodes with ChargePod. Not synchronized; the snapshot must outlive it.
-#ifndef GPUSCHED_CAPACITY_WORKING_NODES_H_
-#define GPUSCHED_CAPACITY_WORKING_NODES_H_
+#ifndef GPUSCHED_PLANNING_WORKING_NODES_H_
+#define GPUSCHED_PLANNING_WORKING_NODES_H_
 
 #include <cstdint>
 #include <memory>
@@ -56,4 +56,4 @@ std::optional<size_t> BestPlacement(const Policy::Selection& selection, const Po
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_WORKING_NODES_H_
+#endif  // GPUSCHED_PLANNING_WORKING_NODES_H_

@@ -15,8 +15,8 @@
 // A row draws at most kSvgMaxCellsPerNode cells, then "+N more"; the output therefore grows
 // linearly with the node count (a fixed cell size; the picture grows in height), about 1.5 KB per
 // node at most. Pure functions; thread-safe.
-#ifndef GPUSCHED_CAPACITY_CAPACITY_SVG_H_
-#define GPUSCHED_CAPACITY_CAPACITY_SVG_H_
+#ifndef GPUSCHED_PLANNING_CAPACITY_SVG_H_
+#define GPUSCHED_PLANNING_CAPACITY_SVG_H_
 
 #include <array>
 #include <cstdint>
@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gpusched/capacity/capacity.h"
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/planning/capacity.h"
 
 namespace gpusched {
 
@@ -66,4 +66,4 @@ std::string FormatCapacitySvg(const CapacityReport& report, const ClusterSnapsho
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CAPACITY_CAPACITY_SVG_H_
+#endif  // GPUSCHED_PLANNING_CAPACITY_SVG_H_

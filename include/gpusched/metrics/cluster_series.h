@@ -1,0 +1,16 @@
+// The series of a cluster snapshot: nodes, bound and GPU pods, each GPU resource's allocatable and
+// allocated units per product, and FGD's fragmentation (cluster/cluster_fragmentation.h). The
+// server registers them for the snapshot it serves (app/server_app.h). Pure; thread-safe.
+#ifndef GPUSCHED_METRICS_CLUSTER_SERIES_H_
+#define GPUSCHED_METRICS_CLUSTER_SERIES_H_
+
+#include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/metrics/series_writer.h"
+
+namespace gpusched {
+
+void WriteClusterSeries(const ClusterSnapshot& snapshot, SeriesWriter& out);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_METRICS_CLUSTER_SERIES_H_

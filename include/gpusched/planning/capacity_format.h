@@ -1,0 +1,27 @@
+// The capacity report (gpusched/planning/capacity.h) as `gpusched capacity` prints it: a table per
+// grouping, or one JSON object (also served by GET /capacity), and the GPU figures as every
+// planning report prints them. Pure; thread-safe.
+#ifndef GPUSCHED_PLANNING_CAPACITY_FORMAT_H_
+#define GPUSCHED_PLANNING_CAPACITY_FORMAT_H_
+
+#include <string>
+
+#include "gpusched/planning/capacity.h"
+
+namespace gpusched {
+
+// A GPU figure as the reports print it: up to two decimals, trailing zeros dropped (12, 2.5, 0.14).
+std::string FormatGpus(double v);
+
+// A table per grouping (products, then pools), then the cluster's line; every name from the
+// inventory quoted, so a label cannot start a line of its own or reach the terminal as an escape.
+std::string FormatCapacityText(const CapacityReport& report);
+// One JSON object: {"inventory", "policy", "profile", "shapes": [...], "cluster": G, "products":
+// {name: G}, "poolLabel", "pools": {value: G}}, G = {"nodes", "gpus": {"total", "allocated",
+// "idle", "fragmented"[, "sharedReplicas", "sharedAllocated"][, "migSlices",
+// "migSlicesAllocated"]}, "fits": {shape: N}[, "capped": [shape...]]}.
+std::string FormatCapacityJson(const CapacityReport& report);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLANNING_CAPACITY_FORMAT_H_

@@ -1,0 +1,22 @@
+// The defragmentation plans (gpusched/planning/defrag_plan.h) as `gpusched defrag-plan` prints
+// them: a paragraph per waiting pod, or one JSON object. Names from the cluster are quoted in the
+// text. Pure; thread-safe.
+#ifndef GPUSCHED_PLANNING_DEFRAG_PLAN_FORMAT_H_
+#define GPUSCHED_PLANNING_DEFRAG_PLAN_FORMAT_H_
+
+#include <string>
+
+#include "gpusched/planning/defrag_plan.h"
+
+namespace gpusched {
+
+// One paragraph per waiting pod under a heading.
+std::string FormatDefragPlanText(const DefragReport& report);
+// {"inventory", "policy", "budgets", "budgetsSkipped", "waiting", "plans": [{"pod", "profile",
+// "priority", "requests": {resource: units}, "outcome": "fits-now" | "plan" | "no-plan",
+// "node", "moves": [{"pod", "from", "to", "gpus"}], "gpusFreed", "searchCut", "why"}]}.
+std::string FormatDefragPlanJson(const DefragReport& report);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLANNING_DEFRAG_PLAN_FORMAT_H_

@@ -1,0 +1,84 @@
+// DefragSearch: the candidate search of a defragmentation plan (gpusched/planning/defrag_plan.h)
+// for one waiting pod that fits nowhere now: the target nodes (those that turn it away for pods in
+// use only) with the pods that may move off them, fewest first, then on each the subsets of those
+// pods, within the search bounds, whose moves make room and whose pods all find a destination.
+// It changes nothing: the working nodes it tries destinations on are left as they were. Not
+// synchronized; everything given must outlive it.
+#ifndef GPUSCHED_PLANNING_DEFRAG_SEARCH_H_
+#define GPUSCHED_PLANNING_DEFRAG_SEARCH_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpusched/engine/cycle.h"
+#include "gpusched/engine/engine.h"
+#include "gpusched/planning/defrag_candidates.h"
+#include "gpusched/planning/defrag_plan.h"
+#include "gpusched/planning/working_nodes.h"
+#include "gpusched/policy/policy.h"
+
+namespace gpusched {
+
+// One node's way to take the waiting pod: the pods (DefragCandidates indices) to move, and where
+// each goes (node indices, in the same order).
+struct NodePlan {
+  size_t node = 0;
+  std::vector<size_t> moves;
+  std::vector<size_t> destinations;
+  int64_t gpu_milli = 0;
+};
+
+// What the search found for one waiting pod, and why the nodes and pods it met did not serve.
+struct DefragSearchResult {
+  std::optional<NodePlan> best;  // fewest moves, then fewest GPUs moved, then the node's name
+  size_t helpable = 0;           // nodes that turn it away for pods in use only
+  bool cut = false;              // a bound stopped the search: `best` may not be minimal
+  std::map<std::string, size_t> unresolvable;  // the reasons of the other nodes, quoted
+  std::map<std::string, size_t> stays;         // why pods may not move, per pod and node
+  std::map<std::string, size_t> dropped;       // why target nodes gave no plan
+};
+
+class DefragSearch {
+ public:
+  // `selection` and `cycle` judge the waiting pod (Policy::Select, Selection::OpenCycle).
+  DefragSearch(const Policy& policy, const Policy::Selection& selection, const Cycle& cycle,
+               const DefragOptions& options, WorkingNodes& nodes, DefragCandidates& pods);
+
+  DefragSearchResult Run(const PodInfo& waiting, const ResourceList& demand);
+
+ private:
+  // The best plan on `target`, never worse than `best`, within the search bounds.
+  std::optional<NodePlan> SearchNode(size_t target, std::vector<size_t> movable,
+                                     const ResourceList& demand,
+                                     const std::optional<NodePlan>& best);
+  // `movable` with the pods that free the most of `demand` first, then the most GPUs, then by
+  // name (so the search is deterministic), cut at max_candidates_per_node.
+  void Rank(std::vector<size_t>& movable, const ResourceList& demand) const;
+  // The plans of `size` pods of `movable` that make room on `target`, fewest GPUs moved first
+  // (then `movable`'s order); those found before the check bound, when it stops the search.
+  std::vector<NodePlan> FittingSubsets(size_t target, std::span<const size_t> movable, size_t size);
+  // Whether the waiting pod passes the filter on `target` with the pods `moved` gone; counts a
+  // check, and false with `cut` set once the checks are spent.
+  bool CheckFitsWithout(size_t target, std::span<const size_t> moved);
+  // Where each of `moved` would go once off `target` (node indices), or nullopt when one finds no
+  // node. Leaves the working nodes as they were.
+  std::optional<std::vector<size_t>> Destinations(size_t target, std::span<const size_t> moved);
+
+  const Policy& policy_;
+  const Engine& engine_;
+  const Cycle& cycle_;
+  const DefragOptions& options_;
+  WorkingNodes& nodes_;
+  DefragCandidates& pods_;
+  size_t checks_ = 0;
+  size_t trials_ = 0;
+  DefragSearchResult result_;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLANNING_DEFRAG_SEARCH_H_

@@ -1,0 +1,23 @@
+// The MIG layout advice (gpusched/planning/mig_advice.h) as `gpusched mig-advice` prints it: a
+// summary, then a commented `kubectl label` line per advised node (or why none is printed), or one
+// JSON object. Every value from the cluster or a file is quoted, so none starts a line of its own.
+// Pure; thread-safe.
+#ifndef GPUSCHED_PLANNING_MIG_ADVICE_FORMAT_H_
+#define GPUSCHED_PLANNING_MIG_ADVICE_FORMAT_H_
+
+#include <string>
+
+#include "gpusched/planning/mig_advice.h"
+
+namespace gpusched {
+
+std::string FormatMigAdviceText(const MigAdvice& advice);
+// {"inventory", "layouts", "demand": {"slices": {p: n}, "pods": {p: n}, "wholeGpuPods": n,
+// "wholeGpuPodsFit": n}, "freeSlices": {p: n}, "candidates": n, "advice": [{"node", "model",
+// "gpus", "currentLayout", "layout", "serves": {p: n}, "offers": {"gpu": n, "mig-<p>": n},
+// "command"}], "served": {p: n}, "stillWaiting": {p: n}, "skipped": {reason: n}}
+std::string FormatMigAdviceJson(const MigAdvice& advice);
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_PLANNING_MIG_ADVICE_FORMAT_H_
