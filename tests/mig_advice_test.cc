@@ -273,10 +273,17 @@ TEST(MigAdvice, a_layout_is_offered_only_where_its_profiles_exist) {
   EXPECT_FALSE(OfferOf(parse("  - {devices: all, mig-enabled: false}\n"
                              "  - {devices: [1], mig-enabled: false}\n"),
                        *h100, 2));
-  // Every bundled layout applies to some known model.
+  // Every bundled layout applies to some model gpusched knows (A100-40GB, A100-80GB, H100-80GB).
   for (const auto& [name, layout] : layouts.layouts) {
     bool applies = false;
-    for (const auto& model : KnownMigModels()) applies |= OfferOf(layout, model, 8).has_value();
+    for (const char* product :
+         {"NVIDIA-A100-SXM4-40GB", "NVIDIA-A100-SXM4-80GB", "NVIDIA-H100-80GB-HBM3"}) {
+      GpuLabels labels;
+      labels.product = product;
+      const MigGpuModel* model = MigModelOf(labels);
+      ASSERT_NE(model, nullptr) << product;
+      applies |= OfferOf(layout, *model, 8).has_value();
+    }
     EXPECT_TRUE(applies) << name;
   }
 }

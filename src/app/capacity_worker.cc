@@ -1,6 +1,4 @@
 #include "gpusched/app/capacity_worker.h"
-#include "gpusched/planning/capacity_format.h"
-#include "gpusched/planning/why_pending_format.h"
 
 #include <exception>
 #include <string_view>
@@ -9,6 +7,8 @@
 
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/json_writer.h"
+#include "gpusched/planning/capacity_format.h"
+#include "gpusched/planning/why_pending_format.h"
 
 namespace gpusched {
 namespace {
@@ -47,41 +47,29 @@ CapacityWorker::CapacityWorker(const Published<ClusterSnapshot>& snapshots,
       policies_(policies),
       ready_(std::move(ready)),
       options_(std::move(options)),
-      thread_([this] { Loop(); }) {}
+      polling_(options_.poll, [this] { Turn(); }) {
+  polling_.Wake();  // the first look at once, not one poll later
+}
 
 CapacityWorker::~CapacityWorker() {
   cancellation_.Cancel();  // a report in progress stops at its next node or pod
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  polling_.Stop();
 }
 
-void CapacityWorker::Loop() {
-  Clock::time_point next_allowed = Clock::now();
-  bool have = false;
-  uint64_t last_generation = 0;
-  std::string last_digest;
-  std::unique_lock lock(mu_);
-  while (!stopping_) {
-    lock.unlock();
-    auto snapshot = snapshots_.Get();
-    auto policy = policies_.Get();
-    if (snapshot && policy && ready_() && Clock::now() >= next_allowed &&
-        (!have || snapshot->generation() != last_generation || policy->digest() != last_digest)) {
-      Compute(*snapshot, *policy);
-      // Throttled from this attempt's end: at most one report per interval, however often the
-      // snapshot changes; a failed attempt is not retried before the inputs change.
-      have = true;
-      last_generation = snapshot->generation();
-      last_digest = policy->digest();
-      next_allowed = Clock::now() + options_.min_interval;
-    }
-    lock.lock();
-    wake_.wait_for(lock, options_.poll, [this] { return stopping_; });
+void CapacityWorker::Turn() {
+  auto snapshot = snapshots_.Get();
+  auto policy = policies_.Get();
+  if (!snapshot || !policy || !ready_() || Clock::now() < next_allowed_) return;
+  if (have_ && snapshot->generation() == last_generation_ && policy->digest() == last_digest_) {
+    return;
   }
+  Compute(*snapshot, *policy);
+  // Throttled from this attempt's end: at most one report per interval, however often the
+  // snapshot changes; a failed attempt is not retried before the inputs change.
+  have_ = true;
+  last_generation_ = snapshot->generation();
+  last_digest_ = policy->digest();
+  next_allowed_ = Clock::now() + options_.min_interval;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/packing/fragmentation.h"
 
 namespace gpusched {
 namespace {

@@ -257,8 +257,6 @@ const MigProfileShape* MigGpuModel::Profile(std::string_view profile) const {
   return nullptr;
 }
 
-std::span<const MigGpuModel> KnownMigModels() { return kModels; }
-
 const MigGpuModel* MigModelOf(const GpuLabels& gpu) {
   std::string product = Upper(gpu.product);
   if (size_t mig = product.find("-MIG-"); mig != std::string::npos) product.resize(mig);

@@ -372,7 +372,10 @@ void CheckMigLayoutsReader(std::string_view input) {
   for (const auto& [name, layout] : parsed.layouts->layouts) {
     Require(!name.empty() && name.size() <= 63 && name.find(' ') == std::string::npos,
             "mig layouts: names are label values");
-    for (const MigGpuModel& model : KnownMigModels()) {
+    for (const char* product : {"A100-SXM4-40GB", "A100-SXM4-80GB", "H100-80GB-HBM3"}) {
+      GpuLabels labels;
+      labels.product = product;
+      const MigGpuModel& model = *MigModelOf(labels);
       for (int64_t gpus : {1, 8}) {
         auto offer = OfferOf(layout, model, gpus);
         if (!offer) continue;

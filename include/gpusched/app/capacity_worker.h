@@ -17,13 +17,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
@@ -33,6 +30,7 @@
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_transport.h"
 #include "gpusched/util/cancellation.h"
+#include "gpusched/util/periodic.h"
 #include "gpusched/util/published.h"
 
 namespace gpusched {
@@ -100,7 +98,9 @@ class CapacityWorker {
   void WriteSeries(SeriesWriter& out) const;
 
  private:
-  void Loop();
+  // One look at the published snapshot and policy: both reports when they changed and the
+  // interval allows.
+  void Turn();
   // Both reports of `snapshot` under `policy`, each kept when it succeeds.
   void Compute(const ClusterSnapshot& snapshot, const Policy& policy);
 
@@ -111,10 +111,12 @@ class CapacityWorker {
   ReportSlot<CapacityResult> capacity_;
   ReportSlot<WhyPendingResult> pending_;
   Cancellation cancellation_;  // raised by the destructor
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  // What the last attempt described; only the polling thread touches them.
+  std::chrono::steady_clock::time_point next_allowed_{};
+  bool have_ = false;
+  uint64_t last_generation_ = 0;
+  std::string last_digest_;
+  PeriodicThread polling_;  // last: it starts once everything it reads is built
 };
 
 }  // namespace gpusched

@@ -10,12 +10,12 @@
 // H100-80GB are bundled (src/planning/mig_layouts.yaml, compiled in as kDefaultMigLayoutsYaml).
 //
 // Which GPU a node has comes from its labels (nvidia.com/gpu.product, else nvidia.com/gpu.memory):
-// gpusched knows the MIG profiles of a few models (KnownMigModels), each with the PCI IDs its
-// product name stands for, which device filters are matched against. A layout applies to a node
-// when every one of its GPUs is matched by exactly one spec, and every profile a matching spec
-// asks for exists on that model within one GPU's memory and compute slices (slice counts, not the
-// placement slots); otherwise the layout is not offered for that node. Value types and pure
-// functions; thread-safe.
+// gpusched knows the MIG profiles of a few models (A100-40GB, A100-80GB, H100-80GB; MigModelOf),
+// each with the PCI IDs its product name stands for, which device filters are matched against. A
+// layout applies to a node when every one of its GPUs is matched by exactly one spec, and every
+// profile a matching spec asks for exists on that model within one GPU's memory and compute slices
+// (slice counts, not the placement slots); otherwise the layout is not offered for that node. Value
+// types and pure functions; thread-safe.
 #ifndef GPUSCHED_PLANNING_MIG_LAYOUTS_H_
 #define GPUSCHED_PLANNING_MIG_LAYOUTS_H_
 
@@ -59,8 +59,6 @@ struct MigGpuModel {
   const MigProfileShape* Profile(std::string_view name) const;
 };
 
-// Every model gpusched knows: A100-40GB, A100-80GB, H100-80GB.
-std::span<const MigGpuModel> KnownMigModels();
 // The model of a node's GPUs from its labels: the product (an old driver's spelling without
 // "NVIDIA-", a "-MIG-<profile>" suffix under the single strategy are understood), the memory label
 // when the product does not say 40GB or 80GB; nullptr when unknown.
