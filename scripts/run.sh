@@ -4,7 +4,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=Release -- gpusched
+# Unity-built, as the image test builds it (Dockerfile): the configuration the test command
+# proves, and the faster one from scratch.
+"$root/scripts/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=Release -DGPUSCHED_UNITY_BUILD=ON -- gpusched
 cat <<MSG
 
 gpusched is starting on http://127.0.0.1:8888 with the bundled sample cluster.

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gpusched/app/command_line.h"
+#include "gpusched/app/inventory_source.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/kube/live_inventory.h"
 #include "gpusched/server/logging.h"
