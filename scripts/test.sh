@@ -69,6 +69,14 @@ wait_for() {
 
 env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 2 --timeout 300 \
   -LE 'e2e|image'
+
+# The e2e tests mostly wait on kube-scheduler: the ThreadSanitizer tests run beside their tail
+# instead of after it.
+phase "test where threads meet under ThreadSanitizer (build in the background)"
+wait_for "$tsan_build" "$tsan_log" "ThreadSanitizer build" 40
+TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
+  run_ctest "$root/build-tsan" -L unit
+
 wait_for "$e2e" "$e2e_log" "end-to-end tests (ASan+UBSan build)" 200
 cat "$e2e_log"
 # Say which control planes the e2e tests ran on, or why they were skipped (stack.sh's SKIP lines).
@@ -86,10 +94,6 @@ fi
 phase "end-to-end tests: $e2e_passed passed, $e2e_skipped skipped${planes:+, on Kubernetes $planes}"
 if ((e2e_skipped > 0)); then phase "end-to-end tests SKIPPED: ${why:-run `ctest -L e2e -V` in build-asan to see why}"; fi
 
-phase "build (in the background) and test where threads meet under ThreadSanitizer"
-wait_for "$tsan_build" "$tsan_log" "ThreadSanitizer build" 40
-TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
-  run_ctest "$root/build-tsan" -L unit
 wait_for "$image" "$image_log" "image test" 60
 cat "$image_log"
 trap - EXIT
