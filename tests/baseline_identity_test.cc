@@ -136,10 +136,9 @@ TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer)
     std::set<int64_t> cpu_reserve_scores;
     for (const auto& requests : pods) {
       PodInfo pod = testing::MakePod("p", requests);
-      const Engine& engine = *policy.Select(pod).engine;
-      auto cycle = engine.NewCycle(pod, snapshot);
-      std::vector<NodeEvaluation> grouped = engine.Evaluate(*cycle, by_class);
-      std::vector<NodeEvaluation> each = engine.Evaluate(*cycle, nodes);
+      Policy::Judgement judged = policy.Judge(pod, snapshot);
+      std::vector<NodeEvaluation> grouped = judged.engine().Evaluate(*judged.cycle, by_class);
+      std::vector<NodeEvaluation> each = judged.engine().Evaluate(*judged.cycle, nodes);
       ASSERT_EQ(grouped.size(), each.size());
       for (size_t i = 0; i < each.size(); ++i) {
         ExpectSameEvaluation(grouped[i], each[i], nodes[i]->info.name);
@@ -148,7 +147,8 @@ TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer)
           if (s.plugin == "cpu-reserve") cpu_reserve_scores.insert(std::llround(s.score));
         }
       }
-      EXPECT_EQ(engine.Prioritize(*cycle, by_class), engine.Prioritize(*cycle, nodes));
+      EXPECT_EQ(judged.engine().Prioritize(*judged.cycle, by_class),
+                judged.engine().Prioritize(*judged.cycle, nodes));
     }
     // cpu-reserve told nodes apart.
     EXPECT_GT(cpu_reserve_scores.size(), 3u);

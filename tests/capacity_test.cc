@@ -35,7 +35,6 @@ std::vector<std::string> PlaceOneByOne(const Policy& policy, const ClusterSnapsh
   std::vector<NodeState> work;
   for (const auto& n : snapshot.nodes()) work.push_back(*n);
   PodInfo pod = testing::MakePod("reference", ResourceList{{shape.resource, Units(shape.count)}});
-  Policy::Selection selection = policy.Select(pod);
   std::vector<std::string> placed;
   while (placed.size() < limit) {
     std::vector<NodeState*> eligible;
@@ -46,8 +45,8 @@ std::vector<std::string> PlaceOneByOne(const Policy& policy, const ClusterSnapsh
         all.push_back(&n);
       }
     }
-    auto cycle = selection.engine->NewCycle(pod, snapshot);
-    std::vector<Verdict> verdicts = selection.engine->Filter(*cycle, all);
+    Policy::Judgement judged = policy.Judge(pod, snapshot);
+    std::vector<Verdict> verdicts = judged.engine().Filter(*judged.cycle, all);
     std::vector<const NodeState*> passing;
     std::vector<size_t> index;
     for (size_t i = 0; i < all.size(); ++i) {
@@ -57,7 +56,7 @@ std::vector<std::string> PlaceOneByOne(const Policy& policy, const ClusterSnapsh
       }
     }
     if (passing.empty()) break;
-    std::vector<int64_t> scores = selection.engine->Prioritize(*cycle, passing);
+    std::vector<int64_t> scores = judged.engine().Prioritize(*judged.cycle, passing);
     size_t best = 0;
     for (size_t j = 1; j < scores.size(); ++j) {
       if (scores[j] > scores[best]) best = j;

@@ -118,10 +118,11 @@ void ExpectEngineAccepts(const Cluster& c, const DefragReport& report,
   for (const auto& p : c.pods) by_name[p.namespace_name + "/" + p.name] = &p;
   for (const auto& p : waiting) by_name[p.namespace_name + "/" + p.name] = &p;
   auto passes = [&](const PodInfo& pod, const NodeState& node) {
-    Policy::Selection s = DefaultPolicy().Select(pod);
-    auto cycle = s.engine->NewCycle(pod, *c.snapshot);
+    Policy::Judgement judged = DefaultPolicy().Judge(pod, *c.snapshot);
     const NodeState* one[] = {&node};
-    return s.engine->Filter(*cycle, std::span<const NodeState* const>(one))[0].passed();
+    return judged.engine()
+        .Filter(*judged.cycle, std::span<const NodeState* const>(one))[0]
+        .passed();
   };
   for (const PodDefragPlan& plan : report.plans) {
     if (plan.outcome == DefragOutcome::kNoPlan) continue;

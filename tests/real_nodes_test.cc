@@ -192,10 +192,9 @@ TEST_P(RealNodes, probe_verdicts_agree_through_engine_explain_service_and_capaci
     SCOPED_TRACE(std::string(probe.name));
     PodInfo pod = testing::PodFromJson(PodJson(probe));
 
-    Policy::Selection selection = policy.Select(pod);
-    auto cycle = selection.engine->NewCycle(pod, *snapshot, selection.error);
+    Policy::Judgement judged = policy.Judge(pod, *snapshot);
     const NodeState* nodes[] = {&node};
-    Verdict engine = selection.engine->Filter(*cycle, nodes).front();
+    Verdict engine = judged.engine().Filter(*judged.cycle, nodes).front();
     EXPECT_EQ(Letter(engine.code), want.verdicts[i]) << engine.reason;
 
     Explanation explained = Explain(policy, *snapshot, pod);

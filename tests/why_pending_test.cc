@@ -75,9 +75,9 @@ std::vector<Verdict> FilterAlone(const ClusterSnapshot& snapshot, const PodInfo&
   for (const auto& n : snapshot.nodes()) {
     if (MeetsRequiredPins(pod.pins, n->info.pin_labels)) judged.push_back(n.get());
   }
-  Policy::Selection selection = DefaultPolicy().Select(pod);
-  cycle = selection.engine->NewCycle(pod, snapshot, selection.error);
-  return selection.engine->Filter(*cycle, judged);
+  Policy::Judgement judgement = DefaultPolicy().Judge(pod, snapshot);
+  cycle = std::move(judgement.cycle);
+  return judgement.engine().Filter(*cycle, judged);
 }
 
 // The cases the operations guide shows, on the sample cluster.
