@@ -1,17 +1,18 @@
 // CapacityWorker: the capacity report (gpusched/planning/capacity.h) and the why-pending report
 // (gpusched/planning/why_pending.h) of the serving snapshot, computed on a thread of its own and
-// kept for GET /capacity and GET /why-pending on the ops listener and for the gpusched_capacity_*
-// and gpusched_pending_* gauges. A report takes seconds on a large cluster, so neither a verb's
-// thread nor a request's thread ever computes one: they read the last result. The two reports are
-// computed one after the other from the same snapshot and policy; one that fails keeps its last
-// good result and does not hold back the other.
+// kept for GET /capacity and GET /why-pending (on the reports listener, --reports-listen, else the
+// ops listener) and for the gpusched_capacity_* and gpusched_pending_* gauges. A report takes
+// seconds on a large cluster, so neither a verb's thread nor a request's thread ever computes one:
+// they read the last result. The two reports are computed one after the other from the same
+// snapshot and policy; one that fails keeps its last good result and does not hold back the other.
 //
-// The thread looks at the published snapshot and policy every `poll` and computes a new report
-// only when the snapshot's generation or the policy's digest changed since the last one, and at
-// most once per `min_interval` (kCapacityInterval for `gpusched serve`), so a busy cluster whose
-// snapshot changes many times a second costs one report per interval. Destroying the worker
-// cancels a report in progress (Cancellation, checked between nodes and between pods), so a
-// shutdown waits for one node's or one pod's judgement, not for a whole report.
+// The thread (a PeriodicThread) looks at the published snapshot and policy every `poll` and
+// computes new reports only when the snapshot's generation or the policy's digest changed since
+// the last ones, and at most once per `min_interval` (`gpusched serve --report-interval`, default
+// kCapacityInterval), so a busy cluster whose snapshot changes many times a second costs one pair
+// of reports per interval. Destroying the worker cancels a report in progress (Cancellation,
+// checked between nodes and between pods), so a shutdown waits for one node's or one pod's
+// judgement, not for a whole report.
 #ifndef GPUSCHED_APP_CAPACITY_WORKER_H_
 #define GPUSCHED_APP_CAPACITY_WORKER_H_
 
@@ -35,7 +36,7 @@
 
 namespace gpusched {
 
-// At most one capacity report per this interval in `gpusched serve`.
+// The default of `gpusched serve --report-interval`: at most one pair of reports per interval.
 inline constexpr std::chrono::seconds kCapacityInterval{30};
 
 struct CapacityResult {

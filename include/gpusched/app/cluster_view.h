@@ -1,4 +1,4 @@
-// ClusterView: the one-shot view of a cluster that the reporting commands (capacity and the
+// ClusterView: the one-shot view of a cluster that the one-shot commands (explain, capacity and the
 // planning reports) read: a policy and one complete snapshot, from an inventory file, the bundled
 // sample cluster or an API server (listed once, then left). The flags that choose it are declared
 // here once (the inventory's own in gpusched/app/inventory_choice.h, shared with serve), so every

@@ -1,8 +1,9 @@
 // ServerApp: the extender service as `gpusched serve` runs it, assembled in one place for the
 // binary, the tests and the benchmarks: a published policy (reloaded from its file when one is
 // named), an inventory source, Prometheus metrics over both, the extender service, and the HTTP
-// listeners (the verbs with probes and /metrics, and optionally a plain listener for probes and
-// /metrics alone). Its listeners give free heap back after a burst of large requests
+// listeners: the verbs with probes and /metrics; optionally a plain ops listener for probes and
+// /metrics (and the reports, /capacity and /why-pending, unless a reports listener of their own
+// takes them). Its listeners give free heap back after a burst of large requests
 // (ReleaseFreeMemory, app/process_setup.h) unless their options name another
 // `after_large_requests`; the process-wide settings are the caller's (SetUpServingProcess, before
 // any thread starts).

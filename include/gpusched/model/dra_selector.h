@@ -47,7 +47,7 @@ class DraSelector {
   // Whether `device` of `driver` matches; nullopt when unsupported or when evaluation fails.
   std::optional<bool> Matches(std::string_view driver, const DraDevice& device) const;
 
-  struct Node;  // the expression's syntax tree (dra_selector.cc)
+  struct Node;  // the expression's syntax tree (src/model/dra_selector_tree.h)
 
  private:
   std::shared_ptr<const Node> root_;
