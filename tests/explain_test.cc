@@ -18,10 +18,9 @@ PodInfo PodFile(const std::string& relative) {
 
 std::shared_ptr<const Policy> PolicyFile(const std::string& relative) {
   if (relative.empty()) return std::make_shared<const Policy>(DefaultPolicySpec());
-  std::vector<std::string> errors;
-  auto p = LoadPolicy(relative, errors);  // relative to the source dir: see the test's chdir
-  if (!p) throw std::runtime_error(errors.at(0));
-  return p;
+  auto p = LoadPolicy(relative);  // relative to the source dir: see the test's chdir
+  if (!p.ok()) throw std::runtime_error(p.problems.lines().at(0));
+  return p.value;
 }
 
 TEST(Explain, ranks_passing_nodes_and_explains_the_rest) {

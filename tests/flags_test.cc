@@ -1,7 +1,7 @@
 #include "gpusched/cli/flags.h"
 
 #include "gpusched/cli/flag_values.h"
-#include "gpusched/cli/validated.h"
+#include "gpusched/util/validated.h"
 
 #include <gtest/gtest.h>
 

@@ -45,12 +45,12 @@ TEST(InputError, every_yaml_reader_places_a_syntax_error_alike) {
   auto starts_with_place = [](const std::string& error) {
     EXPECT_EQ(error.substr(0, kWhere.size()), kWhere) << error;
   };
-  PolicyParseResult policy = ParsePolicy(kBrokenYaml, "broken.yaml");
-  ASSERT_EQ(policy.errors.size(), 1u);
-  starts_with_place(policy.errors[0]);
-  MigLayoutsParseResult layouts = ParseMigLayouts(kBrokenYaml, "broken.yaml");
-  ASSERT_EQ(layouts.errors.size(), 1u);
-  starts_with_place(layouts.errors[0]);
+  Validated<PolicySpec> policy = ParsePolicy(kBrokenYaml, "broken.yaml");
+  ASSERT_EQ(policy.problems.lines().size(), 1u);
+  starts_with_place(policy.problems.lines()[0]);
+  Validated<MigLayouts> layouts = ParseMigLayouts(kBrokenYaml, "broken.yaml");
+  ASSERT_EQ(layouts.problems.lines().size(), 1u);
+  starts_with_place(layouts.problems.lines()[0]);
   starts_with_place(Thrown([] { ParseScenario(kBrokenYaml, "broken.yaml"); }));
 
   auto dir = std::filesystem::temp_directory_path() / "gpusched_input_error_test";

@@ -216,12 +216,11 @@ TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {
   }
   EXPECT_TRUE(mounted) << "the Deployment does not mount " << generator["name"];
   EXPECT_EQ(generator["files"][0].as<std::string>(), "policy.yaml");
-  std::vector<std::string> errors;
-  auto loaded = LoadPolicy((kManifests / "policy" / "policy.yaml").string(), errors);
-  ASSERT_NE(loaded, nullptr) << (errors.empty() ? "" : errors[0]);
+  auto loaded = LoadPolicy((kManifests / "policy" / "policy.yaml").string());
+  ASSERT_TRUE(loaded.ok()) << loaded.problems.lines()[0];
   // The README's registration relies on it: a GPU pod gets one node back from the filter, so
   // kube-scheduler calls nothing else for it (tests/e2e run gpusched with this policy).
-  EXPECT_TRUE(loaded->spec().filter_best_only);
+  EXPECT_TRUE(loaded.value->spec().filter_best_only);
 }
 
 const fs::path kRecommended = kManifests / "scheduler-config" / "extender-recommended.yaml";
@@ -339,12 +338,11 @@ TEST(Manifests, all_pods_configuration_pairs_with_the_best_only_policy) {
   EXPECT_EQ(e["prioritizeVerb"].as<std::string>(), defaults.prioritize_verb);
   EXPECT_TRUE(e["nodeCacheCapable"].as<bool>());
   EXPECT_GT(e["weight"].as<int>(), 0);
-  std::vector<std::string> errors;
-  auto policy = LoadPolicy(
-      (kManifests.parent_path() / "policies" / "packing-all-pods.yaml").string(), errors);
-  ASSERT_NE(policy, nullptr) << (errors.empty() ? "" : errors[0]);
-  EXPECT_TRUE(policy->spec().filter_best_only);
-  for (const auto& profile : policy->spec().profiles)
+  auto policy =
+      LoadPolicy((kManifests.parent_path() / "policies" / "packing-all-pods.yaml").string());
+  ASSERT_TRUE(policy.ok()) << policy.problems.lines()[0];
+  EXPECT_TRUE(policy.value->spec().filter_best_only);
+  for (const auto& profile : policy.value->spec().profiles)
     EXPECT_FALSE(profile.gpu_pods_only) << profile.name;
 }
 

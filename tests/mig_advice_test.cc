@@ -48,9 +48,9 @@ std::vector<PodInfo> Concat(std::vector<PodInfo> a, const std::vector<PodInfo>& 
 }
 
 MigLayouts Bundled() {
-  MigLayoutsParseResult r = LoadMigLayouts("");
-  EXPECT_TRUE(r.errors.empty()) << r.errors[0];
-  return *r.layouts;
+  Validated<MigLayouts> r = LoadMigLayouts("");
+  EXPECT_TRUE(r.ok()) << r.problems.lines()[0];
+  return r.value;
 }
 
 MigAdvice Advise(const std::vector<NodeState>& nodes, const std::vector<PodInfo>& pods,
@@ -225,14 +225,14 @@ mig-configs:
 )";
 
 TEST(MigAdvice, an_operator_file_with_a_custom_layout_is_used) {
-  MigLayoutsParseResult custom = ParseMigLayouts(kCustomLayouts, "custom.yaml");
-  ASSERT_TRUE(custom.errors.empty()) << custom.errors[0];
-  EXPECT_EQ(custom.layouts->source, "custom.yaml");
+  Validated<MigLayouts> custom = ParseMigLayouts(kCustomLayouts, "custom.yaml");
+  ASSERT_TRUE(custom.ok()) << custom.problems.lines()[0];
+  EXPECT_EQ(custom.value.source, "custom.yaml");
   std::vector<PodInfo> pods =
       Concat(Pending("nvidia.com/mig-1g.10gb", 1, 10), Pending("nvidia.com/gpu", 4, 1));
   // The defaults have no layout keeping four whole GPUs: the 4-GPU pod keeps the node whole.
   EXPECT_TRUE(Advise({IdleA100("a100-1")}, pods, Bundled()).advice.empty());
-  MigAdvice a = Advise({IdleA100("a100-1")}, pods, *custom.layouts);
+  MigAdvice a = Advise({IdleA100("a100-1")}, pods, custom.value);
   EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=half-1g.10gb"}));
   EXPECT_EQ(a.advice[0].offer, (MigNodeOffer{4, {{"1g.10gb", 28}}}));
   EXPECT_EQ(a.layouts_source, "custom.yaml");
@@ -259,9 +259,9 @@ TEST(MigAdvice, a_layout_is_offered_only_where_its_profiles_exist) {
   EXPECT_EQ(OfferOf(layouts.layouts.at("all-disabled"), *h100, 8), (MigNodeOffer{8, {}}));
   // More than a GPU holds, a GPU no spec claims, or two specs claiming one: not offered.
   auto parse = [](const std::string& specs) {
-    MigLayoutsParseResult r = ParseMigLayouts("version: v1\nmig-configs:\n  x:\n" + specs, "t");
-    EXPECT_TRUE(r.errors.empty()) << r.errors[0];
-    return r.layouts->layouts.at("x");
+    Validated<MigLayouts> r = ParseMigLayouts("version: v1\nmig-configs:\n  x:\n" + specs, "t");
+    EXPECT_TRUE(r.ok()) << r.problems.lines()[0];
+    return r.value.layouts.at("x");
   };
   EXPECT_FALSE(OfferOf(parse("  - {devices: all, mig-enabled: true, mig-devices: "
                              "{3g.40gb: 2, 1g.10gb: 1}}\n"),
@@ -289,7 +289,9 @@ TEST(MigAdvice, a_layout_is_offered_only_where_its_profiles_exist) {
 }
 
 TEST(MigAdvice, a_bad_file_names_file_line_and_key) {
-  auto errors = [](std::string_view yaml) { return ParseMigLayouts(yaml, "bad.yaml").errors; };
+  auto errors = [](std::string_view yaml) {
+    return ParseMigLayouts(yaml, "bad.yaml").problems.lines();
+  };
   EXPECT_EQ(errors("version: v1\nmig-configs:\n  custom:\n    - devices: all\n"
                    "      mig-enabled: true\n      mig-devices:\n        \"1g.10gb\": 9\n"),
             (std::vector<std::string>{
@@ -313,9 +315,26 @@ TEST(MigAdvice, a_bad_file_names_file_line_and_key) {
                       "      mig-enabled: true\n      mig-devices: {9g.1gb: 1}\n")
                    .empty());
   EXPECT_EQ(errors("")[0], "bad.yaml: empty MIG layouts file");
-  MigLayoutsParseResult missing = LoadMigLayouts("/nonexistent/mig.yaml");
-  ASSERT_EQ(missing.errors.size(), 1u);
-  EXPECT_NE(missing.errors[0].find("/nonexistent/mig.yaml"), std::string::npos);
+  Validated<MigLayouts> missing = LoadMigLayouts("/nonexistent/mig.yaml");
+  ASSERT_EQ(missing.problems.lines().size(), 1u);
+  EXPECT_NE(missing.problems.lines()[0].find("/nonexistent/mig.yaml"), std::string::npos);
+}
+
+TEST(MigAdvice, a_file_with_several_errors_gives_them_all) {
+  Validated<MigLayouts> parsed = ParseMigLayouts(
+      "version: v1\nmig-configs:\n"
+      "  a:\n    - devices: [0, x]\n      mig-enabled: true\n"
+      "  b:\n    - devices: all\n      mig-enabled: maybe\n      mig-devices: {1g.10gb: 99}\n",
+      "several.yaml");
+  EXPECT_FALSE(parsed.ok());
+  EXPECT_EQ(
+      parsed.problems.lines(),
+      (std::vector<std::string>{
+          "several.yaml:4:20: mig-configs.a[0].devices[1]: must be a number",
+          "several.yaml:4:7: mig-configs.a[0].mig-devices: is required when mig-enabled is true "
+          "({} for none)",
+          "several.yaml:8:20: mig-configs.b[0].mig-enabled: must be true or false",
+          "several.yaml:9:30: mig-configs.b[0].mig-devices.1g.10gb: must be within 0..7, got 99"}));
 }
 
 TEST(MigAdvice, json_carries_the_advice_and_the_demand) {

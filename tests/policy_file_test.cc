@@ -1,6 +1,9 @@
 #include "gpusched/policy/policy_file.h"
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -78,15 +81,14 @@ FlatSink SettingsOf(const PolicySpec& spec, size_t profile, const std::string& p
 TEST(PolicyFile, every_example_policy_loads_and_compiles) {
   for (const char* name : {"default", "training-binpack", "inference-latency", "mig-mixed"}) {
     std::string path = std::string(GPUSCHED_SOURCE_DIR) + "/policies/" + name + ".yaml";
-    std::vector<std::string> errors;
-    std::shared_ptr<const Policy> policy = LoadPolicy(path, errors);
-    ASSERT_NE(policy, nullptr) << path << ": " << (errors.empty() ? "" : errors[0]);
-    EXPECT_FALSE(policy->spec().profiles.empty()) << name;
+    Validated<std::shared_ptr<const Policy>> policy = LoadPolicy(path);
+    ASSERT_TRUE(policy.ok()) << policy.problems.lines()[0];
+    EXPECT_FALSE(policy.value->spec().profiles.empty()) << name;
     // The effective policy printed by `policy check` reads back to the same policy.
-    std::string printed = FormatPolicy(policy->spec());
-    PolicyParseResult again = ParsePolicy(printed, "printed");
-    ASSERT_TRUE(again.spec.has_value()) << printed << (again.errors.empty() ? "" : again.errors[0]);
-    EXPECT_EQ(FormatPolicy(*again.spec), printed) << name;
+    std::string printed = FormatPolicy(policy.value->spec());
+    Validated<PolicySpec> again = ParsePolicy(printed, "printed");
+    ASSERT_TRUE(again.ok()) << printed << again.problems.lines()[0];
+    EXPECT_EQ(FormatPolicy(again.value), printed) << name;
   }
 }
 
@@ -109,29 +111,28 @@ TEST(PolicyFile, long_keys_written_escaped_read_back_after_formatting) {
                          "\n      : v\n  plugins:\n    gpu-binpack:\n      resourceWeights:\n" +
                          "        ? " + key + "\n        : 2\n";
       std::string what = std::string(unit) + " x " + std::to_string(n);
-      PolicyParseResult r = ParsePolicy(text, "p.yaml");
-      ASSERT_TRUE(r.spec) << what << ": " << r.errors[0];
-      ASSERT_EQ(SettingsOf(*r.spec, 0, "gpu-match").keys.size(), 1u) << what;
-      std::string printed = FormatPolicy(*r.spec);
-      PolicyParseResult again = ParsePolicy(printed, "printed");
-      ASSERT_TRUE(again.spec) << what << ": " << again.errors[0];
-      EXPECT_EQ(FormatPolicy(*again.spec), printed) << what;
-      ASSERT_EQ(again.spec->profiles.size(), 2u) << what;
+      Validated<PolicySpec> r = ParsePolicy(text, "p.yaml");
+      ASSERT_TRUE(r.ok()) << what << ": " << r.problems.lines()[0];
+      ASSERT_EQ(SettingsOf(r.value, 0, "gpu-match").keys.size(), 1u) << what;
+      std::string printed = FormatPolicy(r.value);
+      Validated<PolicySpec> again = ParsePolicy(printed, "printed");
+      ASSERT_TRUE(again.ok()) << what << ": " << again.problems.lines()[0];
+      EXPECT_EQ(FormatPolicy(again.value), printed) << what;
+      ASSERT_EQ(again.value.profiles.size(), 2u) << what;
       if (std::string_view(unit).find('\xff') != std::string_view::npos) continue;
       // The same keys (a byte that is not UTF-8 is printed as U+FFFD, so not those).
-      EXPECT_EQ(SettingsOf(*again.spec, 1, "gpu-match").values,
-                SettingsOf(*r.spec, 1, "gpu-match").values)
+      EXPECT_EQ(SettingsOf(again.value, 1, "gpu-match").values,
+                SettingsOf(r.value, 1, "gpu-match").values)
           << what;
-      EXPECT_EQ(again.spec->profiles[1].match_labels, r.spec->profiles[1].match_labels) << what;
+      EXPECT_EQ(again.value.profiles[1].match_labels, r.value.profiles[1].match_labels) << what;
     }
   }
 }
 
 TEST(PolicyFile, default_example_equals_the_built_in_default) {
-  std::vector<std::string> errors;
-  auto policy = LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/policies/default.yaml", errors);
-  ASSERT_NE(policy, nullptr) << (errors.empty() ? "" : errors[0]);
-  EXPECT_EQ(FormatPolicy(policy->spec()), FormatPolicy(DefaultPolicySpec()));
+  auto policy = LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/policies/default.yaml");
+  ASSERT_TRUE(policy.ok()) << policy.problems.lines()[0];
+  EXPECT_EQ(FormatPolicy(policy.value->spec()), FormatPolicy(DefaultPolicySpec()));
 }
 
 TEST(PolicyFile, profiles_inherit_and_override_the_base_plugins) {
@@ -140,13 +141,13 @@ TEST(PolicyFile, profiles_inherit_and_override_the_base_plugins) {
                            "profiles:\n- name: training\n  plugins:\n    gpu-binpack: {weight: 5}\n"
                            "    mig-fit: {enabled: false}\n",
                        "p.yaml");
-  ASSERT_TRUE(r.spec) << r.errors[0];
-  ASSERT_EQ(r.spec->profiles.size(), 2u);  // the implicit default comes first
-  EXPECT_EQ(r.spec->profiles[0].name, "default");
-  EXPECT_EQ(r.spec->profiles[0].plugins.at("gpu-binpack").weight, 2);
-  EXPECT_EQ(r.spec->profiles[1].plugins.at("gpu-binpack").weight, 5);
-  EXPECT_FALSE(r.spec->profiles[1].plugins.at("mig-fit").enabled);
-  EXPECT_TRUE(r.spec->profiles[0].plugins.at("mig-fit").enabled);
+  ASSERT_TRUE(r.ok()) << r.problems.lines()[0];
+  ASSERT_EQ(r.value.profiles.size(), 2u);  // the implicit default comes first
+  EXPECT_EQ(r.value.profiles[0].name, "default");
+  EXPECT_EQ(r.value.profiles[0].plugins.at("gpu-binpack").weight, 2);
+  EXPECT_EQ(r.value.profiles[1].plugins.at("gpu-binpack").weight, 5);
+  EXPECT_FALSE(r.value.profiles[1].plugins.at("mig-fit").enabled);
+  EXPECT_TRUE(r.value.profiles[0].plugins.at("mig-fit").enabled);
 }
 
 TEST(PolicyFile, naming_a_plugin_turns_it_on_and_top_level_switches_parse) {
@@ -155,15 +156,15 @@ TEST(PolicyFile, naming_a_plugin_turns_it_on_and_top_level_switches_parse) {
                       "filterBestOnly: true\nplugins:\n  best-fit:\n  gpu-binpack: {weight: 2}\n"
                       "  fgd: {enabled: false}\nprofiles:\n- name: default\n  gpuPodsOnly: false\n",
                   "p.yaml");
-  ASSERT_TRUE(r.spec) << r.errors[0];
-  const auto& plugins = r.spec->profiles[0].plugins;
+  ASSERT_TRUE(r.ok()) << r.problems.lines()[0];
+  const auto& plugins = r.value.profiles[0].plugins;
   EXPECT_TRUE(plugins.at("best-fit").enabled);  // off by default, named: on
   EXPECT_TRUE(plugins.at("gpu-binpack").enabled);
   EXPECT_FALSE(plugins.at("fgd").enabled);  // on by default, explicitly off
   EXPECT_FALSE(plugins.at("dot-product").enabled);
-  EXPECT_TRUE(r.spec->filter_best_only);
-  EXPECT_FALSE(r.spec->profiles[0].gpu_pods_only);
-  EXPECT_NE(FormatPolicy(*r.spec).find("filterBestOnly: true"), std::string::npos);
+  EXPECT_TRUE(r.value.filter_best_only);
+  EXPECT_FALSE(r.value.profiles[0].gpu_pods_only);
+  EXPECT_NE(FormatPolicy(r.value).find("filterBestOnly: true"), std::string::npos);
 }
 
 struct BadCase {
@@ -243,11 +244,11 @@ TEST(PolicyFile, bad_files_name_file_line_and_key) {
        "plugins.sharing.weight: must be 0: sharing filters and does not score"},
   };
   for (const auto& c : cases) {
-    PolicyParseResult r = ParsePolicy(c.yaml, "bad.yaml");
-    EXPECT_FALSE(r.spec.has_value()) << c.name;
-    ASSERT_FALSE(r.errors.empty()) << c.name;
-    EXPECT_NE(r.errors[0].find(c.expected), std::string::npos)
-        << c.name << ": got \"" << r.errors[0] << "\"";
+    Validated<PolicySpec> r = ParsePolicy(c.yaml, "bad.yaml");
+    EXPECT_FALSE(r.ok()) << c.name;
+    ASSERT_FALSE(r.problems.empty()) << c.name;
+    EXPECT_NE(r.problems.lines()[0].find(c.expected), std::string::npos)
+        << c.name << ": got \"" << r.problems.lines()[0] << "\"";
   }
 }
 
@@ -258,8 +259,8 @@ TEST(PolicyFile, target_workload_and_rank_mapping_are_read_and_printed) {
                            "  expected: [{gpus: 8, weight: 1}, {gpus: 1, weight: 3},"
                            " {mig: 1g.10gb, weight: 4}]\n",
                        "ok.yaml");
-  ASSERT_TRUE(r.spec.has_value()) << (r.errors.empty() ? "" : r.errors[0]);
-  EXPECT_EQ(r.spec->score_mapping, ScoreMapping::kRank);
+  ASSERT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems.lines()[0]);
+  EXPECT_EQ(r.value.score_mapping, ScoreMapping::kRank);
   // fgd's setting; in shape order: the slice (no GPU device) first, then 1 and 8 GPUs.
   const std::map<std::string, std::string> expected = {
       {"targetWorkload.priorShare", "0.25"},         {"targetWorkload.priorPods", "4"},
@@ -267,13 +268,13 @@ TEST(PolicyFile, target_workload_and_rank_mapping_are_read_and_printed) {
       {"targetWorkload.expected[1].gpus", "1"},      {"targetWorkload.expected[1].weight", "0.375"},
       {"targetWorkload.expected[2].gpus", "8"},      {"targetWorkload.expected[2].weight", "0.125"},
   };
-  EXPECT_EQ(SettingsOf(*r.spec, 0, "fgd").values, expected);
-  std::string printed = FormatPolicy(*r.spec);
+  EXPECT_EQ(SettingsOf(r.value, 0, "fgd").values, expected);
+  std::string printed = FormatPolicy(r.value);
   EXPECT_NE(printed.find("scoreMapping: rank"), std::string::npos) << printed;
   EXPECT_NE(printed.find("priorShare: 0.25"), std::string::npos) << printed;
   auto again = ParsePolicy(printed, "printed.yaml");  // what `policy check` prints reads back
-  ASSERT_TRUE(again.spec.has_value()) << (again.errors.empty() ? "" : again.errors[0]);
-  EXPECT_EQ(SettingsOf(*again.spec, 0, "fgd").values, expected);
+  ASSERT_TRUE(again.ok()) << (again.problems.empty() ? "" : again.problems.lines()[0]);
+  EXPECT_EQ(SettingsOf(again.value, 0, "fgd").values, expected);
 }
 
 // costs, sharing and targetWorkload are settings of gpu-match, sharing and fgd. Stated at the top
@@ -293,19 +294,19 @@ TEST(PolicyFile, top_level_costs_sharing_and_target_workload_are_plugin_settings
       "  fgd: {targetWorkload: {priorPods: 0, expected: [{gpus: 8, weight: 1}]}}\n";
   auto a = ParsePolicy(top_level + "profiles:\n- name: default\n- name: other\n", "a.yaml");
   auto b = ParsePolicy(in_plugins + "profiles:\n- name: default\n- name: other\n", "b.yaml");
-  ASSERT_TRUE(a.spec) << a.errors[0];
-  ASSERT_TRUE(b.spec) << b.errors[0];
-  EXPECT_EQ(FormatPolicy(*a.spec), FormatPolicy(*b.spec));
+  ASSERT_TRUE(a.ok()) << a.problems.lines()[0];
+  ASSERT_TRUE(b.ok()) << b.problems.lines()[0];
+  EXPECT_EQ(FormatPolicy(a.value), FormatPolicy(b.value));
   for (size_t profile : {0u, 1u}) {
-    FlatSink costs = SettingsOf(*a.spec, profile, "gpu-match");
+    FlatSink costs = SettingsOf(a.value, profile, "gpu-match");
     // In the order written: the first glob that matches a product gives its cost.
     EXPECT_EQ(costs.keys,
               (std::vector<std::string>{"costs.NVIDIA-H100-*", "costs.NVIDIA-A100-*", "costs.*"}));
     EXPECT_EQ(
-        SettingsOf(*a.spec, profile, "sharing").values,
+        SettingsOf(a.value, profile, "sharing").values,
         (std::map<std::string, std::string>{{"mpsFailRequestsGreaterThanOne", "true"},
                                             {"timeSlicingFailRequestsGreaterThanOne", "true"}}));
-    EXPECT_EQ(SettingsOf(*a.spec, profile, "fgd").values.at("targetWorkload.priorPods"), "0");
+    EXPECT_EQ(SettingsOf(a.value, profile, "fgd").values.at("targetWorkload.priorPods"), "0");
   }
 
   // A profile's own mapping overrides them; the top level turns nothing on.
@@ -315,15 +316,15 @@ TEST(PolicyFile, top_level_costs_sharing_and_target_workload_are_plugin_settings
                            "    gpu-match: {costs: {\"NVIDIA-T4\": 1}}\n"
                            "    sharing: {mpsFailRequestsGreaterThanOne: false}\n",
                        "c.yaml");
-  ASSERT_TRUE(c.spec) << c.errors[0];
-  EXPECT_EQ(SettingsOf(*c.spec, 0, "gpu-match").keys, std::vector<std::string>{"costs.NVIDIA-T4"});
-  EXPECT_EQ(SettingsOf(*c.spec, 0, "sharing").values.at("mpsFailRequestsGreaterThanOne"), "false");
-  EXPECT_EQ(SettingsOf(*c.spec, 0, "sharing").values.at("timeSlicingFailRequestsGreaterThanOne"),
+  ASSERT_TRUE(c.ok()) << c.problems.lines()[0];
+  EXPECT_EQ(SettingsOf(c.value, 0, "gpu-match").keys, std::vector<std::string>{"costs.NVIDIA-T4"});
+  EXPECT_EQ(SettingsOf(c.value, 0, "sharing").values.at("mpsFailRequestsGreaterThanOne"), "false");
+  EXPECT_EQ(SettingsOf(c.value, 0, "sharing").values.at("timeSlicingFailRequestsGreaterThanOne"),
             "true");
-  EXPECT_TRUE(c.spec->profiles[0].plugins.at("gpu-match").enabled);  // the profile named it
+  EXPECT_TRUE(c.value.profiles[0].plugins.at("gpu-match").enabled);  // the profile named it
   auto off = ParsePolicy(top_level + "plugins: {gpu-match: {enabled: false}}\n", "off.yaml");
-  ASSERT_TRUE(off.spec) << off.errors[0];
-  EXPECT_FALSE(off.spec->profiles[0].plugins.at("gpu-match").enabled);
+  ASSERT_TRUE(off.ok()) << off.problems.lines()[0];
+  EXPECT_FALSE(off.value.profiles[0].plugins.at("gpu-match").enabled);
 }
 
 // A weight belongs to a plugin that scores. gpu-fit and sharing only filter: a weight there would
@@ -335,8 +336,8 @@ TEST(PolicyFile, a_weight_on_a_plugin_that_does_not_score_is_refused) {
                            "plugins:\n  gpu-fit: {weight: 50}\n  sharing: {weight: 50}\n"
                            "profiles:\n- name: default\n  plugins:\n    gpu-fit: {weight: 1}\n",
                        "bad.yaml");
-  EXPECT_FALSE(r.spec);
-  EXPECT_EQ(r.errors,
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.problems.lines(),
             (std::vector<std::string>{
                 "bad.yaml:5:21: plugins.gpu-fit.weight: must be 0: gpu-fit filters and does not "
                 "score",
@@ -349,10 +350,10 @@ TEST(PolicyFile, a_weight_on_a_plugin_that_does_not_score_is_refused) {
                               "plugins:\n  gpu-fit: {enabled: true, weight: 0}\n"
                               "  maintenance: {action: score, weight: 2}\n",
                           "ok.yaml");
-  ASSERT_TRUE(zero.spec) << zero.errors[0];
-  EXPECT_EQ(zero.spec->profiles[0].plugins.at("maintenance").weight, 2);  // filters and scores
+  ASSERT_TRUE(zero.ok()) << zero.problems.lines()[0];
+  EXPECT_EQ(zero.value.profiles[0].plugins.at("maintenance").weight, 2);  // filters and scores
   // What `policy check` prints gives no weight to a plugin that does not score.
-  std::string printed = FormatPolicy(*zero.spec);
+  std::string printed = FormatPolicy(zero.value);
   auto fit = printed.find("gpu-fit:");
   ASSERT_NE(fit, std::string::npos);
   EXPECT_EQ(printed.substr(fit, printed.find("gpu-binpack:") - fit).find("weight"),
@@ -369,8 +370,8 @@ TEST(PolicyFile, plugin_settings_are_copied_into_profiles_and_printed_back) {
                            "profiles:\n- name: training\n  plugins:\n"
                            "    gpu-binpack: {defaultResourceWeight: 3}\n",
                        "p.yaml");
-  ASSERT_TRUE(r.spec) << r.errors[0];
-  std::string printed = FormatPolicy(*r.spec);
+  ASSERT_TRUE(r.ok()) << r.problems.lines()[0];
+  std::string printed = FormatPolicy(r.value);
   auto first = printed.find("gpu-binpack:");
   auto second = printed.find("gpu-binpack:", first + 1);
   ASSERT_NE(second, std::string::npos) << printed;
@@ -382,19 +383,38 @@ TEST(PolicyFile, plugin_settings_are_copied_into_profiles_and_printed_back) {
   EXPECT_NE(training.find("defaultResourceWeight: 3"), std::string::npos) << training;
   EXPECT_EQ(printed.find("action: filter"), std::string::npos) << printed;  // score, inherited
   auto again = ParsePolicy(printed, "printed.yaml");
-  ASSERT_TRUE(again.spec) << again.errors[0];
-  EXPECT_EQ(FormatPolicy(*again.spec), printed);
+  ASSERT_TRUE(again.ok()) << again.problems.lines()[0];
+  EXPECT_EQ(FormatPolicy(again.value), printed);
   // A plugin's own keys are checked by the plugin's entry: maintenance has no resourceWeights.
   auto bad = ParsePolicy(std::string(kHeader) + "plugins:\n  maintenance: {resourceWeights: {}}\n",
                          "bad.yaml");
-  ASSERT_FALSE(bad.errors.empty());
-  EXPECT_NE(bad.errors[0].find("unknown key (allowed: enabled, weight, action)"), std::string::npos)
-      << bad.errors[0];
+  ASSERT_FALSE(bad.problems.empty());
+  EXPECT_NE(bad.problems.lines()[0].find("unknown key (allowed: enabled, weight, action)"),
+            std::string::npos)
+      << bad.problems.lines()[0];
 }
 
 TEST(PolicyFile, all_errors_are_reported_not_just_the_first) {
   auto r = ParsePolicy(std::string(kHeader) + "a: 1\nb: 2\nscoreMapping: fancy\n", "bad.yaml");
-  EXPECT_EQ(r.errors.size(), 3u);
+  EXPECT_EQ(r.problems.lines().size(), 3u);
+}
+
+// What `policy check` prints: LoadPolicy hands on every problem of the file, in file order, each
+// naming the file, and no policy.
+TEST(LoadPolicy, gives_every_error_of_a_file) {
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("gpusched-policy-errors-" + std::to_string(::getpid()) + ".yaml"))
+                         .string();
+  std::ofstream(path) << kHeader << "a: 1\nb: 2\nscoreMapping: fancy\n";
+  auto policy = LoadPolicy(path);
+  std::filesystem::remove(path);
+  EXPECT_FALSE(policy.ok());
+  EXPECT_EQ(policy.value, nullptr);
+  const std::vector<std::string>& lines = policy.problems.lines();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind(path + ":3:1: a: unknown key (allowed: ", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind(path + ":4:1: b: unknown key (allowed: ", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2], path + ":5:15: scoreMapping: must be rank, linear or minmax");
 }
 
 TEST(PolicyFile, digest_changes_with_content) {
@@ -410,8 +430,8 @@ TEST(Policy, selects_by_annotation_then_selector_then_default) {
                            "- name: training\n  selector: {namespaces: [train]}\n"
                            "- name: labelled\n  selector: {matchLabels: {tier: gold}}\n",
                        "p.yaml");
-  ASSERT_TRUE(r.spec);
-  Policy policy(*r.spec);
+  ASSERT_TRUE(r.ok());
+  Policy policy(r.value);
   PodInfo pod = testing::MakePod("p", {});
   EXPECT_EQ(policy.Select(pod).profile, "default");
   pod.namespace_name = "train";
@@ -430,19 +450,21 @@ TEST(Policy, selects_by_annotation_then_selector_then_default) {
 
 TEST(PolicyFile, a_directory_is_refused_as_such) {
   std::string dir = std::filesystem::temp_directory_path().string();
-  std::vector<std::string> errors;  // what policy check and serve --policy use
-  EXPECT_EQ(LoadPolicy(dir, errors), nullptr);
-  EXPECT_EQ(errors, std::vector<std::string>{dir + " is a directory"});
+  auto policy = LoadPolicy(dir);  // what policy check and serve --policy use
+  EXPECT_FALSE(policy.ok());
+  EXPECT_EQ(policy.problems.lines(), std::vector<std::string>{dir + " is a directory"});
 }
 
 TEST(PolicyFile, errors_quote_input_bytes_escaped) {
   auto r = ParsePolicy(std::string(kHeader) + "x\x01\x7f: 1\n", "p.yaml");
-  ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0].rfind("p.yaml:3:1: x\\x01\\x7f: unknown key", 0), 0u) << r.errors[0];
+  ASSERT_EQ(r.problems.lines().size(), 1u);
+  EXPECT_EQ(r.problems.lines()[0].rfind("p.yaml:3:1: x\\x01\\x7f: unknown key", 0), 0u)
+      << r.problems.lines()[0];
   auto bad_escape = ParsePolicy("a: \"\\\x01\"\n", "p.yaml");
-  ASSERT_EQ(bad_escape.errors.size(), 1u);
-  EXPECT_NE(bad_escape.errors[0].find(": unknown escape character: \\x01"), std::string::npos)
-      << bad_escape.errors[0];
+  ASSERT_EQ(bad_escape.problems.lines().size(), 1u);
+  EXPECT_NE(bad_escape.problems.lines()[0].find(": unknown escape character: \\x01"),
+            std::string::npos)
+      << bad_escape.problems.lines()[0];
 }
 
 TEST(PolicyFile, aliases_cannot_multiply_the_errors) {
@@ -453,8 +475,8 @@ TEST(PolicyFile, aliases_cannot_multiply_the_errors) {
   yaml += "}\nprofiles:\n";
   for (int i = 0; i < 1000; ++i) yaml += "- {name: n" + std::to_string(i) + ", plugins: *p}\n";
   auto r = ParsePolicy(yaml, "p.yaml");
-  ASSERT_EQ(r.errors.size(), 101u);
-  EXPECT_EQ(r.errors.back(), "p.yaml: more than 100 errors; the rest are not shown");
+  ASSERT_EQ(r.problems.lines().size(), 101u);
+  EXPECT_EQ(r.problems.lines().back(), "p.yaml: more than 100 errors; the rest are not shown");
 }
 
 }  // namespace

@@ -97,9 +97,9 @@ class PolicyWatcherTest : public ::testing::Test {
     auto w = std::make_unique<Watched>();
     w->file = dir_ / "policy.yaml";
     Write(w->file, Policy(2));
-    std::vector<std::string> errors;
-    w->published.Set(LoadPolicy(w->file.string(), errors));
-    EXPECT_TRUE(w->published.Get()) << errors[0];
+    auto loaded = LoadPolicy(w->file.string());
+    EXPECT_TRUE(loaded.ok()) << loaded.problems.lines()[0];
+    w->published.Set(loaded.value);
     w->watcher = std::make_unique<PolicyWatcher>(w->file.string(), w->published, kInterval);
     return w;
   }
@@ -132,9 +132,9 @@ class PolicyWatcherTest : public ::testing::Test {
 TEST_F(PolicyWatcherTest, good_bad_good_keeps_the_last_good_policy_in_between) {
   fs::path file = dir_ / "policy.yaml";
   Write(file, Policy(2));
-  std::vector<std::string> errors;
-  auto initial = LoadPolicy(file.string(), errors);
-  ASSERT_TRUE(initial) << errors[0];
+  auto loaded = LoadPolicy(file.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.problems.lines()[0];
+  std::shared_ptr<const gpusched::Policy> initial = loaded.value;
   Published<gpusched::Policy> published(initial);
   PolicyWatcher watcher(file.string(), published, 20ms);
   EXPECT_EQ(BinpackWeight(published), 2);
@@ -168,8 +168,7 @@ TEST_F(PolicyWatcherTest, follows_a_configmap_symlink_swap) {
   fs::create_directory_symlink("..v1", dir_ / "..data");
   fs::create_symlink("..data/policy.yaml", dir_ / "policy.yaml");
   std::string path = (dir_ / "policy.yaml").string();
-  std::vector<std::string> errors;
-  Published<gpusched::Policy> published(LoadPolicy(path, errors));
+  Published<gpusched::Policy> published(LoadPolicy(path).value);
   ASSERT_TRUE(published.Get());
   PolicyWatcher watcher(path, published, 20ms);
   EXPECT_EQ(BinpackWeight(published), 3);
@@ -292,8 +291,8 @@ TEST_F(PolicyWatcherTest, the_destructor_does_not_wait_for_a_hung_read) {
     gate->cv.wait_for(lock, 30s, [&] { return gate->open; });
     return Policy(9);
   };
-  Published<gpusched::Policy> published(std::make_shared<const gpusched::Policy>(
-      ParsePolicy(Policy(2), "p.yaml").spec.value(), "initial"));
+  Published<gpusched::Policy> published(
+      std::make_shared<const gpusched::Policy>(ParsePolicy(Policy(2), "p.yaml").value, "initial"));
   auto watcher =
       std::make_unique<PolicyWatcher>((dir_ / "policy.yaml").string(), published, kInterval, hung);
   {
@@ -318,10 +317,11 @@ TEST_F(PolicyWatcherTest, the_destructor_does_not_wait_for_a_hung_read) {
 }
 
 TEST(LoadPolicy, reports_unreadable_and_invalid_files) {
-  std::vector<std::string> errors;
-  EXPECT_EQ(LoadPolicy("/nonexistent/policy.yaml", errors), nullptr);
-  ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0], "/nonexistent/policy.yaml does not exist");
+  auto missing = LoadPolicy("/nonexistent/policy.yaml");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_EQ(missing.value, nullptr);
+  EXPECT_EQ(missing.problems.lines(),
+            std::vector<std::string>{"/nonexistent/policy.yaml does not exist"});
 }
 
 }  // namespace

@@ -749,17 +749,15 @@ TEST(Simulator, the_affinity_sampled_draw_places_every_gpu_learning_the_workload
 // all 46 GPUs whatever the ties, kube-scheduler alone strands some (as 1.34 does, 34 of 46).
 TEST(Simulator, the_dra_e2e_workload_places_every_gpu_with_the_shipped_policy) {
   Scenario s = LoadScenario(std::string(GPUSCHED_SOURCE_DIR) + "/bench/scenarios/dra-e2e.yaml");
-  std::vector<std::string> errors;
-  auto shipped =
-      LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/manifests/policy/policy.yaml", errors);
-  ASSERT_TRUE(shipped) << (errors.empty() ? "" : errors[0]);
+  auto shipped = LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/manifests/policy/policy.yaml");
+  ASSERT_TRUE(shipped.ok()) << shipped.problems.lines()[0];
   int64_t alone_below = 0;
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     SimOptions options = KubeScheduler(InTreeScore::kLeastAllocated, seed);
     options.blend.extender_weight = 5;
     options.blend.learn_workload = true;
     options.blend.dra = true;
-    SimRun run = Simulate(s.nodes, s.pods, SimPolicyOf("shipped", shipped), options);
+    SimRun run = Simulate(s.nodes, s.pods, SimPolicyOf("shipped", shipped.value), options);
     EXPECT_EQ(run.pods_failed, 0) << "seed " << seed;
     alone_below += Simulate(s.nodes, s.pods, *BuiltinSimPolicy("none"), options).pods_failed > 0;
   }

@@ -10,8 +10,8 @@ namespace gpusched {
 
 void PrintError(const std::string& error) { std::fprintf(stderr, "gpusched: %s\n", error.c_str()); }
 
-void PrintErrors(const std::vector<std::string>& errors) {
-  for (const auto& e : errors) PrintError(e);
+void PrintErrors(const Problems& problems) {
+  for (const auto& line : problems.lines()) PrintError(line);
 }
 
 int Fail(const std::string& message) {
@@ -20,7 +20,7 @@ int Fail(const std::string& message) {
 }
 
 int Fail(const Problems& problems) {
-  PrintErrors(problems.lines());
+  PrintErrors(problems);
   return kUsageExit;
 }
 
@@ -49,10 +49,9 @@ void CheckNoArguments(const FlagSet& flags, const std::string& command, Problems
 
 std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path) {
   if (path.empty()) return std::make_shared<const Policy>(DefaultPolicySpec());
-  std::vector<std::string> errors;
-  auto policy = LoadPolicy(path, errors);
-  PrintErrors(errors);
-  return policy;
+  auto policy = LoadPolicy(path);
+  PrintErrors(policy.problems);
+  return policy.value;
 }
 
 }  // namespace gpusched

@@ -41,14 +41,14 @@ int RunMigAdviceCommand(const std::vector<std::string>& args) {
   if (!read.ok()) return Fail(read.problems);
   const MigAdviceCommandOptions& options = read.value;
   // The layouts first: a bad file is refused before a cluster is listed.
-  MigLayoutsParseResult layouts = LoadMigLayouts(options.mig_config_path);
-  if (!layouts.layouts) {
-    PrintErrors(layouts.errors);
+  Validated<MigLayouts> layouts = LoadMigLayouts(options.mig_config_path);
+  if (!layouts.ok()) {
+    PrintErrors(layouts.problems);
     return Fail("invalid MIG layouts " + options.mig_config_path);
   }
   return RunCatchingInputErrors([&] {
     ClusterView view = LoadClusterView(options.view);
-    MigAdvice advice = AdviseMigLayouts(*view.snapshot, *layouts.layouts,
+    MigAdvice advice = AdviseMigLayouts(*view.snapshot, layouts.value,
                                         PendingMigDemand(*view.policy, *view.snapshot));
     advice.inventory = view.description;
     std::cout << (options.json ? FormatMigAdviceJson(advice) : FormatMigAdviceText(advice));

@@ -17,16 +17,15 @@ int RunPolicyCommand(const std::vector<std::string>& args) {
   if (auto done = ParseOrHelp(flags, args)) return *done;
   const auto& words = flags.positional();
   if (words.size() != 2 || words[0] != "check") return Fail("usage: gpusched policy check FILE");
-  std::vector<std::string> errors;
-  auto policy = LoadPolicy(words[1], errors);
-  if (!policy) {
-    PrintErrors(errors);
-    PrintError(words[1] + ": " + std::to_string(errors.size()) + " error" +
-               (errors.size() == 1 ? "" : "s"));
+  auto policy = LoadPolicy(words[1]);
+  if (!policy.ok()) {
+    size_t count = policy.problems.lines().size();
+    PrintErrors(policy.problems);
+    PrintError(words[1] + ": " + std::to_string(count) + " error" + (count == 1 ? "" : "s"));
     return 1;
   }
-  std::cout << "# " << words[1] << ": valid, digest " << policy->digest() << "\n"
-            << FormatPolicy(policy->spec());
+  std::cout << "# " << words[1] << ": valid, digest " << policy.value->digest() << "\n"
+            << FormatPolicy(policy.value->spec());
   return 0;
 }
 

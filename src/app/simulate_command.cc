@@ -225,20 +225,18 @@ namespace {
 // The policies `options` name, files read: nullopt when one is unknown or invalid, its errors
 // printed; or when one is kube-scheduler alone (none) without --blend.
 std::optional<std::vector<SimPolicy>> ResolvePolicies(const SimulateCommandOptions& options) {
-  std::vector<std::string> errors;
-  auto policies = ResolveSimPolicies(options.policy_names, errors);
-  if (!policies) {
-    PrintErrors(errors);
-    if (errors.empty()) PrintError("no policy");
+  auto policies = ResolveSimPolicies(options.policy_names);
+  if (!policies.ok()) {
+    PrintErrors(policies.problems);
     return std::nullopt;
   }
-  for (const SimPolicy& p : *policies) {
+  for (const SimPolicy& p : policies.value) {
     if (!p.policy && !options.batch.base.blend.enabled) {
       PrintError("--policy " + p.name + " models kube-scheduler without an extender: add --blend");
       return std::nullopt;
     }
   }
-  return policies;
+  return std::move(policies.value);
 }
 
 // The nodes and pods of the scenario, or of the openb trace, `options` name; throws InputError.

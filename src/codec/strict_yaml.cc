@@ -19,12 +19,12 @@ void StrictYamlReader::Error(const YAML::Node& at, const std::string& path,
 }
 
 void StrictYamlReader::Add(int line, int column, const std::string& text) {
-  if (errors_.size() > kMaxErrors) return;
-  errors_.push_back(errors_.size() < kMaxErrors
-                        ? FormatInputError(file_, line, column, "", text)
-                        : FormatInputError(file_, 0, 0, "",
-                                           "more than " + std::to_string(kMaxErrors) +
-                                               " errors; the rest are not shown"));
+  size_t count = problems_.lines().size();
+  if (count > kMaxErrors) return;
+  problems_.Add(count < kMaxErrors ? FormatInputError(file_, line, column, "", text)
+                                   : FormatInputError(file_, 0, 0, "",
+                                                      "more than " + std::to_string(kMaxErrors) +
+                                                          " errors; the rest are not shown"));
 }
 
 bool StrictYamlReader::Map(const YAML::Node& node, const std::string& path,

@@ -277,31 +277,28 @@ const MigGpuModel* MigModelOf(const GpuLabels& gpu) {
   return nullptr;
 }
 
-MigLayoutsParseResult ParseMigLayouts(std::string_view yaml, std::string_view file_name) {
-  MigLayoutsParseResult result;
+Validated<MigLayouts> ParseMigLayouts(std::string_view yaml, std::string_view file_name) {
+  Validated<MigLayouts> result;
   StrictYamlReader r(file_name);
   try {
-    MigLayouts layouts = Read(r, LoadYaml(yaml));
-    if (r.errors().empty()) {
-      layouts.source = std::string(file_name);
-      result.layouts = std::move(layouts);
-    }
+    result.value = Read(r, LoadYaml(yaml));
+    result.value.source = std::string(file_name);
   } catch (const YamlError& e) {
-    r.errors().push_back(YamlInputError(file_name, e));
+    r.problems().Add(YamlInputError(file_name, e));
   } catch (const YAML::Exception& e) {
-    r.errors().push_back(YamlInputError(file_name, e));
+    r.problems().Add(YamlInputError(file_name, e));
   }
-  result.errors = std::move(r.errors());
+  result.problems = std::move(r.problems());
   return result;
 }
 
-MigLayoutsParseResult LoadMigLayouts(const std::string& path) {
+Validated<MigLayouts> LoadMigLayouts(const std::string& path) {
   if (path.empty()) return ParseMigLayouts(kDefaultMigLayoutsYaml, "bundled MIG layouts");
   try {
     return ParseMigLayouts(ReadFileText(path, kMaxMigLayoutsBytes, "MIG layouts file"), path);
   } catch (const FileError& e) {
-    MigLayoutsParseResult result;
-    result.errors.push_back(e.what());
+    Validated<MigLayouts> result;
+    result.problems.Add(e.what());
     return result;
   }
 }

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "gpusched/model/gpu_requirements.h"
-#include "gpusched/policy/policy_file.h"
 #include "gpusched/policy/engine_builder.h"
+#include "gpusched/policy/policy_file.h"
 #include "gpusched/util/file_text.h"
 #include "gpusched/util/input_error.h"
 
@@ -62,31 +62,29 @@ Policy::Selection Policy::Select(const PodInfo& pod) const {
   return {engines_[default_index_].get(), spec_.profiles[default_index_].name, {}};
 }
 
-std::shared_ptr<const Policy> CompilePolicy(const std::string& text, const std::string& path,
-                                            std::vector<std::string>& errors) {
-  PolicyParseResult parsed = ParsePolicy(text, path);
-  if (!parsed.spec) {
-    errors = std::move(parsed.errors);
-    return nullptr;
-  }
+Validated<std::shared_ptr<const Policy>> CompilePolicy(const std::string& text,
+                                                       const std::string& path) {
+  Validated<std::shared_ptr<const Policy>> out;
+  PolicySpec spec = out.problems.Take(ParsePolicy(text, path));
+  if (!out.ok()) return out;
   try {
-    return std::make_shared<const Policy>(std::move(*parsed.spec), PolicyDigest(text));
+    out.value = std::make_shared<const Policy>(std::move(spec), PolicyDigest(text));
   } catch (const InputError& e) {
-    errors = {path + ": " + e.what()};
-    return nullptr;
+    out.problems.Add(path + ": " + e.what());
   }
+  return out;
 }
 
-std::shared_ptr<const Policy> LoadPolicy(const std::string& path,
-                                         std::vector<std::string>& errors) {
+Validated<std::shared_ptr<const Policy>> LoadPolicy(const std::string& path) {
   std::string text;
   try {
     text = ReadPolicyText(path);
   } catch (const FileError& e) {
-    errors = {e.what()};
-    return nullptr;
+    Validated<std::shared_ptr<const Policy>> out;
+    out.problems.Add(e.what());
+    return out;
   }
-  return CompilePolicy(text, path, errors);
+  return CompilePolicy(text, path);
 }
 
 }  // namespace gpusched

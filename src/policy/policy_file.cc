@@ -351,27 +351,23 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
 
 }  // namespace
 
-PolicyParseResult ParsePolicy(std::string_view yaml, std::string_view file_name) {
-  PolicyParseResult result;
+Validated<PolicySpec> ParsePolicy(std::string_view yaml, std::string_view file_name) {
   Reader r(file_name);
   YAML::Node root;
   try {
     root = LoadYaml(yaml);
   } catch (const YamlError& e) {
-    result.errors = {YamlInputError(file_name, e)};
-    return result;
+    r.problems().Add(YamlInputError(file_name, e));
+    return {{}, std::move(r.problems())};
   }
   if (!root.IsDefined() || root.IsNull()) {
     r.ErrorAtDocument("empty policy file");
-    result.errors = r.errors();
-    return result;
+    return {{}, std::move(r.problems())};
   }
   PolicySpec spec;
   spec.source = std::string(file_name);
   ReadTop(r, root, spec);
-  result.errors = std::move(r.errors());
-  if (result.errors.empty()) result.spec = std::move(spec);
-  return result;
+  return {std::move(spec), std::move(r.problems())};
 }
 
 std::string ReadPolicyText(const std::string& path) {

@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <mutex>
-#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -27,7 +26,7 @@ struct PolicyWatcher::State {
 
   void Check();
   void ReportUnreadable(const std::string& error);
-  void Apply(std::shared_ptr<const Policy> policy, const std::vector<std::string>& errors);
+  void Apply(Validated<std::shared_ptr<const Policy>> policy);
 
   FileChange file;            // looked at by the polling thread only
   Published<Policy>& target;  // used only under mu while !stop: it may be gone after that
@@ -68,9 +67,7 @@ void PolicyWatcher::State::Check() {
   }
   // The caller loaded the target from this file: the same text is no reload.
   if (first && PolicyDigest(seen->text) == initial_digest) return;
-  std::vector<std::string> errors;
-  auto policy = CompilePolicy(seen->text, file.path(), errors);
-  Apply(std::move(policy), errors);
+  Apply(CompilePolicy(seen->text, file.path()));
 }
 
 // Logs before counting: whoever sees the count change finds the log line written.
@@ -82,20 +79,19 @@ void PolicyWatcher::State::ReportUnreadable(const std::string& error) {
   failures.fetch_add(1);
 }
 
-void PolicyWatcher::State::Apply(std::shared_ptr<const Policy> policy,
-                                 const std::vector<std::string>& errors) {
+void PolicyWatcher::State::Apply(Validated<std::shared_ptr<const Policy>> policy) {
   std::lock_guard lock(mu);
   if (stop) return;
-  if (!policy) {
-    for (const auto& e : errors) spdlog::error("policy reload rejected: {}", e);
+  if (!policy.ok()) {
+    for (const auto& e : policy.problems.lines()) spdlog::error("policy reload rejected: {}", e);
     spdlog::error("policy {}: keeping the last good policy ({})", file.path(),
                   target.Get()->digest());
     failures.fetch_add(1);
     return;
   }
-  spdlog::info("policy {} reloaded: digest {}, {} profiles", file.path(), policy->digest(),
-               policy->spec().profiles.size());
-  target.Set(std::move(policy));
+  spdlog::info("policy {} reloaded: digest {}, {} profiles", file.path(), policy.value->digest(),
+               policy.value->spec().profiles.size());
+  target.Set(std::move(policy.value));
   reloads.fetch_add(1);
 }
 

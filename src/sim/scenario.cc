@@ -32,7 +32,7 @@ class ScenarioReader {
   void Keys(const YAML::Node& map, const std::string& key,
             std::initializer_list<std::string_view> allowed) {
     reader_.Map(map, key, allowed);
-    if (!reader_.errors().empty()) ThrowFirst();
+    if (!reader_.problems().empty()) ThrowFirst();
   }
 
   std::string Text(const YAML::Node& node, const std::string& key) {
@@ -71,7 +71,7 @@ class ScenarioReader {
   }
 
  private:
-  [[noreturn]] void ThrowFirst() { throw TraceError(reader_.errors().front()); }
+  [[noreturn]] void ThrowFirst() { throw TraceError(reader_.problems().lines().front()); }
 
   StrictYamlReader reader_;
 };

@@ -71,28 +71,27 @@ std::vector<PolicySummary> RunSimBatch(const std::vector<TraceNode>& nodes,
   return Summarize(order, std::move(runs));
 }
 
-std::optional<std::vector<SimPolicy>> ResolveSimPolicies(const std::vector<std::string>& names,
-                                                         std::vector<std::string>& errors) {
-  std::vector<SimPolicy> policies;
+Validated<std::vector<SimPolicy>> ResolveSimPolicies(const std::vector<std::string>& names) {
+  Validated<std::vector<SimPolicy>> out;
   for (const std::string& name : names) {
     if (auto builtin = BuiltinSimPolicy(name)) {
-      policies.push_back(*builtin);
+      out.value.push_back(*builtin);
     } else if (NamesAFile(name)) {
-      std::shared_ptr<const Policy> policy = LoadPolicy(name, errors);
-      if (!policy) {
-        errors.push_back("invalid policy " + name);
-        return std::nullopt;
+      std::shared_ptr<const Policy> policy = out.problems.Take(LoadPolicy(name));
+      if (!out.ok()) {
+        out.problems.Add("invalid policy " + name);
+        return out;
       }
-      policies.push_back(SimPolicyOf(name, std::move(policy)));
+      out.value.push_back(SimPolicyOf(name, std::move(policy)));
     } else {
       std::string builtins;
       for (const auto& n : BuiltinSimPolicyNames()) builtins += (builtins.empty() ? "" : ", ") + n;
-      errors.push_back("unknown policy \"" + name + "\"; built-in: " + builtins +
+      out.problems.Add("unknown policy \"" + name + "\"; built-in: " + builtins +
                        ", or a policy file path");
-      return std::nullopt;
+      return out;
     }
   }
-  return policies;
+  return out;
 }
 
 }  // namespace gpusched

@@ -337,17 +337,19 @@ void CheckYamlToJson(std::string_view input) {
 }
 
 void CheckPolicyReader(std::string_view input) {
-  PolicyParseResult parsed = ParsePolicy(input, "fuzz.yaml");
-  Require(parsed.spec.has_value() == parsed.errors.empty(),
-          "policy: a spec exactly without errors");
-  if (!parsed.spec) return;
-  std::string formatted = FormatPolicy(*parsed.spec);
-  PolicyParseResult again = ParsePolicy(formatted, "formatted.yaml");
-  Require(again.spec.has_value(), "policy: FormatPolicy's text parses");
-  Require(FormatPolicy(*again.spec) == formatted,
+  Validated<PolicySpec> parsed = ParsePolicy(input, "fuzz.yaml");
+  for (const auto& e : parsed.problems.lines()) {
+    Require(e.starts_with("fuzz.yaml"), "policy: every error names the file");
+    Require(e.find('\n') == std::string::npos, "policy: every error is one line");
+  }
+  if (!parsed.ok()) return;
+  std::string formatted = FormatPolicy(parsed.value);
+  Validated<PolicySpec> again = ParsePolicy(formatted, "formatted.yaml");
+  Require(again.ok(), "policy: FormatPolicy's text parses");
+  Require(FormatPolicy(again.value) == formatted,
           "policy: FormatPolicy's text reads back the same");
   try {
-    Policy policy(*std::move(parsed.spec));
+    Policy policy(std::move(parsed.value));
   } catch (const InputError&) {
   }
 }
@@ -361,15 +363,14 @@ void CheckScenarioReader(std::string_view input) {
 }
 
 void CheckMigLayoutsReader(std::string_view input) {
-  MigLayoutsParseResult parsed = ParseMigLayouts(input, "fuzz.yaml");
-  Require(parsed.layouts.has_value() == parsed.errors.empty(), "mig layouts: layouts or errors");
-  for (const auto& e : parsed.errors) {
+  Validated<MigLayouts> parsed = ParseMigLayouts(input, "fuzz.yaml");
+  for (const auto& e : parsed.problems.lines()) {
     Require(e.starts_with("fuzz.yaml"), "mig layouts: every error names the file");
     Require(e.find('\n') == std::string::npos, "mig layouts: every error is one line");
   }
-  if (!parsed.layouts) return;
-  Require(!parsed.layouts->layouts.empty(), "mig layouts: at least one layout");
-  for (const auto& [name, layout] : parsed.layouts->layouts) {
+  if (!parsed.ok()) return;
+  Require(!parsed.value.layouts.empty(), "mig layouts: at least one layout");
+  for (const auto& [name, layout] : parsed.value.layouts) {
     Require(!name.empty() && name.size() <= 63 && name.find(' ') == std::string::npos,
             "mig layouts: names are label values");
     for (const char* product : {"A100-SXM4-40GB", "A100-SXM4-80GB", "H100-80GB-HBM3"}) {

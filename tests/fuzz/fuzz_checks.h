@@ -33,13 +33,13 @@ void CheckDraDecoder(std::string_view input);
 void CheckWatchStream(std::string_view input);
 // YamlDocumentsToJson; every document must come out as JSON.
 void CheckYamlToJson(std::string_view input);
-// ParsePolicy; FormatPolicy's text of an accepted policy must parse back to the same policy, which
-// must compile or be rejected with InputError.
+// ParsePolicy: every error one line naming the file; FormatPolicy's text of an accepted policy must
+// parse back to the same policy, which must compile or be rejected with InputError.
 void CheckPolicyReader(std::string_view input);
 // ParseScenario.
 void CheckScenarioReader(std::string_view input);
-// ParseMigLayouts: errors and layouts exclusive, every error naming the file, every layout name a
-// label value, and each layout's offer on every known GPU model within what its GPUs hold.
+// ParseMigLayouts: every error one line naming the file, every layout name a label value, and each
+// layout's offer on every known GPU model within what its GPUs hold.
 void CheckMigLayoutsReader(std::string_view input);
 // ParseQuantityMilli against ReferenceQuantityMilli (quantity_oracle.h).
 void CheckQuantity(std::string_view input);

@@ -9,7 +9,7 @@
 
 #include "gpusched/app/cluster_view.h"
 #include "gpusched/cli/flags.h"
-#include "gpusched/cli/validated.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 

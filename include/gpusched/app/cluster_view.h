@@ -12,9 +12,9 @@
 
 #include "gpusched/app/inventory_choice.h"
 #include "gpusched/cli/flags.h"
-#include "gpusched/cli/validated.h"
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 

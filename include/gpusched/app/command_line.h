@@ -1,7 +1,7 @@
 // What every subcommand's front door shares: how it fails, how it answers --help, and how it reads
 // a --policy flag. Each subcommand lives in a file of its own (src/app/<name>_command.cc) with an
 // options struct whose FromFlags reads and validates its flags, every problem at once
-// (gpusched/cli/validated.h) and without I/O; main.cc only dispatches on the command name.
+// (gpusched/util/validated.h) and without I/O; main.cc only dispatches on the command name.
 // docs/architecture.md, "Adding a command", is the recipe.
 #ifndef GPUSCHED_APP_COMMAND_LINE_H_
 #define GPUSCHED_APP_COMMAND_LINE_H_
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "gpusched/cli/flags.h"
-#include "gpusched/cli/validated.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 
@@ -24,8 +24,8 @@ inline constexpr int kUsageExit = 2;
 // Every error line a command prints to stderr reads "gpusched: <error>", a located one
 // "gpusched: FILE:LINE:COLUMN: KEY: PROBLEM" (gpusched/util/input_error.h).
 void PrintError(const std::string& error);
-// PrintError for each of `errors`.
-void PrintErrors(const std::vector<std::string>& errors);
+// PrintError for each problem, in order.
+void PrintErrors(const Problems& problems);
 // PrintError(message); returns kUsageExit.
 int Fail(const std::string& message);
 // PrintError for each problem; returns kUsageExit.

@@ -9,8 +9,8 @@
 
 #include "gpusched/app/cluster_view.h"
 #include "gpusched/cli/flags.h"
-#include "gpusched/cli/validated.h"
 #include "gpusched/explain/explain.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 

@@ -16,9 +16,9 @@
 #include <string>
 
 #include "gpusched/cli/flags.h"
-#include "gpusched/cli/validated.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/kube_config.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 

@@ -11,9 +11,9 @@
 #include "gpusched/app/inventory_choice.h"
 #include "gpusched/app/server_app.h"
 #include "gpusched/cli/flags.h"
-#include "gpusched/cli/validated.h"
 #include "gpusched/kube/live_inventory.h"
 #include "gpusched/server/logging.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "gpusched/cli/flags.h"
-#include "gpusched/cli/validated.h"
 #include "gpusched/sim/report.h"
 #include "gpusched/sim/sim_batch.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 

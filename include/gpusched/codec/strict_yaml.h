@@ -2,9 +2,9 @@
 // packing scenarios) want: unknown keys refused with the allowed ones named, types checked, no
 // implicit conversions (a quoted "true" is not a bool), and every error one line naming the file,
 // line, column and key path: FILE:LINE:COLUMN: PATH: PROBLEM, quoted so that bytes from the file
-// cannot forge lines. It collects errors (at most kMaxErrors, since aliases can repeat one bad key
-// many times over); a caller that wants to stop at the first reads errors().front().
-// Not synchronized.
+// cannot forge lines. It collects errors as Problems (gpusched/util/validated.h; at most
+// kMaxErrors, since aliases can repeat one bad key many times over); a caller that wants to stop at
+// the first reads problems().lines().front(). Not synchronized.
 #ifndef GPUSCHED_CODEC_STRICT_YAML_H_
 #define GPUSCHED_CODEC_STRICT_YAML_H_
 
@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 
@@ -54,11 +56,11 @@ class StrictYamlReader {
   // `v` as a short decimal ("1000000", "0.5").
   static std::string Num(double v);
 
-  std::vector<std::string>& errors() { return errors_; }
+  Problems& problems() { return problems_; }
 
  private:
   std::string_view file_;
-  std::vector<std::string> errors_;
+  Problems problems_;
 };
 
 }  // namespace gpusched

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gpusched/model/gpu_labels.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 
@@ -77,15 +78,12 @@ struct MigLayouts {
   std::map<std::string, std::vector<MigLayoutSpec>> layouts;
 };
 
-struct MigLayoutsParseResult {
-  std::optional<MigLayouts> layouts;  // set when errors is empty
-  std::vector<std::string> errors;    // FILE:LINE:COLUMN: KEY: PROBLEM, at most 100
-};
-
-MigLayoutsParseResult ParseMigLayouts(std::string_view yaml, std::string_view file_name);
+// The layouts `yaml` describes, their source set to `file_name`, with every problem found
+// (FILE:LINE:COLUMN: KEY: PROBLEM, at most 100); complete when ok().
+Validated<MigLayouts> ParseMigLayouts(std::string_view yaml, std::string_view file_name);
 // The file at `path`, or the bundled defaults when `path` is empty; a file that cannot be read
-// gives one error naming it.
-MigLayoutsParseResult LoadMigLayouts(const std::string& path);
+// gives one problem naming it.
+Validated<MigLayouts> LoadMigLayouts(const std::string& path);
 
 // What a layout makes of one node: whole GPUs (MIG disabled) and MIG slices per resource profile
 // ("1g.10gb", "1g.10gb.me": '+' written as '.', as the device plugin names resources).

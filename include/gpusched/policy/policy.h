@@ -12,14 +12,15 @@
 
 #include "gpusched/engine/engine.h"
 #include "gpusched/policy/policy_spec.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 
 class Policy {
  public:
   // Builds every profile's engine; throws InputError on an inconsistent spec (an unknown
-  // plugin, a weight out of range or on a plugin that does not score, an undefined default profile).
-  // `digest` identifies the source text (shown in logs and metrics).
+  // plugin, a weight out of range or on a plugin that does not score, an undefined default
+  // profile). `digest` identifies the source text (shown in logs and metrics).
   explicit Policy(PolicySpec spec, std::string digest = "built-in");
 
   struct Selection {
@@ -59,12 +60,12 @@ class Policy {
   size_t default_index_ = 0;
 };
 
-// Parses, checks and compiles the policy `text`, read from `path`. Returns the policy, or nullptr
-// with `errors` filled (each one line naming the file, line and key).
-std::shared_ptr<const Policy> CompilePolicy(const std::string& text, const std::string& path,
-                                            std::vector<std::string>& errors);
-// The same for the file at `path`; a file that cannot be read is one error.
-std::shared_ptr<const Policy> LoadPolicy(const std::string& path, std::vector<std::string>& errors);
+// Parses, checks and compiles the policy `text`, read from `path`: the policy, or its problems
+// (each one line naming the file, line and key) and nullptr.
+Validated<std::shared_ptr<const Policy>> CompilePolicy(const std::string& text,
+                                                       const std::string& path);
+// The same for the file at `path`; a file that cannot be read is one problem.
+Validated<std::shared_ptr<const Policy>> LoadPolicy(const std::string& path);
 
 }  // namespace gpusched
 

@@ -3,28 +3,24 @@
 // Validation is strict: unknown keys, wrong types, out-of-range weights, a weight on a plugin that
 // does not score, unknown plugin names, duplicate profiles and malformed quantities or versions
 // are all reported, each as "<file>:<line>:<column>: <key path>: <problem>" (input bytes escaped,
-// at most 100 errors), and none of them yields a policy. See docs/policy.md for every key.
+// at most 100 errors), and none of them yields a policy: ParsePolicy returns the spec with every
+// problem found (gpusched/util/validated.h). See docs/policy.md for every key.
 #ifndef GPUSCHED_POLICY_POLICY_FILE_H_
 #define GPUSCHED_POLICY_POLICY_FILE_H_
 
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "gpusched/policy/policy_spec.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
-
-struct PolicyParseResult {
-  std::optional<PolicySpec> spec;  // set when errors is empty
-  std::vector<std::string> errors;
-};
 
 // Largest policy file read; a policy is a few kilobytes.
 inline constexpr size_t kMaxPolicyBytes = size_t{1} << 20;
 
-PolicyParseResult ParsePolicy(std::string_view yaml, std::string_view file_name);
+// The spec `yaml` describes, its source set to `file_name`; the spec is complete when ok().
+Validated<PolicySpec> ParsePolicy(std::string_view yaml, std::string_view file_name);
 // The text of the policy file at `path`; throws FileError (util/file_text.h) for a directory, a
 // file over kMaxPolicyBytes or an unreadable one.
 std::string ReadPolicyText(const std::string& path);

@@ -7,13 +7,13 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/report.h"
 #include "gpusched/sim/simulator.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 
@@ -31,10 +31,9 @@ std::vector<PolicySummary> RunSimBatch(const std::vector<TraceNode>& nodes,
                                        const std::function<void(double)>& progress = {});
 
 // The policies `names` name: built-in names (BuiltinSimPolicyNames) or policy files (a name with
-// a '/' or ending in .yaml or .yml). On failure returns nullopt and appends to `errors` one line
-// naming the bad name, after the policy file's own FILE:LINE:COLUMN errors.
-std::optional<std::vector<SimPolicy>> ResolveSimPolicies(const std::vector<std::string>& names,
-                                                         std::vector<std::string>& errors);
+// a '/' or ending in .yaml or .yml). Stops at the first bad name, whose problem is one line naming
+// it, after the policy file's own FILE:LINE:COLUMN problems.
+Validated<std::vector<SimPolicy>> ResolveSimPolicies(const std::vector<std::string>& names);
 
 }  // namespace gpusched
 
