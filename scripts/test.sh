@@ -44,7 +44,12 @@ setsid -w nice -n 15 ctest --test-dir "$root/build-asan" --output-on-failure -L 
   > "$image_log" 2>&1 &
 image=$!
 trap 'kill -- "-$e2e" "-$image" 2> /dev/null || true' EXIT
-"$root/scripts/build.sh" "$root/build-asan" "${asan_config[@]}"
+"$root/scripts/build.sh" "$root/build-asan" "${asan_config[@]}" -- tests/all
+# No test needs the benchmarks: they compile beside the unit tests, at low priority.
+bench_log=$root/build-asan/bench-build.log
+setsid -w nice -n 10 ninja -C "$root/build-asan" -j 1 all > "$bench_log" 2>&1 &
+bench_build=$!
+trap 'kill -- "-$e2e" "-$image" "-$bench_build" 2> /dev/null || true' EXIT
 
 # While the sanitizer tests run, the ThreadSanitizer build takes the idle CPU at low
 # priority; the tests keep theirs.
@@ -57,7 +62,7 @@ setsid -w nice -n 15 "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_T
   -DGPUSCHED_UNITY_BUILD=ON \
   -- "${tsan_targets[@]}" > "$tsan_log" 2>&1 &
 tsan_build=$!
-trap 'kill -- "-$e2e" "-$image" "-$tsan_build" 2> /dev/null || true' EXIT
+trap 'kill -- "-$e2e" "-$image" "-$bench_build" "-$tsan_build" 2> /dev/null || true' EXIT
 # wait_for PID LOG WHAT: the background job's result; its log's tail when it failed.
 wait_for() {
   if ! wait "$1"; then
@@ -69,6 +74,7 @@ wait_for() {
 
 env "${asan_env[@]}" ctest --test-dir "$root/build-asan" --output-on-failure -j 2 --timeout 300 \
   -LE 'e2e|image'
+wait_for "$bench_build" "$bench_log" "benchmarks' build" 40
 
 # The e2e tests mostly wait on kube-scheduler: the ThreadSanitizer tests run beside their tail
 # instead of after it.
