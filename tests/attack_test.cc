@@ -279,13 +279,16 @@ TEST_F(Attack, malformed_framing_is_answered_at_once_and_the_connection_closed) 
 
 TEST_F(Attack, compressed_chunked_and_oversized_bodies_are_refused_by_their_size) {
   ExpectError("/filter", std::string(1000, 'x'), 415, "Content-Encoding: gzip\r\n");
-  // A chunked body past the limit: 413 after 64 MiB at most, not 300 MB later.
+  // A chunked body past the limit: 413 after 64 MiB at most, not 300 MB later. The client may
+  // send more than the limit before a send fails: the sockets' buffers take several MiB, and on a
+  // loaded machine the server's close reaches the client late (93 MiB was seen with the test
+  // command's shards four at a time).
   Socket s(port_);
   ASSERT_TRUE(s.Send("POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"));
   std::string chunk = "100000\r\n" + std::string(0x100000, ' ') + "\r\n";  // 1 MiB
   int sent = 0;
   while (sent < 300 && s.Send(chunk)) ++sent;
-  EXPECT_LE(sent, 80) << "the server kept reading a chunked body past its limit";
+  EXPECT_LE(sent, 160) << "the server kept reading a chunked body past its limit";
   auto r = s.Read(5s);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 413);
