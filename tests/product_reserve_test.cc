@@ -29,24 +29,31 @@ std::map<std::string, double, std::less<>> Observed(std::span<const WeightedShap
   return ProductReserveScores({workload, 100, gpus, free, /*prior_pods=*/0});
 }
 
-TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_free_gpu_of_the_product) {
+// 100 x (1 - (the highest slack - slack) / the product's free GPUs): the score the header states.
+double SlackScore(double slack, double highest, double free) {
+  return 100 * (1 - (highest - slack) / free);
+}
+
+TEST(ProductReserve, slack_is_free_gpus_less_the_pinned_share_of_what_is_left_to_fill) {
   GpuMilliByProduct gpus = {{"T4", 8000}, {"L4", 16000}, {"A100", 16000}};
   // Per task: 0.25 x 1 GPU pinned to T4, 0.25 x 4 GPUs pinned to A100 or L4 (half on each),
-  // 0.5 unpinned. Pressure: T4 0.25 / 8, A100 and L4 0.5 / 16 each: T4 and A100 equal.
+  // 0.5 unpinned: 1.75 GPUs, of which T4 alone takes 1/7 and A100 and L4 2/7 each. Of the 40
+  // free GPUs, pins would take 40/7 of the T4's 8, 80/7 of the A100's and the L4's 16.
   std::vector<WeightedShape> workload = {
       {Gpus(1, {"T4"}), 0.25}, {Gpus(4, {"A100", "L4"}), 0.25}, {Gpus(1), 0.5}};
   auto scores = Observed(workload, gpus);
   ASSERT_EQ(scores.size(), 3u);
-  EXPECT_DOUBLE_EQ(scores["T4"], 0);
-  EXPECT_DOUBLE_EQ(scores["A100"], 0);
-  EXPECT_DOUBLE_EQ(scores["L4"], 0);
-  // Half-GPU shares count as half a GPU: the T4 pods now ask half as much.
+  EXPECT_DOUBLE_EQ(scores["A100"], 100);
+  EXPECT_DOUBLE_EQ(scores["L4"], 100);
+  EXPECT_NEAR(scores["T4"], SlackScore(8 - 40.0 / 7, 16 - 80.0 / 7, 8), 1e-9);
+  // Half-GPU shares count as half a GPU: the T4 pods now ask 1/13 of 1.625 GPUs per task, and the
+  // T4 keeps the most room.
   workload[0].shape = Gpus(1, {"T4"}, 500);
   scores = Observed(workload, gpus);
-  EXPECT_DOUBLE_EQ(scores["T4"], 50);
-  EXPECT_DOUBLE_EQ(scores["A100"], 0);
-  // A product no pinned shape asks for scores 100; nothing pinned, nothing to say.
-  gpus["H100"] = 8000;
+  EXPECT_DOUBLE_EQ(scores["T4"], 100);
+  EXPECT_NEAR(scores["A100"], SlackScore(16 - 160.0 / 13, 8 - 40.0 / 13, 16), 1e-9);
+  // A product no pinned shape asks for keeps all its free GPUs; nothing pinned, nothing to say.
+  gpus["H100"] = 24000;
   EXPECT_DOUBLE_EQ(Observed(workload, gpus)["H100"], 100);
   EXPECT_TRUE(Observed(std::vector<WeightedShape>{{Gpus(2), 1}}, gpus).empty());
   // A shape pinned to a product the cluster does not have asks nothing of the others.
@@ -55,21 +62,24 @@ TEST(ProductReserve, pressure_is_pinned_gpus_asked_per_free_gpu_of_the_product) 
   gpus["A100"] = 0;
   scores = Observed(workload, gpus);
   EXPECT_FALSE(scores.contains("A100"));
-  EXPECT_DOUBLE_EQ(scores["L4"], 0);  // the A100-or-L4 shape now asks 1 GPU per task of the L4
+  EXPECT_EQ(scores.size(), 3u);
 }
 
-// Issue #36's affinity-sampled seed 1: 6 A100 x8 and 8 L4 x4, pinned pods asking 24 of the
-// A100s and 10 of the L4s. Over all GPUs the A100s look the more needed (24/48 against 10/32),
-// so free pods went to the L4s until two L4-pinned pods found no room. Over free GPUs, once the
-// L4s are two-thirds full they are the more needed, and free pods turn to the A100s.
-TEST(ProductReserve, free_pods_turn_away_from_a_product_as_it_fills) {
+// Issue #36, a draw of the issue's own sampling: after 20 pods on 6 A100 x8 and 8 L4 x4, the pins
+// seen asked 10 of 27 GPUs of the A100s and 2 of the L4s, and free pods had filled the L4s to 16
+// free GPUs. Per free GPU the A100s looked the more needed (10/37 against 2/16), so free pods
+// kept filling the L4s until four L4 pins at the end found no room (62 of 72 GPUs placed). In
+// room left, the L4s keep 12 GPUs for free pods and the A100s 17: free pods turn to the A100s.
+TEST(ProductReserve, a_product_with_little_room_left_loses_free_pods_though_few_pins_ask_for_it) {
   std::vector<WeightedShape> workload = {
-      {Gpus(1, {"L4"}), 10.0 / 72}, {Gpus(1, {"A100"}), 24.0 / 72}, {Gpus(1), 38.0 / 72}};
+      {Gpus(1, {"L4"}), 2.0 / 27}, {Gpus(1, {"A100"}), 10.0 / 27}, {Gpus(1), 15.0 / 27}};
+  auto l4_filling = Observed(workload, {{"A100", 37000}, {"L4", 16000}});
+  EXPECT_DOUBLE_EQ(l4_filling["A100"], 100);
+  EXPECT_NEAR(l4_filling["L4"], SlackScore(16 - 53 * 2.0 / 27, 37 - 53 * 10.0 / 27, 16), 1e-9);
+  EXPECT_LT(l4_filling["L4"], 70);
+  // While the L4s are empty they have the room, and free pods go there.
   auto empty = Observed(workload, {{"A100", 48000}, {"L4", 32000}});
   EXPECT_GT(empty["L4"], empty["A100"]);
-  auto l4_filling = Observed(workload, {{"A100", 40000}, {"L4", 12000}});
-  EXPECT_GT(l4_filling["A100"], l4_filling["L4"]);
-  EXPECT_DOUBLE_EQ(l4_filling["L4"], 0);
 }
 
 // Before pins are seen, the prior keeps the products filling in step: a product whose share of
@@ -78,24 +88,34 @@ TEST(ProductReserve, free_pods_turn_away_from_a_product_as_it_fills) {
 TEST(ProductReserve, a_prior_keeps_products_filling_in_step_until_pins_are_seen) {
   const GpusByProduct gpus = {{"A100", 48}, {"L4", 32}};
   const GpuMilliByProduct empty = {{"A100", 48000}, {"L4", 32000}};
-  const GpuMilliByProduct l4_half = {{"A100", 48000}, {"L4", 16000}};
+  const GpuMilliByProduct l4_quarter = {{"A100", 48000}, {"L4", 24000}};
   // An empty cluster: every product alike.
   auto alike = ProductReserveScores({{}, 0, gpus, empty});
-  EXPECT_DOUBLE_EQ(alike["A100"], alike["L4"]);
-  // Half the L4s taken, no pod seen: the A100s score 100, the L4s half of it.
-  auto in_step = ProductReserveScores({{}, 0, gpus, l4_half});
+  EXPECT_DOUBLE_EQ(alike["A100"], 100);
+  EXPECT_DOUBLE_EQ(alike["L4"], 100);
+  // A quarter of the L4s taken, no pod seen: in step, the L4s would keep 24 - 0.4 x 72 free GPUs,
+  // the A100s 48 - 0.6 x 72.
+  auto in_step = ProductReserveScores({{}, 0, gpus, l4_quarter});
   EXPECT_DOUBLE_EQ(in_step["A100"], 100);
-  EXPECT_DOUBLE_EQ(in_step["L4"], 50);
-  // One A100 pin seen in 4 pods: the blend is half prior (A100 100, L4 50), half pins (A100 0,
-  // L4 100).
+  EXPECT_NEAR(in_step["L4"], SlackScore(-4.8, 4.8, 24), 1e-9);
+  // Half the L4s taken: the L4s lack more than their free GPUs against the A100s.
+  EXPECT_DOUBLE_EQ(ProductReserveScores({{}, 0, gpus, {{"A100", 48000}, {"L4", 16000}}})["L4"], 0);
+  // Pods seen but no pin: the prior speaks for its part only, the rest has no preference.
+  auto unpinned = ProductReserveScores({std::vector<WeightedShape>{{Gpus(1), 1}}, 12, gpus,
+                                        l4_quarter, /*prior_pods=*/4});
+  EXPECT_NEAR(unpinned["L4"], 75 + 0.25 * SlackScore(-4.8, 4.8, 24), 1e-9);
+  // One A100 pin seen in 4 pods, a prior of 4: a quarter of the workload is pinned, and the
+  // shares are half the pins' (A100 0.25, L4 0), half that quarter spread as the GPUs are (0.6,
+  // 0.4). The A100s still keep the more room.
   std::vector<WeightedShape> a100_pinned = {{Gpus(1, {"A100"}), 1.0 / 4}, {Gpus(1), 3.0 / 4}};
-  auto half = ProductReserveScores({a100_pinned, 4, gpus, l4_half});
-  EXPECT_DOUBLE_EQ(half["A100"], 50);
-  EXPECT_DOUBLE_EQ(half["L4"], 75);
-  // Many pods seen: the pins decide.
-  auto seen = ProductReserveScores({a100_pinned, 400, gpus, l4_half});
-  EXPECT_GT(seen["L4"], 95);
-  EXPECT_LT(seen["A100"], 5);
+  auto half = ProductReserveScores({a100_pinned, 4, gpus, l4_quarter, 4});
+  EXPECT_DOUBLE_EQ(half["A100"], 100);
+  EXPECT_NEAR(half["L4"], SlackScore(24 - 0.05 * 72, 48 - 0.2 * 72, 24), 1e-9);
+  // Many pods seen: the pins decide. On an empty fleet the L4s, which no pin needs, keep the
+  // most room.
+  auto seen = ProductReserveScores({a100_pinned, 4000, gpus, empty, 4});
+  EXPECT_DOUBLE_EQ(seen["L4"], 100);
+  EXPECT_NEAR(seen["A100"], SlackScore(48 - 0.25 * 80, 32, 48), 0.1);
   // One product: nothing to choose between.
   EXPECT_TRUE(ProductReserveScores({{}, 0, {{"L4", 32}}, {{"L4", 16000}}}).empty());
 }
@@ -145,10 +165,12 @@ TEST(ProductReserve, free_pods_keep_off_the_product_pinned_pods_need) {
   PodInfo free_pod = MakePod("free", {{std::string(kGpuResource), Units(1)}});
   auto cycle = engine->NewCycle(free_pod, snapshot);
   auto eval = engine->Evaluate(*cycle, candidates);
-  // Both products empty: the prior (10 pods seen against its 4) has no preference, the pins put
-  // the T4 at 0 and the L4 at 100.
-  EXPECT_DOUBLE_EQ(eval[0].combined, 100 * 4.0 / 14);  // T4: the pinned pods' product
-  EXPECT_DOUBLE_EQ(eval[1].combined, 100);              // L4
+  // Both products empty, 10 pods seen against the prior's 16, half the workload pinned to the T4:
+  // the T4 is asked for by 10/26 x 0.5 (pins) + 16/26 x 0.5 x 1/3 (prior) = 23/78 of what
+  // arrives, the L4 by 16/26 x 0.5 x 2/3 = 16/78; of the 12 free GPUs the L4 keeps
+  // 8 - 12 x 16/78, the T4 4 - 12 x 23/78, more than its 4 GPUs less: 0.
+  EXPECT_DOUBLE_EQ(eval[0].combined, 0);  // T4: the pinned pods' product
+  EXPECT_DOUBLE_EQ(eval[1].combined, 100);  // L4
   EXPECT_GT(eval[1].score, eval[0].score);
 
   // A pod that asks for no GPU is not prepared for, and the plugin does not score it.
@@ -183,8 +205,9 @@ TEST(ProductReserve, pods_pinned_by_required_node_affinity_reserve_their_product
   auto cycle = engine->NewCycle(free_pod, *snapshot);
   auto eval = engine->Evaluate(*cycle, candidates);
   EXPECT_DOUBLE_EQ(eval[0].combined, 100);  // A100: no pinned pod needs it
-  // L4: the pinned pods' product, by the one pod seen against the prior's 4
-  EXPECT_DOUBLE_EQ(eval[1].combined, 100 * 4.0 / 5);
+  // L4: the pinned pods' product, by the one pod seen against the prior's 16: it is asked for by
+  // 1/17 x 1 + 16/17 x 1/3 = 19/51 of what arrives, the A100 by 16/17 x 2/3 = 32/51.
+  EXPECT_NEAR(eval[1].combined, SlackScore(4 - 12 * 19.0 / 51, 8 - 12 * 32.0 / 51, 4), 1e-9);
 }
 
 TEST(CycleState, put_replaces_and_get_checks_the_type) {

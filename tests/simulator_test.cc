@@ -745,6 +745,25 @@ TEST(Simulator, the_affinity_sampled_draw_places_every_gpu_learning_the_workload
   }
 }
 
+// A draw of issue #36's own sampling (bench/scenarios/affinity-drawn-seed121.yaml): early pins ask
+// for the A100s, the L4 pins come late. The shipped policy, learning the workload as the server
+// does, places all 72 GPUs whatever the ties; weighing pins per free GPU, as product-reserve did
+// before, it placed 62 (the L4 pins found free pods on every L4).
+TEST(Simulator, the_issues_own_affinity_draw_places_every_gpu_with_the_shipped_policy) {
+  Scenario s = LoadScenario(std::string(GPUSCHED_SOURCE_DIR) +
+                            "/bench/scenarios/affinity-drawn-seed121.yaml");
+  auto shipped = LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/manifests/policy/policy.yaml");
+  ASSERT_TRUE(shipped.ok()) << shipped.problems.lines()[0];
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    SimOptions options = KubeScheduler(InTreeScore::kLeastAllocated, seed);
+    options.blend.extender_weight = 5;
+    options.blend.learn_workload = true;
+    SimRun run = Simulate(s.nodes, s.pods, SimPolicyOf("shipped", shipped.value), options);
+    EXPECT_EQ(run.pods_failed, 0) << "seed " << seed;
+    EXPECT_DOUBLE_EQ(run.allocated_at_end_pct, 90) << "seed " << seed;  // 72 of 80
+  }
+}
+
 // The DRA e2e test's workload (bench/scenarios/dra-e2e.yaml) as claims: the shipped policy places
 // all 46 GPUs whatever the ties, kube-scheduler alone strands some (as 1.34 does, 34 of 46).
 TEST(Simulator, the_dra_e2e_workload_places_every_gpu_with_the_shipped_policy) {

@@ -3,6 +3,7 @@
 #include "gpusched/plugins/task_shape.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace gpusched {
@@ -17,64 +18,72 @@ struct ProductScores : CycleData {
 namespace {
 
 using Scores = std::map<std::string, double, std::less<>>;
+using PerProduct = std::map<std::string, double, std::less<>>;
 
-// 100 x (1 - pressure / the highest) per product with free GPUs; empty when no product has any.
-Scores ScoresOfPressure(const std::map<std::string, double, std::less<>>& pressure,
-                        const GpuMilliByProduct& free_gpu_milli) {
-  double highest = 0;
-  for (const auto& [product, p] : pressure) highest = std::max(highest, p);
-  Scores scores;
-  if (highest <= 0) return scores;
-  for (const auto& [product, free] : free_gpu_milli) {
-    if (free <= 0) continue;
-    auto p = pressure.find(product);
-    scores[product] = kMaxNodeScore * (1 - (p == pressure.end() ? 0 : p->second / highest));
-  }
-  return scores;
-}
-
-// The pinned shapes' GPUs per task asked of each product with free GPUs, per free GPU of it.
-std::map<std::string, double, std::less<>> ObservedPressure(
-    std::span<const WeightedShape> workload, const GpuMilliByProduct& free_gpu_milli) {
-  std::map<std::string, double, std::less<>> pressure;
+// Per product with free GPUs, the share of arriving GPUs the pinned shapes of the observed workload
+// ask of it (a shape accepting k such products counts 1/k on each); empty when no pinned shape
+// asks anything of them.
+PerProduct ObservedPinnedShare(std::span<const WeightedShape> workload,
+                               const GpuMilliByProduct& free_gpu_milli) {
+  double gpus_per_task = 0;
+  PerProduct pinned;
   for (const auto& w : workload) {
-    if (w.shape.gpu_models.empty() || !w.shape.wants_gpu()) continue;
+    if (!w.shape.wants_gpu()) continue;
+    const double gpus = w.weight * static_cast<double>(w.shape.num_gpu) *
+                        static_cast<double>(w.shape.gpu_milli) / kMilliPerGpu;
+    gpus_per_task += gpus;
+    if (w.shape.gpu_models.empty()) continue;
     std::vector<std::string_view> accepted;
     for (const auto& [product, free] : free_gpu_milli) {
       if (free > 0 && w.shape.AcceptsModel(product)) accepted.push_back(product);
     }
-    double gpus_per_task = w.weight * static_cast<double>(w.shape.num_gpu) *
-                           static_cast<double>(w.shape.gpu_milli) / kMilliPerGpu;
     for (std::string_view product : accepted) {
-      pressure[std::string(product)] += gpus_per_task / static_cast<double>(accepted.size());
+      pinned[std::string(product)] += gpus / static_cast<double>(accepted.size());
     }
   }
-  for (auto& [product, p] : pressure) {
-    p /= static_cast<double>(free_gpu_milli.find(product)->second) / kMilliPerGpu;
-  }
-  return pressure;
+  for (auto& [product, share] : pinned) share /= gpus_per_task;
+  return pinned;
 }
 
-// The prior's pressure: every product as needed as its share of all GPUs, per free GPU of it
-// (its GPUs over its free GPUs), so that the products fill in step.
-std::map<std::string, double, std::less<>> PriorPressure(const GpusByProduct& gpus,
-                                                         const GpuMilliByProduct& free_gpu_milli) {
-  std::map<std::string, double, std::less<>> pressure;
+// The prior's share: every product as needed as its share of all GPUs (products filling in step).
+PerProduct CapacityShare(const GpusByProduct& gpus, const GpuMilliByProduct& free_gpu_milli) {
+  double all = 0;
+  for (const auto& [product, n] : gpus) all += static_cast<double>(std::max<int64_t>(n, 0));
+  PerProduct share;
+  if (all <= 0) return share;
   for (const auto& [product, free] : free_gpu_milli) {
-    auto all = gpus.find(product);
-    if (free <= 0 || all == gpus.end() || all->second <= 0) continue;
-    pressure[product] = static_cast<double>(all->second) * kMilliPerGpu / static_cast<double>(free);
+    auto n = gpus.find(product);
+    if (free > 0 && n != gpus.end() && n->second > 0) {
+      share[product] = static_cast<double>(n->second) / all;
+    }
   }
-  return pressure;
+  return share;
 }
 
-// 100 x (the lowest pressure / pressure): products as full as the emptiest all score 100, as on
-// the observed side products no pin needs do.
-Scores ScoresInStep(const std::map<std::string, double, std::less<>>& pressure) {
-  double lowest = 0;
-  for (const auto& [product, p] : pressure) lowest = lowest == 0 ? p : std::min(lowest, p);
+// Slack(P) = free GPUs of P - share(P) x free GPUs of the fleet: what P keeps for pods free to
+// choose once the pods pinned to it have taken their share of what is left to fill. Score = 100 x
+// (1 - (highest slack - slack(P)) / free GPUs of P), within 0..100: how much of its own room a
+// product lacks against the roomiest.
+Scores ScoresOfSlack(const PerProduct& share, const GpuMilliByProduct& free_gpu_milli) {
+  double fleet_free = 0;
+  for (const auto& [product, free] : free_gpu_milli) {
+    if (free > 0) fleet_free += static_cast<double>(free) / kMilliPerGpu;
+  }
+  PerProduct slack;
+  double highest = -std::numeric_limits<double>::infinity();
+  for (const auto& [product, free] : free_gpu_milli) {
+    if (free <= 0) continue;
+    auto s = share.find(product);
+    const double pinned = s == share.end() ? 0 : s->second * fleet_free;
+    const double left = static_cast<double>(free) / kMilliPerGpu - pinned;
+    slack[product] = left;
+    highest = std::max(highest, left);
+  }
   Scores scores;
-  for (const auto& [product, p] : pressure) scores[product] = kMaxNodeScore * lowest / p;
+  for (const auto& [product, left] : slack) {
+    const double free = static_cast<double>(free_gpu_milli.find(product)->second) / kMilliPerGpu;
+    scores[product] = kMaxNodeScore * std::clamp(1 - (highest - left) / free, 0.0, 1.0);
+  }
   return scores;
 }
 
@@ -82,23 +91,30 @@ Scores ScoresInStep(const std::map<std::string, double, std::less<>>& pressure) 
 
 Scores ProductReserveScores(const ProductReserveInputs& in) {
   if (in.free_gpu_milli.size() < 2) return {};  // one product: nothing to choose between
-  Scores observed = ScoresOfPressure(ObservedPressure(in.workload, in.free_gpu_milli),
-                                     in.free_gpu_milli);
+  const PerProduct observed = ObservedPinnedShare(in.workload, in.free_gpu_milli);
   const double prior_share = in.prior_pods / (in.prior_pods + std::max(0.0, in.observed_pods));
-  Scores prior = prior_share > 0 ? ScoresInStep(PriorPressure(in.gpus, in.free_gpu_milli))
-                                 : Scores{};
-  if (observed.empty() && prior.empty()) return {};
-  // No pinned shape seen: every product scores 100 on that side of the blend.
-  Scores scores;
+  if (observed.empty() && prior_share <= 0) return {};
+  const PerProduct prior = CapacityShare(in.gpus, in.free_gpu_milli);
+  if (observed.empty()) {
+    // No pin seen: the prior speaks for its share, the pins' side has no preference (100).
+    Scores in_step = ScoresOfSlack(prior, in.free_gpu_milli);
+    for (auto& [product, score] : in_step) {
+      score = (1 - prior_share) * kMaxNodeScore + prior_share * score;
+    }
+    return in_step;
+  }
+  // The prior spreads the part of the workload seen pinned over the products as their GPUs are.
+  double pinned_share = 0;
+  for (const auto& [product, o] : observed) pinned_share += o;
+  PerProduct share;
   for (const auto& [product, free] : in.free_gpu_milli) {
     if (free <= 0) continue;
     auto o = observed.find(product);
     auto p = prior.find(product);
-    double seen = o == observed.end() ? kMaxNodeScore : o->second;
-    double expected = p == prior.end() ? kMaxNodeScore : p->second;
-    scores[product] = (1 - prior_share) * seen + prior_share * expected;
+    share[product] = (1 - prior_share) * (o == observed.end() ? 0 : o->second) +
+                     prior_share * pinned_share * (p == prior.end() ? 0 : p->second);
   }
-  return scores;
+  return ScoresOfSlack(share, in.free_gpu_milli);
 }
 
 namespace {

@@ -1,21 +1,22 @@
 // product-reserve: in a fleet of several GPU products, a GPU pod that may use more than one of
-// them prefers the product that pods pinned to a product need least, so the products pinned pods
-// need stay free for them.
+// them prefers the product that keeps the most room for the pods pinned to products.
 //
-// Per product P: pressure(P) = the GPUs per task that the pinned shapes of the observed workload
-// (every shape seen, rare ones included: a rare pod may ask for many GPUs) ask of P (a shape
-// accepting k of the products with free GPUs counts 1/k on each), divided by the GPUs of P still
-// free. Score = 100 x (1 - pressure(P) / the highest pressure); nodes of a product no pinned shape
-// asks for score 100. Free GPUs, not all of them: pinned pods keep arriving while free pods fill
-// a product, so what matters is the room left for them; over all GPUs a product's pressure stays
-// the same however full it gets.
+// share(P) = the GPUs per task that the pinned shapes of the observed workload (every shape seen,
+// rare ones included: a rare pod may ask for many GPUs) ask of P, over the GPUs per task of every
+// GPU shape (a shape accepting k of the products with free GPUs counts 1/k on each): the part of
+// what arrives that only P can take. If the fleet fills, pinned pods take share(P) x the fleet's
+// free GPUs of P, and slack(P) = P's free GPUs - that is what P keeps for pods free to choose.
+// Score = 100 x (1 - (highest slack - slack(P)) / P's free GPUs), within 0..100. A difference,
+// not a ratio: a product few pins have asked for but with little room left is still the one a few
+// more pins overflow (issue #36: free pods filled the L4s while the early pins said A100).
 //
-// Pins are learned from the watch, so the first pods of a workload are placed before any pin is
-// seen. Until enough are, a prior weighs in: every product as needed as its share of all GPUs,
-// which keeps the products filling in step (100 x the lowest GPUs/free ratio over the product's).
-// The two are blended as fgd's target workload is: the prior's share is priorPods / (priorPods +
-// pods seen). Pods that ask for no GPU are not scored; neither is any pod in a fleet of one
-// product. Prepare computes the per-product scores once per cycle.
+// Pins are learned from the watch, so the first pods of a workload are placed before many pins
+// are seen. A prior weighs in, blended as fgd's target workload is (its part: priorPods /
+// (priorPods + pods seen)): before any pin, every product needed as its share of all GPUs, which
+// keeps the products filling in step (blended with no preference, 100); once pins are seen, the
+// pinned part of the workload spread over the products as their GPUs are. Pods that ask for no
+// GPU are not scored; neither is any pod in a fleet of one product. Prepare computes the
+// per-product scores once per cycle.
 #ifndef GPUSCHED_PLUGINS_PRODUCT_RESERVE_H_
 #define GPUSCHED_PLUGINS_PRODUCT_RESERVE_H_
 
@@ -31,9 +32,10 @@ namespace gpusched {
 // Whole GPUs per product (ClusterSnapshot::gpus_by_product).
 using GpusByProduct = std::map<std::string, int64_t, std::less<>>;
 
-// How many pods the prior weighs like: a few, so the first pins seen soon outweigh it (measured on
-// issue #36's affinity scenarios, docs/plugins.md).
-inline constexpr double kProductReservePriorPods = 4;
+// How many pods the prior weighs like: enough that a few early pins do not decide alone, few
+// enough that a workload pinning one product heavily is believed early (measured on issue #36's
+// affinity scenarios, docs/plugins.md).
+inline constexpr double kProductReservePriorPods = 16;
 
 struct ProductReserveInputs {
   std::span<const WeightedShape> workload;  // the observed shapes, weights summing to 1
