@@ -58,6 +58,8 @@ TEST(ProductReserve, slack_is_free_gpus_less_the_pinned_share_of_what_is_left_to
   EXPECT_TRUE(Observed(std::vector<WeightedShape>{{Gpus(2), 1}}, gpus).empty());
   // A shape pinned to a product the cluster does not have asks nothing of the others.
   EXPECT_TRUE(Observed(std::vector<WeightedShape>{{Gpus(2, {"V100"}), 1}}, gpus).empty());
+  // Shapes that all weigh nothing say nothing (no division by zero).
+  EXPECT_TRUE(Observed(std::vector<WeightedShape>{{Gpus(2, {"T4"}), 0}}, gpus).empty());
   // A product with no GPU free takes no share of a shape that accepts it, and is not scored.
   gpus["A100"] = 0;
   scores = Observed(workload, gpus);

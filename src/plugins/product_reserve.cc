@@ -41,6 +41,7 @@ PerProduct ObservedPinnedShare(std::span<const WeightedShape> workload,
       pinned[std::string(product)] += gpus / static_cast<double>(accepted.size());
     }
   }
+  if (gpus_per_task <= 0) return {};  // every shape weighs nothing: nothing seen to go by
   for (auto& [product, share] : pinned) share /= gpus_per_task;
   return pinned;
 }
@@ -65,24 +66,24 @@ PerProduct CapacityShare(const GpusByProduct& gpus, const GpuMilliByProduct& fre
 // (1 - (highest slack - slack(P)) / free GPUs of P), within 0..100: how much of its own room a
 // product lacks against the roomiest.
 Scores ScoresOfSlack(const PerProduct& share, const GpuMilliByProduct& free_gpu_milli) {
+  PerProduct free_gpus;
   double fleet_free = 0;
-  for (const auto& [product, free] : free_gpu_milli) {
-    if (free > 0) fleet_free += static_cast<double>(free) / kMilliPerGpu;
+  for (const auto& [product, milli] : free_gpu_milli) {
+    if (milli <= 0) continue;
+    free_gpus[product] = static_cast<double>(milli) / kMilliPerGpu;
+    fleet_free += free_gpus[product];
   }
   PerProduct slack;
   double highest = -std::numeric_limits<double>::infinity();
-  for (const auto& [product, free] : free_gpu_milli) {
-    if (free <= 0) continue;
+  for (const auto& [product, free] : free_gpus) {
     auto s = share.find(product);
-    const double pinned = s == share.end() ? 0 : s->second * fleet_free;
-    const double left = static_cast<double>(free) / kMilliPerGpu - pinned;
-    slack[product] = left;
-    highest = std::max(highest, left);
+    slack[product] = free - (s == share.end() ? 0 : s->second * fleet_free);
+    highest = std::max(highest, slack[product]);
   }
   Scores scores;
   for (const auto& [product, left] : slack) {
-    const double free = static_cast<double>(free_gpu_milli.find(product)->second) / kMilliPerGpu;
-    scores[product] = kMaxNodeScore * std::clamp(1 - (highest - left) / free, 0.0, 1.0);
+    scores[product] =
+        kMaxNodeScore * std::clamp(1 - (highest - left) / free_gpus[product], 0.0, 1.0);
   }
   return scores;
 }
