@@ -16,14 +16,15 @@ set(below_metrics cluster packing model util)
 set(below_inventory cluster packing model util codec)
 set(below_kube cluster packing model util codec)
 set(below_extender policy plugins engine cluster packing model util codec metrics)
+set(below_admission policy plugins engine cluster packing model util codec metrics)
 set(below_sim policy plugins engine cluster packing model util codec)
 set(below_explain policy plugins engine cluster packing model util codec)
 set(below_planning policy plugins engine cluster packing model util codec)
 set(below_server extender policy plugins engine cluster packing model util codec metrics)
 set(below_app server extender policy plugins engine cluster packing model util codec metrics
-  inventory kube planning sim explain cli)
+  inventory kube planning sim explain admission cli)
 set(layers util cli model codec packing cluster engine plugins policy metrics inventory kube
-  extender sim explain planning server app)
+  extender admission sim explain planning server app)
 
 set(violations "")
 foreach(layer IN LISTS layers)

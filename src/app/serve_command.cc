@@ -143,6 +143,37 @@ Validated<std::optional<ServerOptions>> SideOptionsFrom(const FlagSet& f, const 
   return out;
 }
 
+// The admission webhook's HTTPS listener; nullopt without --webhook-listen.
+Validated<std::optional<ServerOptions>> WebhookOptionsFrom(const FlagSet& f,
+                                                           const ServerOptions& main) {
+  Validated<std::optional<ServerOptions>> out;
+  bool any_tls = !f.Get("webhook-tls-cert").empty() || !f.Get("webhook-tls-key").empty();
+  if (f.Get("webhook-listen").empty()) {
+    if (any_tls) out.problems.Add("--webhook-tls-cert and --webhook-tls-key need --webhook-listen");
+    return out;
+  }
+  ServerOptions o;
+  o.serve_verbs = false;
+  o.threads = 4;
+  // An AdmissionReview carries the pod (Kubernetes stores objects up to 1.5 MiB) and, on updates,
+  // its old copy.
+  o.limits.max_body_bytes = 8 << 20;
+  o.max_inflight_bytes = 64 << 20;
+  o.keep_alive = main.keep_alive;
+  o.request_timeout = main.request_timeout;
+  o.max_connections = main.max_connections;
+  o.tls_reload_interval = main.tls_reload_interval;
+  o.tls = TlsFiles{f.Get("webhook-tls-cert"), f.Get("webhook-tls-key"), ""};
+  if (o.tls.cert.empty() || o.tls.key.empty()) {
+    out.problems.Add(
+        "--webhook-listen needs --webhook-tls-cert and --webhook-tls-key: the API server calls "
+        "webhooks over HTTPS only");
+  }
+  ReadListen("webhook-listen", f.Get("webhook-listen"), o, out.problems);
+  out.value = std::move(o);
+  return out;
+}
+
 // A whole number of seconds in [min, max] from `flag`; `problem` when it is not.
 std::chrono::seconds ReadSeconds(const FlagSet& f, const std::string& flag, int64_t min,
                                  int64_t max, const std::string& problem, Problems& problems) {
@@ -234,7 +265,15 @@ FlagSet ServeCommandOptions::Flags() {
             "serve /capacity and /why-pending (which name the cluster's pods and namespaces) "
             "over plain HTTP here instead of on --ops-listen, so that a NetworkPolicy can admit "
             "Prometheus to the ops port and nobody to this one (kubectl port-forward still "
-            "reaches it)"});
+            "reaches it)"})
+      .Add({"webhook-listen", "HOST:PORT", "",
+            "serve the mutating admission webhook (POST /mutate-pods) over HTTPS here: it writes "
+            "each GPU pod's hard rules into its required node affinity, so cluster-autoscaler "
+            "and Karpenter see them (manifests/webhook/); needs --webhook-tls-cert and "
+            "--webhook-tls-key"})
+      .Add({"webhook-tls-cert", "FILE", "",
+            "PEM certificate (and chain) of the webhook listener; re-read when the file changes"})
+      .Add({"webhook-tls-key", "FILE", "", "PEM private key of --webhook-tls-cert"});
   return f;
 }
 
@@ -255,6 +294,7 @@ Validated<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet& fla
   o.app.server = problems.Take(ServerOptionsFrom(flags));
   o.app.ops = problems.Take(SideOptionsFrom(flags, "ops-listen", o.app.server));
   o.app.reports = problems.Take(SideOptionsFrom(flags, "reports-listen", o.app.server));
+  o.app.webhook = problems.Take(WebhookOptionsFrom(flags, o.app.server));
   o.app.policy_path = flags.Get("policy");
   o.app.policy_reload_interval =
       ReadSeconds(flags, "policy-reload-interval", 1, 3600,
@@ -318,6 +358,10 @@ int RunServeCommand(const std::vector<std::string>& args) {
   if (app_options.reports) {
     spdlog::info("serving /capacity and /why-pending on http://{}:{}", app_options.reports->host,
                  app->reports_port());
+  }
+  if (app_options.webhook) {
+    spdlog::info("serving the admission webhook on https://{}:{}{}", app_options.webhook->host,
+                 app->webhook_port(), kMutatePodsPath);
   }
   shutdown.Serving([&] { app->Stop(); });
   const ServerOptions& o = app_options.server;

@@ -1,5 +1,7 @@
 #include "gpusched/app/server_app.h"
 
+#include <spdlog/spdlog.h>
+
 #include "gpusched/app/process_setup.h"
 #include "gpusched/metrics/cluster_series.h"
 #include "gpusched/policy/policy_watcher.h"
@@ -11,7 +13,7 @@ namespace {
 // their own.
 ServerAppOptions WithMemoryRelease(ServerAppOptions o) {
   if (!o.server.after_large_requests) o.server.after_large_requests = ReleaseFreeMemory;
-  for (auto* side : {&o.ops, &o.reports}) {
+  for (auto* side : {&o.ops, &o.reports, &o.webhook}) {
     if (*side && !(*side)->after_large_requests) (*side)->after_large_requests = ReleaseFreeMemory;
   }
   return o;
@@ -71,12 +73,37 @@ ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> pol
   metrics_.AddCollector([this](SeriesWriter& out) {
     if (auto snapshot = inventory_->snapshots().Get()) WriteClusterSeries(*snapshot, out);
   });
+  if (options_.webhook) AddWebhook();
+}
+
+void ServerApp::AddWebhook() {
+  webhook_.server =
+      std::make_unique<HttpServer>(*options_.webhook, service_, [this] { return inventory_->readiness(); });
+  mutator_ = std::make_unique<PodMutator>(inventory_->snapshots(), policies_);
+  webhook_.server->AddPostRoute(
+      std::string(kMutatePodsPath), [this](std::string&& body, std::string_view peer) {
+        PodMutator::Answer a = mutator_->Review(body);
+        const Mutation& m = a.mutation;
+        if (m.result == MutationResult::kPatched) {
+          spdlog::info("admission: pod {}: node affinity added: {}", a.pod, m.annotation);
+        } else if (m.result == MutationResult::kBadRequest) {
+          spdlog::warn("admission: unreadable review from {} answered unpatched: {}", peer,
+                       m.annotation);
+        } else if (m.result != MutationResult::kNotGpuPod &&
+                   m.result != MutationResult::kNotAPodCreate) {
+          spdlog::debug("admission: pod {}: {}{}{}", a.pod, ToString(m.result),
+                        m.annotation.empty() ? "" : ": ", m.annotation);
+        }
+        return HttpResponse{a.status, "application/json", std::move(a.body), ""};
+      });
+  metrics_.AddCollector([this](SeriesWriter& out) { mutator_->WriteSeries(out); });
 }
 
 ServerApp::~ServerApp() {
   Stop();
   ops_.Join();
   reports_.Join();
+  webhook_.Join();
   capacity_.reset();  // before the inventory and policies it reads
 }
 
@@ -98,6 +125,7 @@ int ServerApp::Bind() {
   int port = server_.Bind();
   ops_.Bind();
   reports_.Bind();
+  webhook_.Bind();
   return port;
 }
 
@@ -106,12 +134,14 @@ void ServerApp::Run() {
   // The verbs' listener failed or was stopped: the process is ending.
   ops_.Stop();
   reports_.Stop();
+  webhook_.Stop();
 }
 
 void ServerApp::Stop() {
   server_.Stop();
   ops_.Stop();
   reports_.Stop();
+  webhook_.Stop();
 }
 
 }  // namespace gpusched

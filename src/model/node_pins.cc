@@ -9,7 +9,18 @@ namespace gpusched {
 namespace {
 
 bool Holds(const PinRequirement& r, const PinLabels& labels) {
-  std::optional<std::string_view> value = labels.Find(r.key);
+  return PinRequirementHolds(r, labels.Find(r.key));
+}
+
+bool Matches(const PinTerm& term, const PinLabels& labels) {
+  return !term.matches_nothing &&
+         std::all_of(term.requirements.begin(), term.requirements.end(),
+                     [&](const PinRequirement& r) { return Holds(r, labels); });
+}
+
+}  // namespace
+
+bool PinRequirementHolds(const PinRequirement& r, std::optional<std::string_view> value) {
   switch (r.op) {
     case PinOperator::kIn:
       return value && std::find(r.values.begin(), r.values.end(), *value) != r.values.end();
@@ -28,14 +39,6 @@ bool Holds(const PinRequirement& r, const PinLabels& labels) {
   }
   return false;
 }
-
-bool Matches(const PinTerm& term, const PinLabels& labels) {
-  return !term.matches_nothing &&
-         std::all_of(term.requirements.begin(), term.requirements.end(),
-                     [&](const PinRequirement& r) { return Holds(r, labels); });
-}
-
-}  // namespace
 
 bool IsPinLabel(std::string_view key) {
   // The timestamp differs on every node and says nothing a pod would pin to; keeping it would

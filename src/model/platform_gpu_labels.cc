@@ -1,5 +1,6 @@
 #include "gpusched/model/platform_gpu_labels.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <span>
@@ -91,6 +92,24 @@ constexpr KnownGpu kAzureSizeEndings[] = {
     {"as_t4_v3", "Tesla-T4", 15360},
     {"s_v3", "Tesla-V100-PCIE-16GB", 16384},  // the NCv3 sizes (NC6s_v3 ... NC24rs_v3)
 };
+
+// Azure GPU VM sizes as node.kubernetes.io/instance-type writes them, for the node affinity that
+// names them (Azure's GPU VM size documentation); kAzureSizeEndings says which GPU each has.
+constexpr std::string_view kAzureGpuSizes[] = {
+    "Standard_NC6s_v3",          "Standard_NC12s_v3",         "Standard_NC24s_v3",
+    "Standard_NC24rs_v3",        "Standard_NC4as_T4_v3",      "Standard_NC8as_T4_v3",
+    "Standard_NC16as_T4_v3",     "Standard_NC64as_T4_v3",     "Standard_NC24ads_A100_v4",
+    "Standard_NC48ads_A100_v4",  "Standard_NC96ads_A100_v4",  "Standard_ND96asr_v4",
+    "Standard_ND96amsr_A100_v4", "Standard_NC40ads_H100_v5",  "Standard_NC80adis_H100_v5",
+    "Standard_ND96isr_H100_v5",  "Standard_ND96isr_H200_v5",
+};
+
+template <size_t N>
+std::vector<std::string_view> NamesOf(const KnownGpu (&table)[N]) {
+  std::vector<std::string_view> out;
+  for (const KnownGpu& g : table) out.push_back(g.name);
+  return out;
+}
 
 const KnownGpu* Find(std::span<const KnownGpu> table, std::string_view name) {
   for (const KnownGpu& g : table) {
@@ -212,6 +231,27 @@ std::optional<PlatformGpuFacts> Aks(const Prefixed& azure,
 }
 
 }  // namespace
+
+std::vector<std::string_view> KnownGkeAccelerators() { return NamesOf(kGkeAccelerators); }
+
+std::vector<std::string_view> KnownKarpenterGpuNames() { return NamesOf(kKarpenterGpus); }
+
+std::vector<std::string_view> KnownAzureGpuSizes() {
+  return {std::begin(kAzureGpuSizes), std::end(kAzureGpuSizes)};
+}
+
+std::vector<std::string_view> KnownPlatformProducts() {
+  std::vector<std::string_view> out;
+  for (std::span<const KnownGpu> table :
+       {std::span<const KnownGpu>(kGkeAccelerators), std::span<const KnownGpu>(kKarpenterGpus),
+        std::span<const KnownGpu>(kKarpenterLargeVariants), std::span<const KnownGpu>(kEc2Families),
+        std::span<const KnownGpu>(kAzureSizeEndings)}) {
+    for (const KnownGpu& g : table) out.push_back(g.product);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 std::vector<PlatformGpuFacts> ReadPlatformGpuLabels(
     const std::vector<std::pair<std::string_view, std::string_view>>& labels) {

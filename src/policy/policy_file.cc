@@ -276,10 +276,41 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
   }
 }
 
+void ReadAutoscaling(Reader& r, const YAML::Node& node, AutoscalingSpec& out) {
+  if (!r.Map(node, "autoscaling", {"nodeAffinity", "platforms", "maxNodeSelectorTerms"})) return;
+  if (node["nodeAffinity"]) {
+    if (auto b = r.Bool(node["nodeAffinity"], "autoscaling.nodeAffinity")) out.node_affinity = *b;
+  }
+  if (node["platforms"]) {
+    if (auto list = r.StringList(node["platforms"], "autoscaling.platforms")) {
+      out.platforms = AffinityPlatforms{false, false, false};
+      for (const std::string& p : *list) {
+        if (p == "gke") {
+          out.platforms.gke = true;
+        } else if (p == "karpenter") {
+          out.platforms.karpenter = true;
+        } else if (p == "aks") {
+          out.platforms.aks = true;
+        } else {
+          r.Error(node["platforms"], "autoscaling.platforms",
+                  "unknown platform " + QuoteForMessage(p) + " (gke, karpenter or aks; GFD is always named)");
+        }
+      }
+    }
+  }
+  if (node["maxNodeSelectorTerms"]) {
+    if (auto n = r.Number(node["maxNodeSelectorTerms"], "autoscaling.maxNodeSelectorTerms", 1,
+                          1024)) {
+      out.max_node_selector_terms = static_cast<int64_t>(*n);
+    }
+  }
+}
+
 void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
   std::vector<std::string_view> keys = {"apiVersion",   "kind",           "metadata",
                                         "gpuResources", "scoreMapping",   "filterBestOnly",
-                                        "plugins",      "defaultProfile", "profiles"};
+                                        "plugins",      "defaultProfile", "profiles",
+                                        "autoscaling"};
   for (const PluginEntry& entry : AllPlugins()) {
     if (!entry.top_level_key.empty()) keys.push_back(entry.top_level_key);
   }
@@ -313,6 +344,7 @@ void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
   if (root["filterBestOnly"]) {
     if (auto b = r.Bool(root["filterBestOnly"], "filterBestOnly")) spec.filter_best_only = *b;
   }
+  if (root["autoscaling"]) ReadAutoscaling(r, root["autoscaling"], spec.autoscaling);
   ProfileSpec base;
   base.plugins = DefaultPluginSettings();
   ReadTopLevelSettings(r, root, base);

@@ -159,6 +159,16 @@ std::string FormatPolicy(const PolicySpec& spec) {
   out << YAML::Key << "gpuResources" << YAML::Value << YAML::Flow << ValidUtf8(spec.gpu_resources);
   out << YAML::Key << "scoreMapping" << YAML::Value << ScoreMappingName(spec.score_mapping);
   out << YAML::Key << "filterBestOnly" << YAML::Value << spec.filter_best_only;
+  out << YAML::Key << "autoscaling" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "nodeAffinity" << YAML::Value << spec.autoscaling.node_affinity;
+  std::vector<std::string> platforms;
+  if (spec.autoscaling.platforms.gke) platforms.push_back("gke");
+  if (spec.autoscaling.platforms.karpenter) platforms.push_back("karpenter");
+  if (spec.autoscaling.platforms.aks) platforms.push_back("aks");
+  out << YAML::Key << "platforms" << YAML::Value << YAML::Flow << platforms;
+  out << YAML::Key << "maxNodeSelectorTerms" << YAML::Value
+      << spec.autoscaling.max_node_selector_terms;
+  out << YAML::EndMap;
   out << YAML::Key << "defaultProfile" << YAML::Value << ValidUtf8(spec.default_profile);
   out << YAML::Key << "profiles" << YAML::Value << YAML::BeginSeq;
   for (const auto& p : spec.profiles) {

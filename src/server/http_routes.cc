@@ -107,6 +107,7 @@ struct HttpRoutes::Impl {
   LogThrottle not_ready_log{std::chrono::seconds(1)};
   std::atomic<bool> stopping{false};  // ends the waits of AwaitStart
   std::map<std::string, std::function<HttpResponse()>, std::less<>> get_routes;  // before serving
+  std::map<std::string, PostHandler, std::less<>> post_routes;                  // before serving
   std::atomic<size_t> reports_running{0};
 
   Impl(RouteOptions o, const ExtenderService& s, std::function<Readiness()> r, Metrics* m)
@@ -184,6 +185,19 @@ struct HttpRoutes::Impl {
       return Report([this] {
         return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics->Scrape(), ""};
       });
+    }
+    if (auto route = post_routes.find(path); route != post_routes.end()) {
+      if (req.method != "POST") {
+        HttpResponse r = JsonError(405, "method not allowed: use POST");
+        r.allow = "POST";
+        return r;
+      }
+      try {
+        return route->second(std::move(req.body), peer);
+      } catch (const std::exception& e) {
+        spdlog::error("{}: internal error: {}", path, e.what());
+        return JsonError(500, std::string("internal error: ") + e.what());
+      }
     }
     if (auto route = get_routes.find(path); route != get_routes.end()) {
       if (req.method != "GET" && req.method != "HEAD") {
@@ -289,6 +303,10 @@ HttpRoutes::~HttpRoutes() = default;
 
 void HttpRoutes::AddGetRoute(std::string path, std::function<HttpResponse()> handler) {
   impl_->get_routes[std::move(path)] = std::move(handler);
+}
+
+void HttpRoutes::AddPostRoute(std::string path, PostHandler handler) {
+  impl_->post_routes[std::move(path)] = std::move(handler);
 }
 
 HttpResponse HttpRoutes::Answer(HttpRequest& request, std::string_view peer) {

@@ -15,6 +15,10 @@ void HttpServer::AddGetRoute(std::string path, std::function<HttpResponse()> han
   routes_.AddGetRoute(std::move(path), std::move(handler));
 }
 
+void HttpServer::AddPostRoute(std::string path, HttpRoutes::PostHandler handler) {
+  routes_.AddPostRoute(std::move(path), std::move(handler));
+}
+
 int HttpServer::Bind() { return transport_.Bind(); }
 
 void HttpServer::Run() { transport_.Run(); }

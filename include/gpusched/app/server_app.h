@@ -3,7 +3,7 @@
 // named), an inventory source, Prometheus metrics over both, the extender service, and the HTTP
 // listeners: the verbs with probes and /metrics; optionally a plain ops listener for probes and
 // /metrics (and the reports, /capacity and /why-pending, unless a reports listener of their own
-// takes them). Its listeners give free heap back after a burst of large requests
+// takes them), and an HTTPS listener for the mutating admission webhook. Its listeners give free heap back after a burst of large requests
 // (ReleaseFreeMemory, app/process_setup.h) unless their options name another
 // `after_large_requests`; the process-wide settings are the caller's (SetUpServingProcess, before
 // any thread starts).
@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "gpusched/admission/pod_mutator.h"
 #include "gpusched/app/capacity_worker.h"
 #include "gpusched/app/inventory_source.h"
 #include "gpusched/extender/extender_service.h"
@@ -32,6 +33,9 @@ namespace gpusched {
 
 class PolicyWatcher;  // policy/policy_watcher.h
 
+// The webhook listener's route, named in manifests/webhook/.
+inline constexpr std::string_view kMutatePodsPath = "/mutate-pods";
+
 struct ServerAppOptions {
   ServerOptions server;              // the verbs' listener; port 0 takes any free port
   std::optional<ServerOptions> ops;  // plain HTTP for probes and /metrics (serve_verbs false)
@@ -39,6 +43,9 @@ struct ServerAppOptions {
   // and namespaces: a port of their own that a NetworkPolicy can close to everyone the probes and
   // Prometheus need not be. Without it the reports are on the ops listener.
   std::optional<ServerOptions> reports;
+  // HTTPS for the mutating admission webhook (POST /mutate-pods, admission/pod_mutator.h),
+  // serve_verbs false: the API server calls it, never kube-scheduler.
+  std::optional<ServerOptions> webhook;
   std::string policy_path;  // reloaded when it changes; empty: the policy never changes
   std::chrono::seconds policy_reload_interval{2};
   bool count_decisions = true;  // false: the service counts nothing in the metrics
@@ -64,6 +71,8 @@ class ServerApp {
   int ops_port() const { return ops_.port; }
   // The reports listener's port after Bind(); 0 without one.
   int reports_port() const { return reports_.port; }
+  // The webhook listener's port after Bind(); 0 without one.
+  int webhook_port() const { return webhook_.port; }
   // Serves the verbs on this thread until Stop(); also returns when the listener fails.
   void Run();
   // Makes Run() return and stops the other listeners; safe from any thread.
@@ -96,8 +105,13 @@ class ServerApp {
     void Join();
   };
 
+  // Serves the admission webhook on webhook_ (constructor, with options_.webhook only).
+  void AddWebhook();
+
   SideListener ops_;
   SideListener reports_;
+  SideListener webhook_;
+  std::unique_ptr<PodMutator> mutator_;  // with webhook_ only
   std::unique_ptr<CapacityWorker> capacity_;  // with ops_ or reports_ only
 };
 

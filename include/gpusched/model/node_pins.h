@@ -132,6 +132,8 @@ class PinLabelPool {
   size_t sweep_at_ = 64;
 };
 
+// Whether a node whose label `r.key` has `value` (nullopt: the node lacks it) meets `r`.
+bool PinRequirementHolds(const PinRequirement& r, std::optional<std::string_view> value);
 // Whether a node with `labels` meets the pod's required pins.
 bool MeetsRequiredPins(const NodePins& pins, const PinLabels& labels);
 // Why it does not: the key of the first nodeSelector entry it fails, or "" when it matches none

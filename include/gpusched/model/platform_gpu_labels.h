@@ -44,6 +44,24 @@ struct PlatformGpuFacts {
 std::vector<PlatformGpuFacts> ReadPlatformGpuLabels(
     const std::vector<std::pair<std::string_view, std::string_view>>& labels);
 
+// The platforms whose labels gpusched's node affinity names besides GFD's, which it always names
+// (admission/hard_rule_affinity.h); a policy's `autoscaling.platforms`.
+struct AffinityPlatforms {
+  bool gke = true;
+  bool karpenter = true;  // karpenter.k8s.aws/ and EKS Auto Mode's eks.amazonaws.com/
+  bool aks = true;
+  bool operator==(const AffinityPlatforms&) const = default;
+};
+
+// The label values gpusched's tables know, for writing node affinity on them
+// (admission/hard_rule_affinity.h): GKE's cloud.google.com/gke-accelerator values, Karpenter's
+// instance-gpu-name values, Azure GPU VM sizes as node.kubernetes.io/instance-type writes them, and
+// every product (GFD's spelling) any table names, sorted.
+std::vector<std::string_view> KnownGkeAccelerators();
+std::vector<std::string_view> KnownKarpenterGpuNames();
+std::vector<std::string_view> KnownAzureGpuSizes();
+std::vector<std::string_view> KnownPlatformProducts();
+
 }  // namespace gpusched
 
 #endif  // GPUSCHED_MODEL_PLATFORM_GPU_LABELS_H_

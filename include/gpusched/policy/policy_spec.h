@@ -11,6 +11,7 @@
 
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_requirements.h"
+#include "gpusched/model/platform_gpu_labels.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/plugins/plugin_entry.h"
 
@@ -41,6 +42,16 @@ struct ProfileSpec {
   bool has_selector() const { return !namespaces.empty() || !match_labels.empty(); }
 };
 
+// What gpusched does so that cluster-autoscaler and Karpenter see its rules (policy key
+// `autoscaling`, docs/policy.md).
+struct AutoscalingSpec {
+  // The admission webhook writes the pod's hard GPU rules into its required node affinity.
+  bool node_affinity = true;
+  AffinityPlatforms platforms;  // whose labels the affinity names besides GFD's
+  // A pod whose affinity would need more node selector terms than this is left alone (counted).
+  int64_t max_node_selector_terms = 64;
+};
+
 struct PolicySpec {
   std::string source = "built-in default";
   std::vector<std::string> gpu_resources;  // extra resources treated as GPUs
@@ -50,6 +61,7 @@ struct PolicySpec {
   bool filter_best_only = false;
   std::string default_profile = "default";
   std::vector<ProfileSpec> profiles;
+  AutoscalingSpec autoscaling;
 };
 
 // The plugin settings every profile starts from.

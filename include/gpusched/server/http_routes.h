@@ -59,6 +59,10 @@ class HttpRoutes {
   // Serves GET and HEAD on `path` with `handler`. Call before serving; `handler` runs on request
   // threads, so it must be cheap (serve a cached result) and thread-safe.
   void AddGetRoute(std::string path, std::function<HttpResponse()> handler);
+  // Serves POST on `path` with `handler`, which takes the body (the webhook listener's review).
+  // Call before serving; `handler` runs on request threads and must be thread-safe.
+  using PostHandler = std::function<HttpResponse(std::string&& body, std::string_view peer)>;
+  void AddPostRoute(std::string path, PostHandler handler);
   // The answer to a complete request (its body is taken).
   HttpResponse Answer(HttpRequest& request, std::string_view peer);
   // The answer to a request the transport could not read: `status` and a one-line reason.

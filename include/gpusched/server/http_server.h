@@ -49,6 +49,8 @@ class HttpServer {
   // to the ops listener). Call before Bind(); `handler` runs on request threads, so it must be
   // cheap (serve a cached result) and thread-safe.
   void AddGetRoute(std::string path, std::function<HttpResponse()> handler);
+  // Serves POST on `path` with `handler` on this listener only (the app's admission webhook).
+  void AddPostRoute(std::string path, HttpRoutes::PostHandler handler);
   // Binds the listening socket; returns the port. Throws std::runtime_error on failure.
   int Bind();
   // Serves until Stop(); call after Bind(). Returns at once when Stop() came first.

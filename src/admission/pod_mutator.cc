@@ -1,0 +1,291 @@
+#include "gpusched/admission/pod_mutator.h"
+
+#include <algorithm>
+#include <set>
+
+#include "gpusched/codec/json_writer.h"
+#include "gpusched/codec/k8s_decode.h"
+#include "gpusched/plugins/gpu_match.h"
+#include "gpusched/plugins/sharing.h"
+
+namespace gpusched {
+namespace {
+
+constexpr char kRequired[] = "requiredDuringSchedulingIgnoredDuringExecution";
+
+std::string_view OperatorName(PinOperator op) {
+  switch (op) {
+    case PinOperator::kIn:
+      return "In";
+    case PinOperator::kNotIn:
+      return "NotIn";
+    case PinOperator::kExists:
+      return "Exists";
+    case PinOperator::kDoesNotExist:
+      return "DoesNotExist";
+    case PinOperator::kGt:
+      return "Gt";
+    case PinOperator::kLt:
+      return "Lt";
+  }
+  return "In";
+}
+
+void WriteRequirement(JsonWriter& w, const PinRequirement& r) {
+  w.BeginObject().Key("key").String(r.key).Key("operator").String(OperatorName(r.op));
+  if (r.op == PinOperator::kGt || r.op == PinOperator::kLt) {
+    w.Key("values").BeginArray().String(std::to_string(r.bound)).EndArray();
+  } else if (r.op == PinOperator::kIn || r.op == PinOperator::kNotIn) {
+    w.Key("values").BeginArray();
+    for (const std::string& v : r.values) w.String(v);
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+// {"nodeSelectorTerms":[...]}: every term of the pod's (one empty term when it has none) with
+// every alternative of the rules.
+void WriteRequired(JsonWriter& w, const PodPatchShape& shape,
+                   const std::vector<AffinityAlternative>& alternatives) {
+  static const std::vector<PodSelectorTermText> kNoTerm = {PodSelectorTermText{}};
+  const auto& terms = shape.has_required ? shape.required_terms : kNoTerm;
+  w.BeginObject().Key("nodeSelectorTerms").BeginArray();
+  for (const PodSelectorTermText& term : terms) {
+    for (const AffinityAlternative& alternative : alternatives) {
+      w.BeginObject().Key("matchExpressions").BeginArray();
+      for (const std::string& e : term.match_expressions) w.Raw(e);
+      for (const PinRequirement& r : alternative) WriteRequirement(w, r);
+      w.EndArray();
+      if (!term.match_fields.empty()) {
+        w.Key("matchFields").BeginArray();
+        for (const std::string& f : term.match_fields) w.Raw(f);
+        w.EndArray();
+      }
+      w.EndObject();
+    }
+  }
+  w.EndArray().EndObject();
+}
+
+// The JSON Patch: the affinity added at the deepest level the pod has, and the annotation.
+std::string PatchFor(const PodPatchShape& shape,
+                     const std::vector<AffinityAlternative>& alternatives,
+                     const std::string& annotation) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginArray().BeginObject().Key("op").String("add").Key("path");
+  if (!shape.has_affinity) {
+    w.String("/spec/affinity").Key("value").BeginObject().Key("nodeAffinity").BeginObject();
+    w.Key(kRequired);
+    WriteRequired(w, shape, alternatives);
+    w.EndObject().EndObject();
+  } else if (!shape.has_node_affinity) {
+    w.String("/spec/affinity/nodeAffinity").Key("value").BeginObject().Key(kRequired);
+    WriteRequired(w, shape, alternatives);
+    w.EndObject();
+  } else {
+    w.String(std::string("/spec/affinity/nodeAffinity/") + kRequired).Key("value");
+    WriteRequired(w, shape, alternatives);
+  }
+  w.EndObject();
+  w.BeginObject().Key("op").String("add");
+  if (shape.has_annotations) {
+    // JSON Pointer writes '/' in a key as "~1".
+    w.Key("path").String("/metadata/annotations/gpusched.io~1node-affinity");
+    w.Key("value").String(annotation);
+  } else {
+    w.Key("path").String("/metadata/annotations").Key("value").BeginObject();
+    w.Key(kNodeAffinityAnnotation).String(annotation).EndObject();
+  }
+  w.EndObject().EndArray();
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : std::string(separator)) + i;
+  return out;
+}
+
+std::string PlatformsText(const AffinityPlatforms& p) {
+  std::string out = "gfd";
+  if (p.gke) out += ",gke";
+  if (p.karpenter) out += ",karpenter";
+  if (p.aks) out += ",aks";
+  return out;
+}
+
+// The profile the pod's rules come from; its intent with the pod's annotations applied, and with
+// the rules its disabled plugins do not enforce taken out.
+PodIntent EnforcedIntent(const Policy& policy, const PodInfo& pod, std::string* error) {
+  Policy::Selection selection = policy.Select(pod);
+  if (!selection.error.empty()) {
+    *error = selection.error;
+    return {};
+  }
+  const ProfileSpec* profile = nullptr;
+  for (const ProfileSpec& p : policy.spec().profiles) {
+    if (p.name == selection.profile) profile = &p;
+  }
+  if (!profile) return {};
+  PodIntent intent = ParsePodIntent(pod, profile->intent);
+  *error = intent.error;
+  auto enabled = [&](std::string_view plugin) {
+    auto it = profile->plugins.find(plugin);
+    return it != profile->plugins.end() && it->second.enabled;
+  };
+  if (!enabled(GpuMatchPlugin::kName)) intent.require = {};
+  if (!enabled(SharingPlugin::kName)) intent.tenancy = GpuTenancy::kAny;
+  return intent;
+}
+
+}  // namespace
+
+std::string_view ToString(MutationResult r) {
+  switch (r) {
+    case MutationResult::kPatched:
+      return "patched";
+    case MutationResult::kNotGpuPod:
+      return "not_gpu_pod";
+    case MutationResult::kAlreadyDone:
+      return "already_annotated";
+    case MutationResult::kDisabled:
+      return "disabled";
+    case MutationResult::kNothingToAdd:
+      return "nothing_to_add";
+    case MutationResult::kInvalidAnnotation:
+      return "invalid_annotation";
+    case MutationResult::kUnsatisfiable:
+      return "unsatisfiable";
+    case MutationResult::kTooManyTerms:
+      return "too_many_terms";
+    case MutationResult::kMatchesNothing:
+      return "affinity_matches_nothing";
+    case MutationResult::kNotAPodCreate:
+      return "not_a_pod_create";
+    case MutationResult::kBadRequest:
+      return "bad_request";
+  }
+  return "bad_request";
+}
+
+Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
+                   const LabelVocabulary& vocabulary) {
+  Mutation m;
+  auto done = [&m](MutationResult result, std::string why) {
+    m.result = result;
+    m.annotation = std::move(why);
+    return m;
+  };
+  if (!request.has_pod || request.operation != "CREATE" || !request.sub_resource.empty()) {
+    return done(MutationResult::kNotAPodCreate, "");
+  }
+  const PodInfo& pod = request.pod;
+  ResourceList demand = GpuDemand(pod, GpuResourceNames(policy.spec().gpu_resources));
+  if (demand.empty()) return done(MutationResult::kNotGpuPod, "");
+  if (const std::string* already = pod.annotation(kNodeAffinityAnnotation)) {
+    return done(MutationResult::kAlreadyDone, *already);
+  }
+  const AutoscalingSpec& autoscaling = policy.spec().autoscaling;
+  if (!autoscaling.node_affinity) {
+    return done(MutationResult::kDisabled, "autoscaling.nodeAffinity is false in the policy");
+  }
+  std::string error;
+  PodIntent intent = EnforcedIntent(policy, pod, &error);
+  if (!error.empty()) return done(MutationResult::kInvalidAnnotation, error);
+  RuleAffinity rules =
+      AffinityForHardRules(intent, demand.begin()->name, vocabulary, autoscaling.platforms);
+  std::string left_out =
+      rules.left_out.empty() ? "" : "; not expressible as node labels: " + Join(rules.left_out, ", ");
+  if (rules.unsatisfiable) {
+    return done(MutationResult::kUnsatisfiable,
+                "no node can meet " + Join(rules.carried, ", ") + left_out);
+  }
+  if (rules.alternatives.empty()) {
+    return done(MutationResult::kNothingToAdd, "no hard rule to add" + left_out);
+  }
+  const PodPatchShape& shape = request.shape;
+  if (shape.has_required && shape.required_term_count == 0) {
+    return done(MutationResult::kMatchesNothing, "the pod's required node affinity has no term");
+  }
+  size_t pod_terms = shape.has_required ? shape.required_term_count : 1;
+  m.terms = pod_terms * rules.alternatives.size();
+  if (shape.required_term_count > kMaxPodSelectorTerms || rules.alternatives.size() > kMaxRuleAlternatives ||
+      m.terms > static_cast<size_t>(autoscaling.max_node_selector_terms)) {
+    return done(MutationResult::kTooManyTerms,
+                "would need " + std::to_string(m.terms) + " node selector terms, over " +
+                    std::to_string(autoscaling.max_node_selector_terms));
+  }
+  m.annotation = Join(rules.carried, "; ") + " (labels of " + PlatformsText(autoscaling.platforms) +
+                 ", " + std::to_string(m.terms) + " terms)" + left_out;
+  m.result = MutationResult::kPatched;
+  m.patch = PatchFor(shape, rules.alternatives, m.annotation);
+  return m;
+}
+
+LabelVocabulary VocabularyOf(const ClusterSnapshot& snapshot) {
+  std::set<std::string> products;
+  std::set<int64_t> replicas;
+  for (const auto& node : snapshot.nodes()) {
+    const GpuLabels& g = node->info.gpu;
+    if (auto product = node->info.pin_labels.Find("nvidia.com/gpu.product")) {
+      // Bounded by the label's size limit; a cluster has a handful of distinct products.
+      if (products.size() < 1024) products.emplace(*product);
+    }
+    if (g.sharing == SharingStrategy::kMps && g.replicas && *g.replicas > 1 &&
+        replicas.size() < 16) {
+      replicas.insert(*g.replicas);
+    }
+  }
+  return LabelVocabulary{{products.begin(), products.end()}, {replicas.begin(), replicas.end()}};
+}
+
+LabelVocabulary PodMutator::CurrentVocabulary() {
+  std::shared_ptr<const ClusterSnapshot> snapshot = snapshots_.Get();
+  std::lock_guard lock(vocabulary_mu_);
+  if (snapshot && snapshot != vocabulary_of_) {
+    vocabulary_ = VocabularyOf(*snapshot);
+    vocabulary_of_ = snapshot;
+  }
+  return vocabulary_;
+}
+
+PodMutator::Answer PodMutator::Review(std::string_view body) {
+  Answer answer;
+  AdmissionRequest request;
+  try {
+    request = DecodeAdmissionReview(body);
+  } catch (const DecodeError& e) {
+    answer.mutation.result = MutationResult::kBadRequest;
+    answer.mutation.annotation = e.what();
+    ++counts_[static_cast<size_t>(MutationResult::kBadRequest)];
+    std::optional<AdmissionIdentity> id = DecodeAdmissionIdentity(body);
+    if (id) {
+      answer.body = EncodeAdmissionReview(id->api_version, id->uid, nullptr);
+    } else {
+      answer.status = 400;
+      answer.body = "{\"error\":" + JsonQuote(std::string("not an AdmissionReview: ") + e.what()) + "}";
+    }
+    return answer;
+  }
+  answer.pod = request.pod.namespace_name + "/" +
+               (request.pod.name.empty() ? "(generated name)" : request.pod.name);
+  std::shared_ptr<const Policy> policy = policies_.Get();
+  answer.mutation = MutatePod(request, *policy, CurrentVocabulary());
+  ++counts_[static_cast<size_t>(answer.mutation.result)];
+  bool patch = answer.mutation.result == MutationResult::kPatched;
+  answer.body =
+      EncodeAdmissionReview(request.api_version, request.uid, patch ? &answer.mutation.patch : nullptr);
+  return answer;
+}
+
+void PodMutator::WriteSeries(SeriesWriter& out) const {
+  auto reviews = out.Counter("gpusched_admission_reviews_total",
+                             "Pod admission reviews answered by the webhook, by result");
+  for (size_t i = 0; i < kMutationResults; ++i) {
+    reviews.Add({{"result", std::string(ToString(static_cast<MutationResult>(i)))}},
+                static_cast<double>(counts_[i].load()));
+  }
+}
+
+}  // namespace gpusched
