@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_resources.h"
@@ -230,6 +231,11 @@ std::vector<AffinityAlternative> Karpenter(const Criteria& c, std::string_view p
   std::vector<AffinityAlternative> out;
   for (const auto& [ranges, names] : names_by_ranges) {
     AffinityAlternative base = Plus(guards, {In(name_key, names)});
+    // Any memory label, or none: the label does not matter.
+    if (ranges.size() == 2 && ranges[0].absent && ranges[1].lo <= 1 && ranges[1].hi == 0) {
+      out.push_back(std::move(base));
+      continue;
+    }
     for (const Range& r : ranges) {
       if (r.absent) {
         out.push_back(Plus(base, {Absent(memory_key)}));
@@ -260,6 +266,25 @@ std::vector<AffinityAlternative> Aks(const Criteria& c) {
   a.push_back(Absent(kGkeAccelerator));
   a.push_back(In(kAksAccelerator, {"nvidia"}));
   a.push_back(In(kInstanceType, std::move(sizes)));
+  return {std::move(a)};
+}
+
+// EKS nodes without Karpenter's labels (managed node groups): the EC2 instance types whose GPU
+// passes.
+std::vector<AffinityAlternative> Ec2(const Criteria& c) {
+  std::vector<std::string> types;
+  for (std::string_view type : KnownEc2GpuInstanceTypes()) {
+    if (c.Ok(ParseGpuLabels({{kInstanceType, type}}))) types.emplace_back(type);
+  }
+  if (types.empty()) return {};
+  AffinityAlternative a = GfdAbsent(c);
+  for (std::string_view prefix : {kKarpenterPrefix, kEksAutoPrefix}) {
+    a.push_back(Absent(std::string(prefix) + "instance-gpu-name"));
+    a.push_back(Absent(std::string(prefix) + "instance-gpu-count"));
+  }
+  a.push_back(Absent(kGkeAccelerator));
+  a.push_back(NotIn(kAksAccelerator, {"nvidia"}));
+  a.push_back(In(kInstanceType, std::move(types)));
   return {std::move(a)};
 }
 
@@ -372,6 +397,7 @@ RuleAffinity AffinityForHardRules(const PodIntent& intent, std::string_view reso
       add(Karpenter(c, kEksAutoPrefix));
     }
     if (platforms.aks) add(Aks(c));
+    if (platforms.eks) add(Ec2(c));
   } else {
     gpu = {AffinityAlternative{}};
   }

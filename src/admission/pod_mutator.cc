@@ -112,6 +112,7 @@ std::string PlatformsText(const AffinityPlatforms& p) {
   if (p.gke) out += ",gke";
   if (p.karpenter) out += ",karpenter";
   if (p.aks) out += ",aks";
+  if (p.eks) out += ",eks";
   return out;
 }
 

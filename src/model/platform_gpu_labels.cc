@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <span>
+#include <string>
 
 #include "gpusched/model/gpu_labels.h"
 
@@ -238,6 +239,22 @@ std::vector<std::string_view> KnownKarpenterGpuNames() { return NamesOf(kKarpent
 
 std::vector<std::string_view> KnownAzureGpuSizes() {
   return {std::begin(kAzureGpuSizes), std::end(kAzureGpuSizes)};
+}
+
+std::vector<std::string_view> KnownEc2GpuInstanceTypes() {
+  // Every size EC2 sells a GPU family in, and some it does not: a name no node carries costs
+  // nothing in an In list.
+  static const std::vector<std::string> kTypes = [] {
+    std::vector<std::string> out;
+    for (const KnownGpu& family : kEc2Families) {
+      for (std::string_view size : {"xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge",
+                                    "16xlarge", "24xlarge", "48xlarge", "metal"}) {
+        out.push_back(std::string(family.name) + "." + std::string(size));
+      }
+    }
+    return out;
+  }();
+  return {kTypes.begin(), kTypes.end()};
 }
 
 std::vector<std::string_view> KnownPlatformProducts() {

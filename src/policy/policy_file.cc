@@ -283,7 +283,7 @@ void ReadAutoscaling(Reader& r, const YAML::Node& node, AutoscalingSpec& out) {
   }
   if (node["platforms"]) {
     if (auto list = r.StringList(node["platforms"], "autoscaling.platforms")) {
-      out.platforms = AffinityPlatforms{false, false, false};
+      out.platforms = AffinityPlatforms{false, false, false, false};
       for (const std::string& p : *list) {
         if (p == "gke") {
           out.platforms.gke = true;
@@ -291,9 +291,11 @@ void ReadAutoscaling(Reader& r, const YAML::Node& node, AutoscalingSpec& out) {
           out.platforms.karpenter = true;
         } else if (p == "aks") {
           out.platforms.aks = true;
+        } else if (p == "eks") {
+          out.platforms.eks = true;
         } else {
           r.Error(node["platforms"], "autoscaling.platforms",
-                  "unknown platform " + QuoteForMessage(p) + " (gke, karpenter or aks; GFD is always named)");
+                  "unknown platform " + QuoteForMessage(p) + " (gke, karpenter, aks or eks; GFD is always named)");
         }
       }
     }

@@ -165,6 +165,7 @@ std::string FormatPolicy(const PolicySpec& spec) {
   if (spec.autoscaling.platforms.gke) platforms.push_back("gke");
   if (spec.autoscaling.platforms.karpenter) platforms.push_back("karpenter");
   if (spec.autoscaling.platforms.aks) platforms.push_back("aks");
+  if (spec.autoscaling.platforms.eks) platforms.push_back("eks");
   out << YAML::Key << "platforms" << YAML::Value << YAML::Flow << platforms;
   out << YAML::Key << "maxNodeSelectorTerms" << YAML::Value
       << spec.autoscaling.max_node_selector_terms;

@@ -49,6 +49,10 @@ std::string BillionLaughsYaml() {
   return yaml;
 }
 
+std::string FixturePath(const std::string& relative) {
+  return std::string(GPUSCHED_TEST_FIXTURES) + "/" + relative;
+}
+
 std::string Fixture(const std::string& relative) {
   return ReadFile(std::string(GPUSCHED_TEST_FIXTURES) + "/" + relative);
 }

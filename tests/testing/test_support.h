@@ -20,6 +20,8 @@
 namespace gpusched::testing {
 
 std::string ReadFile(const std::string& path);
+// The path of tests/fixtures/<relative>.
+std::string FixturePath(const std::string& relative);
 // Contents of tests/fixtures/<relative>.
 std::string Fixture(const std::string& relative);
 // The Node of tests/fixtures/nodes/<file>.

@@ -50,16 +50,19 @@ struct AffinityPlatforms {
   bool gke = true;
   bool karpenter = true;  // karpenter.k8s.aws/ and EKS Auto Mode's eks.amazonaws.com/
   bool aks = true;
+  bool eks = true;  // EC2 instance types, for EKS nodes without Karpenter's labels
   bool operator==(const AffinityPlatforms&) const = default;
 };
 
 // The label values gpusched's tables know, for writing node affinity on them
 // (admission/hard_rule_affinity.h): GKE's cloud.google.com/gke-accelerator values, Karpenter's
 // instance-gpu-name values, Azure GPU VM sizes as node.kubernetes.io/instance-type writes them, and
-// every product (GFD's spelling) any table names, sorted.
+// EC2 GPU instance types, and every product (GFD's spelling) any table names, sorted.
 std::vector<std::string_view> KnownGkeAccelerators();
 std::vector<std::string_view> KnownKarpenterGpuNames();
 std::vector<std::string_view> KnownAzureGpuSizes();
+// EC2 GPU instance types (node.kubernetes.io/instance-type) of the families gpusched knows.
+std::vector<std::string_view> KnownEc2GpuInstanceTypes();
 std::vector<std::string_view> KnownPlatformProducts();
 
 }  // namespace gpusched
