@@ -188,7 +188,6 @@ TEST_F(PodMutatorTest, a_second_pass_changes_nothing) {
 TEST_F(PodMutatorTest, pods_it_must_not_touch_are_allowed_unpatched_and_counted) {
   json cpu = GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}}, nullptr, "cpu");
   EXPECT_EQ(Answer(mutator_, cpu).mutation.result, MutationResult::kNotGpuPod);
-  EXPECT_EQ(Answer(mutator_, GpuPod(nullptr)).mutation.result, MutationResult::kNothingToAdd);
   EXPECT_EQ(Answer(mutator_, GpuPod({{"gpusched.io/min-gpu-memory", "lots"}})).mutation.result,
             MutationResult::kInvalidAnnotation);
   EXPECT_EQ(Answer(mutator_, GpuPod({{"gpusched.io/sharing", "exclusive"}}, nullptr,
@@ -220,6 +219,21 @@ TEST_F(PodMutatorTest, pods_it_must_not_touch_are_allowed_unpatched_and_counted)
       << scrape;
   EXPECT_NE(scrape.find("gpusched_admission_reviews_total{result=\"not_gpu_pod\"} 1"),
             std::string::npos);
+}
+
+TEST_F(PodMutatorTest, every_gpu_pod_gets_the_maintenance_rule_unless_its_profile_drops_it) {
+  Answered a = Answer(mutator_, GpuPod(nullptr));
+  ASSERT_EQ(a.mutation.result, MutationResult::kPatched);
+  NodeLabels pending = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB"},
+                        {"nvidia.com/mig.config.state", "pending"}};
+  NodeLabels done = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB"},
+                     {"nvidia.com/mig.config.state", "success"}};
+  EXPECT_FALSE(Admits(a.patched, "x", pending));
+  EXPECT_TRUE(Admits(a.patched, "x", done));
+  PolicySpec spec = DefaultPolicySpec();
+  for (ProfileSpec& p : spec.profiles) p.plugins["maintenance"].enabled = false;
+  policies_.Set(std::make_shared<const Policy>(spec));
+  EXPECT_EQ(Answer(mutator_, GpuPod(nullptr)).mutation.result, MutationResult::kNothingToAdd);
 }
 
 TEST_F(PodMutatorTest, the_policy_switch_turns_it_off) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "gpusched/model/gpu_labels.h"
@@ -296,6 +297,55 @@ std::vector<AffinityAlternative> Exclusive() {
   return {Plus(base, {Absent(kGfdReplicas)}), Plus(base, {Lt(kGfdReplicas, 2)})};
 }
 
+// The GPU Operator's driver upgrade states (its upgrade controller's state machine) other than
+// "upgrade-done", and the device plugin and driver switches that pause them.
+constexpr std::string_view kUpgradeStatesInProgress[] = {
+    "upgrade-required",      "cordon-required",     "wait-for-jobs-required",
+    "pod-deletion-required", "drain-required",      "node-maintenance-required",
+    "post-maintenance-required", "pod-restart-required", "validation-required",
+    "uncordon-required",     "upgrade-failed"};
+constexpr std::string_view kDriverDeployPaused[] = {"paused-for-driver-upgrade",
+                                                    "paused-for-mig-change"};
+
+std::vector<std::string> Union(std::span<const std::string_view> known,
+                               const std::vector<std::string>& seen) {
+  std::set<std::string> all(known.begin(), known.end());
+  all.insert(seen.begin(), seen.end());
+  return {all.begin(), all.end()};
+}
+
+// The maintenance plugin's refusals, each one requirement every alternative carries: NotIn the
+// values it refuses, those the GPU Operator writes and those seen on the cluster's nodes.
+AffinityAlternative Maintenance(MaintenanceRule rule, const LabelVocabulary& vocabulary) {
+  AffinityAlternative out;
+  if (rule == MaintenanceRule::kNone) return out;
+  bool in_progress = rule == MaintenanceRule::kBrokenAndInProgress;
+  std::vector<std::string> mig = {"failed"};
+  if (in_progress) mig = {"failed", "pending", "rebooting"};
+  out.push_back(NotIn("nvidia.com/mig.config.state", mig));
+  std::vector<std::string> upgrade = {"upgrade-failed"};
+  if (in_progress) {
+    upgrade = Union(kUpgradeStatesInProgress, vocabulary.upgrade_states);
+    std::erase_if(upgrade, [](const std::string& s) { return s.empty() || s == "upgrade-done"; });
+  }
+  out.push_back(NotIn("nvidia.com/gpu-driver-upgrade-state", upgrade));
+  if (in_progress) {
+    std::vector<std::string> plugin = Union({{"false", "paused"}}, vocabulary.plugin_deploys);
+    std::erase_if(plugin, [](const std::string& s) { return s.empty() || s == "true"; });
+    out.push_back(NotIn("nvidia.com/gpu.deploy.device-plugin", plugin));
+    std::vector<std::string> driver = Union(kDriverDeployPaused, vocabulary.driver_deploys);
+    std::erase_if(driver,
+                  [](const std::string& s) { return s.find("paused") == std::string::npos; });
+    out.push_back(NotIn("nvidia.com/gpu.deploy.driver", driver));
+  }
+  std::vector<std::string> invalid;
+  for (const std::string& p : vocabulary.products) {
+    if (p.ends_with("-MIG-INVALID")) invalid.push_back(p);
+  }
+  if (!invalid.empty()) out.push_back(NotIn(kGfdProduct, invalid));
+  return out;
+}
+
 // Whether no node can meet `a`: a label required absent and present, or In values all excluded.
 bool Contradicts(const AffinityAlternative& a) {
   for (const PinRequirement& r : a) {
@@ -358,7 +408,8 @@ std::vector<std::string> LeftOut(const GpuRequirements& r, bool memory_on_mig) {
 
 RuleAffinity AffinityForHardRules(const PodIntent& intent, std::string_view resource,
                                   const LabelVocabulary& vocabulary,
-                                  const AffinityPlatforms& platforms) {
+                                  const HardRuleOptions& options) {
+  const AffinityPlatforms& platforms = options.platforms;
   RuleAffinity out;
   const GpuRequirements& require = intent.require;
   bool mig = !MigProfileOf(resource).empty();
@@ -383,6 +434,12 @@ RuleAffinity AffinityForHardRules(const PodIntent& intent, std::string_view reso
     exclusive = false;
   }
   if (exclusive) out.carried.push_back("sharing exclusive");
+  AffinityAlternative maintenance = Maintenance(options.maintenance, vocabulary);
+  if (!maintenance.empty()) {
+    out.carried.push_back(options.maintenance == MaintenanceRule::kBrokenOnly
+                              ? "maintenance (failed)"
+                              : "maintenance");
+  }
   if (out.carried.empty()) return out;
 
   std::vector<AffinityAlternative> gpu;
@@ -401,7 +458,8 @@ RuleAffinity AffinityForHardRules(const PodIntent& intent, std::string_view reso
   } else {
     gpu = {AffinityAlternative{}};
   }
-  out.alternatives = exclusive ? Cross(gpu, Exclusive()) : std::move(gpu);
+  if (exclusive) gpu = Cross(gpu, Exclusive());
+  out.alternatives = Cross(gpu, {maintenance});
   if (out.alternatives.empty()) out.unsatisfiable = true;
   return out;
 }

@@ -6,6 +6,7 @@
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/plugins/gpu_match.h"
+#include "gpusched/plugins/maintenance.h"
 #include "gpusched/plugins/sharing.h"
 
 namespace gpusched {
@@ -116,28 +117,40 @@ std::string PlatformsText(const AffinityPlatforms& p) {
   return out;
 }
 
-// The profile the pod's rules come from; its intent with the pod's annotations applied, and with
-// the rules its disabled plugins do not enforce taken out.
-PodIntent EnforcedIntent(const Policy& policy, const PodInfo& pod, std::string* error) {
+// The rules the pod's profile enforces: its intent with the pod's annotations applied, less what
+// its disabled plugins would enforce, and the maintenance plugin's action.
+struct EnforcedRules {
+  PodIntent intent;
+  MaintenanceRule maintenance = MaintenanceRule::kNone;
+  std::string error;  // the pod named no profile, or an annotation is malformed
+};
+
+EnforcedRules EnforcedRulesOf(const Policy& policy, const PodInfo& pod) {
+  EnforcedRules out;
   Policy::Selection selection = policy.Select(pod);
   if (!selection.error.empty()) {
-    *error = selection.error;
-    return {};
+    out.error = selection.error;
+    return out;
   }
   const ProfileSpec* profile = nullptr;
   for (const ProfileSpec& p : policy.spec().profiles) {
     if (p.name == selection.profile) profile = &p;
   }
-  if (!profile) return {};
-  PodIntent intent = ParsePodIntent(pod, profile->intent);
-  *error = intent.error;
-  auto enabled = [&](std::string_view plugin) {
+  if (!profile) return out;
+  out.intent = ParsePodIntent(pod, profile->intent);
+  out.error = out.intent.error;
+  auto setting = [&](std::string_view plugin) -> const PluginSetting* {
     auto it = profile->plugins.find(plugin);
-    return it != profile->plugins.end() && it->second.enabled;
+    return it != profile->plugins.end() && it->second.enabled ? &it->second : nullptr;
   };
-  if (!enabled(GpuMatchPlugin::kName)) intent.require = {};
-  if (!enabled(SharingPlugin::kName)) intent.tenancy = GpuTenancy::kAny;
-  return intent;
+  if (!setting(GpuMatchPlugin::kName)) out.intent.require = {};
+  if (!setting(SharingPlugin::kName)) out.intent.tenancy = GpuTenancy::kAny;
+  if (const PluginSetting* m = setting(MaintenancePlugin::kName)) {
+    out.maintenance = MaintenanceActionOf(m->config.get()) == MaintenanceAction::kFilter
+                          ? MaintenanceRule::kBrokenAndInProgress
+                          : MaintenanceRule::kBrokenOnly;
+  }
+  return out;
 }
 
 }  // namespace
@@ -191,11 +204,11 @@ Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
   if (!autoscaling.node_affinity) {
     return done(MutationResult::kDisabled, "autoscaling.nodeAffinity is false in the policy");
   }
-  std::string error;
-  PodIntent intent = EnforcedIntent(policy, pod, &error);
-  if (!error.empty()) return done(MutationResult::kInvalidAnnotation, error);
+  EnforcedRules enforced = EnforcedRulesOf(policy, pod);
+  if (!enforced.error.empty()) return done(MutationResult::kInvalidAnnotation, enforced.error);
   RuleAffinity rules =
-      AffinityForHardRules(intent, demand.begin()->name, vocabulary, autoscaling.platforms);
+      AffinityForHardRules(enforced.intent, demand.begin()->name, vocabulary,
+                           HardRuleOptions{autoscaling.platforms, enforced.maintenance});
   std::string left_out =
       rules.left_out.empty() ? "" : "; not expressible as node labels: " + Join(rules.left_out, ", ");
   if (rules.unsatisfiable) {
@@ -225,10 +238,17 @@ Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
 }
 
 LabelVocabulary VocabularyOf(const ClusterSnapshot& snapshot) {
-  std::set<std::string> products;
+  std::set<std::string> products, upgrade_states, plugin_deploys, driver_deploys;
   std::set<int64_t> replicas;
+  // Each set is bounded: a value past the bound is not named, the affinity admits its node.
+  auto keep = [](std::set<std::string>& set, const std::string& value) {
+    if (!value.empty() && set.size() < 64) set.insert(value);
+  };
   for (const auto& node : snapshot.nodes()) {
     const GpuLabels& g = node->info.gpu;
+    keep(upgrade_states, g.driver_upgrade_state);
+    keep(plugin_deploys, g.device_plugin_deploy);
+    keep(driver_deploys, g.driver_deploy);
     if (auto product = node->info.pin_labels.Find("nvidia.com/gpu.product")) {
       // Bounded by the label's size limit; a cluster has a handful of distinct products.
       if (products.size() < 1024) products.emplace(*product);
@@ -238,7 +258,11 @@ LabelVocabulary VocabularyOf(const ClusterSnapshot& snapshot) {
       replicas.insert(*g.replicas);
     }
   }
-  return LabelVocabulary{{products.begin(), products.end()}, {replicas.begin(), replicas.end()}};
+  return LabelVocabulary{{products.begin(), products.end()},
+                         {replicas.begin(), replicas.end()},
+                         {upgrade_states.begin(), upgrade_states.end()},
+                         {plugin_deploys.begin(), plugin_deploys.end()},
+                         {driver_deploys.begin(), driver_deploys.end()}};
 }
 
 LabelVocabulary PodMutator::CurrentVocabulary() {

@@ -63,6 +63,10 @@ PluginEntry MaintenancePlugin::Entry() {
           }};
 }
 
+MaintenanceAction MaintenanceActionOf(const PluginConfig* config) {
+  return ArgsOf<MaintenanceArgs>(config).action;
+}
+
 Verdict MaintenancePlugin::Filter(const Cycle&, const NodeState& node) const {
   if (auto broken = BrokenReason(node.info); !broken.empty()) return Verdict::Unresolvable(broken);
   if (action_ == MaintenanceAction::kFilter) {

@@ -2,7 +2,8 @@
 // that kube-scheduler's own filters, cluster-autoscaler's simulation and Karpenter's NodePool
 // requirements refuse the nodes gpusched refuses (docs/operations.md, "Autoscaled clusters").
 //
-// The rules carried: product pins (gpusched.io/gpu-product or a profile's `require.products`),
+// The rules carried: the maintenance plugin's (GPU Operator state labels: a MIG reconfiguration
+// or driver upgrade in progress or failed, the device plugin or driver paused), product pins (gpusched.io/gpu-product or a profile's `require.products`),
 // memory floors (gpusched.io/min-gpu-memory, `require.minMemory`) on nvidia.com/gpu and
 // nvidia.com/gpu.shared, and `sharing: exclusive` on nvidia.com/gpu. They are written on the labels
 // that exist when a node is *planned*, not only once GPU Feature Discovery ran: GFD's
@@ -38,8 +39,19 @@ namespace gpusched {
 
 // What the cluster's nodes add to gpusched's tables.
 struct LabelVocabulary {
-  std::vector<std::string> products;    // nvidia.com/gpu.product values on the nodes
-  std::vector<int64_t> mps_replicas;    // nvidia.com/gpu.replicas of MPS nodes, above 1
+  std::vector<std::string> products;      // nvidia.com/gpu.product values on the nodes
+  std::vector<int64_t> mps_replicas;      // nvidia.com/gpu.replicas of MPS nodes, above 1
+  std::vector<std::string> upgrade_states;  // nvidia.com/gpu-driver-upgrade-state values
+  std::vector<std::string> plugin_deploys;  // nvidia.com/gpu.deploy.device-plugin values
+  std::vector<std::string> driver_deploys;  // nvidia.com/gpu.deploy.driver values
+};
+
+// Which of the maintenance plugin's refusals the pod's profile applies (plugins/maintenance.h).
+enum class MaintenanceRule { kNone, kBrokenOnly, kBrokenAndInProgress };
+
+struct HardRuleOptions {
+  AffinityPlatforms platforms;
+  MaintenanceRule maintenance = MaintenanceRule::kBrokenAndInProgress;
 };
 
 // One alternative: requirements AND-ed.
@@ -60,7 +72,7 @@ inline constexpr size_t kMaxRuleAlternatives = 48;
 // The affinity for the hard rules of `intent` on a pod whose first GPU resource is `resource`.
 RuleAffinity AffinityForHardRules(const PodIntent& intent, std::string_view resource,
                                   const LabelVocabulary& vocabulary,
-                                  const AffinityPlatforms& platforms);
+                                  const HardRuleOptions& options);
 
 // Whether a node with these labels meets some alternative (for explain, why-pending and tests).
 bool AdmitsNode(const std::vector<AffinityAlternative>& alternatives,

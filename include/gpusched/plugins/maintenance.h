@@ -38,6 +38,9 @@ class MaintenancePlugin : public Plugin, public FilterPlugin, public ScorePlugin
   MaintenanceAction action_;
 };
 
+// The action a profile's copy of the plugin's settings names (PluginSetting::config).
+MaintenanceAction MaintenanceActionOf(const PluginConfig* config);
+
 // Why `node` is broken for GPU work (empty if it is not).
 std::string_view BrokenReason(const NodeInfo& node);
 // What `node` is in the middle of (empty if nothing).
