@@ -16,8 +16,9 @@
 #   mig-layout   nvidia.com/mig-3g.20gb, an A100 node whose MIG reconfiguration is pending   -> 1 a100-mig
 #   fits         a plain 1-GPU pod, the A100 nodes                                            -> none
 #   burst-20     20 pods pinned to NVIDIA-L4 (1 GPU each)                                    -> 3 l4
-# Before the webhook is registered, product-pin and memory-floor reproduce the failure: no node in
-# BASELINE_SECONDS, and the autoscaler logs that the pods "can be moved to" an A100 node.
+# Before the webhook is registered, product-pin, memory-floor and mig-layout reproduce the failure:
+# no node in BASELINE_SECONDS, and the autoscaler logs that the pods "can be moved to" a node
+# gpusched refuses. (exclusive is left out there: its pod fits the A100 nodes the others need.)
 #
 # Usage: autoscaler_e2e_test.sh GPUSCHED_BINARY [RESULTS_FILE]
 # The autoscaler: $GPUSCHED_CLUSTER_AUTOSCALER, else the newest
@@ -260,10 +261,11 @@ run_case() {
 
 # --- before the webhook: today's failure ------------------------------------------------------
 stop_autoscaler
-e2e_create_json "$(static_a100)"
+e2e_create_json "$(case_static_nodes all)"
 start_autoscaler
 sleep 1
-e2e_create_json "$(pod_json baseline-pin nvidia.com/gpu "$pin_l4")" "$(pod_json baseline-floor nvidia.com/gpu "$floor_60")"
+e2e_create_json "$(pod_json baseline-pin nvidia.com/gpu "$pin_l4")" \
+  "$(pod_json baseline-floor nvidia.com/gpu "$floor_60")" "$(pod_json baseline-mig nvidia.com/mig-3g.20gb "")"
 sleep "$baseline_seconds"
 baseline_added=$(added_nodes | wc -l)
 moved=$(grep -o 'Pod default/baseline-[a-z]* can be moved to [a-z0-9-]*' "$work/ca.log" | sort -u | tr '\n' ';' || true)
@@ -272,7 +274,8 @@ line="BASELINE k8s=$k8s_version autoscaler=$ca_version without_webhook nodes_add
 echo "$line"
 [[ -n $results ]] && echo "$line" >> "$results"
 ((baseline_added == 0)) || fail "baseline: the autoscaler added $baseline_added nodes without the webhook; the test no longer shows the failure it guards against"
-[[ $pending == *baseline-pin* && $pending == *baseline-floor* ]] || fail "baseline: pods not pending without the webhook: $pending"
+[[ $pending == *baseline-pin* && $pending == *baseline-floor* && $pending == *baseline-mig* ]] ||
+  fail "baseline: pods not pending without the webhook: $pending"
 gpusched_refused=$(grep -c 'GPU product does not match\|GPU memory below' "$work/gpusched.log" || true)
 
 # --- with the webhook ---------------------------------------------------------------------------

@@ -42,6 +42,30 @@ mapfile -t kustomizations < <(cd "$repo" && find manifests -name kustomization.y
 (( ${#kustomizations[@]} > 0 )) ||
   { echo "FAIL: no kustomization.yaml under $repo/manifests"; exit 1; }
 
+# manifests/autoscaling-cert-manager needs cert-manager's CRDs: stand-ins that accept any spec, as
+# the API server would hold them once cert-manager is installed (the test checks our objects, not
+# cert-manager's validation).
+for crd in certificates:Certificate issuers:Issuer; do
+  plural=${crd%%:*} kind=${crd#*:}
+  kubectl apply -f - > /dev/null << YAML || fail "cannot create the stand-in CRD $plural.cert-manager.io"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: $plural.cert-manager.io}
+spec:
+  group: cert-manager.io
+  scope: Namespaced
+  names: {plural: $plural, singular: ${plural%s}, kind: $kind}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+YAML
+done
+kubectl wait --for=condition=Established crd/certificates.cert-manager.io crd/issuers.cert-manager.io \
+  --timeout=30s > /dev/null || fail "the stand-in CRDs were not established"
+
 for dir in "${kustomizations[@]}"; do
   failures_before=$failures
   rendered=$work/$(tr / - <<< "$dir").yaml
@@ -93,6 +117,22 @@ for dir in "${kustomizations[@]}"; do
       expect "$dir" "$facts" "ingressPort=8888"
       expect "$dir" "$facts" "volume=policy:gpusched-policy"
       expect_not "$dir" "$facts" "arg=--client-ca=/etc/gpusched/tls/ca.crt"
+      ;;
+    manifests/autoscaling | manifests/autoscaling-cert-manager)
+      # The base's listeners, and the webhook's beside them.
+      expect "$dir" "$facts" "arg=--listen=0.0.0.0:8888"
+      expect "$dir" "$facts" "arg=--ops-listen=0.0.0.0:9090"
+      expect "$dir" "$facts" "arg=--webhook-listen=0.0.0.0:9443"
+      expect "$dir" "$facts" "arg=--webhook-tls-cert=/etc/gpusched/webhook-tls/tls.crt"
+      expect "$dir" "$facts" "containerPort=webhook:9443"
+      expect "$dir" "$facts" "servicePort=webhook:443"
+      expect "$dir" "$facts" "mount=webhook-tls:/etc/gpusched/webhook-tls"
+      expect "$dir" "$facts" "volume=webhook-tls:gpusched-webhook-tls"
+      expect "$dir" "$facts" "mount=policy:/etc/gpusched"
+      expect "$dir" "$facts" "ingressPort=8888"
+      expect "$dir" "$facts" "ingressPort=9443"
+      expect "$dir" "$facts" "kind=MutatingWebhookConfiguration"
+      [[ $dir == manifests/autoscaling-cert-manager ]] && expect "$dir" "$facts" "kind=Certificate"
       ;;
     manifests/second-scheduler)  # tests/e2e/second_scheduler_e2e_test.sh checks the rest
       expect "$dir" "$facts" "arg=--listen=127.0.0.1:8888"
