@@ -20,7 +20,9 @@
 
 #include "fuzz/json_grammar.h"
 #include "fuzz/quantity_oracle.h"
+#include "gpusched/admission/pod_mutator.h"
 #include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/codec/admission_codec.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/k8s_dra_decode.h"
@@ -186,6 +188,26 @@ void CheckPodDecoder(std::string_view input) {
     for (const auto& p : pins.preferred) add(p.term.requirements);
     Require(items <= kMaxPinItems, "pod: node pins within their budget");
   });
+}
+
+void CheckAdmissionReview(std::string_view input) {
+  // The webhook as served: the default policy, no inventory (the vocabulary of the tables alone).
+  static const Published<ClusterSnapshot> snapshots;
+  static const Published<Policy> policies{std::make_shared<const Policy>(DefaultPolicySpec())};
+  static PodMutator mutator(snapshots, policies);
+  PodMutator::Answer answer = mutator.Review(input);
+  Require(answer.status == 200 || answer.status == 400, "admission: 200, or 400 without a uid");
+  Require(IsJsonText(answer.body), "admission: the answer is JSON");
+  Require(answer.body.find('\n') == std::string::npos, "admission: the answer is one line");
+  const Mutation& m = answer.mutation;
+  if (m.result == MutationResult::kPatched) {
+    Require(IsJsonText(m.patch), "admission: the patch is JSON");
+    Require(answer.body.find(Base64(m.patch)) != std::string::npos,
+            "admission: the answer carries the patch");
+    Require(m.terms <= 64, "admission: at most maxNodeSelectorTerms terms");
+  } else {
+    Require(answer.body.find("\"patch\"") == std::string::npos, "admission: no patch unless patched");
+  }
 }
 
 void CheckPdbDecoder(std::string_view input) {
@@ -554,6 +576,7 @@ std::span<const FuzzCheck> AllFuzzChecks() {
       {"pod", CheckPodDecoder},
       {"node", CheckNodeDecoder},
       {"pdb", CheckPdbDecoder},
+      {"admission", CheckAdmissionReview},
       {"dra", CheckDraDecoder},
       {"yaml_to_json", CheckYamlToJson},
       {"policy", CheckPolicyReader},

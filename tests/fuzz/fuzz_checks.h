@@ -23,6 +23,10 @@ void CheckNodeDecoder(std::string_view input);
 // DecodeDisruptionBudget on one JSON object: the selector within its budget, an unreadable one
 // selecting every pod of the namespace, no disruption allowed without status.
 void CheckPdbDecoder(std::string_view input);
+// PodMutator::Review (the admission webhook) on the input as a request body: a one-line JSON
+// answer, 200 (or 400 when no request uid can be read), a patch only when patched, JSON and within
+// the term bound.
+void CheckAdmissionReview(std::string_view input);
 // DecodeDraSlice, DecodeDraClaim and DecodeDraDeviceClass on one JSON object, each within the
 // bounds of model/dra.h (slice names qualified); the input itself and every selector decoded
 // compiled as a DraSelector and matched against sample NVIDIA devices: a reason exactly when
