@@ -9,6 +9,8 @@
 #include <map>
 
 #include "baseline_codec.h"
+#include "gpusched/admission/pod_mutator.h"
+#include "gpusched/codec/admission_codec.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/metrics/metrics.h"
@@ -196,6 +198,48 @@ void BM_PublishDistinctSnapshot(benchmark::State& state) {
   state.counters["gpu_classes"] = static_cast<double>(w.snapshot->gpu_class_count());
 }
 BENCHMARK(BM_PublishDistinctSnapshot)->Arg(15000)->Unit(benchmark::kMillisecond);
+
+// The admission webhook's answer to one review: a 1-GPU pod pinned by annotation to NVIDIA-L4 with
+// a memory floor and its own zone affinity, decoded, judged and patched, the vocabulary of the
+// 5,000-node snapshot read once (as the webhook keeps it per snapshot). Next to it in the same run:
+// decoding the review alone, and reading the vocabulary of the snapshot (paid once per snapshot).
+const std::string& PinnedPodReview() {
+  static const std::string review = R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",
+    "request":{"uid":"u-1","kind":{"group":"","version":"v1","kind":"Pod"},
+    "resource":{"group":"","version":"v1","resource":"pods"},"namespace":"ml","operation":"CREATE",
+    "object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ml",
+    "annotations":{"gpusched.io/gpu-product":"NVIDIA-L4","gpusched.io/min-gpu-memory":"20Gi"}},
+    "spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":
+    {"nodeSelectorTerms":[{"matchExpressions":[{"key":"topology.kubernetes.io/zone",
+    "operator":"In","values":["a","b"]}]}]}}},"containers":[{"name":"c","image":"i",
+    "resources":{"requests":{"cpu":"1","memory":"4Gi"},"limits":{"nvidia.com/gpu":"1"}}}]}}}})";
+  return review;
+}
+
+void BM_AdmissionReview(benchmark::State& state) {
+  const auto& w = Load();
+  auto app = bench::MakeServerApp(w, DefaultPolicySpec(), /*count_decisions=*/false);
+  PodMutator mutator(app->inventory().snapshots(), app->policies());
+  if (mutator.Review(PinnedPodReview()).mutation.result != MutationResult::kPatched) {
+    state.SkipWithError("the review was not patched");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(mutator.Review(PinnedPodReview()));
+}
+BENCHMARK(BM_AdmissionReview)->Unit(benchmark::kMicrosecond);
+
+void BM_AdmissionDecodeOnly(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(DecodeAdmissionReview(PinnedPodReview()));
+}
+BENCHMARK(BM_AdmissionDecodeOnly)->Unit(benchmark::kMicrosecond);
+
+void BM_AdmissionVocabulary(benchmark::State& state) {
+  const auto& w = Load();
+  auto app = bench::MakeServerApp(w, DefaultPolicySpec(), /*count_decisions=*/false);
+  auto snapshot = app->inventory().snapshots().Get();
+  for (auto _ : state) benchmark::DoNotOptimize(VocabularyOf(*snapshot));
+}
+BENCHMARK(BM_AdmissionVocabulary)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -18,7 +18,7 @@ set(below_kube cluster packing model util codec)
 set(below_extender policy plugins engine cluster packing model util codec metrics)
 set(below_admission policy plugins engine cluster packing model util codec metrics)
 set(below_sim policy plugins engine cluster packing model util codec)
-set(below_explain policy plugins engine cluster packing model util codec)
+set(below_explain admission policy plugins engine cluster packing model util codec metrics)
 set(below_planning policy plugins engine cluster packing model util codec)
 set(below_server extender policy plugins engine cluster packing model util codec metrics)
 set(below_app server extender policy plugins engine cluster packing model util codec metrics

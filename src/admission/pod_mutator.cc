@@ -183,20 +183,16 @@ std::string_view ToString(MutationResult r) {
   return "bad_request";
 }
 
-Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
-                   const LabelVocabulary& vocabulary) {
-  Mutation m;
-  auto done = [&m](MutationResult result, std::string why) {
-    m.result = result;
-    m.annotation = std::move(why);
-    return m;
+AffinityDecision DecideNodeAffinity(const PodInfo& pod, const Policy& policy,
+                                    const LabelVocabulary& vocabulary) {
+  AffinityDecision d;
+  auto done = [&d](MutationResult result, std::string why) {
+    d.result = result;
+    d.annotation = std::move(why);
+    return d;
   };
-  if (!request.has_pod || request.operation != "CREATE" || !request.sub_resource.empty()) {
-    return done(MutationResult::kNotAPodCreate, "");
-  }
-  const PodInfo& pod = request.pod;
   ResourceList demand = GpuDemand(pod, GpuResourceNames(policy.spec().gpu_resources));
-  if (demand.empty()) return done(MutationResult::kNotGpuPod, "");
+  if (demand.empty()) return done(MutationResult::kNotGpuPod, "asks for no GPU resource");
   if (const std::string* already = pod.annotation(kNodeAffinityAnnotation)) {
     return done(MutationResult::kAlreadyDone, *already);
   }
@@ -218,22 +214,46 @@ Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
   if (rules.alternatives.empty()) {
     return done(MutationResult::kNothingToAdd, "no hard rule to add" + left_out);
   }
+  if (rules.alternatives.size() > kMaxRuleAlternatives) {
+    return done(MutationResult::kTooManyTerms,
+                "the rules need " + std::to_string(rules.alternatives.size()) +
+                    " alternatives, over " + std::to_string(kMaxRuleAlternatives));
+  }
+  d.result = MutationResult::kPatched;
+  d.annotation = Join(rules.carried, "; ") + " (labels of " + PlatformsText(autoscaling.platforms) +
+                 ", " + std::to_string(rules.alternatives.size()) +
+                 (rules.alternatives.size() == 1 ? " alternative)" : " alternatives)") + left_out;
+  d.alternatives = std::move(rules.alternatives);
+  return d;
+}
+
+Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
+                   const LabelVocabulary& vocabulary) {
+  Mutation m;
+  if (!request.has_pod || request.operation != "CREATE" || !request.sub_resource.empty()) {
+    m.result = MutationResult::kNotAPodCreate;
+    return m;
+  }
+  AffinityDecision d = DecideNodeAffinity(request.pod, policy, vocabulary);
+  m.result = d.result;
+  m.annotation = std::move(d.annotation);
+  if (m.result != MutationResult::kPatched) return m;
   const PodPatchShape& shape = request.shape;
   if (shape.has_required && shape.required_term_count == 0) {
-    return done(MutationResult::kMatchesNothing, "the pod's required node affinity has no term");
+    m.result = MutationResult::kMatchesNothing;
+    m.annotation = "the pod's required node affinity has no term";
+    return m;
   }
   size_t pod_terms = shape.has_required ? shape.required_term_count : 1;
-  m.terms = pod_terms * rules.alternatives.size();
-  if (shape.required_term_count > kMaxPodSelectorTerms || rules.alternatives.size() > kMaxRuleAlternatives ||
-      m.terms > static_cast<size_t>(autoscaling.max_node_selector_terms)) {
-    return done(MutationResult::kTooManyTerms,
-                "would need " + std::to_string(m.terms) + " node selector terms, over " +
-                    std::to_string(autoscaling.max_node_selector_terms));
+  m.terms = pod_terms * d.alternatives.size();
+  int64_t max_terms = policy.spec().autoscaling.max_node_selector_terms;
+  if (shape.required_term_count > kMaxPodSelectorTerms || m.terms > static_cast<size_t>(max_terms)) {
+    m.result = MutationResult::kTooManyTerms;
+    m.annotation = "would need " + std::to_string(m.terms) + " node selector terms, over " +
+                   std::to_string(max_terms);
+    return m;
   }
-  m.annotation = Join(rules.carried, "; ") + " (labels of " + PlatformsText(autoscaling.platforms) +
-                 ", " + std::to_string(m.terms) + " terms)" + left_out;
-  m.result = MutationResult::kPatched;
-  m.patch = PatchFor(shape, rules.alternatives, m.annotation);
+  m.patch = PatchFor(shape, d.alternatives, m.annotation);
   return m;
 }
 

@@ -269,7 +269,7 @@ FlagSet ServeCommandOptions::Flags() {
       .Add({"webhook-listen", "HOST:PORT", "",
             "serve the mutating admission webhook (POST /mutate-pods) over HTTPS here: it writes "
             "each GPU pod's hard rules into its required node affinity, so cluster-autoscaler "
-            "and Karpenter see them (manifests/webhook/); needs --webhook-tls-cert and "
+            "and Karpenter see them (manifests/autoscaling/); needs --webhook-tls-cert and "
             "--webhook-tls-key"})
       .Add({"webhook-tls-cert", "FILE", "",
             "PEM certificate (and chain) of the webhook listener; re-read when the file changes"})

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "gpusched/admission/pod_mutator.h"
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/util/quote.h"
@@ -94,6 +95,15 @@ Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const
   const Cycle& cycle = *judged.cycle;
   e.gpu_demand = cycle.gpu_demand();
   e.dra_unmodelled = cycle.unmodelled();
+  AffinityDecision affinity = DecideNodeAffinity(pod, policy, VocabularyOf(snapshot));
+  if (affinity.result == MutationResult::kAlreadyDone) {
+    e.node_affinity = "added at admission: " + affinity.annotation;
+  } else if (affinity.result == MutationResult::kPatched) {
+    e.node_affinity = "the admission webhook adds: " + affinity.annotation;
+  } else if (affinity.result != MutationResult::kNotGpuPod) {
+    e.node_affinity = "the admission webhook adds nothing (" +
+                      std::string(ToString(affinity.result)) + "): " + affinity.annotation;
+  }
 
   std::vector<const NodeState*> nodes;
   for (const auto& n : snapshot.nodes()) nodes.push_back(n.get());
@@ -146,7 +156,9 @@ std::string FormatExplanationText(const Explanation& e) {
     out += "its DRA claims are not modelled (" + QuoteForMessage(e.dra_unmodelled) +
            "): every node passes and scores 0, and kube-scheduler decides alone\n";
   }
-  out += "profile " + e.profile + " of policy " + e.policy_source + "\n\n";
+  out += "profile " + e.profile + " of policy " + e.policy_source + "\n";
+  if (!e.node_affinity.empty()) out += "node affinity: " + QuoteForMessage(e.node_affinity, 1024) + "\n";
+  out += "\n";
   size_t name_width = 4;
   for (const auto& n : e.nodes) name_width = std::max(name_width, n.node.size());
   out += PadRight("NODE", name_width + 2) + PadRight("VERDICT", 19);
@@ -196,6 +208,7 @@ std::string FormatExplanationJson(const Explanation& e) {
   JsonWriter w(out);
   w.BeginObject().Key("pod").String(e.pod).Key("profile").String(e.profile);
   if (!e.dra_unmodelled.empty()) w.Key("draUnmodelled").String(e.dra_unmodelled);
+  if (!e.node_affinity.empty()) w.Key("nodeAffinity").String(e.node_affinity);
   w.Key("policy").String(e.policy_source).Key("gpuDemand").BeginObject();
   for (const auto& r : e.gpu_demand) w.Key(r.name).Int(r.milli / 1000);
   w.EndObject().Key("nodes").BeginArray();

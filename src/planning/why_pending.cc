@@ -56,11 +56,34 @@ Key MostCommon(const std::map<Key, size_t>& counts) {
   return best->first;
 }
 
+// Whether kube-scheduler's own filters, as an autoscaler simulates them, would place the pod on a
+// node gpusched refuses: its required pins hold (the nodes given) and no GPU resource is short.
+bool InTreeFitsRefusedNode(std::span<const NodeState* const> nodes,
+                           std::span<const Verdict> verdicts, const ResourceList& demand) {
+  for (size_t i = 0; i < nodes.size() && i < verdicts.size(); ++i) {
+    if (!verdicts[i].passed() && ShortOf(*nodes[i], demand).empty()) return true;
+  }
+  return false;
+}
+
+struct Judged {
+  std::string reason;
+  std::string autoscaler;
+};
+
+// What the autoscaler column says of a pod (see the header).
+std::string AutoscalerNote(const PodInfo& pod, bool in_tree_fits_refused) {
+  std::string out(in_tree_fits_refused ? kAutoscalerBlind : kAutoscalerSees);
+  out += pod.annotation("gpusched.io/node-affinity") ? "; webhook affinity added"
+                                                     : "; no webhook affinity";
+  return out;
+}
+
 // One pod's reason (see the header).
-std::string JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod,
-                     std::vector<const NodeState*>& nodes, std::vector<uint32_t>& classes) {
-  if (snapshot.AssumptionOf(PodKey(pod)) != nullptr) return std::string(kAssumedReason);
-  if (snapshot.size() == 0) return std::string(kNoNodesReason);
+Judged JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod,
+                std::vector<const NodeState*>& nodes, std::vector<uint32_t>& classes) {
+  if (snapshot.AssumptionOf(PodKey(pod)) != nullptr) return {std::string(kAssumedReason), "-"};
+  if (snapshot.size() == 0) return {std::string(kNoNodesReason), AutoscalerNote(pod, false)};
   nodes.clear();
   classes.clear();
   for (size_t i = 0; i < snapshot.size(); ++i) {
@@ -72,12 +95,16 @@ std::string JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, cons
     nodes.push_back(&node);
     classes.push_back(snapshot.classes()[i]);
   }
-  if (nodes.empty()) return std::string(kNoPinnedNodeReason);
+  if (nodes.empty()) return {std::string(kNoPinnedNodeReason), AutoscalerNote(pod, false)};
   const Policy::Judgement judged = policy.Judge(pod, snapshot);
   std::vector<Verdict> verdicts =
       judged.engine().Filter(*judged.cycle, Candidates{nodes, classes, snapshot.class_count(), {}});
-  return QuoteForMessage(BestLookingReason(nodes, verdicts, judged.cycle->gpu_demand()),
-                         kMaxReasonBytes);
+  std::string reason = BestLookingReason(nodes, verdicts, judged.cycle->gpu_demand());
+  std::string autoscaler =
+      reason == kPassesReason
+          ? "-"
+          : AutoscalerNote(pod, InTreeFitsRefusedNode(nodes, verdicts, judged.cycle->gpu_demand()));
+  return {QuoteForMessage(reason, kMaxReasonBytes), std::move(autoscaler)};
 }
 
 // Adds `pod` to `group`, keeping the sample to the `max_sample` oldest (pods come oldest first).
@@ -142,7 +169,7 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
   const size_t by_work = options.max_node_judgements / std::max<size_t>(1, snapshot.size());
   const size_t judge_at_most = std::min(options.max_pods, by_work);
   const GpuResourceNames gpu_names(policy.spec().gpu_resources);
-  std::map<std::pair<std::string, std::string>, PendingGroup> groups;
+  std::map<std::tuple<std::string, std::string, std::string>, PendingGroup> groups;
   std::vector<const NodeState*> nodes;
   std::vector<uint32_t> classes;
   for (const PodInfo* pod : OldestFirst(pending)) {
@@ -150,20 +177,20 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
       r.cancelled = true;
       return r;
     }
-    std::string reason;
+    Judged judged{std::string(kNotJudgedReason), "-"};
     if (r.judged < judge_at_most) {
-      reason = JudgeOne(policy, snapshot, *pod, nodes, classes);
+      judged = JudgeOne(policy, snapshot, *pod, nodes, classes);
       ++r.judged;
     } else {
-      reason = kNotJudgedReason;
       ++r.skipped;
     }
     std::string shape =
         QuoteForMessage(FormatResourceList(GpuDemand(*pod, gpu_names)), kMaxNameBytes);
-    PendingGroup& g = groups[{shape, reason}];
+    PendingGroup& g = groups[{shape, judged.reason, judged.autoscaler}];
     if (g.pods == 0) {
       g.shape = shape;
-      g.reason = reason;
+      g.reason = judged.reason;
+      g.autoscaler = judged.autoscaler;
     }
     AddTo(g, *pod, options.max_sample);
   }

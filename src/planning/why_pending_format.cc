@@ -29,17 +29,18 @@ std::string FormatWhyPendingText(const WhyPendingReport& r) {
   out +=
       "\nREASON: why scheduling fails on the best-looking nodes (those that came closest), as "
       "the pods' FailedScheduling events quote it: gpusched's filter, or kube-scheduler's own "
-      "Insufficient\n";
+      "Insufficient\nAUTOSCALER: whether cluster-autoscaler or Karpenter will add a node for it, and "
+      "whether gpusched's webhook wrote its rules into its node affinity\n";
   if (r.groups.empty()) return out;
   out += "\n";
   std::vector<std::vector<std::string>> rows = {
-      {"SHAPE", "REASON", "PODS", "OLDEST", "PODS SAMPLE"}};
+      {"SHAPE", "REASON", "PODS", "OLDEST", "AUTOSCALER", "PODS SAMPLE"}};
   for (const auto& g : r.groups) {
     std::string sample;
     for (const auto& name : g.sample) sample += (sample.empty() ? "" : " ") + name;
     if (g.pods > g.sample.size()) sample += " ...";
-    rows.push_back(
-        {g.shape, g.reason, std::to_string(g.pods), WaitText(r.OldestWait(g)), std::move(sample)});
+    rows.push_back({g.shape, g.reason, std::to_string(g.pods), WaitText(r.OldestWait(g)),
+                    g.autoscaler, std::move(sample)});
   }
   return out + AlignColumns(rows);
 }
@@ -53,6 +54,7 @@ std::string FormatWhyPendingJson(const WhyPendingReport& r) {
   w.Key("skipped").Int(static_cast<int64_t>(r.skipped)).Key("groups").BeginArray();
   for (const auto& g : r.groups) {
     w.BeginObject().Key("shape").String(g.shape).Key("reason").String(g.reason);
+    w.Key("autoscaler").String(g.autoscaler);
     w.Key("pods").Int(static_cast<int64_t>(g.pods)).Key("oldestWaitSeconds");
     if (int64_t wait = r.OldestWait(g); wait >= 0) {
       w.Int(wait);

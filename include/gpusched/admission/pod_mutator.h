@@ -57,7 +57,17 @@ struct Mutation {
   size_t terms = 0;        // node selector terms written
 };
 
-// The decision for a decoded request, under `policy` with `vocabulary` (for explain and tests).
+// What the webhook decides for `pod` before looking at how its spec is laid out: the result
+// (kPatched: rules to add), the annotation's text, and the alternatives. For `gpusched explain`.
+struct AffinityDecision {
+  MutationResult result = MutationResult::kNothingToAdd;
+  std::string annotation;
+  std::vector<AffinityAlternative> alternatives;
+};
+AffinityDecision DecideNodeAffinity(const PodInfo& pod, const Policy& policy,
+                                    const LabelVocabulary& vocabulary);
+
+// The decision for a decoded request, under `policy` with `vocabulary`.
 Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
                    const LabelVocabulary& vocabulary);
 

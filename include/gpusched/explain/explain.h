@@ -56,6 +56,9 @@ struct Explanation {
   std::vector<std::string> plugins;    // scoring plugins that applied, in order
   std::optional<BlendSettings> blend;
   std::vector<BlendedScore> blended;  // with a blend: passing nodes, highest total first
+  // What gpusched's admission webhook writes (or wrote) into the pod's node affinity, and why
+  // (admission/pod_mutator.h); empty for a pod without GPU resources.
+  std::string node_affinity;
 };
 
 Explanation Explain(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod,

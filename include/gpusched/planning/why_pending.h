@@ -27,6 +27,15 @@
 // assumed on a node (the extender chose it; the bind is pending) gets kAssumedReason; in a cluster
 // of no node, every pod gets kNoNodesReason.
 //
+// Autoscaler: whether a node autoscaler (cluster-autoscaler, Karpenter), which simulates only
+// kube-scheduler's own filters, will add a node for the pod. kAutoscalerBlind when some node that
+// meets the pod's pins and has every GPU resource it asks for free is refused by gpusched: the
+// autoscaler takes the pod as fitting there and adds nothing. kAutoscalerSees otherwise. Either
+// way followed by whether gpusched's admission webhook wrote the pod's rules into its affinity
+// (the gpusched.io/node-affinity annotation, admission/pod_mutator.h); pins on labels gpusched does
+// not keep (the platforms' labels of that affinity among them) count as met, as above. "-" for a
+// pod that passes gpusched's filter somewhere or is assumed.
+//
 // Shape: the pod's GPU demand under the policy's GPU resource names, each resource as
 // "<name>: <units>", joined with ", " in name order ("nvidia.com/gpu: 8").
 //
@@ -67,6 +76,10 @@ inline constexpr std::string_view kNoPinnedNodeReason =
     "node(s) didn't match Pod's node affinity/selector";
 // kube-scheduler's text when the cluster has no node at all.
 inline constexpr std::string_view kNoNodesReason = "no nodes available to schedule pods";
+inline constexpr std::string_view kAutoscalerBlind =
+    "no node added: kube-scheduler's own filters fit an existing node gpusched refuses";
+inline constexpr std::string_view kAutoscalerSees =
+    "unschedulable to kube-scheduler's own filters too: an autoscaler can add a node";
 inline constexpr std::string_view kNotJudgedReason =
     "not judged: more pending pods than the report judges";
 
@@ -81,6 +94,7 @@ struct WhyPendingOptions {
 struct PendingGroup {
   std::string shape;
   std::string reason;
+  std::string autoscaler;  // kAutoscalerBlind or kAutoscalerSees with the webhook's part, or "-"
   size_t pods = 0;
   int64_t oldest_created_unix = 0;  // 0: no pod of the group has a creation time
   std::vector<std::string> sample;  // namespace/name, oldest first
@@ -93,7 +107,7 @@ struct WhyPendingReport {
   size_t pending = 0;    // pending GPU pods in the snapshot
   size_t judged = 0;
   size_t skipped = 0;  // past the caps (kNotJudgedReason)
-  // By pods (most first), then shape, then reason.
+  // By pods (most first), then shape, reason and autoscaler note.
   std::vector<PendingGroup> groups;
   bool cancelled = false;  // the Cancellation stopped it: incomplete, not to be shown
 
