@@ -219,6 +219,8 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
   live.publish_interval = std::chrono::milliseconds(5);
   ServerAppOptions options;
   options.ops = ServerOptions{};
+  options.webhook = ServerOptions{};  // its series too (the admission webhook's)
+  options.webhook->serve_verbs = false;
   options.capacity_interval = std::chrono::milliseconds(10);
   ServerApp app(options, std::make_shared<const Policy>(DefaultPolicySpec()),
                 MakeLiveSource(kube, GpuResourceNames(), live));
