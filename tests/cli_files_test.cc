@@ -156,6 +156,16 @@ TEST_F(CliFiles, allow_empty_inventory_starts_on_no_nodes) {
   EXPECT_EQ(serve.Wait(60s), 0) << serve.Output();
 }
 
+TEST_F(CliFiles, the_webhook_listener_needs_its_certificate_and_key) {
+  ExpectFailure({"serve", "--webhook-listen", "127.0.0.1:0"}, 2,
+                "--webhook-listen needs --webhook-tls-cert and --webhook-tls-key");
+  ExpectFailure({"serve", "--webhook-tls-cert", Path("c.pem")}, 2,
+                "--webhook-tls-cert and --webhook-tls-key need --webhook-listen");
+  ExpectFailure({"serve", "--webhook-listen", "nowhere", "--webhook-tls-cert", Path("c.pem"),
+                 "--webhook-tls-key", Path("k.pem")},
+                2, "--webhook-listen must be HOST:PORT");
+}
+
 TEST_F(CliFiles, a_50000_digit_scalar_is_no_crash) {
   std::string digits = Write("digits.yaml", "x: " + std::string(50000, '1') + "\n");
   std::string pod = Write("pod.json", kRequestPodJson);
