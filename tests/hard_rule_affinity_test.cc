@@ -137,7 +137,8 @@ constexpr Rule kRules[] = {
     {"memory-40Gi", R"("gpusched.io/min-gpu-memory":"40Gi")"},
     {"memory-60Gi", R"("gpusched.io/min-gpu-memory":"60Gi")"},
     {"exclusive", R"("gpusched.io/sharing":"exclusive")"},
-    {"A100-80Gi", R"("gpusched.io/gpu-product":"NVIDIA-A100-*","gpusched.io/min-gpu-memory":"80Gi")"},
+    {"A100-80Gi",
+     R"("gpusched.io/gpu-product":"NVIDIA-A100-*","gpusched.io/min-gpu-memory":"80Gi")"},
     {"exclusive-20Gi", R"("gpusched.io/sharing":"exclusive","gpusched.io/min-gpu-memory":"20Gi")"},
 };
 
@@ -148,7 +149,8 @@ PodInfo RulePod(const Rule& rule) {
                               R"({"nvidia.com/gpu":"1"}}}]}})");
 }
 
-TEST(HardRuleAffinity, admits_exactly_the_nodes_gpusched_accepts_on_every_fixture_and_planned_node) {
+TEST(HardRuleAffinity,
+     admits_exactly_the_nodes_gpusched_accepts_on_every_fixture_and_planned_node) {
   std::vector<LabeledNode> nodes = AllNodes();
   ASSERT_GT(nodes.size(), 150u);
   YAML::Node list;
@@ -176,7 +178,8 @@ TEST(HardRuleAffinity, admits_exactly_the_nodes_gpusched_accepts_on_every_fixtur
     GpuMatchPlugin match(CostTable{}, PodIntent{});
     SharingPlugin sharing(ReplicaRequestRules{}, PodIntent{});
     MaintenancePlugin maintenance(MaintenanceAction::kFilter);
-    RuleAffinity affinity = AffinityForHardRules(intent, kGpuResource, vocabulary, HardRuleOptions{});
+    RuleAffinity affinity =
+        AffinityForHardRules(intent, kGpuResource, vocabulary, HardRuleOptions{});
     ASSERT_FALSE(affinity.alternatives.empty());
     EXPECT_TRUE(affinity.left_out.empty());
     for (const LabeledNode& n : nodes) {
@@ -205,8 +208,9 @@ TEST(HardRuleAffinity, platforms_left_out_are_not_named) {
   PodIntent intent;
   intent.require.products = {"NVIDIA-L4"};
   RuleAffinity all = AffinityForHardRules(intent, kGpuResource, {}, kNoMaintenance);
-  RuleAffinity gfd_only =
-      AffinityForHardRules(intent, kGpuResource, {}, HardRuleOptions{AffinityPlatforms{false, false, false, false}, MaintenanceRule::kNone});
+  RuleAffinity gfd_only = AffinityForHardRules(
+      intent, kGpuResource, {},
+      HardRuleOptions{AffinityPlatforms{false, false, false, false}, MaintenanceRule::kNone});
   ASSERT_EQ(gfd_only.alternatives.size(), 1u);
   EXPECT_GT(all.alternatives.size(), 1u);
   EXPECT_EQ(gfd_only.alternatives[0][0].key, "nvidia.com/gpu.product");
@@ -235,8 +239,7 @@ TEST(HardRuleAffinity, rules_no_label_carries_are_listed_and_unsatisfiable_ones_
 
   PodIntent mig_memory;
   mig_memory.require.min_memory_mib = 20480;
-  RuleAffinity m =
-      AffinityForHardRules(mig_memory, "nvidia.com/mig-3g.20gb", {}, kNoMaintenance);
+  RuleAffinity m = AffinityForHardRules(mig_memory, "nvidia.com/mig-3g.20gb", {}, kNoMaintenance);
   EXPECT_TRUE(m.alternatives.empty());
   ASSERT_EQ(m.left_out.size(), 1u);
 }

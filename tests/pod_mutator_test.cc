@@ -29,12 +29,12 @@ json Review(const json& pod, std::string operation = "CREATE") {
 }
 
 json GpuPod(json annotations, json affinity = nullptr, std::string resource = "nvidia.com/gpu") {
-  json pod = {{"kind", "Pod"},
-              {"apiVersion", "v1"},
-              {"metadata", {{"name", "p"}, {"namespace", "ml"}}},
-              {"spec",
-               {{"containers",
-                 {{{"name", "c"}, {"resources", {{"limits", {{resource, "1"}}}}}}}}}}};
+  json pod = {
+      {"kind", "Pod"},
+      {"apiVersion", "v1"},
+      {"metadata", {{"name", "p"}, {"namespace", "ml"}}},
+      {"spec",
+       {{"containers", {{{"name", "c"}, {"resources", {{"limits", {{resource, "1"}}}}}}}}}}};
   if (!annotations.is_null()) pod["metadata"]["annotations"] = annotations;
   if (!affinity.is_null()) pod["spec"]["affinity"] = affinity;
   return pod;
@@ -56,7 +56,8 @@ bool Holds(const json& r, const std::map<std::string, std::string>& labels) {
   return op == "Gt" ? v > bound : v < bound;
 }
 
-bool Admits(const json& pod, const std::string& node, const std::map<std::string, std::string>& labels) {
+bool Admits(const json& pod, const std::string& node,
+            const std::map<std::string, std::string>& labels) {
   const json* required = nullptr;
   if (pod["spec"].contains("affinity") && pod["spec"]["affinity"].contains("nodeAffinity")) {
     const json& na = pod["spec"]["affinity"]["nodeAffinity"];
@@ -113,13 +114,17 @@ using NodeLabels = std::map<std::string, std::string>;
 const std::vector<std::pair<std::string, NodeLabels>> kNodes = {
     {"a", {{"nvidia.com/gpu.product", "NVIDIA-L4"}, {"topology.kubernetes.io/zone", "z1"}}},
     {"b", {{"nvidia.com/gpu.product", "NVIDIA-L4"}, {"topology.kubernetes.io/zone", "z2"}}},
-    {"c", {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}, {"topology.kubernetes.io/zone", "z1"}}},
-    {"d", {{"cloud.google.com/gke-accelerator", "nvidia-l4"}, {"topology.kubernetes.io/zone", "z3"}}},
-    {"e", {{"karpenter.k8s.aws/instance-gpu-name", "l4"},
-           {"karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"},
-           {"topology.kubernetes.io/zone", "z1"}}},
-    {"f", {{"karpenter.k8s.aws/instance-gpu-name", "a100"},
-           {"karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"}}},
+    {"c",
+     {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}, {"topology.kubernetes.io/zone", "z1"}}},
+    {"d",
+     {{"cloud.google.com/gke-accelerator", "nvidia-l4"}, {"topology.kubernetes.io/zone", "z3"}}},
+    {"e",
+     {{"karpenter.k8s.aws/instance-gpu-name", "l4"},
+      {"karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"},
+      {"topology.kubernetes.io/zone", "z1"}}},
+    {"f",
+     {{"karpenter.k8s.aws/instance-gpu-name", "a100"},
+      {"karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"}}},
     {"g", {{"topology.kubernetes.io/zone", "z1"}}},
 };
 
@@ -128,8 +133,9 @@ TEST_F(PodMutatorTest, a_pinned_pod_gets_the_rule_as_affinity_and_an_annotation)
   ASSERT_EQ(a.mutation.result, MutationResult::kPatched);
   const json& annotations = a.patched["metadata"]["annotations"];
   ASSERT_TRUE(annotations.contains("gpusched.io/node-affinity"));
-  EXPECT_NE(annotations["gpusched.io/node-affinity"].get<std::string>().find("gpu-product NVIDIA-L4"),
-            std::string::npos);
+  EXPECT_NE(
+      annotations["gpusched.io/node-affinity"].get<std::string>().find("gpu-product NVIDIA-L4"),
+      std::string::npos);
   std::string admitted;
   for (const auto& [name, labels] : kNodes) {
     if (Admits(a.patched, name, labels)) admitted += name;
@@ -138,26 +144,25 @@ TEST_F(PodMutatorTest, a_pinned_pod_gets_the_rule_as_affinity_and_an_annotation)
 }
 
 TEST_F(PodMutatorTest, the_pods_own_affinity_is_kept_and_never_loosened) {
-  json own = {{"nodeAffinity",
-               {{"requiredDuringSchedulingIgnoredDuringExecution",
-                 {{"nodeSelectorTerms",
-                   {{{"matchExpressions",
-                      {{{"key", "topology.kubernetes.io/zone"}, {"operator", "In"},
-                        {"values", {"z1"}}}}}},
-                    {{"matchFields",
-                      {{{"key", "metadata.name"}, {"operator", "In"}, {"values", {"d", "f"}}}}}}}}}},
-                {"preferredDuringSchedulingIgnoredDuringExecution",
-                 {{{"weight", 5},
-                   {"preference",
-                    {{"matchExpressions",
-                      {{{"key", "x"}, {"operator", "Exists"}}}}}}}}}}},
-              {"podAntiAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", json::array()}}}};
+  json own = {
+      {"nodeAffinity",
+       {{"requiredDuringSchedulingIgnoredDuringExecution",
+         {{"nodeSelectorTerms",
+           {{{"matchExpressions",
+              {{{"key", "topology.kubernetes.io/zone"}, {"operator", "In"}, {"values", {"z1"}}}}}},
+            {{"matchFields",
+              {{{"key", "metadata.name"}, {"operator", "In"}, {"values", {"d", "f"}}}}}}}}}},
+        {"preferredDuringSchedulingIgnoredDuringExecution",
+         {{{"weight", 5},
+           {"preference", {{"matchExpressions", {{{"key", "x"}, {"operator", "Exists"}}}}}}}}}}},
+      {"podAntiAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", json::array()}}}};
   json pod = GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}, {"other", "kept"}}, own);
   Answered a = Answer(mutator_, pod);
   ASSERT_EQ(a.mutation.result, MutationResult::kPatched);
   EXPECT_EQ(a.patched["metadata"]["annotations"]["other"], "kept");
   EXPECT_EQ(a.patched["spec"]["affinity"]["podAntiAffinity"], own["podAntiAffinity"]);
-  EXPECT_EQ(a.patched["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"],
+  EXPECT_EQ(a.patched["spec"]["affinity"]["nodeAffinity"]
+                     ["preferredDuringSchedulingIgnoredDuringExecution"],
             own["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]);
   json rules_only = a.patched;
   rules_only["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
@@ -190,23 +195,27 @@ TEST_F(PodMutatorTest, pods_it_must_not_touch_are_allowed_unpatched_and_counted)
   EXPECT_EQ(Answer(mutator_, cpu).mutation.result, MutationResult::kNotGpuPod);
   EXPECT_EQ(Answer(mutator_, GpuPod({{"gpusched.io/min-gpu-memory", "lots"}})).mutation.result,
             MutationResult::kInvalidAnnotation);
-  EXPECT_EQ(Answer(mutator_, GpuPod({{"gpusched.io/sharing", "exclusive"}}, nullptr,
-                                    "nvidia.com/gpu.shared"))
+  EXPECT_EQ(Answer(mutator_,
+                   GpuPod({{"gpusched.io/sharing", "exclusive"}}, nullptr, "nvidia.com/gpu.shared"))
                 .mutation.result,
             MutationResult::kUnsatisfiable);
   json none = {{"nodeAffinity",
                 {{"requiredDuringSchedulingIgnoredDuringExecution",
                   {{"nodeSelectorTerms", json::array()}}}}}};
-  EXPECT_EQ(Answer(mutator_, GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}}, none)).mutation.result,
-            MutationResult::kMatchesNothing);
-  json many = {{"nodeAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", {{"nodeSelectorTerms", json::array()}}}}}};
+  EXPECT_EQ(
+      Answer(mutator_, GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}}, none)).mutation.result,
+      MutationResult::kMatchesNothing);
+  json many = {{"nodeAffinity",
+                {{"requiredDuringSchedulingIgnoredDuringExecution",
+                  {{"nodeSelectorTerms", json::array()}}}}}};
   for (int i = 0; i < 40; ++i) {
     many["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-        .push_back({{"matchExpressions",
-                     {{{"key", "k" + std::to_string(i)}, {"operator", "Exists"}}}}});
+        .push_back(
+            {{"matchExpressions", {{{"key", "k" + std::to_string(i)}, {"operator", "Exists"}}}}});
   }
-  EXPECT_EQ(Answer(mutator_, GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}}, many)).mutation.result,
-            MutationResult::kTooManyTerms);
+  EXPECT_EQ(
+      Answer(mutator_, GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}}, many)).mutation.result,
+      MutationResult::kTooManyTerms);
   PodMutator::Answer update =
       mutator_.Review(Review(GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}}), "UPDATE").dump());
   EXPECT_EQ(update.mutation.result, MutationResult::kNotAPodCreate);
@@ -255,8 +264,9 @@ TEST_F(PodMutatorTest, unreadable_reviews_are_allowed_unpatched_or_answered_400_
   EXPECT_EQ(response["uid"], "uid-1");
   EXPECT_FALSE(response.contains("patch"));
 
-  for (std::string body : {std::string("{"), std::string("[]"), std::string("{\"kind\":\"AdmissionReview\"}"),
-                           std::string(300000, '[')}) {
+  for (std::string body :
+       {std::string("{"), std::string("[]"), std::string("{\"kind\":\"AdmissionReview\"}"),
+        std::string(300000, '[')}) {
     PodMutator::Answer b = mutator_.Review(body);
     EXPECT_EQ(b.status, 400);
     EXPECT_NO_THROW(json::parse(b.body));

@@ -106,10 +106,10 @@ std::vector<AffinityAlternative> GfdMemory(int64_t floor, const LabelVocabulary&
   out.push_back({NotIn(kGfdSharing, {"mps"}), Gt(kGfdMemory, floor - 1), mib_cap});
   out.push_back({NotIn(kGfdSharing, {"mps"}),
                  Gt(kGfdMemory, std::max(floor * 1024 * 1024, kMaxGpuMemoryMib + 1) - 1)});
-  out.push_back({In(kGfdSharing, {"mps"}), Absent(kGfdReplicas), Gt(kGfdMemory, floor - 1),
-                 mib_cap});
-  out.push_back({In(kGfdSharing, {"mps"}), Lt(kGfdReplicas, 2), Gt(kGfdMemory, floor - 1),
-                 mib_cap});
+  out.push_back(
+      {In(kGfdSharing, {"mps"}), Absent(kGfdReplicas), Gt(kGfdMemory, floor - 1), mib_cap});
+  out.push_back(
+      {In(kGfdSharing, {"mps"}), Lt(kGfdReplicas, 2), Gt(kGfdMemory, floor - 1), mib_cap});
   for (int64_t r : vocabulary.mps_replicas) {
     if (r < 2 || floor > kMaxGpuMemoryMib / r) continue;
     out.push_back({In(kGfdSharing, {"mps"}), In(kGfdReplicas, {std::to_string(r)}),
@@ -300,10 +300,10 @@ std::vector<AffinityAlternative> Exclusive() {
 // The GPU Operator's driver upgrade states (its upgrade controller's state machine) other than
 // "upgrade-done", and the device plugin and driver switches that pause them.
 constexpr std::string_view kUpgradeStatesInProgress[] = {
-    "upgrade-required",      "cordon-required",     "wait-for-jobs-required",
-    "pod-deletion-required", "drain-required",      "node-maintenance-required",
+    "upgrade-required",          "cordon-required",      "wait-for-jobs-required",
+    "pod-deletion-required",     "drain-required",       "node-maintenance-required",
     "post-maintenance-required", "pod-restart-required", "validation-required",
-    "uncordon-required",     "upgrade-failed"};
+    "uncordon-required",         "upgrade-failed"};
 constexpr std::string_view kDriverDeployPaused[] = {"paused-for-driver-upgrade",
                                                     "paused-for-mig-change"};
 

@@ -205,8 +205,9 @@ AffinityDecision DecideNodeAffinity(const PodInfo& pod, const Policy& policy,
   RuleAffinity rules =
       AffinityForHardRules(enforced.intent, demand.begin()->name, vocabulary,
                            HardRuleOptions{autoscaling.platforms, enforced.maintenance});
-  std::string left_out =
-      rules.left_out.empty() ? "" : "; not expressible as node labels: " + Join(rules.left_out, ", ");
+  std::string left_out = rules.left_out.empty()
+                             ? ""
+                             : "; not expressible as node labels: " + Join(rules.left_out, ", ");
   if (rules.unsatisfiable) {
     return done(MutationResult::kUnsatisfiable,
                 "no node can meet " + Join(rules.carried, ", ") + left_out);
@@ -247,7 +248,8 @@ Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
   size_t pod_terms = shape.has_required ? shape.required_term_count : 1;
   m.terms = pod_terms * d.alternatives.size();
   int64_t max_terms = policy.spec().autoscaling.max_node_selector_terms;
-  if (shape.required_term_count > kMaxPodSelectorTerms || m.terms > static_cast<size_t>(max_terms)) {
+  if (shape.required_term_count > kMaxPodSelectorTerms ||
+      m.terms > static_cast<size_t>(max_terms)) {
     m.result = MutationResult::kTooManyTerms;
     m.annotation = "would need " + std::to_string(m.terms) + " node selector terms, over " +
                    std::to_string(max_terms);
@@ -309,7 +311,8 @@ PodMutator::Answer PodMutator::Review(std::string_view body) {
       answer.body = EncodeAdmissionReview(id->api_version, id->uid, nullptr);
     } else {
       answer.status = 400;
-      answer.body = "{\"error\":" + JsonQuote(std::string("not an AdmissionReview: ") + e.what()) + "}";
+      answer.body =
+          "{\"error\":" + JsonQuote(std::string("not an AdmissionReview: ") + e.what()) + "}";
     }
     return answer;
   }
@@ -319,8 +322,8 @@ PodMutator::Answer PodMutator::Review(std::string_view body) {
   answer.mutation = MutatePod(request, *policy, CurrentVocabulary());
   ++counts_[static_cast<size_t>(answer.mutation.result)];
   bool patch = answer.mutation.result == MutationResult::kPatched;
-  answer.body =
-      EncodeAdmissionReview(request.api_version, request.uid, patch ? &answer.mutation.patch : nullptr);
+  answer.body = EncodeAdmissionReview(request.api_version, request.uid,
+                                      patch ? &answer.mutation.patch : nullptr);
   return answer;
 }
 

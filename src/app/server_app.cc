@@ -77,8 +77,8 @@ ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> pol
 }
 
 void ServerApp::AddWebhook() {
-  webhook_.server =
-      std::make_unique<HttpServer>(*options_.webhook, service_, [this] { return inventory_->readiness(); });
+  webhook_.server = std::make_unique<HttpServer>(*options_.webhook, service_,
+                                                 [this] { return inventory_->readiness(); });
   mutator_ = std::make_unique<PodMutator>(inventory_->snapshots(), policies_);
   webhook_.server->AddPostRoute(
       std::string(kMutatePodsPath), [this](std::string&& body, std::string_view peer) {

@@ -157,7 +157,8 @@ std::string FormatExplanationText(const Explanation& e) {
            "): every node passes and scores 0, and kube-scheduler decides alone\n";
   }
   out += "profile " + e.profile + " of policy " + e.policy_source + "\n";
-  if (!e.node_affinity.empty()) out += "node affinity: " + QuoteForMessage(e.node_affinity, 1024) + "\n";
+  if (!e.node_affinity.empty())
+    out += "node affinity: " + QuoteForMessage(e.node_affinity, 1024) + "\n";
   out += "\n";
   size_t name_width = 4;
   for (const auto& n : e.nodes) name_width = std::max(name_width, n.node.size());

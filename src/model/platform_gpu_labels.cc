@@ -97,11 +97,11 @@ constexpr KnownGpu kAzureSizeEndings[] = {
 // Azure GPU VM sizes as node.kubernetes.io/instance-type writes them, for the node affinity that
 // names them (Azure's GPU VM size documentation); kAzureSizeEndings says which GPU each has.
 constexpr std::string_view kAzureGpuSizes[] = {
-    "Standard_NC6s_v3",          "Standard_NC12s_v3",         "Standard_NC24s_v3",
-    "Standard_NC24rs_v3",        "Standard_NC4as_T4_v3",      "Standard_NC8as_T4_v3",
-    "Standard_NC16as_T4_v3",     "Standard_NC64as_T4_v3",     "Standard_NC24ads_A100_v4",
-    "Standard_NC48ads_A100_v4",  "Standard_NC96ads_A100_v4",  "Standard_ND96asr_v4",
-    "Standard_ND96amsr_A100_v4", "Standard_NC40ads_H100_v5",  "Standard_NC80adis_H100_v5",
+    "Standard_NC6s_v3",          "Standard_NC12s_v3",        "Standard_NC24s_v3",
+    "Standard_NC24rs_v3",        "Standard_NC4as_T4_v3",     "Standard_NC8as_T4_v3",
+    "Standard_NC16as_T4_v3",     "Standard_NC64as_T4_v3",    "Standard_NC24ads_A100_v4",
+    "Standard_NC48ads_A100_v4",  "Standard_NC96ads_A100_v4", "Standard_ND96asr_v4",
+    "Standard_ND96amsr_A100_v4", "Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5",
     "Standard_ND96isr_H100_v5",  "Standard_ND96isr_H200_v5",
 };
 

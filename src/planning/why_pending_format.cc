@@ -29,7 +29,8 @@ std::string FormatWhyPendingText(const WhyPendingReport& r) {
   out +=
       "\nREASON: why scheduling fails on the best-looking nodes (those that came closest), as "
       "the pods' FailedScheduling events quote it: gpusched's filter, or kube-scheduler's own "
-      "Insufficient\nAUTOSCALER: whether cluster-autoscaler or Karpenter will add a node for it, and "
+      "Insufficient\nAUTOSCALER: whether cluster-autoscaler or Karpenter will add a node for it, "
+      "and "
       "whether gpusched's webhook wrote its rules into its node affinity\n";
   if (r.groups.empty()) return out;
   out += "\n";

@@ -295,24 +295,24 @@ void ReadAutoscaling(Reader& r, const YAML::Node& node, AutoscalingSpec& out) {
           out.platforms.eks = true;
         } else {
           r.Error(node["platforms"], "autoscaling.platforms",
-                  "unknown platform " + QuoteForMessage(p) + " (gke, karpenter, aks or eks; GFD is always named)");
+                  "unknown platform " + QuoteForMessage(p) +
+                      " (gke, karpenter, aks or eks; GFD is always named)");
         }
       }
     }
   }
   if (node["maxNodeSelectorTerms"]) {
-    if (auto n = r.Number(node["maxNodeSelectorTerms"], "autoscaling.maxNodeSelectorTerms", 1,
-                          1024)) {
+    if (auto n =
+            r.Number(node["maxNodeSelectorTerms"], "autoscaling.maxNodeSelectorTerms", 1, 1024)) {
       out.max_node_selector_terms = static_cast<int64_t>(*n);
     }
   }
 }
 
 void ReadTop(Reader& r, const YAML::Node& root, PolicySpec& spec) {
-  std::vector<std::string_view> keys = {"apiVersion",   "kind",           "metadata",
-                                        "gpuResources", "scoreMapping",   "filterBestOnly",
-                                        "plugins",      "defaultProfile", "profiles",
-                                        "autoscaling"};
+  std::vector<std::string_view> keys = {
+      "apiVersion",     "kind",    "metadata",       "gpuResources", "scoreMapping",
+      "filterBestOnly", "plugins", "defaultProfile", "profiles",     "autoscaling"};
   for (const PluginEntry& entry : AllPlugins()) {
     if (!entry.top_level_key.empty()) keys.push_back(entry.top_level_key);
   }

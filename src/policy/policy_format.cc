@@ -8,8 +8,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "gpusched/policy/policy_file.h"
 #include "gpusched/plugins/plugin_entry.h"
+#include "gpusched/policy/policy_file.h"
 
 namespace gpusched {
 namespace {

@@ -107,7 +107,7 @@ struct HttpRoutes::Impl {
   LogThrottle not_ready_log{std::chrono::seconds(1)};
   std::atomic<bool> stopping{false};  // ends the waits of AwaitStart
   std::map<std::string, std::function<HttpResponse()>, std::less<>> get_routes;  // before serving
-  std::map<std::string, PostHandler, std::less<>> post_routes;                  // before serving
+  std::map<std::string, PostHandler, std::less<>> post_routes;                   // before serving
   std::atomic<size_t> reports_running{0};
 
   Impl(RouteOptions o, const ExtenderService& s, std::function<Readiness()> r, Metrics* m)

@@ -206,7 +206,8 @@ void CheckAdmissionReview(std::string_view input) {
             "admission: the answer carries the patch");
     Require(m.terms <= 64, "admission: at most maxNodeSelectorTerms terms");
   } else {
-    Require(answer.body.find("\"patch\"") == std::string::npos, "admission: no patch unless patched");
+    Require(answer.body.find("\"patch\"") == std::string::npos,
+            "admission: no patch unless patched");
   }
 }
 

@@ -3,13 +3,14 @@
 // requirements refuse the nodes gpusched refuses (docs/operations.md, "Autoscaled clusters").
 //
 // The rules carried: the maintenance plugin's (GPU Operator state labels: a MIG reconfiguration
-// or driver upgrade in progress or failed, the device plugin or driver paused), product pins (gpusched.io/gpu-product or a profile's `require.products`),
-// memory floors (gpusched.io/min-gpu-memory, `require.minMemory`) on nvidia.com/gpu and
-// nvidia.com/gpu.shared, and `sharing: exclusive` on nvidia.com/gpu. They are written on the labels
-// that exist when a node is *planned*, not only once GPU Feature Discovery ran: GFD's
-// (nvidia.com/gpu.product, .memory, .sharing-strategy, .replicas) and, for each platform enabled,
-// GKE's (cloud.google.com/gke-accelerator, gke-gpu-partition-size, gke-gpu-sharing-strategy),
-// Karpenter's and EKS Auto Mode's (instance-gpu-name, -memory, -manufacturer) and AKS's
+// or driver upgrade in progress or failed, the device plugin or driver paused), product pins
+// (gpusched.io/gpu-product or a profile's `require.products`), memory floors
+// (gpusched.io/min-gpu-memory, `require.minMemory`) on nvidia.com/gpu and nvidia.com/gpu.shared,
+// and `sharing: exclusive` on nvidia.com/gpu. They are written on the labels that exist when a node
+// is *planned*, not only once GPU Feature Discovery ran: GFD's (nvidia.com/gpu.product, .memory,
+// .sharing-strategy, .replicas) and, for each platform enabled, GKE's
+// (cloud.google.com/gke-accelerator, gke-gpu-partition-size, gke-gpu-sharing-strategy), Karpenter's
+// and EKS Auto Mode's (instance-gpu-name, -memory, -manufacturer) and AKS's
 // (kubernetes.azure.com/accelerator with the VM size in node.kubernetes.io/instance-type). The
 // result is an OR of alternatives, each an AND of requirements, mirroring how gpusched reads a node
 // (model/gpu_labels.h): GFD's labels first, then GKE, then Karpenter/EKS Auto, then AKS, each
@@ -39,8 +40,8 @@ namespace gpusched {
 
 // What the cluster's nodes add to gpusched's tables.
 struct LabelVocabulary {
-  std::vector<std::string> products;      // nvidia.com/gpu.product values on the nodes
-  std::vector<int64_t> mps_replicas;      // nvidia.com/gpu.replicas of MPS nodes, above 1
+  std::vector<std::string> products;        // nvidia.com/gpu.product values on the nodes
+  std::vector<int64_t> mps_replicas;        // nvidia.com/gpu.replicas of MPS nodes, above 1
   std::vector<std::string> upgrade_states;  // nvidia.com/gpu-driver-upgrade-state values
   std::vector<std::string> plugin_deploys;  // nvidia.com/gpu.deploy.device-plugin values
   std::vector<std::string> driver_deploys;  // nvidia.com/gpu.deploy.driver values
@@ -59,8 +60,8 @@ using AffinityAlternative = std::vector<PinRequirement>;
 
 struct RuleAffinity {
   std::vector<AffinityAlternative> alternatives;  // OR-ed; empty when nothing is carried
-  std::vector<std::string> carried;    // the rules written, e.g. "gpu-product NVIDIA-L4"
-  std::vector<std::string> left_out;   // hard rules no planned node's label carries
+  std::vector<std::string> carried;               // the rules written, e.g. "gpu-product NVIDIA-L4"
+  std::vector<std::string> left_out;              // hard rules no planned node's label carries
   // The carried rules admit no node at all (an exclusive pod asking for a shared resource, a
   // product pin no known product matches): no affinity is written, gpusched's filter says why.
   bool unsatisfiable = false;

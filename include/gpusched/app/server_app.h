@@ -3,10 +3,10 @@
 // named), an inventory source, Prometheus metrics over both, the extender service, and the HTTP
 // listeners: the verbs with probes and /metrics; optionally a plain ops listener for probes and
 // /metrics (and the reports, /capacity and /why-pending, unless a reports listener of their own
-// takes them), and an HTTPS listener for the mutating admission webhook. Its listeners give free heap back after a burst of large requests
-// (ReleaseFreeMemory, app/process_setup.h) unless their options name another
-// `after_large_requests`; the process-wide settings are the caller's (SetUpServingProcess, before
-// any thread starts).
+// takes them), and an HTTPS listener for the mutating admission webhook. Its listeners give free
+// heap back after a burst of large requests (ReleaseFreeMemory, app/process_setup.h) unless their
+// options name another `after_large_requests`; the process-wide settings are the caller's
+// (SetUpServingProcess, before any thread starts).
 //
 // Life cycle: construct (nothing listens), Bind() (ports taken; throws on failure), Run() on one
 // thread (blocks until Stop()), Stop() from any thread, including a signal-handling one. The
@@ -111,7 +111,7 @@ class ServerApp {
   SideListener ops_;
   SideListener reports_;
   SideListener webhook_;
-  std::unique_ptr<PodMutator> mutator_;  // with webhook_ only
+  std::unique_ptr<PodMutator> mutator_;       // with webhook_ only
   std::unique_ptr<CapacityWorker> capacity_;  // with ops_ or reports_ only
 };
 

@@ -30,8 +30,8 @@ struct PodPatchShape {
   bool has_node_affinity = false;  // spec.affinity.nodeAffinity
   bool has_required = false;       // ...requiredDuringSchedulingIgnoredDuringExecution
   std::vector<PodSelectorTermText> required_terms;  // at most kMaxPodSelectorTerms kept
-  size_t required_term_count = 0;                     // all of them
-  bool has_annotations = false;  // metadata.annotations present and not null
+  size_t required_term_count = 0;                   // all of them
+  bool has_annotations = false;                     // metadata.annotations present and not null
 };
 
 struct AdmissionRequest {
