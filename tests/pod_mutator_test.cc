@@ -216,6 +216,9 @@ TEST_F(PodMutatorTest, pods_it_must_not_touch_are_allowed_unpatched_and_counted)
   EXPECT_EQ(
       Answer(mutator_, GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}}, many)).mutation.result,
       MutationResult::kTooManyTerms);
+  json bound = GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}});
+  bound["spec"]["nodeName"] = "a";
+  EXPECT_EQ(Answer(mutator_, bound).mutation.result, MutationResult::kNodeNameSet);
   PodMutator::Answer update =
       mutator_.Review(Review(GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}}), "UPDATE").dump());
   EXPECT_EQ(update.mutation.result, MutationResult::kNotAPodCreate);

@@ -1,74 +1,17 @@
 #include "gpusched/admission/hard_rule_affinity.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <set>
 #include <span>
-#include <tuple>
 
 #include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_resources.h"
-#include "gpusched/model/platform_gpu_labels.h"
-#include "gpusched/plugins/gpu_match.h"
 
 namespace gpusched {
 namespace {
 
 using Labels = std::vector<std::pair<std::string_view, std::string_view>>;
-
-constexpr std::string_view kGfdProduct = "nvidia.com/gpu.product";
-constexpr std::string_view kGfdMemory = "nvidia.com/gpu.memory";
-constexpr std::string_view kGfdSharing = "nvidia.com/gpu.sharing-strategy";
-constexpr std::string_view kGfdReplicas = "nvidia.com/gpu.replicas";
-constexpr std::string_view kGkeAccelerator = "cloud.google.com/gke-accelerator";
-constexpr std::string_view kGkePartition = "cloud.google.com/gke-gpu-partition-size";
-constexpr std::string_view kGkeSharing = "cloud.google.com/gke-gpu-sharing-strategy";
-constexpr std::string_view kKarpenterPrefix = "karpenter.k8s.aws/";
-constexpr std::string_view kEksAutoPrefix = "eks.amazonaws.com/";
-constexpr std::string_view kAksAccelerator = "kubernetes.azure.com/accelerator";
-constexpr std::string_view kInstanceType = "node.kubernetes.io/instance-type";
-
-// GKE's MIG partition sizes (cloud.google.com/gke-gpu-partition-size values).
-constexpr std::string_view kGkePartitions[] = {"1g.5gb",  "2g.10gb", "3g.20gb", "4g.20gb",
-                                               "7g.40gb", "1g.10gb", "1g.20gb", "2g.20gb",
-                                               "3g.40gb", "4g.40gb", "7g.80gb"};
-
-PinRequirement In(std::string_view key, std::vector<std::string> values) {
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  return PinRequirement{std::string(key), PinOperator::kIn, std::move(values), 0};
-}
-PinRequirement NotIn(std::string_view key, std::vector<std::string> values) {
-  return PinRequirement{std::string(key), PinOperator::kNotIn, std::move(values), 0};
-}
-PinRequirement Absent(std::string_view key) {
-  return PinRequirement{std::string(key), PinOperator::kDoesNotExist, {}, 0};
-}
-PinRequirement Gt(std::string_view key, int64_t bound) {
-  return PinRequirement{std::string(key), PinOperator::kGt, {}, bound};
-}
-PinRequirement Lt(std::string_view key, int64_t bound) {
-  return PinRequirement{std::string(key), PinOperator::kLt, {}, bound};
-}
-
-// What the rules ask of the GPU a node's labels describe.
-struct Criteria {
-  const std::vector<std::string>* products = nullptr;  // null: no pin
-  std::optional<int64_t> min_memory_mib;
-
-  bool any() const { return products || min_memory_mib; }
-  bool ProductOk(std::string_view product) const {
-    if (!products) return true;
-    return !product.empty() &&
-           std::any_of(products->begin(), products->end(),
-                       [&](const std::string& glob) { return ProductMatches(glob, product); });
-  }
-  bool Ok(const GpuLabels& g) const {
-    return ProductOk(g.product) &&
-           (!min_memory_mib || (g.memory_mib && *g.memory_mib >= *min_memory_mib));
-  }
-};
 
 bool HasWildcard(std::string_view glob) {
   return glob.find_first_of("*?") != std::string_view::npos;
@@ -76,7 +19,7 @@ bool HasWildcard(std::string_view glob) {
 
 // GFD's product label values the pins admit: the vocabulary's that match, and a literal pin's own
 // spellings (as written, with -SHARED, and without the NVIDIA- prefix old drivers left out).
-std::vector<std::string> GfdProducts(const Criteria& c, const LabelVocabulary& vocabulary) {
+std::vector<std::string> GfdProducts(const GpuCriteria& c, const LabelVocabulary& vocabulary) {
   std::set<std::string> candidates(vocabulary.products.begin(), vocabulary.products.end());
   for (std::string_view p : KnownPlatformProducts()) {
     candidates.insert(std::string(p));
@@ -118,7 +61,7 @@ std::vector<AffinityAlternative> GfdMemory(int64_t floor, const LabelVocabulary&
   return out;
 }
 
-std::vector<AffinityAlternative> Gfd(const Criteria& c, const LabelVocabulary& vocabulary) {
+std::vector<AffinityAlternative> Gfd(const GpuCriteria& c, const LabelVocabulary& vocabulary) {
   AffinityAlternative product;
   if (c.products) {
     std::vector<std::string> values = GfdProducts(c, vocabulary);
@@ -134,162 +77,6 @@ std::vector<AffinityAlternative> Gfd(const Criteria& c, const LabelVocabulary& v
   return out;
 }
 
-// The guards that leave a platform's alternative to nodes where GFD's labels do not decide.
-AffinityAlternative GfdAbsent(const Criteria& c) {
-  AffinityAlternative out;
-  if (c.products) out.push_back(Absent(kGfdProduct));
-  if (c.min_memory_mib) out.push_back(Absent(kGfdMemory));
-  return out;
-}
-
-AffinityAlternative Plus(AffinityAlternative a, const AffinityAlternative& more) {
-  a.insert(a.end(), more.begin(), more.end());
-  return a;
-}
-
-// GKE: accelerators by the partition size they are cut into ("" for whole GPUs), each pair judged
-// through gpusched's reader.
-std::vector<AffinityAlternative> Gke(const Criteria& c) {
-  std::map<std::vector<std::string>, std::vector<std::string>> partitions_by_accelerators;
-  std::vector<std::string_view> partitions = {""};
-  partitions.insert(partitions.end(), std::begin(kGkePartitions), std::end(kGkePartitions));
-  for (std::string_view partition : partitions) {
-    std::vector<std::string> accelerators;
-    for (std::string_view a : KnownGkeAccelerators()) {
-      Labels labels = {{kGkeAccelerator, a}};
-      if (!partition.empty()) labels.emplace_back(kGkePartition, partition);
-      if (c.Ok(ParseGpuLabels(labels))) accelerators.emplace_back(a);
-    }
-    if (!accelerators.empty()) {
-      partitions_by_accelerators[accelerators].emplace_back(partition);
-    }
-  }
-  AffinityAlternative guards = GfdAbsent(c);
-  // Under MPS a GPU's memory is split between its clients; GKE's labels give no split to compare.
-  if (c.min_memory_mib) guards.push_back(NotIn(kGkeSharing, {"mps"}));
-  std::vector<AffinityAlternative> out;
-  for (const auto& [accelerators, parts] : partitions_by_accelerators) {
-    std::vector<std::string> sizes;
-    bool whole = false;
-    for (const std::string& p : parts) {
-      if (p.empty()) {
-        whole = true;
-      } else {
-        sizes.push_back(p);
-      }
-    }
-    AffinityAlternative base = Plus(guards, {In(kGkeAccelerator, accelerators)});
-    if (whole) out.push_back(Plus(base, {Absent(kGkePartition)}));
-    if (!sizes.empty()) out.push_back(Plus(base, {In(kGkePartition, sizes)}));
-  }
-  return out;
-}
-
-// Karpenter (or EKS Auto Mode, `prefix`): per GPU name, the memory label's ranges that pass. A
-// name whose memory label is absent reads the table's memory; a model sold in two sizes is the
-// larger one when the label says more than 1.1x the smaller's memory.
-std::vector<AffinityAlternative> Karpenter(const Criteria& c, std::string_view prefix) {
-  std::string name_key = std::string(prefix) + "instance-gpu-name";
-  std::string memory_key = std::string(prefix) + "instance-gpu-memory";
-  std::string maker_key = std::string(prefix) + "instance-gpu-manufacturer";
-  // A memory condition: label absent, or within [lo, hi] (hi 0: no upper end).
-  struct Range {
-    bool absent;
-    int64_t lo, hi;
-    bool operator<(const Range& o) const {
-      return std::tie(absent, lo, hi) < std::tie(o.absent, o.lo, o.hi);
-    }
-  };
-  std::map<std::vector<Range>, std::vector<std::string>> names_by_ranges;
-  constexpr int64_t kHuge = kMaxGpuMemoryMib;
-  for (std::string_view n : KnownKarpenterGpuNames()) {
-    Labels base = {{name_key, n}, {maker_key, "nvidia"}};
-    std::vector<Range> ranges;
-    GpuLabels bare = ParseGpuLabels(base);
-    if (c.Ok(bare)) ranges.push_back({true, 0, 0});
-    std::string huge = std::to_string(kHuge);
-    Labels with_huge = base;
-    with_huge.emplace_back(memory_key, huge);
-    GpuLabels large = ParseGpuLabels(with_huge);
-    int64_t floor = std::max<int64_t>(c.min_memory_mib.value_or(1), 1);
-    if (large.product == bare.product) {
-      if (c.ProductOk(bare.product)) ranges.push_back({false, floor, 0});
-    } else {
-      int64_t threshold = bare.memory_mib.value_or(0) * 11 / 10;
-      if (c.ProductOk(bare.product) && floor <= threshold) {
-        ranges.push_back({false, floor, threshold});
-      }
-      if (c.ProductOk(large.product)) ranges.push_back({false, std::max(floor, threshold + 1), 0});
-    }
-    if (!ranges.empty()) names_by_ranges[ranges].emplace_back(n);
-  }
-  AffinityAlternative guards = Plus(GfdAbsent(c), {Absent(kGkeAccelerator)});
-  if (prefix == kEksAutoPrefix) {
-    guards.push_back(Absent(std::string(kKarpenterPrefix) + "instance-gpu-name"));
-    guards.push_back(Absent(std::string(kKarpenterPrefix) + "instance-gpu-count"));
-  }
-  guards.push_back(In(maker_key, {"nvidia"}));
-  std::vector<AffinityAlternative> out;
-  for (const auto& [ranges, names] : names_by_ranges) {
-    AffinityAlternative base = Plus(guards, {In(name_key, names)});
-    // Any memory label, or none: the label does not matter.
-    if (ranges.size() == 2 && ranges[0].absent && ranges[1].lo <= 1 && ranges[1].hi == 0) {
-      out.push_back(std::move(base));
-      continue;
-    }
-    for (const Range& r : ranges) {
-      if (r.absent) {
-        out.push_back(Plus(base, {Absent(memory_key)}));
-        continue;
-      }
-      AffinityAlternative a = Plus(base, {Gt(memory_key, r.lo - 1)});
-      if (r.hi > 0) a.push_back(Lt(memory_key, r.hi + 1));
-      out.push_back(std::move(a));
-    }
-  }
-  return out;
-}
-
-// AKS: the Azure VM sizes whose GPU passes.
-std::vector<AffinityAlternative> Aks(const Criteria& c) {
-  std::vector<std::string> sizes;
-  for (std::string_view size : KnownAzureGpuSizes()) {
-    if (c.Ok(ParseGpuLabels({{kAksAccelerator, "nvidia"}, {kInstanceType, size}}))) {
-      sizes.emplace_back(size);
-    }
-  }
-  if (sizes.empty()) return {};
-  AffinityAlternative a = GfdAbsent(c);
-  for (std::string_view prefix : {kKarpenterPrefix, kEksAutoPrefix}) {
-    a.push_back(Absent(std::string(prefix) + "instance-gpu-name"));
-    a.push_back(Absent(std::string(prefix) + "instance-gpu-count"));
-  }
-  a.push_back(Absent(kGkeAccelerator));
-  a.push_back(In(kAksAccelerator, {"nvidia"}));
-  a.push_back(In(kInstanceType, std::move(sizes)));
-  return {std::move(a)};
-}
-
-// EKS nodes without Karpenter's labels (managed node groups): the EC2 instance types whose GPU
-// passes.
-std::vector<AffinityAlternative> Ec2(const Criteria& c) {
-  std::vector<std::string> types;
-  for (std::string_view type : KnownEc2GpuInstanceTypes()) {
-    if (c.Ok(ParseGpuLabels({{kInstanceType, type}}))) types.emplace_back(type);
-  }
-  if (types.empty()) return {};
-  AffinityAlternative a = GfdAbsent(c);
-  for (std::string_view prefix : {kKarpenterPrefix, kEksAutoPrefix}) {
-    a.push_back(Absent(std::string(prefix) + "instance-gpu-name"));
-    a.push_back(Absent(std::string(prefix) + "instance-gpu-count"));
-  }
-  a.push_back(Absent(kGkeAccelerator));
-  a.push_back(NotIn(kAksAccelerator, {"nvidia"}));
-  a.push_back(In(kInstanceType, std::move(types)));
-  return {std::move(a)};
-}
-
-// Whole GPUs not shared: GFD says no time-slicing or MPS and at most one replica, and GKE no
 // sharing strategy.
 std::vector<AffinityAlternative> Exclusive() {
   AffinityAlternative base = {NotIn(kGfdSharing, {"mps", "time-slicing"}),
@@ -413,7 +200,7 @@ RuleAffinity AffinityForHardRules(const PodIntent& intent, std::string_view reso
   RuleAffinity out;
   const GpuRequirements& require = intent.require;
   bool mig = !MigProfileOf(resource).empty();
-  Criteria c;
+  GpuCriteria c;
   if (!require.products.empty()) {
     c.products = &require.products;
     out.carried.push_back("gpu-product " + JoinComma(require.products));
@@ -445,16 +232,7 @@ RuleAffinity AffinityForHardRules(const PodIntent& intent, std::string_view reso
   std::vector<AffinityAlternative> gpu;
   if (c.any()) {
     gpu = Gfd(c, vocabulary);
-    auto add = [&gpu](std::vector<AffinityAlternative> more) {
-      for (auto& a : more) gpu.push_back(std::move(a));
-    };
-    if (platforms.gke) add(Gke(c));
-    if (platforms.karpenter) {
-      add(Karpenter(c, kKarpenterPrefix));
-      add(Karpenter(c, kEksAutoPrefix));
-    }
-    if (platforms.aks) add(Aks(c));
-    if (platforms.eks) add(Ec2(c));
+    for (auto& a : PlatformAlternatives(c, platforms)) gpu.push_back(std::move(a));
   } else {
     gpu = {AffinityAlternative{}};
   }

@@ -177,6 +177,8 @@ std::string_view ToString(MutationResult r) {
       return "affinity_matches_nothing";
     case MutationResult::kNotAPodCreate:
       return "not_a_pod_create";
+    case MutationResult::kNodeNameSet:
+      return "node_name_set";
     case MutationResult::kBadRequest:
       return "bad_request";
   }
@@ -236,6 +238,10 @@ Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
     return m;
   }
   AffinityDecision d = DecideNodeAffinity(request.pod, policy, vocabulary);
+  if (d.result == MutationResult::kPatched && !request.pod.node_name.empty()) {
+    d.result = MutationResult::kNodeNameSet;
+    d.annotation = "spec.nodeName is set: no scheduler places the pod";
+  }
   m.result = d.result;
   m.annotation = std::move(d.annotation);
   if (m.result != MutationResult::kPatched) return m;

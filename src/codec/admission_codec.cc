@@ -8,26 +8,27 @@
 namespace gpusched {
 namespace {
 
-using simdjson::dom::element;
-using simdjson::dom::object;
+// Qualified names: in a unity build this file shares its unit with the On-Demand decoders.
+using DomElement = simdjson::dom::element;
+using DomObject = simdjson::dom::object;
 
 // Documents larger than this do not leave their buffers in the thread's parser.
-constexpr size_t kKeepParserBytes = 4 << 20;
+constexpr size_t kKeepReviewParserBytes = 4 << 20;
 
 // The member `key` of `o` when present and not null.
-std::optional<element> Member(object o, std::string_view key) {
-  element e;
+std::optional<DomElement> Member(DomObject o, std::string_view key) {
+  DomElement e;
   if (o.at_key(key).get(e) != simdjson::SUCCESS || e.is_null()) return std::nullopt;
   return e;
 }
 
-object ObjectOf(element e, std::string_view what) {
-  object o;
+DomObject ObjectOf(DomElement e, std::string_view what) {
+  DomObject o;
   if (e.get(o) != simdjson::SUCCESS) throw DecodeError(std::string(what) + ": not an object");
   return o;
 }
 
-std::string StringOf(object o, std::string_view key) {
+std::string StringOf(DomObject o, std::string_view key) {
   auto e = Member(o, key);
   if (!e) return "";
   std::string_view s;
@@ -35,20 +36,20 @@ std::string StringOf(object o, std::string_view key) {
   return std::string(s);
 }
 
-std::vector<std::string> ItemTexts(object term, std::string_view key) {
+std::vector<std::string> ItemTexts(DomObject term, std::string_view key) {
   std::vector<std::string> out;
   auto list = Member(term, key);
   if (!list) return out;
   simdjson::dom::array items;
   if (list->get(items) != simdjson::SUCCESS) throw DecodeError(std::string(key) + ": not a list");
-  for (element item : items) {
+  for (DomElement item : items) {
     if (!item.is_object()) throw DecodeError(std::string(key) + ": an item is not an object");
     out.push_back(simdjson::minify(item));
   }
   return out;
 }
 
-PodPatchShape ShapeOf(object pod) {
+PodPatchShape ShapeOf(DomObject pod) {
   PodPatchShape shape;
   if (auto metadata = Member(pod, "metadata")) {
     shape.has_annotations = Member(ObjectOf(*metadata, "metadata"), "annotations").has_value();
@@ -70,10 +71,10 @@ PodPatchShape ShapeOf(object pod) {
   if (!terms) return shape;
   simdjson::dom::array list;
   if (terms->get(list) != simdjson::SUCCESS) throw DecodeError("nodeSelectorTerms: not a list");
-  for (element term : list) {
+  for (DomElement term : list) {
     ++shape.required_term_count;
     if (shape.required_term_count > kMaxPodSelectorTerms) continue;
-    object t = ObjectOf(term, "nodeSelectorTerms item");
+    DomObject t = ObjectOf(term, "nodeSelectorTerms item");
     shape.required_terms.push_back(
         PodSelectorTermText{ItemTexts(t, "matchExpressions"), ItemTexts(t, "matchFields")});
   }
@@ -91,14 +92,14 @@ PodInfo DecodePodText(const std::string& json) {
   });
 }
 
-AdmissionRequest DecodeRequest(object review) {
+AdmissionRequest DecodeRequest(DomObject review) {
   AdmissionRequest out;
   out.api_version = StringOf(review, "apiVersion");
   if (out.api_version.empty()) out.api_version = "admission.k8s.io/v1";
   if (StringOf(review, "kind") != "AdmissionReview") throw DecodeError("kind: not AdmissionReview");
   auto request = Member(review, "request");
   if (!request) throw DecodeError("request: missing");
-  object r = ObjectOf(*request, "request");
+  DomObject r = ObjectOf(*request, "request");
   out.uid = StringOf(r, "uid");
   if (out.uid.empty()) throw DecodeError("request.uid: missing");
   out.operation = StringOf(r, "operation");
@@ -113,7 +114,7 @@ AdmissionRequest DecodeRequest(object review) {
   }
   auto object_element = Member(r, "object");
   if (!object_element) return out;
-  object pod = ObjectOf(*object_element, "request.object");
+  DomObject pod = ObjectOf(*object_element, "request.object");
   if (StringOf(pod, "kind") != "Pod" && out.resource != "pods") return out;
   out.has_pod = true;
   out.shape = ShapeOf(pod);
@@ -126,14 +127,14 @@ AdmissionRequest DecodeRequest(object review) {
 
 AdmissionRequest DecodeAdmissionReview(std::string_view body) {
   auto decode = [&](simdjson::dom::parser& parser) {
-    element root;
+    DomElement root;
     if (auto error = parser.parse(body.data(), body.size()).get(root)) {
       throw DecodeError(std::string("AdmissionReview: not valid JSON: ") +
                         simdjson::error_message(error));
     }
     return DecodeRequest(ObjectOf(root, "AdmissionReview"));
   };
-  if (body.size() > kKeepParserBytes) {
+  if (body.size() > kKeepReviewParserBytes) {
     simdjson::dom::parser once;
     return decode(once);
   }
@@ -143,7 +144,7 @@ AdmissionRequest DecodeAdmissionReview(std::string_view body) {
 
 std::optional<AdmissionIdentity> DecodeAdmissionIdentity(std::string_view body) {
   simdjson::dom::parser parser;
-  element root;
+  DomElement root;
   if (parser.parse(body.data(), body.size()).get(root) != simdjson::SUCCESS) return std::nullopt;
   std::string_view uid, api_version = "admission.k8s.io/v1";
   if (root.at_pointer("/request/uid").get(uid) != simdjson::SUCCESS || uid.empty()) {

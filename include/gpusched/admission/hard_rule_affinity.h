@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusched/admission/platform_terms.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/node_pins.h"
 #include "gpusched/model/platform_gpu_labels.h"
@@ -54,9 +55,6 @@ struct HardRuleOptions {
   AffinityPlatforms platforms;
   MaintenanceRule maintenance = MaintenanceRule::kBrokenAndInProgress;
 };
-
-// One alternative: requirements AND-ed.
-using AffinityAlternative = std::vector<PinRequirement>;
 
 struct RuleAffinity {
   std::vector<AffinityAlternative> alternatives;  // OR-ed; empty when nothing is carried

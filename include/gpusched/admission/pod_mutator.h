@@ -4,14 +4,16 @@
 // the pod admits exactly the nodes both admit, and an annotation (kNodeAffinityAnnotation) saying
 // what was added and why. The annotation also makes a second pass change nothing.
 //
-// Left alone, and counted by result: pods without GPU requests (never touched), pods already
-// annotated, pods whose policy profile turns the webhook off (`autoscaling.nodeAffinity: false`),
-// pods with a malformed gpusched.io/ annotation or rules no node meets (gpusched's filter says
-// why), pods whose combined affinity would pass `autoscaling.maxNodeSelectorTerms`, and pods whose
-// required affinity already matches nothing. Every answer allows the pod: the webhook adds rules,
-// it never refuses a pod, and a body it cannot read is answered allowed and unpatched (or, without
-// a request uid to answer, with an error that the API server's failurePolicy: Ignore turns into
-// admission unchanged). Thread-safe: reads the published policy and snapshot once per review.
+// Left alone, and counted by result: pods without GPU requests (never touched), pods created with
+// spec.nodeName set (no scheduler judges them, and the kubelet would refuse one whose new affinity
+// its node fails), pods already annotated, pods whose policy profile turns the webhook off
+// (`autoscaling.nodeAffinity: false`), pods with a malformed gpusched.io/ annotation or rules no
+// node meets (gpusched's filter says why), pods whose combined affinity would pass
+// `autoscaling.maxNodeSelectorTerms`, and pods whose required affinity already matches nothing.
+// Every answer allows the pod: the webhook adds rules, it never refuses a pod, and a body it cannot
+// read is answered allowed and unpatched (or, without a request uid to answer, with an error that
+// the API server's failurePolicy: Ignore turns into admission unchanged). Thread-safe: reads the
+// published policy and snapshot once per review.
 #ifndef GPUSCHED_ADMISSION_POD_MUTATOR_H_
 #define GPUSCHED_ADMISSION_POD_MUTATOR_H_
 
@@ -45,9 +47,10 @@ enum class MutationResult {
   kTooManyTerms,
   kMatchesNothing,
   kNotAPodCreate,
+  kNodeNameSet,
   kBadRequest,
 };
-inline constexpr size_t kMutationResults = 11;
+inline constexpr size_t kMutationResults = 12;
 std::string_view ToString(MutationResult r);
 
 struct Mutation {
