@@ -77,6 +77,7 @@ std::vector<AffinityAlternative> Gfd(const GpuCriteria& c, const LabelVocabulary
   return out;
 }
 
+// Whole GPUs not shared: GFD says no time-slicing or MPS and at most one replica, and GKE no
 // sharing strategy.
 std::vector<AffinityAlternative> Exclusive() {
   AffinityAlternative base = {NotIn(kGfdSharing, {"mps", "time-slicing"}),

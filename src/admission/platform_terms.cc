@@ -66,26 +66,25 @@ const std::vector<KarpenterRead>& KarpenterTable() {
   return table;
 }
 
+// The instance types of `types`, each read with `extra` labels beside it.
+ReadTable<std::string_view> InstanceTypeTable(const std::vector<std::string_view>& types,
+                                              const Labels& extra) {
+  ReadTable<std::string_view> out;
+  for (std::string_view type : types) {
+    Labels labels = extra;
+    labels.emplace_back(kInstanceType, type);
+    out.rows.emplace_back(type, ParseGpuLabels(labels));
+  }
+  return out;
+}
+
 const ReadTable<std::string_view>& AksTable() {
-  static const auto table = [] {
-    ReadTable<std::string_view> out;
-    for (std::string_view size : KnownAzureGpuSizes()) {
-      out.rows.emplace_back(size,
-                            ParseGpuLabels({{kAksAccelerator, "nvidia"}, {kInstanceType, size}}));
-    }
-    return out;
-  }();
+  static const auto table = InstanceTypeTable(KnownAzureGpuSizes(), {{kAksAccelerator, "nvidia"}});
   return table;
 }
 
 const ReadTable<std::string_view>& Ec2Table() {
-  static const auto table = [] {
-    ReadTable<std::string_view> out;
-    for (std::string_view type : KnownEc2GpuInstanceTypes()) {
-      out.rows.emplace_back(type, ParseGpuLabels({{kInstanceType, type}}));
-    }
-    return out;
-  }();
+  static const auto table = InstanceTypeTable(KnownEc2GpuInstanceTypes(), {});
   return table;
 }
 
@@ -187,25 +186,14 @@ std::vector<AffinityAlternative> Karpenter(const GpuCriteria& c, std::string_vie
   return out;
 }
 
-// AKS: the Azure VM sizes whose GPU passes.
-std::vector<AffinityAlternative> Aks(const GpuCriteria& c) {
-  std::vector<std::string> sizes = Passing(AksTable(), c);
-  if (sizes.empty()) return {};
-  AffinityAlternative a = GfdAbsent(c);
-  for (std::string_view prefix : {kKarpenterPrefix, kEksAutoPrefix}) {
-    a.push_back(Absent(std::string(prefix) + "instance-gpu-name"));
-    a.push_back(Absent(std::string(prefix) + "instance-gpu-count"));
-  }
-  a.push_back(Absent(kGkeAccelerator));
-  a.push_back(In(kAksAccelerator, {"nvidia"}));
-  a.push_back(In(kInstanceType, std::move(sizes)));
-  return {std::move(a)};
-}
-
-// EKS nodes without Karpenter's labels (managed node groups): the EC2 instance types whose GPU
-// passes.
-std::vector<AffinityAlternative> Ec2(const GpuCriteria& c) {
-  std::vector<std::string> types = Passing(Ec2Table(), c);
+// A node named by its instance type alone (AKS's VM sizes, EC2's types for EKS nodes without
+// Karpenter's labels): the types of `table` whose GPU passes, where neither Karpenter's nor GKE's
+// labels decide, and AKS's accelerator label as `aks` requires it (present for AKS's sizes,
+// absent for EC2's, which gpusched reads only off AKS).
+std::vector<AffinityAlternative> ByInstanceType(const GpuCriteria& c,
+                                                const ReadTable<std::string_view>& table,
+                                                PinRequirement aks) {
+  std::vector<std::string> types = Passing(table, c);
   if (types.empty()) return {};
   AffinityAlternative a = GfdAbsent(c);
   for (std::string_view prefix : {kKarpenterPrefix, kEksAutoPrefix}) {
@@ -213,12 +201,10 @@ std::vector<AffinityAlternative> Ec2(const GpuCriteria& c) {
     a.push_back(Absent(std::string(prefix) + "instance-gpu-count"));
   }
   a.push_back(Absent(kGkeAccelerator));
-  a.push_back(NotIn(kAksAccelerator, {"nvidia"}));
+  a.push_back(std::move(aks));
   a.push_back(In(kInstanceType, std::move(types)));
   return {std::move(a)};
 }
-
-// Whole GPUs not shared: GFD says no time-slicing or MPS and at most one replica, and GKE no
 
 }  // namespace
 
@@ -278,8 +264,8 @@ std::vector<AffinityAlternative> PlatformAlternatives(const GpuCriteria& c,
     add(Karpenter(c, kKarpenterPrefix));
     add(Karpenter(c, kEksAutoPrefix));
   }
-  if (platforms.aks) add(Aks(c));
-  if (platforms.eks) add(Ec2(c));
+  if (platforms.aks) add(ByInstanceType(c, AksTable(), In(kAksAccelerator, {"nvidia"})));
+  if (platforms.eks) add(ByInstanceType(c, Ec2Table(), NotIn(kAksAccelerator, {"nvidia"})));
   return out;
 }
 

@@ -120,14 +120,25 @@ Validated<ServerOptions> ServerOptionsFrom(const FlagSet& f) {
   return out;
 }
 
+// A listener beside the verbs' (no verbs), with the verbs' listener's connection limits and
+// timeouts.
+ServerOptions SideListenerOf(const ServerOptions& main) {
+  ServerOptions o;
+  o.serve_verbs = false;
+  o.keep_alive = main.keep_alive;
+  o.request_timeout = main.request_timeout;
+  o.max_connections = main.max_connections;
+  o.tls_reload_interval = main.tls_reload_interval;
+  return o;
+}
+
 // The plain-HTTP listener of `flag` (--ops-listen, --reports-listen): bodiless GET routes only;
 // nullopt when the flag is not given.
 Validated<std::optional<ServerOptions>> SideOptionsFrom(const FlagSet& f, const std::string& flag,
                                                         const ServerOptions& main) {
   Validated<std::optional<ServerOptions>> out;
   if (f.Get(flag).empty()) return out;
-  ServerOptions o;
-  o.serve_verbs = false;
+  ServerOptions o = SideListenerOf(main);
   // Two threads for /metrics and the reports at most, one always free for the probes.
   o.threads = 3;
   o.max_concurrent_reports = 2;
@@ -135,9 +146,6 @@ Validated<std::optional<ServerOptions>> SideOptionsFrom(const FlagSet& f, const 
   // verbs' traffic can never fail the probes, nor scrapers the verbs.
   o.limits.max_body_bytes = 64 << 10;
   o.max_inflight_bytes = 64 << 20;
-  o.keep_alive = main.keep_alive;
-  o.request_timeout = main.request_timeout;
-  o.max_connections = main.max_connections;
   ReadListen(flag, f.Get(flag), o, out.problems);
   out.value = std::move(o);
   return out;
@@ -152,17 +160,12 @@ Validated<std::optional<ServerOptions>> WebhookOptionsFrom(const FlagSet& f,
     if (any_tls) out.problems.Add("--webhook-tls-cert and --webhook-tls-key need --webhook-listen");
     return out;
   }
-  ServerOptions o;
-  o.serve_verbs = false;
+  ServerOptions o = SideListenerOf(main);
   o.threads = 4;
   // An AdmissionReview carries the pod (Kubernetes stores objects up to 1.5 MiB) and, on updates,
   // its old copy.
   o.limits.max_body_bytes = 8 << 20;
   o.max_inflight_bytes = 64 << 20;
-  o.keep_alive = main.keep_alive;
-  o.request_timeout = main.request_timeout;
-  o.max_connections = main.max_connections;
-  o.tls_reload_interval = main.tls_reload_interval;
   o.tls = TlsFiles{f.Get("webhook-tls-cert"), f.Get("webhook-tls-key"), ""};
   if (o.tls.cert.empty() || o.tls.key.empty()) {
     out.problems.Add(

@@ -16,9 +16,15 @@
 #   mig-layout   nvidia.com/mig-3g.20gb, an A100 node whose MIG reconfiguration is pending   -> 1 a100-mig
 #   fits         a plain 1-GPU pod, the A100 nodes                                            -> none
 #   burst-20     20 pods pinned to NVIDIA-L4 (1 GPU each)                                    -> 3 l4
-# Before the webhook is registered, product-pin, memory-floor and mig-layout reproduce the failure:
-# no node in BASELINE_SECONDS, and the autoscaler logs that the pods "can be moved to" a node
-# gpusched refuses. (exclusive is left out there: its pod fits the A100 nodes the others need.)
+# Then, with the webhook's registration deleted, product-pin, memory-floor and mig-layout reproduce
+# today's failure: no node in BASELINE_SECONDS, and the autoscaler logs that the pods "can be moved
+# to" a node gpusched refuses. (exclusive is left out there: its pod fits the A100 nodes.)
+#
+# cluster-autoscaler holds pods asking for nvidia.com/gpu for their first 30 s unless an older
+# unschedulable GPU pod waits beside them (its unschedulablePodWithGpuTimeBuffer). To keep the test
+# short, a sentinel pod that no node or group can take waits in namespace autoscaler from the
+# start, so the autoscaler acts on each case's pods at once; AUTOSCALER_E2E_KEEP_GPU_HOLD=1 runs
+# without it, as docs/operations.md's figures were measured. Every RESULT line says which.
 #
 # Usage: autoscaler_e2e_test.sh GPUSCHED_BINARY [RESULTS_FILE]
 # The autoscaler: $GPUSCHED_CLUSTER_AUTOSCALER, else the newest
@@ -38,9 +44,9 @@ if [[ -z $autoscaler || ! -x $autoscaler ]]; then
   echo "SKIP: no cluster-autoscaler binary (set GPUSCHED_CLUSTER_AUTOSCALER, or put one in ~/.cache/cluster-autoscaler/VERSION/; docs/development.md)"
   exit 77
 fi
-# cluster-autoscaler leaves pods asking for nvidia.com/gpu alone for their first 30 s (its
-# unschedulablePodWithGpuTimeBuffer): the baseline waits past that and three more scans.
-baseline_seconds=${BASELINE_SECONDS:-40}
+# The baseline runs once the sentinel is older than 30 s (or, without it, waits past the
+# autoscaler's GPU hold too): this is five of its scans more.
+baseline_seconds=${BASELINE_SECONDS:-15}
 # For a look at one case: AUTOSCALER_E2E_CASES="burst-20" runs those alone (no burst-all), and
 # GPUSCHED_E2E_KEEP_LOGS=DIR keeps the autoscaler's and gpusched's logs.
 
@@ -75,7 +81,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
 port=$(e2e_free_port)
 webhook_port=$(e2e_free_port)
 e2e_gpusched_start "$gpusched" "$port" --webhook-listen "127.0.0.1:$webhook_port" \
-  --webhook-tls-cert "$work/webhook.crt" --webhook-tls-key "$work/webhook.key" --log-level debug
+  --webhook-tls-cert "$work/webhook.crt" --webhook-tls-key "$work/webhook.key"
 e2e_readme_config "$work/scheduler.yaml" "$port"
 "$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$work/scheduler.yaml" \
   > /dev/null 2> "$work/scheduler.err" || { cat "$work/scheduler.err"; echo "FAIL: kube-scheduler"; exit 1; }
@@ -146,6 +152,20 @@ play_kubelet() {
 play_kubelet &
 kubelet_pid=$!
 
+# --- the sentinel (see the header) ---------------------------------------------------------------
+hold=skipped
+if [[ -n ${AUTOSCALER_E2E_KEEP_GPU_HOLD:-} ]]; then
+  hold=kept
+  ((baseline_seconds >= 40)) || baseline_seconds=40
+else
+  kubectl -n autoscaler create -f - > /dev/null << 'JSON'
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"sentinel","namespace":"autoscaler"},
+ "spec":{"nodeSelector":{"gpusched.test/never":"true"},"containers":[{"name":"c",
+ "image":"registry.k8s.io/pause:3.9","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}
+JSON
+fi
+sentinel_created=$SECONDS
+
 # --- nodes no group owns, and pods ----------------------------------------------------------------
 static_node() {  # NAME LABELS(JSON members) ALLOCATABLE(JSON members)
   local res="\"cpu\":\"96\",\"memory\":\"768Gi\",\"pods\":\"110\",$3"
@@ -199,7 +219,7 @@ placements() { kubectl get pods -o jsonpath='{range .items[*]}{.metadata.name}={
 added_nodes() { e2e_api GET /api/v1/nodes | grep -o '"name": *"[a-z0-9-]*-[a-z0-9]\{5\}"' | grep -o '"[^"]*"$' | tr -d '"' | grep -v '^static-' || true; }
 
 # run_case LABEL EXPECTED_NODES CASES...: the cases' static nodes and pods in one cluster, the
-# autoscaler started fresh; waits until every pod is bound (90 s at most), then 6 s more for a
+# autoscaler started fresh; waits until every pod is bound (150 s at most), then 5 s more for a
 # scale-up that should not come.
 run_case() {
   local label=$1 expected=$2
@@ -221,7 +241,7 @@ run_case() {
   e2e_create_json "${pods[@]}"
   local scale_up_s=- bind_s=- all_bound= count bound
   count=$(wc -l <<< "$lines")
-  for _ in $(seq 1 180); do
+  for _ in $(seq 1 300); do
     if [[ $scale_up_s == - && -n $(added_nodes) ]]; then scale_up_s=$(since "$t0"); fi
     bound=$(placements | grep -c '=.' || true)
     if ((bound == count)); then
@@ -231,7 +251,7 @@ run_case() {
   done
   # A node added and bound to within one poll: the bind time bounds its arrival.
   if [[ $scale_up_s == - && -n $(added_nodes) ]]; then scale_up_s=$bind_s; fi
-  sleep 6  # a scale-up that should not come would come within three scans
+  sleep 5  # a scale-up that should not come would come within two scans
   local added placements wrong=0 placeholders
   added=$(added_nodes | wc -l)
   placements=$(placements)
@@ -252,31 +272,12 @@ run_case() {
   placeholders=$(kubectl get pods -A -l gpusched.io/placeholder -o name 2> /dev/null | wc -l)
   ((added == expected)) || fail "$label: $added nodes added, expected $expected (k8s=$k8s_version): $(added_nodes | tr '\n' ' ')"
   ((placeholders == 0)) || fail "$label: $placeholders placeholder pods left over"
-  [[ -n $all_bound ]] || fail "$label: not every pod bound in 90 s"
-  local line="RESULT k8s=$k8s_version autoscaler=$ca_version case=$label pods=$count nodes_added=$added expected=$expected seconds_to_scale_up=$scale_up_s seconds_to_bind_all=$bind_s misplaced=$wrong placeholders_left=$placeholders"
+  [[ -n $all_bound ]] || fail "$label: not every pod bound in 150 s"
+  local line="RESULT k8s=$k8s_version autoscaler=$ca_version gpu_hold=$hold case=$label pods=$count nodes_added=$added expected=$expected seconds_to_scale_up=$scale_up_s seconds_to_bind_all=$bind_s misplaced=$wrong placeholders_left=$placeholders"
   echo "$line"
   [[ -n $results ]] && echo "$line" >> "$results"
   return 0
 }
-
-# --- before the webhook: today's failure ------------------------------------------------------
-stop_autoscaler
-e2e_create_json "$(case_static_nodes all)"
-start_autoscaler
-sleep 1
-e2e_create_json "$(pod_json baseline-pin nvidia.com/gpu "$pin_l4")" \
-  "$(pod_json baseline-floor nvidia.com/gpu "$floor_60")" "$(pod_json baseline-mig nvidia.com/mig-3g.20gb "")"
-sleep "$baseline_seconds"
-baseline_added=$(added_nodes | wc -l)
-moved=$(grep -o 'Pod default/baseline-[a-z]* can be moved to [a-z0-9-]*' "$work/ca.log" | sort -u | tr '\n' ';' || true)
-pending=$(placements | grep '=$' | tr -d = | tr '\n' ' ')
-line="BASELINE k8s=$k8s_version autoscaler=$ca_version without_webhook nodes_added=$baseline_added in=${baseline_seconds}s pending=[${pending% }] autoscaler_said=[$moved]"
-echo "$line"
-[[ -n $results ]] && echo "$line" >> "$results"
-((baseline_added == 0)) || fail "baseline: the autoscaler added $baseline_added nodes without the webhook; the test no longer shows the failure it guards against"
-[[ $pending == *baseline-pin* && $pending == *baseline-floor* && $pending == *baseline-mig* ]] ||
-  fail "baseline: pods not pending without the webhook: $pending"
-gpusched_refused=$(grep -c 'GPU product does not match\|GPU memory below' "$work/gpusched.log" || true)
 
 # --- with the webhook ---------------------------------------------------------------------------
 register_webhook
@@ -291,12 +292,35 @@ done
 [[ -n ${AUTOSCALER_E2E_CASES:-} ]] ||
   run_case burst-all 5 product-pin memory-floor mig-layout fits burst-20
 
+# --- without the webhook: today's failure -------------------------------------------------------
+kubectl delete mutatingwebhookconfiguration gpusched > /dev/null
+sleep 2  # the API server's webhook list follows the deletion within a second
+stop_autoscaler
+e2e_clean_cluster
+e2e_create_json "$(case_static_nodes all)"
+start_autoscaler
+sleep 1
+e2e_create_json "$(pod_json baseline-pin nvidia.com/gpu "$pin_l4")" \
+  "$(pod_json baseline-floor nvidia.com/gpu "$floor_60")" "$(pod_json baseline-mig nvidia.com/mig-3g.20gb "")"
+# The sentinel older than the autoscaler's 30 s hold, then five scans.
+while ((SECONDS - sentinel_created < 32)); do sleep 1; done
+sleep "$baseline_seconds"
+baseline_added=$(added_nodes | wc -l)
+moved=$(grep -o 'Pod default/baseline-[a-z]* can be moved to [a-z0-9-]*' "$work/ca.log" | sort -u | tr '\n' ';' || true)
+pending=$(placements | grep '=$' | tr -d = | tr '\n' ' ')
+line="BASELINE k8s=$k8s_version autoscaler=$ca_version gpu_hold=$hold without_webhook nodes_added=$baseline_added in=${baseline_seconds}s pending=[${pending% }] autoscaler_said=[$moved]"
+echo "$line"
+[[ -n $results ]] && echo "$line" >> "$results"
+((baseline_added == 0)) || fail "baseline: the autoscaler added $baseline_added nodes without the webhook; the test no longer shows the failure it guards against"
+[[ $pending == *baseline-pin* && $pending == *baseline-floor* && $pending == *baseline-mig* ]] ||
+  fail "baseline: pods not pending without the webhook: $pending"
+
 # The webhook's own account: every GPU pod patched, none refused.
 [[ -n ${AUTOSCALER_E2E_CASES:-} ]] ||
   grep -q 'admission: pod default/pin-l4: node affinity added: gpu-product NVIDIA-L4' "$work/gpusched.log" ||
   fail "gpusched logged no node affinity for default/pin-l4"
 stop_autoscaler
-echo "gpusched refusals in the baseline: $gpusched_refused; took $((SECONDS - t_start)) s"
+echo "took $((SECONDS - t_start)) s"
 if ((failures > 0)); then
   echo "--- autoscaler log (tail) ---"; tail -30 "$work/ca.log"
   echo "--- gpusched log (tail) ---"; tail -30 "$work/gpusched.log"
