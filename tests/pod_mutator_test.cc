@@ -216,6 +216,22 @@ TEST_F(PodMutatorTest, pods_it_must_not_touch_are_allowed_unpatched_and_counted)
   EXPECT_EQ(
       Answer(mutator_, GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}}, many)).mutation.result,
       MutationResult::kTooManyTerms);
+  // One term, but a large one: copied once per alternative it would make a patch of megabytes.
+  json values = json::array();
+  for (int i = 0; i < 4000; ++i) {
+    values.push_back("zone-" + std::to_string(i) + std::string(50, 'x'));
+  }
+  json wide = {{"nodeAffinity",
+                {{"requiredDuringSchedulingIgnoredDuringExecution",
+                  {{"nodeSelectorTerms",
+                    {{{"matchExpressions",
+                       {{{"key", "topology.kubernetes.io/zone"},
+                         {"operator", "In"},
+                         {"values", values}}}}}}}}}}}};
+  Answered wide_answer = Answer(mutator_, GpuPod({{"gpusched.io/min-gpu-memory", "20Gi"}}, wide));
+  EXPECT_EQ(wide_answer.mutation.result, MutationResult::kTooManyTerms);
+  EXPECT_NE(wide_answer.mutation.annotation.find("bytes of the pod's node selector terms"),
+            std::string::npos);
   json bound = GpuPod({{"gpusched.io/gpu-product", "NVIDIA-L4"}});
   bound["spec"]["nodeName"] = "a";
   EXPECT_EQ(Answer(mutator_, bound).mutation.result, MutationResult::kNodeNameSet);
@@ -226,7 +242,7 @@ TEST_F(PodMutatorTest, pods_it_must_not_touch_are_allowed_unpatched_and_counted)
   Metrics metrics;
   metrics.AddCollector([this](SeriesWriter& out) { mutator_.WriteSeries(out); });
   std::string scrape = metrics.Scrape();
-  EXPECT_NE(scrape.find("gpusched_admission_reviews_total{result=\"too_many_terms\"} 1"),
+  EXPECT_NE(scrape.find("gpusched_admission_reviews_total{result=\"too_many_terms\"} 2"),
             std::string::npos)
       << scrape;
   EXPECT_NE(scrape.find("gpusched_admission_reviews_total{result=\"not_gpu_pod\"} 1"),

@@ -44,6 +44,18 @@ void WriteRequirement(JsonWriter& w, const PinRequirement& r) {
   w.EndObject();
 }
 
+// The patch copies this much of the pod's own terms per alternative.
+constexpr size_t kMaxCopiedTermBytes = 512 * 1024;
+
+size_t CopiedTermBytes(const PodPatchShape& shape) {
+  size_t bytes = 0;
+  for (const PodSelectorTermText& term : shape.required_terms) {
+    for (const std::string& e : term.match_expressions) bytes += e.size();
+    for (const std::string& f : term.match_fields) bytes += f.size();
+  }
+  return bytes;
+}
+
 // {"nodeSelectorTerms":[...]}: every term of the pod's (one empty term when it has none) with
 // every alternative of the rules.
 void WriteRequired(JsonWriter& w, const PodPatchShape& shape,
@@ -259,6 +271,16 @@ Mutation MutatePod(const AdmissionRequest& request, const Policy& policy,
     m.result = MutationResult::kTooManyTerms;
     m.annotation = "would need " + std::to_string(m.terms) + " node selector terms, over " +
                    std::to_string(max_terms);
+    return m;
+  }
+  // Each of the pod's terms is copied once per alternative: a large term (a values list of
+  // thousands) times 48 alternatives would make a patch of megabytes from one review.
+  size_t copied = CopiedTermBytes(shape) * d.alternatives.size();
+  if (copied > kMaxCopiedTermBytes) {
+    m.result = MutationResult::kTooManyTerms;
+    m.annotation = "would copy " + std::to_string(copied) +
+                   " bytes of the pod's node selector terms, over " +
+                   std::to_string(kMaxCopiedTermBytes);
     return m;
   }
   m.patch = PatchFor(shape, d.alternatives, m.annotation);
