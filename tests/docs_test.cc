@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusched/app/inventory_source.h"
+#include "gpusched/app/placeholder_controller.h"
 #include "gpusched/app/server_app.h"
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/live_inventory.h"
@@ -233,6 +234,10 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
   app.metrics().ObserveRequest("filter", "ok", 0.001, 10);
   app.metrics().CountDecision("filter", "default");
   app.metrics().CountRejections("gpu-fit", "unschedulable", 3);
+  // serve --placeholders' series (its writer, app/placeholder_controller.h).
+  PlaceholderController placeholders(kube, app.inventory(), app.policies(),
+                                     PlaceholderControllerOptions{"gpusched", "docs"});
+  app.metrics().AddCollector(placeholders.Collector());
   EXPECT_EQ(Exposed(app.metrics().Scrape()), Documented());
 }
 

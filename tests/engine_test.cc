@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusched/policy/engine_builder.h"
+#include "gpusched/util/input_error.h"
 #include "testing/test_support.h"
 
 namespace gpusched::engine_test {

@@ -1,19 +1,40 @@
 #include "gpusched/app/serve_command.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <random>
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include "gpusched/app/command_line.h"
+#include "gpusched/app/inventory_choice.h"
 #include "gpusched/app/inventory_source.h"
+#include "gpusched/app/placeholder_controller.h"
 #include "gpusched/app/process_setup.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/signal_shutdown.h"
+#include "gpusched/planning/kube_names.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched {
 namespace {
+
+// This replica's name in the placeholders' Lease: its pod's name (the Deployment passes POD_NAME)
+// or host name, and a random part, so a restarted container never takes its predecessor's place.
+std::string ReplicaIdentity() {
+  const char* pod = std::getenv("POD_NAME");
+  std::string name = pod && *pod ? pod : "";
+  if (name.empty()) {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) name = host;
+  }
+  std::random_device random;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "_%08x", static_cast<unsigned>(random()));
+  return name.substr(0, 200) + suffix;
+}
 
 // A route verb is one path segment: not empty, no '/', nothing but printable ASCII without space.
 bool IsVerb(const std::string& verb) {
@@ -233,6 +254,13 @@ FlagSet ServeCommandOptions::Flags() {
       .Add({"workload-half-life", "SECONDS", "3600",
             "with --kubeconfig or in a cluster: half-life of the observed pod shapes in the "
             "target workload fragmentation is measured against"})
+      .Add({"placeholders", "BOOL", "false",
+            "with --kubeconfig or in a cluster: create placeholder pods for pending GPU pods "
+            "that only gpusched refuses, so cluster-autoscaler and Karpenter add a node for "
+            "them (manifests/autoscaling/; the policy's autoscaling.placeholders); one replica "
+            "writes, the holder of the Lease gpusched-placeholders"})
+      .Add({"placeholder-namespace", "NAMESPACE", "",
+            "namespace of the placeholders' Lease; empty: $POD_NAMESPACE, else gpusched"})
       .Add({"dra-inventory", "BOOL", "true",
             "with --kubeconfig or in a cluster: list and watch resourceslices, resourceclaims "
             "and deviceclasses (resource.k8s.io/v1, Kubernetes 1.34+), so GPUs published as DRA "
@@ -316,6 +344,20 @@ Validated<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet& fla
   } else {
     problems.Add("--dra-inventory must be true or false");
   }
+  if (auto placeholders = ParseBool(flags.Get("placeholders"))) {
+    o.placeholders = *placeholders;
+  } else {
+    problems.Add("--placeholders must be true or false");
+  }
+  o.placeholder_namespace = flags.Get("placeholder-namespace");
+  if (o.placeholder_namespace.empty()) {
+    const char* env = std::getenv("POD_NAMESPACE");
+    o.placeholder_namespace = env && *env ? env : "gpusched";
+  }
+  if (!IsDnsSubdomain(o.placeholder_namespace) || o.placeholder_namespace.size() > 63 ||
+      o.placeholder_namespace.find('.') != std::string::npos) {
+    problems.Add("--placeholder-namespace must be a namespace name (a DNS label)");
+  }
   o.inventory = problems.Take(InventoryChoice::FromFlags(flags));
   return out;
 }
@@ -339,9 +381,15 @@ int RunServeCommand(const std::vector<std::string>& args) {
     spdlog::info("policy {} loaded: digest {}", app_options.policy_path, policy->digest());
   }
   std::unique_ptr<InventorySource> inventory;
+  KubeConfig api_server;
   try {
-    inventory = MakeInventorySource(ReadChosenInventory(options.inventory),
-                                    GpuResourceNames(policy->spec().gpu_resources), options.live);
+    ChosenInventory chosen = ReadChosenInventory(options.inventory);
+    if (options.placeholders && !chosen.live()) {
+      return Fail("--placeholders needs an API server (--kubeconfig, or running in a cluster)");
+    }
+    api_server = chosen.api_server;
+    inventory =
+        MakeInventorySource(chosen, GpuResourceNames(policy->spec().gpu_resources), options.live);
   } catch (const InputError& e) {
     return Fail(e.what());
   }
@@ -365,6 +413,15 @@ int RunServeCommand(const std::vector<std::string>& args) {
   if (app_options.webhook) {
     spdlog::info("serving the admission webhook on https://{}:{}{}", app_options.webhook->host,
                  app->webhook_port(), kMutatePodsPath);
+  }
+  std::unique_ptr<PlaceholderController> placeholders;
+  if (options.placeholders) {
+    placeholders = std::make_unique<PlaceholderController>(
+        api_server, app->inventory(), app->policies(),
+        PlaceholderControllerOptions{options.placeholder_namespace, ReplicaIdentity()});
+    app->metrics().AddCollector(placeholders->Collector());
+    spdlog::info("placeholders: on; one replica writes, the holder of the Lease {}/{}",
+                 options.placeholder_namespace, kPlaceholderLeaseName);
   }
   shutdown.Serving([&] { app->Stop(); });
   const ServerOptions& o = app_options.server;

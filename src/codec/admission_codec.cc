@@ -157,6 +157,43 @@ std::optional<AdmissionIdentity> DecodeAdmissionIdentity(std::string_view body) 
   return AdmissionIdentity{std::string(api_version), std::string(uid)};
 }
 
+PodSchedulingText DecodePodSchedulingText(std::string_view pod_json) {
+  simdjson::dom::parser parser;
+  DomElement root;
+  if (auto error = parser.parse(pod_json.data(), pod_json.size()).get(root)) {
+    throw DecodeError(std::string("Pod: not valid JSON: ") + simdjson::error_message(error));
+  }
+  DomObject pod = ObjectOf(root, "Pod");
+  std::string kind = StringOf(pod, "kind");
+  if (!kind.empty() && kind != "Pod") throw DecodeError("kind: not Pod");
+  PodSchedulingText out;
+  if (auto metadata = Member(pod, "metadata")) {
+    out.uid = StringOf(ObjectOf(*metadata, "metadata"), "uid");
+  }
+  out.shape = ShapeOf(pod);
+  auto spec_element = Member(pod, "spec");
+  if (!spec_element) return out;
+  DomObject spec = ObjectOf(*spec_element, "spec");
+  auto raw = [](std::optional<DomElement> e, bool list, std::string_view what) -> std::string {
+    if (!e) return "";
+    if (list ? !e->is_array() : !e->is_object()) {
+      throw DecodeError(std::string(what) + (list ? ": not a list" : ": not an object"));
+    }
+    return simdjson::minify(*e);
+  };
+  out.node_selector = raw(Member(spec, "nodeSelector"), false, "nodeSelector");
+  out.tolerations = raw(Member(spec, "tolerations"), true, "tolerations");
+  out.scheduler_name = StringOf(spec, "schedulerName");
+  if (auto affinity = Member(spec, "affinity")) {
+    if (auto node = Member(ObjectOf(*affinity, "affinity"), "nodeAffinity")) {
+      out.preferred = raw(Member(ObjectOf(*node, "nodeAffinity"),
+                                 "preferredDuringSchedulingIgnoredDuringExecution"),
+                          true, "preferredDuringSchedulingIgnoredDuringExecution");
+    }
+  }
+  return out;
+}
+
 std::string EncodeAdmissionReview(std::string_view api_version, std::string_view uid,
                                   const std::string* patch) {
   std::string out;

@@ -24,6 +24,17 @@ size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+struct BoundedBody {
+  std::string* body;
+  size_t max;
+};
+size_t AppendBounded(char* data, size_t size, size_t count, void* user) {
+  auto* b = static_cast<BoundedBody*>(user);
+  if (b->body->size() + size * count > b->max) return 0;  // curl stops: CURLE_WRITE_ERROR
+  b->body->append(data, size * count);
+  return size * count;
+}
+
 // Service account tokens are a few KB; the file is read before every request.
 constexpr size_t kMaxTokenBytes = 1 << 20;
 
@@ -167,6 +178,28 @@ HttpResult ApiClient::Get(const std::string& path_and_query) {
     return r;
   }
   curl_easy_getinfo(impl_->curl, CURLINFO_RESPONSE_CODE, &r.status);
+  return r;
+}
+
+HttpResult ApiClient::Send(const char* method, const std::string& path_and_query,
+                           std::string_view body, size_t max_answer) {
+  Prepare(path_and_query);
+  CURL* c = impl_->curl;
+  impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, impl_->headers);
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+  if (!body.empty() || std::string_view(method) != "DELETE") {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  }
+  HttpResult r;
+  BoundedBody answer{&r.body, max_answer};
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendBounded);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(options_.request_timeout.count()));
+  CURLcode code = curl_easy_perform(c);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  if (code != CURLE_OK) r.error = impl_->error[0] ? impl_->error : curl_easy_strerror(code);
   return r;
 }
 

@@ -56,16 +56,6 @@ Key MostCommon(const std::map<Key, size_t>& counts) {
   return best->first;
 }
 
-// Whether kube-scheduler's own filters, as an autoscaler simulates them, would place the pod on a
-// node gpusched refuses: its required pins hold (the nodes given) and no GPU resource is short.
-bool InTreeFitsRefusedNode(std::span<const NodeState* const> nodes,
-                           std::span<const Verdict> verdicts, const ResourceList& demand) {
-  for (size_t i = 0; i < nodes.size() && i < verdicts.size(); ++i) {
-    if (!verdicts[i].passed() && ShortOf(*nodes[i], demand).empty()) return true;
-  }
-  return false;
-}
-
 struct Judged {
   std::string reason;
   std::string autoscaler;
@@ -80,30 +70,14 @@ std::string AutoscalerNote(const PodInfo& pod, bool in_tree_fits_refused) {
 }
 
 // One pod's reason (see the header).
-Judged JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod,
-                std::vector<const NodeState*>& nodes, std::vector<uint32_t>& classes) {
+Judged JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod) {
   if (snapshot.AssumptionOf(PodKey(pod)) != nullptr) return {std::string(kAssumedReason), "-"};
   if (snapshot.size() == 0) return {std::string(kNoNodesReason), AutoscalerNote(pod, false)};
-  nodes.clear();
-  classes.clear();
-  for (size_t i = 0; i < snapshot.size(); ++i) {
-    const NodeState& node = *snapshot.nodes()[i];
-    // kube-scheduler's NodeAffinity filters these out before anything else.
-    if (pod.pins.has_required_pins() && !MeetsRequiredPins(pod.pins, node.info.pin_labels)) {
-      continue;
-    }
-    nodes.push_back(&node);
-    classes.push_back(snapshot.classes()[i]);
-  }
-  if (nodes.empty()) return {std::string(kNoPinnedNodeReason), AutoscalerNote(pod, false)};
-  const Policy::Judgement judged = policy.Judge(pod, snapshot);
-  std::vector<Verdict> verdicts =
-      judged.engine().Filter(*judged.cycle, Candidates{nodes, classes, snapshot.class_count(), {}});
-  std::string reason = BestLookingReason(nodes, verdicts, judged.cycle->gpu_demand());
+  PendingJudgement judged = JudgePendingPod(policy, snapshot, pod);
+  if (judged.nodes.empty()) return {std::string(kNoPinnedNodeReason), AutoscalerNote(pod, false)};
+  std::string reason = BestLookingReason(judged.nodes, judged.verdicts, judged.demand);
   std::string autoscaler =
-      reason == kPassesReason
-          ? "-"
-          : AutoscalerNote(pod, InTreeFitsRefusedNode(nodes, verdicts, judged.cycle->gpu_demand()));
+      reason == kPassesReason ? "-" : AutoscalerNote(pod, !AutoscalerBlindNodes(judged, 1).empty());
   return {QuoteForMessage(reason, kMaxReasonBytes), std::move(autoscaler)};
 }
 
@@ -132,6 +106,43 @@ std::map<std::string, std::string> LabelsOf(const std::map<std::string, size_t>&
 }
 
 }  // namespace
+
+bool PendingJudgement::passes_somewhere() const {
+  return std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.passed(); });
+}
+
+PendingJudgement JudgePendingPod(const Policy& policy, const ClusterSnapshot& snapshot,
+                                 const PodInfo& pod) {
+  PendingJudgement out;
+  std::vector<uint32_t> classes;
+  for (size_t i = 0; i < snapshot.size(); ++i) {
+    const NodeState& node = *snapshot.nodes()[i];
+    // kube-scheduler's NodeAffinity filters these out before anything else.
+    if (pod.pins.has_required_pins() && !MeetsRequiredPins(pod.pins, node.info.pin_labels)) {
+      continue;
+    }
+    out.nodes.push_back(&node);
+    classes.push_back(snapshot.classes()[i]);
+  }
+  if (out.nodes.empty()) return out;
+  Policy::Judgement judged = policy.Judge(pod, snapshot);
+  out.verdicts = judged.engine().Filter(*judged.cycle,
+                                        Candidates{out.nodes, classes, snapshot.class_count(), {}});
+  out.demand = judged.cycle->gpu_demand();
+  out.cycle = std::move(judged.cycle);
+  return out;
+}
+
+std::vector<const NodeState*> AutoscalerBlindNodes(const PendingJudgement& judged, size_t max) {
+  std::vector<const NodeState*> out;
+  for (size_t i = 0; i < judged.nodes.size() && i < judged.verdicts.size() && out.size() < max;
+       ++i) {
+    if (!judged.verdicts[i].passed() && ShortOf(*judged.nodes[i], judged.demand).empty()) {
+      out.push_back(judged.nodes[i]);
+    }
+  }
+  return out;
+}
 
 int64_t WhyPendingReport::OldestWait(const PendingGroup& group) const {
   if (group.oldest_created_unix <= 0) return -1;
@@ -170,8 +181,6 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
   const size_t judge_at_most = std::min(options.max_pods, by_work);
   const GpuResourceNames gpu_names(policy.spec().gpu_resources);
   std::map<std::tuple<std::string, std::string, std::string>, PendingGroup> groups;
-  std::vector<const NodeState*> nodes;
-  std::vector<uint32_t> classes;
   for (const PodInfo* pod : OldestFirst(pending)) {
     if (Cancelled(options.cancellation)) {
       r.cancelled = true;
@@ -179,7 +188,7 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
     }
     Judged judged{std::string(kNotJudgedReason), "-"};
     if (r.judged < judge_at_most) {
-      judged = JudgeOne(policy, snapshot, *pod, nodes, classes);
+      judged = JudgeOne(policy, snapshot, *pod);
       ++r.judged;
     } else {
       ++r.skipped;

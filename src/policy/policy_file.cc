@@ -276,8 +276,43 @@ void ReadProfile(Reader& r, const YAML::Node& node, const std::string& path, Pro
   }
 }
 
+void ReadPlaceholders(Reader& r, const YAML::Node& node, AutoscalingSpec::Placeholders& out) {
+  const std::string path = "autoscaling.placeholders";
+  if (!r.Map(node, path,
+             {"enabled", "afterSeconds", "maxPods", "holdSeconds", "priorityClassName", "image"})) {
+    return;
+  }
+  if (node["enabled"]) {
+    if (auto b = r.Bool(node["enabled"], path + ".enabled")) out.enabled = *b;
+  }
+  const std::pair<const char*, int64_t*> numbers[] = {{"afterSeconds", &out.after_seconds},
+                                                      {"maxPods", &out.max_pods},
+                                                      {"holdSeconds", &out.hold_seconds}};
+  for (const auto& [key, field] : numbers) {
+    if (!node[key]) continue;
+    if (auto n = r.Number(node[key], path + "." + key, 0, 86400)) *field = static_cast<int64_t>(*n);
+  }
+  const std::pair<const char*, std::string*> texts[] = {{"priorityClassName", &out.priority_class},
+                                                        {"image", &out.image}};
+  for (const auto& [key, field] : texts) {
+    if (!node[key]) continue;
+    auto text = r.String(node[key], path + "." + key);
+    if (!text) continue;
+    if (text->empty() || text->size() > 253 ||
+        text->find_first_of("\"\\\n\r\t ") != std::string::npos) {
+      r.Error(node[key], path + "." + key, "must be a non-empty name of at most 253 characters");
+    } else {
+      *field = *text;
+    }
+  }
+}
+
 void ReadAutoscaling(Reader& r, const YAML::Node& node, AutoscalingSpec& out) {
-  if (!r.Map(node, "autoscaling", {"nodeAffinity", "platforms", "maxNodeSelectorTerms"})) return;
+  if (!r.Map(node, "autoscaling",
+             {"nodeAffinity", "platforms", "maxNodeSelectorTerms", "placeholders"})) {
+    return;
+  }
+  if (node["placeholders"]) ReadPlaceholders(r, node["placeholders"], out.placeholders);
   if (node["nodeAffinity"]) {
     if (auto b = r.Bool(node["nodeAffinity"], "autoscaling.nodeAffinity")) out.node_affinity = *b;
   }

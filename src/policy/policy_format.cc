@@ -169,6 +169,15 @@ std::string FormatPolicy(const PolicySpec& spec) {
   out << YAML::Key << "platforms" << YAML::Value << YAML::Flow << platforms;
   out << YAML::Key << "maxNodeSelectorTerms" << YAML::Value
       << spec.autoscaling.max_node_selector_terms;
+  const AutoscalingSpec::Placeholders& ph = spec.autoscaling.placeholders;
+  out << YAML::Key << "placeholders" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "enabled" << YAML::Value << ph.enabled;
+  out << YAML::Key << "afterSeconds" << YAML::Value << ph.after_seconds;
+  out << YAML::Key << "maxPods" << YAML::Value << ph.max_pods;
+  out << YAML::Key << "holdSeconds" << YAML::Value << ph.hold_seconds;
+  out << YAML::Key << "priorityClassName" << YAML::Value << ValidUtf8(ph.priority_class);
+  out << YAML::Key << "image" << YAML::Value << ValidUtf8(ph.image);
+  out << YAML::EndMap;
   out << YAML::EndMap;
   out << YAML::Key << "defaultProfile" << YAML::Value << ValidUtf8(spec.default_profile);
   out << YAML::Key << "profiles" << YAML::Value << YAML::BeginSeq;

@@ -16,9 +16,15 @@
 #   mig-layout   nvidia.com/mig-3g.20gb, an A100 node whose MIG reconfiguration is pending   -> 1 a100-mig
 #   fits         a plain 1-GPU pod, the A100 nodes                                            -> none
 #   burst-20     20 pods pinned to NVIDIA-L4 (1 GPU each)                                    -> 3 l4
-# Then, with the webhook's registration deleted, product-pin, memory-floor and mig-layout reproduce
-# today's failure: no node in BASELINE_SECONDS, and the autoscaler logs that the pods "can be moved
-# to" a node gpusched refuses. (exclusive is left out there: its pod fits the A100 nodes.)
+#   driver-floor gpusched.io/min-cuda-driver: 550, the A100 nodes' driver 535: no affinity can
+#                carry it (GFD labels the driver after boot), so gpusched's placeholder pod
+#                (manifests/autoscaling/placeholders.yaml) makes the autoscaler add a node   -> 1 node
+# (driver-floor is left out of the burst: the autoscaler may pack its placeholder onto a node it
+# adds for the others, so the burst's count would not be fixed.)
+# Then, with the webhook's registration deleted and gpusched restarted without placeholders,
+# product-pin, memory-floor, mig-layout and driver-floor reproduce today's failure: no node in
+# BASELINE_SECONDS, and the autoscaler logs that the pods "can be moved to" a node gpusched refuses.
+# (exclusive is left out there: its pod fits the A100 nodes.)
 #
 # cluster-autoscaler holds pods asking for nvidia.com/gpu for their first 30 s unless an older
 # unschedulable GPU pod waits beside them (its unschedulablePodWithGpuTimeBuffer). To keep the test
@@ -80,8 +86,11 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
   -addext subjectAltName=IP:127.0.0.1 2> /dev/null
 port=$(e2e_free_port)
 webhook_port=$(e2e_free_port)
+# The placeholders' PriorityClass, RBAC and Lease namespace, as the manifests ship them.
+kubectl create namespace gpusched > /dev/null
+kubectl apply -f "$repo/manifests/autoscaling/placeholders.yaml" > /dev/null
 e2e_gpusched_start "$gpusched" "$port" --webhook-listen "127.0.0.1:$webhook_port" \
-  --webhook-tls-cert "$work/webhook.crt" --webhook-tls-key "$work/webhook.key"
+  --webhook-tls-cert "$work/webhook.crt" --webhook-tls-key "$work/webhook.key" --placeholders=true
 e2e_readme_config "$work/scheduler.yaml" "$port"
 "$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$work/scheduler.yaml" \
   > /dev/null 2> "$work/scheduler.err" || { cat "$work/scheduler.err"; echo "FAIL: kube-scheduler"; exit 1; }
@@ -137,7 +146,7 @@ start_autoscaler() {
 }
 
 # The kubelet of every node the autoscaler creates: marks it Ready (what a kubelet reports once it
-# registered), once.
+# registered), once; then plays GPU Feature Discovery, which labels the node's driver after boot.
 play_kubelet() {
   local ready=" "
   while true; do
@@ -147,6 +156,9 @@ play_kubelet() {
       e2e_api PATCH "/api/v1/nodes/$node/status" -H 'Content-Type: application/merge-patch+json' \
         --data-binary '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"played by the test"}]}}' \
         -o /dev/null 2> /dev/null && ready+="$node "
+      e2e_api PATCH "/api/v1/nodes/$node" -H 'Content-Type: application/merge-patch+json' \
+        --data-binary '{"metadata":{"labels":{"nvidia.com/cuda.driver-version.full":"560.35.03"}}}' \
+        -o /dev/null 2> /dev/null || true
     done
     sleep 1
   done
@@ -176,7 +188,7 @@ static_node() {  # NAME LABELS(JSON members) ALLOCATABLE(JSON members)
     \"status\":{\"capacity\":{$res},\"allocatable\":{$res},
     \"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"fake\"}]}}"
 }
-a100_labels='"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-40GB","nvidia.com/gpu.memory":"40960","nvidia.com/gpu.count":"8"'
+a100_labels='"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-40GB","nvidia.com/gpu.memory":"40960","nvidia.com/gpu.count":"8","nvidia.com/cuda.driver-version.full":"535.104.05"'
 static_a100() {
   static_node static-a100-1 "$a100_labels" '"nvidia.com/gpu":"8"'
   printf ','
@@ -196,6 +208,7 @@ pod_json() {  # NAME RESOURCE ANNOTATIONS(JSON members, may be empty)
 pin_l4='"gpusched.io/gpu-product":"NVIDIA-L4"'
 floor_60='"gpusched.io/min-gpu-memory":"60Gi"'
 exclusive='"gpusched.io/sharing":"exclusive"'
+driver_550='"gpusched.io/min-cuda-driver":"550"'
 
 # CASE: pods to create as "NAME|RESOURCE|ANNOTATIONS|EXPECTED_NODE_PREFIX" lines.
 case_pods() {
@@ -205,6 +218,7 @@ case_pods() {
     exclusive) echo "exclusive|nvidia.com/gpu|$exclusive|" ;;
     mig-layout) echo "mig-3g|nvidia.com/mig-3g.20gb||a100-mig-" ;;
     fits) echo "fits|nvidia.com/gpu||static-a100-" ;;
+    driver-floor) echo "driver-550|nvidia.com/gpu|$driver_550|" ;;
     burst-20) for i in $(seq -w 1 20); do echo "burst-l4-$i|nvidia.com/gpu|$pin_l4|l4-"; done ;;
   esac
 }
@@ -289,7 +303,7 @@ run_case() {
 
 # --- with the webhook ---------------------------------------------------------------------------
 register_webhook
-for c in ${AUTOSCALER_E2E_CASES:-product-pin memory-floor exclusive mig-layout fits burst-20}; do
+for c in ${AUTOSCALER_E2E_CASES:-product-pin memory-floor exclusive mig-layout fits burst-20 driver-floor}; do
   case $c in
     fits) expected=0 ;;
     burst-20) expected=3 ;;
@@ -300,8 +314,13 @@ done
 [[ -n ${AUTOSCALER_E2E_CASES:-} ]] ||
   run_case burst-all 5 product-pin memory-floor mig-layout fits burst-20
 
-# --- without the webhook: today's failure -------------------------------------------------------
+placeholders_made=$(curl -sf "http://127.0.0.1:$port/metrics" |
+  awk '/^gpusched_placeholder_writes_total\{action="create",result="ok"\}/{print $2}')
+
+# --- without the webhook and the placeholders: today's failure ------------------------------------
 kubectl delete mutatingwebhookconfiguration gpusched > /dev/null
+e2e_gpusched_stop
+e2e_gpusched_start "$gpusched" "$port"
 sleep 2  # the API server's webhook list follows the deletion within a second
 stop_autoscaler
 e2e_clean_cluster
@@ -309,7 +328,8 @@ e2e_create_json "$(case_static_nodes all)"
 start_autoscaler 4
 sleep 1
 e2e_create_json "$(pod_json baseline-pin nvidia.com/gpu "$pin_l4")" \
-  "$(pod_json baseline-floor nvidia.com/gpu "$floor_60")" "$(pod_json baseline-mig nvidia.com/mig-3g.20gb "")"
+  "$(pod_json baseline-floor nvidia.com/gpu "$floor_60")" "$(pod_json baseline-mig nvidia.com/mig-3g.20gb "")" \
+  "$(pod_json baseline-driver nvidia.com/gpu "$driver_550")"
 # The sentinel older than the autoscaler's 30 s hold, then five scans.
 while ((SECONDS - sentinel_created < 32)); do sleep 1; done
 sleep "$baseline_seconds"
@@ -320,13 +340,21 @@ line="BASELINE k8s=$k8s_version autoscaler=$ca_version gpu_hold=$hold without_we
 echo "$line"
 [[ -n $results ]] && echo "$line" >> "$results"
 ((baseline_added == 0)) || fail "baseline: the autoscaler added $baseline_added nodes without the webhook; the test no longer shows the failure it guards against"
-[[ $pending == *baseline-pin* && $pending == *baseline-floor* && $pending == *baseline-mig* ]] ||
+[[ $pending == *baseline-pin* && $pending == *baseline-floor* && $pending == *baseline-mig* &&
+  $pending == *baseline-driver* ]] ||
   fail "baseline: pods not pending without the webhook: $pending"
 
 # The webhook's own account: every GPU pod patched, none refused.
 [[ -n ${AUTOSCALER_E2E_CASES:-} ]] ||
   grep -q 'admission: pod default/pin-l4: node affinity added: gpu-product NVIDIA-L4' "$work/gpusched.log" ||
   fail "gpusched logged no node affinity for default/pin-l4"
+# The placeholders' own account: driver-floor's pod got one (and only one: the node count above).
+if [[ " ${AUTOSCALER_E2E_CASES:-driver-floor} " == *" driver-floor "* ]]; then
+  [[ ${placeholders_made:-0} -ge 1 ]] || fail "gpusched counted no placeholder created"
+  grep -q 'placeholders: created default/gpusched-placeholder-.* for default/driver-550' "$work/gpusched.log" ||
+    fail "gpusched logged no placeholder for default/driver-550"
+fi
+echo "PLACEHOLDERS k8s=$k8s_version created=${placeholders_made:-0}"
 stop_autoscaler
 echo "took $((SECONDS - t_start)) s"
 if ((failures > 0)); then

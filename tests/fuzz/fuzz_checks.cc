@@ -27,6 +27,7 @@
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/k8s_dra_decode.h"
 #include "gpusched/codec/k8s_pdb_decode.h"
+#include "gpusched/codec/placeholder_codec.h"
 #include "gpusched/codec/yaml_to_json.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/extender/extender_service.h"
@@ -209,6 +210,19 @@ void CheckAdmissionReview(std::string_view input) {
     Require(answer.body.find("\"patch\"") == std::string::npos,
             "admission: no patch unless patched");
   }
+  // The same bytes as the Pod a placeholder copies (a GET of the pending pod).
+  PlaceholderPod placeholder;
+  try {
+    placeholder.copied = DecodePodSchedulingText(input);
+  } catch (const DecodeError&) {
+    return;
+  }
+  placeholder.namespace_name = "ns";
+  placeholder.owner_name = "pod";
+  placeholder.owner_uid = placeholder.copied.uid;
+  placeholder.excluded_nodes = {"node-a", "node-b"};
+  placeholder.requests = ResourceList{{"nvidia.com/gpu", 1000}};
+  Require(IsJsonText(EncodePlaceholderPod(placeholder)), "placeholder: the pod is JSON");
 }
 
 void CheckPdbDecoder(std::string_view input) {

@@ -45,7 +45,84 @@ struct FakeApiServer::Impl {
   int64_t rv = 100;
   int64_t compacted_rv = 0;
   std::map<std::string, json> nodes;
-  std::map<std::string, json> pods;  // namespace/name
+  std::map<std::string, json> pods;    // namespace/name
+  std::map<std::string, json> leases;  // namespace/name
+  uint64_t writes = 0;
+  int64_t next_uid = 1;
+
+  void Answer(httplib::Response& res, int status, const json& body) {
+    res.status = status;
+    res.set_content(body.dump(), "application/json");
+  }
+  void Refuse(httplib::Response& res, int status, const std::string& reason) {
+    res.status = status;
+    res.set_content(StatusJson(status, reason, reason), "application/json");
+  }
+
+  void PodItem(const httplib::Request& req, httplib::Response& res) {
+    if (Intercept(req, res)) return;
+    std::lock_guard lock(mu);
+    std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
+    auto it = pods.find(key);
+    if (it == pods.end()) return Refuse(res, 404, "NotFound");
+    if (req.method == "GET") return Answer(res, 200, it->second);
+    json options = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
+    std::string want_uid =
+        options.is_object() ? options.value("/preconditions/uid"_json_pointer, "") : "";
+    if (!want_uid.empty() && want_uid != it->second["metadata"].value("uid", "")) {
+      return Refuse(res, 409, "Conflict");
+    }
+    json last = it->second;
+    pods.erase(it);
+    Record(true, "DELETED", last);
+    ++writes;
+    Answer(res, 200, last);
+  }
+
+  void PodCreate(const httplib::Request& req, httplib::Response& res) {
+    if (Intercept(req, res)) return;
+    std::lock_guard lock(mu);
+    json pod = json::parse(req.body, nullptr, false);
+    if (!pod.is_object() || !pod["metadata"].is_object()) return Refuse(res, 400, "BadRequest");
+    pod["metadata"]["namespace"] = std::string(req.matches[1]);
+    std::string key = std::string(req.matches[1]) + "/" + pod["metadata"].value("name", "");
+    if (pods.count(key)) return Refuse(res, 409, "AlreadyExists");
+    if (!pod["metadata"].contains("uid")) {
+      pod["metadata"]["uid"] = "fake-uid-" + std::to_string(next_uid++);
+    }
+    Record(true, "ADDED", pod);
+    ++writes;
+    Answer(res, 201, pods[key]);
+  }
+
+  void LeaseRoute(const httplib::Request& req, httplib::Response& res) {
+    if (Intercept(req, res)) return;
+    std::lock_guard lock(mu);
+    std::string ns = req.matches[1];
+    std::string name = req.matches.size() > 2 ? std::string(req.matches[2]) : "";
+    if (req.method == "GET") {
+      auto it = leases.find(ns + "/" + name);
+      if (it == leases.end()) return Refuse(res, 404, "NotFound");
+      return Answer(res, 200, it->second);
+    }
+    json lease = json::parse(req.body, nullptr, false);
+    if (!lease.is_object() || !lease["metadata"].is_object()) return Refuse(res, 400, "BadRequest");
+    if (req.method == "POST") name = lease["metadata"].value("name", "");
+    std::string key = ns + "/" + name;
+    auto it = leases.find(key);
+    if (req.method == "POST" && it != leases.end()) return Refuse(res, 409, "AlreadyExists");
+    if (req.method == "PUT") {
+      if (it == leases.end()) return Refuse(res, 404, "NotFound");
+      if (lease["metadata"].value("resourceVersion", "") !=
+          it->second["metadata"].value("resourceVersion", "")) {
+        return Refuse(res, 409, "Conflict");
+      }
+    }
+    lease["metadata"]["resourceVersion"] = std::to_string(++rv);
+    leases[key] = lease;
+    ++writes;
+    Answer(res, req.method == "POST" ? 201 : 200, lease);
+  }
   std::vector<Event> events;
   // Pages of one list come from the snapshot taken at its first page, as the real server's do.
   std::map<std::string, std::pair<int64_t, std::shared_ptr<const std::vector<std::string>>>>
@@ -275,6 +352,23 @@ FakeApiServer::FakeApiServer(int port, const FakeApiServerTls* tls)
   http.Get("/api/v1/pods", [this](const httplib::Request& req, httplib::Response& res) {
     impl_->Route(true, req, res);
   });
+  const char* pod_item = R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))";
+  http.Get(pod_item, [this](const httplib::Request& req, httplib::Response& res) {
+    impl_->PodItem(req, res);
+  });
+  http.Delete(pod_item, [this](const httplib::Request& req, httplib::Response& res) {
+    impl_->PodItem(req, res);
+  });
+  http.Post(
+      R"(/api/v1/namespaces/([^/]+)/pods)",
+      [this](const httplib::Request& req, httplib::Response& res) { impl_->PodCreate(req, res); });
+  const char* lease_item = R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases/([^/]+))";
+  auto lease = [this](const httplib::Request& req, httplib::Response& res) {
+    impl_->LeaseRoute(req, res);
+  };
+  http.Get(lease_item, lease);
+  http.Put(lease_item, lease);
+  http.Post(R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases)", lease);
   port_ = port == 0 ? http.bind_to_any_port("127.0.0.1") : port;
   if (port != 0 && !http.bind_to_port("127.0.0.1", port)) port_ = -1;
   if (port_ <= 0) throw std::runtime_error("fake API server: cannot bind 127.0.0.1");
@@ -337,6 +431,18 @@ void FakeApiServer::DeletePod(const std::string& ns, const std::string& name) {
   json last = it->second;
   impl_->pods.erase(it);
   impl_->Record(true, "DELETED", std::move(last));
+}
+
+std::optional<json> FakeApiServer::Lease(const std::string& ns, const std::string& name) const {
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->leases.find(ns + "/" + name);
+  if (it == impl_->leases.end()) return std::nullopt;
+  return it->second;
+}
+
+uint64_t FakeApiServer::writes_served() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->writes;
 }
 
 std::vector<json> FakeApiServer::Nodes() const {

@@ -56,6 +56,13 @@ class FakeApiServer {
   std::vector<nlohmann::json> Pods() const;
   int64_t resource_version() const;
 
+  // Writes through the API, as a controller makes them: GET, POST (201; 409 when the name is
+  // taken; a uid is given when the object has none) and DELETE (honouring preconditions.uid) of
+  // namespaced pods, and GET, POST and PUT (409 unless metadata.resourceVersion is the current one)
+  // of coordination.k8s.io/v1 Leases.
+  std::optional<nlohmann::json> Lease(const std::string& ns, const std::string& name) const;
+  uint64_t writes_served() const;  // POST, PUT and DELETE answered 2xx
+
   // Faults.
   void RequireToken(std::string token);  // requests without "Bearer <token>" get 401
   void FailNextRequests(int count, int status);

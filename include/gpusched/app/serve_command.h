@@ -21,6 +21,9 @@ struct ServeCommandOptions {
   ServerAppOptions app;
   InventoryChoice inventory;
   LiveInventoryOptions live;
+  // --placeholders: make placeholder pods (app/placeholder_controller.h); the Lease's namespace.
+  bool placeholders = false;
+  std::string placeholder_namespace;
   spdlog::level::level_enum log_level = spdlog::level::info;
   LogFormat log_format = LogFormat::kText;
 

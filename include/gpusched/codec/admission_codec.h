@@ -65,6 +65,20 @@ std::optional<AdmissionIdentity> DecodeAdmissionIdentity(std::string_view body);
 std::string EncodeAdmissionReview(std::string_view api_version, std::string_view uid,
                                   const std::string* patch);
 
+// What a placeholder pod copies of the pod it stands for (planning/placeholder_plan.h): the
+// shape of its required node affinity and, as minified JSON ("" when absent), its nodeSelector,
+// tolerations, preferred node affinity terms and scheduler name; read from the pod's own JSON
+// (a GET of it). Throws DecodeError when it is no Pod object or a field has the wrong type.
+struct PodSchedulingText {
+  std::string uid;
+  PodPatchShape shape;
+  std::string node_selector;  // an object
+  std::string tolerations;    // a list
+  std::string preferred;      // preferredDuringSchedulingIgnoredDuringExecution, a list
+  std::string scheduler_name;
+};
+PodSchedulingText DecodePodSchedulingText(std::string_view pod_json);
+
 // RFC 4648 base64 of `bytes` (the patch travels base64-encoded).
 std::string Base64(std::string_view bytes);
 

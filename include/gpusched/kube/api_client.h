@@ -1,5 +1,6 @@
-// ApiClient: HTTP GETs against the Kubernetes API server over libcurl, whole or streamed (watch
-// responses and list pages are handed over as they arrive, never buffered whole).
+// ApiClient: HTTP requests against the Kubernetes API server over libcurl: GETs whole or streamed
+// (watch responses and list pages are handed over as they arrive, never buffered whole), and the
+// few writes gpusched makes (Send: placeholder pods and their Lease, app/placeholder_controller.h).
 //
 // One client holds one connection (kept alive between calls) and is used by one thread. TLS uses
 // the config's CA, client certificate and key from memory; a bearer token read from a file is
@@ -44,6 +45,11 @@ class ApiClient {
 
   // GET `path_and_query` (e.g. "/api/v1/nodes?limit=500").
   HttpResult Get(const std::string& path_and_query);
+  // `method` (POST, PUT, DELETE, ...) with `body` as JSON; keeps at most `max_answer` bytes of the
+  // answer (a longer one is cut there and reported as a transport error).
+  HttpResult Send(const char* method, const std::string& path_and_query, std::string_view body,
+                  size_t max_answer = kMaxSendAnswer);
+  static constexpr size_t kMaxSendAnswer = 4 * 1024 * 1024;
   // GET and hand the bytes of a 200 answer to `on_data` as they arrive; stops when the response
   // ends, `on_data` returns false, `cancel` turns true, or the answer does not begin in time.
   // With `gzip`, the server may compress (for list pages; a watch must see each event at once).

@@ -56,6 +56,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -118,6 +119,25 @@ struct WhyPendingReport {
 // The report for `snapshot`'s pending GPU pods under `policy`.
 WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& snapshot,
                                    const WhyPendingOptions& options = {});
+
+// One pending pod judged on the way kube-scheduler takes (above): the nodes that meet its required
+// pins, the engine's verdicts on them (Engine::Filter, one per node) and its GPU demand under its
+// profile. Empty nodes when the snapshot has none or none meets the pins.
+struct PendingJudgement {
+  std::vector<const NodeState*> nodes;
+  std::vector<Verdict> verdicts;  // their reasons live in the cycle below
+  ResourceList demand;
+  std::unique_ptr<Cycle> cycle;  // null when no node was judged
+
+  bool passes_somewhere() const;
+};
+PendingJudgement JudgePendingPod(const Policy& policy, const ClusterSnapshot& snapshot,
+                                 const PodInfo& pod);
+
+// The nodes of `judged` an autoscaler takes the pod as fitting but gpusched refuses (the
+// Autoscaler rule above: the pins hold, no GPU resource the pod asks for is short), at most `max`.
+std::vector<const NodeState*> AutoscalerBlindNodes(const PendingJudgement& judged,
+                                                   size_t max = SIZE_MAX);
 
 // The tier rule above (a, b, c) for one pod: `verdicts` are Engine::Filter's over `nodes`,
 // `demand` the pod's GPU demand.

@@ -50,6 +50,16 @@ struct AutoscalingSpec {
   AffinityPlatforms platforms;  // whose labels the affinity names besides GFD's
   // A pod whose affinity would need more node selector terms than this is left alone (counted).
   int64_t max_node_selector_terms = 64;
+  // Placeholder pods for demand only gpusched sees (`autoscaling.placeholders`,
+  // planning/placeholder_plan.h); made only by a `serve --placeholders` process.
+  struct Placeholders {
+    bool enabled = true;
+    int64_t after_seconds = 5;   // a pod waits this long before it gets one
+    int64_t max_pods = 50;       // placeholders at once, cluster-wide
+    int64_t hold_seconds = 600;  // after a placeholder's node came, no new one for the pod
+    std::string priority_class = "gpusched-placeholder";
+    std::string image = "registry.k8s.io/pause:3.10";
+  } placeholders;
 };
 
 struct PolicySpec {

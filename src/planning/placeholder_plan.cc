@@ -1,0 +1,154 @@
+#include "gpusched/planning/placeholder_plan.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "gpusched/planning/why_pending.h"
+
+namespace gpusched {
+namespace {
+
+const std::string* LabelOf(const PodInfo& pod, std::string_view key) {
+  for (const auto& [k, v] : pod.labels) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+// Pending pods oldest first (unknown creation times last), then by namespace and name.
+std::vector<const PodInfo*> WaitingLongestFirst(const std::vector<PodInfo>& pending) {
+  std::vector<const PodInfo*> order;
+  for (const PodInfo& p : pending) order.push_back(&p);
+  std::stable_sort(order.begin(), order.end(), [](const PodInfo* a, const PodInfo* b) {
+    bool a_known = a->created_unix > 0, b_known = b->created_unix > 0;
+    if (a_known != b_known) return a_known;
+    return a->created_unix < b->created_unix;
+  });
+  return order;
+}
+
+PlaceholderToDelete Ending(const PodInfo& placeholder, const std::string& owner_uid,
+                           PlaceholderEnd end) {
+  return {placeholder.namespace_name, placeholder.name, placeholder.uid, owner_uid, end};
+}
+
+}  // namespace
+
+bool IsPlaceholder(const PodInfo& pod) {
+  const std::string* owner = LabelOf(pod, kPlaceholderLabel);
+  return owner != nullptr && !owner->empty() && pod.name.size() > kPlaceholderNamePrefix.size() &&
+         pod.name.starts_with(kPlaceholderNamePrefix) &&
+         std::string_view(pod.name).substr(kPlaceholderNamePrefix.size()) == *owner;
+}
+
+std::string_view PlaceholderEndName(PlaceholderEnd end) {
+  switch (end) {
+    case PlaceholderEnd::kOwnerBound:
+      return "owner_bound";
+    case PlaceholderEnd::kOwnerGone:
+      return "owner_gone";
+    case PlaceholderEnd::kOwnerFits:
+      return "owner_fits";
+    case PlaceholderEnd::kNodeCame:
+      return "node_came";
+    case PlaceholderEnd::kDisabled:
+      return "disabled";
+  }
+  return "owner_gone";
+}
+
+PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& snapshot,
+                                 const PlaceholderHolds& holds, int64_t now_unix) {
+  const AutoscalingSpec::Placeholders& spec = policy.spec().autoscaling.placeholders;
+  const GpuPods& pods = snapshot.gpu_pods();
+  PlaceholderPlan plan;
+
+  // The owners as the snapshot has them: pending (by UID) or bound.
+  std::map<std::string_view, const PodInfo*> pending_owner;
+  std::set<std::string_view> bound_owner;
+  for (const PodInfo& p : pods.pending) {
+    if (!IsPlaceholder(p)) pending_owner.emplace(p.uid, &p);
+  }
+  for (const PodInfo& p : pods.bound) {
+    if (!IsPlaceholder(p)) bound_owner.insert(p.uid);
+  }
+
+  // Each existing placeholder: kept while its owner waits on a node only it can bring.
+  std::map<std::string_view, const PodInfo*> unbound_placeholder;  // by owner UID
+  std::set<std::string_view> has_one;  // owners with a placeholder, even one being removed
+  auto judge_existing = [&](const PodInfo& ph, bool bound) {
+    const std::string& owner = *LabelOf(ph, kPlaceholderLabel);
+    ++plan.existing;
+    has_one.insert(owner);
+    if (!spec.enabled) {
+      plan.remove.push_back(Ending(ph, owner, PlaceholderEnd::kDisabled));
+    } else if (bound_owner.contains(owner)) {
+      plan.remove.push_back(Ending(ph, owner, PlaceholderEnd::kOwnerBound));
+    } else if (!pending_owner.contains(owner)) {
+      plan.remove.push_back(Ending(ph, owner, PlaceholderEnd::kOwnerGone));
+    } else if (bound) {
+      plan.remove.push_back(Ending(ph, owner, PlaceholderEnd::kNodeCame));
+    } else {
+      unbound_placeholder.emplace(owner, &ph);
+    }
+  };
+  for (const PodInfo& p : pods.pending) {
+    if (IsPlaceholder(p)) judge_existing(p, false);
+  }
+  for (const PodInfo& p : pods.bound) {
+    if (IsPlaceholder(p)) judge_existing(p, true);
+  }
+  if (!spec.enabled) return plan;
+
+  size_t room = static_cast<size_t>(std::max<int64_t>(0, spec.max_pods));
+  room = room > plan.existing ? room - plan.existing : 0;
+  size_t judged = 0;
+  for (const PodInfo* pod : WaitingLongestFirst(pods.pending)) {
+    if (IsPlaceholder(*pod)) continue;
+    auto placeholder = unbound_placeholder.find(pod->uid);
+    bool has_placeholder = placeholder != unbound_placeholder.end();
+    // Too young, or never given one: only a pod with a placeholder needs judging to end it.
+    bool candidate = pod->created_unix > 0 && now_unix - pod->created_unix >= spec.after_seconds &&
+                     pod->claims.empty() && pod->priority >= 0 && !pod->uid.empty() &&
+                     snapshot.AssumptionOf(PodKey(*pod)) == nullptr;
+    if (!candidate && !has_placeholder) continue;
+    if (judged == kMaxJudgedPods) {
+      ++plan.not_judged;
+      continue;
+    }
+    ++judged;
+    PendingJudgement judgement = JudgePendingPod(policy, snapshot, *pod);
+    if (judgement.passes_somewhere()) {
+      if (has_placeholder) {
+        plan.remove.push_back(Ending(*placeholder->second, pod->uid, PlaceholderEnd::kOwnerFits));
+      }
+      continue;
+    }
+    std::vector<const NodeState*> blind = AutoscalerBlindNodes(judgement, kMaxExcludedNodes + 1);
+    // The autoscaler sees it; or it has a placeholder, perhaps one whose node just came.
+    if (blind.empty() || has_one.contains(pod->uid)) continue;
+    ++plan.blind;
+    auto hold = holds.find(pod->uid);
+    if (hold != holds.end() && hold->second > now_unix) {
+      ++plan.held;
+      continue;
+    }
+    if (blind.size() > kMaxExcludedNodes) {
+      ++plan.too_many_nodes;
+      continue;
+    }
+    if (room == 0 || plan.create.size() == kMaxCreatesPerPass) {
+      ++plan.over_budget;
+      continue;
+    }
+    --room;
+    PlaceholderToCreate c{*pod, {}};
+    for (const NodeState* n : blind) c.excluded_nodes.push_back(n->info.name);
+    std::sort(c.excluded_nodes.begin(), c.excluded_nodes.end());
+    plan.create.push_back(std::move(c));
+  }
+  return plan;
+}
+
+}  // namespace gpusched
