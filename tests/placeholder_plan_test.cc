@@ -93,27 +93,41 @@ TEST(PlaceholderPlan, pods_the_autoscaler_sees_itself_get_none) {
 }
 
 TEST(PlaceholderPlan, placeholders_end_when_their_work_is_done) {
-  std::vector<PodInfo> pods = {GpuPod("waits", 30, kOldDriver),
-                               PlaceholderOf("waits", "a100-001"),  // node came
+  std::vector<PodInfo> pods = {GpuPod("arrived", 30, kOldDriver),
+                               PlaceholderOf("arrived", "new-560"),  // node came
+                               GpuPod("waits", 30, kOldDriver),
+                               PlaceholderOf("waits", "a100-001"),  // node not labelled
                                GpuPod("bound", 30, "", "a100-002"),
                                PlaceholderOf("bound"),  // owner bound
                                PlaceholderOf("gone"),   // owner gone
                                GpuPod("fits", 30),
                                PlaceholderOf("fits"),  // owner fits
                                GpuPod("kept", 30, kOldDriver),
-                               PlaceholderOf("kept")};  // still needed
-  auto snapshot = Snapshot(A100Nodes(4), pods);
+                               PlaceholderOf("kept")};  // fits new-560 now
+  std::vector<NodeInfo> nodes = A100Nodes(4);
+  nodes.push_back(testing::LabeledNode("new-560", 8,
+                                       {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                                        {"nvidia.com/cuda.driver-version.full", "560.35.03"}})
+                      .info);
+  auto snapshot = Snapshot(nodes, pods);
   PlaceholderPlan plan = PlanPlaceholders(PolicyWith(), *snapshot, {}, kNow);
   std::map<std::string, PlaceholderEnd> ends;
   for (const auto& d : plan.remove) ends[d.owner_uid] = d.end;
   EXPECT_EQ(ends,
-            (std::map<std::string, PlaceholderEnd>{{"waits-uid", PlaceholderEnd::kNodeCame},
+            (std::map<std::string, PlaceholderEnd>{{"arrived-uid", PlaceholderEnd::kNodeCame},
                                                    {"bound-uid", PlaceholderEnd::kOwnerBound},
                                                    {"gone-uid", PlaceholderEnd::kOwnerGone},
-                                                   {"fits-uid", PlaceholderEnd::kOwnerFits}}));
-  EXPECT_EQ(plan.existing, 5u);
-  // "waits" has a bound placeholder (being removed): no second one in the same plan.
+                                                   {"fits-uid", PlaceholderEnd::kOwnerFits},
+                                                   {"kept-uid", PlaceholderEnd::kOwnerFits}}));
+  EXPECT_EQ(plan.existing, 6u);
+  // "waits"' node is not ready for it (its driver too old, as before GPU Feature Discovery ran):
+  // its placeholder keeps the node; neither gets a second one.
   EXPECT_TRUE(plan.create.empty());
+  // holdSeconds after it was made, the placeholder goes anyway.
+  PlaceholderPlan later = PlanPlaceholders(PolicyWith(), *snapshot, {}, kNow + 600);
+  size_t waits_removed = 0;
+  for (const auto& d : later.remove) waits_removed += d.owner_uid == "waits-uid";
+  EXPECT_EQ(waits_removed, 1u);
 }
 
 TEST(PlaceholderPlan, a_held_pod_gets_no_new_one_until_its_hold_ends) {

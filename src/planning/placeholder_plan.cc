@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "gpusched/engine/plugin.h"
 #include "gpusched/planning/why_pending.h"
 
 namespace gpusched {
@@ -31,6 +32,25 @@ std::vector<const PodInfo*> WaitingLongestFirst(const std::vector<PodInfo>& pend
 PlaceholderToDelete Ending(const PodInfo& placeholder, const std::string& owner_uid,
                            PlaceholderEnd end) {
   return {placeholder.namespace_name, placeholder.name, placeholder.uid, owner_uid, end};
+}
+
+// Whether the node a placeholder was bound to is ready for its owner: gpusched passes the owner
+// there, or refuses it only for what pods use (the placeholder's own share, most likely). Until
+// then the placeholder keeps the node: a node is added before GPU Feature Discovery labels it,
+// and kube-scheduler retries the owner on the placeholder's deletion, which must come when
+// gpusched already sees the labels (its watch lags kube-scheduler's). At most holdSeconds after
+// the placeholder was made.
+bool NodeCameFor(const PendingJudgement& owner, const PodInfo& placeholder,
+                 const AutoscalingSpec::Placeholders& spec, int64_t now_unix) {
+  if (placeholder.created_unix <= 0 || now_unix - placeholder.created_unix >= spec.hold_seconds) {
+    return true;
+  }
+  for (size_t i = 0; i < owner.nodes.size() && i < owner.verdicts.size(); ++i) {
+    if (owner.nodes[i]->info.name == placeholder.node_name) {
+      return owner.verdicts[i].code != VerdictCode::kUnresolvable;
+    }
+  }
+  return false;  // the node does not meet the owner's pins (yet: labels to come)
 }
 
 }  // namespace
@@ -76,6 +96,7 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
 
   // Each existing placeholder: kept while its owner waits on a node only it can bring.
   std::map<std::string_view, const PodInfo*> unbound_placeholder;  // by owner UID
+  std::map<std::string_view, const PodInfo*> bound_placeholder;    // by owner UID
   std::set<std::string_view> has_one;  // owners with a placeholder, even one being removed
   auto judge_existing = [&](const PodInfo& ph, bool bound) {
     const std::string& owner = *LabelOf(ph, kPlaceholderLabel);
@@ -88,7 +109,7 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
     } else if (!pending_owner.contains(owner)) {
       plan.remove.push_back(Ending(ph, owner, PlaceholderEnd::kOwnerGone));
     } else if (bound) {
-      plan.remove.push_back(Ending(ph, owner, PlaceholderEnd::kNodeCame));
+      bound_placeholder.emplace(owner, &ph);  // judged with its owner below
     } else {
       unbound_placeholder.emplace(owner, &ph);
     }
@@ -108,6 +129,8 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
     if (IsPlaceholder(*pod)) continue;
     auto placeholder = unbound_placeholder.find(pod->uid);
     bool has_placeholder = placeholder != unbound_placeholder.end();
+    auto arrived = bound_placeholder.find(pod->uid);
+    has_placeholder = has_placeholder || arrived != bound_placeholder.end();
     // Too young, or never given one: only a pod with a placeholder needs judging to end it.
     bool candidate = pod->created_unix > 0 && now_unix - pod->created_unix >= spec.after_seconds &&
                      pod->claims.empty() && pod->priority >= 0 && !pod->uid.empty() &&
@@ -119,6 +142,12 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
     }
     ++judged;
     PendingJudgement judgement = JudgePendingPod(policy, snapshot, *pod);
+    if (arrived != bound_placeholder.end()) {
+      if (NodeCameFor(judgement, *arrived->second, spec, now_unix)) {
+        plan.remove.push_back(Ending(*arrived->second, pod->uid, PlaceholderEnd::kNodeCame));
+      }
+      continue;
+    }
     if (judgement.passes_somewhere()) {
       if (has_placeholder) {
         plan.remove.push_back(Ending(*placeholder->second, pod->uid, PlaceholderEnd::kOwnerFits));

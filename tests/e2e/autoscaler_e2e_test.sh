@@ -61,7 +61,7 @@ kubelet_pid=
 e2e_cleanup_hook() {
   stop_autoscaler
   if [[ -n ${GPUSCHED_E2E_KEEP_LOGS:-} ]]; then
-    mkdir -p "$GPUSCHED_E2E_KEEP_LOGS" && cp "$work"/*.log "$GPUSCHED_E2E_KEEP_LOGS/" || true
+    mkdir -p "$GPUSCHED_E2E_KEEP_LOGS" && cp "$work"/*.log "$state"/logs/* "$GPUSCHED_E2E_KEEP_LOGS/" || true
   fi
   [[ -n $kubelet_pid ]] && kill "$kubelet_pid" 2> /dev/null || true
   e2e_gpusched_stop

@@ -11,8 +11,11 @@
 // writes the plan; docs/operations.md, "Autoscaled clusters").
 //
 // A placeholder is removed once it did its work or no longer has one: its owner bound, gone, or
-// fitting a node gpusched accepts; or the placeholder itself bound (its node arrived: the owner,
-// of higher priority, takes the node, and the placeholder must not hold it). After a placeholder of
+// fitting a node gpusched accepts; or the placeholder itself bound and gpusched refusing the owner
+// there for nothing but what pods use (its node arrived and GPU Feature Discovery labelled it: the
+// owner, of higher priority, takes the node; kube-scheduler retries it on the placeholder's
+// deletion, which must come once gpusched's own view has the labels), or bound holdSeconds after
+// it was made. After a placeholder of
 // a pod was fulfilled, or vanished while the pod still waits (preempted), the pod gets no new one
 // for `hold_seconds`: a node just added may still be booting (GPU Feature Discovery labels it after
 // the kubelet registers it), and a second placeholder would add a second node.
