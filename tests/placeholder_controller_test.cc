@@ -142,6 +142,17 @@ TEST_F(PlaceholderControllerTest, the_node_comes_the_placeholder_goes_and_no_sec
   ASSERT_TRUE(WaitFor([&] { return !PlaceholderIn(server_).has_value(); }));
   std::this_thread::sleep_for(500ms);  // the pod still waits (no bind here): on hold, not redone
   EXPECT_FALSE(PlaceholderIn(server_).has_value());
+  // It fits new-node and still waits: touched, so that kube-scheduler retries it.
+  auto touched = [&] {
+    for (const json& p : server_.Pods()) {
+      if (p["metadata"]["name"] == "train" &&
+          p["metadata"]["annotations"].contains("gpusched.io/placeholder-node-ready")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  EXPECT_TRUE(WaitFor(touched, 15s));
 }
 
 TEST_F(PlaceholderControllerTest, the_owner_bound_its_placeholder_is_deleted) {

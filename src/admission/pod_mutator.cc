@@ -60,21 +60,12 @@ size_t CopiedTermBytes(const PodPatchShape& shape) {
 // every alternative of the rules.
 void WriteRequired(JsonWriter& w, const PodPatchShape& shape,
                    const std::vector<AffinityAlternative>& alternatives) {
-  static const std::vector<PodSelectorTermText> kNoTerm = {PodSelectorTermText{}};
-  const auto& terms = shape.has_required ? shape.required_terms : kNoTerm;
   w.BeginObject().Key("nodeSelectorTerms").BeginArray();
-  for (const PodSelectorTermText& term : terms) {
+  for (const PodSelectorTermText& term : TermsToExtend(shape)) {
     for (const AffinityAlternative& alternative : alternatives) {
-      w.BeginObject().Key("matchExpressions").BeginArray();
-      for (const std::string& e : term.match_expressions) w.Raw(e);
-      for (const PinRequirement& r : alternative) WriteRequirement(w, r);
-      w.EndArray();
-      if (!term.match_fields.empty()) {
-        w.Key("matchFields").BeginArray();
-        for (const std::string& f : term.match_fields) w.Raw(f);
-        w.EndArray();
-      }
-      w.EndObject();
+      WriteExtendedTerm(w, term, [&](JsonWriter& out) {
+        for (const PinRequirement& r : alternative) WriteRequirement(out, r);
+      });
     }
   }
   w.EndArray().EndObject();

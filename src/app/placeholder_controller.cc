@@ -15,6 +15,10 @@ namespace {
 // What the pass remembers of its own writes: the watch shows them a moment later, and a write
 // repeated in that moment would only be answered 404 or 409.
 constexpr int64_t kWriteEchoSeconds = 30;
+// A pod that fits but waits is touched after this long, and again at most this often.
+constexpr int64_t kTouchAfterSeconds = 5;
+constexpr int64_t kTouchEverySeconds = 30;
+constexpr char kNodeReadyAnnotation[] = "gpusched.io/placeholder-node-ready";
 
 int64_t UnixNow() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -94,6 +98,44 @@ void PlaceholderController::Pass() {
   counts_->over_budget = static_cast<int64_t>(plan.over_budget);
   for (const PlaceholderToDelete& d : plan.remove) Delete(d, now, spec.hold_seconds);
   for (const PlaceholderToCreate& c : plan.create) Create(c, spec, now);
+  Touch(plan.fit_but_wait, now);
+}
+
+void PlaceholderController::Touch(const std::vector<PodInfo>& pods, int64_t now_unix) {
+  std::map<std::string, int64_t> fit_since;
+  for (const PodInfo& pod : pods) {
+    auto seen = fit_since_.find(pod.uid);
+    int64_t since = seen == fit_since_.end() ? now_unix : seen->second;
+    fit_since[pod.uid] = since;
+    auto last = touched_.find(pod.uid);
+    if (now_unix - since < kTouchAfterSeconds ||
+        (last != touched_.end() && now_unix - last->second < kTouchEverySeconds) ||
+        !IsDnsSubdomain(pod.namespace_name) || !IsDnsSubdomain(pod.name)) {
+      continue;
+    }
+    touched_[pod.uid] = now_unix;
+    std::string patch;
+    JsonWriter w(patch);
+    w.BeginObject().Key("metadata").BeginObject();
+    w.Key("uid").String(pod.uid);  // a pod made anew under the name is not touched
+    w.Key("annotations").BeginObject().Key(kNodeReadyAnnotation).String(std::to_string(now_unix));
+    w.EndObject().EndObject().EndObject();
+    HttpResult r = client_.Send("PATCH", PodPath(pod.namespace_name, pod.name), patch,
+                                ApiClient::kMaxSendAnswer, "application/merge-patch+json");
+    std::string what = QuoteForMessage(pod.namespace_name + "/" + pod.name, 320);
+    if (r.status == 200) {
+      ++counts_->touched;
+      spdlog::info(
+          "placeholders: touched {}: gpusched takes it on a node now, and kube-scheduler "
+          "has not retried it for {} s",
+          what, now_unix - since);
+    } else {
+      ++counts_->touch_failed;
+      spdlog::warn("placeholders: touching {}: HTTP {} {}", what, r.status, r.error);
+    }
+  }
+  fit_since_ = std::move(fit_since);
+  std::erase_if(touched_, [&](const auto& t) { return !fit_since_.contains(t.first); });
 }
 
 void PlaceholderController::HoldVanished(const ClusterSnapshot& snapshot, int64_t now_unix,
@@ -209,7 +251,8 @@ void PlaceholderController::Counts::Write(SeriesWriter& out) const {
             "1 when this replica holds the placeholders' Lease and writes them")
       .Add({}, static_cast<double>(c.writer.load()));
   auto writes = out.Counter("gpusched_placeholder_writes_total",
-                            "Placeholder pods created and deleted, by action and result");
+                            "Placeholder pods created and deleted, and waiting pods touched, by "
+                            "action and result");
   writes.Add({{"action", "create"}, {"result", "ok"}}, static_cast<double>(c.created.load()));
   writes.Add({{"action", "create"}, {"result", "exists"}},
              static_cast<double>(c.create_conflict.load()));
@@ -219,6 +262,9 @@ void PlaceholderController::Counts::Write(SeriesWriter& out) const {
   writes.Add({{"action", "delete"}, {"result", "gone"}}, static_cast<double>(c.delete_gone.load()));
   writes.Add({{"action", "delete"}, {"result", "error"}},
              static_cast<double>(c.delete_failed.load()));
+  writes.Add({{"action", "touch"}, {"result", "ok"}}, static_cast<double>(c.touched.load()));
+  writes.Add({{"action", "touch"}, {"result", "error"}},
+             static_cast<double>(c.touch_failed.load()));
   auto waiting = out.Gauge("gpusched_placeholder_pods_waiting",
                            "Pods the autoscaler cannot see that have no placeholder, by why");
   waiting.Add({{"reason", "on_hold"}}, static_cast<double>(c.held.load()));

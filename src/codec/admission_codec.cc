@@ -157,6 +157,25 @@ std::optional<AdmissionIdentity> DecodeAdmissionIdentity(std::string_view body) 
   return AdmissionIdentity{std::string(api_version), std::string(uid)};
 }
 
+const std::vector<PodSelectorTermText>& TermsToExtend(const PodPatchShape& shape) {
+  static const std::vector<PodSelectorTermText> kOneEmptyTerm = {PodSelectorTermText{}};
+  return shape.has_required ? shape.required_terms : kOneEmptyTerm;
+}
+
+void WriteExtendedTerm(JsonWriter& w, const PodSelectorTermText& term,
+                       const std::function<void(JsonWriter&)>& more) {
+  w.BeginObject().Key("matchExpressions").BeginArray();
+  for (const std::string& e : term.match_expressions) w.Raw(e);
+  more(w);
+  w.EndArray();
+  if (!term.match_fields.empty()) {
+    w.Key("matchFields").BeginArray();
+    for (const std::string& f : term.match_fields) w.Raw(f);
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
 PodSchedulingText DecodePodSchedulingText(std::string_view pod_json) {
   simdjson::dom::parser parser;
   DomElement root;

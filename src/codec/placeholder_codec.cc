@@ -14,21 +14,11 @@ void WriteExcluded(JsonWriter& w, const std::vector<std::string>& nodes) {
 
 // The owner's required terms, each with the exclusion AND-ed in.
 void WriteRequiredTerms(JsonWriter& w, const PlaceholderPod& pod) {
-  const PodPatchShape& shape = pod.copied.shape;
   w.BeginObject().Key("nodeSelectorTerms").BeginArray();
-  static const std::vector<PodSelectorTermText> kOneEmptyTerm = {PodSelectorTermText{}};
-  for (const PodSelectorTermText& term :
-       shape.has_required ? shape.required_terms : kOneEmptyTerm) {
-    w.BeginObject().Key("matchExpressions").BeginArray();
-    for (const std::string& e : term.match_expressions) w.Raw(e);
-    if (!pod.excluded_nodes.empty()) WriteExcluded(w, pod.excluded_nodes);
-    w.EndArray();
-    if (!term.match_fields.empty()) {
-      w.Key("matchFields").BeginArray();
-      for (const std::string& f : term.match_fields) w.Raw(f);
-      w.EndArray();
-    }
-    w.EndObject();
+  for (const PodSelectorTermText& term : TermsToExtend(pod.copied.shape)) {
+    WriteExtendedTerm(w, term, [&](JsonWriter& out) {
+      if (!pod.excluded_nodes.empty()) WriteExcluded(out, pod.excluded_nodes);
+    });
   }
   w.EndArray().EndObject();
 }

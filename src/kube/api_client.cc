@@ -182,10 +182,11 @@ HttpResult ApiClient::Get(const std::string& path_and_query) {
 }
 
 HttpResult ApiClient::Send(const char* method, const std::string& path_and_query,
-                           std::string_view body, size_t max_answer) {
+                           std::string_view body, size_t max_answer, const char* content_type) {
   Prepare(path_and_query);
   CURL* c = impl_->curl;
-  impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
+  std::string type = std::string("Content-Type: ") + content_type;
+  impl_->headers = curl_slist_append(impl_->headers, type.c_str());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, impl_->headers);
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
   if (!body.empty() || std::string_view(method) != "DELETE") {

@@ -17,18 +17,6 @@ const std::string* LabelOf(const PodInfo& pod, std::string_view key) {
   return nullptr;
 }
 
-// Pending pods oldest first (unknown creation times last), then by namespace and name.
-std::vector<const PodInfo*> WaitingLongestFirst(const std::vector<PodInfo>& pending) {
-  std::vector<const PodInfo*> order;
-  for (const PodInfo& p : pending) order.push_back(&p);
-  std::stable_sort(order.begin(), order.end(), [](const PodInfo* a, const PodInfo* b) {
-    bool a_known = a->created_unix > 0, b_known = b->created_unix > 0;
-    if (a_known != b_known) return a_known;
-    return a->created_unix < b->created_unix;
-  });
-  return order;
-}
-
 PlaceholderToDelete Ending(const PodInfo& placeholder, const std::string& owner_uid,
                            PlaceholderEnd end) {
   return {placeholder.namespace_name, placeholder.name, placeholder.uid, owner_uid, end};
@@ -125,7 +113,7 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
   size_t room = static_cast<size_t>(std::max<int64_t>(0, spec.max_pods));
   room = room > plan.existing ? room - plan.existing : 0;
   size_t judged = 0;
-  for (const PodInfo* pod : WaitingLongestFirst(pods.pending)) {
+  for (const PodInfo* pod : OldestFirst(pods.pending)) {
     if (IsPlaceholder(*pod)) continue;
     auto placeholder = unbound_placeholder.find(pod->uid);
     bool has_placeholder = placeholder != unbound_placeholder.end();
@@ -135,7 +123,7 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
     bool candidate = pod->created_unix > 0 && now_unix - pod->created_unix >= spec.after_seconds &&
                      pod->claims.empty() && pod->priority >= 0 && !pod->uid.empty() &&
                      snapshot.AssumptionOf(PodKey(*pod)) == nullptr;
-    if (!candidate && !has_placeholder) continue;
+    if (!candidate && !has_placeholder && !holds.contains(pod->uid)) continue;
     if (judged == kMaxJudgedPods) {
       ++plan.not_judged;
       continue;
@@ -151,6 +139,8 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
     if (judgement.passes_somewhere()) {
       if (has_placeholder) {
         plan.remove.push_back(Ending(*placeholder->second, pod->uid, PlaceholderEnd::kOwnerFits));
+      } else if (holds.contains(pod->uid)) {
+        plan.fit_but_wait.push_back(*pod);
       }
       continue;
     }

@@ -22,21 +22,6 @@ bool OffersAll(const NodeState& node, const ResourceList& demand) {
                      [&](const auto& r) { return node.info.allocatable.milli(r.name) > 0; });
 }
 
-// The pending pods in the order they are judged: oldest first, unknown creation times last, then
-// namespace and name (the snapshot's own order).
-std::vector<const PodInfo*> OldestFirst(const std::vector<PodInfo>& pending) {
-  std::vector<const PodInfo*> order;
-  order.reserve(pending.size());
-  for (const auto& p : pending) order.push_back(&p);
-  std::stable_sort(order.begin(), order.end(), [](const PodInfo* a, const PodInfo* b) {
-    bool a_known = a->created_unix > 0;
-    bool b_known = b->created_unix > 0;
-    if (a_known != b_known) return a_known;
-    return a->created_unix < b->created_unix;
-  });
-  return order;
-}
-
 // The first GPU resource of `demand` that `node` has too little of for kube-scheduler's own
 // NodeResourcesFit (allocatable less what bound and assumed pods use), or empty.
 std::string_view ShortOf(const NodeState& node, const ResourceList& demand) {
@@ -106,6 +91,19 @@ std::map<std::string, std::string> LabelsOf(const std::map<std::string, size_t>&
 }
 
 }  // namespace
+
+std::vector<const PodInfo*> OldestFirst(const std::vector<PodInfo>& pending) {
+  std::vector<const PodInfo*> order;
+  order.reserve(pending.size());
+  for (const auto& p : pending) order.push_back(&p);
+  std::stable_sort(order.begin(), order.end(), [](const PodInfo* a, const PodInfo* b) {
+    bool a_known = a->created_unix > 0;
+    bool b_known = b->created_unix > 0;
+    if (a_known != b_known) return a_known;
+    return a->created_unix < b->created_unix;
+  });
+  return order;
+}
 
 bool PendingJudgement::passes_somewhere() const {
   return std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.passed(); });

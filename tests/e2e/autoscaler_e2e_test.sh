@@ -19,8 +19,9 @@
 #   driver-floor gpusched.io/min-cuda-driver: 550, the A100 nodes' driver 535: no affinity can
 #                carry it (GFD labels the driver after boot), so gpusched's placeholder pod
 #                (manifests/autoscaling/placeholders.yaml) makes the autoscaler add a node   -> 1 node
-# (driver-floor is left out of the burst: the autoscaler may pack its placeholder onto a node it
-# adds for the others, so the burst's count would not be fixed.)
+#   driver-burst-10  10 such pods at once: ten placeholders, packed by the autoscaler        -> 2 nodes
+# (The driver cases are left out of burst-all: the autoscaler may pack their placeholders onto
+# the nodes it adds for the others, so that count would not be fixed.)
 # Then, with the webhook's registration deleted and gpusched restarted without placeholders,
 # product-pin, memory-floor, mig-layout and driver-floor reproduce today's failure: no node in
 # BASELINE_SECONDS, and the autoscaler logs that the pods "can be moved to" a node gpusched refuses.
@@ -219,6 +220,7 @@ case_pods() {
     mig-layout) echo "mig-3g|nvidia.com/mig-3g.20gb||a100-mig-" ;;
     fits) echo "fits|nvidia.com/gpu||static-a100-" ;;
     driver-floor) echo "driver-550|nvidia.com/gpu|$driver_550|" ;;
+    driver-burst-10) for i in $(seq -w 1 10); do echo "driver-550-$i|nvidia.com/gpu|$driver_550|"; done ;;
     burst-20) for i in $(seq -w 1 20); do echo "burst-l4-$i|nvidia.com/gpu|$pin_l4|l4-"; done ;;
   esac
 }
@@ -303,10 +305,11 @@ run_case() {
 
 # --- with the webhook ---------------------------------------------------------------------------
 register_webhook
-for c in ${AUTOSCALER_E2E_CASES:-product-pin memory-floor exclusive mig-layout fits burst-20 driver-floor}; do
+for c in ${AUTOSCALER_E2E_CASES:-product-pin memory-floor exclusive mig-layout fits burst-20 driver-floor driver-burst-10}; do
   case $c in
     fits) expected=0 ;;
     burst-20) expected=3 ;;
+    driver-burst-10) expected=2 ;;
     *) expected=1 ;;
   esac
   run_case "$c" "$expected" "$c"

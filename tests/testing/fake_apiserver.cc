@@ -66,6 +66,19 @@ struct FakeApiServer::Impl {
     auto it = pods.find(key);
     if (it == pods.end()) return Refuse(res, 404, "NotFound");
     if (req.method == "GET") return Answer(res, 200, it->second);
+    if (req.method == "PATCH") {  // a merge patch of metadata.labels and annotations
+      json patch = json::parse(req.body, nullptr, false);
+      if (!patch.is_object()) return Refuse(res, 400, "BadRequest");
+      json pod = it->second;
+      for (const char* key : {"labels", "annotations"}) {
+        if (patch["metadata"].is_object() && patch["metadata"][key].is_object()) {
+          pod["metadata"][key].update(patch["metadata"][key]);
+        }
+      }
+      Record(true, "MODIFIED", pod);
+      ++writes;
+      return Answer(res, 200, pods[key]);
+    }
     json options = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
     std::string want_uid =
         options.is_object() ? options.value("/preconditions/uid"_json_pointer, "") : "";
@@ -357,6 +370,9 @@ FakeApiServer::FakeApiServer(int port, const FakeApiServerTls* tls)
     impl_->PodItem(req, res);
   });
   http.Delete(pod_item, [this](const httplib::Request& req, httplib::Response& res) {
+    impl_->PodItem(req, res);
+  });
+  http.Patch(pod_item, [this](const httplib::Request& req, httplib::Response& res) {
     impl_->PodItem(req, res);
   });
   http.Post(

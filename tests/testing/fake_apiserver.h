@@ -57,7 +57,8 @@ class FakeApiServer {
   int64_t resource_version() const;
 
   // Writes through the API, as a controller makes them: GET, POST (201; 409 when the name is
-  // taken; a uid is given when the object has none) and DELETE (honouring preconditions.uid) of
+  // taken; a uid is given when the object has none), PATCH (a merge of metadata.labels and
+  // annotations) and DELETE (honouring preconditions.uid) of
   // namespaced pods, and GET, POST and PUT (409 unless metadata.resourceVersion is the current one)
   // of coordination.k8s.io/v1 Leases.
   std::optional<nlohmann::json> Lease(const std::string& ns, const std::string& name) const;

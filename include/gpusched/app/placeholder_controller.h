@@ -8,7 +8,11 @@
 // (grace period 0, conditioned on the placeholder's UID) and creates (after a GET of the pending
 // pod, whose node selector, affinity and tolerations the placeholder copies). Names are the
 // owner's UID, so two writers in a hand-over make one placeholder, not two (the second create is
-// answered 409). What it remembers between passes (which pods are on hold after their
+// answered 409). A pod whose placeholder did its work and that gpusched now takes on a node, but
+// that still waits some seconds later, is touched (annotation gpusched.io/placeholder-node-ready):
+// kube-scheduler retries a pod an extender refused on the next cluster event, and if that event
+// (the new node's labels) reached it before gpusched's watch did, no other may come for minutes.
+// What it remembers between passes (which pods are on hold after their
 // placeholder's node came, what it just wrote while the watch has not shown it yet) is its own
 // thread's; the counters are atomics read at each scrape.
 //
@@ -62,6 +66,9 @@ class PlaceholderController {
   void Delete(const PlaceholderToDelete& d, int64_t now_unix, int64_t hold_seconds);
   void Create(const PlaceholderToCreate& c, const AutoscalingSpec::Placeholders& spec,
               int64_t now_unix);
+  // Touches (an annotation) each pod of `pods` that has fit but waited kTouchAfterSeconds: a pod
+  // update is an event kube-scheduler retries it on.
+  void Touch(const std::vector<PodInfo>& pods, int64_t now_unix);
   // Pods whose placeholder vanished since the last pass while they still wait: on hold.
   void HoldVanished(const ClusterSnapshot& snapshot, int64_t now_unix, int64_t hold_seconds);
 
@@ -72,8 +79,10 @@ class PlaceholderController {
   LeaseLock lease_;
   // The pass thread's own state.
   PlaceholderHolds holds_;
-  std::map<std::string, int64_t> written_;   // placeholder name -> when created or deleted
-  std::map<std::string, std::string> seen_;  // owner UID -> namespace, last pass's placeholders
+  std::map<std::string, int64_t> written_;    // placeholder name -> when created or deleted
+  std::map<std::string, std::string> seen_;   // owner UID -> namespace, last pass's placeholders
+  std::map<std::string, int64_t> fit_since_;  // owner UID -> since when it fit but waited
+  std::map<std::string, int64_t> touched_;    // owner UID -> when last touched
   bool warned_forbidden_ = false;
 
   struct Counts {
@@ -83,6 +92,7 @@ class PlaceholderController {
     std::atomic<int64_t> writer{0};
     std::atomic<int64_t> created{0}, create_conflict{0}, create_failed{0};
     std::atomic<int64_t> deleted{0}, delete_gone{0}, delete_failed{0};
+    std::atomic<int64_t> touched{0}, touch_failed{0};
     std::atomic<int64_t> held{0}, too_many_nodes{0}, over_budget{0};
   };
   std::shared_ptr<Counts> counts_ = std::make_shared<Counts>();

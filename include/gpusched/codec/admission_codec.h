@@ -9,11 +9,13 @@
 #ifndef GPUSCHED_CODEC_ADMISSION_CODEC_H_
 #define GPUSCHED_CODEC_ADMISSION_CODEC_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpusched/codec/json_writer.h"
 #include "gpusched/model/pod.h"
 
 namespace gpusched {
@@ -64,6 +66,13 @@ std::optional<AdmissionIdentity> DecodeAdmissionIdentity(std::string_view body);
 // The AdmissionReview answering `uid`: allowed, with `patch` (a JSON Patch document) when given.
 std::string EncodeAdmissionReview(std::string_view api_version, std::string_view uid,
                                   const std::string* patch);
+
+// The pod's required node selector terms, or one empty term when it has none: what gpusched's
+// own requirements are AND-ed into (the webhook's patch, a placeholder's affinity).
+const std::vector<PodSelectorTermText>& TermsToExtend(const PodPatchShape& shape);
+// `term` written back as a JSON object, `more` appending to its matchExpressions.
+void WriteExtendedTerm(JsonWriter& w, const PodSelectorTermText& term,
+                       const std::function<void(JsonWriter&)>& more);
 
 // What a placeholder pod copies of the pod it stands for (planning/placeholder_plan.h): the
 // shape of its required node affinity and, as minified JSON ("" when absent), its nodeSelector,

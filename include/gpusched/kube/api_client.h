@@ -45,10 +45,11 @@ class ApiClient {
 
   // GET `path_and_query` (e.g. "/api/v1/nodes?limit=500").
   HttpResult Get(const std::string& path_and_query);
-  // `method` (POST, PUT, DELETE, ...) with `body` as JSON; keeps at most `max_answer` bytes of the
-  // answer (a longer one is cut there and reported as a transport error).
+  // `method` (POST, PUT, DELETE, PATCH, ...) with `body` as `content_type`; keeps at most
+  // `max_answer` bytes of the answer (a longer one is cut there and reported as a transport error).
   HttpResult Send(const char* method, const std::string& path_and_query, std::string_view body,
-                  size_t max_answer = kMaxSendAnswer);
+                  size_t max_answer = kMaxSendAnswer,
+                  const char* content_type = "application/json");
   static constexpr size_t kMaxSendAnswer = 4 * 1024 * 1024;
   // GET and hand the bytes of a 200 answer to `on_data` as they arrive; stops when the response
   // ends, `on_data` returns false, `cancel` turns true, or the answer does not begin in time.

@@ -120,6 +120,10 @@ struct WhyPendingReport {
 WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& snapshot,
                                    const WhyPendingOptions& options = {});
 
+// `pending` in the order pods are judged: oldest first, unknown creation times last, then as
+// given (the snapshot's namespace and name order).
+std::vector<const PodInfo*> OldestFirst(const std::vector<PodInfo>& pending);
+
 // One pending pod judged on the way kube-scheduler takes (above): the nodes that meet its required
 // pins, the engine's verdicts on them (Engine::Filter, one per node) and its GPU demand under its
 // profile. Empty nodes when the snapshot has none or none meets the pins.
