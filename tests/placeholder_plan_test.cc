@@ -1,4 +1,5 @@
 #include "gpusched/planning/placeholder_plan.h"
+#include "gpusched/planning/why_pending.h"
 
 #include <gtest/gtest.h>
 
@@ -74,6 +75,9 @@ TEST(PlaceholderPlan, a_pod_only_gpusched_refuses_gets_one_excluding_every_node_
   EXPECT_EQ(plan.create[0].excluded_nodes.back(), "a100-299");
   EXPECT_EQ(plan.blind, 1u);
   EXPECT_TRUE(plan.remove.empty());
+  // The pod gpusched passes but that waits: touched by the writer if it keeps waiting.
+  ASSERT_EQ(plan.fit_but_wait.size(), 1u);
+  EXPECT_EQ(plan.fit_but_wait[0].name, "fits");
 }
 
 TEST(PlaceholderPlan, pods_the_autoscaler_sees_itself_get_none) {
@@ -175,6 +179,21 @@ TEST(PlaceholderPlan, a_pod_named_like_a_placeholder_without_the_label_is_a_pod)
   EXPECT_TRUE(IsPlaceholder(PlaceholderOf("x")));
   auto snapshot = Snapshot(A100Nodes(2), {impostor});
   EXPECT_EQ(PlanPlaceholders(PolicyWith(), *snapshot, {}, kNow).create.size(), 1u);
+}
+
+TEST(PlaceholderPlan, why_pending_names_the_placeholder_that_stands_for_a_pod) {
+  auto snapshot =
+      Snapshot(A100Nodes(3), {GpuPod("old-driver", 30, kOldDriver), PlaceholderOf("old-driver")});
+  WhyPendingReport report = ComputeWhyPending(PolicyWith(), *snapshot, {.now_unix = kNow});
+  bool named = false;
+  for (const PendingGroup& g : report.groups) {
+    if (g.sample.front() == "ml/old-driver") {
+      named = g.autoscaler.find("; placeholder gpusched-placeholder-old-driver-uid") !=
+              std::string::npos;
+      EXPECT_EQ(g.autoscaler.find(kAutoscalerBlind), 0u) << g.autoscaler;
+    }
+  }
+  EXPECT_TRUE(named);
 }
 
 }  // namespace

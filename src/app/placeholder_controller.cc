@@ -15,9 +15,13 @@ namespace {
 // What the pass remembers of its own writes: the watch shows them a moment later, and a write
 // repeated in that moment would only be answered 404 or 409.
 constexpr int64_t kWriteEchoSeconds = 30;
-// A pod that fits but waits is touched after this long, and again at most this often.
+// A pod that fits but waits is touched after this long, again at most this often, at most
+// kMaxTouchesPerPod times (a pod kube-scheduler refuses for its own reasons, CPU or taints, would
+// otherwise be touched for ever), and at most kMaxTouchesPerPass pods a pass.
 constexpr int64_t kTouchAfterSeconds = 5;
 constexpr int64_t kTouchEverySeconds = 30;
+constexpr int kMaxTouchesPerPod = 3;
+constexpr int kMaxTouchesPerPass = 10;
 constexpr char kNodeReadyAnnotation[] = "gpusched.io/placeholder-node-ready";
 
 int64_t UnixNow() {
@@ -103,17 +107,19 @@ void PlaceholderController::Pass() {
 
 void PlaceholderController::Touch(const std::vector<PodInfo>& pods, int64_t now_unix) {
   std::map<std::string, int64_t> fit_since;
+  int this_pass = 0;
   for (const PodInfo& pod : pods) {
     auto seen = fit_since_.find(pod.uid);
     int64_t since = seen == fit_since_.end() ? now_unix : seen->second;
     fit_since[pod.uid] = since;
-    auto last = touched_.find(pod.uid);
-    if (now_unix - since < kTouchAfterSeconds ||
-        (last != touched_.end() && now_unix - last->second < kTouchEverySeconds) ||
+    Touched& last = touched_[pod.uid];
+    if (now_unix - since < kTouchAfterSeconds || now_unix - last.at < kTouchEverySeconds ||
+        last.times == kMaxTouchesPerPod || this_pass == kMaxTouchesPerPass ||
         !IsDnsSubdomain(pod.namespace_name) || !IsDnsSubdomain(pod.name)) {
       continue;
     }
-    touched_[pod.uid] = now_unix;
+    ++this_pass;
+    last = Touched{now_unix, last.times + 1};
     std::string patch;
     JsonWriter w(patch);
     w.BeginObject().Key("metadata").BeginObject();

@@ -139,7 +139,7 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
     if (judgement.passes_somewhere()) {
       if (has_placeholder) {
         plan.remove.push_back(Ending(*placeholder->second, pod->uid, PlaceholderEnd::kOwnerFits));
-      } else if (holds.contains(pod->uid)) {
+      } else {
         plan.fit_but_wait.push_back(*pod);
       }
       continue;

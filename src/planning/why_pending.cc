@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
 #include "gpusched/engine/engine.h"
+#include "gpusched/planning/placeholder_plan.h"
 #include "gpusched/util/quote.h"
 
 namespace gpusched {
@@ -47,22 +49,29 @@ struct Judged {
 };
 
 // What the autoscaler column says of a pod (see the header).
-std::string AutoscalerNote(const PodInfo& pod, bool in_tree_fits_refused) {
+std::string AutoscalerNote(const PodInfo& pod, bool in_tree_fits_refused,
+                           const std::set<std::string_view>& with_placeholder) {
   std::string out(in_tree_fits_refused ? kAutoscalerBlind : kAutoscalerSees);
   out += pod.annotation("gpusched.io/node-affinity") ? "; webhook affinity added"
                                                      : "; no webhook affinity";
+  if (with_placeholder.contains(pod.uid)) out += "; placeholder " + PlaceholderName(pod.uid);
   return out;
 }
 
 // One pod's reason (see the header).
-Judged JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod) {
+Judged JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, const PodInfo& pod,
+                const std::set<std::string_view>& with_placeholder) {
   if (snapshot.AssumptionOf(PodKey(pod)) != nullptr) return {std::string(kAssumedReason), "-"};
-  if (snapshot.size() == 0) return {std::string(kNoNodesReason), AutoscalerNote(pod, false)};
+  if (snapshot.size() == 0)
+    return {std::string(kNoNodesReason), AutoscalerNote(pod, false, with_placeholder)};
   PendingJudgement judged = JudgePendingPod(policy, snapshot, pod);
-  if (judged.nodes.empty()) return {std::string(kNoPinnedNodeReason), AutoscalerNote(pod, false)};
+  if (judged.nodes.empty())
+    return {std::string(kNoPinnedNodeReason), AutoscalerNote(pod, false, with_placeholder)};
   std::string reason = BestLookingReason(judged.nodes, judged.verdicts, judged.demand);
   std::string autoscaler =
-      reason == kPassesReason ? "-" : AutoscalerNote(pod, !AutoscalerBlindNodes(judged, 1).empty());
+      reason == kPassesReason
+          ? "-"
+          : AutoscalerNote(pod, !AutoscalerBlindNodes(judged, 1).empty(), with_placeholder);
   return {QuoteForMessage(reason, kMaxReasonBytes), std::move(autoscaler)};
 }
 
@@ -179,6 +188,15 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
   const size_t judge_at_most = std::min(options.max_pods, by_work);
   const GpuResourceNames gpu_names(policy.spec().gpu_resources);
   std::map<std::tuple<std::string, std::string, std::string>, PendingGroup> groups;
+  // The pods a placeholder stands for (planning/placeholder_plan.h), named in the autoscaler note.
+  std::set<std::string_view> with_placeholder;
+  for (const auto* list : {&pending, &snapshot.gpu_pods().bound}) {
+    for (const PodInfo& p : *list) {
+      if (IsPlaceholder(p)) {
+        with_placeholder.insert(std::string_view(p.name).substr(kPlaceholderNamePrefix.size()));
+      }
+    }
+  }
   for (const PodInfo* pod : OldestFirst(pending)) {
     if (Cancelled(options.cancellation)) {
       r.cancelled = true;
@@ -186,7 +204,7 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
     }
     Judged judged{std::string(kNotJudgedReason), "-"};
     if (r.judged < judge_at_most) {
-      judged = JudgeOne(policy, snapshot, *pod);
+      judged = JudgeOne(policy, snapshot, *pod, with_placeholder);
       ++r.judged;
     } else {
       ++r.skipped;

@@ -8,10 +8,11 @@
 // (grace period 0, conditioned on the placeholder's UID) and creates (after a GET of the pending
 // pod, whose node selector, affinity and tolerations the placeholder copies). Names are the
 // owner's UID, so two writers in a hand-over make one placeholder, not two (the second create is
-// answered 409). A pod whose placeholder did its work and that gpusched now takes on a node, but
-// that still waits some seconds later, is touched (annotation gpusched.io/placeholder-node-ready):
-// kube-scheduler retries a pod an extender refused on the next cluster event, and if that event
-// (the new node's labels) reached it before gpusched's watch did, no other may come for minutes.
+// answered 409). A pending pod that gpusched now takes on a node but that still waits 5 s later is
+// touched (annotation gpusched.io/placeholder-node-ready; at most three times, 30 s apart, ten
+// pods a pass): kube-scheduler retries a pod an extender refused on the next cluster event, and
+// if that event (a new node's labels, a preempted placeholder's deletion) reached it before
+// gpusched's watch did, no other may come for minutes.
 // What it remembers between passes (which pods are on hold after their
 // placeholder's node came, what it just wrote while the watch has not shown it yet) is its own
 // thread's; the counters are atomics read at each scrape.
@@ -82,7 +83,11 @@ class PlaceholderController {
   std::map<std::string, int64_t> written_;    // placeholder name -> when created or deleted
   std::map<std::string, std::string> seen_;   // owner UID -> namespace, last pass's placeholders
   std::map<std::string, int64_t> fit_since_;  // owner UID -> since when it fit but waited
-  std::map<std::string, int64_t> touched_;    // owner UID -> when last touched
+  struct Touched {
+    int64_t at = 0;  // when last touched
+    int times = 0;
+  };
+  std::map<std::string, Touched> touched_;  // pod UID -> its touches
   bool warned_forbidden_ = false;
 
   struct Counts {

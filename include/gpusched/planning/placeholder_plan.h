@@ -79,9 +79,10 @@ struct PlaceholderToDelete {
 struct PlaceholderPlan {
   std::vector<PlaceholderToCreate> create;
   std::vector<PlaceholderToDelete> remove;
-  // Pods on hold (their placeholder did its work) that gpusched now passes somewhere but that
-  // still wait: kube-scheduler may have retried them before gpusched saw their node's labels and
-  // found no event since (app/placeholder_controller.h touches them).
+  // Pods judged here that gpusched passes somewhere and that have no placeholder but still wait:
+  // kube-scheduler may have retried them before gpusched's watch showed what changed (a node's
+  // labels, a preempted placeholder gone) and found no event since
+  // (app/placeholder_controller.h touches those that keep waiting).
   std::vector<PodInfo> fit_but_wait;
   size_t existing = 0;  // placeholders in the snapshot
   size_t blind = 0;     // pending pods the autoscaler takes as fitting a node gpusched refuses

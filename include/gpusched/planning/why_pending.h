@@ -33,8 +33,9 @@
 // autoscaler takes the pod as fitting there and adds nothing. kAutoscalerSees otherwise. Either
 // way followed by whether gpusched's admission webhook wrote the pod's rules into its affinity
 // (the gpusched.io/node-affinity annotation, admission/pod_mutator.h); pins on labels gpusched does
-// not keep (the platforms' labels of that affinity among them) count as met, as above. "-" for a
-// pod that passes gpusched's filter somewhere or is assumed.
+// not keep (the platforms' labels of that affinity among them) count as met, as above; and, when
+// a placeholder pod stands for it (planning/placeholder_plan.h), its name. "-" for a pod that
+// passes gpusched's filter somewhere or is assumed.
 //
 // Shape: the pod's GPU demand under the policy's GPU resource names, each resource as
 // "<name>: <units>", joined with ", " in name order ("nvidia.com/gpu: 8").
