@@ -43,9 +43,18 @@ json WaitingPod() {
   return pod;
 }
 
+// metadata.<field> of `pod`, an empty object when absent (a const json's [] must not miss).
+json MetadataMap(const json& pod, const char* field) {
+  return pod.value("/metadata"_json_pointer, json::object()).value(field, json::object());
+}
+
+bool IsPlaceholderJson(const json& pod) {
+  return MetadataMap(pod, "labels").contains(kPlaceholderLabel);
+}
+
 std::optional<json> PlaceholderIn(const testing::FakeApiServer& server) {
   for (const json& p : server.Pods()) {
-    if (p["metadata"]["labels"].contains(kPlaceholderLabel)) return p;
+    if (IsPlaceholderJson(p)) return p;
   }
   return std::nullopt;
 }
@@ -95,8 +104,7 @@ TEST_F(PlaceholderControllerTest, one_replica_writes_one_placeholder_that_copies
   ASSERT_TRUE(WaitFor([&] { return PlaceholderIn(server_).has_value(); }));
   std::this_thread::sleep_for(300ms);  // a second writer would have written by now
   int placeholders = 0;
-  for (const json& p : server_.Pods())
-    placeholders += p["metadata"]["labels"].contains(kPlaceholderLabel);
+  for (const json& p : server_.Pods()) placeholders += IsPlaceholderJson(p);
   EXPECT_EQ(placeholders, 1);
   json ph = *PlaceholderIn(server_);
   EXPECT_EQ(ph["metadata"]["name"], "gpusched-placeholder-train-uid");
@@ -145,8 +153,8 @@ TEST_F(PlaceholderControllerTest, the_node_comes_the_placeholder_goes_and_no_sec
   // It fits new-node and still waits: touched, so that kube-scheduler retries it.
   auto touched = [&] {
     for (const json& p : server_.Pods()) {
-      if (p["metadata"]["name"] == "train" &&
-          p["metadata"]["annotations"].contains("gpusched.io/placeholder-node-ready")) {
+      if (p.value("/metadata/name"_json_pointer, "") == "train" &&
+          MetadataMap(p, "annotations").contains("gpusched.io/placeholder-node-ready")) {
         return true;
       }
     }
