@@ -36,11 +36,12 @@ TEST(PluginEntry, the_filters_and_the_scorers_are_the_documented_ones) {
     if (entry.extends.filter) filters.emplace(entry.name);
     if (entry.extends.score) scorers.emplace(entry.name);
   }
-  EXPECT_EQ(filters,
-            (std::set<std::string>{"maintenance", "gpu-match", "sharing", "mig-fit", "gpu-fit"}));
-  EXPECT_EQ(scorers, (std::set<std::string>{"maintenance", "gpu-match", "mig-fit", "gpu-binpack",
-                                            "fgd", "best-fit", "dot-product", "gpu-packing",
-                                            "consolidate", "product-reserve", "cpu-reserve"}));
+  EXPECT_EQ(filters, (std::set<std::string>{"maintenance", "gpu-match", "sharing", "mig-fit",
+                                            "gpu-fit", "gang-topology"}));
+  EXPECT_EQ(scorers,
+            (std::set<std::string>{"maintenance", "gpu-match", "mig-fit", "gpu-binpack", "fgd",
+                                   "best-fit", "dot-product", "gpu-packing", "consolidate",
+                                   "product-reserve", "cpu-reserve", "gang-topology"}));
 }
 
 // A top-level spelling belongs to one plugin, and names a setting the plugin has.
@@ -59,7 +60,7 @@ TEST(PluginEntry, top_level_spellings_are_distinct_and_name_own_settings) {
           << entry.name;
     }
   }
-  EXPECT_EQ(seen, (std::set<std::string_view>{"costs", "sharing", "targetWorkload"}));
+  EXPECT_EQ(seen, (std::set<std::string_view>{"costs", "sharing", "targetWorkload", "topology"}));
 }
 
 }  // namespace

@@ -32,6 +32,11 @@ class FlatSink : public SettingsSink {
     for (const auto& [name, value] : values) Number(name, value);
     End();
   }
+  void Strings(std::string_view key, const std::vector<std::string>& values) override {
+    std::string joined;
+    for (const auto& v : values) joined += (joined.empty() ? "" : ",") + v;
+    Put(key, joined);
+  }
   void BeginMap(std::string_view key) override {
     // An empty key is the next entry of a list.
     path_.push_back(key.empty() ? std::to_string(entries_.back()++) : std::string(key));

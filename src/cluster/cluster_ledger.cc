@@ -126,6 +126,14 @@ const std::map<std::string, std::vector<PinLabels>, std::less<>>& ClusterLedger:
 
 void ClusterLedger::Erase(std::unordered_map<std::string, PodRecord>::iterator it) {
   Charge(it->second, -1);
+  if (it->second.info && it->second.info->group.grouped()) {
+    auto members = group_members_.find(it->second.info->group.key);
+    if (members != group_members_.end()) {
+      members->second.erase(it->first);
+      if (members->second.empty()) group_members_.erase(members);
+    }
+    pod_groups_.reset();
+  }
   if (it->second.assumed_until) assumed_keys_.erase(it->first);
   if (!it->second.gpu_requests.empty()) --gpu_pods_;
   pods_.erase(it);
@@ -137,6 +145,11 @@ void ClusterLedger::Put(std::string key, PodRecord record, const NodePins& pins)
   if (it == pods_.end() ? record.info != nullptr : it->second.info != record.info) {
     gpu_pod_list_.reset();
   }
+  if (record.counted) {
+    // Counted since it was first counted on this node: a group's hold runs from its first member.
+    bool kept = it != pods_.end() && it->second.counted && it->second.node_name == record.node_name;
+    record.counted_since = kept ? it->second.counted_since : Clock::now();
+  }
   if (it != pods_.end()) {
     Erase(it);
   } else if (!record.gpu_requests.empty()) {
@@ -145,6 +158,10 @@ void ClusterLedger::Put(std::string key, PodRecord record, const NodePins& pins)
   // Other pods matter only while they hold resources.
   if (record.gpu_requests.empty() && !record.counted) return;
   Charge(record, +1);
+  if (record.info && record.info->group.grouped()) {
+    group_members_[record.info->group.key].insert(key);
+    pod_groups_.reset();
+  }
   if (record.assumed_until) assumed_keys_.insert(key);
   if (!record.gpu_requests.empty()) ++gpu_pods_;
   pods_.emplace(std::move(key), std::move(record));
@@ -204,6 +221,7 @@ ClusterLedger::AssumeResult ClusterLedger::Assume(std::string_view key, std::str
 
 void ClusterLedger::Unassume(const std::string& key, PodRecord& record) {
   Charge(record, -1);
+  if (record.info && record.info->group.grouped()) pod_groups_.reset();
   record.counted = false;
   record.assumed_until.reset();
   record.node_name.clear();
@@ -306,6 +324,21 @@ std::shared_ptr<const GpuPodList> ClusterLedger::CurrentGpuPods() {
   return gpu_pod_list_;
 }
 
+std::shared_ptr<const PodGroups> ClusterLedger::CurrentPodGroups() {
+  if (pod_groups_) return pod_groups_;
+  PodGroups::Builder groups;
+  for (const auto& [group, keys] : group_members_) {
+    for (const auto& key : keys) {
+      const PodRecord& record = pods_.at(key);
+      if (!record.info || record.terminal) continue;
+      groups.Add(*record.info, record.counted ? std::string_view(record.node_name) : "",
+                 record.counted_since);
+    }
+  }
+  pod_groups_ = std::make_shared<const PodGroups>(std::move(groups).Build());
+  return pod_groups_;
+}
+
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   if (!deferred_.empty() && !ProductLabels().empty()) {
     for (auto& d : deferred_) Count(std::move(d.shape), d.pins, d.seen);
@@ -351,7 +384,8 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   return std::make_shared<const ClusterSnapshot>(
       std::move(nodes), ++generation_, observed_.Observed(), StandardWorkload(),
       std::move(assumptions), CurrentGpuPods(), DeviceModel::WholeDevices(), nullptr,
-      dra_.slice_count() + dra_.claim_count() + dra_.class_count() > 0 ? dra_.Catalog() : nullptr);
+      dra_.slice_count() + dra_.claim_count() + dra_.class_count() > 0 ? dra_.Catalog() : nullptr,
+      CurrentPodGroups());
 }
 
 }  // namespace gpusched

@@ -67,7 +67,8 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
                                  Assumptions assumptions,
                                  std::shared_ptr<const GpuPodList> gpu_pods, DeviceModel devices,
                                  const GpuMilliByProduct* tracked_free_gpus,
-                                 std::shared_ptr<const DraCatalog> dra)
+                                 std::shared_ptr<const DraCatalog> dra,
+                                 std::shared_ptr<const PodGroups> groups)
     : nodes_(std::move(nodes)),
       tracked_free_gpus_(tracked_free_gpus),
       observed_workload_(std::move(observed_workload)),
@@ -76,6 +77,7 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
       gpu_pods_(gpu_pods ? std::move(gpu_pods) : NoGpuPods()),
       device_model_(devices),
       dra_(std::move(dra)),
+      groups_(std::move(groups)),
       generation_(generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;
@@ -159,6 +161,11 @@ const GpuPods& GpuPodList::Get() const {
 }
 
 const GpuPods& ClusterSnapshot::gpu_pods() const { return gpu_pods_->Get(); }
+
+const PodGroups& ClusterSnapshot::groups() const {
+  static const PodGroups kNone;
+  return groups_ ? *groups_ : kNone;
+}
 
 const Assumption* ClusterSnapshot::AssumptionOf(std::string_view pod_key) const {
   auto it = assumptions_.find(pod_key);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpusched/codec/k8s_pins_decode.h"
+#include "gpusched/model/topology.h"
 #include "gpusched/util/quantity.h"
 #include "gpusched/util/quote.h"
 
@@ -196,7 +197,9 @@ void DecodePodMetadata(value v, PodInfo& pod) {
       for (const auto& [k, val] : DecodeStringMap(f.value())) pod.labels.emplace_back(k, val);
     } else if (key == "annotations") {
       for (const auto& [k, val] : DecodeStringMap(f.value())) {
-        if (k.starts_with(kGpuschedAnnotationPrefix)) pod.annotations.emplace_back(k, val);
+        if (k.starts_with(kGpuschedAnnotationPrefix) || IsGroupAnnotation(k)) {
+          pod.annotations.emplace_back(k, val);
+        }
       }
     }
   }
@@ -252,6 +255,27 @@ void DecodePodClaimStatus(std::string_view key, value v, PodInfo& pod) {
   }
 }
 
+// spec.workloadRef (Kubernetes 1.35: name, podGroup, podGroupReplicaKey) or spec.schedulingGroup
+// (1.36: podGroupName).
+void DecodeSpecGroupRef(std::string_view key, value v, SpecGroupRef& ref) {
+  if (IsNull(v)) return;
+  for (field f : v.get_object()) {
+    std::string_view k = f.unescaped_key();
+    std::string* into = nullptr;
+    if (key == "workloadRef") {
+      into = k == "name"                 ? &ref.workload
+             : k == "podGroup"           ? &ref.workload_group
+             : k == "podGroupReplicaKey" ? &ref.workload_replica
+                                         : nullptr;
+    } else if (k == "podGroupName") {
+      into = &ref.pod_group;
+    }
+    if (into == nullptr) continue;
+    std::string_view text = ScalarText(f.value());
+    if (text.size() <= kMaxGroupKeyBytes) *into = text;  // longer names make no group
+  }
+}
+
 PodResources DecodePodSpec(value v, PodInfo& pod) {
   PodResources resources;
   NodePinsDecoder pins;
@@ -277,6 +301,8 @@ PodResources DecodePodSpec(value v, PodInfo& pod) {
       WithContext("affinity", [&] { pins.Affinity(f.value()); });
     } else if (key == "resourceClaims") {
       WithContext("resourceClaims", [&] { DecodePodClaims(f.value(), pod); });
+    } else if (key == "workloadRef" || key == "schedulingGroup") {
+      WithContext(key, [&] { DecodeSpecGroupRef(key, f.value(), pod.spec_group); });
     }
   }
   pod.pins = pins.Take();
@@ -395,6 +421,7 @@ PodInfo DecodePod(object o) {
   }
   pod.requests = EffectiveRequests(resources);
   pod.max_container_requests = MaxContainerRequests(resources);
+  pod.group = ReadPodGroup(pod.namespace_name, pod.labels, pod.annotations, pod.spec_group);
   return pod;
 }
 
@@ -426,6 +453,7 @@ NodeInfo DecodeNode(object o) {
             LabelViews labels = DecodeStringMap(m.value());
             node.gpu = ParseGpuLabels(labels);
             node.pin_labels = PinLabels::Keep(labels);
+            node.topology = PinLabels::Keep(labels, IsTopologyLabel);
           });
         }
       }

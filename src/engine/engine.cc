@@ -12,8 +12,10 @@ namespace gpusched {
 ExtensionPoints PointsOf(const Plugin& plugin) {
   const bool by_content = dynamic_cast<const ScorePlugin*>(&plugin) != nullptr;
   const bool by_name = dynamic_cast<const NameScorePlugin*>(&plugin) != nullptr;
+  const bool by_node_name = dynamic_cast<const NameFilterPlugin*>(&plugin) != nullptr;
   return {.prepare = dynamic_cast<const PreparePlugin*>(&plugin) != nullptr,
-          .filter = dynamic_cast<const FilterPlugin*>(&plugin) != nullptr,
+          .filter = dynamic_cast<const FilterPlugin*>(&plugin) != nullptr || by_node_name,
+          .filter_by_name = by_node_name,
           .score = by_content || by_name,
           .score_by_name = by_name};
 }
@@ -25,6 +27,9 @@ Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
     const Plugin* plugin = plugins_[p].plugin.get();
     if (auto* prepare = dynamic_cast<const PreparePlugin*>(plugin)) preparers_.push_back(prepare);
     if (auto* filter = dynamic_cast<const FilterPlugin*>(plugin)) filters_.push_back({p, filter});
+    if (auto* by_name = dynamic_cast<const NameFilterPlugin*>(plugin)) {
+      name_filters_.push_back({p, by_name});
+    }
     if (plugins_[p].weight <= 0) continue;
     auto* by_content = dynamic_cast<const ScorePlugin*>(plugin);
     auto* by_name = dynamic_cast<const NameScorePlugin*>(plugin);
@@ -123,6 +128,21 @@ class PassingNodes {
 
 std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
                                                        const Candidates& nodes) const {
+  std::vector<std::pair<Verdict, int>> judged = FilterByContent(cycle, nodes);
+  if (!cycle.rejection().empty() || cycle.gpu_demand().empty()) return judged;
+  for (const At<NameFilterPlugin>& f : name_filters_) {
+    if (!f.plugin->FiltersByName(cycle)) continue;
+    for (size_t i = 0; i < judged.size(); ++i) {
+      if (!judged[i].first.passed()) continue;
+      Verdict v = f.plugin->FilterName(cycle, nodes.name_of(i), *nodes.nodes[i]);
+      if (!v.passed()) judged[i] = {v, static_cast<int>(f.index)};
+    }
+  }
+  return judged;
+}
+
+std::vector<std::pair<Verdict, int>> Engine::FilterByContent(const Cycle& cycle,
+                                                             const Candidates& nodes) const {
   const size_t n = nodes.nodes.size();
   if (!cycle.rejection().empty()) {
     return std::vector<std::pair<Verdict, int>>(n, {Verdict::Unresolvable(cycle.rejection()), -1});

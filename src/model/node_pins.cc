@@ -72,13 +72,13 @@ std::optional<int64_t> ParsePinInteger(std::string_view text) {
   return value;
 }
 
-PinLabels PinLabels::Keep(
-    const std::vector<std::pair<std::string_view, std::string_view>>& labels) {
+PinLabels PinLabels::Keep(const std::vector<std::pair<std::string_view, std::string_view>>& labels,
+                          bool (*kept_key)(std::string_view)) {
   std::vector<std::pair<std::string_view, std::string_view>> kept;
   size_t bytes = 0;
   auto data = std::make_shared<Data>();
   for (const auto& [key, value] : labels) {
-    if (!IsPinLabel(key)) continue;
+    if (!kept_key(key)) continue;
     bytes += key.size() + value.size();
     if (kept.size() >= kMaxLabels || bytes > kMaxBytes) {
       data->complete = false;

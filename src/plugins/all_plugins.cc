@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpusched/plugins/cpu_reserve.h"
+#include "gpusched/plugins/gang_topology.h"
 #include "gpusched/plugins/gpu_binpack.h"
 #include "gpusched/plugins/gpu_fit.h"
 #include "gpusched/plugins/gpu_match.h"
@@ -64,6 +65,9 @@ const std::vector<PluginEntry>& AllPlugins() {
       ProductReservePlugin::Entry(),
       // Where nodes declare CPU: pods keep CPU on the nodes whose idle GPUs need it.
       Plain<CpuReservePlugin>(true, 2),
+      // Pods of one job together in the topology, groups of known size whole or not at all; its
+      // weight outvotes the rest, which orders nodes within a level.
+      GangTopologyPlugin::Entry(),
   };
   return kAll;
 }

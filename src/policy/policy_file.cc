@@ -66,6 +66,22 @@ class YamlSettingsSource : public SettingsSource {
     }
     return out;
   }
+  std::optional<std::vector<std::string>> Strings(std::string_view key,
+                                                  size_t max_entries) override {
+    const YAML::Node list = Value(key);
+    if (!list.IsSequence() || list.size() == 0 || list.size() > max_entries) {
+      r_.Error(list, Path(key),
+               "must be a list of 1 to " + std::to_string(max_entries) + " strings");
+      return std::nullopt;
+    }
+    std::vector<std::string> out;
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto s = r_.String(list[i], Path(key) + "[" + std::to_string(i) + "]");
+      if (!s) return std::nullopt;
+      out.push_back(std::move(*s));
+    }
+    return out;
+  }
   std::unique_ptr<SettingsSource> Map(std::string_view key,
                                       std::span<const std::string_view> keys) override {
     YAML::Node map = Value(key);

@@ -126,12 +126,15 @@ class YamlSettingsSink : public SettingsSink {
     }
     out_ << YAML::EndMap;
   }
+  void Strings(std::string_view key, const std::vector<std::string>& values) override {
+    out_ << YAML::Key << std::string(key) << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& v : values) out_ << ValidUtf8(v);
+    out_ << YAML::EndSeq;
+  }
   void BeginMap(std::string_view key) override {
-    if (key.empty()) {
-      out_ << YAML::Flow;  // an entry of a list: one line
-    } else {
-      out_ << YAML::Key << std::string(key) << YAML::Value;
-    }
+    // An entry of a list is a block mapping too: once a long key has put yaml-cpp's emitter in
+    // explicit-key mode, it writes a flow mapping's keys as "?key", which its reader refuses.
+    if (!key.empty()) out_ << YAML::Key << std::string(key) << YAML::Value;
     out_ << YAML::BeginMap;
     open_lists_.push_back(false);
   }

@@ -124,6 +124,7 @@ class ClusterLedger {
     bool terminal = false;
     std::optional<Clock::time_point> assumed_until;  // set while counted by assumption only
     std::optional<Clock::time_point> assume_window;  // no assumption of this pod lasts past it
+    Clock::time_point counted_since{};               // when it was counted on node_name
     std::shared_ptr<const PodInfo> info;             // GPU pods only, as the watch reported it
     std::vector<std::string> dra_products;  // what its DRA claims pin it to (empty: any)
   };
@@ -156,6 +157,8 @@ class ClusterLedger {
   void Put(std::string key, PodRecord record, const NodePins& pins);
   // The GPU pod list of the pods kept: the last one when no GPU pod changed since.
   std::shared_ptr<const GpuPodList> CurrentGpuPods();
+  // The pod groups of the GPU pods kept: the last ones when no member changed since.
+  std::shared_ptr<const PodGroups> CurrentPodGroups();
 
   GpuResourceNames gpu_names_;
   DraLedger dra_;
@@ -179,6 +182,10 @@ class ClusterLedger {
   std::set<std::string, std::less<>> assumed_keys_;  // pods counted by assumption
   size_t gpu_pods_ = 0;                              // records with GPU requests
   std::shared_ptr<const GpuPodList> gpu_pod_list_;   // null: a GPU pod changed since the last
+  // Group key -> its members' pod keys (GPU pods with a group), and the index built from them
+  // (null: a member changed since).
+  std::unordered_map<std::string, std::set<std::string, std::less<>>> group_members_;
+  std::shared_ptr<const PodGroups> pod_groups_;
   uint64_t generation_ = 0;
 };
 

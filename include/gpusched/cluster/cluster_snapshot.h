@@ -40,6 +40,7 @@
 
 #include "gpusched/cluster/dra_ledger.h"
 #include "gpusched/cluster/node_index.h"
+#include "gpusched/cluster/pod_groups.h"
 #include "gpusched/model/device_model.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
@@ -108,7 +109,8 @@ class ClusterSnapshot {
                   std::shared_ptr<const GpuPodList> gpu_pods = {},
                   DeviceModel devices = DeviceModel::WholeDevices(),
                   const GpuMilliByProduct* tracked_free_gpus = nullptr,
-                  std::shared_ptr<const DraCatalog> dra = nullptr);
+                  std::shared_ptr<const DraCatalog> dra = nullptr,
+                  std::shared_ptr<const PodGroups> groups = nullptr);
 
   // The assumption counted for the pod of key `pod_key` (its usage is in its node's), or nullptr.
   const Assumption* AssumptionOf(std::string_view pod_key) const;
@@ -166,6 +168,9 @@ class ClusterSnapshot {
   // The DRA claims, classes and devices placement reads (cluster/dra_ledger.h); null when the
   // inventory keeps none.
   const DraCatalog* dra() const { return dra_.get(); }
+  // The pod groups of the GPU pods and where their members are (cluster/pod_groups.h); empty when
+  // the builder keeps none.
+  const PodGroups& groups() const;
 
  private:
   // Numbers content classes, then GPU classes.
@@ -189,6 +194,7 @@ class ClusterSnapshot {
   std::shared_ptr<const GpuPodList> gpu_pods_;
   DeviceModel device_model_;
   std::shared_ptr<const DraCatalog> dra_;
+  std::shared_ptr<const PodGroups> groups_;
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

@@ -146,9 +146,13 @@ class Engine {
   const std::vector<WeightedPlugin>& plugins() const { return plugins_; }
 
  private:
-  // Per node, its verdict and the index of the plugin that rejected it (-1 when passed), judging
-  // one node per class, and asking plugins that ignore native resources once per GPU class.
+  // Per node, its verdict and the index of the plugin that rejected it (-1 when passed): the
+  // filters by content, then the filters by name on the nodes those passed.
   std::vector<std::pair<Verdict, int>> FilterAll(const Cycle& cycle, const Candidates& nodes) const;
+  // The filters by content, judging one node per class, and asking plugins that ignore native
+  // resources once per GPU class.
+  std::vector<std::pair<Verdict, int>> FilterByContent(const Cycle& cycle,
+                                                       const Candidates& nodes) const;
   // Best-only's step: demotes every passing entry of `judged` (FilterAll's for `nodes`) but the
   // best-scored ones, marking them kNotBest.
   void KeepBestOnly(const Cycle& cycle, const Candidates& nodes,
@@ -174,7 +178,7 @@ class Engine {
   GpuResourceNames gpu_names_;
   std::vector<WeightedPlugin> plugins_;
   // The plugins asked at each extension point, in plugins_'s order, each with its index there:
-  // those that prepare, those that filter, and those that score with a positive weight (by content
+  // those that prepare, those that filter (by content, by name), and those that score with a positive weight (by content
   // or by name).
   template <class Point>
   struct At {
@@ -189,6 +193,7 @@ class Engine {
   };
   std::vector<const PreparePlugin*> preparers_;
   std::vector<At<FilterPlugin>> filters_;
+  std::vector<At<NameFilterPlugin>> name_filters_;
   std::vector<Scorer> scorers_;
   EngineOptions options_;
 };

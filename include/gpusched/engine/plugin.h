@@ -5,9 +5,9 @@
 // rescales the scores of all candidates of a cycle.
 //
 // A plugin implements the interface of each extension point it extends (PreparePlugin,
-// FilterPlugin, ScorePlugin or NameScorePlugin), and its points are derived from them: the engine
-// keeps a typed list per point, and a policy may give a weight only to scorers (kube-scheduler
-// refuses a Score weight on a plugin that "does not extend Score" in the same way).
+// FilterPlugin, NameFilterPlugin, ScorePlugin or NameScorePlugin), and its points are derived from
+// them: the engine keeps a typed list per point, and a policy may give a weight only to scorers
+// (kube-scheduler refuses a Score weight on a plugin that "does not extend Score" in the same way).
 //
 // Filter and Score judge a node by its scheduling content (gpusched/model/node.h), so nodes of
 // equal content get equal answers and the engine asks once per content class; a Filter that
@@ -90,6 +90,18 @@ class ScoreExtensions {
   virtual void Normalize(const Cycle&, std::span<double> /*scores*/) const {}
 };
 
+// Filters a node by what its name stands for beyond its scheduling content (where it sits in the
+// cluster's topology, which the snapshot keeps by node): asked for every node that passed the
+// filters by content, after them.
+class NameFilterPlugin {
+ public:
+  virtual ~NameFilterPlugin() = default;
+  // Whether, in this cycle, FilterName may refuse a node; when not, the engine does not ask it.
+  virtual bool FiltersByName(const Cycle&) const { return true; }
+  virtual Verdict FilterName(const Cycle& cycle, std::string_view node_name,
+                             const NodeState& node) const = 0;
+};
+
 // Scores a node by its scheduling content, asked once per content class.
 class ScorePlugin : public ScoreExtensions {
  public:
@@ -104,10 +116,11 @@ class NameScorePlugin : public ScoreExtensions {
 
 // The extension points a plugin implements: derived from its type, never stated.
 struct ExtensionPoints {
-  bool prepare = false;        // PreparePlugin
-  bool filter = false;         // FilterPlugin
-  bool score = false;          // ScorePlugin or NameScorePlugin; only these take a weight
-  bool score_by_name = false;  // NameScorePlugin
+  bool prepare = false;         // PreparePlugin
+  bool filter = false;          // FilterPlugin or NameFilterPlugin
+  bool filter_by_name = false;  // NameFilterPlugin
+  bool score = false;           // ScorePlugin or NameScorePlugin; only these take a weight
+  bool score_by_name = false;   // NameScorePlugin
 
   constexpr bool operator==(const ExtensionPoints&) const = default;
 };
@@ -120,7 +133,8 @@ constexpr ExtensionPoints PointsOf() {
   constexpr bool by_name = std::is_base_of_v<NameScorePlugin, P>;
   static_assert(!(by_content && by_name), "a plugin scores by content or by name, not both");
   return {.prepare = std::is_base_of_v<PreparePlugin, P>,
-          .filter = std::is_base_of_v<FilterPlugin, P>,
+          .filter = std::is_base_of_v<FilterPlugin, P> || std::is_base_of_v<NameFilterPlugin, P>,
+          .filter_by_name = std::is_base_of_v<NameFilterPlugin, P>,
           .score = by_content || by_name,
           .score_by_name = by_name};
 }

@@ -1,4 +1,5 @@
-// A node as gpusched sees it: name, GPU labels, the labels pins judge it by, capacity and
+// A node as gpusched sees it: name, GPU labels, the labels pins judge it by, its topology labels,
+// capacity and
 // allocatable, cordon flag; and
 // NodeState, the node plus what bound pods use of it.
 //
@@ -29,6 +30,9 @@ struct NodeInfo {
   std::string resource_version;
   GpuLabels gpu;
   PinLabels pin_labels;  // what pods' node selectors and node affinity can name
+  // Where it sits in the network (model/topology.h); not scheduling content: a per-host label
+  // would make every node a class of its own.
+  PinLabels topology;
   ResourceList capacity;
   ResourceList allocatable;
   bool unschedulable = false;     // spec.unschedulable (cordoned)

@@ -86,8 +86,10 @@ class PinLabels {
 
   PinLabels() = default;  // no label, complete
   // The pin labels among `labels` (a later duplicate key wins, as in a JSON object decoded by
-  // Kubernetes); past the budget, none, and complete() is false.
-  static PinLabels Keep(const std::vector<std::pair<std::string_view, std::string_view>>& labels);
+  // Kubernetes); past the budget, none, and complete() is false. With `kept_key`, the labels whose
+  // keys it accepts instead (a node's topology labels, model/topology.h), under the same budget.
+  static PinLabels Keep(const std::vector<std::pair<std::string_view, std::string_view>>& labels,
+                        bool (*kept_key)(std::string_view) = IsPinLabel);
 
   // The value of label `key`, or nullopt when the node does not have it.
   std::optional<std::string_view> Find(std::string_view key) const;

@@ -19,6 +19,7 @@
 #include "gpusched/model/dra.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node_pins.h"
+#include "gpusched/model/pod_group.h"
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
@@ -45,7 +46,8 @@ ResourceList MaxContainerRequests(const PodResources& resources);
 enum class PodPhase { kUnknown, kPending, kRunning, kSucceeded, kFailed };
 PodPhase ParsePodPhase(std::string_view text);
 
-// Annotations with this prefix are kept on a PodInfo; others are dropped to bound memory.
+// Annotations with this prefix are kept on a PodInfo, and those naming a group (IsGroupAnnotation,
+// model/pod_group.h); others are dropped to bound memory.
 inline constexpr std::string_view kGpuschedAnnotationPrefix = "gpusched.io/";
 
 // The ownerReference marked controller: true (a ReplicaSet, StatefulSet, Job, ...).
@@ -63,7 +65,7 @@ struct PodInfo {
   std::string resource_version;
   PodPhase phase = PodPhase::kUnknown;
   StringPairs labels;
-  StringPairs annotations;  // only gpusched.io/ keys
+  StringPairs annotations;  // only gpusched.io/ keys and group annotations
   ResourceList requests;    // effective requests, every resource
   ResourceList max_container_requests;
   int32_t priority = 0;           // spec.priority
@@ -74,6 +76,8 @@ struct PodInfo {
   // status.resourceClaimStatuses, and the claim kube-scheduler made for extended resources served
   // by DRA devices (status.extendedResourceClaimStatus).
   std::vector<PodClaimRef> claims;
+  SpecGroupRef spec_group;  // spec.workloadRef (1.35), spec.schedulingGroup (1.36)
+  PodGroupRef group;        // the job it belongs to (ReadPodGroup), set by the decoder
 
   // Succeeded and Failed pods hold no resources.
   bool terminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }

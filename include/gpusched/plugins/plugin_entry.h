@@ -43,6 +43,9 @@ class SettingsSource {
                                            std::span<const std::string_view> choices) = 0;
   // A mapping of names to numbers within [min, max], in order.
   virtual std::optional<NamedNumbers> NumberMap(std::string_view key, double min, double max) = 0;
+  // A list of 1..max_entries strings.
+  virtual std::optional<std::vector<std::string>> Strings(std::string_view key,
+                                                          size_t max_entries) = 0;
   // The mapping under `key`, holding only `keys` (others are reported); null when it is not a
   // mapping.
   virtual std::unique_ptr<SettingsSource> Map(std::string_view key,
@@ -65,6 +68,7 @@ class SettingsSink {
   virtual void Bool(std::string_view key, bool value) = 0;
   virtual void String(std::string_view key, std::string_view value) = 0;
   virtual void NumberMap(std::string_view key, const NamedNumbers& values) = 0;
+  virtual void Strings(std::string_view key, const std::vector<std::string>& values) = 0;
   // Opens the mapping under `key` (with an empty key, the next entry of the list open), or the list
   // under `key`; End closes the last one opened.
   virtual void BeginMap(std::string_view key) = 0;

@@ -1,0 +1,68 @@
+// PodGroups: the pod groups of the GPU pods known (model/pod_group.h), each with its stated size,
+// what one member asks for, and where its members are: the node each placed member is bound to or
+// assumed on, and how many still wait. What gang placement reads (plugins/gang_topology.h).
+//
+// Built by the writer (ClusterLedger, the simulator) from the pods it keeps; immutable once built
+// and shared by consecutive snapshots while no group member changes. Its size follows the group
+// members kept, which the ledger's pod budget already bounds. Thread-safe once built.
+#ifndef GPUSCHED_CLUSTER_POD_GROUPS_H_
+#define GPUSCHED_CLUSTER_POD_GROUPS_H_
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpusched/model/pod.h"
+#include "gpusched/model/resource_list.h"
+
+namespace gpusched {
+
+struct GroupMember {
+  std::string pod_key;  // PodKey
+  std::string node;     // where it is bound or assumed; empty while it waits
+};
+
+struct PodGroupState {
+  std::string key;
+  int32_t size = 0;              // stated size; 0: open-ended
+  ResourceList member_requests;  // what its first member asks for (cpu, memory, GPUs)
+  std::vector<GroupMember> members;
+  // When its earliest placed member was counted on a node; unset when none is.
+  std::chrono::steady_clock::time_point first_placed{};
+
+  int32_t placed() const;
+  bool any_placed() const { return first_placed != std::chrono::steady_clock::time_point{}; }
+};
+
+class PodGroups {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Collects members, then Build. Adding a member of a group already seen with another size keeps
+  // the larger: a size is a floor the whole group must reach.
+  class Builder {
+   public:
+    void Add(const PodInfo& pod, std::string_view node, Clock::time_point placed_at);
+    PodGroups Build() &&;
+
+   private:
+    std::vector<PodGroupState> groups_;
+    std::unordered_map<std::string, size_t> index_;  // key -> position in groups_
+  };
+
+  // The group of key `key`, or nullptr.
+  const PodGroupState* Find(std::string_view key) const;
+  // Every group, sorted by key.
+  std::span<const PodGroupState> all() const { return groups_; }
+
+ private:
+  std::vector<PodGroupState> groups_;  // sorted by key
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_CLUSTER_POD_GROUPS_H_

@@ -1,0 +1,106 @@
+#include "gpusched/model/pod_group.h"
+
+#include <array>
+
+#include "gpusched/model/node_pins.h"
+
+namespace gpusched {
+namespace {
+
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+const std::string* ValueOf(const Pairs& pairs, std::string_view key) {
+  // The last of duplicate keys, as a JSON object decoded by Kubernetes.
+  const std::string* found = nullptr;
+  for (const auto& [k, v] : pairs) {
+    if (k == key) found = &v;
+  }
+  return found != nullptr && !found->empty() ? found : nullptr;
+}
+
+// A label- or annotation-named source: the key naming the group, and a second key whose value
+// splits one name into several groups (LeaderWorkerSet's replicas).
+struct NamedSource {
+  std::string_view source;
+  std::string_view name_key;
+  bool in_annotations;
+  std::string_view part_key;  // a label; empty: none
+  std::string_view size_key;  // an annotation stating the size; empty: none
+};
+
+constexpr std::array<NamedSource, 8> kNamedSources = {{
+    {"volcano", "scheduling.k8s.io/group-name", true, {}, {}},
+    {"volcano", "scheduling.volcano.sh/group-name", true, {}, {}},
+    {"kai", "pod-group-name", true, {}, {}},
+    {"coscheduling", "scheduling.x-k8s.io/pod-group", false, {}, {}},
+    {"leaderworkerset", "leaderworkerset.sigs.k8s.io/name", false,
+     "leaderworkerset.sigs.k8s.io/group-index", "leaderworkerset.sigs.k8s.io/size"},
+    {"jobset", "jobset.sigs.k8s.io/jobset-name", false, {}, {}},
+    {"kubeflow", "training.kubeflow.org/job-name", false, {}, {}},
+    {"job", "batch.kubernetes.io/job-name", false, {}, {}},
+}};
+
+// A stated size: 1..kMaxGroupSize, else refused.
+void ReadSize(const std::string* text, PodGroupRef& group) {
+  if (text == nullptr) return;
+  std::optional<int64_t> n = ParsePinInteger(*text);
+  if (n && *n >= 1 && *n <= kMaxGroupSize) {
+    group.size = static_cast<int32_t>(*n);
+  } else {
+    group.size_refused = true;
+  }
+}
+
+PodGroupRef Make(std::string_view ns, std::string_view source, std::string_view name,
+                 std::string_view part = {}) {
+  PodGroupRef group;
+  size_t bytes = ns.size() + source.size() + name.size() + part.size() + 3;
+  if (name.empty() || bytes > kMaxGroupKeyBytes) return group;
+  group.key.reserve(bytes);
+  group.key.append(ns).append("/").append(source).append("/").append(name);
+  if (!part.empty()) group.key.append("/").append(part);
+  group.source = source;
+  return group;
+}
+
+}  // namespace
+
+bool IsGroupAnnotation(std::string_view key) {
+  if (key == kGroupAnnotation || key == kGroupSizeAnnotation) return true;
+  for (const NamedSource& s : kNamedSources) {
+    if ((s.in_annotations && key == s.name_key) || key == s.size_key) return true;
+  }
+  return false;
+}
+
+PodGroupRef ReadPodGroup(std::string_view ns, const Pairs& labels, const Pairs& annotations,
+                         const SpecGroupRef& spec) {
+  PodGroupRef group;
+  if (const std::string* name = ValueOf(annotations, kGroupAnnotation)) {
+    group = Make(ns, "annotation", *name);
+  } else if (!spec.pod_group.empty()) {
+    group = Make(ns, "podgroup", spec.pod_group);
+  } else if (!spec.workload.empty()) {
+    std::string part = spec.workload_group;
+    if (!spec.workload_replica.empty()) part.append("/").append(spec.workload_replica);
+    group = Make(ns, "workload", spec.workload, part);
+  } else {
+    for (const NamedSource& s : kNamedSources) {
+      const std::string* name = ValueOf(s.in_annotations ? annotations : labels, s.name_key);
+      if (name == nullptr) continue;
+      const std::string* part = s.part_key.empty() ? nullptr : ValueOf(labels, s.part_key);
+      group = Make(ns, s.source, *name, part != nullptr ? std::string_view(*part) : "");
+      if (group.grouped() && !s.size_key.empty()) ReadSize(ValueOf(annotations, s.size_key), group);
+      break;
+    }
+  }
+  if (!group.grouped()) return PodGroupRef{};
+  if (const std::string* size = ValueOf(annotations, kGroupSizeAnnotation)) {
+    group.size = 0;
+    group.size_refused = false;
+    ReadSize(size, group);
+  }
+  return group;
+}
+
+}  // namespace gpusched

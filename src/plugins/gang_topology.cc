@@ -1,0 +1,376 @@
+#include "gpusched/plugins/gang_topology.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <unordered_map>
+
+#include "gpusched/cluster/pod_groups.h"
+#include "gpusched/model/resource_list.h"
+
+namespace gpusched {
+namespace {
+
+constexpr std::array<std::string_view, 2> kModes = {"preferred", "required"};
+constexpr std::array<std::string_view, 2> kLevelKeys = {"name", "keys"};
+// A node's room is capped: past it, more room changes no decision.
+constexpr int64_t kMaxSlots = 1 << 20;
+// Other groups' holds judged per cycle: the most recent ones.
+constexpr size_t kMaxHolds = 16;
+constexpr uint32_t kNoDomain = UINT32_MAX;
+
+struct GangTopologyArgs {
+  GangTopologySettings settings;
+
+  void Read(SettingsSource& source) {
+    if (source.Has("mode")) {
+      if (auto m = source.OneOf("mode", kModes)) {
+        settings.mode = *m == "required" ? TopologyMode::kRequired : TopologyMode::kPreferred;
+      }
+    }
+    if (source.Has("holdSeconds")) {
+      if (auto v = source.Number("holdSeconds", 0, 3600)) {
+        settings.hold = std::chrono::seconds(static_cast<int64_t>(*v));
+      }
+    }
+    if (source.Has("levels")) ReadLevels(source);
+  }
+
+  void ReadLevels(SettingsSource& source) {
+    auto list = source.List("levels", kLevelKeys, kMaxTopologyLevels,
+                            "must be a list of 1 to 8 levels, innermost first");
+    if (!list) return;
+    std::vector<TopologyLevel> levels;
+    for (auto& entry : *list) {
+      if (!entry) return;
+      TopologyLevel level;
+      auto name = entry->String("name");
+      auto keys = entry->Strings("keys", kMaxKeysPerLevel);
+      if (!name || !keys) return;
+      level.name = std::move(*name);
+      for (auto& key : *keys) {
+        if (!IsTopologyLabel(key)) {
+          entry->Error("keys", "gpusched keeps no node label '" + key +
+                                   "': a topology key contains 'topology', 'topograph', "
+                                   "'rack' or 'clique'");
+          return;
+        }
+        level.keys.push_back(std::move(key));
+      }
+      levels.push_back(std::move(level));
+    }
+    settings.levels = std::move(levels);
+  }
+
+  void Print(SettingsSink& sink) const {
+    sink.String("mode", settings.mode == TopologyMode::kRequired ? "required" : "preferred");
+    sink.Number("holdSeconds", static_cast<double>(settings.hold.count()));
+    sink.BeginList("levels");
+    for (const TopologyLevel& level : settings.levels) {
+      sink.BeginMap("");
+      sink.String("name", level.name);
+      sink.Strings("keys", level.keys);
+      sink.End();
+    }
+    sink.End();
+  }
+};
+
+// How many pods asking `shape` fit on `node` once `extra` is also charged to it.
+int64_t Slots(const NodeState& node, const ResourceList& shape, const ResourceList* extra) {
+  if (node.info.unschedulable) return 0;
+  int64_t slots = kMaxSlots;
+  bool asks = false;
+  for (const auto& r : shape) {
+    if (r.milli <= 0) continue;
+    const int64_t allocatable = node.info.allocatable.milli(r.name);
+    // A node that states no cpu or memory (a bare fixture) is not judged on them.
+    if (allocatable == 0 && IsNativeResource(r.name)) continue;
+    asks = true;
+    int64_t free = allocatable - node.used.milli(r.name) - (extra ? extra->milli(r.name) : 0);
+    if (free < r.milli) return 0;
+    slots = std::min(slots, free / r.milli);
+  }
+  if (int64_t pods = node.info.allocatable.units("pods"); pods > 0) {
+    slots = std::min<int64_t>(slots, pods - node.pod_count - (extra ? 1 : 0));
+  }
+  return asks ? std::max<int64_t>(slots, 0) : 0;
+}
+
+// Every node's domain per level, numbered, and each domain's room for one shape.
+class DomainMap {
+ public:
+  DomainMap(const std::vector<TopologyLevel>& levels, const ClusterSnapshot& snapshot)
+      : levels_(levels), of_(levels.size()), names_(levels.size()) {
+    const auto nodes = snapshot.nodes();
+    for (size_t l = 0; l < levels.size(); ++l) {
+      std::unordered_map<std::string, uint32_t> ids;
+      of_[l].resize(nodes.size(), kNoDomain);
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        std::string domain = DomainOf(nodes[i]->info.topology, levels[l]);
+        if (domain.empty()) continue;
+        auto [it, added] = ids.try_emplace(std::move(domain), names_[l].size());
+        if (added) names_[l].push_back(it->first.substr(it->first.find('=') + 1));
+        of_[l][i] = it->second;
+      }
+    }
+  }
+
+  size_t levels() const { return levels_.size(); }
+  uint32_t Of(size_t level, size_t node) const { return of_[level][node]; }
+  size_t count(size_t level) const { return names_[level].size(); }
+  const std::string& name(size_t level, uint32_t domain) const { return names_[level][domain]; }
+
+  // Per level and domain, the summed room of `slots` (per node position).
+  std::vector<std::vector<int64_t>> Rooms(const std::vector<int64_t>& slots) const {
+    std::vector<std::vector<int64_t>> rooms(levels());
+    for (size_t l = 0; l < levels(); ++l) {
+      rooms[l].assign(count(l), 0);
+      for (size_t i = 0; i < slots.size(); ++i) {
+        if (of_[l][i] != kNoDomain) rooms[l][of_[l][i]] += slots[i];
+      }
+    }
+    return rooms;
+  }
+
+  // Per level, the domain holding most of `positions` (ties: the lower number), or kNoDomain.
+  std::vector<uint32_t> Majority(const std::vector<uint32_t>& positions) const {
+    std::vector<uint32_t> out(levels(), kNoDomain);
+    for (size_t l = 0; l < levels(); ++l) {
+      std::unordered_map<uint32_t, int> votes;
+      int best = 0;
+      for (uint32_t p : positions) {
+        uint32_t d = of_[l][p];
+        if (d == kNoDomain) continue;
+        int v = ++votes[d];
+        if (v > best || (v == best && d < out[l])) {
+          best = v;
+          out[l] = d;
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  const std::vector<TopologyLevel>& levels_;
+  std::vector<std::vector<uint32_t>> of_;  // [level][node position]
+  std::vector<std::vector<std::string>> names_;
+};
+
+// What Prepare decided, per node position of the cycle's snapshot.
+struct GangPlan : CycleData {
+  bool scores = false;                    // the pod is a group member: ScoreName applies
+  std::vector<double> score;              // per position, 0..100
+  std::string_view refuse_all;            // non-empty: every node is refused with it
+  std::vector<std::string_view> refused;  // per position: empty, or why it is refused
+  bool filters() const { return !refuse_all.empty() || !refused.empty(); }
+};
+
+struct Sibling {
+  std::vector<uint32_t> positions;  // of placed siblings' nodes in the snapshot
+  int32_t placed = 0;
+};
+
+Sibling PlacedSiblings(const PodGroupState* group, const PodInfo& pod,
+                       const ClusterSnapshot& snapshot) {
+  Sibling out;
+  if (group == nullptr) return out;
+  const std::string self = PodKey(pod);
+  for (const GroupMember& m : group->members) {
+    if (m.node.empty() || m.pod_key == self) continue;
+    ++out.placed;
+    if (uint32_t p = snapshot.IndexOf(m.node); p != NodeIndex::kAbsent) out.positions.push_back(p);
+  }
+  return out;
+}
+
+std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+}  // namespace
+
+PluginEntry GangTopologyPlugin::Entry() {
+  return PluginEntry{
+      .name = kName,
+      .extends = PointsOf<GangTopologyPlugin>(),
+      .enabled = true,
+      .weight = 50,
+      .keys = {"levels", "mode", "holdSeconds"},
+      .default_config = [] { return std::make_unique<ArgsConfig<GangTopologyArgs>>(); },
+      .top_level_key = "topology",
+      .make =
+          [](const PluginConfig* config, const PodIntent&) {
+            return std::make_unique<GangTopologyPlugin>(ArgsOf<GangTopologyArgs>(config).settings);
+          }};
+}
+
+void GangTopologyPlugin::Prepare(Cycle& cycle) const {
+  if (cycle.gpu_demand().empty()) return;
+  const PodInfo& pod = cycle.pod();
+  const ClusterSnapshot& snapshot = cycle.snapshot();
+  const PodGroups& groups = snapshot.groups();
+  const auto now = std::chrono::steady_clock::now();
+  // Other groups holding room: sized, partly placed, within the hold.
+  std::vector<const PodGroupState*> holds;
+  if (settings_.hold.count() > 0) {
+    for (const PodGroupState& g : groups.all()) {
+      if (g.size <= 0 || !g.any_placed() || g.key == pod.group.key) continue;
+      if (now - g.first_placed >= settings_.hold || g.placed() >= g.size) continue;
+      holds.push_back(&g);
+    }
+    std::sort(holds.begin(), holds.end(),
+              [](const auto* a, const auto* b) { return a->first_placed > b->first_placed; });
+    if (holds.size() > kMaxHolds) holds.resize(kMaxHolds);
+  }
+  if (!pod.group.grouped() && holds.empty()) return;
+
+  const auto nodes = snapshot.nodes();
+  DomainMap domains(settings_.levels, snapshot);
+  auto plan = std::make_unique<GangPlan>();
+
+  for (const PodGroupState* g : holds) {
+    Sibling placed = PlacedSiblings(g, pod, snapshot);
+    std::vector<uint32_t> where = domains.Majority(placed.positions);
+    size_t level = 0;
+    while (level < where.size() && where[level] == kNoDomain) ++level;
+    if (level == where.size()) continue;  // its members sit in no domain: nothing to hold
+    std::vector<int64_t> slots(nodes.size(), 0);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (domains.Of(level, i) == where[level])
+        slots[i] = Slots(*nodes[i], g->member_requests, nullptr);
+    }
+    int64_t room = 0;
+    for (int64_t s : slots) room += s;
+    const int64_t slack = room - (g->size - placed.placed);
+    if (slack < 0) continue;  // the domain cannot complete it anyway
+    std::string_view reason =
+        cycle.Reason("room held for a pod group: ",
+                     std::to_string(g->size - placed.placed) + " more members of " + g->key);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (slots[i] == 0) continue;
+      if (slots[i] - Slots(*nodes[i], g->member_requests, &pod.requests) <= slack) continue;
+      if (plan->refused.empty()) plan->refused.resize(nodes.size());
+      if (plan->refused[i].empty()) plan->refused[i] = reason;
+    }
+  }
+
+  if (pod.group.grouped()) {
+    const PodGroupState* group = groups.Find(pod.group.key);
+    const int32_t size = std::max(pod.group.size, group ? group->size : 0);
+    Sibling placed = PlacedSiblings(group, pod, snapshot);
+    std::vector<int64_t> slots(nodes.size());
+    int64_t cluster_room = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const bool pinned_out = !MeetsRequiredPins(pod.pins, nodes[i]->info.pin_labels);
+      slots[i] = pinned_out ? 0 : Slots(*nodes[i], pod.requests, nullptr);
+      cluster_room += slots[i];
+    }
+    auto rooms = domains.Rooms(slots);
+    const size_t levels = domains.levels();
+    const double step = kMaxNodeScore / static_cast<double>(levels + 1);
+    plan->scores = true;
+    plan->score.assign(nodes.size(), 0);
+    auto refuse = [&](size_t i, std::string_view why) {
+      if (plan->refused.empty()) plan->refused.resize(nodes.size());
+      if (plan->refused[i].empty()) plan->refused[i] = why;
+    };
+    if (!placed.positions.empty()) {
+      std::vector<uint32_t> where = domains.Majority(placed.positions);
+      size_t required = 0;
+      while (required < levels && where[required] == kNoDomain) ++required;
+      std::string_view outside =
+          required < levels ? cycle.Reason("outside its pod group's domain: ",
+                                           settings_.levels[required].name + " " +
+                                               Quoted(domains.name(required, where[required])) +
+                                               " of " + pod.group.key)
+                            : std::string_view();
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        for (size_t l = 0; l < levels; ++l) {
+          if (where[l] != kNoDomain && domains.Of(l, i) == where[l]) {
+            plan->score[i] = step * static_cast<double>(levels + 1 - l);
+            break;
+          }
+        }
+        if (settings_.mode == TopologyMode::kRequired && required < levels &&
+            domains.Of(required, i) != where[required]) {
+          refuse(i, outside);
+        }
+      }
+    } else {
+      const int64_t need = size > 0 ? size - placed.placed : 1;
+      // The largest room of any domain, for the reason of a group that fits nowhere.
+      int64_t largest = 0;
+      std::string largest_level = "cluster";
+      for (size_t l = 0; l < levels; ++l) {
+        for (int64_t r : rooms[l]) {
+          if (r > largest) {
+            largest = r;
+            largest_level = settings_.levels[l].name;
+          }
+        }
+      }
+      if (size > 0 && cluster_room < need) {
+        plan->refuse_all =
+            cycle.Reason("no room for the whole pod group: ",
+                         "needs " + std::to_string(need) + ", largest " + largest_level +
+                             " holds " + std::to_string(largest) + ", cluster " +
+                             std::to_string(cluster_room) + "; " + pod.group.key);
+      }
+      // Required mode binds the innermost level the cluster's nodes carry.
+      size_t first = 0;
+      while (first < levels && domains.count(first) == 0) ++first;
+      std::string_view no_room =
+          first < levels ? cycle.Reason("too little room here for the whole pod group: ",
+                                        "needs " + std::to_string(need) + " in one " +
+                                            settings_.levels[first].name + "; " + pod.group.key)
+                         : std::string_view();
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (slots[i] == 0) continue;
+        for (size_t l = 0; l < levels; ++l) {
+          uint32_t d = domains.Of(l, i);
+          if (d == kNoDomain || rooms[l][d] < need) continue;
+          // Tighter domains first: what stays free stays in large domains.
+          double tightness = static_cast<double>(need) / static_cast<double>(rooms[l][d]);
+          plan->score[i] = step * (static_cast<double>(levels - l) + tightness);
+          break;
+        }
+        if (settings_.mode == TopologyMode::kRequired && first < levels && size > 0) {
+          uint32_t d = domains.Of(first, i);
+          if (d == kNoDomain || rooms[first][d] < need) refuse(i, no_room);
+        }
+      }
+    }
+  }
+  if (plan->scores || plan->filters()) cycle.Put(kName, std::move(plan));
+}
+
+bool GangTopologyPlugin::FiltersByName(const Cycle& cycle) const {
+  const auto* plan = cycle.Get<GangPlan>(kName);
+  return plan != nullptr && plan->filters();
+}
+
+Verdict GangTopologyPlugin::FilterName(const Cycle& cycle, std::string_view node_name,
+                                       const NodeState&) const {
+  const auto* plan = cycle.Get<GangPlan>(kName);
+  if (plan == nullptr) return Verdict::Pass();
+  if (!plan->refuse_all.empty()) return Verdict::Unschedulable(plan->refuse_all);
+  uint32_t p = cycle.snapshot().IndexOf(node_name);
+  if (p == NodeIndex::kAbsent || plan->refused.empty() || plan->refused[p].empty()) {
+    return Verdict::Pass();
+  }
+  return Verdict::Unschedulable(plan->refused[p]);
+}
+
+bool GangTopologyPlugin::ScoresPod(const Cycle& cycle) const {
+  const auto* plan = cycle.Get<GangPlan>(kName);
+  return plan != nullptr && plan->scores;
+}
+
+double GangTopologyPlugin::ScoreName(const Cycle& cycle, std::string_view node_name) const {
+  const auto* plan = cycle.Get<GangPlan>(kName);
+  if (plan == nullptr || !plan->scores) return 0;
+  uint32_t p = cycle.snapshot().IndexOf(node_name);
+  return p == NodeIndex::kAbsent ? 0 : plan->score[p];
+}
+
+}  // namespace gpusched

@@ -1,0 +1,278 @@
+// Pod groups, topology domains and gang-topology placement, judged through the default policy's
+// engine over snapshots a ClusterLedger builds (as `gpusched serve` judges).
+#include "gpusched/plugins/gang_topology.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/model/pod_group.h"
+#include "gpusched/model/topology.h"
+#include "gpusched/policy/policy.h"
+#include "testing/test_support.h"
+
+namespace gpusched::gang_topology_test {
+namespace {
+
+using testing::Units;
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+constexpr char kRackKey[] = "network.topology.nvidia.com/leaf";
+constexpr char kCliqueKey[] = "nvidia.com/gpu.clique";
+
+TEST(PodGroup, ReadsEachControllersMarks) {
+  PodGroupRef jobset = ReadPodGroup(
+      "ml", {{"jobset.sigs.k8s.io/jobset-name", "llama"}, {"batch.kubernetes.io/job-name", "x"}},
+      {}, {});
+  EXPECT_EQ(jobset.key, "ml/jobset/llama");
+  EXPECT_FALSE(jobset.sized());
+  PodGroupRef lws = ReadPodGroup("ml",
+                                 {{"leaderworkerset.sigs.k8s.io/name", "serve"},
+                                  {"leaderworkerset.sigs.k8s.io/group-index", "3"}},
+                                 {{"leaderworkerset.sigs.k8s.io/size", "4"}}, {});
+  EXPECT_EQ(lws.key, "ml/leaderworkerset/serve/3");
+  EXPECT_EQ(lws.size, 4);
+  PodGroupRef own =
+      ReadPodGroup("ml", {{"batch.kubernetes.io/job-name", "j"}},
+                   {{"gpusched.io/group", "g"}, {"gpusched.io/group-size", "16"}}, {});
+  EXPECT_EQ(own.key, "ml/annotation/g");
+  EXPECT_EQ(own.size, 16);
+  // A size on another source's group.
+  PodGroupRef job = ReadPodGroup("ml", {{"batch.kubernetes.io/job-name", "j"}},
+                                 {{"gpusched.io/group-size", "8"}}, {});
+  EXPECT_EQ(job.key, "ml/job/j");
+  EXPECT_EQ(job.size, 8);
+  SpecGroupRef spec;
+  spec.pod_group = "pg";
+  EXPECT_EQ(ReadPodGroup("ml", {}, {}, spec).key, "ml/podgroup/pg");
+  SpecGroupRef workload{"w", "workers", "", ""};
+  EXPECT_EQ(ReadPodGroup("ml", {}, {}, workload).key, "ml/workload/w/workers");
+  EXPECT_EQ(ReadPodGroup("ml", {}, {{"pod-group-name", "k"}}, {}).key, "ml/kai/k");
+  EXPECT_FALSE(ReadPodGroup("ml", {{"app", "x"}}, {}, {}).grouped());
+}
+
+TEST(PodGroup, RefusesAbsurdSizesAndKeys) {
+  for (std::string size : {"0", "-3", "4097", "99999999999999999999", "two", ""}) {
+    PodGroupRef g =
+        ReadPodGroup("ml", {}, {{"gpusched.io/group", "g"}, {"gpusched.io/group-size", size}}, {});
+    EXPECT_TRUE(g.grouped()) << size;
+    EXPECT_EQ(g.size, 0) << size;
+    EXPECT_EQ(g.size_refused, !size.empty()) << size;
+  }
+  EXPECT_FALSE(
+      ReadPodGroup("ml", {}, {{"gpusched.io/group", std::string(700, 'a')}}, {}).grouped());
+}
+
+TEST(PodGroup, DecoderKeepsGroupMarksAndSpecRefs) {
+  PodInfo pod = testing::PodFromJson(R"({"metadata":{"name":"w-0","namespace":"ml","uid":"u1",
+    "labels":{"jobset.sigs.k8s.io/jobset-name":"llama"},
+    "annotations":{"scheduling.k8s.io/group-name":"vc","other.io/x":"dropped"}},
+    "spec":{"schedulingGroup":{"podGroupName":"pg"},"containers":[]}})");
+  EXPECT_EQ(pod.group.key, "ml/podgroup/pg");
+  ASSERT_EQ(pod.annotations.size(), 1u);
+  PodInfo workload = testing::PodFromJson(R"({"metadata":{"name":"w-1","namespace":"ml"},
+    "spec":{"workloadRef":{"name":"train","podGroup":"workers","podGroupReplicaKey":"2"},
+    "containers":[]}})");
+  EXPECT_EQ(workload.group.key, "ml/workload/train/workers/2");
+}
+
+TEST(Topology, DomainsFollowTheFirstKeyPresent) {
+  PinLabels labels = PinLabels::Keep({{"topology.k8s.aws/network-node-layer-3", "nn-3"},
+                                      {"kubernetes.io/hostname", "h"},
+                                      {"topology.kubernetes.io/zone", "z1"}},
+                                     IsTopologyLabel);
+  EXPECT_EQ(labels.size(), 2u);
+  const auto& levels = DefaultTopologyLevels();
+  EXPECT_EQ(DomainOf(labels, levels[0]), "");
+  EXPECT_EQ(DomainOf(labels, levels[1]), "3=nn-3");
+  EXPECT_EQ(DomainOf(labels, levels[3]), "0=z1");
+  EXPECT_FALSE(IsTopologyLabel("kubernetes.io/hostname"));
+  EXPECT_TRUE(IsTopologyLabel("example.com/rack"));
+}
+
+// Racks of 8-GPU nodes: rack r holds nodes r-0 .. r-(n-1).
+NodeInfo RackNode(const std::string& rack, int index, const std::string& clique = "") {
+  NodeInfo n = testing::MakeNode(rack + "-" + std::to_string(index),
+                                 ResourceList{{"nvidia.com/gpu", Units(8)},
+                                              {"cpu", Units(96)},
+                                              {"memory", Units(1000)},
+                                              {"pods", Units(110)}})
+                   .info;
+  std::vector<std::pair<std::string_view, std::string_view>> labels = {{kRackKey, rack}};
+  if (!clique.empty()) labels.emplace_back(kCliqueKey, clique);
+  n.topology = PinLabels::Keep(labels, IsTopologyLabel);
+  return n;
+}
+
+PodInfo Member(const std::string& name, const std::string& group, int size, int64_t gpus,
+               const std::string& node = "") {
+  PodInfo p =
+      testing::MakePod(name, ResourceList{{"nvidia.com/gpu", Units(gpus)}, {"cpu", Units(4)}});
+  p.namespace_name = "ml";
+  p.uid = "uid-" + name;
+  p.node_name = node;
+  p.phase = node.empty() ? PodPhase::kPending : PodPhase::kRunning;
+  if (!group.empty()) {
+    p.annotations = {{"gpusched.io/group", group}};
+    if (size > 0) p.annotations.emplace_back("gpusched.io/group-size", std::to_string(size));
+    p.group = ReadPodGroup(p.namespace_name, p.labels, p.annotations, p.spec_group);
+  }
+  return p;
+}
+
+class GangTopology : public ::testing::Test {
+ protected:
+  GangTopology() : ledger_(GpuResourceNames{}) {}
+
+  void AddRack(const std::string& rack, int nodes) {
+    for (int i = 0; i < nodes; ++i) ledger_.UpsertNode(RackNode(rack, i));
+  }
+  void Bind(const PodInfo& pod) { ledger_.UpsertPod(pod); }
+
+  // Per node, its verdict's reason ("" when it passes) and its extender score, under `policy_text`
+  // (the default policy when empty).
+  struct Answer {
+    std::map<std::string, std::string> refused;
+    std::map<std::string, int64_t> score;
+    std::vector<std::string> best;  // the nodes with the highest score that pass
+  };
+  Answer Judge(const PodInfo& pod, const std::string& policy_text = "") {
+    snapshot_ = ledger_.BuildSnapshot();
+    std::string text = "apiVersion: gpusched.io/v1alpha1\nkind: SchedulingPolicy\n" + policy_text;
+    auto compiled = CompilePolicy(text, "test.yaml");
+    EXPECT_TRUE(compiled.ok());
+    policy_ = compiled.value;
+    auto judged = policy_->Judge(pod, *snapshot_);
+    std::vector<const NodeState*> nodes;
+    for (const auto& n : snapshot_->nodes()) nodes.push_back(n.get());
+    auto verdicts = judged.engine().Filter(*judged.cycle, nodes);
+    auto scores = judged.engine().Prioritize(*judged.cycle, nodes);
+    Answer out;
+    int64_t top = -1;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const std::string& name = nodes[i]->info.name;
+      out.refused[name] = std::string(verdicts[i].reason);
+      out.score[name] = scores[i];
+      if (verdicts[i].passed()) top = std::max(top, scores[i]);
+    }
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (verdicts[i].passed() && scores[i] == top) out.best.push_back(nodes[i]->info.name);
+    }
+    return out;
+  }
+
+  ClusterLedger ledger_;
+  std::shared_ptr<const ClusterSnapshot> snapshot_;
+  std::shared_ptr<const Policy> policy_;
+};
+
+bool AllIn(const std::vector<std::string>& nodes, const std::string& prefix) {
+  for (const auto& n : nodes) {
+    if (!n.starts_with(prefix)) return false;
+  }
+  return !nodes.empty();
+}
+
+TEST_F(GangTopology, FirstMemberGoesToTheTightestRackThatHoldsTheWholeGroup) {
+  AddRack("a", 8);  // room for 8 pods of 8 GPUs
+  AddRack("b", 4);  // room for 4: the tightest fit for a group of 4
+  AddRack("c", 2);  // too small
+  PodInfo first = Member("w-0", "train", 4, 8);
+  Bind(first);
+  Answer a = Judge(first);
+  EXPECT_TRUE(AllIn(a.best, "b-")) << a.best.front();
+  for (const auto& [node, reason] : a.refused) EXPECT_EQ(reason, "") << node;
+}
+
+TEST_F(GangTopology, LaterMembersFollowTheirSiblings) {
+  AddRack("a", 8);
+  AddRack("b", 8);
+  Bind(Member("w-0", "train", 4, 8, "b-3"));
+  Bind(Member("w-1", "train", 4, 8, "b-5"));
+  PodInfo third = Member("w-2", "train", 4, 8);
+  Bind(third);
+  Answer a = Judge(third);
+  EXPECT_TRUE(AllIn(a.best, "b-"));
+  EXPECT_EQ(a.refused["a-0"], "");  // preferred: other racks stay possible
+  Answer required = Judge(third, "topology: {mode: required}\n");
+  EXPECT_NE(required.refused["a-0"].find("outside its pod group's domain"), std::string::npos)
+      << required.refused["a-0"];
+  EXPECT_EQ(required.refused["b-0"], "");
+}
+
+TEST_F(GangTopology, AGroupThatFitsNowhereIsRefusedWholeWithItsRoom) {
+  AddRack("a", 4);
+  AddRack("b", 3);
+  PodInfo first = Member("w-0", "big", 8, 8);
+  Bind(first);
+  Answer a = Judge(first);
+  for (const auto& [node, reason] : a.refused) {
+    EXPECT_NE(reason.find("no room for the whole pod group"), std::string::npos) << node;
+    EXPECT_NE(reason.find("needs 8"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("cluster 7"), std::string::npos) << reason;
+  }
+  // Open-ended, the same group is not refused.
+  PodInfo open = Member("o-0", "open", 0, 8);
+  Bind(open);
+  EXPECT_EQ(Judge(open).refused["a-0"], "");
+}
+
+TEST_F(GangTopology, RequiredModeNeverOpensARackTooSmall) {
+  AddRack("a", 2);
+  AddRack("b", 6);
+  PodInfo first = Member("w-0", "train", 4, 8);
+  Bind(first);
+  Answer a = Judge(first, "topology: {mode: required}\n");
+  EXPECT_NE(a.refused["a-0"].find("too little room here"), std::string::npos) << a.refused["a-0"];
+  EXPECT_EQ(a.refused["b-0"], "");
+}
+
+TEST_F(GangTopology, APartialGroupHoldsItsRoomAgainstOtherPods) {
+  AddRack("a", 4);
+  AddRack("b", 4);
+  Bind(Member("w-0", "train", 4, 8, "a-0"));
+  Bind(Member("w-1", "train", 4, 8, "a-1"));
+  PodInfo single = Member("solo", "", 0, 8);
+  Bind(single);
+  Answer a = Judge(single);
+  // Rack a has exactly the room the group's two missing members need.
+  EXPECT_NE(a.refused["a-2"].find("room held for a pod group"), std::string::npos)
+      << a.refused["a-2"];
+  EXPECT_EQ(a.refused["b-0"], "");
+  // A member of the group is not held back by its own hold.
+  PodInfo third = Member("w-2", "train", 4, 8);
+  Bind(third);
+  EXPECT_EQ(Judge(third).refused["a-2"], "");
+  // Without a hold, the single pod may go anywhere.
+  EXPECT_EQ(Judge(single, "topology: {holdSeconds: 0}\n").refused["a-2"], "");
+}
+
+TEST_F(GangTopology, NodesWithoutTopologyAreStillPacked) {
+  AddRack("a", 2);
+  for (int i = 0; i < 2; ++i) {
+    ledger_.UpsertNode(
+        testing::MakeNode("bare-" + std::to_string(i), ResourceList{{"nvidia.com/gpu", Units(8)}})
+            .info);
+  }
+  PodInfo single = Member("solo", "", 0, 4);
+  Bind(single);
+  Answer a = Judge(single);
+  for (const auto& [node, reason] : a.refused) EXPECT_EQ(reason, "") << node;
+}
+
+TEST(GangTopologyPolicy, RefusesKeysTheDecoderDoesNotKeep) {
+  auto compiled = CompilePolicy(
+      "apiVersion: gpusched.io/v1alpha1\nkind: SchedulingPolicy\n"
+      "topology:\n  levels:\n  - {name: rack, keys: [example.com/switch]}\n",
+      "p.yaml");
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.problems.lines().front().find("gpusched keeps no node label"),
+            std::string::npos)
+      << compiled.problems.lines().front();
+}
+
+}  // namespace
+}  // namespace gpusched::gang_topology_test
