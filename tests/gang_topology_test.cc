@@ -29,6 +29,13 @@ TEST(PodGroup, ReadsEachControllersMarks) {
       {}, {});
   EXPECT_EQ(jobset.key, "ml/jobset/llama");
   EXPECT_FALSE(jobset.sized());
+  EXPECT_EQ(jobset.expected, 0);
+  EXPECT_EQ(ReadPodGroup("ml",
+                         {{"jobset.sigs.k8s.io/jobset-name", "llama"},
+                          {"jobset.sigs.k8s.io/global-replicas", "12"}},
+                         {}, {})
+                .expected,
+            12);
   PodGroupRef lws = ReadPodGroup("ml",
                                  {{"leaderworkerset.sigs.k8s.io/name", "serve"},
                                   {"leaderworkerset.sigs.k8s.io/group-index", "3"}},

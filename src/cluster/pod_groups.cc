@@ -21,6 +21,7 @@ void PodGroups::Builder::Add(const PodInfo& pod, std::string_view node,
   }
   PodGroupState* group = &groups_[at->second];
   group->size = std::max(group->size, pod.group.size);
+  group->expected = std::max(group->expected, pod.group.expected);
   group->members.push_back(GroupMember{PodKey(pod), std::string(node)});
   if (!node.empty() && (!group->any_placed() || placed_at < group->first_placed)) {
     group->first_placed = placed_at;

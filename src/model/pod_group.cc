@@ -51,6 +51,19 @@ void ReadSize(const std::string* text, PodGroupRef& group) {
   }
 }
 
+// The Jobs a JobSet's pod says it has: every replicated job's (global-replicas), else its own
+// replicated job's; 0 when it states neither or a count out of range.
+int32_t JobSetJobs(const Pairs& labels) {
+  for (std::string_view key :
+       {"jobset.sigs.k8s.io/global-replicas", "jobset.sigs.k8s.io/replicatedjob-replicas"}) {
+    const std::string* text = ValueOf(labels, key);
+    if (text == nullptr) continue;
+    std::optional<int64_t> n = ParsePinInteger(*text);
+    return n && *n >= 1 && *n <= kMaxGroupSize ? static_cast<int32_t>(*n) : 0;
+  }
+  return 0;
+}
+
 PodGroupRef Make(std::string_view ns, std::string_view source, std::string_view name,
                  std::string_view part = {}) {
   PodGroupRef group;
@@ -91,6 +104,7 @@ PodGroupRef ReadPodGroup(std::string_view ns, const Pairs& labels, const Pairs& 
       const std::string* part = s.part_key.empty() ? nullptr : ValueOf(labels, s.part_key);
       group = Make(ns, s.source, *name, part != nullptr ? std::string_view(*part) : "");
       if (group.grouped() && !s.size_key.empty()) ReadSize(ValueOf(annotations, s.size_key), group);
+      if (group.grouped() && s.source == "jobset") group.expected = JobSetJobs(labels);
       break;
     }
   }

@@ -297,7 +297,13 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
         }
       }
     } else {
-      const int64_t need = size > 0 ? size - placed.placed : 1;
+      // An open-ended group needs room at least for the members already created (a JobSet or
+      // a Job creates them in one burst).
+      const int64_t known =
+          std::max<int64_t>({group != nullptr ? static_cast<int64_t>(group->members.size()) : 1,
+                             group != nullptr ? group->expected : 0, pod.group.expected});
+      const int64_t need =
+          size > 0 ? size - placed.placed : std::max<int64_t>(1, known - placed.placed);
       // The largest room of any domain, for the reason of a group that fits nowhere.
       int64_t largest = 0;
       std::string largest_level = "cluster";

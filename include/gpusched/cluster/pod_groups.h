@@ -29,6 +29,7 @@ struct GroupMember {
 struct PodGroupState {
   std::string key;
   int32_t size = 0;              // stated size; 0: open-ended
+  int32_t expected = 0;          // members known to be coming at least (PodGroupRef::expected)
   ResourceList member_requests;  // what its first member asks for (cpu, memory, GPUs)
   std::vector<GroupMember> members;
   // When its earliest placed member was counted on a node; unset when none is.

@@ -13,7 +13,8 @@
 //  5. LeaderWorkerSet: leaderworkerset.sigs.k8s.io/name and group-index (one group per replica),
 //     size from the annotation leaderworkerset.sigs.k8s.io/size.
 //  6. JobSet: jobset.sigs.k8s.io/jobset-name (the whole JobSet is one group; its pods state how
-//     many Jobs it has, never a Job's parallelism, so its size is not known).
+//     many Jobs it has, jobset.sigs.k8s.io/global-replicas or replicatedjob-replicas, never a
+//     Job's parallelism: that count is a floor, `expected`, not a size).
 //  7. Kubeflow training jobs: training.kubeflow.org/job-name.
 //  8. The Job controller: batch.kubernetes.io/job-name.
 // The size is `gpusched.io/group-size` when the pod has it, else what the source states on the pod
@@ -51,9 +52,12 @@ struct SpecGroupRef {
 };
 
 struct PodGroupRef {
-  std::string key;            // "<namespace>/<source>/<name>"; empty: the pod is in no group
-  std::string_view source;    // a static name: "annotation", "podgroup", "workload", ...
-  int32_t size = 0;           // members the group needs; 0: not stated (open-ended)
+  std::string key;          // "<namespace>/<source>/<name>"; empty: the pod is in no group
+  std::string_view source;  // a static name: "annotation", "podgroup", "workload", ...
+  int32_t size = 0;         // members the group needs; 0: not stated (open-ended)
+  // Members known to be coming at least, for an open-ended group whose source states a floor
+  // (a JobSet's Job count: each Job makes one pod or more); 0: none stated.
+  int32_t expected = 0;
   bool size_refused = false;  // a size was stated but refused (not 1..kMaxGroupSize)
 
   bool grouped() const { return !key.empty(); }

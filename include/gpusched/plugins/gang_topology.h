@@ -17,7 +17,8 @@
 //   domain of any level, nor the cluster, has room for the whole group, every node is refused with
 //   a reason naming the group, its size and the largest room: no member takes GPUs the group could
 //   not use.
-// - Open-ended groups (size unknown) are kept together but never refused whole.
+// - Open-ended groups (size unknown) are placed as if their size were the members created so far
+//   or the floor their source states (a JobSet's Job count), but never refused whole.
 //
 // Holds: once a group of known size has members placed but not all, for `holdSeconds` after its
 // first member was placed, any other GPU pod is refused on a node of the group's domain (its
