@@ -208,7 +208,9 @@ std::set<std::string> Documented() {
 // names every one a live server exposes.
 TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
   testing::FakeApiServer api;
-  api.UpsertNode(testing::MakeGpuNode("node-0", 8));
+  auto node = testing::MakeGpuNode("node-0", 8);
+  node["metadata"]["labels"]["topology.kubernetes.io/zone"] = "zone-a";  // the domain gauges
+  api.UpsertNode(node);
   api.UpsertPod(testing::MakeGpuPod("ns", "bound", "uid-0", "node-0", 2));
   auto waiting = testing::MakeGpuPod("ns", "waiting", "uid-1", "", 16, "Pending");
   waiting["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z";  // for the oldest wait

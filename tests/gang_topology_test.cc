@@ -12,6 +12,9 @@
 #include "gpusched/model/pod_group.h"
 #include "gpusched/model/topology.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/sim/scenario.h"
+#include "gpusched/sim/simulator.h"
+#include "gpusched/sim/workload.h"
 #include "testing/test_support.h"
 
 namespace gpusched::gang_topology_test {
@@ -203,7 +206,13 @@ TEST_F(GangTopology, LaterMembersFollowTheirSiblings) {
   Bind(third);
   Answer a = Judge(third);
   EXPECT_TRUE(AllIn(a.best, "b-"));
-  EXPECT_EQ(a.refused["a-0"], "");  // preferred: other racks stay possible
+  // Within the hold it waits for its siblings' rack, which has room; past it, other racks are
+  // possible, only scored lower.
+  EXPECT_NE(a.refused["a-0"].find("outside its pod group's domain"), std::string::npos);
+  EXPECT_EQ(a.refused["b-0"], "");
+  Answer past_hold = Judge(third, "topology: {holdSeconds: 0}\n");
+  EXPECT_EQ(past_hold.refused["a-0"], "");
+  EXPECT_TRUE(AllIn(past_hold.best, "b-"));
   Answer required = Judge(third, "topology: {mode: required}\n");
   EXPECT_NE(required.refused["a-0"].find("outside its pod group's domain"), std::string::npos)
       << required.refused["a-0"];
@@ -270,6 +279,39 @@ TEST_F(GangTopology, NodesWithoutTopologyAreStillPacked) {
   for (const auto& [node, reason] : a.refused) EXPECT_EQ(reason, "") << node;
 }
 
+TEST_F(GangTopology, ThousandsOfDomainsAndAMemberChangingGroupStayConsistent) {
+  // Every node its own rack (a per-host label) and a zone per 100 nodes: 3,000 domains.
+  for (int i = 0; i < 3000; ++i) {
+    NodeInfo n = RackNode("host" + std::to_string(i), 0);
+    n.topology = PinLabels::Keep(
+        {{kRackKey, n.name}, {"topology.kubernetes.io/zone", "z" + std::to_string(i / 100)}},
+        IsTopologyLabel);
+    ledger_.UpsertNode(std::move(n));
+  }
+  Bind(Member("w-0", "train", 4, 8, "host7-0"));
+  PodInfo moving = Member("w-1", "train", 4, 8, "host8-0");
+  Bind(moving);
+  PodInfo third = Member("w-2", "train", 4, 8);
+  Bind(third);
+  Answer a = Judge(third);
+  // Siblings on two racks of zone z0: it waits for zone z0, whose racks have room.
+  EXPECT_EQ(a.refused["host9-0"], "");
+  EXPECT_NE(a.refused["host150-0"].find("outside its pod group's domain: zone"), std::string::npos)
+      << a.refused["host150-0"];
+  // w-1 moves to another group: "train" keeps one placed member, "other" gets one.
+  moving.annotations = {{"gpusched.io/group", "other"}, {"gpusched.io/group-size", "2"}};
+  moving.group = ReadPodGroup(moving.namespace_name, moving.labels, moving.annotations, {});
+  Bind(moving);
+  auto snapshot = ledger_.BuildSnapshot();
+  ASSERT_NE(snapshot->groups().Find("ml/annotation/train"), nullptr);
+  EXPECT_EQ(snapshot->groups().Find("ml/annotation/train")->placed(), 1);
+  EXPECT_EQ(snapshot->groups().Find("ml/annotation/other")->placed(), 1);
+  EXPECT_EQ(snapshot->groups().Find("ml/annotation/train")->members.size(), 2u);
+  // Its deletion leaves no member behind.
+  ledger_.DeletePod(PodKey(moving));
+  EXPECT_EQ(ledger_.BuildSnapshot()->groups().Find("ml/annotation/other"), nullptr);
+}
+
 TEST(GangTopologyPolicy, RefusesKeysTheDecoderDoesNotKeep) {
   auto compiled = CompilePolicy(
       "apiVersion: gpusched.io/v1alpha1\nkind: SchedulingPolicy\n"
@@ -279,6 +321,101 @@ TEST(GangTopologyPolicy, RefusesKeysTheDecoderDoesNotKeep) {
   EXPECT_NE(compiled.problems.lines().front().find("gpusched keeps no node label"),
             std::string::npos)
       << compiled.problems.lines().front();
+}
+
+// Racks of 8 nodes x 8 GPUs; jobs of 4 and of 12 pods (12 fits no rack, 9 racks' room does).
+constexpr char kJobsScenario[] = R"(apiVersion: gpusched.io/v1alpha1
+kind: PackingScenario
+nodes:
+- name: h100
+  count: 32
+  cpu: "192"
+  memory: 2Ti
+  gpus: 8
+  product: NVIDIA-H100-80GB-HBM3
+  domains:
+  - {key: network.topology.nvidia.com/leaf, nodes: 8}
+  - {key: network.topology.nvidia.com/spine, nodes: 16}
+pods:
+- {name: quad, count: 5, cpu: "8", memory: 64Gi, gpus: 8, job: {pods: 4}}
+- {name: huge, count: 1, cpu: "8", memory: 64Gi, gpus: 8, job: {pods: 40}}
+- {name: open, count: 2, cpu: "8", memory: 64Gi, gpus: 8, job: {pods: 3, sizeKnown: false}}
+- {name: one, count: 20, cpu: "4", memory: 16Gi, gpus: 1}
+)";
+
+TEST(GangScenario, JobsExpandIntoMembersAndNodesIntoDomains) {
+  Scenario s = ParseScenario(kJobsScenario, "jobs.yaml");
+  ASSERT_EQ(s.nodes.size(), 32u);
+  auto label = [&](size_t n, std::string_view key) {
+    for (const auto& [k, v] : s.nodes[n].labels) {
+      if (k == key) return v;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(label(0, kRackKey), "h100-0-0");
+  EXPECT_EQ(label(7, kRackKey), "h100-0-0");
+  EXPECT_EQ(label(8, kRackKey), "h100-0-1");
+  EXPECT_EQ(label(31, "network.topology.nvidia.com/spine"), "h100-1-1");
+  std::map<std::string, int> members;
+  for (const auto& p : s.pods) {
+    if (!p.group.empty()) ++members[p.group];
+  }
+  EXPECT_EQ(members["quad-0"], 4);
+  EXPECT_EQ(members["huge-0"], 40);
+  for (const auto& p : s.pods) {
+    if (p.group == "open-1") {
+      EXPECT_EQ(p.group_size, 0);
+    }
+    if (p.group == "quad-2") {
+      EXPECT_EQ(p.group_size, 4);
+    }
+  }
+  EXPECT_THROW(ParseScenario(std::string(kJobsScenario) + "- {name: x, gpus: 1, job: {pods: 0}}\n",
+                             "bad.yaml"),
+               TraceError);
+}
+
+TEST(GangScenario, PreparedWorkloadKeepsEachJobTogetherAndWhole) {
+  Scenario s = ParseScenario(kJobsScenario, "jobs.yaml");
+  for (uint64_t seed : {1, 2, 3}) {
+    SimRandom random(seed);
+    std::vector<TracePod> pods = PrepareWorkload(s.pods, 32 * 8000, random, {1.3});
+    std::map<std::string, std::vector<size_t>> at;
+    for (size_t i = 0; i < pods.size(); ++i) {
+      if (!pods[i].group.empty()) at[pods[i].group].push_back(i);
+    }
+    for (const auto& [job, positions] : at) {
+      EXPECT_EQ(positions.back() - positions.front() + 1, positions.size()) << job;
+      EXPECT_EQ(static_cast<int32_t>(positions.size()), pods[positions.front()].group_pods) << job;
+    }
+  }
+}
+
+TEST(GangScenario, GpuschedKeepsJobsInOneRackAndNeverStartsOneThatCannotFit) {
+  Scenario s = ParseScenario(kJobsScenario, "jobs.yaml");
+  auto policy = LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/manifests/policy/policy.yaml");
+  ASSERT_TRUE(policy.ok());
+  auto no_topology =
+      LoadPolicy(std::string(GPUSCHED_SOURCE_DIR) + "/bench/policies/no-topology.yaml");
+  ASSERT_TRUE(no_topology.ok());
+  int64_t spread_without = 0;
+  for (uint64_t seed = 42; seed < 48; ++seed) {
+    SimOptions options;
+    options.seed = seed;
+    options.blend.enabled = true;
+    options.blend.in_tree = InTreeScore::kLeastAllocated;
+    SimRun run = Simulate(s.nodes, s.pods, SimPolicyOf("gpusched", policy.value), options);
+    const GangFigures& g = run.gangs;
+    EXPECT_GT(g.jobs, 0);
+    EXPECT_EQ(g.fitting_jobs_in_one_domain, g.jobs_fitting_one_domain) << seed;
+    // Every job of stated size is whole or has no pod: only open-ended jobs may be partial.
+    EXPECT_LE(g.partial_jobs, 2) << seed;
+    SimRun without = Simulate(s.nodes, s.pods, SimPolicyOf("plain", no_topology.value), options);
+    spread_without +=
+        without.gangs.jobs_fitting_one_domain - without.gangs.fitting_jobs_in_one_domain;
+  }
+  // The comparison can fail: without gang-topology some jobs do spread.
+  EXPECT_GT(spread_without, 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -62,9 +63,29 @@ TEST(Manifests, every_file_parses_and_kustomization_lists_them_all) {
   EXPECT_EQ(Strings(k["resources"]), files);
 }
 
-TEST(Manifests, rbac_grants_reading_nodes_pods_and_dra_objects_and_listing_budgets_only) {
+// The live inventory lists and watches what states pod group sizes (kube/live_inventory.h):
+// rules `first`.. of `rules`.
+void ExpectGroupSizeRules(const YAML::Node& rules, size_t first) {
+  const std::set<std::string> read = {"get", "list", "watch"};
+  YAML::Node jobs = rules[first];
+  EXPECT_EQ(Strings(jobs["apiGroups"]), (std::set<std::string>{"batch"}));
+  EXPECT_EQ(Strings(jobs["resources"]), (std::set<std::string>{"jobs"}));
+  EXPECT_EQ(Strings(jobs["verbs"]), read);
+  YAML::Node pod_groups = rules[first + 1];
+  EXPECT_EQ(Strings(pod_groups["apiGroups"]),
+            (std::set<std::string>{"scheduling.k8s.io", "scheduling.volcano.sh",
+                                   "scheduling.run.ai", "scheduling.x-k8s.io"}));
+  EXPECT_EQ(Strings(pod_groups["resources"]), (std::set<std::string>{"podgroups"}));
+  EXPECT_EQ(Strings(pod_groups["verbs"]), read);
+  YAML::Node workloads = rules[first + 2];
+  EXPECT_EQ(Strings(workloads["apiGroups"]), (std::set<std::string>{"scheduling.k8s.io"}));
+  EXPECT_EQ(Strings(workloads["resources"]), (std::set<std::string>{"workloads"}));
+  EXPECT_EQ(Strings(workloads["verbs"]), read);
+}
+
+TEST(Manifests, rbac_grants_reading_nodes_pods_dra_and_group_objects_and_listing_budgets_only) {
   YAML::Node role = Kind("rbac.yaml", "ClusterRole");
-  ASSERT_EQ(role["rules"].size(), 3u);
+  ASSERT_EQ(role["rules"].size(), 6u);
   YAML::Node rule = role["rules"][0];
   EXPECT_EQ(Strings(rule["apiGroups"]), (std::set<std::string>{""}));
   EXPECT_EQ(Strings(rule["resources"]), (std::set<std::string>{"nodes", "pods"}));
@@ -80,8 +101,32 @@ TEST(Manifests, rbac_grants_reading_nodes_pods_and_dra_objects_and_listing_budge
   EXPECT_EQ(Strings(dra["resources"]),
             (std::set<std::string>{"resourceslices", "resourceclaims", "deviceclasses"}));
   EXPECT_EQ(Strings(dra["verbs"]), (std::set<std::string>{"get", "list", "watch"}));
+  ExpectGroupSizeRules(role["rules"], 3);
   YAML::Node binding = Kind("rbac.yaml", "ClusterRoleBinding");
   EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), "gpusched");
+}
+
+// The second scheduler's account reads, beyond system:kube-scheduler, exactly what states group
+// sizes.
+TEST(Manifests, second_scheduler_reads_the_objects_stating_group_sizes_and_nothing_more) {
+  std::optional<YAML::Node> role;
+  std::optional<YAML::Node> binding;
+  for (const auto& d :
+       YAML::LoadAllFromFile((kManifests / "second-scheduler" / "rbac.yaml").string())) {
+    std::string kind = d["kind"].as<std::string>();
+    std::string name = d["metadata"]["name"].as<std::string>();
+    if (kind == "ClusterRole") {
+      EXPECT_FALSE(role) << "a second ClusterRole: " << name;
+      role = d;
+    }
+    if (kind == "ClusterRoleBinding" && d["roleRef"]["name"].as<std::string>() == name) {
+      binding = d;
+    }
+  }
+  ASSERT_TRUE(role && binding);
+  ASSERT_EQ((*role)["rules"].size(), 3u);
+  ExpectGroupSizeRules((*role)["rules"], 0);
+  EXPECT_EQ((*binding)["subjects"][0]["name"].as<std::string>(), "gpusched-scheduler");
 }
 
 // The serve flags of a container's args, checked against `gpusched serve --help`; returns

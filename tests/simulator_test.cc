@@ -452,7 +452,7 @@ TEST(Scenario, errors_name_the_file_line_and_key) {
             "bad.yaml:6:32: pods[0].gpuMilli: a share needs gpus: 1");
   EXPECT_EQ(message(head + "nodes:\n- {name: a, colour: red}\npods: []\n"),
             "bad.yaml:4:13: nodes[0].colour: unknown key (allowed: name, count, cpu, memory, gpus, "
-            "product, labels, resources)");
+            "product, labels, resources, domains)");
   EXPECT_EQ(message("apiVersion: v1\nkind: PackingScenario\nnodes: []\npods: []\n"),
             "bad.yaml:1:13: apiVersion: must be gpusched.io/v1alpha1");
   EXPECT_EQ(message(head + "pods: []\n"), "bad.yaml:1:1: nodes: is required");

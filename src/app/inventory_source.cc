@@ -87,15 +87,22 @@ class LiveSource final : public InventorySource {
     add("node", nodes);
     add("pod", pods);
     for (const auto& [kind, skips] : live_.dra_skips()) add(kind, skips);
+    const auto groups = live_.group_skips();
+    for (const auto& [kind, skips] : groups) add(kind, skips);
     auto summarised =
         out.Counter("gpusched_inventory_objects_summarised_total",
                     "Listed or watched objects kept in part, by kind and reason "
                     "(extended_resources: more extended resource entries than the decoder "
-                    "keeps; the rest were counted)");
+                    "keeps; the rest were counted. group_size: a pod group size stated outside "
+                    "1..4096, or past the 100,000 sizes kept, ignored)");
     summarised.Add({{"kind", "node"}, {"reason", "extended_resources"}},
                    static_cast<double>(nodes.summarised));
     summarised.Add({{"kind", "pod"}, {"reason", "extended_resources"}},
                    static_cast<double>(pods.summarised));
+    for (const auto& [kind, skips] : groups) {
+      summarised.Add({{"kind", std::string(kind)}, {"reason", "group_size"}},
+                     static_cast<double>(skips.summarised));
+    }
   }
 
   Published<ClusterSnapshot> snapshots_;  // before live_, which publishes into it

@@ -266,6 +266,12 @@ FlagSet ServeCommandOptions::Flags() {
             "and deviceclasses (resource.k8s.io/v1, Kubernetes 1.34+), so GPUs published as DRA "
             "devices count and pods' claims are placed; false on older control planes, which "
             "serve none of them"})
+      .Add({"group-size-inventory", "BOOL", "true",
+            "with --kubeconfig or in a cluster: list and watch the objects that state a pod "
+            "group's size (batch/v1 jobs; podgroups and workloads of scheduling.k8s.io, "
+            "scheduling.volcano.sh, scheduling.run.ai and scheduling.x-k8s.io), so a job whose "
+            "pods state no size is placed whole; kinds the cluster does not serve are retried "
+            "quietly"})
       .Add({"policy", "FILE", "",
             "scheduling policy (YAML); reloaded when the file changes; "
             "default: the built-in default policy"})
@@ -343,6 +349,11 @@ Validated<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet& fla
     o.live.dra = *dra;
   } else {
     problems.Add("--dra-inventory must be true or false");
+  }
+  if (auto group_sizes = ParseBool(flags.Get("group-size-inventory"))) {
+    o.live.group_sizes = *group_sizes;
+  } else {
+    problems.Add("--group-size-inventory must be true or false");
   }
   if (auto placeholders = ParseBool(flags.Get("placeholders"))) {
     o.placeholders = *placeholders;

@@ -268,7 +268,7 @@ int RunSimulateCommand(const std::vector<std::string>& args) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const ReportInputs& inputs = options.report;
-    std::cout << FormatSummaryTable(summary) << std::flush;
+    std::cout << FormatSummaryTable(summary) << FormatJobsTable(summary) << std::flush;
     std::fprintf(stderr, "%zu runs in %.1f s with %d jobs\n", run_count, seconds, batch.jobs);
     const std::pair<const std::string*, std::function<std::string()>> outputs[] = {
         {&options.out_json, [&] { return FormatReportJson(inputs, summary); }},

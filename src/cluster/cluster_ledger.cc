@@ -335,8 +335,73 @@ std::shared_ptr<const PodGroups> ClusterLedger::CurrentPodGroups() {
                  record.counted_since);
     }
   }
-  pod_groups_ = std::make_shared<const PodGroups>(std::move(groups).Build());
+  pod_groups_ = std::make_shared<const PodGroups>(
+      std::move(groups).Build([this](std::string_view key) -> int32_t {
+        auto it = stated_sizes_.find(std::string(SizingKey(key)));
+        return it != stated_sizes_.end() ? it->second : 0;
+      }));
   return pod_groups_;
+}
+
+ClusterLedger::StatedSizeChange ClusterLedger::SetStatedSizes(std::string_view source,
+                                                              StatedGroupSizes sizes) {
+  std::string id = std::string(source) + "/" + sizes.object;
+  // What the object stated before and states now (duplicate keys: the last), to tell a change.
+  std::map<std::string, int32_t, std::less<>> before;
+  std::map<std::string, int32_t, std::less<>> after;
+  if (auto it = stated_by_.find(id); it != stated_by_.end()) {
+    for (const auto& key : it->second) {
+      if (auto size = stated_sizes_.find(key); size != stated_sizes_.end()) {
+        before.insert_or_assign(key, size->second);
+        stated_sizes_.erase(size);
+      }
+    }
+    stated_by_.erase(it);
+  }
+  StatedSizeChange change;
+  std::vector<std::string> keys;
+  for (auto& s : sizes.sizes) {
+    if (stated_sizes_.size() >= kMaxStatedGroupSizes && !stated_sizes_.count(s.key)) {
+      ++change.dropped;
+      continue;
+    }
+    stated_sizes_.insert_or_assign(s.key, s.size);
+    after.insert_or_assign(s.key, s.size);
+    keys.push_back(std::move(s.key));
+  }
+  if (!keys.empty()) stated_by_.emplace(std::move(id), std::move(keys));
+  // A Job's status changes far more often than its parallelism: only a size change rebuilds.
+  change.changed = before != after;
+  if (change.changed) pod_groups_.reset();
+  return change;
+}
+
+ClusterLedger::StatedSizeChange ClusterLedger::DeleteStatedSizes(std::string_view source,
+                                                                 std::string_view object) {
+  StatedGroupSizes none;
+  none.object = std::string(object);
+  return SetStatedSizes(source, std::move(none));
+}
+
+ClusterLedger::StatedSizeChange ClusterLedger::ReplaceStatedSizes(
+    std::string_view source, std::vector<StatedGroupSizes> objects) {
+  std::string prefix = std::string(source) + "/";
+  std::set<std::string, std::less<>> keep;
+  for (const auto& o : objects) keep.insert(prefix + o.object);
+  std::vector<std::string> gone;
+  for (auto it = stated_by_.lower_bound(prefix);
+       it != stated_by_.end() && it->first.starts_with(prefix); ++it) {
+    if (!keep.count(it->first)) gone.push_back(it->first.substr(prefix.size()));
+  }
+  StatedSizeChange change;
+  auto add = [&](StatedSizeChange c) {
+    change.changed = change.changed || c.changed;
+    change.dropped += c.dropped;
+  };
+  // The deletions first: what they free is the budget of the objects listed.
+  for (const auto& object : gone) add(DeleteStatedSizes(source, object));
+  for (auto& o : objects) add(SetStatedSizes(source, std::move(o)));
+  return change;
 }
 
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {

@@ -4,6 +4,25 @@
 
 namespace gpusched {
 
+int64_t RoomFor(const NodeState& node, const ResourceList& shape, const ResourceList* extra) {
+  if (node.info.unschedulable) return 0;
+  int64_t room = kMaxRoom;
+  bool asks = false;
+  for (const auto& r : shape) {
+    if (r.milli <= 0) continue;
+    const int64_t allocatable = node.info.allocatable.milli(r.name);
+    if (allocatable == 0 && IsNativeResource(r.name)) continue;
+    asks = true;
+    int64_t free = allocatable - node.used.milli(r.name) - (extra ? extra->milli(r.name) : 0);
+    if (free < r.milli) return 0;
+    room = std::min(room, free / r.milli);
+  }
+  if (int64_t pods = node.info.allocatable.units("pods"); pods > 0) {
+    room = std::min<int64_t>(room, pods - node.pod_count - (extra ? 1 : 0));
+  }
+  return asks ? std::max<int64_t>(room, 0) : 0;
+}
+
 int32_t PodGroupState::placed() const {
   return static_cast<int32_t>(std::count_if(members.begin(), members.end(),
                                             [](const GroupMember& m) { return !m.node.empty(); }));
@@ -28,7 +47,12 @@ void PodGroups::Builder::Add(const PodInfo& pod, std::string_view node,
   }
 }
 
-PodGroups PodGroups::Builder::Build() && {
+PodGroups PodGroups::Builder::Build(const std::function<int32_t(std::string_view)>& stated) && {
+  if (stated) {
+    for (PodGroupState& group : groups_) {
+      if (group.size == 0) group.size = stated(group.key);
+    }
+  }
   std::sort(groups_.begin(), groups_.end(),
             [](const PodGroupState& a, const PodGroupState& b) { return a.key < b.key; });
   PodGroups out;

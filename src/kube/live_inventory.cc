@@ -5,9 +5,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "gpusched/codec/k8s_decode.h"
 #include "gpusched/cluster/dra_claims.h"
+#include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/k8s_dra_decode.h"
+#include "gpusched/codec/k8s_group_decode.h"
 
 namespace gpusched {
 
@@ -16,6 +17,12 @@ void LiveInventory::Change(F&& change) {
   std::lock_guard lock(ledger_mu_);
   change(ledger_);
   dirty_ = true;
+}
+
+template <class F>
+void LiveInventory::ChangeIf(F&& change) {
+  std::lock_guard lock(ledger_mu_);
+  if (change(ledger_)) dirty_ = true;
 }
 
 // Counts the objects decoded with resources past the decoder's budget (codec/k8s_decode.h).
@@ -132,17 +139,29 @@ class LiveInventory::DraSink : public ReflectorSink {
   void BeginList() override { Clear(); }
   void AddListed(simdjson::ondemand::object o) override {
     switch (kind_) {
-      case Kind::kSlices: slices_.push_back(DecodeDraSlice(o)); break;
-      case Kind::kClaims: claims_.push_back(DecodeDraClaim(o)); break;
-      case Kind::kClasses: classes_.push_back(DecodeDraDeviceClass(o)); break;
+      case Kind::kSlices:
+        slices_.push_back(DecodeDraSlice(o));
+        break;
+      case Kind::kClaims:
+        claims_.push_back(DecodeDraClaim(o));
+        break;
+      case Kind::kClasses:
+        classes_.push_back(DecodeDraDeviceClass(o));
+        break;
     }
   }
   void EndList() override {
     owner_.Change([&](ClusterLedger& ledger) {
       switch (kind_) {
-        case Kind::kSlices: ledger.dra().ReplaceSlices(std::move(slices_)); break;
-        case Kind::kClaims: ledger.dra().ReplaceClaims(std::move(claims_)); break;
-        case Kind::kClasses: ledger.dra().ReplaceClasses(std::move(classes_)); break;
+        case Kind::kSlices:
+          ledger.dra().ReplaceSlices(std::move(slices_));
+          break;
+        case Kind::kClaims:
+          ledger.dra().ReplaceClaims(std::move(claims_));
+          break;
+        case Kind::kClasses:
+          ledger.dra().ReplaceClasses(std::move(classes_));
+          break;
       }
     });
     Clear();
@@ -152,9 +171,15 @@ class LiveInventory::DraSink : public ReflectorSink {
       PodInfo id = DecodeIdentity(o);  // name and namespace: what a deletion needs
       owner_.Change([&](ClusterLedger& ledger) {
         switch (kind_) {
-          case Kind::kSlices: ledger.dra().DeleteSlice(id.name); break;
-          case Kind::kClaims: ledger.dra().DeleteClaim(id.namespace_name, id.name); break;
-          case Kind::kClasses: ledger.dra().DeleteClass(id.name); break;
+          case Kind::kSlices:
+            ledger.dra().DeleteSlice(id.name);
+            break;
+          case Kind::kClaims:
+            ledger.dra().DeleteClaim(id.namespace_name, id.name);
+            break;
+          case Kind::kClasses:
+            ledger.dra().DeleteClass(id.name);
+            break;
         }
       });
       return;
@@ -191,6 +216,57 @@ class LiveInventory::DraSink : public ReflectorSink {
   std::vector<DraDeviceClass> classes_;
 };
 
+// One kind of object stating pod group sizes into the ledger (ClusterLedger::SetStatedSizes).
+class LiveInventory::GroupSizeSink : public ReflectorSink {
+ public:
+  GroupSizeSink(LiveInventory& owner, GroupSizeKind kind)
+      : owner_(owner), kind_(kind), source_(GroupSourceOf(kind)) {}
+  void BeginList() override { listed_.clear(); }
+  void AddListed(simdjson::ondemand::object o) override {
+    StatedGroupSizes sizes = Decode(o);
+    // Most Jobs run one pod and state nothing: a list keeps only the objects that state a size.
+    if (!sizes.sizes.empty()) listed_.push_back(std::move(sizes));
+  }
+  void EndList() override {
+    owner_.ChangeIf([&](ClusterLedger& ledger) {
+      return Counted(ledger.ReplaceStatedSizes(source_, std::move(listed_)));
+    });
+    listed_ = {};  // its capacity too: a list is rare
+  }
+  void Apply(std::string_view type, simdjson::ondemand::object o) override {
+    if (type == "DELETED") {
+      PodInfo id = DecodeIdentity(o);  // name and namespace: what a deletion needs
+      std::string object = id.namespace_name + "/" + id.name;
+      owner_.ChangeIf([&](ClusterLedger& ledger) {
+        return Counted(ledger.DeleteStatedSizes(source_, object));
+      });
+      return;
+    }
+    StatedGroupSizes sizes = Decode(o);
+    // A Job's status changes with each of its pods: only a change of size makes a new snapshot.
+    owner_.ChangeIf([&](ClusterLedger& ledger) {
+      return Counted(ledger.SetStatedSizes(source_, std::move(sizes)));
+    });
+  }
+  uint64_t ignored() const { return ignored_.load(); }
+
+ private:
+  StatedGroupSizes Decode(simdjson::ondemand::object o) {
+    StatedGroupSizes sizes = DecodeStatedGroupSizes(kind_, o);
+    ignored_.fetch_add(sizes.refused);
+    return sizes;
+  }
+  bool Counted(ClusterLedger::StatedSizeChange change) {
+    ignored_.fetch_add(change.dropped);
+    return change.changed;
+  }
+  LiveInventory& owner_;
+  GroupSizeKind kind_;
+  std::string_view source_;
+  std::vector<StatedGroupSizes> listed_;
+  std::atomic<uint64_t> ignored_{0};  // sizes refused or dropped past the ledger's budget
+};
+
 namespace {
 
 struct DraKind {
@@ -200,6 +276,20 @@ struct DraKind {
 constexpr DraKind kDraKinds[] = {{"/apis/resource.k8s.io/v1/resourceslices", "resourceslice"},
                                  {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaim"},
                                  {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclass"}};
+
+struct GroupKind {
+  const char* path;
+  GroupSizeKind kind;
+  const char* name;  // in metrics
+};
+constexpr GroupKind kGroupKinds[] = {
+    {"/apis/batch/v1/jobs", GroupSizeKind::kJob, "job"},
+    {"/apis/scheduling.k8s.io/v1alpha2/podgroups", GroupSizeKind::kPodGroup, "podgroup"},
+    {"/apis/scheduling.k8s.io/v1alpha1/workloads", GroupSizeKind::kWorkload, "workload"},
+    {"/apis/scheduling.volcano.sh/v1beta1/podgroups", GroupSizeKind::kVolcano, "volcano-podgroup"},
+    {"/apis/scheduling.run.ai/v2alpha2/podgroups", GroupSizeKind::kKai, "kai-podgroup"},
+    {"/apis/scheduling.x-k8s.io/v1alpha1/podgroups", GroupSizeKind::kCoscheduling,
+     "coscheduling-podgroup"}};
 
 }  // namespace
 
@@ -222,6 +312,14 @@ LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_name
     dra_.push_back(std::make_unique<Reflector>(kDraKinds[i].path, config, *dra_sinks_.back(),
                                                options_.reflector, options_.seed + 2 + i));
   }
+  ReflectorOptions optional_kind = options_.reflector;
+  optional_kind.quiet_repeated_failures = true;  // most clusters serve few of these kinds
+  for (size_t i = 0; options_.group_sizes && i < std::size(kGroupKinds); ++i) {
+    group_sinks_.push_back(std::make_unique<GroupSizeSink>(*this, kGroupKinds[i].kind));
+    groups_.push_back(std::make_unique<Reflector>(kGroupKinds[i].path, config, *group_sinks_.back(),
+                                                  optional_kind,
+                                                  options_.seed + 2 + std::size(kDraKinds) + i));
+  }
   // Last: the publisher reads the reflectors list (dra_), complete from now on. What the
   // reflectors applied meanwhile is in the ledger, marked dirty, and published on its first turn.
   publisher_.emplace(options_.publish_interval, [this] { PublishTurn(); });
@@ -232,9 +330,11 @@ LiveInventory::~LiveInventory() {
   nodes_->RequestStop();
   pods_->RequestStop();
   for (auto& r : dra_) r->RequestStop();
+  for (auto& r : groups_) r->RequestStop();
   nodes_->Stop();
   pods_->Stop();
   for (auto& r : dra_) r->Stop();
+  for (auto& r : groups_) r->Stop();
   publisher_->Stop();
 }
 
@@ -350,9 +450,19 @@ LiveInventory::Skips LiveInventory::pod_skips() const {
 std::vector<std::pair<std::string_view, LiveInventory::Skips>> LiveInventory::dra_skips() const {
   std::vector<std::pair<std::string_view, Skips>> out;
   for (size_t i = 0; i < dra_.size(); ++i) {
-    out.emplace_back(kDraKinds[i].name, Skips{dra_[i]->skipped_invalid(),
-                                              dra_[i]->skipped_malformed(),
-                                              dra_[i]->skipped_oversized(), 0});
+    out.emplace_back(kDraKinds[i].name,
+                     Skips{dra_[i]->skipped_invalid(), dra_[i]->skipped_malformed(),
+                           dra_[i]->skipped_oversized(), 0});
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string_view, LiveInventory::Skips>> LiveInventory::group_skips() const {
+  std::vector<std::pair<std::string_view, Skips>> out;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    out.emplace_back(kGroupKinds[i].name,
+                     Skips{groups_[i]->skipped_invalid(), groups_[i]->skipped_malformed(),
+                           groups_[i]->skipped_oversized(), group_sinks_[i]->ignored()});
   }
   return out;
 }

@@ -132,10 +132,21 @@ bool Reflector::ListPageInto(const std::string& cont, ListPageDecoder& page, uin
     return false;
   }
   if (!r.ok()) {
-    spdlog::warn("{}: list failed: {}", path_,
-                 r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error);
+    std::string failure = r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error;
+    if (!options_.quiet_repeated_failures) {
+      spdlog::warn("{}: list failed: {}", path_, failure);
+    } else if (failure != last_list_failure_) {
+      spdlog::info(
+          "{}: list failed: {} (listed again after a backoff, logged at debug while it "
+          "fails the same way)",
+          path_, failure);
+    } else {
+      spdlog::debug("{}: list failed: {}", path_, failure);
+    }
+    last_list_failure_ = std::move(failure);
     return false;
   }
+  last_list_failure_.clear();
   return true;
 }
 

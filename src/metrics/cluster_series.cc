@@ -1,10 +1,13 @@
 #include "gpusched/metrics/cluster_series.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gpusched/cluster/cluster_fragmentation.h"
+#include "gpusched/model/topology.h"
 
 namespace gpusched {
 namespace {
@@ -27,9 +30,71 @@ std::map<std::pair<std::string, std::string>, GpuTotals> TotalsOf(const ClusterS
   return totals;
 }
 
+// Domains per level in the gauges: the ones with the most free GPUs; the rest as "other".
+constexpr size_t kMaxDomainSeries = 32;
+constexpr size_t kMaxDomainLabelBytes = 64;
+
+// Free whole GPUs (nvidia.com/gpu) per domain of each default topology level (model/topology.h),
+// the kMaxDomainSeries largest per level and the rest summed as "other".
+void WriteDomainSeries(const ClusterSnapshot& snap, SeriesWriter& out) {
+  auto free = out.Gauge("gpusched_topology_domain_free_gpus",
+                        "Unallocated whole GPUs (nvidia.com/gpu) per topology domain of each "
+                        "default level, the 32 largest per level, the rest as domain=\"other\"");
+  for (const TopologyLevel& level : DefaultTopologyLevels()) {
+    std::map<std::string, int64_t> by_domain;
+    for (const auto& node : snap.nodes()) {
+      std::string domain = DomainOf(node->info.topology, level);
+      if (domain.empty()) continue;
+      domain = domain.substr(domain.find('=') + 1, kMaxDomainLabelBytes);
+      by_domain[domain] += FreeGpuMilli(*node);
+    }
+    std::vector<std::pair<int64_t, std::string>> ranked;
+    for (auto& [domain, milli] : by_domain) ranked.emplace_back(milli, domain);
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    int64_t other = 0;
+    for (size_t i = 0; i < ranked.size(); ++i) {
+      if (i < kMaxDomainSeries) {
+        free.Add({{"level", level.name}, {"domain", ranked[i].second}},
+                 static_cast<double>(ranked[i].first / 1000));
+      } else {
+        other += ranked[i].first;
+      }
+    }
+    if (ranked.size() > kMaxDomainSeries) {
+      free.Add({{"level", level.name}, {"domain", "other"}}, static_cast<double>(other / 1000));
+    }
+  }
+}
+
+// Pod groups by state: waiting (no member placed), partial (some of a sized group), placed.
+void WriteGroupSeries(const ClusterSnapshot& snap, SeriesWriter& out) {
+  int64_t waiting = 0, partial = 0, placed = 0;
+  for (const PodGroupState& g : snap.groups().all()) {
+    const int32_t n = g.placed();
+    if (n == 0) {
+      ++waiting;
+    } else if (g.size > 0 && n < g.size) {
+      ++partial;
+    } else {
+      ++placed;
+    }
+  }
+  auto groups =
+      out.Gauge("gpusched_pod_groups",
+                "Pod groups (multi-pod jobs) of the GPU pods known, by state: waiting (no "
+                "member placed), partial (some members of a group of known size), placed");
+  groups.Add({{"state", "waiting"}}, static_cast<double>(waiting));
+  groups.Add({{"state", "partial"}}, static_cast<double>(partial));
+  groups.Add({{"state", "placed"}}, static_cast<double>(placed));
+}
+
 }  // namespace
 
 void WriteClusterSeries(const ClusterSnapshot& snap, SeriesWriter& out) {
+  WriteDomainSeries(snap, out);
+  WriteGroupSeries(snap, out);
   out.Gauge("gpusched_inventory_nodes", "Nodes in the inventory")
       .Add({}, static_cast<double>(snap.size()));
   int64_t gpu_pods = 0;

@@ -67,16 +67,34 @@ int32_t JobSetJobs(const Pairs& labels) {
 PodGroupRef Make(std::string_view ns, std::string_view source, std::string_view name,
                  std::string_view part = {}) {
   PodGroupRef group;
-  size_t bytes = ns.size() + source.size() + name.size() + part.size() + 3;
-  if (name.empty() || bytes > kMaxGroupKeyBytes) return group;
-  group.key.reserve(bytes);
-  group.key.append(ns).append("/").append(source).append("/").append(name);
-  if (!part.empty()) group.key.append("/").append(part);
-  group.source = source;
+  group.key = GroupKey(ns, source, name, part);
+  if (group.grouped()) group.source = source;
   return group;
 }
 
 }  // namespace
+
+std::string GroupKey(std::string_view ns, std::string_view source, std::string_view name,
+                     std::string_view part) {
+  std::string key;
+  size_t bytes = ns.size() + source.size() + name.size() + part.size() + 3;
+  if (name.empty() || bytes > kMaxGroupKeyBytes) return key;
+  key.reserve(bytes);
+  key.append(ns).append("/").append(source).append("/").append(name);
+  if (!part.empty()) key.append("/").append(part);
+  return key;
+}
+
+std::string_view SizingKey(std::string_view key) {
+  // Past "<ns>/workload/<name>/<podGroup>": the fourth '/' starts the replica key.
+  size_t at = key.find('/');
+  if (at == std::string_view::npos || key.substr(at + 1).substr(0, 9) != "workload/") return key;
+  for (int slashes = 1; slashes < 4; ++slashes) {
+    at = key.find('/', at + 1);
+    if (at == std::string_view::npos) return key;
+  }
+  return key.substr(0, at);
+}
 
 bool IsGroupAnnotation(std::string_view key) {
   if (key == kGroupAnnotation || key == kGroupSizeAnnotation) return true;

@@ -13,8 +13,6 @@ namespace {
 
 constexpr std::array<std::string_view, 2> kModes = {"preferred", "required"};
 constexpr std::array<std::string_view, 2> kLevelKeys = {"name", "keys"};
-// A node's room is capped: past it, more room changes no decision.
-constexpr int64_t kMaxSlots = 1 << 20;
 // Other groups' holds judged per cycle: the most recent ones.
 constexpr size_t kMaxHolds = 16;
 constexpr uint32_t kNoDomain = UINT32_MAX;
@@ -75,27 +73,6 @@ struct GangTopologyArgs {
     sink.End();
   }
 };
-
-// How many pods asking `shape` fit on `node` once `extra` is also charged to it.
-int64_t Slots(const NodeState& node, const ResourceList& shape, const ResourceList* extra) {
-  if (node.info.unschedulable) return 0;
-  int64_t slots = kMaxSlots;
-  bool asks = false;
-  for (const auto& r : shape) {
-    if (r.milli <= 0) continue;
-    const int64_t allocatable = node.info.allocatable.milli(r.name);
-    // A node that states no cpu or memory (a bare fixture) is not judged on them.
-    if (allocatable == 0 && IsNativeResource(r.name)) continue;
-    asks = true;
-    int64_t free = allocatable - node.used.milli(r.name) - (extra ? extra->milli(r.name) : 0);
-    if (free < r.milli) return 0;
-    slots = std::min(slots, free / r.milli);
-  }
-  if (int64_t pods = node.info.allocatable.units("pods"); pods > 0) {
-    slots = std::min<int64_t>(slots, pods - node.pod_count - (extra ? 1 : 0));
-  }
-  return asks ? std::max<int64_t>(slots, 0) : 0;
-}
 
 // Every node's domain per level, numbered, and each domain's room for one shape.
 class DomainMap {
@@ -236,8 +213,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
     if (level == where.size()) continue;  // its members sit in no domain: nothing to hold
     std::vector<int64_t> slots(nodes.size(), 0);
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (domains.Of(level, i) == where[level])
-        slots[i] = Slots(*nodes[i], g->member_requests, nullptr);
+      if (domains.Of(level, i) == where[level]) slots[i] = RoomFor(*nodes[i], g->member_requests);
     }
     int64_t room = 0;
     for (int64_t s : slots) room += s;
@@ -248,7 +224,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
                      std::to_string(g->size - placed.placed) + " more members of " + g->key);
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (slots[i] == 0) continue;
-      if (slots[i] - Slots(*nodes[i], g->member_requests, &pod.requests) <= slack) continue;
+      if (slots[i] - RoomFor(*nodes[i], g->member_requests, &pod.requests) <= slack) continue;
       if (plan->refused.empty()) plan->refused.resize(nodes.size());
       if (plan->refused[i].empty()) plan->refused[i] = reason;
     }
@@ -262,7 +238,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
     int64_t cluster_room = 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
       const bool pinned_out = !MeetsRequiredPins(pod.pins, nodes[i]->info.pin_labels);
-      slots[i] = pinned_out ? 0 : Slots(*nodes[i], pod.requests, nullptr);
+      slots[i] = pinned_out ? 0 : RoomFor(*nodes[i], pod.requests);
       cluster_room += slots[i];
     }
     auto rooms = domains.Rooms(slots);
@@ -278,6 +254,18 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
       std::vector<uint32_t> where = domains.Majority(placed.positions);
       size_t required = 0;
       while (required < levels && where[required] == kNoDomain) ++required;
+      // Within the hold, a member also waits for its siblings' innermost domain that still has
+      // room for it, rather than taking a node elsewhere: kube-scheduler judges only a sample of
+      // the nodes per cycle (percentageOfNodesToScore), and its next cycle samples others.
+      if (settings_.mode == TopologyMode::kPreferred) {
+        const bool held =
+            group != nullptr && group->any_placed() && now - group->first_placed < settings_.hold;
+        while (required < levels &&
+               (where[required] == kNoDomain || rooms[required][where[required]] < 1)) {
+          ++required;
+        }
+        if (!held) required = levels;
+      }
       std::string_view outside =
           required < levels ? cycle.Reason("outside its pod group's domain: ",
                                            settings_.levels[required].name + " " +
@@ -291,10 +279,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
             break;
           }
         }
-        if (settings_.mode == TopologyMode::kRequired && required < levels &&
-            domains.Of(required, i) != where[required]) {
-          refuse(i, outside);
-        }
+        if (required < levels && domains.Of(required, i) != where[required]) refuse(i, outside);
       }
     } else {
       // An open-ended group needs room at least for the members already created (a JobSet or

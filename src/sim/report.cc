@@ -118,6 +118,17 @@ std::string FormatReportJson(const ReportInputs& inputs, const std::vector<Polic
       std::optional<double> frag100;
       if (r.curve.size() > 100 && r.curve[100]) frag100 = r.curve[100]->frag_amount_pct;
       OptionalDouble(w, "fragmentation_amount_pct_at_100", frag100);
+      if (r.gangs.jobs > 0) {
+        const GangFigures& g = r.gangs;
+        w.Key("jobs").BeginObject().Key("total").Int(g.jobs);
+        w.Key("fitting_one_domain").Int(g.jobs_fitting_one_domain);
+        w.Key("fitting_in_one_domain").Int(g.fitting_jobs_in_one_domain);
+        w.Key("whole").Int(g.jobs_whole).Key("refused_whole").Int(g.jobs_refused_whole);
+        w.Key("partial").Int(g.partial_jobs).Key("member_retries").Int(g.member_retries);
+        w.Key("gpus_held_by_partial")
+            .Double(Rounded(static_cast<double>(g.gpus_held_by_partial_jobs_milli) / 1000));
+        w.EndObject();
+      }
       w.Key("per_model").BeginObject();
       for (const auto& [model, u] : r.per_model) {
         double cap = static_cast<double>(u.capacity_milli);
@@ -208,6 +219,44 @@ std::string FormatCurvesSvg(const std::vector<PolicySummary>& s, const std::stri
            color + "\">" + s[i].name + "</text>\n";
   }
   out += "</svg>\n";
+  return out;
+}
+
+std::string FormatJobsTable(const std::vector<PolicySummary>& s) {
+  std::string out;
+  for (const auto& p : s) {
+    GangFigures sum;
+    for (const auto& r : p.runs) {
+      sum.jobs += r.gangs.jobs;
+      sum.jobs_fitting_one_domain += r.gangs.jobs_fitting_one_domain;
+      sum.fitting_jobs_in_one_domain += r.gangs.fitting_jobs_in_one_domain;
+      sum.jobs_whole += r.gangs.jobs_whole;
+      sum.jobs_refused_whole += r.gangs.jobs_refused_whole;
+      sum.partial_jobs += r.gangs.partial_jobs;
+      sum.gpus_held_by_partial_jobs_milli += r.gangs.gpus_held_by_partial_jobs_milli;
+      sum.member_retries += r.gangs.member_retries;
+    }
+    if (sum.jobs == 0) continue;
+    if (out.empty()) {
+      out =
+          "| policy | jobs that fit one domain, landed in one | jobs whole | refused whole | "
+          "partial | GPUs held by partial jobs (mean per seed) | members judged again |\n"
+          "|---|---|---|---|---|---|---|\n";
+    }
+    const double share = sum.jobs_fitting_one_domain > 0
+                             ? 100.0 * static_cast<double>(sum.fitting_jobs_in_one_domain) /
+                                   static_cast<double>(sum.jobs_fitting_one_domain)
+                             : 0;
+    out += "| " + p.name + " | " + Fixed(share, 1) + "% (" +
+           std::to_string(sum.fitting_jobs_in_one_domain) + "/" +
+           std::to_string(sum.jobs_fitting_one_domain) + ") | " + std::to_string(sum.jobs_whole) +
+           "/" + std::to_string(sum.jobs) + " | " + std::to_string(sum.jobs_refused_whole) + " | " +
+           std::to_string(sum.partial_jobs) + " | " +
+           Fixed(static_cast<double>(sum.gpus_held_by_partial_jobs_milli) / 1000 /
+                     static_cast<double>(std::max<size_t>(p.runs.size(), 1)),
+                 1) +
+           " | " + std::to_string(sum.member_retries) + " |\n";
+  }
   return out;
 }
 

@@ -7,6 +7,8 @@
 
 #include "gpusched/codec/strict_yaml.h"
 #include "gpusched/codec/yaml_load.h"
+#include "gpusched/model/pod_group.h"
+#include "gpusched/model/topology.h"
 #include "gpusched/util/file_text.h"
 #include "gpusched/util/quantity.h"
 #include "gpusched/util/quote.h"
@@ -121,6 +123,31 @@ std::vector<T> ReadTemplates(ScenarioReader& r, const YAML::Node& list, const st
   return out;
 }
 
+// A node template's `domains`: per topology level, its label key and how many of the template's
+// nodes share one value (<template>-<level index>-<n / nodes>).
+struct DomainSpec {
+  std::string key;
+  int64_t nodes = 1;
+};
+
+std::vector<DomainSpec> ReadDomains(ScenarioReader& r, const YAML::Node& list,
+                                    const std::string& key) {
+  std::vector<DomainSpec> out;
+  if (!list) return out;
+  if (!list.IsSequence() || list.size() > kMaxTopologyLevels) {
+    r.Fail(list, key, "must be a list of up to 8 {key, nodes} entries");
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string at = key + "[" + std::to_string(i) + "]";
+    r.Keys(list[i], at, {"key", "nodes"});
+    DomainSpec d{r.Text(list[i]["key"], at + ".key"),
+                 r.Int(list[i]["nodes"], at + ".nodes", 1, kMaxCount)};
+    if (!IsTopologyLabel(d.key)) r.Fail(list[i]["key"], at + ".key", "is not a topology label key");
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 TraceNode ReadNode(ScenarioReader& r, const YAML::Node& t, const std::string& key, Sizes sizes) {
   TraceNode node;
   node.cpu_milli = sizes.cpu_milli;
@@ -154,13 +181,70 @@ TracePod ReadPod(ScenarioReader& r, const YAML::Node& t, const std::string& key,
     for (const auto& p : products) pod.gpu_spec.push_back(r.Text(p, key + ".products"));
   }
   pod.resources = r.Resources(t["resources"], key + ".resources");
+  if (const YAML::Node& job = t["job"]) {
+    r.Keys(job, key + ".job", {"pods", "sizeKnown"});
+    pod.group_pods = static_cast<int32_t>(r.Int(job["pods"], key + ".job.pods", 1, kMaxGroupSize));
+    bool known = true;
+    if (job["sizeKnown"]) {
+      std::string text = r.Text(job["sizeKnown"], key + ".job.sizeKnown");
+      if (text != "true" && text != "false")
+        r.Fail(job["sizeKnown"], key + ".job.sizeKnown", "must be true or false");
+      known = text == "true";
+    }
+    pod.group_size = known ? pod.group_pods : 0;
+  }
   return pod;
+}
+
+// A job mix's entries are jobs: each becomes its `job.pods` members, <job>-<m>, in group <job>.
+std::vector<TracePod> ExpandJobs(std::vector<TracePod> pods) {
+  std::vector<TracePod> out;
+  for (auto& p : pods) {
+    if (p.group_pods == 0) {
+      out.push_back(std::move(p));
+      continue;
+    }
+    for (int32_t m = 0; m < p.group_pods; ++m) {
+      TracePod member = p;
+      member.group = p.name;
+      member.name = p.name + "-" + std::to_string(m);
+      out.push_back(std::move(member));
+    }
+  }
+  return out;
+}
+
+// Every node of a template (positions first..end-1) gets, per domain spec, its domain's label.
+void LabelDomains(std::vector<TraceNode>& nodes, size_t first, size_t end, const std::string& name,
+                  const std::vector<DomainSpec>& domains) {
+  for (size_t n = first; n < end; ++n) {
+    for (size_t l = 0; l < domains.size(); ++l) {
+      int64_t index = static_cast<int64_t>(n - first) / domains[l].nodes;
+      nodes[n].labels.emplace_back(domains[l].key,
+                                   name + "-" + std::to_string(l) + "-" + std::to_string(index));
+    }
+  }
+}
+
+// `openbPods: {file: CSV, take: N}`: the first N pods of an openb pod list (its path relative to
+// the scenario file), their GPU model pins dropped (scenarios name their own products).
+std::vector<TracePod> ReadOpenbPods(ScenarioReader& r, const YAML::Node& t,
+                                    const std::string& source) {
+  r.Keys(t, "openbPods", {"file", "take"});
+  std::string file = r.Text(t["file"], "openbPods.file");
+  int64_t take = r.Int(t["take"], "openbPods.take", 1, kMaxCount);
+  std::string dir =
+      source.find('/') == std::string::npos ? "." : source.substr(0, source.rfind('/'));
+  std::vector<TracePod> pods = LoadOpenbPods(file.starts_with('/') ? file : dir + "/" + file);
+  if (std::ssize(pods) > take) pods.resize(static_cast<size_t>(take));
+  for (auto& p : pods) p.gpu_spec.clear();
+  return pods;
 }
 
 Scenario Read(const YAML::Node& root, const std::string& source) {
   ScenarioReader r(source);
   if (!root || root.IsNull()) throw TraceError(source + ": empty scenario file");
-  r.Keys(root, "scenario", {"apiVersion", "kind", "metadata", "nodes", "pods"});
+  r.Keys(root, "scenario", {"apiVersion", "kind", "metadata", "nodes", "pods", "openbPods"});
   for (auto [key, expected] :
        {std::pair{"apiVersion", kScenarioApiVersion}, {"kind", kScenarioKind}}) {
     if (!root[key] || r.Text(root[key], key) != expected) {
@@ -175,14 +259,31 @@ Scenario Read(const YAML::Node& root, const std::string& source) {
   auto pod = [&](const YAML::Node& t, const std::string& key, Sizes sizes) {
     return ReadPod(r, t, key, sizes);
   };
-  Scenario s{ReadTemplates<TraceNode>(
-                 r, root["nodes"], "nodes",
-                 {"name", "count", "cpu", "memory", "gpus", "product", "labels", "resources"},
-                 "must be a list of node templates", node),
-             ReadTemplates<TracePod>(
-                 r, root["pods"], "pods",
-                 {"name", "count", "cpu", "memory", "gpus", "gpuMilli", "products", "resources"},
-                 "must be a list of pod mixes", pod)};
+  Scenario s;
+  s.nodes = ReadTemplates<TraceNode>(
+      r, root["nodes"], "nodes",
+      {"name", "count", "cpu", "memory", "gpus", "product", "labels", "resources", "domains"},
+      "must be a list of node templates", node);
+  // Templates expand in order: template i's nodes follow those of the templates before it.
+  size_t first = 0;
+  for (size_t i = 0; i < root["nodes"].size(); ++i) {
+    const YAML::Node& t = root["nodes"][i];
+    std::string key = "nodes[" + std::to_string(i) + "]";
+    size_t count =
+        t["count"] ? static_cast<size_t>(r.Int(t["count"], key + ".count", 1, kMaxCount)) : 1;
+    if (t["domains"]) {
+      LabelDomains(s.nodes, first, first + count, r.Text(t["name"], key + ".name"),
+                   ReadDomains(r, t["domains"], key + ".domains"));
+    }
+    first += count;
+  }
+  s.pods = ExpandJobs(ReadTemplates<TracePod>(
+      r, root["pods"], "pods",
+      {"name", "count", "cpu", "memory", "gpus", "gpuMilli", "products", "resources", "job"},
+      "must be a list of pod mixes", pod));
+  if (const YAML::Node& openb = root["openbPods"]) {
+    for (auto& p : ReadOpenbPods(r, openb, source)) s.pods.push_back(std::move(p));
+  }
   if (s.nodes.empty()) r.Fail(root["nodes"], "nodes", "must not be empty");
   return s;
 }

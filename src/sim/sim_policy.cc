@@ -1,5 +1,6 @@
 #include "gpusched/sim/sim_policy.h"
 
+#include "gpusched/plugins/gang_topology.h"
 #include "gpusched/plugins/packing_scores.h"
 
 namespace gpusched {
@@ -13,6 +14,8 @@ std::shared_ptr<const Policy> PackingPolicy(std::string_view scorer) {
   ProfileSpec& profile = spec.profiles[0];
   for (auto& [name, setting] : profile.plugins) {
     setting.weight = 0;
+    // The paper's baselines place pods one by one: no job-level rule of gpusched's.
+    if (name == GangTopologyPlugin::kName) setting.enabled = false;
     if (name == scorer) {
       setting.enabled = true;
       setting.weight = 1;

@@ -1,19 +1,26 @@
+// Longer than 500 lines for now: one run's loop keeps kube-scheduler's cycle, the device model and
+// the multi-pod jobs' bookkeeping over the run's shared state; splitting Run into the parts of one
+// cycle is issue #50's.
 #include "gpusched/sim/simulator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <numeric>
 
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/cluster/pod_groups.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/model/device_model.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/model/topology.h"
 #include "gpusched/packing/gpu_devices.h"
+#include "gpusched/plugins/gang_topology.h"
 #include "gpusched/sim/node_sampling.h"
 #include "gpusched/sim/workload.h"
 
@@ -34,6 +41,7 @@ NodeState MakeNode(const TraceNode& t) {
   std::vector<std::pair<std::string_view, std::string_view>> labels(t.labels.begin(),
                                                                     t.labels.end());
   n.info.gpu = ParseGpuLabels(labels);
+  n.info.topology = PinLabels::Keep(labels, IsTopologyLabel);
   if (n.info.gpu.product.empty()) n.info.gpu.product = t.model;
   n.info.allocatable.Set("cpu", t.cpu_milli);
   n.info.allocatable.Set("memory", t.memory_mib * kBytesPerMib * 1000);
@@ -61,6 +69,12 @@ PodInfo MakePod(const TracePod& t) {
     std::string models;
     for (const auto& m : t.gpu_spec) models += (models.empty() ? "" : ",") + m;
     p.annotations.emplace_back(std::string(kGpuProductAnnotation), models);
+  }
+  if (!t.group.empty()) {
+    p.group.key = p.namespace_name + "/annotation/" + t.group;
+    p.group.source = "annotation";
+    p.group.size = t.group_size;
+    p.group.expected = t.group_pods;
   }
   return p;
 }
@@ -246,7 +260,8 @@ namespace {
 ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initial,
                                      const std::vector<NodeState>& nodes,
                                      const std::map<TaskShape, int64_t>& counts,
-                                     DeviceModel devices, const GpuMilliByProduct* free_gpus) {
+                                     DeviceModel devices, const GpuMilliByProduct* free_gpus,
+                                     std::shared_ptr<const PodGroups> groups) {
   int64_t pods = 0;
   for (const auto& [shape, n] : counts) pods += n;
   std::vector<const NodeInfo*> infos;
@@ -256,7 +271,7 @@ ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initi
       counts.empty() ? std::vector<WeightedShape>{} : TargetWorkload(counts, 1.0),
       static_cast<double>(pods)};
   return ClusterSnapshot(std::move(initial), 1, std::move(observed), StandardWorkloadOf(infos), {},
-                         {}, devices, free_gpus);
+                         {}, devices, free_gpus, nullptr, std::move(groups));
 }
 
 // One run of `trace` as Simulate's comment says, its GPU pods as they reach the scheduler (DRA
@@ -293,9 +308,13 @@ SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod
   // model come from the snapshot; node states come from the run's own nodes, which change as pods
   // commit, their shares from the model's table and the free GPUs per product from `free_gpus`,
   // which change with them.
+  // The snapshot's nodes are the run's own (aliases, owning nothing): what reads a snapshot's
+  // nodes (gang-topology's room per domain) sees them as pods commit, as the live server's
+  // snapshots would.
   std::vector<ClusterSnapshot::NodePtr> initial;
   initial.reserve(nodes.size());
-  for (const auto& n : nodes) initial.push_back(std::make_shared<const NodeState>(n));
+  for (const auto& n : nodes)
+    initial.push_back(ClusterSnapshot::NodePtr(ClusterSnapshot::NodePtr(), &n));
   GpuMilliByProduct free_gpus = FreeGpuMilliByProduct(initial);
   // The report measures fragmentation against the whole trace's shapes (FGD's method).
   const ObservedWorkload trace_workload{TraceWorkload(trace), static_cast<double>(trace.size())};
@@ -310,10 +329,29 @@ SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod
       if (IsGpuPod(p)) ++seen[ObservedShapeOf(p)];
     }
   }
-  ClusterSnapshot snapshot =
-      options.blend.enabled
-          ? LiveWorkloadSnapshot(initial, nodes, seen, devices, &free_gpus)
-          : ClusterSnapshot(initial, 1, trace_workload, {}, {}, {}, devices, &free_gpus);
+  // Multi-pod jobs: the members judged so far (with the node each went to, "" when refused),
+  // whose groups the snapshot carries for each member judged. Members arrive together (a
+  // controller's burst): the job arriving holds its room (its members placed now), the jobs
+  // before it are over (placed long ago, their holds expired).
+  std::vector<std::pair<PodInfo, std::string>> members;
+  GangTally gangs(nodes);
+  auto snapshot_with = [&](std::shared_ptr<const PodGroups> groups) {
+    return options.blend.enabled
+               ? LiveWorkloadSnapshot(initial, nodes, seen, devices, &free_gpus, std::move(groups))
+               : ClusterSnapshot(initial, 1, trace_workload, {}, {}, {}, devices, &free_gpus,
+                                 nullptr, std::move(groups));
+  };
+  ClusterSnapshot snapshot = snapshot_with(nullptr);
+  auto groups_with = [&](const PodInfo& pending) {
+    PodGroups::Builder b;
+    const auto long_ago = std::chrono::steady_clock::time_point{} + std::chrono::nanoseconds(1);
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& [member, node] : members) {
+      b.Add(member, node, member.group.key == pending.group.key ? now : long_ago);
+    }
+    b.Add(pending, "", long_ago);
+    return std::make_shared<const PodGroups>(std::move(b).Build());
+  };
 
   // Fragment and idle GPU per node, kept current as pods commit.
   std::vector<double> fragment(nodes.size());
@@ -351,9 +389,12 @@ SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod
     PodInfo pod = MakePod(trace_pod);
     const PodInfo written = AsWritten(pod, dra);
     arrived += trace_pod.gpu_request_milli();
-    if (learn && IsGpuPod(trace_pod)) {
-      ++seen[ObservedShapeOf(trace_pod)];
-      snapshot = LiveWorkloadSnapshot(initial, nodes, seen, devices, &free_gpus);
+    if (learn && IsGpuPod(trace_pod)) ++seen[ObservedShapeOf(trace_pod)];
+    if (pod.group.grouped()) {
+      gangs.Arrive(pod, trace_pod.group_pods, nodes);
+      snapshot = snapshot_with(groups_with(pod));
+    } else if (learn && IsGpuPod(trace_pod)) {
+      snapshot = snapshot_with(snapshot.shared_groups());
     }
     const TaskShape shape = ShapeOf(pod);
     const TaskShape pinned = ShapeOf(pod, trace_pod.gpu_spec);
@@ -361,51 +402,78 @@ SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod
     // which a real pod writes as required node affinity on the product label) fits only their
     // nodes, whether or not an extender judges it. InTreeFits counts the GPUs of a DRA claim too,
     // as the DynamicResources filter does.
-    sampler.Find(
-        nodes.size(),
-        [&](size_t i) {
-          return pinned.AcceptsModel(nodes[i].info.gpu.product) && InTreeFits(nodes[i], pod);
-        },
-        feasible_index);
-    feasible.clear();
-    for (size_t i : feasible_index) feasible.push_back(&nodes[i]);
     const ExtenderCalls calls = CallsFor(written, judge.get(), blend);
-    std::vector<NodeEvaluation> evals(feasible.size());
-    if (calls.filters || calls.scores) {
-      const Policy::Judgement judged = judge->Judge(pod, snapshot);
-      evals = judged.engine().Evaluate(*judged.cycle, feasible);
-    }
-    std::vector<bool> top;
-    if (filter_top && calls.filters) {
-      combined.clear();
-      for (const auto& e : evals) combined.push_back(e.verdict.passed() ? e.combined : -1);
-      top = BestAmong(combined);
-    }
-    int chosen = -1;
-    double best = 0;
-    uint64_t tied = 0;
-    for (size_t j = 0; j < evals.size(); ++j) {
-      const NodeEvaluation& e = evals[j];
-      if (calls.filters && !e.verdict.passed()) continue;
-      if (!top.empty() && !top[j]) continue;
-      double total = in_tree == InTreeScore::kNone
-                         ? 0
-                         : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], written));
-      // kube-scheduler's other default score plugins (ImageLocality, TaintToleration,
-      // NodeAffinity, InterPodAffinity, PodTopologySpread) score every simulated node alike.
-      if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible[j], written));
-      if (calls.scores) {
-        total +=
-            blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10 : e.combined;
+    // One scheduling cycle: a sample of the feasible nodes, the extender's verdicts and scores,
+    // kube-scheduler's choice; the chosen position in feasible_index, or -1.
+    bool waits_for_siblings = false;  // the last cycle's refusals include gang-topology's
+    auto cycle = [&]() -> int {
+      sampler.Find(
+          nodes.size(),
+          [&](size_t i) {
+            return pinned.AcceptsModel(nodes[i].info.gpu.product) && InTreeFits(nodes[i], pod);
+          },
+          feasible_index);
+      feasible.clear();
+      for (size_t i : feasible_index) feasible.push_back(&nodes[i]);
+      std::vector<NodeEvaluation> evals(feasible.size());
+      if (calls.filters || calls.scores) {
+        const Policy::Judgement judged = judge->Judge(pod, snapshot);
+        evals = judged.engine().Evaluate(*judged.cycle, feasible);
       }
-      if (chosen < 0 || total > best) {
-        chosen = static_cast<int>(j);
-        best = total;
-        tied = 1;
-      } else if (total == best && WinsTie(ties, node_rank[feasible_index[j]],
-                                          node_rank[feasible_index[chosen]], ++tied, random)) {
-        chosen = static_cast<int>(j);
+      waits_for_siblings = std::any_of(evals.begin(), evals.end(), [](const NodeEvaluation& e) {
+        return e.rejected_by == GangTopologyPlugin::kName;
+      });
+      std::vector<bool> top;
+      if (filter_top && calls.filters) {
+        combined.clear();
+        for (const auto& e : evals) combined.push_back(e.verdict.passed() ? e.combined : -1);
+        top = BestAmong(combined);
       }
+      int chosen = -1;
+      double best = 0;
+      uint64_t tied = 0;
+      for (size_t j = 0; j < evals.size(); ++j) {
+        const NodeEvaluation& e = evals[j];
+        if (calls.filters && !e.verdict.passed()) continue;
+        if (!top.empty() && !top[j]) continue;
+        double total = in_tree == InTreeScore::kNone
+                           ? 0
+                           : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], written));
+        // kube-scheduler's other default score plugins (ImageLocality, TaintToleration,
+        // NodeAffinity, InterPodAffinity, PodTopologySpread) score every simulated node alike.
+        if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible[j], written));
+        if (calls.scores) {
+          total += blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10
+                                 : e.combined;
+        }
+        if (chosen < 0 || total > best) {
+          chosen = static_cast<int>(j);
+          best = total;
+          tied = 1;
+        } else if (total == best && WinsTie(ties, node_rank[feasible_index[j]],
+                                            node_rank[feasible_index[chosen]], ++tied, random)) {
+          chosen = static_cast<int>(j);
+        }
+      }
+      return chosen;
+    };
+    int chosen = cycle();
+    // kube-scheduler judges a refused pod again on a later sample; a job's member that waits for
+    // its siblings' domain (gang-topology) is judged again at once, on the next window of nodes,
+    // until every node has been sampled: nothing else arrives between a job's members.
+    if (pod.group.grouped()) {
+      const size_t window = NumFeasibleNodesToFind(PercentageOfNodesToScore(options), nodes.size());
+      for (size_t tries = 1; chosen < 0 && waits_for_siblings && tries * window < nodes.size();
+           ++tries) {
+        gangs.Retried(pod);
+        chosen = cycle();
+      }
+    }
+    if (pod.group.grouped()) {
+      int node = chosen < 0 ? -1 : static_cast<int>(feasible_index[static_cast<size_t>(chosen)]);
+      gangs.Placed(pod, node);
+      members.emplace_back(pod,
+                           node < 0 ? std::string() : nodes[static_cast<size_t>(node)].info.name);
     }
     if (chosen < 0) {
       ++run.pods_failed;
@@ -452,6 +520,7 @@ SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod
   run.allocated_at_end_pct =
       100.0 * static_cast<double>(capacity - idle_sum) / static_cast<double>(capacity);
   run.curve = Discretize(rows);
+  run.gangs = gangs.Figures();
   return run;
 }
 

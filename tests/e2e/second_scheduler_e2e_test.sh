@@ -59,7 +59,9 @@ kubectl apply --server-side -f "$rendered" > /dev/null || { echo "FAIL: applying
 
 # Exactly these objects: the setup owns them all (nothing of manifests/base), and one added to it
 # is listed here on purpose.
-expected_objects="ClusterRoleBinding//gpusched-scheduler-kube-scheduler
+expected_objects="ClusterRole//gpusched-scheduler-group-sizes
+ClusterRoleBinding//gpusched-scheduler-group-sizes
+ClusterRoleBinding//gpusched-scheduler-kube-scheduler
 ClusterRoleBinding//gpusched-scheduler-volume-scheduler
 ConfigMap/gpusched-scheduler/gpusched-policy
 ConfigMap/gpusched-scheduler/gpusched-scheduler-config

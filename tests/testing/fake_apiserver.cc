@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 
 #include <httplib.h>
@@ -16,10 +17,13 @@ const std::string FakeApiServer::kToken = "fake-apiserver-token";
 
 namespace {
 
+const std::string kNodes = "/api/v1/nodes";
+const std::string kPods = "/api/v1/pods";
+
 struct Event {
   int64_t rv;
-  bool pods;         // kind: pods or nodes
-  std::string line;  // {"type":...,"object":...}
+  std::string collection;  // kNodes, kPods or another collection's path
+  std::string line;        // {"type":...,"object":...}
 };
 
 std::string StatusJson(int code, const std::string& reason, const std::string& message) {
@@ -45,7 +49,9 @@ struct FakeApiServer::Impl {
   int64_t rv = 100;
   int64_t compacted_rv = 0;
   std::map<std::string, json> nodes;
-  std::map<std::string, json> pods;    // namespace/name
+  std::map<std::string, json> pods;  // namespace/name
+  // Other collections by path, each namespace/name -> object; only those ever written are served.
+  std::map<std::string, std::map<std::string, json>> others;
   std::map<std::string, json> leases;  // namespace/name
   uint64_t writes = 0;
   int64_t next_uid = 1;
@@ -75,7 +81,7 @@ struct FakeApiServer::Impl {
           pod["metadata"][key].update(patch["metadata"][key]);
         }
       }
-      Record(true, "MODIFIED", pod);
+      Record(kPods, "MODIFIED", pod);
       ++writes;
       return Answer(res, 200, pods[key]);
     }
@@ -87,7 +93,7 @@ struct FakeApiServer::Impl {
     }
     json last = it->second;
     pods.erase(it);
-    Record(true, "DELETED", last);
+    Record(kPods, "DELETED", last);
     ++writes;
     Answer(res, 200, last);
   }
@@ -103,7 +109,7 @@ struct FakeApiServer::Impl {
     if (!pod["metadata"].contains("uid")) {
       pod["metadata"]["uid"] = "fake-uid-" + std::to_string(next_uid++);
     }
-    Record(true, "ADDED", pod);
+    Record(kPods, "ADDED", pod);
     ++writes;
     Answer(res, 201, pods[key]);
   }
@@ -148,6 +154,7 @@ struct FakeApiServer::Impl {
   std::chrono::milliseconds delay{0};
   int hang_count = 0;
   uint64_t hang_release_generation = 0;
+  std::set<std::string> hung_collections;
   bool duplicate = false;
   uint64_t drop_generation = 0;
   uint64_t close_generation = 0;
@@ -159,16 +166,25 @@ struct FakeApiServer::Impl {
   std::atomic<uint64_t> watches{0};
   bool stopping = false;
 
-  void Record(bool is_pod, const std::string& type, json object) {
+  std::map<std::string, json>& Store(const std::string& collection) {
+    return collection == kPods ? pods : collection == kNodes ? nodes : others[collection];
+  }
+
+  void Record(const std::string& collection, const std::string& type, json object) {
     object["metadata"]["resourceVersion"] = std::to_string(++rv);
-    events.push_back({rv, is_pod, json{{"type", type}, {"object", object}}.dump()});
+    events.push_back({rv, collection, json{{"type", type}, {"object", object}}.dump()});
     if (type != "DELETED") {
-      std::string key = is_pod ? object["metadata"].value("namespace", "") + "/" +
-                                     object["metadata"].value("name", "")
-                               : object["metadata"].value("name", "");
-      (is_pod ? pods : nodes)[key] = std::move(object);
+      std::string key = collection == kNodes ? object["metadata"].value("name", "")
+                                             : object["metadata"].value("namespace", "") + "/" +
+                                                   object["metadata"].value("name", "");
+      Store(collection)[key] = std::move(object);
     }
     changed.notify_all();
+  }
+
+  // The kind of a collection's objects, and of its list.
+  static std::string KindOf(const std::string& collection) {
+    return collection == kPods ? "Pod" : collection == kNodes ? "Node" : "Object";
   }
 
   // Applies delay, hang, auth and failure faults; true when the request was answered here.
@@ -202,7 +218,7 @@ struct FakeApiServer::Impl {
     return false;
   }
 
-  void List(bool is_pods, const httplib::Request& req, httplib::Response& res) {
+  void List(const std::string& collection, const httplib::Request& req, httplib::Response& res) {
     lists.fetch_add(1);
     std::lock_guard lock(mu);
     size_t limit = req.has_param("limit") ? std::stoul(req.get_param_value("limit")) : 0;
@@ -210,7 +226,7 @@ struct FakeApiServer::Impl {
     std::string token_key = cont;
     if (cont.empty()) {
       std::vector<std::string> items;
-      for (const auto& [key, obj] : is_pods ? pods : nodes) items.push_back(obj.dump());
+      for (const auto& [key, obj] : Store(collection)) items.push_back(obj.dump());
       token_key = "t" + std::to_string(++list_tokens) + "-0";
       list_snapshots[token_key] = {
           rv, std::make_shared<const std::vector<std::string>>(std::move(items))};
@@ -231,7 +247,7 @@ struct FakeApiServer::Impl {
       size_t resume = end < items.size() ? end : offset;  // endless: the last page again
       next = token_key.substr(0, token_key.rfind('-') + 1) + std::to_string(resume);
     }
-    std::string body = std::string(R"({"kind":")") + (is_pods ? "PodList" : "NodeList") +
+    std::string body = std::string(R"({"kind":")") + KindOf(collection) + "List" +
                        R"(","apiVersion":"v1","metadata":{"resourceVersion":")" +
                        std::to_string(list_rv) + "\"";
     if (!next.empty()) body += R"(,"continue":")" + next + "\"";
@@ -244,7 +260,7 @@ struct FakeApiServer::Impl {
     res.set_content(body, "application/json");
   }
 
-  void Watch(bool is_pods, const httplib::Request& req, httplib::Response& res) {
+  void Watch(const std::string& collection, const httplib::Request& req, httplib::Response& res) {
     watches.fetch_add(1);
     int64_t from = 0;
     try {
@@ -285,12 +301,12 @@ struct FakeApiServer::Impl {
         std::make_shared<State>(State{from, drop_generation, close_generation, Clock::now()});
     lock.unlock();
     res.set_chunked_content_provider("application/json", [this, state, deadline, bookmarks,
-                                                          is_pods](size_t,
-                                                                   httplib::DataSink& sink) {
+                                                          collection](size_t,
+                                                                      httplib::DataSink& sink) {
       std::unique_lock lock(mu);
       auto pending = [&] {
         return std::find_if(events.begin(), events.end(), [&](const Event& e) {
-          return e.rv > state->next && e.pods == is_pods;
+          return e.rv > state->next && e.collection == collection;
         });
       };
       auto next_wake = std::min(deadline, state->last_bookmark + bookmark_interval);
@@ -314,7 +330,7 @@ struct FakeApiServer::Impl {
         return true;
       }
       for (auto it = pending(); it != events.end(); ++it) {
-        if (it->pods != is_pods || it->rv <= state->next) continue;
+        if (it->collection != collection || it->rv <= state->next) continue;
         std::string line = it->line + "\n";
         if (drop_generation != state->drop_generation) {
           sink.write(line.data(), line.size() / 2);
@@ -332,7 +348,7 @@ struct FakeApiServer::Impl {
         std::string line =
             json{{"type", "BOOKMARK"},
                  {"object",
-                  {{"kind", is_pods ? "Pod" : "Node"},
+                  {{"kind", KindOf(collection)},
                    {"apiVersion", "v1"},
                    {"metadata", {{"resourceVersion", std::to_string(state->next)}}}}}}
                 .dump() +
@@ -343,13 +359,28 @@ struct FakeApiServer::Impl {
     });
   }
 
-  void Route(bool is_pods, const httplib::Request& req, httplib::Response& res) {
+  void Route(const std::string& collection, const httplib::Request& req, httplib::Response& res) {
     if (Intercept(req, res)) return;
     if (req.get_param_value("watch") == "true") {
-      Watch(is_pods, req, res);
+      Watch(collection, req, res);
     } else {
-      List(is_pods, req, res);
+      List(collection, req, res);
     }
+  }
+
+  // Another collection: served once an object was written to it; before, 404 as a resource the
+  // server does not serve, past every fault (the faults a test injects are for nodes and pods).
+  void OtherRoute(const httplib::Request& req, httplib::Response& res) {
+    {
+      std::unique_lock lock(mu);
+      if (!others.count(req.path)) return Refuse(res, 404, "NotFound");
+      if (hung_collections.count(req.path)) {
+        uint64_t generation = hang_release_generation;
+        changed.wait_for(lock, std::chrono::seconds(30),
+                         [&] { return stopping || hang_release_generation != generation; });
+      }
+    }
+    Route(req.path, req, res);
   }
 };
 
@@ -360,10 +391,10 @@ FakeApiServer::FakeApiServer(int port, const FakeApiServerTls* tls)
   http.new_task_queue = [] { return new httplib::ThreadPool(32); };
   http.set_tcp_nodelay(true);
   http.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
-    impl_->Route(false, req, res);
+    impl_->Route(kNodes, req, res);
   });
   http.Get("/api/v1/pods", [this](const httplib::Request& req, httplib::Response& res) {
-    impl_->Route(true, req, res);
+    impl_->Route(kPods, req, res);
   });
   const char* pod_item = R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))";
   http.Get(pod_item, [this](const httplib::Request& req, httplib::Response& res) {
@@ -385,6 +416,10 @@ FakeApiServer::FakeApiServer(int port, const FakeApiServerTls* tls)
   http.Get(lease_item, lease);
   http.Put(lease_item, lease);
   http.Post(R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases)", lease);
+  // Last: the routes above match first.
+  http.Get(R"(/apis/.+)", [this](const httplib::Request& req, httplib::Response& res) {
+    impl_->OtherRoute(req, res);
+  });
   port_ = port == 0 ? http.bind_to_any_port("127.0.0.1") : port;
   if (port != 0 && !http.bind_to_port("127.0.0.1", port)) port_ = -1;
   if (port_ <= 0) throw std::runtime_error("fake API server: cannot bind 127.0.0.1");
@@ -420,7 +455,7 @@ void FakeApiServer::WriteKubeconfig(const std::string& path) const {
 void FakeApiServer::UpsertNode(json node) {
   std::lock_guard lock(impl_->mu);
   bool exists = impl_->nodes.count(node["metadata"].value("name", ""));
-  impl_->Record(false, exists ? "MODIFIED" : "ADDED", std::move(node));
+  impl_->Record(kNodes, exists ? "MODIFIED" : "ADDED", std::move(node));
 }
 
 void FakeApiServer::DeleteNode(const std::string& name) {
@@ -429,7 +464,7 @@ void FakeApiServer::DeleteNode(const std::string& name) {
   if (it == impl_->nodes.end()) return;
   json last = it->second;
   impl_->nodes.erase(it);
-  impl_->Record(false, "DELETED", std::move(last));
+  impl_->Record(kNodes, "DELETED", std::move(last));
 }
 
 void FakeApiServer::UpsertPod(json pod) {
@@ -437,7 +472,7 @@ void FakeApiServer::UpsertPod(json pod) {
   std::string key =
       pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
   bool exists = impl_->pods.count(key);
-  impl_->Record(true, exists ? "MODIFIED" : "ADDED", std::move(pod));
+  impl_->Record(kPods, exists ? "MODIFIED" : "ADDED", std::move(pod));
 }
 
 void FakeApiServer::DeletePod(const std::string& ns, const std::string& name) {
@@ -446,7 +481,26 @@ void FakeApiServer::DeletePod(const std::string& ns, const std::string& name) {
   if (it == impl_->pods.end()) return;
   json last = it->second;
   impl_->pods.erase(it);
-  impl_->Record(true, "DELETED", std::move(last));
+  impl_->Record(kPods, "DELETED", std::move(last));
+}
+
+void FakeApiServer::UpsertObject(const std::string& collection, json object) {
+  std::lock_guard lock(impl_->mu);
+  std::string key =
+      object["metadata"].value("namespace", "") + "/" + object["metadata"].value("name", "");
+  bool exists = impl_->Store(collection).count(key);
+  impl_->Record(collection, exists ? "MODIFIED" : "ADDED", std::move(object));
+}
+
+void FakeApiServer::DeleteObject(const std::string& collection, const std::string& ns,
+                                 const std::string& name) {
+  std::lock_guard lock(impl_->mu);
+  auto& store = impl_->Store(collection);
+  auto it = store.find(ns + "/" + name);
+  if (it == store.end()) return;
+  json last = it->second;
+  store.erase(it);
+  impl_->Record(collection, "DELETED", std::move(last));
 }
 
 std::optional<json> FakeApiServer::Lease(const std::string& ns, const std::string& name) const {
@@ -501,10 +555,16 @@ void FakeApiServer::HangNextRequests(int count) {
   impl_->hang_count = count;
 }
 
+void FakeApiServer::HangCollection(const std::string& collection) {
+  std::lock_guard lock(impl_->mu);
+  impl_->hung_collections.insert(collection);
+}
+
 void FakeApiServer::ReleaseHangs() {
   {
     std::lock_guard lock(impl_->mu);
     impl_->hang_count = 0;
+    impl_->hung_collections.clear();
     ++impl_->hang_release_generation;
   }
   impl_->changed.notify_all();
@@ -566,6 +626,7 @@ void FakeApiServer::ClearFaults() {
     impl_->fail_count = 0;
     impl_->delay = std::chrono::milliseconds(0);
     impl_->hang_count = 0;
+    impl_->hung_collections.clear();
     ++impl_->hang_release_generation;
     impl_->duplicate = false;
   }

@@ -1,4 +1,5 @@
-// FakeApiServer: an in-process Kubernetes API server for nodes and pods, on 127.0.0.1, that speaks
+// FakeApiServer: an in-process Kubernetes API server for nodes and pods (and any other namespaced
+// collection a test writes to), on 127.0.0.1, that speaks
 // the real protocol the reflectors use: paged LIST (limit/continue, snapshot-consistent pages,
 // list resourceVersion), WATCH from a resourceVersion as a chunked stream of newline-delimited
 // events, BOOKMARK events, "410 Gone" for versions older than the last compaction (as an ERROR
@@ -52,6 +53,11 @@ class FakeApiServer {
   void DeleteNode(const std::string& name);
   void UpsertPod(nlohmann::json pod);
   void DeletePod(const std::string& ns, const std::string& name);
+  // Namespaced objects of any other collection under /apis/ (such as "/apis/batch/v1/jobs"),
+  // listed and watched as pods are. A collection nothing was ever written to answers 404, as a
+  // resource the server does not serve, and is left out of the injected faults.
+  void UpsertObject(const std::string& collection, nlohmann::json object);
+  void DeleteObject(const std::string& collection, const std::string& ns, const std::string& name);
   std::vector<nlohmann::json> Nodes() const;
   std::vector<nlohmann::json> Pods() const;
   int64_t resource_version() const;
@@ -69,6 +75,9 @@ class FakeApiServer {
   void FailNextRequests(int count, int status);
   void SetDelay(std::chrono::milliseconds delay);
   void HangNextRequests(int count);  // held until ReleaseHangs() or 30 s
+  // Every request to the other collection `collection` (UpsertObject) held until ReleaseHangs()
+  // or 30 s.
+  void HangCollection(const std::string& collection);
   void ReleaseHangs();
   void SetDuplicateEvents(bool on);
   void DropWatchesMidEvent();  // each open watch writes half of its next event and disconnects

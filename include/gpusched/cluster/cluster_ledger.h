@@ -28,11 +28,10 @@
 // (nodeSelector and required node affinity, gpusched/model/node_pins.h; a pod that every product
 // meets is not pinned, one no product meets is not counted). A pod's DRA claims count as the GPU
 // requests they ask for (cluster/dra_claims.h, claims known when the pod is seen), pinned to the
-// products their selectors accept; its info then carries those requests, as placement judges it. Pins are resolved against the nodes
-// known when the pod is first seen; a pod seen while the ledger knows no GPU product (the pod list
-// came before the node list) waits for the next snapshot that does. The standard workload
-// follows the node sizes
-// (gpusched/packing/target_workload.h).
+// products their selectors accept; its info then carries those requests, as placement judges it.
+// Pins are resolved against the nodes known when the pod is first seen; a pod seen while the ledger
+// knows no GPU product (the pod list came before the node list) waits for the next snapshot that
+// does. The standard workload follows the node sizes (gpusched/packing/target_workload.h).
 //
 // DRA (cluster/dra_ledger.h): a node whose GPUs are published as DRA devices and that advertises
 // no nvidia.com/gpu of its own gets them in its allocatable (full GPUs as nvidia.com/gpu, MIG
@@ -40,6 +39,13 @@
 // says them, and in its usage the larger of what allocated claims hold and what its pods' claims
 // ask for (assumed pods included): each claim counted once, whichever side reported it first.
 // Snapshots carry the DRA catalog placement reads.
+//
+// Pod groups (cluster/pod_groups.h): the groups of the GPU pods kept, rebuilt for a snapshot only
+// after a member changed or a stated size did. A group whose members state no size takes the one
+// an object other than its pods states (model/pod_group.h's StatedGroupSize: a Job's parallelism,
+// a PodGroup's minCount), kept here by source and object. At most kMaxStatedGroupSizes are kept:
+// past them an object's sizes are dropped and counted (a cluster has far fewer multi-pod jobs;
+// each is a few hundred bytes).
 //
 // Not thread-safe: one writer thread owns it; snapshots it builds are immutable and may be handed
 // to any thread.
@@ -62,6 +68,7 @@
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/model/pod_group.h"
 #include "gpusched/packing/target_workload.h"
 
 namespace gpusched {
@@ -101,6 +108,23 @@ class ClusterLedger {
   // Drops assumptions that expired by `now`; returns how many.
   size_t ExpireAssumptions(Clock::time_point now);
 
+  // Group sizes stated by objects other than the pods, one source (a GroupSourceOf name: "job",
+  // "podgroup", ...) at a time. Each call says whether a stated size appeared, changed or went
+  // (the next snapshot's groups differ) and how many sizes it dropped past kMaxStatedGroupSizes.
+  static constexpr size_t kMaxStatedGroupSizes = 100000;
+  struct StatedSizeChange {
+    bool changed = false;
+    size_t dropped = 0;
+  };
+  // What the object `sizes.object` of `source` states now, in place of what it stated before.
+  StatedSizeChange SetStatedSizes(std::string_view source, StatedGroupSizes sizes);
+  // The object `object` ("<namespace>/<name>") of `source` is gone: so are its sizes.
+  StatedSizeChange DeleteStatedSizes(std::string_view source, std::string_view object);
+  // A fresh full list of `source`'s objects: sets each, deletes what the list no longer has.
+  StatedSizeChange ReplaceStatedSizes(std::string_view source,
+                                      std::vector<StatedGroupSizes> objects);
+  size_t stated_group_sizes() const { return stated_sizes_.size(); }
+
   // A snapshot of the current state; nodes unchanged since the last call are shared with it.
   std::shared_ptr<const ClusterSnapshot> BuildSnapshot();
 
@@ -126,7 +150,7 @@ class ClusterLedger {
     std::optional<Clock::time_point> assume_window;  // no assumption of this pod lasts past it
     Clock::time_point counted_since{};               // when it was counted on node_name
     std::shared_ptr<const PodInfo> info;             // GPU pods only, as the watch reported it
-    std::vector<std::string> dra_products;  // what its DRA claims pin it to (empty: any)
+    std::vector<std::string> dra_products;           // what its DRA claims pin it to (empty: any)
   };
   struct Usage {
     ResourceList used;
@@ -186,6 +210,9 @@ class ClusterLedger {
   // (null: a member changed since).
   std::unordered_map<std::string, std::set<std::string, std::less<>>> group_members_;
   std::shared_ptr<const PodGroups> pod_groups_;
+  // Stated sizes by group key, and the keys each object states by "<source>/<namespace>/<name>".
+  std::unordered_map<std::string, int32_t> stated_sizes_;
+  std::map<std::string, std::vector<std::string>, std::less<>> stated_by_;
   uint64_t generation_ = 0;
 };
 

@@ -171,6 +171,9 @@ class ClusterSnapshot {
   // The pod groups of the GPU pods and where their members are (cluster/pod_groups.h); empty when
   // the builder keeps none.
   const PodGroups& groups() const;
+  // The groups behind groups(), for a builder that carries them into its next snapshot; may be
+  // null.
+  const std::shared_ptr<const PodGroups>& shared_groups() const { return groups_; }
 
  private:
   // Numbers content classes, then GPU classes.

@@ -10,12 +10,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/model/resource_list.h"
 
@@ -28,7 +30,7 @@ struct GroupMember {
 
 struct PodGroupState {
   std::string key;
-  int32_t size = 0;              // stated size; 0: open-ended
+  int32_t size = 0;              // stated size (by a member, else by another object); 0: open-ended
   int32_t expected = 0;          // members known to be coming at least (PodGroupRef::expected)
   ResourceList member_requests;  // what its first member asks for (cpu, memory, GPUs)
   std::vector<GroupMember> members;
@@ -39,6 +41,13 @@ struct PodGroupState {
   bool any_placed() const { return first_placed != std::chrono::steady_clock::time_point{}; }
 };
 
+// How many pods asking `shape` fit on `node` once `extra` (null: nothing) is also charged to it:
+// the room a node has for a group's members. Cordoned nodes have none; a node that states no cpu
+// or memory (a bare fixture) is not judged on them; capped at kMaxRoom.
+inline constexpr int64_t kMaxRoom = int64_t{1} << 20;
+int64_t RoomFor(const NodeState& node, const ResourceList& shape,
+                const ResourceList* extra = nullptr);
+
 class PodGroups {
  public:
   using Clock = std::chrono::steady_clock;
@@ -48,7 +57,9 @@ class PodGroups {
   class Builder {
    public:
     void Add(const PodInfo& pod, std::string_view node, Clock::time_point placed_at);
-    PodGroups Build() &&;
+    // `stated(key)`: the size an object other than the pods states for the group `key` (0: none),
+    // the size of a group none of whose members states one: a pod's own size wins.
+    PodGroups Build(const std::function<int32_t(std::string_view key)>& stated = nullptr) &&;
 
    private:
     std::vector<PodGroupState> groups_;

@@ -2,7 +2,12 @@
 // feed one ClusterLedger, and, with `dra`, three more its DRA state (resource.k8s.io/v1
 // resourceslices, resourceclaims and deviceclasses: cluster/dra_ledger.h), whose first lists the
 // first complete snapshot waits for only until each has been tried (a control plane before 1.34
-// serves none of them: their lists fail, and are retried with backoff); a publisher thread turns
+// serves none of them: their lists fail, and are retried with backoff), and, with `group_sizes`,
+// one per kind of object that states a pod group's size (batch/v1 Jobs, scheduling.k8s.io
+// PodGroups and Workloads, Volcano's, KAI-Scheduler's and coscheduling's PodGroups:
+// codec/k8s_group_decode.h), whose lists nothing waits for: sizes only refine placement, and most
+// clusters serve few of these kinds (their failed lists are retried, logged again only when the
+// failure changes); a publisher thread turns
 // accumulated changes into a new ClusterSnapshot at most every `publish_interval`, so the cost of
 // publishing does not grow with the event rate.
 //
@@ -40,8 +45,9 @@ struct LiveInventoryOptions {
   std::chrono::seconds workload_half_life{3600};  // of the observed workload's counts
   // Longer than the reflectors' watch_timeout, after which a healthy quiet watch shows progress.
   std::chrono::milliseconds stale_after{150000};
-  uint64_t seed = 1;  // jitter
-  bool dra = true;    // list and watch the DRA objects too
+  uint64_t seed = 1;        // jitter
+  bool dra = true;          // list and watch the DRA objects too
+  bool group_sizes = true;  // list and watch the objects that state pod group sizes too
 };
 
 struct InventoryStatus {
@@ -80,6 +86,10 @@ class LiveInventory : public AssumptionSink {
   // The same per DRA kind ("resourceslice", "resourceclaim", "deviceclass": static strings, as
   // the metrics keep views of them); empty without dra.
   std::vector<std::pair<std::string_view, Skips>> dra_skips() const;
+  // The same per kind stating group sizes ("job", "podgroup", "workload", "volcano-podgroup",
+  // "kai-podgroup", "coscheduling-podgroup"), `summarised` counting the sizes ignored: refused by
+  // the decoder or past the ledger's budget; empty without group_sizes.
+  std::vector<std::pair<std::string_view, Skips>> group_skips() const;
   // Queues `pod` as bound to `node` (ClusterLedger::Assume) for the publisher; never blocks on
   // the ledger. Dropped when kMaxPendingAssumptions already wait or assume_ttl is 0. A pod the
   // watch has not reported yet (kube-scheduler's informer may see it first) is tried again for
@@ -95,11 +105,15 @@ class LiveInventory : public AssumptionSink {
   class NodeSink;
   class PodSink;
   class DraSink;
+  class GroupSizeSink;
   // One turn of the publisher: the queued assumptions applied, a snapshot published if needed.
   void PublishTurn();
   // Runs `change` on the ledger under its lock and marks it for the next publication.
   template <class F>
   void Change(F&& change);
+  // The same, marking it only when `change` returns true.
+  template <class F>
+  void ChangeIf(F&& change);
 
   GpuResourceNames gpu_names_;
   Published<ClusterSnapshot>& out_;
@@ -133,6 +147,8 @@ class LiveInventory : public AssumptionSink {
   std::unique_ptr<Reflector> pods_;
   std::vector<std::unique_ptr<DraSink>> dra_sinks_;  // parallel to dra_
   std::vector<std::unique_ptr<Reflector>> dra_;
+  std::vector<std::unique_ptr<GroupSizeSink>> group_sinks_;  // parallel to groups_
+  std::vector<std::unique_ptr<Reflector>> groups_;
   std::optional<PeriodicThread> publisher_;  // started once the reflectors are all made
 };
 

@@ -69,6 +69,10 @@ struct ReflectorOptions {
   std::chrono::seconds watch_timeout{60};
   std::chrono::milliseconds backoff_initial{500};
   std::chrono::milliseconds backoff_max{30000};
+  // For a kind the server may well not serve (a CRD not installed, an alpha API off): a failed
+  // list is logged at info, and at debug while each next one fails the same way, instead of a
+  // warning every backoff_max for as long as gpusched runs.
+  bool quiet_repeated_failures = false;
   ApiClientOptions client;
 };
 
@@ -126,6 +130,7 @@ class Reflector {
   ReflectorOptions options_;
   std::unique_ptr<ApiClient> client_;
   std::string resource_version_;
+  std::string last_list_failure_;  // empty after a list that did not fail this way
   std::chrono::milliseconds backoff_;
   std::mt19937_64 rng_;
   std::atomic<bool> stop_{false};

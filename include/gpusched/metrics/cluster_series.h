@@ -1,5 +1,7 @@
 // The series of a cluster snapshot: nodes, bound and GPU pods, each GPU resource's allocatable and
-// allocated units per product, and FGD's fragmentation (cluster/cluster_fragmentation.h). The
+// allocated units per product, FGD's fragmentation (cluster/cluster_fragmentation.h), free GPUs
+// per topology domain (bounded: the largest domains per level, the rest as one), and pod groups
+// by state. The
 // server registers them for the snapshot it serves (app/server_app.h). Pure; thread-safe.
 #ifndef GPUSCHED_METRICS_CLUSTER_SERIES_H_
 #define GPUSCHED_METRICS_CLUSTER_SERIES_H_

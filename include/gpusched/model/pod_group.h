@@ -18,11 +18,13 @@
 //  7. Kubeflow training jobs: training.kubeflow.org/job-name.
 //  8. The Job controller: batch.kubernetes.io/job-name.
 // The size is `gpusched.io/group-size` when the pod has it, else what the source states on the pod
-// (LeaderWorkerSet's size), else unknown: the Job controller, Kubeflow and the gang schedulers keep
-// the size on another object (a Job's parallelism, a PodGroup's minCount or minMember) that
-// gpusched does not watch. An unknown size makes an open-ended group, kept together but never held
-// back whole (docs/operations.md says what that costs). Sizes past kMaxGroupSize, or not a positive
-// integer, are refused: the group stays, open-ended, and the refusal is counted.
+// (LeaderWorkerSet's size). The Job controller and the gang schedulers keep the size on another
+// object (a Job's parallelism, a PodGroup's minCount or minMember): the live inventory lists and
+// watches those (codec/k8s_group_decode.h) and the ledger sizes with what they state
+// (StatedGroupSize) a group none of whose members states a size. Else the size is unknown (a
+// Kubeflow job, a JobSet, an object gpusched may not read): an open-ended group, kept together but
+// never held back whole (docs/operations.md says what that costs). Sizes past kMaxGroupSize, or not
+// a positive integer, are refused: the group stays, open-ended, and the refusal is counted.
 //
 // Groups are namespaced: the key joins the namespace, the source and the name. Keys longer than
 // kMaxGroupKeyBytes make no group. Value types; not synchronized.
@@ -64,6 +66,32 @@ struct PodGroupRef {
   bool sized() const { return size > 0; }
   bool operator==(const PodGroupRef&) const = default;
 };
+
+// A group's size as an object other than its pods states it (a Job's parallelism, a PodGroup's
+// minCount or minMember: codec/k8s_group_decode.h).
+struct StatedGroupSize {
+  std::string key;   // the group's, as ReadPodGroup makes it (GroupKey)
+  int32_t size = 0;  // 1..kMaxGroupSize
+  bool operator==(const StatedGroupSize&) const = default;
+};
+
+// What one such object states.
+struct StatedGroupSizes {
+  std::string object;  // "<namespace>/<name>": what its deletion names
+  std::vector<StatedGroupSize> sizes;
+  // Sizes it stated that were refused: not 1..kMaxGroupSize, or a key past kMaxGroupKeyBytes.
+  size_t refused = 0;
+};
+
+// "<ns>/<source>/<name>", then "/<part>" when `part` is not empty; "" when `name` is empty or the
+// key would be longer than kMaxGroupKeyBytes (no group).
+std::string GroupKey(std::string_view ns, std::string_view source, std::string_view name,
+                     std::string_view part = {});
+
+// The key an object states the size of group `key` under: `key` itself, but a 1.35 Workload's
+// replica groups ("<ns>/workload/<name>/<podGroup>/<replica>") take their pod group's, whose
+// policy applies to each replica. Namespaces, names and pod group names hold no '/'.
+std::string_view SizingKey(std::string_view key);
 
 // Whether annotation `key` names or sizes a group (the decoder keeps these beside gpusched.io/).
 bool IsGroupAnnotation(std::string_view key);

@@ -9,7 +9,11 @@
 // - Siblings placed: a node scores by the innermost level at which it shares the siblings' domain
 //   (the domain holding most of them), so the group stays as close as the cluster allows;
 //   gpusched's packing orders nodes within a level. In `required` mode the filter refuses nodes
-//   outside the siblings' domain at the innermost level where they have one.
+//   outside the siblings' domain at the innermost level where they have one. In `preferred` mode
+//   it does so too while the group's hold lasts, at the innermost level whose siblings' domain
+//   still has room for this pod: kube-scheduler judges a sample of the nodes per cycle
+//   (percentageOfNodesToScore), and a member refused now is judged on another sample soon,
+//   rather than placed away from its siblings for good. Past the hold, it only scores.
 // - First member of a group of known size: nodes score by the innermost level at which their
 //   domain can hold the whole group, then by how tightly (the smallest domain that fits first, so
 //   large domains stay whole for large groups). In `required` mode the filter refuses nodes whose

@@ -51,6 +51,11 @@ struct TracePod {
   int64_t gpu_milli = 0;              // per GPU; below 1000 only for a single shared GPU
   std::vector<std::string> gpu_spec;  // allowed models; empty: any
   ExtraResources resources;
+  // A member of a multi-pod job (scenarios' `job`): the job's name, its stated size (0: not
+  // stated, an open-ended group) and how many pods it has in the trace.
+  std::string group;
+  int32_t group_size = 0;
+  int32_t group_pods = 0;
 
   // The pod's whole GPU request in milli-GPU: num_gpu x gpu_milli, plus MIG slices.
   int64_t gpu_request_milli() const;

@@ -45,6 +45,9 @@ std::string FormatCurvesCsv(const std::vector<PolicySummary>& s);
 std::string FormatCurvesSvg(const std::vector<PolicySummary>& s, const std::string& title);
 // The summary table in Markdown, for the terminal and docs/benchmarks.md.
 std::string FormatSummaryTable(const std::vector<PolicySummary>& s);
+// The multi-pod jobs' figures (GangFigures summed over each policy's seeds) as a Markdown table;
+// empty when no run had a job.
+std::string FormatJobsTable(const std::vector<PolicySummary>& s);
 
 }  // namespace gpusched
 

@@ -40,8 +40,14 @@
 // lowest-index free devices on the chosen node (first fit, DeviceChoice::kFirstFit, whatever the
 // policy's choice); (4) a device is whole: a share (gpu_milli below 1000) takes one device, and the
 // arrived workload counts it as one. Claims' CEL selectors and MIG devices are not modelled (MIG
-// slices of scenarios stay device-plugin resources). Thread-safe: each run owns its nodes and
-// shares, and runs share nothing mutable.
+// slices of scenarios stay device-plugin resources).
+//
+// Multi-pod jobs (scenarios' `job` mixes, TracePod::group): a job's members arrive one after the
+// other, as its controller creates them, each judged against a snapshot that carries the members
+// judged before it (cluster/pod_groups.h) and the run's nodes as they are then; a refused member
+// is not retried, so a job some of whose members were refused stays partial (GangTally counts the
+// GPUs such jobs hold). No hold is modelled: nothing arrives between a job's members.
+// Thread-safe: each run owns its nodes and shares, and runs share nothing mutable.
 #ifndef GPUSCHED_SIM_SIMULATOR_H_
 #define GPUSCHED_SIM_SIMULATOR_H_
 
@@ -56,6 +62,7 @@
 #include "gpusched/model/in_tree_scores.h"
 #include "gpusched/packing/fragmentation.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/sim/gang_tally.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/sim_policy.h"
 #include "gpusched/sim/workload.h"
@@ -123,6 +130,7 @@ struct SimRun {
   double allocated_at_end_pct = 0;  // allocated GPU / capacity after the last pod
   std::optional<double> first_failure_arrived_pct;
   std::map<std::string, ModelUsage> per_model;
+  GangFigures gangs;  // the run's multi-pod jobs; all 0 without any
 };
 
 // What a trace asks for: every pod shape, CPU-only ones included, with its share of the pods. The

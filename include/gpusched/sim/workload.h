@@ -10,6 +10,9 @@
 // simulator, the check adds the pod's per-GPU share (not its whole request), so a multi-GPU draw
 // may overshoot the target by a few GPUs, and CPU-only draws are always appended. Tuning down (a
 // trace above the target) removes random pods, keeping the order. Deterministic for a seed.
+// A trace with multi-pod jobs (TracePod::group) is prepared in units: a job's members stay
+// together and in order, and a job is shuffled, drawn (whole request against the target), cloned
+// (as a new job), cut or removed whole.
 #ifndef GPUSCHED_SIM_WORKLOAD_H_
 #define GPUSCHED_SIM_WORKLOAD_H_
 

@@ -1,0 +1,63 @@
+// GangTally: what a simulation run's multi-pod jobs (TracePod::group) came to, judged the same way
+// for every policy: whether a job could have landed in one innermost topology domain when its
+// first member arrived (some domain then had room for all its members), whether it did, and the
+// GPUs held by jobs that never completed (members placed, others refused: pods never retry).
+//
+// The innermost level is the first of DefaultTopologyLevels (model/topology.h) that some node
+// carries; a node without it is in no domain. Not synchronized: one run owns it.
+#ifndef GPUSCHED_SIM_GANG_TALLY_H_
+#define GPUSCHED_SIM_GANG_TALLY_H_
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpusched/model/node.h"
+#include "gpusched/model/pod.h"
+
+namespace gpusched {
+
+struct GangFigures {
+  int64_t jobs = 0;
+  int64_t jobs_fitting_one_domain = 0;     // an innermost domain had room for all of it on arrival
+  int64_t fitting_jobs_in_one_domain = 0;  // of those: every member placed, in one domain
+  int64_t jobs_whole = 0;                  // every member placed
+  int64_t jobs_refused_whole = 0;          // no member placed
+  int64_t partial_jobs = 0;                // some members placed, others not
+  int64_t gpus_held_by_partial_jobs_milli = 0;
+  // Scheduling cycles members spent waiting for their siblings' domain (judged again on the next
+  // sample of nodes): the simulator's stand-in for job wait.
+  int64_t member_retries = 0;
+};
+
+class GangTally {
+ public:
+  explicit GangTally(std::span<const NodeState> nodes);
+
+  // Call for every pod of a job before it is placed; the first member's arrival judges the fit.
+  void Arrive(const PodInfo& pod, int32_t job_pods, std::span<const NodeState> nodes);
+  // A member judged again after a refusal.
+  void Retried(const PodInfo&) { ++retries_; }
+  // Where the member went: a node position, or -1 when it was refused.
+  void Placed(const PodInfo& pod, int node);
+  GangFigures Figures() const;
+
+ private:
+  struct Job {
+    int32_t pods = 0;
+    bool fits_one_domain = false;
+    int32_t placed = 0;
+    int32_t refused = 0;
+    int64_t gpu_milli = 0;     // held by its placed members
+    std::vector<int> domains;  // of its placed members
+  };
+  std::vector<int> domain_of_;  // per node position; -1: none
+  std::map<std::string, Job> jobs_;
+  int64_t retries_ = 0;
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_SIM_GANG_TALLY_H_
