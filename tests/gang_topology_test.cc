@@ -228,12 +228,27 @@ TEST_F(GangTopology, AGroupThatFitsNowhereIsRefusedWholeWithItsRoom) {
   for (const auto& [node, reason] : a.refused) {
     EXPECT_NE(reason.find("no room for the whole pod group"), std::string::npos) << node;
     EXPECT_NE(reason.find("needs 8"), std::string::npos) << reason;
-    EXPECT_NE(reason.find("cluster 7"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("largest rack holds 4, cluster holds 7"), std::string::npos) << reason;
   }
   // Open-ended, the same group is not refused.
   PodInfo open = Member("o-0", "open", 0, 8);
   Bind(open);
   EXPECT_EQ(Judge(open).refused["a-0"], "");
+}
+
+TEST_F(GangTopology, AJobsStatedSizeCountsBeforeTheWatchHasAnyOfItsPods) {
+  AddRack("a", 4);
+  // A Job of parallelism 6 is known; kube-scheduler asks about its first pod before the watch has
+  // reported any of them (the pod is not in the ledger).
+  StatedGroupSizes job;
+  job.object = "ml/wide";
+  job.sizes.push_back(StatedGroupSize{"ml/job/wide", 6});
+  ledger_.SetStatedSizes("job", std::move(job));
+  PodInfo first = Member("wide-0", "", 0, 8);
+  first.labels = {{"batch.kubernetes.io/job-name", "wide"}};
+  first.group = ReadPodGroup(first.namespace_name, first.labels, first.annotations, {});
+  Answer a = Judge(first);
+  EXPECT_NE(a.refused["a-0"].find("needs 6"), std::string::npos) << a.refused["a-0"];
 }
 
 TEST_F(GangTopology, RequiredModeNeverOpensARackTooSmall) {

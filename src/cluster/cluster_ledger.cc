@@ -335,11 +335,9 @@ std::shared_ptr<const PodGroups> ClusterLedger::CurrentPodGroups() {
                  record.counted_since);
     }
   }
-  pod_groups_ = std::make_shared<const PodGroups>(
-      std::move(groups).Build([this](std::string_view key) -> int32_t {
-        auto it = stated_sizes_.find(std::string(SizingKey(key)));
-        return it != stated_sizes_.end() ? it->second : 0;
-      }));
+  // The stated sizes copied once per change of them, shared by the indexes built until the next.
+  if (!stated_view_) stated_view_ = std::make_shared<const StatedSizes>(stated_sizes_);
+  pod_groups_ = std::make_shared<const PodGroups>(std::move(groups).Build(stated_view_));
   return pod_groups_;
 }
 
@@ -354,6 +352,7 @@ ClusterLedger::StatedSizeChange ClusterLedger::SetStatedSizes(std::string_view s
       if (auto size = stated_sizes_.find(key); size != stated_sizes_.end()) {
         before.insert_or_assign(key, size->second);
         stated_sizes_.erase(size);
+        stated_view_.reset();
       }
     }
     stated_by_.erase(it);
@@ -366,6 +365,7 @@ ClusterLedger::StatedSizeChange ClusterLedger::SetStatedSizes(std::string_view s
       continue;
     }
     stated_sizes_.insert_or_assign(s.key, s.size);
+    stated_view_.reset();
     after.insert_or_assign(s.key, s.size);
     keys.push_back(std::move(s.key));
   }

@@ -47,17 +47,22 @@ void PodGroups::Builder::Add(const PodInfo& pod, std::string_view node,
   }
 }
 
-PodGroups PodGroups::Builder::Build(const std::function<int32_t(std::string_view)>& stated) && {
-  if (stated) {
-    for (PodGroupState& group : groups_) {
-      if (group.size == 0) group.size = stated(group.key);
-    }
+PodGroups PodGroups::Builder::Build(std::shared_ptr<const StatedSizes> stated) && {
+  PodGroups out;
+  out.stated_ = std::move(stated);
+  for (PodGroupState& group : groups_) {
+    if (group.size == 0) group.size = out.StatedSize(group.key);
   }
   std::sort(groups_.begin(), groups_.end(),
             [](const PodGroupState& a, const PodGroupState& b) { return a.key < b.key; });
-  PodGroups out;
   out.groups_ = std::move(groups_);
   return out;
+}
+
+int32_t PodGroups::StatedSize(std::string_view key) const {
+  if (!stated_) return 0;
+  auto it = stated_->find(std::string(SizingKey(key)));
+  return it != stated_->end() ? it->second : 0;
 }
 
 const PodGroupState* PodGroups::Find(std::string_view key) const {

@@ -232,7 +232,9 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
 
   if (pod.group.grouped()) {
     const PodGroupState* group = groups.Find(pod.group.key);
-    const int32_t size = std::max(pod.group.size, group ? group->size : 0);
+    const int32_t size = pod.group.size > 0
+                             ? pod.group.size
+                             : (group != nullptr ? group->size : groups.StatedSize(pod.group.key));
     Sibling placed = PlacedSiblings(group, pod, snapshot);
     std::vector<int64_t> slots(nodes.size());
     int64_t cluster_room = 0;
@@ -291,7 +293,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
           size > 0 ? size - placed.placed : std::max<int64_t>(1, known - placed.placed);
       // The largest room of any domain, for the reason of a group that fits nowhere.
       int64_t largest = 0;
-      std::string largest_level = "cluster";
+      std::string largest_level;
       for (size_t l = 0; l < levels; ++l) {
         for (int64_t r : rooms[l]) {
           if (r > largest) {
@@ -301,10 +303,12 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
         }
       }
       if (size > 0 && cluster_room < need) {
+        // Without topology labels there is no domain to name.
+        std::string largest_domain =
+            largest > 0 ? ", largest " + largest_level + " holds " + std::to_string(largest) : "";
         plan->refuse_all =
             cycle.Reason("no room for the whole pod group: ",
-                         "needs " + std::to_string(need) + ", largest " + largest_level +
-                             " holds " + std::to_string(largest) + ", cluster " +
+                         "needs " + std::to_string(need) + largest_domain + ", cluster holds " +
                              std::to_string(cluster_room) + "; " + pod.group.key);
       }
       // Required mode binds the innermost level the cluster's nodes carry.

@@ -235,7 +235,14 @@ std::vector<TracePod> ReadOpenbPods(ScenarioReader& r, const YAML::Node& t,
   int64_t take = r.Int(t["take"], "openbPods.take", 1, kMaxCount);
   std::string dir =
       source.find('/') == std::string::npos ? "." : source.substr(0, source.rfind('/'));
-  std::vector<TracePod> pods = LoadOpenbPods(file.starts_with('/') ? file : dir + "/" + file);
+  std::vector<TracePod> pods;
+  try {
+    pods = LoadOpenbPods(file.starts_with('/') ? file : dir + "/" + file);
+  } catch (const TraceError&) {
+    throw;
+  } catch (const InputError& e) {  // the file cannot be read: the scenario's error
+    r.Fail(t["file"], "openbPods.file", e.what());
+  }
   if (std::ssize(pods) > take) pods.resize(static_cast<size_t>(take));
   for (auto& p : pods) p.gpu_spec.clear();
   return pods;

@@ -18,6 +18,8 @@
 # the open-ended JobSet inside one rack; `huge` holds no GPU; every single pod is bound. Then the
 # hold: a job of 4 x 8 GPUs whose first 2 pods land in a rack with exactly room for 4, then 8-GPU
 # single pods for every free node, then its last 2 pods: they land in the same rack.
+# Then sizes stated by other objects: a Job of parallelism 150 (and on 1.36 a PodGroup of
+# minCount 150) whose pods state none: refused whole, naming the size.
 # Then the same workload on kube-scheduler alone (the baseline: RESULT lines, no checks).
 # On 1.36 and later, the stack runs with gang scheduling on (feature gates GenericWorkload and
 # GangScheduling, scheduling.k8s.io/v1alpha2): one more job, `gang`, 8 x 8 GPUs in a PodGroup with
@@ -158,6 +160,21 @@ json.dump({"apiVersion": "v1", "kind": "List", "items": hold[:2]}, open(f"{work}
 json.dump({"apiVersion": "v1", "kind": "List", "items": hold[2:]}, open(f"{work}/hold-last.json", "w"))
 fill = [pod(f"fill-{i:03d}", 8, H, {"app": "fill"}, {}) for i in range(92)]
 json.dump({"apiVersion": "v1", "kind": "List", "items": fill}, open(f"{work}/fill.json", "w"))
+# Sizes stated by other objects: a Job of parallelism 150 and 3 of its pods (no Job controller
+# runs here: the pods are made as it would make them), and on 1.36 a PodGroup of minCount 150
+# with its 150 pods; the H100 nodes hold 92 such pods.
+job_sized = [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "wide", "namespace": "default"},
+              "spec": {"parallelism": 150, "completions": 150, "template": {"spec": {
+                  "restartPolicy": "Never", "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.9"}]}}}}]
+json.dump({"apiVersion": "v1", "kind": "List", "items": job_sized}, open(f"{work}/job-object.json", "w"))
+json.dump({"apiVersion": "v1", "kind": "List", "items": job("wide", 3, 8, H)}, open(f"{work}/job-sized.json", "w"))
+pg_sized = [{"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+             "metadata": {"name": "widepg", "namespace": "default"},
+             "spec": {"schedulingPolicy": {"gang": {"minCount": 150}}}}]
+# All 150 pods: kube-scheduler's gang scheduling queues none of a group's pods before minCount exist.
+pg_sized += [pod(f"widepg-{i}", 8, H, {"app": "widepg"}, {}, None, {"schedulingGroup": {"podGroupName": "widepg"}})
+             for i in range(150)]
+json.dump({"apiVersion": "v1", "kind": "List", "items": pg_sized}, open(f"{work}/pg-sized.json", "w"))
 # 1.36's gang scheduling: a PodGroup and its pods.
 gang = [{"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
          "metadata": {"name": "gang", "namespace": "default"},
@@ -275,6 +292,38 @@ echo "hold: first pods in $hold_rack; all 4 in: $hold_domains; bound $hold_bound
 line="RESULT gang-hold k8s=$k8s_version bound=$hold_bound/4 domains=$(wc -w <<< "$hold_domains")"
 echo "$line"
 [[ -n $results ]] && echo "$line" >> "$results"
+
+# --- sizes read from the objects that state them ----------------------------------------------------
+# The pods state no size: gpusched knows it from the watched Job (and PodGroup), so it refuses the
+# job whole, naming its size, instead of starting part of it.
+sized_reason() {  # POD: its PodScheduled message, once kube-scheduler has judged it (30 s at most)
+  local msg=
+  for _ in $(seq 1 60); do
+    msg=$(kubectl get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' 2> /dev/null || true)
+    [[ -n $msg ]] && break
+    sleep 0.5
+  done
+  echo "$msg"
+}
+kubectl delete pods --all --grace-period=0 --force --wait=false > /dev/null 2>&1 || true
+for _ in $(seq 1 100); do [[ $(placements | wc -l) == 0 ]] && break; sleep 0.2; done
+# The Job first, its pods a second later: the Job controller makes them once it has seen the Job.
+kubectl create -f "$work/job-object.json" > /dev/null
+sleep 1
+kubectl create -f "$work/job-sized.json" > /dev/null
+job_msg=$(sized_reason wide-0-j000)
+[[ $job_msg == *"needs 150"* ]] || fail "a Job of parallelism 150 not read as its pods' size: $job_msg"
+job_bound=$(placements | awk '$1 ~ /^wide-/ && $2 != "-"' | wc -l)
+((job_bound == 0)) || fail "$job_bound pods of the Job of parallelism 150 bound"
+sized_line="RESULT gang-sized k8s=$k8s_version job_parallelism_read=$([[ $job_msg == *"needs 150"* ]] && echo yes || echo no) job_pods_bound=$job_bound"
+if ((gang_gates)); then
+  kubectl create -f "$work/pg-sized.json" > /dev/null
+  pg_msg=$(sized_reason widepg-0)
+  [[ $pg_msg == *"needs 150"* ]] || fail "a PodGroup of minCount 150 not read as its pods' size: $pg_msg"
+  sized_line+=" podgroup_mincount_read=$([[ $pg_msg == *"needs 150"* ]] && echo yes || echo no)"
+fi
+echo "$sized_line"
+[[ -n $results ]] && echo "$sized_line" >> "$results"
 
 # --- 1.36 gang scheduling beside gpusched ---------------------------------------------------------
 if ((gang_gates)); then

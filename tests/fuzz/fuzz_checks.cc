@@ -26,6 +26,7 @@
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/k8s_dra_decode.h"
+#include "gpusched/codec/k8s_group_decode.h"
 #include "gpusched/codec/k8s_pdb_decode.h"
 #include "gpusched/codec/placeholder_codec.h"
 #include "gpusched/codec/yaml_to_json.h"
@@ -242,6 +243,26 @@ void CheckPdbDecoder(std::string_view input) {
     pod.namespace_name = budget.namespace_name;
     if (selector.unreadable) Require(budget.Selects(pod), "pdb: unreadable selects all");
     if (!selector.present) Require(!budget.Selects(pod), "pdb: no selector selects none");
+  });
+}
+
+void CheckGroupSizeDecoder(std::string_view input) {
+  // The input's first byte picks the kind; the rest is the object.
+  if (input.empty()) return;
+  constexpr GroupSizeKind kKinds[] = {GroupSizeKind::kJob,      GroupSizeKind::kPodGroup,
+                                      GroupSizeKind::kWorkload, GroupSizeKind::kVolcano,
+                                      GroupSizeKind::kKai,      GroupSizeKind::kCoscheduling};
+  const GroupSizeKind kind = kKinds[static_cast<unsigned char>(input.front()) % 6];
+  input.remove_prefix(1);
+  DecodeObject(input, [&](simdjson::ondemand::object o) {
+    const StatedGroupSizes stated = DecodeStatedGroupSizes(kind, o);
+    Require(stated.sizes.size() <= kMaxWorkloadPodGroups, "group size: at most 8 sizes an object");
+    for (const StatedGroupSize& s : stated.sizes) {
+      Require(s.size >= 1 && s.size <= kMaxGroupSize, "group size: within 1..kMaxGroupSize");
+      Require(!s.key.empty() && s.key.size() <= kMaxGroupKeyBytes, "group size: a bounded key");
+      const std::string source = "/" + std::string(GroupSourceOf(kind)) + "/";
+      Require(s.key.find(source) != std::string::npos, "group size: keyed by its kind's source");
+    }
   });
 }
 
@@ -591,6 +612,7 @@ std::span<const FuzzCheck> AllFuzzChecks() {
       {"pod", CheckPodDecoder},
       {"node", CheckNodeDecoder},
       {"pdb", CheckPdbDecoder},
+      {"group_size", CheckGroupSizeDecoder},
       {"admission", CheckAdmissionReview},
       {"dra", CheckDraDecoder},
       {"yaml_to_json", CheckYamlToJson},

@@ -23,6 +23,8 @@ void CheckNodeDecoder(std::string_view input);
 // DecodeDisruptionBudget on one JSON object: the selector within its budget, an unreadable one
 // selecting every pod of the namespace, no disruption allowed without status.
 void CheckPdbDecoder(std::string_view input);
+// The group-size decoder (codec/k8s_group_decode.h): the first byte picks the kind.
+void CheckGroupSizeDecoder(std::string_view input);
 // PodMutator::Review (the admission webhook) on the input as a request body: a one-line JSON
 // answer, 200 (or 400 when no request uid can be read), a patch only when patched, JSON and within
 // the term bound.

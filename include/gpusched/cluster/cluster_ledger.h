@@ -212,6 +212,7 @@ class ClusterLedger {
   std::shared_ptr<const PodGroups> pod_groups_;
   // Stated sizes by group key, and the keys each object states by "<source>/<namespace>/<name>".
   std::unordered_map<std::string, int32_t> stated_sizes_;
+  std::shared_ptr<const StatedSizes> stated_view_;  // a copy of stated_sizes_; null: changed since
   std::map<std::string, std::vector<std::string>, std::less<>> stated_by_;
   uint64_t generation_ = 0;
 };

@@ -10,7 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +48,9 @@ inline constexpr int64_t kMaxRoom = int64_t{1} << 20;
 int64_t RoomFor(const NodeState& node, const ResourceList& shape,
                 const ResourceList* extra = nullptr);
 
+// Group sizes stated by objects other than the pods (a Job, a PodGroup), by sizing key.
+using StatedSizes = std::unordered_map<std::string, int32_t>;
+
 class PodGroups {
  public:
   using Clock = std::chrono::steady_clock;
@@ -57,9 +60,10 @@ class PodGroups {
   class Builder {
    public:
     void Add(const PodInfo& pod, std::string_view node, Clock::time_point placed_at);
-    // `stated(key)`: the size an object other than the pods states for the group `key` (0: none),
-    // the size of a group none of whose members states one: a pod's own size wins.
-    PodGroups Build(const std::function<int32_t(std::string_view key)>& stated = nullptr) &&;
+    // `stated`: the sizes objects other than the pods state, by sizing key (SizingKey), or null:
+    // the size of a group none of whose members states one (a pod's own size wins), kept for
+    // StatedSize.
+    PodGroups Build(std::shared_ptr<const StatedSizes> stated = nullptr) &&;
 
    private:
     std::vector<PodGroupState> groups_;
@@ -70,9 +74,13 @@ class PodGroups {
   const PodGroupState* Find(std::string_view key) const;
   // Every group, sorted by key.
   std::span<const PodGroupState> all() const { return groups_; }
+  // The size another object states for the group `key` (0: none), whether or not a member of it
+  // is known yet: kube-scheduler may ask about a pod before the watch has reported it.
+  int32_t StatedSize(std::string_view key) const;
 
  private:
   std::vector<PodGroupState> groups_;  // sorted by key
+  std::shared_ptr<const StatedSizes> stated_;
 };
 
 }  // namespace gpusched
