@@ -262,15 +262,9 @@ TEST(GroupSizeLedger, sizes_past_the_budget_are_dropped_and_counted) {
   EXPECT_EQ(ledger.SetStatedSizes("job", JobSizes("new", 3)).dropped, 1u);
 }
 
-// Options that make every retry quick.
+// Quick retries, and no DRA lists: only the group-size kinds matter here.
 LiveInventoryOptions FastOptions() {
-  LiveInventoryOptions o;
-  o.reflector.watch_timeout = std::chrono::seconds(5);
-  o.reflector.backoff_initial = 5ms;
-  o.reflector.backoff_max = 100ms;
-  o.reflector.client.stream_idle_timeout = std::chrono::seconds(2);
-  o.reflector.client.request_timeout = std::chrono::seconds(5);
-  o.publish_interval = 5ms;
+  LiveInventoryOptions o = testing::FastLiveOptions();
   o.dra = false;
   return o;
 }

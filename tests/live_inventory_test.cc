@@ -19,17 +19,10 @@ using testing::FakeApiServer;
 using testing::MakeGpuNode;
 using testing::MakeGpuPod;
 
-// Options that make every retry quick, so fault tests finish in well under a second each.
+// Quick retries, and pages of 7 so lists take several pages.
 LiveInventoryOptions FastOptions(uint64_t seed = 1) {
-  LiveInventoryOptions o;
+  LiveInventoryOptions o = testing::FastLiveOptions(seed);
   o.reflector.page_size = 7;
-  o.reflector.watch_timeout = std::chrono::seconds(5);
-  o.reflector.backoff_initial = 5ms;
-  o.reflector.backoff_max = 100ms;
-  o.reflector.client.stream_idle_timeout = std::chrono::seconds(2);
-  o.reflector.client.request_timeout = std::chrono::seconds(5);
-  o.publish_interval = 5ms;
-  o.seed = seed;
   return o;
 }
 

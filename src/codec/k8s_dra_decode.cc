@@ -37,17 +37,6 @@ void ForEach(value v, size_t max, F&& each) {
   }
 }
 
-// Calls `each(key, value)` on every field of the object `v` (null: none), each in the context of
-// its key (quoted: keys are the input's).
-template <class F>
-void ForFields(value v, F&& each) {
-  if (IsNull(v)) return;
-  for (field f : v.get_object()) {
-    std::string_view key = f.unescaped_key();
-    WithContext(QuoteForMessage(key, 128), [&] { each(key, f.value()); });
-  }
-}
-
 // An integer written as a JSON number (or a string of one); nullopt for null.
 std::optional<int64_t> Integer(value v) {
   if (IsNull(v)) return std::nullopt;

@@ -21,17 +21,6 @@ using simdjson::ondemand::json_type;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-// Calls `each(key, value)` on every field of the object `v` (null: none), each in the context of
-// its key (quoted: keys are the input's).
-template <class F>
-void ForFields(value v, F&& each) {
-  if (IsNull(v)) return;
-  for (field f : v.get_object()) {
-    std::string_view key = f.unescaped_key();
-    WithContext(QuoteForMessage(key, 128), [&] { each(key, f.value()); });
-  }
-}
-
 // A JSON integer; nullopt for null. Digits past int64 read as its bound, so that the size they
 // state is refused as out of range rather than the object as undecodable.
 std::optional<int64_t> Integer(value v) {

@@ -26,6 +26,18 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+LiveInventoryOptions FastLiveOptions(uint64_t seed) {
+  LiveInventoryOptions o;
+  o.reflector.watch_timeout = std::chrono::seconds(5);
+  o.reflector.backoff_initial = std::chrono::milliseconds(5);
+  o.reflector.backoff_max = std::chrono::milliseconds(100);
+  o.reflector.client.stream_idle_timeout = std::chrono::seconds(2);
+  o.reflector.client.request_timeout = std::chrono::seconds(5);
+  o.publish_interval = std::chrono::milliseconds(5);
+  o.seed = seed;
+  return o;
+}
+
 int FreePort() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};

@@ -10,6 +10,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/extender/extender_service.h"
+#include "gpusched/kube/live_inventory.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
@@ -37,6 +38,10 @@ NodeState LabeledNode(const std::string& name, int64_t gpus,
 // The v1.Pod `json`, decoded as the watch decodes it.
 PodInfo PodFromJson(const std::string& json);
 // Milli-units of `n` whole units, for building ResourceLists.
+// LiveInventory options that make every retry quick (5 ms backoff to 100 ms, 5 s watches, 5 ms
+// publication), so fault tests finish in well under a second each.
+LiveInventoryOptions FastLiveOptions(uint64_t seed = 1);
+
 constexpr int64_t Units(int64_t n) { return n * 1000; }
 
 // A port on 127.0.0.1 that was free a moment ago.

@@ -28,6 +28,7 @@
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/util/input_error.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 
@@ -72,6 +73,17 @@ auto WithContext(std::string_view what, F&& decode) -> decltype(decode()) {
     throw DecodeError(std::string(what) + ": " + simdjson::error_message(e.error()));
   } catch (const DecodeError& e) {
     throw DecodeError(std::string(what) + ": " + e.what());
+  }
+}
+
+// Calls `each(key, value)` on every field of the object `v` (null: none), each in the context of
+// its key (quoted: keys are the input's).
+template <class F>
+void ForFields(simdjson::ondemand::value v, F&& each) {
+  if (IsNull(v)) return;
+  for (simdjson::ondemand::field f : v.get_object()) {
+    std::string_view key = f.unescaped_key();
+    WithContext(QuoteForMessage(key, 128), [&] { each(key, f.value()); });
   }
 }
 
