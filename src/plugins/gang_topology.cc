@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -162,6 +164,25 @@ Sibling PlacedSiblings(const PodGroupState* group, const PodInfo& pod,
   return out;
 }
 
+// The innermost level at which the nodes at `positions` have a domain, and the domain most of
+// them share there (ties: the smaller); ("", levels) when none has any.
+std::pair<size_t, std::string> InnermostDomainOf(const std::vector<TopologyLevel>& levels,
+                                                 const std::vector<uint32_t>& positions,
+                                                 std::span<const ClusterSnapshot::NodePtr> nodes) {
+  for (size_t l = 0; l < levels.size(); ++l) {
+    std::map<std::string, int> votes;
+    for (uint32_t p : positions) {
+      std::string d = DomainOf(nodes[p]->info.topology, levels[l]);
+      if (!d.empty()) ++votes[std::move(d)];
+    }
+    if (votes.empty()) continue;
+    auto best = std::max_element(votes.begin(), votes.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    return {l, best->first};
+  }
+  return {levels.size(), std::string()};
+}
+
 std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 }  // namespace
@@ -202,18 +223,19 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
   if (!pod.group.grouped() && holds.empty()) return;
 
   const auto nodes = snapshot.nodes();
-  DomainMap domains(settings_.levels, snapshot);
   auto plan = std::make_unique<GangPlan>();
 
+  // Holds are judged for every GPU pod while one stands: only the held domain's members are
+  // labelled into domains, and every node is matched against it without building its own.
   for (const PodGroupState* g : holds) {
     Sibling placed = PlacedSiblings(g, pod, snapshot);
-    std::vector<uint32_t> where = domains.Majority(placed.positions);
-    size_t level = 0;
-    while (level < where.size() && where[level] == kNoDomain) ++level;
-    if (level == where.size()) continue;  // its members sit in no domain: nothing to hold
+    auto [level, domain] = InnermostDomainOf(settings_.levels, placed.positions, nodes);
+    if (domain.empty()) continue;  // its members sit in no domain: nothing to hold
     std::vector<int64_t> slots(nodes.size(), 0);
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (domains.Of(level, i) == where[level]) slots[i] = RoomFor(*nodes[i], g->member_requests);
+      if (InDomain(nodes[i]->info.topology, settings_.levels[level], domain)) {
+        slots[i] = RoomFor(*nodes[i], g->member_requests);
+      }
     }
     int64_t room = 0;
     for (int64_t s : slots) room += s;
@@ -231,6 +253,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
   }
 
   if (pod.group.grouped()) {
+    DomainMap domains(settings_.levels, snapshot);
     const PodGroupState* group = groups.Find(pod.group.key);
     const int32_t size = pod.group.size > 0
                              ? pod.group.size
