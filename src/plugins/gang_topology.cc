@@ -76,20 +76,32 @@ struct GangTopologyArgs {
   }
 };
 
-// Every node's domain per level, numbered, and each domain's room for one shape.
+// The first of `level`'s keys the node has (a non-empty value), and its value; keys.size() when
+// it has none. Reads the labels in place: asked for every node of the snapshot.
+std::pair<size_t, std::string_view> FirstKey(const PinLabels& topology,
+                                             const TopologyLevel& level) {
+  for (size_t k = 0; k < level.keys.size(); ++k) {
+    if (auto value = topology.Find(level.keys[k]); value && !value->empty()) return {k, *value};
+  }
+  return {level.keys.size(), {}};
+}
+
+// Every node's domain per level, numbered, and each domain's room for one shape. Domain names
+// view the snapshot's labels: the map lives within the cycle, which the snapshot outlives.
 class DomainMap {
  public:
   DomainMap(const std::vector<TopologyLevel>& levels, const ClusterSnapshot& snapshot)
       : levels_(levels), of_(levels.size()), names_(levels.size()) {
     const auto nodes = snapshot.nodes();
     for (size_t l = 0; l < levels.size(); ++l) {
-      std::unordered_map<std::string, uint32_t> ids;
+      // Per key of the level, value -> domain number: equal values of two keys stay apart.
+      std::vector<std::unordered_map<std::string_view, uint32_t>> ids(levels[l].keys.size());
       of_[l].resize(nodes.size(), kNoDomain);
       for (size_t i = 0; i < nodes.size(); ++i) {
-        std::string domain = DomainOf(nodes[i]->info.topology, levels[l]);
-        if (domain.empty()) continue;
-        auto [it, added] = ids.try_emplace(std::move(domain), names_[l].size());
-        if (added) names_[l].push_back(it->first.substr(it->first.find('=') + 1));
+        auto [k, value] = FirstKey(nodes[i]->info.topology, levels[l]);
+        if (k == levels[l].keys.size()) continue;
+        auto [it, added] = ids[k].try_emplace(value, static_cast<uint32_t>(names_[l].size()));
+        if (added) names_[l].push_back(value);
         of_[l][i] = it->second;
       }
     }
@@ -98,7 +110,7 @@ class DomainMap {
   size_t levels() const { return levels_.size(); }
   uint32_t Of(size_t level, size_t node) const { return of_[level][node]; }
   size_t count(size_t level) const { return names_[level].size(); }
-  const std::string& name(size_t level, uint32_t domain) const { return names_[level][domain]; }
+  std::string_view name(size_t level, uint32_t domain) const { return names_[level][domain]; }
 
   // Per level and domain, the summed room of `slots` (per node position).
   std::vector<std::vector<int64_t>> Rooms(const std::vector<int64_t>& slots) const {
@@ -134,7 +146,7 @@ class DomainMap {
  private:
   const std::vector<TopologyLevel>& levels_;
   std::vector<std::vector<uint32_t>> of_;  // [level][node position]
-  std::vector<std::vector<std::string>> names_;
+  std::vector<std::vector<std::string_view>> names_;
 };
 
 // What Prepare decided, per node position of the cycle's snapshot.
@@ -164,23 +176,41 @@ Sibling PlacedSiblings(const PodGroupState* group, const PodInfo& pod,
   return out;
 }
 
+// A domain of one level, as the first of the level's keys a node has and its value.
+struct HeldDomain {
+  size_t level = 0;
+  size_t key = 0;
+  std::string value;  // empty: no domain
+
+  // Whether a node with `topology` is in it: one lookup for most nodes, which lack the value.
+  bool Holds(const PinLabels& topology, const std::vector<TopologyLevel>& levels) const {
+    const TopologyLevel& l = levels[level];
+    auto v = topology.Find(l.keys[key]);
+    if (!v || *v != value) return false;
+    for (size_t k = 0; k < key; ++k) {
+      if (auto earlier = topology.Find(l.keys[k]); earlier && !earlier->empty()) return false;
+    }
+    return true;
+  }
+};
+
 // The innermost level at which the nodes at `positions` have a domain, and the domain most of
-// them share there (ties: the smaller); ("", levels) when none has any.
-std::pair<size_t, std::string> InnermostDomainOf(const std::vector<TopologyLevel>& levels,
-                                                 const std::vector<uint32_t>& positions,
-                                                 std::span<const ClusterSnapshot::NodePtr> nodes) {
+// them share there (ties: the first found); an empty value when none has any.
+HeldDomain InnermostDomainOf(const std::vector<TopologyLevel>& levels,
+                             const std::vector<uint32_t>& positions,
+                             std::span<const ClusterSnapshot::NodePtr> nodes) {
   for (size_t l = 0; l < levels.size(); ++l) {
-    std::map<std::string, int> votes;
+    std::map<std::pair<size_t, std::string_view>, int> votes;
     for (uint32_t p : positions) {
-      std::string d = DomainOf(nodes[p]->info.topology, levels[l]);
-      if (!d.empty()) ++votes[std::move(d)];
+      auto first = FirstKey(nodes[p]->info.topology, levels[l]);
+      if (first.first < levels[l].keys.size()) ++votes[first];
     }
     if (votes.empty()) continue;
     auto best = std::max_element(votes.begin(), votes.end(),
                                  [](const auto& a, const auto& b) { return a.second < b.second; });
-    return {l, best->first};
+    return HeldDomain{l, best->first.first, std::string(best->first.second)};
   }
-  return {levels.size(), std::string()};
+  return HeldDomain{};
 }
 
 std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
@@ -229,11 +259,11 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
   // labelled into domains, and every node is matched against it without building its own.
   for (const PodGroupState* g : holds) {
     Sibling placed = PlacedSiblings(g, pod, snapshot);
-    auto [level, domain] = InnermostDomainOf(settings_.levels, placed.positions, nodes);
-    if (domain.empty()) continue;  // its members sit in no domain: nothing to hold
+    const HeldDomain held = InnermostDomainOf(settings_.levels, placed.positions, nodes);
+    if (held.value.empty()) continue;  // its members sit in no domain: nothing to hold
     std::vector<int64_t> slots(nodes.size(), 0);
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (InDomain(nodes[i]->info.topology, settings_.levels[level], domain)) {
+      if (held.Holds(nodes[i]->info.topology, settings_.levels)) {
         slots[i] = RoomFor(*nodes[i], g->member_requests);
       }
     }
