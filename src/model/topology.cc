@@ -39,16 +39,4 @@ std::string DomainOf(const PinLabels& topology, const TopologyLevel& level) {
   return {};
 }
 
-bool InDomain(const PinLabels& topology, const TopologyLevel& level, std::string_view domain) {
-  for (size_t k = 0; k < level.keys.size(); ++k) {
-    auto value = topology.Find(level.keys[k]);
-    if (!value || value->empty()) continue;
-    // The first key the node has decides: "<k>=<value>".
-    const std::string index = std::to_string(k);
-    return domain.size() == index.size() + 1 + value->size() && domain.starts_with(index) &&
-           domain[index.size()] == '=' && domain.substr(index.size() + 1) == *value;
-  }
-  return false;
-}
-
 }  // namespace gpusched

@@ -44,8 +44,6 @@ bool IsTopologyLabel(std::string_view key);
 
 // The node's domain at `level`: "<key index>=<value>", or "" when it has none of the keys.
 std::string DomainOf(const PinLabels& topology, const TopologyLevel& level);
-// Whether DomainOf(topology, level) == domain, without building it (asked for every node).
-bool InDomain(const PinLabels& topology, const TopologyLevel& level, std::string_view domain);
 
 }  // namespace gpusched
 
