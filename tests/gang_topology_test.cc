@@ -12,6 +12,8 @@
 #include "gpusched/model/pod_group.h"
 #include "gpusched/model/topology.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/sim/gang_tally.h"
+#include "gpusched/sim/report.h"
 #include "gpusched/sim/scenario.h"
 #include "gpusched/sim/simulator.h"
 #include "gpusched/sim/workload.h"
@@ -431,6 +433,41 @@ TEST(GangScenario, GpuschedKeepsJobsInOneRackAndNeverStartsOneThatCannotFit) {
   }
   // The comparison can fail: without gang-topology some jobs do spread.
   EXPECT_GT(spread_without, 0);
+}
+
+// A job that ends partial wasted what it held at 100% arrived: the tally says so, and the report's
+// "idle or held by partial jobs" adds it to the unallocated GPUs then.
+TEST(GangScenario, GpusHeldByJobsThatEndPartialCountAsWastedAt100) {
+  std::vector<NodeState> nodes;
+  for (int i = 0; i < 4; ++i) {
+    nodes.emplace_back();
+    nodes.back().info = RackNode("a", i);
+  }
+  GangTally tally(nodes);
+  PodInfo first = Member("p-0", "partial", 3, 8), second = Member("p-1", "partial", 3, 8),
+          third = Member("p-2", "partial", 3, 8), late = Member("w-0", "whole", 1, 8);
+  for (const PodInfo* p : {&first, &second, &third}) tally.Arrive(*p, 3, nodes);
+  tally.Placed(first, 0);
+  tally.Placed(second, 1);
+  tally.MarkArrivedFull();
+  tally.Placed(third, -1);
+  tally.Arrive(late, 1, nodes);
+  tally.Placed(late, 2);
+  GangFigures g = tally.Figures();
+  EXPECT_EQ(g.partial_jobs, 1);
+  EXPECT_EQ(g.jobs_whole, 1);
+  EXPECT_EQ(g.gpus_held_by_partial_jobs_milli, 16000);
+  EXPECT_EQ(g.gpus_held_by_partial_jobs_at_full_milli, 16000);
+
+  SimRun run;
+  run.curve.resize(101);
+  run.curve[100] = CurvePoint{75, 0, 0};  // 25% unallocated of 32 GPUs: 8
+  run.per_model["H100"].capacity_milli = 32000;
+  run.gangs = g;
+  ASSERT_TRUE(IdleOrHeldByPartialJobsAt100(run));
+  EXPECT_DOUBLE_EQ(*IdleOrHeldByPartialJobsAt100(run), 25 + 50);  // + 16 of 32 GPUs
+  run.gangs = GangFigures{};
+  EXPECT_FALSE(IdleOrHeldByPartialJobsAt100(run));  // no jobs: no figure
 }
 
 }  // namespace

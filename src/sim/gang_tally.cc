@@ -44,6 +44,10 @@ void GangTally::Placed(const PodInfo& pod, int node) {
   job.domains.push_back(domain_of_[static_cast<size_t>(node)]);
 }
 
+void GangTally::MarkArrivedFull() {
+  for (auto& [key, job] : jobs_) job.gpu_milli_at_full = job.gpu_milli;
+}
+
 GangFigures GangTally::Figures() const {
   GangFigures f;
   f.member_retries = retries_;
@@ -62,6 +66,7 @@ GangFigures GangTally::Figures() const {
     if (job.placed > 0 && !whole) {
       ++f.partial_jobs;
       f.gpus_held_by_partial_jobs_milli += job.gpu_milli;
+      f.gpus_held_by_partial_jobs_at_full_milli += job.gpu_milli_at_full;
     }
   }
   return f;

@@ -64,6 +64,16 @@ std::optional<double> UnallocatedAt(const SimRun& run, int arrived_pct) {
   return 100 - p->allocated_pct;
 }
 
+std::optional<double> IdleOrHeldByPartialJobsAt100(const SimRun& run) {
+  auto unallocated = UnallocatedAt(run, 100);
+  int64_t capacity = 0;
+  for (const auto& [model, usage] : run.per_model) capacity += usage.capacity_milli;
+  if (!unallocated || capacity <= 0 || run.gangs.jobs == 0) return std::nullopt;
+  return *unallocated + 100.0 *
+                            static_cast<double>(run.gangs.gpus_held_by_partial_jobs_at_full_milli) /
+                            static_cast<double>(capacity);
+}
+
 std::vector<PolicySummary> Summarize(const std::vector<std::string>& policy_order,
                                      std::vector<SimRun> runs) {
   std::sort(runs.begin(), runs.end(),
@@ -127,6 +137,10 @@ std::string FormatReportJson(const ReportInputs& inputs, const std::vector<Polic
         w.Key("partial").Int(g.partial_jobs).Key("member_retries").Int(g.member_retries);
         w.Key("gpus_held_by_partial")
             .Double(Rounded(static_cast<double>(g.gpus_held_by_partial_jobs_milli) / 1000));
+        w.Key("gpus_held_by_partial_at_100")
+            .Double(Rounded(static_cast<double>(g.gpus_held_by_partial_jobs_at_full_milli) / 1000));
+        OptionalDouble(w, "idle_or_held_by_partial_gpu_pct_at_100",
+                       IdleOrHeldByPartialJobsAt100(r));
         w.EndObject();
       }
       w.Key("per_model").BeginObject();
@@ -226,7 +240,9 @@ std::string FormatJobsTable(const std::vector<PolicySummary>& s) {
   std::string out;
   for (const auto& p : s) {
     GangFigures sum;
+    std::vector<double> wasted_at_100;
     for (const auto& r : p.runs) {
+      if (auto w = IdleOrHeldByPartialJobsAt100(r)) wasted_at_100.push_back(*w);
       sum.jobs += r.gangs.jobs;
       sum.jobs_fitting_one_domain += r.gangs.jobs_fitting_one_domain;
       sum.fitting_jobs_in_one_domain += r.gangs.fitting_jobs_in_one_domain;
@@ -240,8 +256,9 @@ std::string FormatJobsTable(const std::vector<PolicySummary>& s) {
     if (out.empty()) {
       out =
           "| policy | jobs that fit one domain, landed in one | jobs whole | refused whole | "
-          "partial | GPUs held by partial jobs (mean per seed) | members judged again |\n"
-          "|---|---|---|---|---|---|---|\n";
+          "partial | GPUs held by partial jobs (mean per seed) | GPU % idle or held by partial "
+          "jobs at 100% arrived | members judged again |\n"
+          "|---|---|---|---|---|---|---|---|\n";
     }
     const double share = sum.jobs_fitting_one_domain > 0
                              ? 100.0 * static_cast<double>(sum.fitting_jobs_in_one_domain) /
@@ -255,6 +272,7 @@ std::string FormatJobsTable(const std::vector<PolicySummary>& s) {
            Fixed(static_cast<double>(sum.gpus_held_by_partial_jobs_milli) / 1000 /
                      static_cast<double>(std::max<size_t>(p.runs.size(), 1)),
                  1) +
+           " | " + (wasted_at_100.empty() ? std::string("-") : Fixed(*Mean(wasted_at_100), 2)) +
            " | " + std::to_string(sum.member_retries) + " |\n";
   }
   return out;

@@ -503,6 +503,7 @@ SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod
                        idle_sum > 0 ? 100.0 * fragment_sum / static_cast<double>(idle_sum) : 0});
     if (!reached_100 && arrived >= capacity) {
       reached_100 = true;
+      gangs.MarkArrivedFull();
       for (const auto& n : nodes) {
         if (!n.info.gpu.product.empty()) {
           run.per_model[n.info.gpu.product].allocated_at_100_milli += AllocatedMilli(n);

@@ -24,6 +24,10 @@ struct PolicySummary {
 // Unallocated GPU % of one run at `arrived_pct`, if the run has a point there.
 std::optional<double> UnallocatedAt(const SimRun& run, int arrived_pct);
 
+// Of one run with multi-pod jobs, at 100% arrived: the unallocated GPU % plus the GPUs then held by
+// jobs that end partial (GangFigures), as a % of capacity: GPUs that run nothing either way.
+std::optional<double> IdleOrHeldByPartialJobsAt100(const SimRun& run);
+
 // Runs grouped by policy in `policy_order`, each with its summary.
 std::vector<PolicySummary> Summarize(const std::vector<std::string>& policy_order,
                                      std::vector<SimRun> runs);
