@@ -79,6 +79,39 @@ std::optional<std::string> DefragCandidates::WhyStays(size_t b, const PodInfo& w
   return std::nullopt;
 }
 
+std::vector<size_t> DefragCandidates::MovableOff(size_t target, const PodInfo& waiting,
+                                                 std::map<std::string, size_t>& stays) {
+  std::vector<size_t> movable;
+  for (size_t b : on_node_[target]) {
+    if (auto why = WhyStays(b, waiting, target)) {
+      ++stays[*why];
+    } else {
+      movable.push_back(b);
+    }
+  }
+  return movable;
+}
+
+void DefragCandidates::Rank(std::vector<size_t>& movable, const ResourceList& demand,
+                            size_t limit) const {
+  auto relevance = [&](size_t b) {
+    int64_t milli = 0;
+    for (const auto& d : demand) milli += pods_[b].pod->requests.milli(d.name);
+    return milli;
+  };
+  std::vector<std::pair<int64_t, size_t>> keyed;
+  for (size_t b : movable) keyed.emplace_back(relevance(b), b);
+  std::sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+    const BoundPod& a = pods_[x.second];
+    const BoundPod& b = pods_[y.second];
+    if (x.first != y.first) return x.first > y.first;
+    if (a.gpu_milli != b.gpu_milli) return a.gpu_milli > b.gpu_milli;
+    return a.name < b.name;
+  });
+  for (size_t i = 0; i < keyed.size(); ++i) movable[i] = keyed[i].second;
+  if (movable.size() > limit) movable.resize(limit);
+}
+
 bool DefragCandidates::BudgetsAllow(std::span<const size_t> moved) {
   std::map<size_t, int64_t> used;
   for (size_t b : moved) {

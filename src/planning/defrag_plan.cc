@@ -7,8 +7,10 @@
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/planning/defrag_candidates.h"
+#include "gpusched/planning/defrag_domain.h"
 #include "gpusched/planning/defrag_search.h"
 #include "gpusched/planning/working_nodes.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
@@ -57,16 +59,28 @@ class DefragPlanner {
   PodDefragPlan Plan(const PodInfo& waiting);
 
  private:
-  // The moves of `plan` in the report's words.
-  void Describe(const NodePlan& plan, PodDefragPlan& out) const;
-  // Carries out `plan`: its pods moved, `waiting` placed on its node.
-  void Apply(const NodePlan& plan, const PodInfo& waiting);
+  // A pod group whose domain plan, or lack of one, its first waiting member found.
+  struct GroupDone {
+    PodDefragPlan plan;      // that member's
+    size_t next_member = 1;  // the member node of plan.group the next waiting member takes
+  };
+
+  // A later waiting member of a group in groups_done_: covered by its plan, or no plan as for it.
+  void Follow(GroupDone& done, PodDefragPlan& out) const;
+  // The domain plan `found` for `waiting`'s group `need`, in the report's words, carried out.
+  void PlaceGroup(const DomainPlan& found, const GroupNeed& need, const PodInfo& waiting,
+                  PodDefragPlan& out);
+  // Describes `moves` (DefragCandidates indices, going to `destinations`) in the report's words,
+  // then carries them out.
+  void Move(std::span<const size_t> moves, std::span<const size_t> destinations,
+            PodDefragPlan& out);
 
   const Policy& policy_;
   const ClusterSnapshot& snapshot_;
   DefragOptions options_;
   WorkingNodes nodes_;
   DefragCandidates pods_;
+  std::map<std::string, GroupDone, std::less<>> groups_done_;  // by group key
 };
 
 // The one line that says why no plan was found.
@@ -83,24 +97,67 @@ std::string NoPlanWhy(const DefragSearchResult& found) {
   return why;
 }
 
-void DefragPlanner::Describe(const NodePlan& plan, PodDefragPlan& out) const {
-  out.node = snapshot_.nodes()[plan.node]->info.name;
-  for (size_t k = 0; k < plan.moves.size(); ++k) {
-    const BoundPod& p = pods_.pod(plan.moves[k]);
-    out.moves.push_back(DefragMove{
-        p.name, out.node, snapshot_.nodes()[plan.destinations[k]]->info.name, p.gpu_milli});
+// The one line that says why no domain could be freed for `need`'s group.
+std::string GroupNoPlanWhy(const GroupNeed& need, const DomainSearchResult& found) {
+  std::string why = "pod group " + QuoteForMessage(need.key) + " of " + std::to_string(need.size) +
+                    " (" + std::to_string(need.to_place) +
+                    " to place): no domain can be made room in within the rules";
+  if (!found.closest.empty()) {
+    why += "; closest " + found.closest + ", " +
+           (found.closest_short > 0
+                ? std::to_string(found.closest_short) +
+                      (found.closest_short == 1 ? " member" : " members") + " short"
+                : std::string("room made but a moved pod finds no node"));
+  }
+  if (!found.stays.empty()) why += "; pods that may not move: " + CountsText(found.stays);
+  if (!found.dropped.empty()) why += "; domains: " + CountsText(found.dropped);
+  if (found.cut) why += "; the search stopped at its bound";
+  return why;
+}
+
+void DefragPlanner::Move(std::span<const size_t> moves, std::span<const size_t> destinations,
+                         PodDefragPlan& out) {
+  for (size_t k = 0; k < moves.size(); ++k) {
+    const BoundPod& p = pods_.pod(moves[k]);
+    out.moves.push_back(DefragMove{p.name, snapshot_.nodes()[p.node]->info.name,
+                                   snapshot_.nodes()[destinations[k]]->info.name, p.gpu_milli});
     out.gpus_freed_milli += p.gpu_milli;
+    ReleasePod(nodes_.Mutable(p.node), *p.pod);
+    ChargePod(nodes_.Mutable(destinations[k]), *p.pod);
+    pods_.Move(moves[k], destinations[k]);
   }
 }
 
-void DefragPlanner::Apply(const NodePlan& plan, const PodInfo& waiting) {
-  NodeState& freed = nodes_.Mutable(plan.node);
-  for (size_t b : plan.moves) ReleasePod(freed, *pods_.pod(b).pod);
-  for (size_t k = 0; k < plan.moves.size(); ++k) {
-    ChargePod(nodes_.Mutable(plan.destinations[k]), *pods_.pod(plan.moves[k]).pod);
-    pods_.Move(plan.moves[k], plan.destinations[k]);
+void DefragPlanner::PlaceGroup(const DomainPlan& found, const GroupNeed& need,
+                               const PodInfo& waiting, PodDefragPlan& out) {
+  out.outcome = DefragOutcome::kDomainPlan;
+  Move(found.moves, found.destinations, out);
+  DefragGroupPlan& group = out.group.emplace();
+  group.key = need.key;
+  group.size = need.size;
+  group.to_place = need.to_place;
+  group.level = LevelsOf(*policy_.Select(waiting).engine)[found.level].name;
+  group.domain = found.domain;
+  for (size_t i : found.members) {
+    ChargePod(nodes_.Mutable(i), waiting);
+    group.member_nodes.push_back(snapshot_.nodes()[i]->info.name);
   }
-  ChargePod(nodes_.Mutable(plan.node), waiting);
+  if (!group.member_nodes.empty()) out.node = group.member_nodes.front();
+}
+
+void DefragPlanner::Follow(GroupDone& done, PodDefragPlan& out) const {
+  out.group = done.plan.group;
+  out.search_cut = done.plan.search_cut;
+  if (done.plan.outcome != DefragOutcome::kDomainPlan) {
+    out.outcome = DefragOutcome::kNoPlan;
+    out.why = "as for " + done.plan.pod + ", of the same pod group";
+    return;
+  }
+  out.outcome = DefragOutcome::kCovered;
+  out.group->member_nodes.clear();
+  out.group->covered_by = done.plan.pod;
+  const std::vector<std::string>& members = done.plan.group->member_nodes;
+  if (done.next_member < members.size()) out.node = members[done.next_member++];
 }
 
 PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
@@ -110,10 +167,35 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
   const Policy::Selection selection = policy_.Select(waiting);
   out.profile = std::string(selection.profile);
   out.gpu_demand = GpuDemand(waiting, selection.engine->gpu_names());
+  const std::string& key = waiting.group.key;
+  if (auto done = groups_done_.find(key); waiting.group.grouped() && done != groups_done_.end()) {
+    Follow(done->second, out);
+    return out;
+  }
+  // A member of a group no domain has room for: a domain freed for the whole group, or none.
+  std::optional<GroupNeed> need = GroupNeedOf(waiting, snapshot_);
+  DomainSearchResult domain;
+  if (need) {
+    auto cycle = selection.OpenCycle(waiting, snapshot_);
+    domain = DomainSearch(policy_, selection, *cycle, options_, nodes_, pods_).Run(waiting, *need);
+    out.search_cut = domain.cut;
+    if (domain.best) {
+      PlaceGroup(*domain.best, *need, waiting, out);
+      groups_done_[key] = GroupDone{out};
+      return out;
+    }
+  }
   if (auto now = BestPlacement(selection, waiting, nodes_)) {
     out.outcome = DefragOutcome::kFitsNow;
     out.node = snapshot_.nodes()[*now]->info.name;
     ChargePod(nodes_.Mutable(*now), waiting);
+    return out;
+  }
+  if (domain.applies) {
+    out.outcome = DefragOutcome::kNoPlan;
+    out.group = DefragGroupPlan{need->key, need->size, need->to_place, "", "", {}, ""};
+    out.why = GroupNoPlanWhy(*need, domain);
+    groups_done_[key] = GroupDone{out};
     return out;
   }
   auto cycle = selection.OpenCycle(waiting, snapshot_);
@@ -126,8 +208,9 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
     return out;
   }
   out.outcome = DefragOutcome::kPlan;
-  Describe(*found.best, out);
-  Apply(*found.best, waiting);
+  out.node = snapshot_.nodes()[found.best->node]->info.name;
+  Move(found.best->moves, found.best->destinations, out);
+  ChargePod(nodes_.Mutable(found.best->node), waiting);
   return out;
 }
 

@@ -20,8 +20,63 @@ std::string_view OutcomeName(DefragOutcome outcome) {
       return "plan";
     case DefragOutcome::kNoPlan:
       return "no-plan";
+    case DefragOutcome::kDomainPlan:
+      return "domain-plan";
+    case DefragOutcome::kCovered:
+      return "covered";
   }
   return "no-plan";
+}
+
+// "rack 'r2'".
+std::string DomainText(const DefragGroupPlan& g) {
+  return QuoteForMessage(g.level, 64) + " '" + QuoteForMessage(g.domain, 96) + "'";
+}
+
+// "r2-0 x2, r2-1": the member nodes in order, a run of one node counted.
+std::string MemberNodesText(const std::vector<std::string>& nodes) {
+  std::string out;
+  for (size_t i = 0; i < nodes.size();) {
+    size_t run = 1;
+    while (i + run < nodes.size() && nodes[i + run] == nodes[i]) ++run;
+    if (!out.empty()) out += ", ";
+    out += QuoteForMessage(nodes[i]) + (run > 1 ? " x" + std::to_string(run) : "");
+    i += run;
+  }
+  return out;
+}
+
+void MovesText(const PodDefragPlan& p, std::string& out) {
+  for (const DefragMove& m : p.moves) {
+    out += "  move " + QuoteForMessage(m.pod) + " (" + GpusText(m.gpu_milli) + ") from " +
+           QuoteForMessage(m.from) + " to " + QuoteForMessage(m.to) + "\n";
+  }
+}
+
+std::string MovesFree(const PodDefragPlan& p) {
+  return std::to_string(p.moves.size()) + (p.moves.size() == 1 ? " move" : " moves") + " free " +
+         GpusText(p.gpus_freed_milli);
+}
+
+std::string_view CutText(const PodDefragPlan& p) {
+  return p.search_cut ? " (search stopped at its bound: maybe not the fewest)" : "";
+}
+
+// The keys of a plan that concerns a pod group: "group", then "domain", "memberNodes" and
+// "coveredBy" where they apply.
+void GroupJson(const DefragGroupPlan& g, JsonWriter& w) {
+  w.Key("group").BeginObject().Key("key").String(g.key).Key("size").Int(g.size);
+  w.Key("toPlace").Int(g.to_place).EndObject();
+  if (!g.level.empty()) {
+    w.Key("domain").BeginObject().Key("level").String(g.level).Key("name").String(g.domain);
+    w.EndObject();
+  }
+  if (!g.member_nodes.empty()) {
+    w.Key("memberNodes").BeginArray();
+    for (const std::string& node : g.member_nodes) w.String(node);
+    w.EndArray();
+  }
+  if (!g.covered_by.empty()) w.Key("coveredBy").String(g.covered_by);
 }
 
 }  // namespace
@@ -45,17 +100,26 @@ std::string FormatDefragPlanText(const DefragReport& r) {
         out += "fits now on " + QuoteForMessage(p.node) + "\n";
         break;
       case DefragOutcome::kPlan:
-        out += std::to_string(p.moves.size()) + (p.moves.size() == 1 ? " move" : " moves") +
-               " free " + GpusText(p.gpus_freed_milli) + " on " + QuoteForMessage(p.node) +
-               (p.search_cut ? " (search stopped at its bound: maybe not the fewest)" : "") + "\n";
-        for (const DefragMove& m : p.moves) {
-          out += "  move " + QuoteForMessage(m.pod) + " (" + GpusText(m.gpu_milli) + ") from " +
-                 QuoteForMessage(m.from) + " to " + QuoteForMessage(m.to) + "\n";
-        }
+        out += MovesFree(p) + " on " + QuoteForMessage(p.node) + std::string(CutText(p)) + "\n";
+        MovesText(p, out);
         out += "  then it fits on " + QuoteForMessage(p.node) + "\n";
         break;
       case DefragOutcome::kNoPlan:
         out += "no plan: " + p.why + "\n";
+        break;
+      case DefragOutcome::kDomainPlan:
+        out += "pod group " + QuoteForMessage(p.group->key) + " of " +
+               std::to_string(p.group->size) + ": " + MovesFree(p) + " in " + DomainText(*p.group) +
+               std::string(CutText(p)) + "\n";
+        MovesText(p, out);
+        out += "  then its " + std::to_string(p.group->to_place) + " members to place fit in " +
+               DomainText(*p.group) + ": " + MemberNodesText(p.group->member_nodes) + "\n";
+        break;
+      case DefragOutcome::kCovered:
+        out += "covered by the domain plan of " + QuoteForMessage(p.group->covered_by) +
+               " for its pod group: " +
+               (p.node.empty() ? std::string() : "goes to " + QuoteForMessage(p.node) + " ") +
+               "in " + DomainText(*p.group) + "\n";
         break;
     }
   }
@@ -80,7 +144,9 @@ std::string FormatDefragPlanJson(const DefragReport& r) {
       w.Key("gpus").Double(static_cast<double>(m.gpu_milli) / 1000).EndObject();
     }
     w.EndArray().Key("gpusFreed").Double(static_cast<double>(p.gpus_freed_milli) / 1000);
-    w.Key("searchCut").Bool(p.search_cut).Key("why").String(p.why).EndObject();
+    w.Key("searchCut").Bool(p.search_cut).Key("why").String(p.why);
+    if (p.group) GroupJson(*p.group, w);
+    w.EndObject();
   }
   w.EndArray().EndObject();
   return out + "\n";

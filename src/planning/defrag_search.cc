@@ -38,14 +38,7 @@ DefragSearchResult DefragSearch::Run(const PodInfo& waiting, const ResourceList&
       continue;
     }
     ++result_.helpable;
-    std::vector<size_t> movable;
-    for (size_t b : pods_.on_node(t)) {
-      if (auto why = pods_.WhyStays(b, waiting, t)) {
-        ++result_.stays[*why];
-      } else {
-        movable.push_back(b);
-      }
-    }
+    std::vector<size_t> movable = pods_.MovableOff(t, waiting, result_.stays);
     if (movable.empty()) {
       ++result_.dropped["no pod there may move"];
       continue;
@@ -62,27 +55,6 @@ DefragSearchResult DefragSearch::Run(const PodInfo& waiting, const ResourceList&
     if (result_.cut) break;
   }
   return std::move(result_);
-}
-
-void DefragSearch::Rank(std::vector<size_t>& movable, const ResourceList& demand) const {
-  auto relevance = [&](size_t b) {
-    int64_t milli = 0;
-    for (const auto& d : demand) milli += pods_.pod(b).pod->requests.milli(d.name);
-    return milli;
-  };
-  std::vector<std::pair<int64_t, size_t>> keyed;
-  for (size_t b : movable) keyed.emplace_back(relevance(b), b);
-  std::sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
-    const BoundPod& a = pods_.pod(x.second);
-    const BoundPod& b = pods_.pod(y.second);
-    if (x.first != y.first) return x.first > y.first;
-    if (a.gpu_milli != b.gpu_milli) return a.gpu_milli > b.gpu_milli;
-    return a.name < b.name;
-  });
-  for (size_t i = 0; i < keyed.size(); ++i) movable[i] = keyed[i].second;
-  if (movable.size() > options_.max_candidates_per_node) {
-    movable.resize(options_.max_candidates_per_node);
-  }
 }
 
 bool DefragSearch::CheckFitsWithout(size_t target, std::span<const size_t> moved) {
@@ -131,7 +103,7 @@ std::optional<NodePlan> DefragSearch::SearchNode(size_t target, std::vector<size
                                                  const ResourceList& demand,
                                                  const std::optional<NodePlan>& best) {
   const size_t max_size = best ? best->moves.size() : options_.max_moves;
-  Rank(movable, demand);
+  pods_.Rank(movable, demand, options_.max_candidates_per_node);
   if (!CheckFitsWithout(target, movable)) {
     if (!result_.cut) ++result_.dropped["short even with every pod that may move gone"];
     return std::nullopt;
@@ -156,7 +128,8 @@ std::optional<NodePlan> DefragSearch::SearchNode(size_t target, std::vector<size
         break;
       }
       ++trials_;
-      if (auto to = Destinations(target, plan.moves)) {
+      if (auto to = MovedPodDestinations(policy_, nodes_, pods_, plan.moves,
+                                         std::span<const size_t>(&target, 1))) {
         plan.destinations = std::move(*to);
         return std::move(plan);
       }
@@ -171,24 +144,25 @@ std::optional<NodePlan> DefragSearch::SearchNode(size_t target, std::vector<size
   return std::nullopt;
 }
 
-std::optional<std::vector<size_t>> DefragSearch::Destinations(size_t target,
-                                                              std::span<const size_t> moved) {
+std::optional<std::vector<size_t>> MovedPodDestinations(const Policy& policy, WorkingNodes& nodes,
+                                                        const DefragCandidates& pods,
+                                                        std::span<const size_t> moved,
+                                                        std::span<const size_t> excluded) {
   std::vector<std::pair<size_t, NodeState>> undo;
   auto change = [&](size_t i) -> NodeState& {
-    undo.emplace_back(i, nodes_.node(i));
-    return nodes_.Mutable(i);
+    undo.emplace_back(i, nodes.node(i));
+    return nodes.Mutable(i);
   };
-  NodeState& freed = change(target);
-  for (size_t b : moved) ReleasePod(freed, *pods_.pod(b).pod);
+  for (size_t b : moved) ReleasePod(change(pods.pod(b).node), *pods.pod(b).pod);
   std::vector<size_t> out;
   for (size_t b : moved) {
-    const PodInfo& pod = *pods_.pod(b).pod;
-    std::optional<size_t> to = BestPlacement(policy_.Select(pod), pod, nodes_, target);
+    const PodInfo& pod = *pods.pod(b).pod;
+    std::optional<size_t> to = BestPlacement(policy.Select(pod), pod, nodes, excluded);
     if (!to) break;
     ChargePod(change(*to), pod);
     out.push_back(*to);
   }
-  for (auto it = undo.rbegin(); it != undo.rend(); ++it) nodes_.Mutable(it->first) = it->second;
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it) nodes.Mutable(it->first) = it->second;
   if (out.size() != moved.size()) return std::nullopt;
   return out;
 }

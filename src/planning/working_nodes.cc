@@ -41,7 +41,7 @@ void ReleasePod(NodeState& node, const PodInfo& pod) {
 }
 
 std::optional<size_t> BestPlacement(const Policy::Selection& selection, const PodInfo& pod,
-                                    const WorkingNodes& nodes, std::optional<size_t> excluded) {
+                                    const WorkingNodes& nodes, std::span<const size_t> excluded) {
   const Candidates all = nodes.candidates();
   auto cycle = selection.OpenCycle(pod, nodes.snapshot());
   std::vector<Verdict> verdicts = selection.engine->Filter(*cycle, all);
@@ -49,7 +49,9 @@ std::optional<size_t> BestPlacement(const Policy::Selection& selection, const Po
   std::vector<uint32_t> passing_classes;
   std::vector<size_t> passing_index;
   for (size_t i = 0; i < verdicts.size(); ++i) {
-    if (!verdicts[i].passed() || i == excluded) continue;
+    if (!verdicts[i].passed() || std::binary_search(excluded.begin(), excluded.end(), i)) {
+      continue;
+    }
     passing.push_back(all.nodes[i]);
     passing_classes.push_back(all.classes[i]);
     passing_index.push_back(i);

@@ -43,6 +43,13 @@ class DefragCandidates {
 
   // Why pod `b` may not move off `target` for `waiting` (one short phrase); nullopt when it may.
   std::optional<std::string> WhyStays(size_t b, const PodInfo& waiting, size_t target);
+  // The pods on `target` that may move off it for `waiting`; each that may not is counted in
+  // `stays` under why.
+  std::vector<size_t> MovableOff(size_t target, const PodInfo& waiting,
+                                 std::map<std::string, size_t>& stays);
+  // `movable` with the pods that free the most of `demand` first, then the most GPUs, then by
+  // name (so searches are deterministic), cut at `limit`.
+  void Rank(std::vector<size_t>& movable, const ResourceList& demand, size_t limit) const;
   // Whether the budgets of the pods `moved` allow all of them at once.
   bool BudgetsAllow(std::span<const size_t> moved);
   // Records pod `b` moved to node `to`: it leaves its node and takes one disruption of each of

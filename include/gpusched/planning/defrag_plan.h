@@ -52,6 +52,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,6 +69,8 @@ inline constexpr size_t kMaxDefragMoves = 8;
 inline constexpr size_t kMaxDefragSubsetChecks = 20000;
 inline constexpr size_t kMaxDefragDestinationTrials = 64;
 inline constexpr size_t kMaxDefragWaiting = 100;
+inline constexpr size_t kMaxDefragDomainMoves = 32;
+inline constexpr size_t kMaxDefragDomains = 256;
 
 struct DefragOptions {
   size_t max_moves = kMaxDefragMoves;
@@ -75,6 +78,8 @@ struct DefragOptions {
   size_t max_subset_checks = kMaxDefragSubsetChecks;
   size_t max_destination_trials = kMaxDefragDestinationTrials;
   size_t max_waiting = kMaxDefragWaiting;
+  size_t max_domain_moves = kMaxDefragDomainMoves;  // per domain plan
+  size_t max_domains = kMaxDefragDomains;           // domains judged per pod group
 };
 
 struct DefragMove {
@@ -85,9 +90,22 @@ struct DefragMove {
 };
 
 enum class DefragOutcome {
-  kFitsNow,  // a node takes it as things are (`node`)
-  kPlan,     // it fits on `node` once `moves` are carried out
-  kNoPlan,   // `why`
+  kFitsNow,     // a node takes it as things are (`node`)
+  kPlan,        // it fits on `node` once `moves` are carried out
+  kNoPlan,      // `why`
+  kDomainPlan,  // its pod group's missing members fit in `group->domain` once `moves` are done
+  kCovered,     // an earlier domain plan of its pod group places it (`group->covered_by`)
+};
+
+// The pod group a domain plan places whole, and where.
+struct DefragGroupPlan {
+  std::string key;
+  int32_t size = 0;
+  int32_t to_place = 0;  // members not placed yet: size less those bound or assumed
+  std::string level;     // kDomainPlan, kCovered: the domain's topology level and name
+  std::string domain;
+  std::vector<std::string> member_nodes;  // kDomainPlan: the node of each member to place
+  std::string covered_by;                 // kCovered: the pod (namespace/name) whose plan it is
 };
 
 struct PodDefragPlan {
@@ -101,6 +119,8 @@ struct PodDefragPlan {
   int64_t gpus_freed_milli = 0;  // the moves' GPUs
   bool search_cut = false;       // a bound stopped the search: a plan may not be minimal
   std::string why;               // kNoPlan: one line
+  // kDomainPlan, kCovered, and kNoPlan for a pod group no domain could be freed for.
+  std::optional<DefragGroupPlan> group;
 };
 
 struct DefragReport {

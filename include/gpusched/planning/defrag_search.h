@@ -55,18 +55,12 @@ class DefragSearch {
   std::optional<NodePlan> SearchNode(size_t target, std::vector<size_t> movable,
                                      const ResourceList& demand,
                                      const std::optional<NodePlan>& best);
-  // `movable` with the pods that free the most of `demand` first, then the most GPUs, then by
-  // name (so the search is deterministic), cut at max_candidates_per_node.
-  void Rank(std::vector<size_t>& movable, const ResourceList& demand) const;
   // The plans of `size` pods of `movable` that make room on `target`, fewest GPUs moved first
   // (then `movable`'s order); those found before the check bound, when it stops the search.
   std::vector<NodePlan> FittingSubsets(size_t target, std::span<const size_t> movable, size_t size);
   // Whether the waiting pod passes the filter on `target` with the pods `moved` gone; counts a
   // check, and false with `cut` set once the checks are spent.
   bool CheckFitsWithout(size_t target, std::span<const size_t> moved);
-  // Where each of `moved` would go once off `target` (node indices), or nullopt when one finds no
-  // node. Leaves the working nodes as they were.
-  std::optional<std::vector<size_t>> Destinations(size_t target, std::span<const size_t> moved);
 
   const Policy& policy_;
   const Engine& engine_;
@@ -78,6 +72,15 @@ class DefragSearch {
   size_t trials_ = 0;
   DefragSearchResult result_;
 };
+
+// Where each of `moved` (DefragCandidates indices) would go once off the node it is on (node
+// indices, in the same order): where BestPlacement puts it among the nodes not in `excluded` (node
+// indices, ascending), with the moves before it counted; nullopt when one finds no node. Leaves
+// `nodes` as they were.
+std::optional<std::vector<size_t>> MovedPodDestinations(const Policy& policy, WorkingNodes& nodes,
+                                                        const DefragCandidates& pods,
+                                                        std::span<const size_t> moved,
+                                                        std::span<const size_t> excluded);
 
 }  // namespace gpusched
 

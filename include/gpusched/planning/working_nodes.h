@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
@@ -48,11 +49,12 @@ void ChargePod(NodeState& node, const PodInfo& pod);
 void ReleasePod(NodeState& node, const PodInfo& pod);
 
 // Where the engine `selection` names would place `pod` on `nodes` now, as the verbs judge it:
-// Engine::Filter over every node, Engine::Prioritize over those that pass (less `excluded`), the
-// best score, the first in node order among equals. nullopt when no node passes.
+// Engine::Filter over every node, Engine::Prioritize over those that pass, less `excluded` (node
+// indices, ascending), the best score, the first in node order among equals. nullopt when no node
+// passes.
 std::optional<size_t> BestPlacement(const Policy::Selection& selection, const PodInfo& pod,
                                     const WorkingNodes& nodes,
-                                    std::optional<size_t> excluded = std::nullopt);
+                                    std::span<const size_t> excluded = {});
 
 }  // namespace gpusched
 

@@ -64,6 +64,7 @@ class GangTopologyPlugin : public Plugin,
   static PluginEntry Entry();
 
   std::string_view name() const override { return kName; }
+  const GangTopologySettings& settings() const { return settings_; }
   void Prepare(Cycle& cycle) const override;
   bool FiltersByName(const Cycle& cycle) const override;
   Verdict FilterName(const Cycle& cycle, std::string_view node_name,
