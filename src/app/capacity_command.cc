@@ -26,6 +26,10 @@ FlagSet CapacityCommandOptions::Flags() {
       .Add({"pool-label", "KEY", "",
             "also group nodes by this node label, nodes without it under (none); an nvidia.com/ "
             "label (such as nvidia.com/gpu.family), the only ones gpusched keeps of a node"})
+      .Add({"group-shape", "LIST", std::string(kDefaultGroupShapes),
+            "multi-node jobs to count per topology domain: comma-separated NxG, N pods (1..4096) "
+            "of G whole GPUs each (1..1024), such as 4x8,16x4; how many fit whole inside one "
+            "domain of each topology level (gang-topology's levels)"})
       .Add({"json", "", "false", "print one JSON object instead of tables"})
       .Add({"svg", "FILE", "",
             "also write a picture to FILE: every GPU node as a row of cells (allocated, idle, "
@@ -37,13 +41,19 @@ Validated<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const FlagSe
   Validated<CapacityCommandOptions> out;
   CheckNoArguments(flags, "capacity", out.problems);
   out.value = CapacityCommandOptions{out.problems.Take(ClusterViewOptions::FromFlags(flags)),
-                                     flags.Get("pool-label"), flags.Get("json") == "true",
+                                     flags.Get("pool-label"),
+                                     {},
+                                     flags.Get("json") == "true",
                                      flags.Get("svg")};
   const std::string& pool_label = out.value.pool_label;
   if (!pool_label.empty() && !IsPinLabel(pool_label)) {
     out.problems.Add("--pool-label " + pool_label +
                      ": gpusched keeps only the nvidia.com/ labels of a node (not "
                      "nvidia.com/gfd.timestamp); name one of those, such as nvidia.com/gpu.family");
+  }
+  if (auto problem = ParseGroupShapes(flags.Get("group-shape"), out.value.group_shapes);
+      !problem.empty()) {
+    out.problems.Add("--group-shape " + problem);
   }
   return out;
 }
@@ -59,6 +69,7 @@ int RunCapacityCommand(const std::vector<std::string>& args) {
     ClusterView view = LoadClusterView(options.view);
     CapacityOptions capacity;
     capacity.pool_label = options.pool_label;
+    capacity.group_shapes = options.group_shapes;
     capacity.cancellation = signals.Computing();
     CapacityReport report = ComputeCapacity(*view.policy, *view.snapshot, capacity);
     if (report.cancelled) {

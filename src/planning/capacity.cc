@@ -154,6 +154,40 @@ int64_t TakenBy(const Engine& engine, const Cycle& cycle, const NodeState& node,
   return taken;
 }
 
+// The group shapes per domain of the policy's levels, from the G-GPU pods each node takes: the
+// report's own fill of that pod where it has one, else a fill counted here once per G. nullopt
+// when cancelled.
+std::optional<std::vector<LevelCapacity>> GroupsByDomain(const Policy& policy,
+                                                         const ClusterSnapshot& snapshot,
+                                                         const CapacityReport& r,
+                                                         const std::vector<FitCount>& fills,
+                                                         const std::vector<size_t>& gpu_nodes,
+                                                         const CapacityOptions& options) {
+  if (options.group_shapes.empty()) return std::vector<LevelCapacity>{};
+  std::map<int64_t, FitCount> own_fills;
+  std::vector<PodFitsPerNode> pod_fits;
+  for (const GroupShape& g : options.group_shapes) {
+    const CapacityShape pod{"gpu-" + std::to_string(g.gpus_per_pod), std::string(kGpuResource),
+                            g.gpus_per_pod};
+    auto same = std::find_if(r.shapes.begin(), r.shapes.end(), [&](const CapacityShape& s) {
+      return s.resource == pod.resource && s.count == pod.count && s.unit == pod.unit;
+    });
+    const FitCount* fill = same == r.shapes.end() ? nullptr : &fills[same - r.shapes.begin()];
+    if (!fill) {
+      auto [it, added] = own_fills.try_emplace(g.gpus_per_pod);
+      if (added) {
+        it->second = CountFits(policy, snapshot, pod, options.max_placements_per_shape,
+                               options.cancellation);
+      }
+      if (it->second.cancelled) return std::nullopt;
+      fill = &it->second;
+    }
+    pod_fits.push_back({&fill->per_node, fill->capped});
+  }
+  return CapacityByDomain(TopologyLevelsOf(policy, r.profile), snapshot, gpu_nodes,
+                          options.group_shapes, pod_fits, options.cancellation);
+}
+
 }  // namespace
 
 std::vector<CapacityShape> CapacityShapes(const ClusterSnapshot& snapshot) {
@@ -271,6 +305,12 @@ CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snap
       return value ? std::string(*value) : std::string(kNoGroup);
     });
   }
+  auto topology = GroupsByDomain(policy, snapshot, r, fills, gpu_nodes, options);
+  if (!topology) {
+    r.cancelled = true;
+    return r;
+  }
+  r.topology = std::move(*topology);
   return r;
 }
 

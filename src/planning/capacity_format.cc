@@ -69,6 +69,94 @@ void GroupJson(JsonWriter& w, const CapacityReport& r, const CapacityGroup& g) {
   w.EndObject();
 }
 
+// A count of groups as the tables print it: a lower bound after ">=".
+std::string GroupFitText(int64_t fit, bool capped) {
+  return (capped ? ">=" : "") + std::to_string(fit);
+}
+
+// A row of a level's table: a domain's name, nodes, GPUs, free GPUs and groups per shape.
+std::vector<std::string> DomainCells(const DomainCapacity& d,
+                                     const std::vector<LevelGroupFit>& groups) {
+  std::vector<std::string> row = {d.name, std::to_string(d.nodes), std::to_string(d.gpus),
+                                  std::to_string(d.free_gpus)};
+  for (size_t s = 0; s < groups.size(); ++s) {
+    row.push_back(GroupFitText(d.fits[s], groups[s].capped));
+  }
+  return row;
+}
+
+// One level's table: its listed domains, their sum, the domains holding a group; then the largest.
+std::string LevelText(const LevelCapacity& l) {
+  if (l.domains == 0) {
+    std::string keys;
+    for (const auto& key : l.keys) keys += (keys.empty() ? "" : ", ") + QuoteForMessage(key);
+    return l.level + ": no GPU node has a domain (keys: " + keys + ")\n";
+  }
+  std::vector<std::string> header = {"DOMAIN", "NODES", "GPUS", "FREE"};
+  for (const auto& g : l.groups) header.push_back(g.shape.name());
+  std::vector<std::vector<std::string>> rows = {std::move(header)};
+  DomainCapacity all{"all", 0, 0, 0, {}};
+  for (const DomainCapacity& d : l.top_domains) {
+    rows.push_back(DomainCells(d, l.groups));
+    all.nodes += d.nodes;
+    all.gpus += d.gpus;
+    all.free_gpus += d.free_gpus;
+  }
+  std::vector<std::string> fitting = {"domains fitting one", "", "", ""};
+  std::string largest;
+  for (const auto& g : l.groups) {
+    all.fits.push_back(g.fit);
+    fitting.push_back(std::to_string(g.domains_fitting));
+    largest += (largest.empty() ? "largest: " : ", ") + g.shape.name() +
+               (g.largest.empty()
+                    ? " none"
+                    : " in " + g.largest + " (" + GroupFitText(g.largest_fit, g.capped) + ")");
+  }
+  rows.push_back(DomainCells(all, l.groups));
+  rows.push_back(std::move(fitting));
+  return l.level + ": " + std::to_string(l.domains) +
+         (l.domains == 1 ? " domain, " : " domains, ") + std::to_string(l.nodes_without_domain) +
+         " GPU nodes in none\n" + AlignColumns(rows) + largest + "\n";
+}
+
+std::string TopologyText(const std::vector<LevelCapacity>& levels) {
+  if (levels.empty()) return {};
+  std::string out =
+      "\npod groups inside one domain: NxG is N pods of G whole GPUs each; how many more such "
+      "groups fit whole\ninside one domain of each topology level (gang-topology's levels), from "
+      "the G-GPU fits of its nodes; FREE: unallocated whole GPUs (domains with the most first)\n";
+  for (const auto& l : levels) out += "\n" + LevelText(l);
+  return out;
+}
+
+void LevelJson(JsonWriter& w, const LevelCapacity& l) {
+  w.BeginObject().Key("level").String(l.level).Key("keys").BeginArray();
+  for (const auto& key : l.keys) w.String(key);
+  w.EndArray().Key("domains").Int(static_cast<int64_t>(l.domains));
+  w.Key("nodes_without_domain").Int(static_cast<int64_t>(l.nodes_without_domain));
+  w.Key("groups").BeginArray();
+  for (const auto& g : l.groups) {
+    w.BeginObject().Key("shape").String(g.shape.name()).Key("pods").Int(g.shape.pods);
+    w.Key("gpus_per_pod").Int(g.shape.gpus_per_pod).Key("fit").Int(g.fit);
+    w.Key("domains_fitting").Int(static_cast<int64_t>(g.domains_fitting)).Key("largest");
+    if (g.largest.empty()) {
+      w.Null();
+    } else {
+      w.BeginObject().Key("domain").String(g.largest).Key("fit").Int(g.largest_fit).EndObject();
+    }
+    if (g.capped) w.Key("capped").Bool(true);
+    w.EndObject();
+  }
+  w.EndArray().Key("top_domains").BeginArray();
+  for (const auto& d : l.top_domains) {
+    w.BeginObject().Key("domain").String(d.name).Key("nodes").Int(static_cast<int64_t>(d.nodes));
+    w.Key("gpus").Int(d.gpus).Key("free_gpus").Int(d.free_gpus).Key("fits").BeginObject();
+    for (size_t s = 0; s < l.groups.size(); ++s) w.Key(l.groups[s].shape.name()).Int(d.fits[s]);
+    w.EndObject().EndObject();
+  }
+  w.EndArray().EndObject();
+}
+
 }  // namespace
 
 std::string FormatGpus(double v) {
@@ -95,7 +183,7 @@ std::string FormatCapacityText(const CapacityReport& r) {
   if (!r.pool_label.empty()) {
     out += "\n" + Table(r, "POOL (" + QuoteForMessage(r.pool_label) + ")", r.pools);
   }
-  return out;
+  return out + TopologyText(r.topology);
 }
 
 std::string FormatCapacityJson(const CapacityReport& r) {
@@ -119,7 +207,9 @@ std::string FormatCapacityJson(const CapacityReport& r) {
     w.Key(name);
     GroupJson(w, r, g);
   }
-  w.EndObject().EndObject();
+  w.EndObject().Key("topology").BeginArray();
+  for (const auto& l : r.topology) LevelJson(w, l);
+  w.EndArray().EndObject();
   return out + "\n";
 }
 

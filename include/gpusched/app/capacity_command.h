@@ -9,6 +9,7 @@
 
 #include "gpusched/app/cluster_view.h"
 #include "gpusched/cli/flags.h"
+#include "gpusched/planning/capacity_topology.h"
 #include "gpusched/util/validated.h"
 
 namespace gpusched {
@@ -16,6 +17,7 @@ namespace gpusched {
 struct CapacityCommandOptions {
   ClusterViewOptions view;
   std::string pool_label;  // empty: no pools
+  std::vector<GroupShape> group_shapes;
   bool json = false;
   std::string svg_path;  // empty: no picture
 

@@ -23,6 +23,9 @@
 // (kMaxPlacementsPerShape), past which its count is a lower bound (CapacityReport::capped), the
 // nodes counted in snapshot order. So a shape costs at most placements + nodes filter calls.
 //
+// Multi-node jobs: groups of N pods of G whole GPUs, counted per domain of each topology level
+// from the same per-node counts (capacity_topology.h).
+//
 // Output is bounded too: at most kMaxMigShapes MIG shapes; group names (products, pool values)
 // quoted (printable ASCII, QuoteForMessage) and cut at kMaxGroupNameBytes; at most
 // kMaxReportGroups groups per grouping, the nodes of the rest summed under kOtherGroup.
@@ -41,6 +44,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/planning/capacity_topology.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/util/cancellation.h"
 
@@ -112,6 +116,8 @@ struct CapacityOptions {
   std::string pool_label;  // empty: no pools
   size_t max_placements_per_shape = kMaxPlacementsPerShape;
   const Cancellation* cancellation = nullptr;  // checked between nodes; null: never cancelled
+  // Multi-node jobs counted per topology domain (capacity_topology.h); empty: none.
+  std::vector<GroupShape> group_shapes = DefaultGroupShapes();
 };
 
 struct CapacityReport {
@@ -124,13 +130,15 @@ struct CapacityReport {
   std::map<std::string, CapacityGroup> products;  // by nvidia.com/gpu.product
   std::string pool_label;
   std::map<std::string, CapacityGroup> pools;  // by the pool label's value; empty without one
+  std::vector<LevelCapacity> topology;         // per topology level, for the group shapes
   bool cancelled = false;  // the Cancellation stopped it: incomplete, not to be shown
 };
 
 // The report for `snapshot` under `policy`. Nodes that offer no GPU resource (nvidia.com/gpu,
 // MIG slices, nvidia.com/gpu.shared) are left out of every group. The pool label is read from the
 // labels gpusched keeps of a node (IsPinLabel: nvidia.com/ labels); nodes without it go to
-// kNoGroup.
+// kNoGroup. The group shapes are counted per domain of each level TopologyLevelsOf names, from
+// the report's own whole-GPU fits where a shape's pod is one of them.
 CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snapshot,
                                const CapacityOptions& options = {});
 

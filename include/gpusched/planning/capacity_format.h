@@ -13,13 +13,17 @@ namespace gpusched {
 // A GPU figure as the reports print it: up to two decimals, trailing zeros dropped (12, 2.5, 0.14).
 std::string FormatGpus(double v);
 
-// A table per grouping (products, then pools), then the cluster's line; every name from the
-// inventory quoted, so a label cannot start a line of its own or reach the terminal as an escape.
+// A table per grouping (products, then pools), then the cluster's line, then a table per topology
+// level of the pod groups fitting inside one domain; every name from the inventory quoted, so a
+// label cannot start a line of its own or reach the terminal as an escape.
 std::string FormatCapacityText(const CapacityReport& report);
 // One JSON object: {"inventory", "policy", "profile", "shapes": [...], "cluster": G, "products":
-// {name: G}, "poolLabel", "pools": {value: G}}, G = {"nodes", "gpus": {"total", "allocated",
-// "idle", "fragmented"[, "sharedReplicas", "sharedAllocated"][, "migSlices",
-// "migSlicesAllocated"]}, "fits": {shape: N}[, "capped": [shape...]]}.
+// {name: G}, "poolLabel", "pools": {value: G}, "topology": [L...]}, G = {"nodes", "gpus":
+// {"total", "allocated", "idle", "fragmented"[, "sharedReplicas", "sharedAllocated"][,
+// "migSlices", "migSlicesAllocated"]}, "fits": {shape: N}[, "capped": [shape...]]}, L = {"level",
+// "keys", "domains", "nodes_without_domain", "groups": [{"shape": "NxG", "pods", "gpus_per_pod",
+// "fit", "domains_fitting", "largest": {"domain", "fit"} or null[, "capped": true]}],
+// "top_domains": [{"domain", "nodes", "gpus", "free_gpus", "fits": {"NxG": N}}]}.
 std::string FormatCapacityJson(const CapacityReport& report);
 
 }  // namespace gpusched
