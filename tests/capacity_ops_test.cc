@@ -161,6 +161,9 @@ TEST(CapacityRoute, answers_503_before_the_first_report_then_the_library_json_of
   got.erase("snapshotGeneration");
   got.erase("ageSeconds");
   EXPECT_EQ(got, Expected(ops.policy(), *ops.source().snapshots().Get()));
+  // Pod groups per topology domain, for the default group shapes.
+  ASSERT_EQ(got["topology"].size(), DefaultTopologyLevels().size());
+  EXPECT_EQ(got["topology"][0]["groups"].size(), DefaultGroupShapes().size());
   EXPECT_EQ(c.Head("/capacity")->status, 200);
   EXPECT_EQ(c.Post("/capacity", "", "application/json")->status, 405);
 }
