@@ -13,6 +13,7 @@
 
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/pod_groups.h"
+#include "gpusched/inventory/static_inventory.h"
 #include "gpusched/model/pod_group.h"
 #include "gpusched/model/topology.h"
 #include "gpusched/planning/defrag_plan.h"
@@ -288,6 +289,29 @@ TEST_F(DomainPlanTest, TextAndJsonNameTheDomain) {
   EXPECT_EQ(lead["node"], "b-0");
   EXPECT_EQ(json["plans"][1]["outcome"], "covered");
   EXPECT_EQ(json["plans"][1]["coveredBy"], "ml/w-0");
+}
+
+// The docs' example: tests/fixtures/defrag/racks.yaml as `gpusched defrag-plan --cluster` reads it.
+TEST(DomainPlanCli, TheRacksFixtureFreesRackC) {
+  const std::string path = std::string(GPUSCHED_TEST_FIXTURES) + "/defrag/racks.yaml";
+  Inventory inventory = LoadInventoryFile(path);
+  ClusterLedger ledger{GpuResourceNames()};
+  ApplyInventory(inventory, ledger);
+  auto snapshot = ledger.BuildSnapshot();
+  DefragReport report =
+      PlanDefragmentation(DefaultPolicy(), *snapshot, snapshot->gpu_pods().pending,
+                          snapshot->gpu_pods().bound, inventory.budgets);
+  ASSERT_EQ(report.plans.size(), 4u);
+  const PodDefragPlan& lead = report.plans[0];
+  ASSERT_EQ(lead.outcome, DefragOutcome::kDomainPlan) << lead.why;
+  // rack-b needs 3 moves, but embed's budget allows 2: rack-c's 6 moves it is.
+  EXPECT_EQ(lead.group->domain, "rack-c");
+  EXPECT_EQ(lead.moves.size(), 6u);
+  for (const DefragMove& m : lead.moves) EXPECT_FALSE(m.to.starts_with("c-")) << m.to;
+  for (size_t k = 1; k < 4; ++k) {
+    EXPECT_EQ(report.plans[k].outcome, DefragOutcome::kCovered);
+    EXPECT_EQ(report.plans[k].node, "c-" + std::to_string(k));
+  }
 }
 
 TEST(DomainPlanLevels, ThePolicysGangTopologyLevelsElseTheDefaults) {

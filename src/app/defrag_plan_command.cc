@@ -38,10 +38,12 @@ FlagSet DefragPlanCommandOptions::Flags() {
       "gpusched defrag-plan", "gpusched defrag-plan [flags]",
       "For each GPU pod that waits because no node takes it, but one would if a few pods there\n"
       "moved: the fewest pods to move, where each would go and the GPUs that frees, judged by\n"
-      "the same engine and policy as serve. Only pods of no higher priority, whose controller\n"
-      "(ReplicaSet, StatefulSet) has a replica on another node, and whose PodDisruptionBudget\n"
-      "allows it, are moved. Reads the inventory (and the budgets) once; never writes to the\n"
-      "cluster: the plan is for a person or a descheduler to act on.");
+      "the same engine and policy as serve; for a pod group of known size that no topology\n"
+      "domain holds, the pods to move out of one domain so the whole group fits there. Only\n"
+      "pods of no higher priority, whose controller (ReplicaSet, StatefulSet) has a replica on\n"
+      "another node, and whose PodDisruptionBudget allows it, are moved. Reads the inventory\n"
+      "(and the budgets) once; never writes to the cluster: the plan is for a person or a\n"
+      "descheduler to act on.");
   ClusterViewOptions::AddFlags(flags);
   flags
       .Add({"pod", "NS/NAME", "", "plan for this waiting pod only; default: every waiting GPU pod"})

@@ -178,8 +178,8 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
   if (need) {
     auto cycle = selection.OpenCycle(waiting, snapshot_);
     domain = DomainSearch(policy_, selection, *cycle, options_, nodes_, pods_).Run(waiting, *need);
-    out.search_cut = domain.cut;
     if (domain.best) {
+      out.search_cut = domain.cut;
       PlaceGroup(*domain.best, *need, waiting, out);
       groups_done_[key] = GroupDone{out};
       return out;
@@ -193,6 +193,7 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
   }
   if (domain.applies) {
     out.outcome = DefragOutcome::kNoPlan;
+    out.search_cut = domain.cut;
     out.group = DefragGroupPlan{need->key, need->size, need->to_place, "", "", {}, ""};
     out.why = GroupNoPlanWhy(*need, domain);
     groups_done_[key] = GroupDone{out};

@@ -1,6 +1,8 @@
 // Defragmentation plan: for a GPU pod that waits because no node takes it, but one would if a few
-// pods there moved, the fewest pods to move, where each would go, and the GPUs that frees. Advice
-// only: the plan is text or JSON that a person or a descheduler acts on; nothing is written.
+// pods there moved, the fewest pods to move, where each would go, and the GPUs that frees; for a
+// member of a pod group that no topology domain has room for, the pods to move out of one domain
+// so the whole group fits there (domain plans, below). Advice only: the plan is text or JSON that
+// a person or a descheduler acts on; nothing is written.
 //
 // The judge is the engine the policy picks for each pod, as the verbs use it
 // (gpusched/planning/working_nodes.h): the waiting pod fits a node when Engine::Filter passes it
@@ -40,10 +42,27 @@
 // waiting pod; a search cut short by either says so (`search_cut`), and its plan, if any, may not
 // be minimal.
 //
+// Domain plans (gpusched/planning/defrag_domain.h). A waiting member of a pod group of known size
+// (its own PodGroupRef size, else the snapshot's PodGroups) whose missing members (size less those
+// bound or assumed) no domain of the gang-topology levels has room for, where gang-topology
+// refuses the group whole or would spread it, is planned for its whole group: the domain,
+// innermost level first, holding every placed member, where the fewest movable pods (the rules
+// above, each judged with its own node as the target) must move, each to a node outside the
+// domain, so that the missing members fit there (room as gang-topology counts it). Greedy per
+// domain, at most max_domain_moves moves, at most max_domains domains judged, destination
+// searches counted against max_destination_trials; `search_cut` when a bound stopped it. The plan
+// (kDomainPlan) names the group, the domain, the moves and a node per missing member; the group's
+// later waiting members are covered by it (kCovered, each with the next member node) and not
+// planned again; without one (kNoPlan) `why` names the group, its size and the domain closest to
+// room with its shortfall, and the group's later members refer to it. A pod whose group a domain
+// already holds, or of unknown size, is planned as any other pod, and a pod with no domain plan
+// that fits now is placed (kFitsNow).
+//
 // Waiting pods (pending, unbound, not terminal, asking for a GPU resource) are planned in order:
 // priority, highest first, then oldest, then namespace/name; at most max_waiting of them. Each
-// plan assumes those before it carried out: its moves applied, its pod placed on its target, as a
-// pod that fits now is placed where BestPlacement puts it. kube-scheduler's own filters (CPU,
+// plan assumes those before it carried out: its moves applied, its pod placed on its target (a
+// domain plan: its group's missing members on their member nodes), as a pod that fits now is
+// placed where BestPlacement puts it. kube-scheduler's own filters (CPU,
 // memory, taints, pod affinity) are not applied, as in capacity.
 //
 // A pure function of its inputs; thread-safe. Never run on a verb's thread.
