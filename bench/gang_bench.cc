@@ -7,6 +7,8 @@
 // - Plain: an 8-GPU pod outside any job, no hold standing: the baseline, in the same run.
 // - JobMember: a pod of a 16-pod job whose 4 siblings are bound in one rack.
 // - PlainBesideHolds: the plain pod while 16 partly placed jobs hold their racks.
+// - TopologyIndexBuild: the nodes' domains, built once per snapshot on its first gang cycle (the
+//   other cases reuse their snapshot's, as the requests between two publications do).
 // Each iteration opens a cycle (the plugins' Prepare) and runs Filter and Prioritize over every
 // node by content class, as the extender service does.
 #include <benchmark/benchmark.h>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/cluster/topology_index.h"
 #include "gpusched/model/pod_group.h"
 #include "gpusched/model/topology.h"
 #include "gpusched/policy/policy.h"
@@ -106,9 +109,21 @@ void PlainBesideHolds(benchmark::State& state) {
   Judge(state, JobPod("solo", "", 0, ""), *snapshot);
 }
 
+// What a snapshot pays once, on the first gang-topology cycle: its nodes' domains at the default
+// levels (cluster/topology_index.h).
+void TopologyIndexBuild(benchmark::State& state) {
+  ClusterLedger ledger{GpuResourceNames(DefaultPolicySpec().gpu_resources)};
+  auto snapshot = MakeCluster(static_cast<int>(state.range(0)), 0, ledger);
+  for (auto _ : state) {
+    TopologyIndex index(DefaultTopologyLevels(), snapshot->nodes());
+    benchmark::DoNotOptimize(index.count(0));
+  }
+}
+
 BENCHMARK(Plain)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(JobMember)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(PlainBesideHolds)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(TopologyIndexBuild)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

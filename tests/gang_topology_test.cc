@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/cluster/topology_index.h"
 #include "gpusched/model/pod_group.h"
 #include "gpusched/model/topology.h"
 #include "gpusched/policy/policy.h"
@@ -91,20 +92,6 @@ TEST(PodGroup, DecoderKeepsGroupMarksAndSpecRefs) {
   EXPECT_EQ(workload.group.key, "ml/workload/train/workers/2");
 }
 
-TEST(Topology, DomainsFollowTheFirstKeyPresent) {
-  PinLabels labels = PinLabels::Keep({{"topology.k8s.aws/network-node-layer-3", "nn-3"},
-                                      {"kubernetes.io/hostname", "h"},
-                                      {"topology.kubernetes.io/zone", "z1"}},
-                                     IsTopologyLabel);
-  EXPECT_EQ(labels.size(), 2u);
-  const auto& levels = DefaultTopologyLevels();
-  EXPECT_EQ(DomainOf(labels, levels[0]), "");
-  EXPECT_EQ(DomainOf(labels, levels[1]), "3=nn-3");
-  EXPECT_EQ(DomainOf(labels, levels[3]), "0=z1");
-  EXPECT_FALSE(IsTopologyLabel("kubernetes.io/hostname"));
-  EXPECT_TRUE(IsTopologyLabel("example.com/rack"));
-}
-
 // Racks of 8-GPU nodes: rack r holds nodes r-0 .. r-(n-1).
 NodeInfo RackNode(const std::string& rack, int index, const std::string& clique = "") {
   NodeInfo n = testing::MakeNode(rack + "-" + std::to_string(index),
@@ -117,6 +104,50 @@ NodeInfo RackNode(const std::string& rack, int index, const std::string& clique 
   if (!clique.empty()) labels.emplace_back(kCliqueKey, clique);
   n.topology = PinLabels::Keep(labels, IsTopologyLabel);
   return n;
+}
+
+TEST(Topology, TheSnapshotIndexesDomainsOncePerSetOfLevels) {
+  ClusterLedger ledger{GpuResourceNames{}};
+  for (int i = 0; i < 3; ++i) ledger.UpsertNode(RackNode("a", i, i < 2 ? "c1" : ""));
+  ledger.UpsertNode(RackNode("b", 0, "c1"));  // same clique value, another rack
+  NodeInfo other = RackNode("x", 0);
+  // "a" under a later key of the rack level is another domain than the leaf "a".
+  other.topology = PinLabels::Keep(
+      std::vector<std::pair<std::string_view, std::string_view>>{
+          {"network.topology.nvidia.com/spine", "a"}},
+      IsTopologyLabel);
+  ledger.UpsertNode(other);
+  auto snapshot = ledger.BuildSnapshot();
+  std::vector<TopologyLevel> levels = {{"nvlink", {kCliqueKey}},
+                                       {"rack", {kRackKey, "network.topology.nvidia.com/spine"}}};
+  auto index = snapshot->TopologyFor(levels);
+  EXPECT_EQ(snapshot->TopologyFor(levels), index);  // built once
+  EXPECT_NE(snapshot->TopologyFor(DefaultTopologyLevels()), index);
+  ASSERT_EQ(index->count(0), 1u);
+  EXPECT_EQ(index->Members(0, 0).size(), 3u);  // a-0, a-1, b-0
+  ASSERT_EQ(index->count(1), 3u);              // leaf a, leaf b, spine a
+  auto at = [&](const std::string& name) { return snapshot->IndexOf(name); };
+  EXPECT_EQ(index->Of(1, at("a-0")), index->Of(1, at("a-2")));
+  EXPECT_NE(index->Of(1, at("a-0")), index->Of(1, at("x-0")));
+  EXPECT_EQ(index->name(1, index->Of(1, at("x-0"))), "a");
+  EXPECT_EQ(index->Of(0, at("a-2")), TopologyIndex::kNoDomain);
+  std::vector<uint32_t> rack_a(index->Members(1, index->Of(1, at("a-1"))).begin(),
+                               index->Members(1, index->Of(1, at("a-1"))).end());
+  EXPECT_EQ(rack_a, (std::vector<uint32_t>{at("a-0"), at("a-1"), at("a-2")}));
+}
+
+TEST(Topology, DomainsFollowTheFirstKeyPresent) {
+  PinLabels labels = PinLabels::Keep({{"topology.k8s.aws/network-node-layer-3", "nn-3"},
+                                      {"kubernetes.io/hostname", "h"},
+                                      {"topology.kubernetes.io/zone", "z1"}},
+                                     IsTopologyLabel);
+  EXPECT_EQ(labels.size(), 2u);
+  const auto& levels = DefaultTopologyLevels();
+  EXPECT_EQ(DomainOf(labels, levels[0]), "");
+  EXPECT_EQ(DomainOf(labels, levels[1]), "3=nn-3");
+  EXPECT_EQ(DomainOf(labels, levels[3]), "0=z1");
+  EXPECT_FALSE(IsTopologyLabel("kubernetes.io/hostname"));
+  EXPECT_TRUE(IsTopologyLabel("example.com/rack"));
 }
 
 PodInfo Member(const std::string& name, const std::string& group, int size, int64_t gpus,

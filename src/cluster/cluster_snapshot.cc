@@ -167,6 +167,17 @@ const PodGroups& ClusterSnapshot::groups() const {
   return groups_ ? *groups_ : kNone;
 }
 
+std::shared_ptr<const TopologyIndex> ClusterSnapshot::TopologyFor(
+    const std::vector<TopologyLevel>& levels) const {
+  std::lock_guard lock(topology_->mu);
+  for (const auto& index : topology_->built) {
+    if (index->levels() == levels) return index;
+  }
+  auto index = std::make_shared<const TopologyIndex>(levels, nodes_);
+  if (topology_->built.size() < kMaxTopologyIndexes) topology_->built.push_back(index);
+  return index;
+}
+
 const Assumption* ClusterSnapshot::AssumptionOf(std::string_view pod_key) const {
   auto it = assumptions_.find(pod_key);
   return it == assumptions_.end() ? nullptr : &it->second;

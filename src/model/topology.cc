@@ -30,13 +30,18 @@ bool IsTopologyLabel(std::string_view key) {
   return key == "resource.nvidia.com/computeDomain";
 }
 
-std::string DomainOf(const PinLabels& topology, const TopologyLevel& level) {
+std::pair<size_t, std::string_view> FirstDomainKey(const PinLabels& topology,
+                                                   const TopologyLevel& level) {
   for (size_t k = 0; k < level.keys.size(); ++k) {
-    if (auto value = topology.Find(level.keys[k]); value && !value->empty()) {
-      return std::to_string(k) + "=" + std::string(*value);
-    }
+    if (auto value = topology.Find(level.keys[k]); value && !value->empty()) return {k, *value};
   }
-  return {};
+  return {level.keys.size(), {}};
+}
+
+std::string DomainOf(const PinLabels& topology, const TopologyLevel& level) {
+  auto [k, value] = FirstDomainKey(topology, level);
+  if (k == level.keys.size()) return {};
+  return std::to_string(k) + "=" + std::string(value);
 }
 
 }  // namespace gpusched

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <span>
 #include <string>
 #include <unordered_map>
 
 #include "gpusched/cluster/pod_groups.h"
+#include "gpusched/cluster/topology_index.h"
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
@@ -17,7 +17,7 @@ constexpr std::array<std::string_view, 2> kModes = {"preferred", "required"};
 constexpr std::array<std::string_view, 2> kLevelKeys = {"name", "keys"};
 // Other groups' holds judged per cycle: the most recent ones.
 constexpr size_t kMaxHolds = 16;
-constexpr uint32_t kNoDomain = UINT32_MAX;
+constexpr uint32_t kNoDomain = TopologyIndex::kNoDomain;
 
 struct GangTopologyArgs {
   GangTopologySettings settings;
@@ -76,78 +76,38 @@ struct GangTopologyArgs {
   }
 };
 
-// The first of `level`'s keys the node has (a non-empty value), and its value; keys.size() when
-// it has none. Reads the labels in place: asked for every node of the snapshot.
-std::pair<size_t, std::string_view> FirstKey(const PinLabels& topology,
-                                             const TopologyLevel& level) {
-  for (size_t k = 0; k < level.keys.size(); ++k) {
-    if (auto value = topology.Find(level.keys[k]); value && !value->empty()) return {k, *value};
+// Per level and domain of `domains`, the summed room of `slots` (per node position).
+std::vector<std::vector<int64_t>> Rooms(const TopologyIndex& domains,
+                                        const std::vector<int64_t>& slots) {
+  std::vector<std::vector<int64_t>> rooms(domains.levels().size());
+  for (size_t l = 0; l < rooms.size(); ++l) {
+    rooms[l].assign(domains.count(l), 0);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (uint32_t d = domains.Of(l, i); d != kNoDomain) rooms[l][d] += slots[i];
+    }
   }
-  return {level.keys.size(), {}};
+  return rooms;
 }
 
-// Every node's domain per level, numbered, and each domain's room for one shape. Domain names
-// view the snapshot's labels: the map lives within the cycle, which the snapshot outlives.
-class DomainMap {
- public:
-  DomainMap(const std::vector<TopologyLevel>& levels, const ClusterSnapshot& snapshot)
-      : levels_(levels), of_(levels.size()), names_(levels.size()) {
-    const auto nodes = snapshot.nodes();
-    for (size_t l = 0; l < levels.size(); ++l) {
-      // Per key of the level, value -> domain number: equal values of two keys stay apart.
-      std::vector<std::unordered_map<std::string_view, uint32_t>> ids(levels[l].keys.size());
-      of_[l].resize(nodes.size(), kNoDomain);
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        auto [k, value] = FirstKey(nodes[i]->info.topology, levels[l]);
-        if (k == levels[l].keys.size()) continue;
-        auto [it, added] = ids[k].try_emplace(value, static_cast<uint32_t>(names_[l].size()));
-        if (added) names_[l].push_back(value);
-        of_[l][i] = it->second;
+// Per level, the domain holding most of `positions` (ties: the lower number), or kNoDomain.
+std::vector<uint32_t> Majority(const TopologyIndex& domains,
+                               const std::vector<uint32_t>& positions) {
+  std::vector<uint32_t> out(domains.levels().size(), kNoDomain);
+  for (size_t l = 0; l < out.size(); ++l) {
+    std::unordered_map<uint32_t, int> votes;
+    int best = 0;
+    for (uint32_t p : positions) {
+      uint32_t d = domains.Of(l, p);
+      if (d == kNoDomain) continue;
+      int v = ++votes[d];
+      if (v > best || (v == best && d < out[l])) {
+        best = v;
+        out[l] = d;
       }
     }
   }
-
-  size_t levels() const { return levels_.size(); }
-  uint32_t Of(size_t level, size_t node) const { return of_[level][node]; }
-  size_t count(size_t level) const { return names_[level].size(); }
-  std::string_view name(size_t level, uint32_t domain) const { return names_[level][domain]; }
-
-  // Per level and domain, the summed room of `slots` (per node position).
-  std::vector<std::vector<int64_t>> Rooms(const std::vector<int64_t>& slots) const {
-    std::vector<std::vector<int64_t>> rooms(levels());
-    for (size_t l = 0; l < levels(); ++l) {
-      rooms[l].assign(count(l), 0);
-      for (size_t i = 0; i < slots.size(); ++i) {
-        if (of_[l][i] != kNoDomain) rooms[l][of_[l][i]] += slots[i];
-      }
-    }
-    return rooms;
-  }
-
-  // Per level, the domain holding most of `positions` (ties: the lower number), or kNoDomain.
-  std::vector<uint32_t> Majority(const std::vector<uint32_t>& positions) const {
-    std::vector<uint32_t> out(levels(), kNoDomain);
-    for (size_t l = 0; l < levels(); ++l) {
-      std::unordered_map<uint32_t, int> votes;
-      int best = 0;
-      for (uint32_t p : positions) {
-        uint32_t d = of_[l][p];
-        if (d == kNoDomain) continue;
-        int v = ++votes[d];
-        if (v > best || (v == best && d < out[l])) {
-          best = v;
-          out[l] = d;
-        }
-      }
-    }
-    return out;
-  }
-
- private:
-  const std::vector<TopologyLevel>& levels_;
-  std::vector<std::vector<uint32_t>> of_;  // [level][node position]
-  std::vector<std::vector<std::string_view>> names_;
-};
+  return out;
+}
 
 // What Prepare decided, per node position of the cycle's snapshot.
 struct GangPlan : CycleData {
@@ -174,43 +134,6 @@ Sibling PlacedSiblings(const PodGroupState* group, const PodInfo& pod,
     if (uint32_t p = snapshot.IndexOf(m.node); p != NodeIndex::kAbsent) out.positions.push_back(p);
   }
   return out;
-}
-
-// A domain of one level, as the first of the level's keys a node has and its value.
-struct HeldDomain {
-  size_t level = 0;
-  size_t key = 0;
-  std::string value;  // empty: no domain
-
-  // Whether a node with `topology` is in it: one lookup for most nodes, which lack the value.
-  bool Holds(const PinLabels& topology, const std::vector<TopologyLevel>& levels) const {
-    const TopologyLevel& l = levels[level];
-    auto v = topology.Find(l.keys[key]);
-    if (!v || *v != value) return false;
-    for (size_t k = 0; k < key; ++k) {
-      if (auto earlier = topology.Find(l.keys[k]); earlier && !earlier->empty()) return false;
-    }
-    return true;
-  }
-};
-
-// The innermost level at which the nodes at `positions` have a domain, and the domain most of
-// them share there (ties: the first found); an empty value when none has any.
-HeldDomain InnermostDomainOf(const std::vector<TopologyLevel>& levels,
-                             const std::vector<uint32_t>& positions,
-                             std::span<const ClusterSnapshot::NodePtr> nodes) {
-  for (size_t l = 0; l < levels.size(); ++l) {
-    std::map<std::pair<size_t, std::string_view>, int> votes;
-    for (uint32_t p : positions) {
-      auto first = FirstKey(nodes[p]->info.topology, levels[l]);
-      if (first.first < levels[l].keys.size()) ++votes[first];
-    }
-    if (votes.empty()) continue;
-    auto best = std::max_element(votes.begin(), votes.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-    return HeldDomain{l, best->first.first, std::string(best->first.second)};
-  }
-  return HeldDomain{};
 }
 
 std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
@@ -255,35 +178,37 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
   const auto nodes = snapshot.nodes();
   auto plan = std::make_unique<GangPlan>();
 
-  // Holds are judged for every GPU pod while one stands: only the held domain's members are
-  // labelled into domains, and every node is matched against it without building its own.
+  // Holds are judged for every GPU pod while one stands: only the nodes of the held domain (its
+  // members' innermost, from the snapshot's index) are looked at.
+  std::shared_ptr<const TopologyIndex> domains = snapshot.TopologyFor(settings_.levels);
   for (const PodGroupState* g : holds) {
     Sibling placed = PlacedSiblings(g, pod, snapshot);
-    const HeldDomain held = InnermostDomainOf(settings_.levels, placed.positions, nodes);
-    if (held.value.empty()) continue;  // its members sit in no domain: nothing to hold
-    std::vector<int64_t> slots(nodes.size(), 0);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (held.Holds(nodes[i]->info.topology, settings_.levels)) {
-        slots[i] = RoomFor(*nodes[i], g->member_requests);
-      }
-    }
+    const std::vector<uint32_t> where = Majority(*domains, placed.positions);
+    size_t level = 0;
+    while (level < where.size() && where[level] == kNoDomain) ++level;
+    if (level == where.size()) continue;  // its members sit in no domain: nothing to hold
+    const auto held = domains->Members(level, where[level]);
+    std::vector<int64_t> slots(held.size());
     int64_t room = 0;
-    for (int64_t s : slots) room += s;
+    for (size_t m = 0; m < held.size(); ++m) {
+      slots[m] = RoomFor(*nodes[held[m]], g->member_requests);
+      room += slots[m];
+    }
     const int64_t slack = room - (g->size - placed.placed);
     if (slack < 0) continue;  // the domain cannot complete it anyway
     std::string_view reason =
         cycle.Reason("room held for a pod group: ",
                      std::to_string(g->size - placed.placed) + " more members of " + g->key);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (slots[i] == 0) continue;
-      if (slots[i] - RoomFor(*nodes[i], g->member_requests, &pod.requests) <= slack) continue;
+    for (size_t m = 0; m < held.size(); ++m) {
+      if (slots[m] == 0) continue;
+      const size_t i = held[m];
+      if (slots[m] - RoomFor(*nodes[i], g->member_requests, &pod.requests) <= slack) continue;
       if (plan->refused.empty()) plan->refused.resize(nodes.size());
       if (plan->refused[i].empty()) plan->refused[i] = reason;
     }
   }
 
   if (pod.group.grouped()) {
-    DomainMap domains(settings_.levels, snapshot);
     const PodGroupState* group = groups.Find(pod.group.key);
     const int32_t size = pod.group.size > 0
                              ? pod.group.size
@@ -296,8 +221,8 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
       slots[i] = pinned_out ? 0 : RoomFor(*nodes[i], pod.requests);
       cluster_room += slots[i];
     }
-    auto rooms = domains.Rooms(slots);
-    const size_t levels = domains.levels();
+    auto rooms = Rooms(*domains, slots);
+    const size_t levels = settings_.levels.size();
     const double step = kMaxNodeScore / static_cast<double>(levels + 1);
     plan->scores = true;
     plan->score.assign(nodes.size(), 0);
@@ -306,7 +231,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
       if (plan->refused[i].empty()) plan->refused[i] = why;
     };
     if (!placed.positions.empty()) {
-      std::vector<uint32_t> where = domains.Majority(placed.positions);
+      std::vector<uint32_t> where = Majority(*domains, placed.positions);
       size_t required = 0;
       while (required < levels && where[required] == kNoDomain) ++required;
       // Within the hold, a member also waits for its siblings' innermost domain that still has
@@ -324,17 +249,17 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
       std::string_view outside =
           required < levels ? cycle.Reason("outside its pod group's domain: ",
                                            settings_.levels[required].name + " " +
-                                               Quoted(domains.name(required, where[required])) +
+                                               Quoted(domains->name(required, where[required])) +
                                                " of " + pod.group.key)
                             : std::string_view();
       for (size_t i = 0; i < nodes.size(); ++i) {
         for (size_t l = 0; l < levels; ++l) {
-          if (where[l] != kNoDomain && domains.Of(l, i) == where[l]) {
+          if (where[l] != kNoDomain && domains->Of(l, i) == where[l]) {
             plan->score[i] = step * static_cast<double>(levels + 1 - l);
             break;
           }
         }
-        if (required < levels && domains.Of(required, i) != where[required]) refuse(i, outside);
+        if (required < levels && domains->Of(required, i) != where[required]) refuse(i, outside);
       }
     } else {
       // An open-ended group needs room at least for the members already created (a JobSet or
@@ -366,7 +291,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
       }
       // Required mode binds the innermost level the cluster's nodes carry.
       size_t first = 0;
-      while (first < levels && domains.count(first) == 0) ++first;
+      while (first < levels && domains->count(first) == 0) ++first;
       std::string_view no_room =
           first < levels ? cycle.Reason("too little room here for the whole pod group: ",
                                         "needs " + std::to_string(need) + " in one " +
@@ -375,7 +300,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
       for (size_t i = 0; i < nodes.size(); ++i) {
         if (slots[i] == 0) continue;
         for (size_t l = 0; l < levels; ++l) {
-          uint32_t d = domains.Of(l, i);
+          uint32_t d = domains->Of(l, i);
           if (d == kNoDomain || rooms[l][d] < need) continue;
           // Tighter domains first: what stays free stays in large domains.
           double tightness = static_cast<double>(need) / static_cast<double>(rooms[l][d]);
@@ -383,7 +308,7 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
           break;
         }
         if (settings_.mode == TopologyMode::kRequired && first < levels && size > 0) {
-          uint32_t d = domains.Of(first, i);
+          uint32_t d = domains->Of(first, i);
           if (d == kNoDomain || rooms[first][d] < need) refuse(i, no_room);
         }
       }

@@ -25,6 +25,10 @@
 // defragmentation), never the verbs. The list is immutable and shared between snapshots until a
 // GPU pod changes, so publishing it costs a pointer copy, and its pods are copied out only when a
 // reader first asks (GpuPodList).
+//
+// And the nodes' topology domains (cluster/topology_index.h), built on first use for the levels a
+// plugin reads, kept for a few sets of levels: the one snapshot-wide state a request may add to,
+// under a mutex, once per set of levels.
 #ifndef GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 #define GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
 
@@ -41,6 +45,7 @@
 #include "gpusched/cluster/dra_ledger.h"
 #include "gpusched/cluster/node_index.h"
 #include "gpusched/cluster/pod_groups.h"
+#include "gpusched/cluster/topology_index.h"
 #include "gpusched/model/device_model.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
@@ -174,6 +179,10 @@ class ClusterSnapshot {
   // The groups behind groups(), for a builder that carries them into its next snapshot; may be
   // null.
   const std::shared_ptr<const PodGroups>& shared_groups() const { return groups_; }
+  // The nodes' domains at `levels`, built on the first call for those levels (kept for up to
+  // kMaxTopologyIndexes sets of levels; others are built per call). Thread-safe.
+  std::shared_ptr<const TopologyIndex> TopologyFor(const std::vector<TopologyLevel>& levels) const;
+  static constexpr size_t kMaxTopologyIndexes = 4;
 
  private:
   // Numbers content classes, then GPU classes.
@@ -198,6 +207,11 @@ class ClusterSnapshot {
   DeviceModel device_model_;
   std::shared_ptr<const DraCatalog> dra_;
   std::shared_ptr<const PodGroups> groups_;
+  struct TopologyIndexes {
+    std::mutex mu;
+    std::vector<std::shared_ptr<const TopologyIndex>> built;
+  };
+  std::unique_ptr<TopologyIndexes> topology_ = std::make_unique<TopologyIndexes>();
   uint64_t generation_;
   std::chrono::steady_clock::time_point built_at_;
 };

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpusched/model/node_pins.h"
@@ -41,6 +42,11 @@ const std::vector<TopologyLevel>& DefaultTopologyLevels();
 
 // Whether the decoder keeps node label `key` as a topology label.
 bool IsTopologyLabel(std::string_view key);
+
+// The first of `level`'s keys the node has with a non-empty value, and that value (viewing
+// `topology`); {keys.size(), ""} when it has none. A node's domain at the level is the pair.
+std::pair<size_t, std::string_view> FirstDomainKey(const PinLabels& topology,
+                                                   const TopologyLevel& level);
 
 // The node's domain at `level`: "<key index>=<value>", or "" when it has none of the keys.
 std::string DomainOf(const PinLabels& topology, const TopologyLevel& level);
