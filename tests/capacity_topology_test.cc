@@ -2,6 +2,7 @@
 // of G GPUs fitting inside one domain of each topology level, the levels the policy's gang-topology
 // uses, the --group-shape flag, and the text and JSON that show them.
 #include "gpusched/planning/capacity_topology.h"
+#include "gpusched/plugins/gang_topology.h"
 
 #include <gtest/gtest.h>
 
@@ -160,15 +161,20 @@ TEST(CapacityTopology, group_counts_follow_the_per_node_fits) {
   EXPECT_EQ(rack.top_domains.at(0).free_gpus, 8);
 }
 
+// The levels gang-topology reads in the profile that judges an 8-GPU pod.
+std::vector<TopologyLevel> LevelsOf(const Policy& policy) {
+  return GangTopologyLevels(*policy.Select(ShapePod({"gpu-8", "nvidia.com/gpu", 8})).engine);
+}
+
 TEST(CapacityTopology, the_levels_are_the_policys_gang_topology_levels) {
-  EXPECT_EQ(TopologyLevelsOf(DefaultPolicy(), "default"), DefaultTopologyLevels());
+  EXPECT_EQ(LevelsOf(DefaultPolicy()), DefaultTopologyLevels());
   auto custom = PolicyOf(R"(topology:
   levels:
   - {name: pod, keys: [nvidia.com/gpu.clique]}
   - {name: row, keys: [example.com/rack-row, network.topology.nvidia.com/leaf]}
 )");
   ASSERT_TRUE(custom);
-  std::vector<TopologyLevel> levels = TopologyLevelsOf(*custom, "default");
+  std::vector<TopologyLevel> levels = LevelsOf(*custom);
   ASSERT_EQ(levels.size(), 2u);
   EXPECT_EQ(levels[1].name, "row");
   EXPECT_EQ(levels[1].keys,
@@ -183,7 +189,7 @@ TEST(CapacityTopology, the_levels_are_the_policys_gang_topology_levels) {
   // The plugin off in the profile: the default levels.
   auto off = PolicyOf("plugins:\n  gang-topology: {enabled: false}\n");
   ASSERT_TRUE(off);
-  EXPECT_EQ(TopologyLevelsOf(*off, "default"), DefaultTopologyLevels());
+  EXPECT_EQ(LevelsOf(*off), DefaultTopologyLevels());
 }
 
 TEST(CapacityTopology, domains_are_bounded_and_their_names_quoted) {
@@ -295,21 +301,21 @@ TEST(CapacityTopology, text_and_json_show_every_level) {
   EXPECT_EQ(rack["level"], "rack");
   EXPECT_EQ(rack["keys"][0], kRackKey);
   EXPECT_EQ(rack["domains"], 3);
-  EXPECT_EQ(rack["nodes_without_domain"], 2);
+  EXPECT_EQ(rack["nodesWithoutDomain"], 2);
   const auto& g = rack["groups"][0];
   EXPECT_EQ(g["shape"], "2x8");
   EXPECT_EQ(g["pods"], 2);
-  EXPECT_EQ(g["gpus_per_pod"], 8);
+  EXPECT_EQ(g["gpusPerPod"], 8);
   EXPECT_EQ(g["fit"], 6);
-  EXPECT_EQ(g["domains_fitting"], 2);
+  EXPECT_EQ(g["domainsFitting"], 2);
   EXPECT_EQ(g["largest"]["domain"], "r0");
   EXPECT_EQ(g["largest"]["fit"], 4);
   EXPECT_FALSE(g.contains("capped"));
-  const auto& top = rack["top_domains"][1];
+  const auto& top = rack["topDomains"][1];
   EXPECT_EQ(top["domain"], "r1");
   EXPECT_EQ(top["nodes"], 8);
   EXPECT_EQ(top["gpus"], 64);
-  EXPECT_EQ(top["free_gpus"], 48);
+  EXPECT_EQ(top["freeGpus"], 48);
   EXPECT_EQ(top["fits"]["2x8"], 2);
   EXPECT_EQ(top["fits"]["8x8"], 0);
   EXPECT_TRUE(j["topology"][0]["groups"][1]["largest"].is_null());  // no clique holds 8x8
@@ -339,7 +345,7 @@ TEST(CapacityTopologyCli, the_topology_fixture_reads_its_labels) {
   EXPECT_EQ(nvlink["groups"][1]["largest"]["fit"], 2);
   const auto& rack = j["topology"][1];
   EXPECT_EQ(rack["domains"], 3);
-  EXPECT_EQ(rack["nodes_without_domain"], 2);
+  EXPECT_EQ(rack["nodesWithoutDomain"], 2);
   EXPECT_GT(rack["groups"][0]["fit"].get<int>(), 0);
   std::string text = RunCapacity("--group-shape 4x8 --cluster " + cluster);
   EXPECT_NE(text.find("pod groups inside one domain"), std::string::npos) << text;

@@ -3,6 +3,7 @@
 // pod sent outside it, the rest of the group covered by that plan; disruption budgets, placed
 // members and the move bound steer or stop it; an unsized group keeps the single-node plan.
 #include "gpusched/planning/defrag_domain.h"
+#include "gpusched/plugins/gang_topology.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -316,13 +317,13 @@ TEST(DomainPlanCli, TheRacksFixtureFreesRackC) {
 
 TEST(DomainPlanLevels, ThePolicysGangTopologyLevelsElseTheDefaults) {
   const Engine& engine = *DefaultPolicy().Select(PodInfo{}).engine;
-  EXPECT_EQ(LevelsOf(engine), DefaultTopologyLevels());
+  EXPECT_EQ(GangTopologyLevels(engine), DefaultTopologyLevels());
   auto compiled = CompilePolicy(
       "apiVersion: gpusched.io/v1alpha1\nkind: SchedulingPolicy\n"
       "topology:\n  levels:\n  - {name: row, keys: [example.com/rack-row]}\n",
       "test.yaml");
   ASSERT_TRUE(compiled.ok());
-  const auto& levels = LevelsOf(*compiled.value->Select(PodInfo{}).engine);
+  const auto& levels = GangTopologyLevels(*compiled.value->Select(PodInfo{}).engine);
   ASSERT_EQ(levels.size(), 1u);
   EXPECT_EQ(levels[0].name, "row");
 }

@@ -12,6 +12,7 @@
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/planning/working_nodes.h"
+#include "gpusched/plugins/gang_topology.h"
 #include "gpusched/util/quantity.h"
 #include "gpusched/util/quote.h"
 
@@ -184,8 +185,9 @@ std::optional<std::vector<LevelCapacity>> GroupsByDomain(const Policy& policy,
     }
     pod_fits.push_back({&fill->per_node, fill->capped});
   }
-  return CapacityByDomain(TopologyLevelsOf(policy, r.profile), snapshot, gpu_nodes,
-                          options.group_shapes, pod_fits, options.cancellation);
+  const Engine& engine = *policy.Select(ShapePod(r.shapes.front())).engine;
+  return CapacityByDomain(GangTopologyLevels(engine), snapshot, gpu_nodes, options.group_shapes,
+                          pod_fits, options.cancellation);
 }
 
 }  // namespace

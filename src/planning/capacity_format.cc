@@ -133,12 +133,12 @@ void LevelJson(JsonWriter& w, const LevelCapacity& l) {
   w.BeginObject().Key("level").String(l.level).Key("keys").BeginArray();
   for (const auto& key : l.keys) w.String(key);
   w.EndArray().Key("domains").Int(static_cast<int64_t>(l.domains));
-  w.Key("nodes_without_domain").Int(static_cast<int64_t>(l.nodes_without_domain));
+  w.Key("nodesWithoutDomain").Int(static_cast<int64_t>(l.nodes_without_domain));
   w.Key("groups").BeginArray();
   for (const auto& g : l.groups) {
     w.BeginObject().Key("shape").String(g.shape.name()).Key("pods").Int(g.shape.pods);
-    w.Key("gpus_per_pod").Int(g.shape.gpus_per_pod).Key("fit").Int(g.fit);
-    w.Key("domains_fitting").Int(static_cast<int64_t>(g.domains_fitting)).Key("largest");
+    w.Key("gpusPerPod").Int(g.shape.gpus_per_pod).Key("fit").Int(g.fit);
+    w.Key("domainsFitting").Int(static_cast<int64_t>(g.domains_fitting)).Key("largest");
     if (g.largest.empty()) {
       w.Null();
     } else {
@@ -147,10 +147,10 @@ void LevelJson(JsonWriter& w, const LevelCapacity& l) {
     if (g.capped) w.Key("capped").Bool(true);
     w.EndObject();
   }
-  w.EndArray().Key("top_domains").BeginArray();
+  w.EndArray().Key("topDomains").BeginArray();
   for (const auto& d : l.top_domains) {
     w.BeginObject().Key("domain").String(d.name).Key("nodes").Int(static_cast<int64_t>(d.nodes));
-    w.Key("gpus").Int(d.gpus).Key("free_gpus").Int(d.free_gpus).Key("fits").BeginObject();
+    w.Key("gpus").Int(d.gpus).Key("freeGpus").Int(d.free_gpus).Key("fits").BeginObject();
     for (size_t s = 0; s < l.groups.size(); ++s) w.Key(l.groups[s].shape.name()).Int(d.fits[s]);
     w.EndObject().EndObject();
   }

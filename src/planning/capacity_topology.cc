@@ -7,7 +7,6 @@
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/planning/capacity.h"
-#include "gpusched/plugins/gang_topology.h"
 #include "gpusched/util/quote.h"
 #include "gpusched/util/text.h"
 
@@ -24,39 +23,6 @@ std::optional<int64_t> WholeWithin(std::string_view text, int64_t min, int64_t m
   }
   return v;
 }
-
-// The gang-topology levels a plugin config prints: `levels` as a list of {name, keys} mappings.
-class PrintedLevels : public SettingsSink {
- public:
-  void Number(std::string_view, double) override {}
-  void Bool(std::string_view, bool) override {}
-  void String(std::string_view key, std::string_view value) override {
-    if (InLevel() && key == "name") levels.back().name = value;
-  }
-  void NumberMap(std::string_view, const NamedNumbers&) override {}
-  void Strings(std::string_view key, const std::vector<std::string>& values) override {
-    if (InLevel() && key == "keys") levels.back().keys = values;
-  }
-  void BeginMap(std::string_view) override {
-    if (in_levels_ && depth_ == 1) levels.emplace_back();
-    ++depth_;
-  }
-  void BeginList(std::string_view key) override {
-    if (depth_ == 0) in_levels_ = key == "levels";
-    ++depth_;
-  }
-  void End() override {
-    if (--depth_ == 0) in_levels_ = false;
-  }
-
-  std::vector<TopologyLevel> levels;
-
- private:
-  bool InLevel() const { return in_levels_ && depth_ == 2 && !levels.empty(); }
-
-  bool in_levels_ = false;
-  int depth_ = 0;
-};
 
 // One domain's sums while the level's nodes are read.
 struct DomainSums {
@@ -79,14 +45,11 @@ void AddNode(const NodeState& node, size_t index, const std::vector<PodFitsPerNo
   for (size_t s = 0; s < pod_fits.size(); ++s) sums.pods[s] += (*pod_fits[s].per_node)[index];
 }
 
-// A domain as listed: its name (DomainOf's "<key index>=<value>") shown as the value alone.
-DomainCapacity ListedDomain(const std::string& domain, const DomainSums& sums,
+// A domain as listed: its name (the label value) quoted.
+DomainCapacity ListedDomain(std::string_view name, const DomainSums& sums,
                             const std::vector<GroupShape>& shapes) {
-  DomainCapacity d{QuoteForMessage(domain.substr(domain.find('=') + 1), kMaxGroupNameBytes),
-                   sums.nodes,
-                   sums.gpus,
-                   sums.free_gpus,
-                   {}};
+  DomainCapacity d{
+      QuoteForMessage(name, kMaxGroupNameBytes), sums.nodes, sums.gpus, sums.free_gpus, {}};
   for (size_t s = 0; s < shapes.size(); ++s) d.fits.push_back(sums.pods[s] / shapes[s].pods);
   return d;
 }
@@ -100,12 +63,16 @@ void AddInto(DomainCapacity& into, const DomainCapacity& d) {
 }
 
 // The level's figures from its domains' sums.
-LevelCapacity Summarize(const TopologyLevel& level, const std::map<std::string, DomainSums>& sums,
+LevelCapacity Summarize(const TopologyIndex& index, size_t level,
+                        const std::map<uint32_t, DomainSums>& sums,
                         const std::vector<GroupShape>& shapes,
                         const std::vector<PodFitsPerNode>& pod_fits) {
-  LevelCapacity out{QuoteForMessage(level.name), level.keys, sums.size(), 0, {}, {}};
+  const TopologyLevel& l = index.levels()[level];
+  LevelCapacity out{QuoteForMessage(l.name), l.keys, sums.size(), 0, {}, {}};
   std::vector<DomainCapacity> domains;
-  for (const auto& [domain, s] : sums) domains.push_back(ListedDomain(domain, s, shapes));
+  for (const auto& [domain, s] : sums) {
+    domains.push_back(ListedDomain(index.name(level, domain), s, shapes));
+  }
   std::stable_sort(domains.begin(), domains.end(), [](const auto& a, const auto& b) {
     return a.free_gpus != b.free_gpus ? a.free_gpus > b.free_gpus : a.name < b.name;
   });
@@ -172,37 +139,25 @@ const std::vector<GroupShape>& DefaultGroupShapes() {
   return kShapes;
 }
 
-std::vector<TopologyLevel> TopologyLevelsOf(const Policy& policy, std::string_view profile) {
-  for (const ProfileSpec& p : policy.spec().profiles) {
-    if (p.name != profile) continue;
-    auto plugin = p.plugins.find(GangTopologyPlugin::kName);
-    if (plugin == p.plugins.end() || !plugin->second.enabled || !plugin->second.config) break;
-    PrintedLevels printed;
-    plugin->second.config->Print(printed);
-    if (!printed.levels.empty()) return printed.levels;
-  }
-  return DefaultTopologyLevels();
-}
-
 std::optional<std::vector<LevelCapacity>> CapacityByDomain(
     const std::vector<TopologyLevel>& levels, const ClusterSnapshot& snapshot,
     const std::vector<size_t>& gpu_nodes, const std::vector<GroupShape>& shapes,
     const std::vector<PodFitsPerNode>& pod_fits, const Cancellation* cancellation) {
   std::vector<LevelCapacity> out;
-  for (const TopologyLevel& level : levels) {
-    std::map<std::string, DomainSums> sums;
+  const std::shared_ptr<const TopologyIndex> index = snapshot.TopologyFor(levels);
+  for (size_t level = 0; level < levels.size(); ++level) {
+    std::map<uint32_t, DomainSums> sums;
     size_t without = 0;
     for (size_t i : gpu_nodes) {
       if (Cancelled(cancellation)) return std::nullopt;
-      const NodeState& node = *snapshot.nodes()[i];
-      std::string domain = DomainOf(node.info.topology, level);
-      if (domain.empty()) {
+      const uint32_t domain = index->Of(level, i);
+      if (domain == TopologyIndex::kNoDomain) {
         ++without;
       } else {
-        AddNode(node, i, pod_fits, sums[domain]);
+        AddNode(*snapshot.nodes()[i], i, pod_fits, sums[domain]);
       }
     }
-    out.push_back(Summarize(level, sums, shapes, pod_fits));
+    out.push_back(Summarize(*index, level, sums, shapes, pod_fits));
     out.back().nodes_without_domain = without;
   }
   return out;

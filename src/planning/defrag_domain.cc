@@ -12,8 +12,8 @@ namespace gpusched {
 
 struct DomainSearch::Domain {
   size_t level = 0;
-  std::string id;    // DomainOf's "<key index>=<value>"
-  std::string name;  // the value
+  uint32_t id = TopologyIndex::kNoDomain;  // in the snapshot's TopologyIndex at `level`
+  std::string name;                        // the label value
   std::vector<size_t> nodes;
   int64_t room = 0;  // members it has room for now
 };
@@ -88,15 +88,6 @@ std::optional<GroupNeed> GroupNeedOf(const PodInfo& waiting, const ClusterSnapsh
   return need;
 }
 
-const std::vector<TopologyLevel>& LevelsOf(const Engine& engine) {
-  for (const WeightedPlugin& p : engine.plugins()) {
-    if (const auto* gang = dynamic_cast<const GangTopologyPlugin*>(p.plugin.get())) {
-      return gang->settings().levels;
-    }
-  }
-  return DefaultTopologyLevels();
-}
-
 DomainSearch::DomainSearch(const Policy& policy, const Policy::Selection& selection,
                            const Cycle& cycle, const DefragOptions& options, WorkingNodes& nodes,
                            DefragCandidates& pods)
@@ -104,7 +95,7 @@ DomainSearch::DomainSearch(const Policy& policy, const Policy::Selection& select
       engine_(*selection.engine),
       cycle_(cycle),
       options_(options),
-      levels_(LevelsOf(*selection.engine)),
+      levels_(GangTopologyLevels(*selection.engine)),
       nodes_(nodes),
       pods_(pods) {}
 
@@ -153,25 +144,21 @@ DomainSearchResult DomainSearch::Run(const PodInfo& waiting, const GroupNeed& ne
 
 std::vector<std::vector<DomainSearch::Domain>> DomainSearch::Qualifying(
     const PodInfo& waiting, const GroupNeed& need) const {
-  const auto nodes = nodes_.snapshot().nodes();
+  const std::shared_ptr<const TopologyIndex> index = nodes_.snapshot().TopologyFor(levels_);
   std::vector<std::vector<Domain>> out(levels_.size());
   bool any = false;
   for (size_t l = 0; l < levels_.size(); ++l) {
-    std::vector<std::string> of(nodes.size());
-    std::map<std::string, size_t, std::less<>> index;  // id -> position in out[l]
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      of[i] = DomainOf(nodes[i]->info.topology, levels_[l]);
-      if (of[i].empty()) continue;
-      auto [it, added] = index.try_emplace(of[i], out[l].size());
-      if (added) out[l].push_back(Domain{l, of[i], of[i].substr(of[i].find('=') + 1), {}, 0});
-      Domain& d = out[l][it->second];
-      d.nodes.push_back(i);
-      if (eligible_[i]) d.room += RoomFor(nodes_.node(i), waiting.requests);
+    for (uint32_t id = 0; id < index->count(l); ++id) {
+      const bool holds_placed = std::all_of(need.placed.begin(), need.placed.end(),
+                                            [&](size_t p) { return index->Of(l, p) == id; });
+      if (!holds_placed) continue;
+      Domain d{l, id, std::string(index->name(l, id)), {}, 0};
+      for (uint32_t i : index->Members(l, id)) {
+        d.nodes.push_back(i);
+        if (eligible_[i]) d.room += RoomFor(nodes_.node(i), waiting.requests);
+      }
+      out[l].push_back(std::move(d));
     }
-    std::erase_if(out[l], [&](const Domain& d) {
-      return std::any_of(need.placed.begin(), need.placed.end(),
-                         [&](size_t p) { return of[p] != d.id; });
-    });
     for (const Domain& d : out[l]) {
       if (d.room >= need.to_place) return {};  // one holds them: no domain plan
     }

@@ -10,6 +10,7 @@
 #include "gpusched/planning/defrag_domain.h"
 #include "gpusched/planning/defrag_search.h"
 #include "gpusched/planning/working_nodes.h"
+#include "gpusched/plugins/gang_topology.h"
 #include "gpusched/util/quote.h"
 
 namespace gpusched {
@@ -136,7 +137,7 @@ void DefragPlanner::PlaceGroup(const DomainPlan& found, const GroupNeed& need,
   group.key = need.key;
   group.size = need.size;
   group.to_place = need.to_place;
-  group.level = LevelsOf(*policy_.Select(waiting).engine)[found.level].name;
+  group.level = GangTopologyLevels(*policy_.Select(waiting).engine)[found.level].name;
   group.domain = found.domain;
   for (size_t i : found.members) {
     ChargePod(nodes_.Mutable(i), waiting);

@@ -8,6 +8,7 @@
 
 #include "gpusched/cluster/pod_groups.h"
 #include "gpusched/cluster/topology_index.h"
+#include "gpusched/engine/engine.h"
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
@@ -344,6 +345,15 @@ double GangTopologyPlugin::ScoreName(const Cycle& cycle, std::string_view node_n
   if (plan == nullptr || !plan->scores) return 0;
   uint32_t p = cycle.snapshot().IndexOf(node_name);
   return p == NodeIndex::kAbsent ? 0 : plan->score[p];
+}
+
+const std::vector<TopologyLevel>& GangTopologyLevels(const Engine& engine) {
+  for (const WeightedPlugin& p : engine.plugins()) {
+    if (const auto* gang = dynamic_cast<const GangTopologyPlugin*>(p.plugin.get())) {
+      return gang->settings_.levels;
+    }
+  }
+  return DefaultTopologyLevels();
 }
 
 }  // namespace gpusched

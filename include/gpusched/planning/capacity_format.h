@@ -21,9 +21,9 @@ std::string FormatCapacityText(const CapacityReport& report);
 // {name: G}, "poolLabel", "pools": {value: G}, "topology": [L...]}, G = {"nodes", "gpus":
 // {"total", "allocated", "idle", "fragmented"[, "sharedReplicas", "sharedAllocated"][,
 // "migSlices", "migSlicesAllocated"]}, "fits": {shape: N}[, "capped": [shape...]]}, L = {"level",
-// "keys", "domains", "nodes_without_domain", "groups": [{"shape": "NxG", "pods", "gpus_per_pod",
-// "fit", "domains_fitting", "largest": {"domain", "fit"} or null[, "capped": true]}],
-// "top_domains": [{"domain", "nodes", "gpus", "free_gpus", "fits": {"NxG": N}}]}.
+// "keys", "domains", "nodesWithoutDomain", "groups": [{"shape": "NxG", "pods", "gpusPerPod",
+// "fit", "domainsFitting", "largest": {"domain", "fit"} or null[, "capped": true]}],
+// "topDomains": [{"domain", "nodes", "gpus", "freeGpus", "fits": {"NxG": N}}]}.
 std::string FormatCapacityJson(const CapacityReport& report);
 
 }  // namespace gpusched

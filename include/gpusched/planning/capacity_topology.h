@@ -3,12 +3,12 @@
 // (plugins/gang_topology.h) wants such a job to land.
 //
 // The levels are those gang-topology uses in the policy's profile for the capacity report's pods
-// (TopologyLevelsOf), or DefaultTopologyLevels() where that profile turns the plugin off. At each
-// level the GPU nodes are grouped by their domain (DomainOf). A node's verdict on a pod depends on
-// the pod and that node alone (capacity.h), so the G-GPU pods a domain takes are the sum of what
-// its nodes take (CountFits' per-node counts), and the groups that fit it are that sum / N, rounded
-// down. The pods of a group shape ask for their GPUs only, as capacity's shapes do: neither cpu nor
-// memory nor gang-topology's own room rules are applied.
+// (GangTopologyLevels), or DefaultTopologyLevels() where that profile turns the plugin off. At each
+// level the GPU nodes are grouped by their domain in the snapshot's index (TopologyFor). A node's
+// verdict on a pod depends on the pod and that node alone (capacity.h), so the G-GPU pods a domain
+// takes are the sum of what its nodes take (CountFits' per-node counts), and the groups that fit it
+// are that sum / N, rounded down. The pods of a group shape ask for their GPUs only, as capacity's
+// shapes do: neither cpu nor memory nor gang-topology's own room rules are applied.
 //
 // Bounded: one pass over the GPU nodes per level, the Cancellation checked between nodes; at most
 // kMaxGroupShapes shapes; domain names (label values) quoted and cut at kMaxGroupNameBytes like
@@ -51,10 +51,6 @@ struct GroupShape {
 std::string ParseGroupShapes(std::string_view text, std::vector<GroupShape>& shapes);
 // kDefaultGroupShapes, read.
 const std::vector<GroupShape>& DefaultGroupShapes();
-
-// The levels of gang-topology in `profile` of `policy`, as it prints its settings back (so no
-// policy text is read twice); DefaultTopologyLevels() where the profile turns the plugin off.
-std::vector<TopologyLevel> TopologyLevelsOf(const Policy& policy, std::string_view profile);
 
 // One group shape at one level.
 struct LevelGroupFit {

@@ -57,10 +57,6 @@ struct GroupNeed {
 // size, or every member is placed.
 std::optional<GroupNeed> GroupNeedOf(const PodInfo& waiting, const ClusterSnapshot& snapshot);
 
-// The topology levels `engine`'s gang-topology plugin reads, innermost first; the defaults when it
-// runs none.
-const std::vector<TopologyLevel>& LevelsOf(const Engine& engine);
-
 // A domain made room in: the pods (DefragCandidates indices) to move and where each goes.
 struct DomainPlan {
   size_t level = 0;           // index into the levels

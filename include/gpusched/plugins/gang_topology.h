@@ -44,6 +44,8 @@
 
 namespace gpusched {
 
+class Engine;
+
 enum class TopologyMode { kPreferred, kRequired };
 
 struct GangTopologySettings {
@@ -64,7 +66,6 @@ class GangTopologyPlugin : public Plugin,
   static PluginEntry Entry();
 
   std::string_view name() const override { return kName; }
-  const GangTopologySettings& settings() const { return settings_; }
   void Prepare(Cycle& cycle) const override;
   bool FiltersByName(const Cycle& cycle) const override;
   Verdict FilterName(const Cycle& cycle, std::string_view node_name,
@@ -73,8 +74,13 @@ class GangTopologyPlugin : public Plugin,
   double ScoreName(const Cycle& cycle, std::string_view node_name) const override;
 
  private:
+  friend const std::vector<TopologyLevel>& GangTopologyLevels(const Engine& engine);
   GangTopologySettings settings_;
 };
+
+// The levels `engine`'s gang-topology plugin reads, or DefaultTopologyLevels() when the engine has
+// none: what planning (capacity per domain, domain defragmentation plans) groups nodes by.
+const std::vector<TopologyLevel>& GangTopologyLevels(const Engine& engine);
 
 }  // namespace gpusched
 
