@@ -1,12 +1,17 @@
 // /metrics after a known sequence of requests: every event series counts exactly what happened,
 // and the state series read the inventory and policy as they are.
+#include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include "gpusched/metrics/cluster_series.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/model/topology.h"
 #include "testing/test_support.h"
 
 namespace gpusched::metrics_test {
@@ -126,6 +131,41 @@ TEST(MetricsCollectors, write_their_series_at_each_scrape) {
   EXPECT_EQ(Parse(text)["test_level{kind=\"a\"}"], 2);
   EXPECT_NE(text.find("# HELP test_level a level\n# TYPE test_level gauge\n"), std::string::npos);
   EXPECT_EQ(text.find("test_unwritten"), std::string::npos);
+}
+
+// Free GPUs per topology domain: one series per domain with the most free GPUs, at most 32 per
+// level, the rest summed as "other"; domains named by their label value.
+TEST(ClusterSeries, free_gpus_per_domain_are_bounded_per_level) {
+  std::vector<NodeState> nodes;
+  double all = 0;
+  for (int r = 0; r < 40; ++r) {
+    // Rack r: one node of 64 GPUs, r of them in use.
+    NodeState n = testing::MakeNode("n-" + std::to_string(r),
+                                    ResourceList{{"nvidia.com/gpu", testing::Units(64)}},
+                                    ResourceList{{"nvidia.com/gpu", testing::Units(r)}});
+    const std::string rack = "rack-" + std::to_string(r);
+    n.info.topology = PinLabels::Keep(
+        std::vector<std::pair<std::string_view, std::string_view>>{
+            {"network.topology.nvidia.com/leaf", rack}, {"topology.kubernetes.io/zone", "z1"}},
+        IsTopologyLabel);
+    nodes.push_back(std::move(n));
+    all += 64 - r;
+  }
+  auto snapshot = testing::SnapshotOf(nodes);
+  Metrics metrics;
+  metrics.AddCollector([&](SeriesWriter& out) { WriteClusterSeries(*snapshot, out); });
+  auto m = Parse(metrics.Scrape());
+  auto series = [](const std::string& domain, const std::string& level) {
+    return "gpusched_topology_domain_free_gpus{domain=\"" + domain + "\",level=\"" + level + "\"}";
+  };
+  EXPECT_EQ(m[series("rack-0", "rack")], 64);
+  EXPECT_EQ(m[series("rack-31", "rack")], 33);
+  EXPECT_EQ(m.count(series("rack-32", "rack")), 0u);
+  double other = 0;
+  for (int r = 32; r < 40; ++r) other += 64 - r;
+  EXPECT_EQ(m[series("other", "rack")], other);
+  EXPECT_EQ(SumWithPrefix(m, "gpusched_topology_domain_free_gpus{domain=\"rack-"), all - other);
+  EXPECT_EQ(m[series("z1", "zone")], all);
 }
 
 }  // namespace

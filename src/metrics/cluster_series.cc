@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_fragmentation.h"
+#include "gpusched/cluster/topology_index.h"
 #include "gpusched/model/topology.h"
 
 namespace gpusched {
@@ -40,13 +41,15 @@ void WriteDomainSeries(const ClusterSnapshot& snap, SeriesWriter& out) {
   auto free = out.Gauge("gpusched_topology_domain_free_gpus",
                         "Unallocated whole GPUs (nvidia.com/gpu) per topology domain of each "
                         "default level, the 32 largest per level, the rest as domain=\"other\"");
-  for (const TopologyLevel& level : DefaultTopologyLevels()) {
+  const std::shared_ptr<const TopologyIndex> index = snap.TopologyFor(DefaultTopologyLevels());
+  const auto nodes = snap.nodes();
+  for (size_t l = 0; l < index->levels().size(); ++l) {
+    const TopologyLevel& level = index->levels()[l];
+    // By label value: two keys' domains of one value share a series rather than repeat its labels.
     std::map<std::string, int64_t> by_domain;
-    for (const auto& node : snap.nodes()) {
-      std::string domain = DomainOf(node->info.topology, level);
-      if (domain.empty()) continue;
-      domain = domain.substr(domain.find('=') + 1, kMaxDomainLabelBytes);
-      by_domain[domain] += FreeGpuMilli(*node);
+    for (uint32_t d = 0; d < index->count(l); ++d) {
+      int64_t& milli = by_domain[std::string(index->name(l, d).substr(0, kMaxDomainLabelBytes))];
+      for (uint32_t i : index->Members(l, d)) milli += FreeGpuMilli(*nodes[i]);
     }
     std::vector<std::pair<int64_t, std::string>> ranked;
     for (auto& [domain, milli] : by_domain) ranked.emplace_back(milli, domain);
