@@ -457,6 +457,7 @@ TEST(GangScenario, GpuschedKeepsJobsInOneRackAndNeverStartsOneThatCannotFit) {
     EXPECT_GT(g.jobs, 0);
     EXPECT_EQ(g.fitting_jobs_in_one_domain, g.jobs_fitting_one_domain) << seed;
     // Every job of stated size is whole or has no pod: only open-ended jobs may be partial.
+    EXPECT_EQ(g.partial_sized_jobs, 0) << seed;
     EXPECT_LE(g.partial_jobs, 2) << seed;
     SimRun without = Simulate(s.nodes, s.pods, SimPolicyOf("plain", no_topology.value), options);
     spread_without +=
@@ -486,6 +487,7 @@ TEST(GangScenario, GpusHeldByJobsThatEndPartialCountAsWastedAt100) {
   tally.Placed(late, 2);
   GangFigures g = tally.Figures();
   EXPECT_EQ(g.partial_jobs, 1);
+  EXPECT_EQ(g.partial_sized_jobs, 1);
   EXPECT_EQ(g.jobs_whole, 1);
   EXPECT_EQ(g.gpus_held_by_partial_jobs_milli, 16000);
   EXPECT_EQ(g.gpus_held_by_partial_jobs_at_full_milli, 16000);

@@ -25,6 +25,7 @@ void GangTally::Arrive(const PodInfo& pod, int32_t job_pods, std::span<const Nod
   auto [it, first] = jobs_.try_emplace(pod.group.key);
   if (!first) return;
   it->second.pods = job_pods;
+  it->second.sized = pod.group.size > 0;
   std::unordered_map<int, int64_t> room;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (domain_of_[i] >= 0) room[domain_of_[i]] += RoomFor(nodes[i], pod.requests);
@@ -65,6 +66,7 @@ GangFigures GangTally::Figures() const {
     if (job.placed == 0) ++f.jobs_refused_whole;
     if (job.placed > 0 && !whole) {
       ++f.partial_jobs;
+      if (job.sized) ++f.partial_sized_jobs;
       f.gpus_held_by_partial_jobs_milli += job.gpu_milli;
       f.gpus_held_by_partial_jobs_at_full_milli += job.gpu_milli_at_full;
     }

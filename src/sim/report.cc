@@ -134,7 +134,8 @@ std::string FormatReportJson(const ReportInputs& inputs, const std::vector<Polic
         w.Key("fitting_one_domain").Int(g.jobs_fitting_one_domain);
         w.Key("fitting_in_one_domain").Int(g.fitting_jobs_in_one_domain);
         w.Key("whole").Int(g.jobs_whole).Key("refused_whole").Int(g.jobs_refused_whole);
-        w.Key("partial").Int(g.partial_jobs).Key("member_retries").Int(g.member_retries);
+        w.Key("partial").Int(g.partial_jobs).Key("partial_sized").Int(g.partial_sized_jobs);
+        w.Key("member_retries").Int(g.member_retries);
         w.Key("gpus_held_by_partial")
             .Double(Rounded(static_cast<double>(g.gpus_held_by_partial_jobs_milli) / 1000));
         w.Key("gpus_held_by_partial_at_100")
@@ -249,6 +250,7 @@ std::string FormatJobsTable(const std::vector<PolicySummary>& s) {
       sum.jobs_whole += r.gangs.jobs_whole;
       sum.jobs_refused_whole += r.gangs.jobs_refused_whole;
       sum.partial_jobs += r.gangs.partial_jobs;
+      sum.partial_sized_jobs += r.gangs.partial_sized_jobs;
       sum.gpus_held_by_partial_jobs_milli += r.gangs.gpus_held_by_partial_jobs_milli;
       sum.member_retries += r.gangs.member_retries;
     }
@@ -256,7 +258,8 @@ std::string FormatJobsTable(const std::vector<PolicySummary>& s) {
     if (out.empty()) {
       out =
           "| policy | jobs that fit one domain, landed in one | jobs whole | refused whole | "
-          "partial | GPUs held by partial jobs (mean per seed) | GPU % idle or held by partial "
+          "partial (of known size) | GPUs held by partial jobs (mean per seed) | GPU % idle or "
+          "held by partial "
           "jobs at 100% arrived | members judged again |\n"
           "|---|---|---|---|---|---|---|---|\n";
     }
@@ -268,7 +271,8 @@ std::string FormatJobsTable(const std::vector<PolicySummary>& s) {
            std::to_string(sum.fitting_jobs_in_one_domain) + "/" +
            std::to_string(sum.jobs_fitting_one_domain) + ") | " + std::to_string(sum.jobs_whole) +
            "/" + std::to_string(sum.jobs) + " | " + std::to_string(sum.jobs_refused_whole) + " | " +
-           std::to_string(sum.partial_jobs) + " | " +
+           std::to_string(sum.partial_jobs) + " (" + std::to_string(sum.partial_sized_jobs) +
+           ") | " +
            Fixed(static_cast<double>(sum.gpus_held_by_partial_jobs_milli) / 1000 /
                      static_cast<double>(std::max<size_t>(p.runs.size(), 1)),
                  1) +

@@ -29,6 +29,7 @@ struct GangFigures {
   int64_t jobs_whole = 0;                  // every member placed
   int64_t jobs_refused_whole = 0;          // no member placed
   int64_t partial_jobs = 0;                // some members placed, others not
+  int64_t partial_sized_jobs = 0;          // of those: of known size (pod.group.size)
   int64_t gpus_held_by_partial_jobs_milli = 0;
   // What the jobs that end partial held when MarkArrivedFull was called (0 if never).
   int64_t gpus_held_by_partial_jobs_at_full_milli = 0;
@@ -54,6 +55,7 @@ class GangTally {
  private:
   struct Job {
     int32_t pods = 0;
+    bool sized = false;
     bool fits_one_domain = false;
     int32_t placed = 0;
     int32_t refused = 0;
