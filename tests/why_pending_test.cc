@@ -192,6 +192,24 @@ TEST(WhyPending, the_sample_cases_get_the_reasons_an_operator_expects) {
   EXPECT_EQ(GroupOf(r, "resnet-v100-4")->shape, "nvidia.com/gpu: 4");
 }
 
+// A job of known size that no domain nor the cluster holds: each member waits on gang-topology's
+// reason, which names the group, its size and the room there is.
+TEST(WhyPending, a_job_too_large_for_the_cluster_is_reported_with_its_group_and_size) {
+  std::vector<PodInfo> members;
+  for (int i = 0; i < 3; ++i) {
+    members.push_back(Pending("llm-" + std::to_string(i), "nvidia.com/gpu", 1, 100 - i,
+                              R"("gpusched.io/group":"llm","gpusched.io/group-size":"400")"));
+  }
+  auto snapshot = SampleWith(members);
+  WhyPendingReport r = ComputeWhyPending(DefaultPolicy(), *snapshot, {.now_unix = kNow});
+  const PendingGroup* g = GroupOf(r, "llm-0");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->pods, 3u);
+  EXPECT_NE(g->reason.find("no room for the whole pod group: needs 400"), std::string::npos)
+      << g->reason;
+  EXPECT_NE(g->reason.find("ml/annotation/llm"), std::string::npos) << g->reason;
+}
+
 TEST(WhyPending, a_pod_assumed_on_a_node_is_reported_as_such) {
   using Clock = ClusterLedger::Clock;
   Inventory sample = ParseInventory(kSampleClusterYaml, "sample");
