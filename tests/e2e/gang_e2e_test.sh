@@ -51,7 +51,8 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/stack.sh" gang
 gates_note=$([[ $gang_gates == 1 ]] && echo "gang scheduling gates on" || echo "no gang scheduling gates")
 
 port=$(e2e_free_port)
-e2e_gpusched_start "$gpusched" "$port"
+ops_port=$(e2e_free_port)
+e2e_gpusched_start "$gpusched" "$port" --ops-listen "127.0.0.1:$ops_port" --report-interval 1
 e2e_readme_config "$work/readme.yaml" "$port"
 e2e_default_config "$work/default.yaml"
 use_scheduler() {  # CONFIG
@@ -254,6 +255,25 @@ singles_pending=$(placements | awk '$1 ~ /^single-/ && $2 == "-"' | wc -l)
 huge_reason=$(kubectl get pod huge-0-j000 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
 [[ $huge_reason == *"no room for the whole pod group"* ]] ||
   fail "huge's pods are not refused as a whole group: $huge_reason"
+# The operator's view: /why-pending gives huge's pods the same reason, and /capacity counts the
+# 8 x 8-GPU jobs that still fit one rack (the reports are computed in the background, here at
+# most every second).
+pending=
+for _ in $(seq 1 50); do
+  pending=$(curl -sf "http://127.0.0.1:$ops_port/why-pending" || true)
+  [[ $pending == *'no room for the whole pod group'*'default/huge-'* ||
+    $pending == *'default/huge-'*'no room for the whole pod group'* ]] && break
+  sleep 0.2
+done
+[[ $pending == *'no room for the whole pod group'* ]] ||
+  fail "/why-pending does not give huge's reason: $(printf '%s' "$pending" | head -c 400)"
+capacity=$(curl -sf "http://127.0.0.1:$ops_port/capacity") || fail "/capacity did not answer"
+racks_8x8=$(printf '%s' "$capacity" | python3 -c '
+import json, sys
+levels = {l["level"]: l for l in json.load(sys.stdin)["topology"]}
+print(next(g["fit"] for g in levels["rack"]["groups"] if g["shape"] == "8x8"))')
+[[ $racks_8x8 =~ ^[0-9]+$ ]] || fail "/capacity has no 8x8 count at the rack level: $racks_8x8"
+echo "/capacity: $racks_8x8 more jobs of 8 x 8 GPUs fit inside one rack"
 gpus_held_partial=$(awk '$2 > 0 && $2 < $3 { s += $2 } END { print s + 0 }' "$work/report-gpusched.txt")
 line="RESULT gang k8s=$k8s_version scheduler=gpusched jobs_in_one_domain=$whole_in_one/$jobs_fit partial_jobs_pods=$gpus_held_partial huge_bound=$(awk '$1 == "huge" {print $2}' "$work/report-gpusched.txt") singles_pending=$singles_pending ($gates_note)"
 echo "$line"
