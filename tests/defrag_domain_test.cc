@@ -127,17 +127,6 @@ class DomainPlanTest : public ::testing::Test {
   std::shared_ptr<const ClusterSnapshot> snapshot_;
 };
 
-DisruptionBudget BudgetOf(const std::string& app, int32_t allowed) {
-  DisruptionBudget b;
-  b.namespace_name = "default";
-  b.name = "pdb-" + app;
-  b.selector.present = true;
-  b.selector.requirements.push_back({"app", SelectorOperator::kIn, {app}});
-  b.has_status = true;
-  b.disruptions_allowed = allowed;
-  return b;
-}
-
 bool AllStartWith(const std::vector<std::string>& names, const std::string& prefix) {
   for (const std::string& n : names) {
     if (!n.starts_with(prefix)) return false;
@@ -190,7 +179,7 @@ TEST_F(DomainPlanTest, BudgetsThatBlockTheCheapestRackSendItToTheNext) {
   AddRack("c", 3);
   Member(0, 4);
   // b's budget allows three disruptions, one short of freeing b.
-  DefragReport report = Plan({BudgetOf("b", 3)});
+  DefragReport report = Plan({testing::BudgetSelecting("b", 3)});
   const PodDefragPlan& lead = report.plans.at(0);
   ASSERT_EQ(lead.outcome, DefragOutcome::kDomainPlan) << lead.why;
   EXPECT_EQ(lead.group->domain, "a");
@@ -201,7 +190,8 @@ TEST_F(DomainPlanTest, BudgetsThatBlockTheCheapestRackSendItToTheNext) {
   }
   ExpectRoomAfterMoves(lead);
   // With none allowed anywhere, no rack is freed, and the reason says so.
-  DefragReport none = Plan({BudgetOf("a", 0), BudgetOf("b", 0), BudgetOf("c", 0)});
+  DefragReport none = Plan({testing::BudgetSelecting("a", 0), testing::BudgetSelecting("b", 0),
+                            testing::BudgetSelecting("c", 0)});
   EXPECT_EQ(none.plans.at(0).outcome, DefragOutcome::kNoPlan);
   EXPECT_NE(none.plans[0].why.find("its disruption budget allows no disruption"), std::string::npos)
       << none.plans[0].why;

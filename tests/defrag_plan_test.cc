@@ -74,17 +74,6 @@ Cluster ClusterOf(const std::vector<std::string>& nodes, std::vector<PodInfo> po
   return Cluster{std::move(pods), testing::SnapshotOf(states)};
 }
 
-DisruptionBudget Budget(const std::string& label, int32_t allowed, bool has_status = true) {
-  DisruptionBudget b;
-  b.namespace_name = "default";
-  b.name = "pdb-" + label;
-  b.selector.present = true;
-  b.selector.requirements.push_back({"app", SelectorOperator::kIn, {label}});
-  b.has_status = has_status;
-  b.disruptions_allowed = allowed;
-  return b;
-}
-
 DefragReport PlanFor(const Cluster& c, const std::vector<PodInfo>& waiting,
                      const std::vector<DisruptionBudget>& budgets = {},
                      const DefragOptions& options = {}) {
@@ -211,44 +200,49 @@ TEST(DefragPlan, never_moves_a_pod_without_a_controller_or_a_replica_elsewhere) 
 TEST(DefragPlan, a_budget_that_allows_no_disruption_blocks) {
   Cluster c = KnownMinimal();
   std::vector<PodInfo> waiting = {Waiting("big", 8)};
-  DefragReport blocked = PlanFor(c, waiting, {Budget("web", 0)});
+  DefragReport blocked = PlanFor(c, waiting, {testing::BudgetSelecting("web", 0)});
   ASSERT_EQ(blocked.plans[0].outcome, DefragOutcome::kNoPlan);
   EXPECT_NE(blocked.plans[0].why.find("disruption budget"), std::string::npos)
       << blocked.plans[0].why;
   // Without status a budget allows none either.
-  EXPECT_EQ(PlanFor(c, waiting, {Budget("web", 5, false)}).plans[0].outcome,
+  EXPECT_EQ(PlanFor(c, waiting, {testing::BudgetSelecting("web", 5, false)}).plans[0].outcome,
             DefragOutcome::kNoPlan);
   // One disruption allowed: the one-move plan.
-  DefragReport one = PlanFor(c, waiting, {Budget("web", 1)});
+  DefragReport one = PlanFor(c, waiting, {testing::BudgetSelecting("web", 1)});
   ASSERT_EQ(one.plans[0].outcome, DefragOutcome::kPlan);
   EXPECT_EQ(one.plans[0].moves.size(), 1u);
   // A budget of another namespace or label does not count.
-  DisruptionBudget other = Budget("web", 0);
+  DisruptionBudget other = testing::BudgetSelecting("web", 0);
   other.namespace_name = "elsewhere";
-  EXPECT_EQ(PlanFor(c, waiting, {other, Budget("api", 0)}).plans[0].outcome, DefragOutcome::kPlan);
+  EXPECT_EQ(PlanFor(c, waiting, {other, testing::BudgetSelecting("api", 0)}).plans[0].outcome,
+            DefragOutcome::kPlan);
   // Under two budgets a pod does not move (the eviction API refuses it).
-  EXPECT_EQ(PlanFor(c, waiting, {Budget("web", 5), Budget("web", 5)}).plans[0].outcome,
-            DefragOutcome::kNoPlan);
+  EXPECT_EQ(
+      PlanFor(c, waiting, {testing::BudgetSelecting("web", 5), testing::BudgetSelecting("web", 5)})
+          .plans[0]
+          .outcome,
+      DefragOutcome::kNoPlan);
 }
 
 TEST(DefragPlan, a_budget_counts_every_move_of_every_plan) {
   // web-b may not move (priority): freeing node-a takes two web moves, more than one allowed.
   Cluster c = KnownMinimal(/*b_priority=*/100);
   std::vector<PodInfo> waiting = {Waiting("big", 8)};
-  DefragReport r = PlanFor(c, waiting, {Budget("web", 1)});
+  DefragReport r = PlanFor(c, waiting, {testing::BudgetSelecting("web", 1)});
   ASSERT_EQ(r.plans[0].outcome, DefragOutcome::kNoPlan);
   EXPECT_NE(r.plans[0].why.find("refuse"), std::string::npos) << r.plans[0].why;
-  EXPECT_EQ(PlanFor(c, waiting, {Budget("web", 2)}).plans[0].outcome, DefragOutcome::kPlan);
+  EXPECT_EQ(PlanFor(c, waiting, {testing::BudgetSelecting("web", 2)}).plans[0].outcome,
+            DefragOutcome::kPlan);
   // Two waiting pods with one disruption allowed: the first plan spends it.
   Cluster both = KnownMinimal();
   both.pods.push_back(Bound("web-d", "node-d", 1, "web"));
   both = ClusterOf({"node-a", "node-b", "node-c", "node-d"}, both.pods);
   std::vector<PodInfo> two = {Waiting("big-1", 8), Waiting("big-2", 8)};
-  DefragReport spent = PlanFor(both, two, {Budget("web", 1)});
+  DefragReport spent = PlanFor(both, two, {testing::BudgetSelecting("web", 1)});
   ASSERT_EQ(spent.plans.size(), 2u);
   EXPECT_EQ(spent.plans[0].outcome, DefragOutcome::kPlan);
   EXPECT_EQ(spent.plans[1].outcome, DefragOutcome::kNoPlan) << spent.plans[1].why;
-  DefragReport enough = PlanFor(both, two, {Budget("web", 3)});
+  DefragReport enough = PlanFor(both, two, {testing::BudgetSelecting("web", 3)});
   ASSERT_EQ(enough.plans[1].outcome, DefragOutcome::kPlan) << enough.plans[1].why;
   EXPECT_NE(enough.plans[0].node, enough.plans[1].node);
   ExpectEngineAccepts(both, enough, two);
@@ -633,8 +627,9 @@ TEST(DefragPlanLive, listed_gpu_pods_keep_labels_and_annotations) {
   ASSERT_EQ(pods.bound.size(), 1u);
   EXPECT_EQ(pods.bound[0].labels, (StringPairs{{"app", "web"}}));
   EXPECT_NE(pods.bound[0].annotation("gpusched.io/gpu-product"), nullptr);
-  EXPECT_FALSE(Budget("web", 1).Selects(pods.bound[0]));  // a budget of namespace default
-  DisruptionBudget ml = Budget("web", 1);
+  EXPECT_FALSE(
+      testing::BudgetSelecting("web", 1).Selects(pods.bound[0]));  // a budget of namespace default
+  DisruptionBudget ml = testing::BudgetSelecting("web", 1);
   ml.namespace_name = "ml";
   EXPECT_TRUE(ml.Selects(pods.bound[0]));
 }

@@ -115,6 +115,17 @@ std::shared_ptr<const ClusterSnapshot> SampleSnapshot() {
   return ledger.BuildSnapshot();
 }
 
+DisruptionBudget BudgetSelecting(const std::string& app, int32_t allowed, bool has_status) {
+  DisruptionBudget b;
+  b.namespace_name = "default";
+  b.name = "pdb-" + app;
+  b.selector.present = true;
+  b.selector.requirements.push_back({"app", SelectorOperator::kIn, {app}});
+  b.has_status = has_status;
+  b.disruptions_allowed = allowed;
+  return b;
+}
+
 std::shared_ptr<const ClusterSnapshot> SnapshotOf(const std::vector<NodeState>& nodes) {
   std::vector<ClusterSnapshot::NodePtr> ptrs;
   for (const auto& n : nodes) ptrs.push_back(std::make_shared<const NodeState>(n));

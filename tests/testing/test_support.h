@@ -12,6 +12,7 @@
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/kube/live_inventory.h"
 #include "gpusched/metrics/metrics.h"
+#include "gpusched/model/disruption_budget.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/policy/policy.h"
@@ -53,6 +54,9 @@ std::string BillionLaughsYaml();
 std::shared_ptr<const ClusterSnapshot> SampleSnapshot();
 // A snapshot of exactly `nodes`.
 std::shared_ptr<const ClusterSnapshot> SnapshotOf(const std::vector<NodeState>& nodes);
+// A PodDisruptionBudget "pdb-<app>" in namespace default selecting app=<app>, allowing `allowed`
+// disruptions (its status absent when !has_status).
+DisruptionBudget BudgetSelecting(const std::string& app, int32_t allowed, bool has_status = true);
 // A node fixture with `used` charged to it.
 NodeState FixtureNode(const std::string& file, ResourceList used = {});
 
