@@ -28,7 +28,8 @@ asan_config=(-DCMAKE_BUILD_TYPE=Debug -DGPUSCHED_SANITIZE=address,undefined
   -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DGPUSCHED_UNITY_BUILD=ON)
 # The end-to-end tests need only the gpusched and openb_replay binaries and mostly wait on
 # kube-scheduler and their own settle pauses: they start as soon as those are built and run, three
-# at a time (the openb slices first), once per Kubernetes version found (tests/e2e/k8s_versions.sh), while the rest of the
+# at a time (the openb slices first), on the Kubernetes versions found (tests/e2e/k8s_versions.sh;
+# tests/CMakeLists.txt says which run on every one), while the rest of the
 # build, then the unit tests, take the CPU. Each background job runs in its own process
 # group (setsid), so a failure stops them all.
 "$root/scripts/build.sh" "$root/build-asan" "${asan_config[@]}" -- gpusched openb_replay
