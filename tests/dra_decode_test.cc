@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "testing/test_support.h"
@@ -28,15 +29,26 @@ DraClaim Claim(const std::string& json) { return DecodeText(json, DecodeDraClaim
 DraDeviceClass Class(const std::string& json) { return DecodeText(json, DecodeDraDeviceClass); }
 std::string DraFixture(const std::string& file) { return testing::Fixture("dra/" + file); }
 
-// The DecodeError `decode` throws on `json`, or "" when it throws none.
+// The DecodeError `decode` throws on `json`, if any.
 template <class Decode>
-std::string ErrorOf(const std::string& json, Decode decode) {
+std::optional<DecodeError> Refusal(const std::string& json, Decode decode) {
   try {
     DecodeText(json, decode);
   } catch (const DecodeError& e) {
-    return e.what();
+    return e;
   }
-  return "";
+  return std::nullopt;
+}
+template <class Decode>
+std::string ErrorOf(const std::string& json, Decode decode) {
+  std::optional<DecodeError> e = Refusal(json, decode);
+  return e ? e->what() : "";
+}
+// The bound the refusal names: "invalid" when it names none, "" when `decode` throws nothing.
+template <class Decode>
+std::string BoundOf(const std::string& json, Decode decode) {
+  std::optional<DecodeError> e = Refusal(json, decode);
+  return !e ? "" : e->bound() != nullptr ? e->bound() : "invalid";
 }
 
 bool Has(const std::string& text, const std::string& part) {
@@ -405,6 +417,37 @@ TEST(DraDecodeRefusals, past_the_bounds_throws) {
                             consumes + "]"),
                   DecodeDraSlice);
   EXPECT_TRUE(Has(error, "more than 4096 counters")) << error;
+}
+
+// Issue #48: a refusal for a bound names it (the reason gpusched_inventory_objects_skipped_total
+// counts it under), an invalid object none.
+TEST(DraDecodeRefusals, a_refusal_past_a_bound_names_the_bound) {
+  const std::string device = R"({"name":"d"})";
+  EXPECT_EQ(BoundOf(SliceWith(R"("devices":[)" + Repeat(device, kMaxDraDevicesPerSlice + 1) + "]"),
+                    DecodeDraSlice),
+            "dra_devices_per_slice");
+  EXPECT_EQ(BoundOf(DeviceWith(R"("attributes":)" +
+                               Fields("a", kMaxDraAttributesPerDevice + 1, R"({"int":1})")),
+                    DecodeDraSlice),
+            "dra_attributes_per_device");
+  const std::string set =
+      R"({"name":"s","counters":)" + Fields("c", kMaxDraCountersPerSlice, R"({"value":"1"})") + "}";
+  EXPECT_EQ(BoundOf(SliceWith(R"("sharedCounters":[)" + set + "]"), DecodeDraSlice),
+            "dra_counters_per_slice");
+  const std::string request = R"({"name":"r","exactly":{"deviceClassName":"c"}})";
+  EXPECT_EQ(BoundOf(R"({"spec":{"devices":{"requests":[)" +
+                        Repeat(request, kMaxDraRequestsPerClaim + 1) + "]}}}",
+                    DecodeDraClaim),
+            "dra_requests_per_claim");
+  EXPECT_EQ(BoundOf(R"({"status":{"reservedFor":[)" + Repeat("{}", kMaxDraListEntries + 1) + "]}}",
+                    DecodeDraClaim),
+            "dra_list_entries");
+  const std::string longer(kMaxDraSelectorBytes + 1, 'x');
+  EXPECT_EQ(BoundOf(R"({"spec":{"selectors":[{"cel":{"expression":")" + longer + "\"}}]}}",
+                    DecodeDraDeviceClass),
+            "dra_selector_bytes");
+  EXPECT_EQ(BoundOf(SliceWith(R"("pool":{"generation":-1})"), DecodeDraSlice), "invalid");
+  EXPECT_EQ(BoundOf(SliceWith(R"("devices":[)" + Repeat(device, 2) + "]"), DecodeDraSlice), "");
 }
 
 }  // namespace

@@ -3,15 +3,15 @@
 // become GPU requests every plugin judges.
 #include <gtest/gtest.h>
 
-#include "gpusched/planning/capacity.h"
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/dra_claims.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/engine/engine.h"
-#include "gpusched/extender/extender_service.h"
 #include "gpusched/explain/explain.h"
+#include "gpusched/extender/extender_service.h"
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/model/gpu_requirements.h"
+#include "gpusched/planning/capacity.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"
@@ -20,7 +20,9 @@
 namespace gpusched::dra_ledger_test {
 namespace {
 
-DraValue Text(std::string text) { return DraValue{DraValue::Kind::kString, 0, false, std::move(text)}; }
+DraValue Text(std::string text) {
+  return DraValue{DraValue::Kind::kString, 0, false, std::move(text)};
+}
 
 DraDevice Gpu(int index, const std::string& product = "NVIDIA A100-SXM4-80GB") {
   DraDevice d;
@@ -70,9 +72,10 @@ NodeInfo BareNode(const std::string& name) {
 }
 
 DraDeviceClass GpuClass() {
-  return {"gpu.nvidia.com",
-          {"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"},
-          "nvidia.com/gpu"};
+  return {
+      "gpu.nvidia.com",
+      {"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"},
+      "nvidia.com/gpu"};
 }
 
 DraClaim Claim(const std::string& name, int64_t count, std::vector<std::string> selectors = {}) {
@@ -178,6 +181,42 @@ TEST(DraLedger, a_node_with_device_plugin_gpus_keeps_them) {
   EXPECT_EQ(ledger.BuildSnapshot()->Find("mixed")->info.allocatable.units(kGpuResource), 4);
 }
 
+// Issue #48: Kubernetes identifies a device by driver, pool and name; so does the count.
+TEST(DraLedger, a_device_listed_by_two_slices_of_its_pool_counts_once) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(BareNode("dra-1"));
+  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8), 2, "dra-1-a"));
+  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8), 2, "dra-1-b"));
+  auto snapshot = ledger.BuildSnapshot();
+  EXPECT_EQ(snapshot->Find("dra-1")->info.allocatable.units(kGpuResource), 8);
+  EXPECT_EQ(snapshot->gpus_by_product().at("NVIDIA-A100-SXM4-80GB"), 8);
+}
+
+TEST(DraLedger, a_device_named_twice_in_allocations_is_used_once) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(BareNode("dra-1"));
+  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8)));
+  ledger.dra().UpsertClaim(Allocated(Claim("twice", 2), "dra-1", {"gpu-0", "gpu-0"}));
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->used.units(kGpuResource), 1);
+  ledger.dra().UpsertClaim(Allocated(Claim("again", 1), "dra-1", {"gpu-0"}));
+  EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->used.units(kGpuResource), 1);
+}
+
+TEST(DraLedger, past_its_cap_a_slice_is_refused_and_counted) {
+  DraLedger dra;
+  DraSlice empty = Slice("n", {});
+  for (size_t i = 0; i < DraLedger::kMaxSlices; ++i) {
+    empty.name = "s-" + std::to_string(i);
+    ASSERT_TRUE(dra.UpsertSlice(empty));
+  }
+  EXPECT_TRUE(dra.UpsertSlice(empty));  // one held already: replaced, not refused
+  EXPECT_EQ(dra.refused().slices, 0u);
+  EXPECT_FALSE(dra.UpsertSlice(Slice("clean-node", Gpus(8))));
+  EXPECT_EQ(dra.refused().slices, 1u);
+  EXPECT_EQ(dra.slice_count(), DraLedger::kMaxSlices);
+  EXPECT_EQ(dra.NodeViews().count("clean-node"), 0u);
+}
+
 // A cluster of A100 and H100 DRA nodes with NVIDIA's class, for the claims' translation.
 DraCatalog TwoProducts(std::vector<DraClaim> claims) {
   DraLedger dra;
@@ -189,11 +228,11 @@ DraCatalog TwoProducts(std::vector<DraClaim> claims) {
 }
 
 TEST(DraClaims, a_claim_becomes_gpu_requests_pinned_by_its_selectors) {
-  DraCatalog catalog =
-      TwoProducts({Claim("any", 2),
-                   Claim("h100", 4, {"device.attributes['gpu.nvidia.com'].productName == "
-                                     "'NVIDIA H100 80GB HBM3'"}),
-                   Allocated(Claim("done", 2), "a100-1", {"gpu-0", "gpu-1"})});
+  DraCatalog catalog = TwoProducts({Claim("any", 2),
+                                    Claim("h100", 4,
+                                          {"device.attributes['gpu.nvidia.com'].productName == "
+                                           "'NVIDIA H100 80GB HBM3'"}),
+                                    Allocated(Claim("done", 2), "a100-1", {"gpu-0", "gpu-1"})});
   DraDemand any = DraDemandOf(ClaimPod("p", "any"), catalog);
   EXPECT_TRUE(any.has_claims);
   EXPECT_TRUE(any.modelled);
@@ -219,9 +258,10 @@ TEST(DraClaims, what_is_not_modelled_says_why) {
   all.requests[0].all = true;
   DraClaim other_class = Claim("other", 1);
   other_class.requests[0].device_class = "unknown.example.com";
-  DraCatalog catalog = TwoProducts(
-      {all, other_class, Claim("regex", 1, {"device.attributes['gpu.nvidia.com'].productName."
-                                            "matches('H100.*')"})});
+  DraCatalog catalog = TwoProducts({all, other_class,
+                                    Claim("regex", 1,
+                                          {"device.attributes['gpu.nvidia.com'].productName."
+                                           "matches('H100.*')"})});
   for (const char* name : {"all", "other", "regex", "missing"}) {
     DraDemand d = DraDemandOf(ClaimPod("p", name), catalog);
     EXPECT_FALSE(d.modelled) << name;
@@ -233,6 +273,95 @@ TEST(DraClaims, what_is_not_modelled_says_why) {
   EXPECT_FALSE(DraDemandOf(from_template, catalog).modelled);
 }
 
+DraDeviceClass MigClass() {
+  return {
+      "mig.nvidia.com",
+      {"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"},
+      ""};
+}
+
+DraClaim OfClass(DraClaim claim, const std::string& device_class) {
+  claim.requests[0].device_class = device_class;
+  return claim;
+}
+
+// Issue #48: on a cluster of full GPUs and MIG devices, NVIDIA's documented claims are modelled.
+// Per device kind the class's selectors, then the request's, decide as kube-scheduler's do: the
+// first false says no match (mig.nvidia.com's own on a full GPU, before `profile` is read); a kind
+// a selector cannot be evaluated on counts as not matching (kube-scheduler fails on it), and is
+// the answer only when no kind matches.
+TEST(DraClaims, nvidias_selectors_are_modelled_on_a_mixed_cluster) {
+  DraLedger dra;
+  dra.UpsertSlice(Slice("a100-1", Gpus(8)));
+  dra.UpsertSlice(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
+  std::vector<DraDevice> migs;
+  for (int i = 0; i < 7; ++i) migs.push_back(Mig(0, "1g.10gb", i));
+  migs.push_back(Mig(1, "3g.40gb", 0));
+  dra.UpsertSlice(Slice("mig-1", migs));
+  dra.UpsertClass(GpuClass());
+  dra.UpsertClass(MigClass());
+  dra.UpsertClass({"any.nvidia.com", {"device.driver == 'gpu.nvidia.com'"}, ""});
+  const std::string profile = "device.attributes[\"gpu.nvidia.com\"].profile == '1g.10gb'";
+  dra.UpsertClaim(OfClass(Claim("mig", 1, {profile}), "mig.nvidia.com"));
+  dra.UpsertClaim(Claim("gpu", 2));
+  dra.UpsertClaim(Claim("pin", 4,
+                        {"device.attributes[\"gpu.nvidia.com\"].productName == "
+                         "\"NVIDIA A100-SXM4-80GB\""}));
+  dra.UpsertClaim(Claim("type", 1, {"device.attributes['gpu.nvidia.com'].type == 'gpu'"}));
+  dra.UpsertClaim(OfClass(Claim("any-class", 1, {profile}), "any.nvidia.com"));
+  dra.UpsertClaim(Claim("profile-of-a-gpu", 1, {profile}));
+  const DraCatalog& catalog = *dra.Catalog();
+
+  DraDemand mig = DraDemandOf(ClaimPod("p", "mig"), catalog);
+  EXPECT_TRUE(mig.modelled) << mig.unmodelled_reason;
+  EXPECT_EQ(mig.requests.milli("nvidia.com/mig-1g.10gb"), 1000);
+  EXPECT_EQ(mig.requests.milli(kGpuResource), 0);
+  DraDemand gpu = DraDemandOf(ClaimPod("p", "gpu"), catalog);
+  EXPECT_TRUE(gpu.modelled) << gpu.unmodelled_reason;
+  EXPECT_EQ(gpu.requests.milli(kGpuResource), 2000);
+  EXPECT_TRUE(gpu.products.empty());
+  DraDemand pin = DraDemandOf(ClaimPod("p", "pin"), catalog);
+  EXPECT_TRUE(pin.modelled) << pin.unmodelled_reason;
+  EXPECT_EQ(pin.products, std::vector<std::string>{"NVIDIA-A100-SXM4-80GB"});
+  EXPECT_TRUE(DraDemandOf(ClaimPod("p", "type"), catalog).modelled);
+  // A class without a type: `profile` fails on the full GPUs, which kube-scheduler cannot
+  // allocate from for this claim either; the MIG devices match.
+  DraDemand any = DraDemandOf(ClaimPod("p", "any-class"), catalog);
+  EXPECT_TRUE(any.modelled) << any.unmodelled_reason;
+  EXPECT_EQ(any.requests.milli("nvidia.com/mig-1g.10gb"), 1000);
+  // Every kind fails or says no: not modelled, and why.
+  DraDemand none = DraDemandOf(ClaimPod("p", "profile-of-a-gpu"), catalog);
+  EXPECT_FALSE(none.modelled);
+  EXPECT_NE(none.unmodelled_reason.find("could not be evaluated"), std::string::npos);
+}
+
+// Issue #48: a claim past the kMaxPodClaims a pod keeps is not dropped silently.
+TEST(DraClaims, claims_past_the_pods_bound_leave_it_unmodelled) {
+  std::string refs;
+  for (int i = 1; i <= 40; ++i) {
+    refs += (i > 1 ? "," : "") + std::string(R"({"name":"c)") + std::to_string(i) +
+            R"(","resourceClaimName":")" + (i == 40 ? "big" : "small") + "\"}";
+  }
+  PodInfo pod = DecodeExtenderArgs(R"({"Pod":{"metadata":{"name":"p","namespace":"default"},)"
+                                   R"("spec":{"resourceClaims":[)" +
+                                   refs + R"(]}},"Nodes":null,"NodeNames":[]})")
+                    .pod;
+  EXPECT_EQ(pod.claims.size(), kMaxPodClaims);
+  EXPECT_EQ(pod.claims_not_kept, 8u);
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(BareNode("dra-1"));
+  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8)));
+  ledger.dra().UpsertClass(GpuClass());
+  ledger.dra().UpsertClaim(Allocated(Claim("small", 1), "dra-1", {"gpu-0"}));  // asks nothing more
+  ledger.dra().UpsertClaim(Claim("big", 8));
+  auto snapshot = ledger.BuildSnapshot();
+  DraDemand demand = DraDemandOf(pod, *snapshot->dra());
+  EXPECT_FALSE(demand.modelled);
+  EXPECT_NE(demand.unmodelled_reason.find("past the first 32"), std::string::npos);
+  auto policy = std::make_shared<const Policy>(DefaultPolicySpec());
+  EXPECT_FALSE(policy->Judge(pod, *snapshot).cycle->unmodelled().empty());
+}
+
 // Through the engine, as the extender runs it: a 2-GPU claim goes where it keeps a whole node
 // free, and a claim gpusched does not model leaves every node alike.
 TEST(DraClaims, the_engine_places_a_claim_as_it_places_device_plugin_gpus) {
@@ -242,7 +371,8 @@ TEST(DraClaims, the_engine_places_a_claim_as_it_places_device_plugin_gpus) {
     ledger.dra().UpsertSlice(Slice(n, Gpus(8)));
   }
   ledger.dra().UpsertClass(GpuClass());
-  ledger.dra().UpsertClaim(Allocated(Claim("first", 4), "dra-2", {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}));
+  ledger.dra().UpsertClaim(
+      Allocated(Claim("first", 4), "dra-2", {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}));
   ledger.dra().UpsertClaim(Claim("next", 2));
   DraClaim regex = Claim("regex", 2, {"device.attributes['gpu.nvidia.com'].uuid.matches('x')"});
   ledger.dra().UpsertClaim(regex);

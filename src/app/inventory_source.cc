@@ -73,14 +73,17 @@ class LiveSource final : public InventorySource {
         "gpusched_inventory_objects_skipped_total",
         "Listed or watched objects skipped by kind and reason (invalid: gpusched cannot use it; "
         "malformed: not an object of the expected shape; oversized: longer than "
-        "--max-object-bytes); the rest went on");
+        "--max-object-bytes; dra_*: past a bound on DRA objects, docs/metrics.md); the rest "
+        "went on");
     auto add = [&](std::string_view kind, const LiveInventory::Skips& skips) {
-      skipped.Add({{"kind", std::string(kind)}, {"reason", "invalid"}},
-                  static_cast<double>(skips.invalid));
-      skipped.Add({{"kind", std::string(kind)}, {"reason", "malformed"}},
-                  static_cast<double>(skips.malformed));
-      skipped.Add({{"kind", std::string(kind)}, {"reason", "oversized"}},
-                  static_cast<double>(skips.oversized));
+      auto count = [&](std::string_view reason, uint64_t n) {
+        skipped.Add({{"kind", std::string(kind)}, {"reason", std::string(reason)}},
+                    static_cast<double>(n));
+      };
+      count("invalid", skips.invalid);
+      count("malformed", skips.malformed);
+      count("oversized", skips.oversized);
+      for (const auto& [reason, n] : skips.refused) count(reason, n);
     };
     const auto nodes = live_.node_skips();
     const auto pods = live_.pod_skips();

@@ -1,7 +1,10 @@
 #include "gpusched/cluster/dra_claims.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "gpusched/model/dra_selector.h"
 #include "gpusched/model/gpu_requirements.h"
@@ -17,6 +20,36 @@ struct RequestMatch {
   std::set<std::string> products;
 };
 
+// How kube-scheduler's allocator judges a device: the class's selectors, then the request's, in
+// order; the first that is not true decides. False: the device does not match. An evaluation
+// error: the allocator stops with a CEL runtime error on that device.
+enum class Verdict { kMatch, kNoMatch, kError };
+
+Verdict Judge(const std::vector<DraSelector>& selectors, const DraDeviceKind& kind) {
+  for (const auto& s : selectors) {
+    std::optional<bool> m = s.Matches(kind.driver, *kind.sample);
+    if (!m) return Verdict::kError;
+    if (!*m) return Verdict::kNoMatch;
+  }
+  return Verdict::kMatch;
+}
+
+// The class's selectors then the request's, compiled; an unsupported one says why in `out`.
+std::vector<DraSelector> Compile(const DraDeviceClass& device_class,
+                                 const DraDeviceRequest& request, RequestMatch& out) {
+  std::vector<DraSelector> selectors;
+  for (const auto* list : {&device_class.selectors, &request.selectors}) {
+    for (const auto& text : *list) {
+      selectors.push_back(DraSelector::Compile(text));
+      if (!selectors.back().supported()) {
+        out.unmodelled = "selector not modelled: " + selectors.back().unsupported_reason();
+        return {};
+      }
+    }
+  }
+  return selectors;
+}
+
 RequestMatch Match(const DraDeviceRequest& request, const DraLookup& catalog) {
   RequestMatch out;
   const DraDeviceClass* device_class = catalog.FindClass(request.device_class);
@@ -24,29 +57,21 @@ RequestMatch Match(const DraDeviceRequest& request, const DraLookup& catalog) {
     out.unmodelled = "DeviceClass " + request.device_class + " is not in the inventory";
     return out;
   }
-  std::vector<DraSelector> selectors;
-  for (const auto* list : {&device_class->selectors, &request.selectors}) {
-    for (const auto& text : *list) {
-      selectors.push_back(DraSelector::Compile(text));
-      if (!selectors.back().supported()) {
-        out.unmodelled = "selector not modelled: " + selectors.back().unsupported_reason();
-        return out;
-      }
-    }
-  }
+  std::vector<DraSelector> selectors = Compile(*device_class, request, out);
+  if (!out.unmodelled.empty()) return out;
+  // A kind the selectors fail on is one kube-scheduler cannot allocate from: placement counts it
+  // as not matching. Only when no kind matches is the error the answer.
+  const DraDeviceKind* failed = nullptr;
   for (const auto& kind : catalog.kinds()) {
-    bool all = true;
-    for (const auto& s : selectors) {
-      std::optional<bool> m = s.Matches(kind.driver, *kind.sample);
-      if (!m) {
-        out.unmodelled = "a selector could not be evaluated on " + kind.sample->name;
-        return out;
-      }
-      all = all && *m;
-    }
-    if (!all) continue;
+    Verdict v = Judge(selectors, kind);
+    if (v == Verdict::kError && failed == nullptr) failed = &kind;
+    if (v != Verdict::kMatch) continue;
     out.resources.insert(kind.resource);
     out.products.insert(kind.product);
+  }
+  if (out.resources.empty() && failed != nullptr) {
+    out.unmodelled = "a selector could not be evaluated on " + failed->sample->name +
+                     " and no device kind matches";
   }
   return out;
 }
@@ -88,8 +113,8 @@ void AddRequest(const DraDeviceRequest& written, const DraLookup& catalog, DraDe
       pinned = true;
     } else {
       std::set<std::string> both;
-      std::set_intersection(products.begin(), products.end(), m.products.begin(),
-                            m.products.end(), std::inserter(both, both.begin()));
+      std::set_intersection(products.begin(), products.end(), m.products.begin(), m.products.end(),
+                            std::inserter(both, both.begin()));
       products = std::move(both);
     }
   }
@@ -104,6 +129,13 @@ bool HasOwnClaims(const PodInfo& pod) {
 
 DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& catalog, DraDemandScope scope) {
   DraDemand demand;
+  if (pod.claims_not_kept > 0) {
+    demand.has_claims = true;
+    demand.modelled = false;
+    demand.unmodelled_reason = "the pod names " + std::to_string(pod.claims_not_kept) +
+                               " claims past the first " + std::to_string(kMaxPodClaims);
+    return demand;
+  }
   std::set<std::string> products;
   bool pinned = false;
   for (const auto& ref : pod.claims) {

@@ -82,8 +82,7 @@ void DraLedger::Changed(bool devices) {
   catalog_.reset();
 }
 
-const DraClaim* DraLedger::FindClaim(std::string_view namespace_name,
-                                     std::string_view name) const {
+const DraClaim* DraLedger::FindClaim(std::string_view namespace_name, std::string_view name) const {
   auto it = claims_.find(ClaimKey(namespace_name, name));
   return it == claims_.end() ? nullptr : &it->second;
 }
@@ -100,10 +99,14 @@ std::span<const DraDeviceKind> DraLedger::kinds() const {
 
 namespace {
 
-// Keeps `value` under `key` in `map`, unless a new key would pass `max` entries; whether it did.
+// Keeps `value` under `key` in `map`, unless a new key would pass `max` entries (then counted in
+// `refused`); whether it did.
 template <class Map, class Value>
-bool Keep(Map& map, std::string key, Value value, size_t max) {
-  if (!map.contains(key) && map.size() >= max) return false;
+bool Keep(Map& map, std::string key, Value value, size_t max, uint64_t& refused) {
+  if (!map.contains(key) && map.size() >= max) {
+    ++refused;
+    return false;
+  }
   map.insert_or_assign(std::move(key), std::move(value));
   return true;
 }
@@ -113,7 +116,7 @@ bool Keep(Map& map, std::string key, Value value, size_t max) {
 bool DraLedger::UpsertSlice(DraSlice slice) {
   std::string name = slice.name;
   bool kept = Keep(slices_, std::move(name), std::make_shared<const DraSlice>(std::move(slice)),
-                   kMaxSlices);
+                   kMaxSlices, refused_.slices);
   if (kept) Changed(true);
   return kept;
 }
@@ -130,7 +133,7 @@ void DraLedger::ReplaceSlices(std::vector<DraSlice> slices) {
 
 bool DraLedger::UpsertClaim(DraClaim claim) {
   std::string key = ClaimKey(claim.namespace_name, claim.name);
-  bool kept = Keep(claims_, std::move(key), std::move(claim), kMaxClaims);
+  bool kept = Keep(claims_, std::move(key), std::move(claim), kMaxClaims, refused_.claims);
   if (kept) Changed(false);
   return kept;
 }
@@ -147,7 +150,8 @@ void DraLedger::ReplaceClaims(std::vector<DraClaim> claims) {
 
 bool DraLedger::UpsertClass(DraDeviceClass device_class) {
   std::string name = device_class.name;
-  bool kept = Keep(classes_, std::move(name), std::move(device_class), kMaxClasses);
+  bool kept =
+      Keep(classes_, std::move(name), std::move(device_class), kMaxClasses, refused_.classes);
   if (kept) Changed(false);
   return kept;
 }
@@ -200,6 +204,10 @@ void DraLedger::RebuildDevices() const {
     const auto& shared = gpu_counters[{s->driver, s->pool}];
     DraNodeView& view = offered_[s->node_name];
     for (const auto& d : s->devices) {
+      // A device listed again by another slice of its pool is the same device (Kubernetes
+      // identifies devices by driver, pool and name): counted once.
+      auto key = std::make_tuple(s->driver, s->pool, d.name);
+      if (slots_.contains(key)) continue;
       Slot slot{s->node_name, "", {}};
       for (const auto& [set, counters] : d.consumes) slot.counters.push_back(set);
       bool alternative = false;
@@ -216,9 +224,10 @@ void DraLedger::RebuildDevices() const {
         }
       } else if (IsMig(d, s->driver)) {
         // A MIG device of a partitionable GPU is an alternative to the GPU, counted with it.
-        slot.resource = alternative ? std::string(kGpuResource)
-                                    : std::string(kMigResourcePrefix).append(
-                                          TextAttribute(d, s->driver, "profile"));
+        slot.resource =
+            alternative
+                ? std::string(kGpuResource)
+                : std::string(kMigResourcePrefix).append(TextAttribute(d, s->driver, "profile"));
         if (!alternative) view.allocatable.Add(slot.resource, kMilliPerGpu);
       } else {
         continue;
@@ -227,7 +236,7 @@ void DraLedger::RebuildDevices() const {
         kinds_.push_back({s->driver, &d, slot.resource,
                           DraProductLabel(TextAttribute(d, s->driver, "productName"))});
       }
-      slots_[{s->driver, s->pool, d.name}] = std::move(slot);
+      slots_.emplace(std::move(key), std::move(slot));
     }
   }
   for (auto it = offered_.begin(); it != offered_.end();) {
@@ -239,14 +248,17 @@ void DraLedger::RebuildDevices() const {
 void DraLedger::Rebuild() {
   if (devices_stale_) RebuildDevices();
   std::map<std::string, DraNodeView, std::less<>> views = offered_;
-  // What allocated claims hold: a partitionable GPU once, however many of its devices are taken.
+  // What allocated claims hold: a device once however often results name it (Kubernetes keeps
+  // the allocated devices as a set), a partitionable GPU once however many of its devices are
+  // taken.
+  std::set<const Slot*> taken;
   std::map<std::string, std::set<std::string>> taken_counters;  // node -> counter sets taken
   for (const auto& [key, claim] : claims_) {
     if (!claim.allocated) continue;
     for (const auto& r : claim.results) {
       if (r.admin_access) continue;
       auto slot = slots_.find({r.driver, r.pool, r.device});
-      if (slot == slots_.end()) continue;
+      if (slot == slots_.end() || !taken.insert(&slot->second).second) continue;
       const Slot& d = slot->second;
       bool counted_before = false;
       for (const auto& set : d.counters) {

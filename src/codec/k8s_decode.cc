@@ -220,7 +220,11 @@ void DecodePodClaims(value v, PodInfo& pod) {
         ref.from_template = !ScalarText(f.value()).empty();
       }
     }
-    if (pod.claims.size() < kMaxPodClaims) pod.claims.push_back(std::move(ref));
+    if (pod.claims.size() < kMaxPodClaims) {
+      pod.claims.push_back(std::move(ref));
+    } else {
+      ++pod.claims_not_kept;  // the pod is then not modelled (cluster/dra_claims.h)
+    }
   }
 }
 

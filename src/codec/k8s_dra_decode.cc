@@ -25,14 +25,31 @@ constexpr int64_t kMaxDraCount = int64_t{1} << 31;
 
 std::string Count(size_t n) { return std::to_string(n); }
 
+// One of the bounds of model/dra.h and codec/k8s_dra_decode.h, and the reason an object past it
+// is counted under (DecodeError::bound).
+struct Bound {
+  size_t max;
+  const char* reason;
+  // Throws: more than `max` `what`.
+  [[noreturn]] void Passed(std::string_view what) const {
+    throw DecodeError("more than " + Count(max) + " " + std::string(what), reason);
+  }
+};
+constexpr Bound kDevicesBound{kMaxDraDevicesPerSlice, "dra_devices_per_slice"};
+constexpr Bound kAttributesBound{kMaxDraAttributesPerDevice, "dra_attributes_per_device"};
+constexpr Bound kCountersBound{kMaxDraCountersPerSlice, "dra_counters_per_slice"};
+constexpr Bound kRequestsBound{kMaxDraRequestsPerClaim, "dra_requests_per_claim"};
+constexpr Bound kListBound{kMaxDraListEntries, "dra_list_entries"};
+constexpr Bound kSelectorBound{kMaxDraSelectorBytes, "dra_selector_bytes"};
+
 // Calls `each` on every entry of the list `v` (null: none), each in the context of its index;
-// past `max` entries, throws.
+// past the bound's entries, throws.
 template <class F>
-void ForEach(value v, size_t max, F&& each) {
+void ForEach(value v, const Bound& bound, F&& each) {
   if (IsNull(v)) return;
   size_t index = 0;
   for (value item : v.get_array()) {
-    if (index == max) throw DecodeError("more than " + Count(max) + " entries");
+    if (index == bound.max) bound.Passed("entries");
     WithContext("[" + Count(index++) + "]", [&] { each(item); });
   }
 }
@@ -79,7 +96,7 @@ int64_t Quantity(value v) {
 struct CounterBudget {
   size_t left = kMaxDraCountersPerSlice;
   void Charge() {
-    if (left == 0) throw DecodeError("more than " + Count(kMaxDraCountersPerSlice) + " counters");
+    if (left == 0) kCountersBound.Passed("counters");
     --left;
   }
 };
@@ -142,10 +159,7 @@ DraDevice Device(value v, CounterBudget& budget) {
   DraDevice device;
   size_t entries = 0;  // attributes and capacities
   auto charge = [&] {
-    if (++entries > kMaxDraAttributesPerDevice) {
-      throw DecodeError("more than " + Count(kMaxDraAttributesPerDevice) +
-                        " attributes and capacities");
-    }
+    if (++entries > kAttributesBound.max) kAttributesBound.Passed("attributes and capacities");
   };
   ForFields(v, [&](std::string_view key, value x) {
     if (key == "name") {
@@ -165,7 +179,7 @@ DraDevice Device(value v, CounterBudget& budget) {
         }
       });
     } else if (key == "consumesCounters") {
-      ForEach(x, kMaxDraCountersPerSlice,
+      ForEach(x, kCountersBound,
               [&](value c) { CounterSet(c, "counterSet", budget, device.consumes); });
     }
   });
@@ -207,10 +221,9 @@ void SliceSpec(value v, DraSlice& slice) {
         }
       });
     } else if (key == "devices") {
-      ForEach(x, kMaxDraDevicesPerSlice,
-              [&](value d) { slice.devices.push_back(Device(d, budget)); });
+      ForEach(x, kDevicesBound, [&](value d) { slice.devices.push_back(Device(d, budget)); });
     } else if (key == "sharedCounters") {
-      ForEach(x, kMaxDraCountersPerSlice,
+      ForEach(x, kCountersBound,
               [&](value c) { CounterSet(c, "name", budget, slice.shared_counters); });
     }
   });
@@ -218,7 +231,7 @@ void SliceSpec(value v, DraSlice& slice) {
 
 std::vector<std::string> Selectors(value v) {
   std::vector<std::string> out;
-  ForEach(v, kMaxDraListEntries, [&](value s) {
+  ForEach(v, kListBound, [&](value s) {
     std::optional<std::string> expression;
     ForFields(s, [&](std::string_view key, value cel) {
       if (key != "cel") return;
@@ -227,8 +240,9 @@ std::vector<std::string> Selectors(value v) {
       });
     });
     if (!expression || expression->empty()) throw DecodeError("no cel.expression");
-    if (expression->size() > kMaxDraSelectorBytes) {
-      throw DecodeError("cel.expression longer than " + Count(kMaxDraSelectorBytes) + " bytes");
+    if (expression->size() > kSelectorBound.max) {
+      throw DecodeError("cel.expression longer than " + Count(kSelectorBound.max) + " bytes",
+                        kSelectorBound.reason);
     }
     out.push_back(std::move(*expression));
   });
@@ -264,7 +278,7 @@ DraDeviceRequest Request(value v) {
       exactly = true;
       ForFields(x, [&](std::string_view ekey, value e) { RequestField(ekey, e, r); });
     } else if (key == "firstAvailable") {
-      ForEach(x, kMaxDraRequestsPerClaim, [&](value s) {
+      ForEach(x, kRequestsBound, [&](value s) {
         DraDeviceRequest& sub = r.first_available.emplace_back();
         ForFields(s, [&](std::string_view skey, value e) {
           if (skey == "name") sub.name = ScalarText(e);
@@ -282,7 +296,7 @@ DraDeviceRequest Request(value v) {
 
 std::vector<std::string> Strings(value v) {
   std::vector<std::string> out;
-  ForEach(v, kMaxDraListEntries, [&](value s) { out.emplace_back(ScalarText(s)); });
+  ForEach(v, kListBound, [&](value s) { out.emplace_back(ScalarText(s)); });
   return out;
 }
 
@@ -291,9 +305,9 @@ void ClaimSpec(value v, DraClaim& claim) {
     if (key != "devices") return;
     ForFields(devices, [&](std::string_view dkey, value x) {
       if (dkey == "requests") {
-        ForEach(x, kMaxDraRequestsPerClaim, [&](value r) { claim.requests.push_back(Request(r)); });
+        ForEach(x, kRequestsBound, [&](value r) { claim.requests.push_back(Request(r)); });
       } else if (dkey == "constraints") {
-        ForEach(x, kMaxDraListEntries, [&](value c) {
+        ForEach(x, kListBound, [&](value c) {
           DraConstraint& constraint = claim.constraints.emplace_back();
           ForFields(c, [&](std::string_view ckey, value e) {
             if (ckey == "requests") constraint.requests = Strings(e);
@@ -325,12 +339,11 @@ void ClaimStatus(value v, DraClaim& claim) {
         if (akey != "devices") return;
         ForFields(devices, [&](std::string_view dkey, value results) {
           if (dkey != "results") return;
-          ForEach(results, kMaxDraListEntries,
-                  [&](value r) { claim.results.push_back(Result(r)); });
+          ForEach(results, kListBound, [&](value r) { claim.results.push_back(Result(r)); });
         });
       });
     } else if (key == "reservedFor") {
-      ForEach(x, kMaxDraListEntries, [&](value r) {
+      ForEach(x, kListBound, [&](value r) {
         std::string uid;
         ForFields(r, [&](std::string_view rkey, value u) {
           if (rkey == "uid") uid = ScalarText(u);

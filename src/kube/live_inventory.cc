@@ -1,7 +1,11 @@
+// Longer than 500 lines: the sink of every kind the live inventory watches (nodes, pods, DRA
+// objects, group sizes) changes its one ledger under its lock, beside the publisher.
 #include "gpusched/kube/live_inventory.h"
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
@@ -9,6 +13,7 @@
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/k8s_dra_decode.h"
 #include "gpusched/codec/k8s_group_decode.h"
+#include "gpusched/kube/refusal_counts.h"
 
 namespace gpusched {
 
@@ -131,11 +136,13 @@ class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
   std::vector<PodInfo> listed_;
 };
 
-// One DRA kind's objects into the ledger's DraLedger (cluster/dra_ledger.h).
+// One DRA kind's objects into the ledger's DraLedger (cluster/dra_ledger.h); what the ledger
+// refuses past its cap on this kind is counted (refused()) and logged once.
 class LiveInventory::DraSink : public ReflectorSink {
  public:
   enum class Kind { kSlices, kClaims, kClasses };
-  DraSink(LiveInventory& owner, Kind kind) : owner_(owner), kind_(kind) {}
+  DraSink(LiveInventory& owner, Kind kind, const char* path, const char* cap_reason)
+      : owner_(owner), kind_(kind), cap_reason_(cap_reason), refused_(path, {cap_reason}) {}
   void BeginList() override { Clear(); }
   void AddListed(simdjson::ondemand::object o) override {
     switch (kind_) {
@@ -151,16 +158,16 @@ class LiveInventory::DraSink : public ReflectorSink {
     }
   }
   void EndList() override {
-    owner_.Change([&](ClusterLedger& ledger) {
+    Change("a listed object", [&](DraLedger& dra) {
       switch (kind_) {
         case Kind::kSlices:
-          ledger.dra().ReplaceSlices(std::move(slices_));
+          dra.ReplaceSlices(std::move(slices_));
           break;
         case Kind::kClaims:
-          ledger.dra().ReplaceClaims(std::move(claims_));
+          dra.ReplaceClaims(std::move(claims_));
           break;
         case Kind::kClasses:
-          ledger.dra().ReplaceClasses(std::move(classes_));
+          dra.ReplaceClasses(std::move(classes_));
           break;
       }
     });
@@ -187,23 +194,43 @@ class LiveInventory::DraSink : public ReflectorSink {
     switch (kind_) {
       case Kind::kSlices: {
         DraSlice slice = DecodeDraSlice(o);
-        owner_.Change([&](ClusterLedger& l) { l.dra().UpsertSlice(std::move(slice)); });
+        Change(slice.name, [&](DraLedger& dra) { dra.UpsertSlice(std::move(slice)); });
         break;
       }
       case Kind::kClaims: {
         DraClaim claim = DecodeDraClaim(o);
-        owner_.Change([&](ClusterLedger& l) { l.dra().UpsertClaim(std::move(claim)); });
+        Change(claim.namespace_name + "/" + claim.name,
+               [&](DraLedger& dra) { dra.UpsertClaim(std::move(claim)); });
         break;
       }
       case Kind::kClasses: {
         DraDeviceClass c = DecodeDraDeviceClass(o);
-        owner_.Change([&](ClusterLedger& l) { l.dra().UpsertClass(std::move(c)); });
+        Change(c.name, [&](DraLedger& dra) { dra.UpsertClass(std::move(c)); });
         break;
       }
     }
   }
+  // Objects the ledger refused past its cap on this kind, under the kind's cap reason.
+  std::map<std::string_view, uint64_t> refused() const { return refused_.counts(); }
 
  private:
+  // Runs `change` on the ledger's DRA state, and counts what the ledger refused meanwhile, naming
+  // `object` in the log (a copy: `change` may move the object it names).
+  template <class F>
+  void Change(std::string object, F&& change) {
+    owner_.Change([&](ClusterLedger& ledger) {
+      change(ledger.dra());
+      const DraLedger::Refusals& r = ledger.dra().refused();
+      uint64_t now = kind_ == Kind::kSlices   ? r.slices
+                     : kind_ == Kind::kClaims ? r.claims
+                                              : r.classes;
+      if (now > counted_) {
+        refused_.Add(cap_reason_, object, "the ledger keeps no more objects of this kind",
+                     now - counted_);
+        counted_ = now;
+      }
+    });
+  }
   void Clear() {
     slices_ = {};
     claims_ = {};
@@ -211,6 +238,9 @@ class LiveInventory::DraSink : public ReflectorSink {
   }
   LiveInventory& owner_;
   Kind kind_;
+  const char* cap_reason_;
+  RefusalCounts refused_;
+  uint64_t counted_ = 0;  // of the ledger's refusals, those in refused_ (ledger_mu_ held)
   std::vector<DraSlice> slices_;
   std::vector<DraClaim> claims_;
   std::vector<DraDeviceClass> classes_;
@@ -271,11 +301,13 @@ namespace {
 
 struct DraKind {
   const char* path;
-  const char* name;  // in metrics
+  const char* name;        // in metrics
+  const char* cap_reason;  // in metrics: refused past the ledger's cap on the kind
 };
-constexpr DraKind kDraKinds[] = {{"/apis/resource.k8s.io/v1/resourceslices", "resourceslice"},
-                                 {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaim"},
-                                 {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclass"}};
+constexpr DraKind kDraKinds[] = {
+    {"/apis/resource.k8s.io/v1/resourceslices", "resourceslice", "dra_slice_cap"},
+    {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaim", "dra_claim_cap"},
+    {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclass", "dra_class_cap"}};
 
 struct GroupKind {
   const char* path;
@@ -308,7 +340,8 @@ LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_name
   pods_ = std::make_unique<Reflector>("/api/v1/pods", config, *pod_sink_, options_.reflector,
                                       options_.seed + 1);
   for (size_t i = 0; options_.dra && i < std::size(kDraKinds); ++i) {
-    dra_sinks_.push_back(std::make_unique<DraSink>(*this, static_cast<DraSink::Kind>(i)));
+    dra_sinks_.push_back(std::make_unique<DraSink>(*this, static_cast<DraSink::Kind>(i),
+                                                   kDraKinds[i].path, kDraKinds[i].cap_reason));
     dra_.push_back(std::make_unique<Reflector>(kDraKinds[i].path, config, *dra_sinks_.back(),
                                                options_.reflector, options_.seed + 2 + i));
   }
@@ -437,22 +470,30 @@ void LiveInventory::Forget(const PodInfo& pod) {
   Queue({PodKey(pod), "", std::chrono::steady_clock::now()});
 }
 
+namespace {
+
+// What `reflector` skipped, and `summarised` objects its sink kept in part.
+LiveInventory::Skips SkipsOf(const Reflector& reflector, uint64_t summarised) {
+  return {reflector.skipped_invalid(), reflector.skipped_malformed(), reflector.skipped_oversized(),
+          summarised, reflector.skipped_refused()};
+}
+
+}  // namespace
+
 LiveInventory::Skips LiveInventory::node_skips() const {
-  return {nodes_->skipped_invalid(), nodes_->skipped_malformed(), nodes_->skipped_oversized(),
-          node_sink_->summarised()};
+  return SkipsOf(*nodes_, node_sink_->summarised());
 }
 
 LiveInventory::Skips LiveInventory::pod_skips() const {
-  return {pods_->skipped_invalid(), pods_->skipped_malformed(), pods_->skipped_oversized(),
-          pod_sink_->summarised()};
+  return SkipsOf(*pods_, pod_sink_->summarised());
 }
 
 std::vector<std::pair<std::string_view, LiveInventory::Skips>> LiveInventory::dra_skips() const {
   std::vector<std::pair<std::string_view, Skips>> out;
   for (size_t i = 0; i < dra_.size(); ++i) {
-    out.emplace_back(kDraKinds[i].name,
-                     Skips{dra_[i]->skipped_invalid(), dra_[i]->skipped_malformed(),
-                           dra_[i]->skipped_oversized(), 0});
+    Skips skips = SkipsOf(*dra_[i], 0);
+    for (const auto& [reason, n] : dra_sinks_[i]->refused()) skips.refused[reason] += n;
+    out.emplace_back(kDraKinds[i].name, std::move(skips));
   }
   return out;
 }
@@ -460,9 +501,7 @@ std::vector<std::pair<std::string_view, LiveInventory::Skips>> LiveInventory::dr
 std::vector<std::pair<std::string_view, LiveInventory::Skips>> LiveInventory::group_skips() const {
   std::vector<std::pair<std::string_view, Skips>> out;
   for (size_t i = 0; i < groups_.size(); ++i) {
-    out.emplace_back(kGroupKinds[i].name,
-                     Skips{groups_[i]->skipped_invalid(), groups_[i]->skipped_malformed(),
-                           groups_[i]->skipped_oversized(), group_sinks_[i]->ignored()});
+    out.emplace_back(kGroupKinds[i].name, SkipsOf(*groups_[i], group_sinks_[i]->ignored()));
   }
   return out;
 }

@@ -88,7 +88,12 @@ void DecodeObject(std::string_view input, Decode&& decode) {
       decode(doc.get_object().value());
       ExpectEnd(doc);
     });
-  } catch (const DecodeError&) {
+  } catch (const DecodeError& e) {
+    // A bound a refusal names is a `reason` label value (lower-case words joined by '_').
+    const std::string_view bound = e.bound() != nullptr ? e.bound() : "";
+    Require(std::all_of(bound.begin(), bound.end(),
+                        [](char c) { return c == '_' || (c >= 'a' && c <= 'z'); }),
+            "a refusal's bound is a label value");
   }
 }
 
@@ -180,7 +185,11 @@ void CheckWatchStream(std::string_view input) {
 void CheckPodDecoder(std::string_view input) {
   DecodeObject(input, [](simdjson::ondemand::object o) {
     // Node pins stay within their budget (gpusched/model/node_pins.h), whatever the pod holds.
-    const NodePins pins = DecodePod(o).pins;
+    const PodInfo pod = DecodePod(o);
+    Require(pod.claims.size() <= kMaxPodClaims, "pod: claims within their bound");
+    Require(pod.claims_not_kept == 0 || pod.claims.size() == kMaxPodClaims,
+            "pod: claims past the bound only once it is full");
+    const NodePins& pins = pod.pins;
     size_t items = pins.required.size() + pins.preferred.size();
     auto add = [&](const std::vector<PinRequirement>& requirements) {
       for (const auto& r : requirements) items += 1 + r.values.size();

@@ -17,7 +17,9 @@ namespace gpusched::fuzz {
 // DecodeExtenderArgs; what decodes is filtered and prioritized over the sample cluster with the
 // default policy, and both answers must account for every node and encode as JSON.
 void CheckExtenderRequest(std::string_view input);
-// DecodePod / DecodeNode on one JSON object, as the decoders' own callers run them.
+// DecodePod / DecodeNode on one JSON object, as the decoders' own callers run them: a pod's claims
+// within kMaxPodClaims, those past it counted. Any decoder's refusal that names a bound names it
+// as a metric label value.
 void CheckPodDecoder(std::string_view input);
 void CheckNodeDecoder(std::string_view input);
 // DecodeDisruptionBudget on one JSON object: the selector within its budget, an unreadable one

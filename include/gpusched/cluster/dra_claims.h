@@ -5,20 +5,27 @@
 // Per claim the pod references (the claim itself, or the one made from its template), per
 // request (an `exactly` request, or the first alternative of `firstAvailable`): the DeviceClass's
 // selectors and the request's own are evaluated (model/dra_selector.h) on one device of each kind
-// the nodes offer (kinds differ in driver, type, product, MIG profile and memory), and
-// the request becomes `count` devices of the one resource those kinds count as, pinned to their
-// products when some product's devices do not match. A claim already allocated asks for nothing
-// more (its devices are counted as used on their node), nor does an adminAccess request, nor the
-// claim kube-scheduler made for the pod's extended resources (its requests say it already). A
-// request that matches no GPU kind (another driver's devices) adds nothing.
+// the nodes offer (kinds differ in driver, type, product, MIG profile and memory), in order, as
+// kube-scheduler's allocator evaluates them: the first selector that is not true decides, false
+// that the kind does not match, an evaluation error (an attribute the device lacks, a type
+// mismatch) that the allocator fails on it. So NVIDIA's mig.nvidia.com class, false on a full GPU,
+// decides there before a request's `profile` is read. A kind that fails counts as not matching
+// (kube-scheduler cannot allocate it for the claim); only when no kind matches and some kind
+// failed is the pod unmodelled for it. The request becomes `count` devices of the one resource the
+// matching kinds count as, pinned to their products when some product's devices do not match. A
+// claim already allocated asks for nothing more (its devices are counted as used on their node),
+// nor does an adminAccess request, nor the claim kube-scheduler made for the pod's extended
+// resources (its requests say it already). A request that matches no GPU kind (another driver's
+// devices) adds nothing.
 //
 // What gpusched does not model makes the pod `unmodelled` (placement then scores every node
 // alike, and the reason is counted): a claim not in the inventory yet, a class not known, a
 // selector outside the supported CEL subset, allocationMode All, a request whose matching
 // devices count as more than one resource (full GPUs and MIG devices), requests no product
-// satisfies together. Selectors are judged on one device per kind, so a selector naming a
-// per-device attribute (uuid, index) is judged by that device alone; matchAttribute constraints
-// are not checked: NVIDIA's nodes carry one product, so devices of a
+// satisfies together, selectors that fail on some kind and match none, claim references past
+// the kMaxPodClaims a pod keeps (PodInfo::claims_not_kept). Selectors are judged on one device per
+// kind, so a selector naming a per-device attribute (uuid, index) is judged by that device alone;
+// matchAttribute constraints are not checked: NVIDIA's nodes carry one product, so devices of a
 // node agree on it. Pure functions; thread-safe.
 #ifndef GPUSCHED_CLUSTER_DRA_CLAIMS_H_
 #define GPUSCHED_CLUSTER_DRA_CLAIMS_H_

@@ -16,7 +16,11 @@
 // nodeSelector), are kept but add no GPU to any node.
 //
 // Bounds: at most kMaxSlices slices, kMaxClaims claims and kMaxClasses classes are kept (past
-// them a new object is refused and counted); each object is bounded by its decoder (model/dra.h).
+// them a new object is refused and counted in refused(), which the live inventory reports as
+// gpusched_inventory_objects_skipped_total{reason="dra_slice_cap"} and the like); each object is
+// bounded by its decoder (model/dra.h). A device is identified as Kubernetes identifies it, by
+// driver, pool and name: listed by two slices of its pool, or twice in allocation results, it
+// counts once.
 // Not thread-safe: one writer thread owns it; what it builds is immutable.
 #ifndef GPUSCHED_CLUSTER_DRA_LEDGER_H_
 #define GPUSCHED_CLUSTER_DRA_LEDGER_H_
@@ -27,8 +31,8 @@
 #include <set>
 #include <span>
 #include <string>
-#include <tuple>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "gpusched/model/dra.h"
@@ -86,6 +90,13 @@ class DraLedger final : public DraLookup {
   static constexpr size_t kMaxClaims = 200000;
   static constexpr size_t kMaxClasses = 1000;
 
+  // Objects refused for the bounds above since the ledger was made, a list's as a watch's.
+  struct Refusals {
+    uint64_t slices = 0;
+    uint64_t claims = 0;
+    uint64_t classes = 0;
+  };
+
   // Each returns false when the object was refused for the ledger's bounds.
   bool UpsertSlice(DraSlice slice);
   void DeleteSlice(std::string_view name);
@@ -114,6 +125,7 @@ class DraLedger final : public DraLookup {
   size_t slice_count() const { return slices_.size(); }
   size_t claim_count() const { return claims_.size(); }
   size_t class_count() const { return classes_.size(); }
+  const Refusals& refused() const { return refused_; }
 
  private:
   // Marks the views and catalog stale; `devices` when a slice changed.
@@ -128,6 +140,7 @@ class DraLedger final : public DraLookup {
   std::map<std::string, DraClaim, std::less<>> claims_;
   std::map<std::string, DraDeviceClass, std::less<>> classes_;
   std::set<std::string, std::less<>> dirty_nodes_;
+  Refusals refused_;
   bool stale_ = true;
   // What the slices offer, kept until a slice changes (RebuildDevices).
   struct Slot {

@@ -14,7 +14,8 @@
 // names, and kept name by name they cost a gigabyte over 240 pods and reach /metrics and
 // /why-pending. Past the budget a name's quantity is still checked, then only counted
 // (PodInfo/NodeInfo::resources_not_kept); native resources are always kept. Functions are
-// reentrant; each thread uses its own parser.
+// reentrant; each thread uses its own parser. A DecodeError carries the bound an object passed,
+// when that is why it was refused (DecodeError::bound).
 #ifndef GPUSCHED_CODEC_K8S_DECODE_H_
 #define GPUSCHED_CODEC_K8S_DECODE_H_
 
@@ -37,6 +38,14 @@ namespace gpusched {
 class DecodeError : public InputError {
  public:
   using InputError::InputError;
+  // An object refused for passing one of gpusched's bounds rather than for being malformed:
+  // `bound` names the bound (a static string, the `reason` label callers count it under).
+  DecodeError(const std::string& message, const char* bound) : InputError(message), bound_(bound) {}
+  // Which bound the object passed; nullptr when it is invalid.
+  const char* bound() const { return bound_; }
+
+ private:
+  const char* bound_ = nullptr;
 };
 
 PodInfo DecodePod(simdjson::ondemand::object object);
@@ -72,7 +81,7 @@ auto WithContext(std::string_view what, F&& decode) -> decltype(decode()) {
   } catch (const simdjson::simdjson_error& e) {
     throw DecodeError(std::string(what) + ": " + simdjson::error_message(e.error()));
   } catch (const DecodeError& e) {
-    throw DecodeError(std::string(what) + ": " + e.what());
+    throw DecodeError(std::string(what) + ": " + e.what(), e.bound());
   }
 }
 

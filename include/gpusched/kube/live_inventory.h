@@ -24,6 +24,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -74,12 +75,16 @@ class LiveInventory : public AssumptionSink {
   uint64_t watch_restarts() const;
   uint64_t lists_abandoned() const;
   // Objects of each kind the reflectors skipped (Reflector::skipped_invalid/_malformed/_oversized),
-  // and those decoded with extended resources past the decoder's budget (codec/k8s_decode.h).
+  // those decoded with extended resources past the decoder's budget (codec/k8s_decode.h), and
+  // those refused for a bound, by reason: a decoder's (Reflector::skipped_refused) or, for the DRA
+  // kinds, the ledger's cap on how many it keeps ("dra_slice_cap", "dra_claim_cap",
+  // "dra_class_cap": counted from 0, cluster/dra_ledger.h).
   struct Skips {
     uint64_t invalid = 0;
     uint64_t malformed = 0;
     uint64_t oversized = 0;
     uint64_t summarised = 0;
+    std::map<std::string_view, uint64_t> refused;
   };
   Skips node_skips() const;
   Skips pod_skips() const;

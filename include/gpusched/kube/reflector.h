@@ -26,10 +26,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <simdjson.h>
@@ -106,6 +108,8 @@ class Reflector {
   uint64_t skipped_malformed() const { return skips_.malformed(); }
   // Objects skipped for their size (longer than max_object_bytes).
   uint64_t skipped_oversized() const { return skips_.oversized(); }
+  // Objects skipped for passing a bound the sink keeps, by reason (ObjectSkips::refused).
+  std::map<std::string_view, uint64_t> skipped_refused() const { return skips_.refused(); }
   // Lists given up past max_list_pages or max_list_objects.
   uint64_t lists_abandoned() const { return lists_abandoned_.load(); }
   uint64_t lists() const { return lists_.load(); }

@@ -4,11 +4,11 @@
 //
 // One bad object never stops a list or a watch: every item and every event's object is parsed on
 // its own and handed to the sink inside ObjectSkips::Isolated, so an object the sink refuses
-// (DecodeError: "invalid") or that is not an object of the expected shape ("malformed") is
-// skipped, counted and logged, and the page or stream goes on. So is an object past the bound on
-// one object's bytes (kDefaultMaxObjectBytes unless configured: "oversized"), and a watch event of
-// a type the API does not define. Only a page whose envelope is not a list fails as a whole (the
-// caller lists again).
+// (DecodeError: "invalid", or the bound it names: DecodeError::bound) or that is not an object of
+// the expected shape ("malformed") is skipped, counted and logged, and the page or stream goes on.
+// So is an object past the bound on one object's bytes (kDefaultMaxObjectBytes unless configured:
+// "oversized"), and a watch event of a type the API does not define. Only a page whose envelope is
+// not a list fails as a whole (the caller lists again).
 //
 // ObjectSkips is safe to read from any thread; the functions use thread-local parsers.
 #ifndef GPUSCHED_KUBE_WATCH_STREAM_H_
@@ -17,12 +17,14 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
 #include <simdjson.h>
 
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/kube/refusal_counts.h"
 
 namespace gpusched {
 
@@ -36,7 +38,7 @@ inline constexpr size_t kDefaultMaxObjectBytes = 4 * 1024 * 1024;
 // Counts and logs the objects skipped from one collection (`what`, e.g. "/api/v1/pods").
 class ObjectSkips {
  public:
-  explicit ObjectSkips(std::string what) : what_(std::move(what)) {}
+  explicit ObjectSkips(std::string what) : what_(what), refused_(std::move(what)) {}
   // Runs `decode`; when it throws DecodeError or a simdjson error, counts and logs the skip of
   // `object` (a few words) and returns false.
   template <class F>
@@ -50,6 +52,8 @@ class ObjectSkips {
   uint64_t invalid() const { return invalid_.load(); }
   uint64_t malformed() const { return malformed_.load(); }
   uint64_t oversized() const { return oversized_.load(); }
+  // Objects the sink refused for passing a bound, by the bound's reason (RefusalCounts).
+  std::map<std::string_view, uint64_t> refused() const { return refused_.counts(); }
 
  private:
   void Skipped(std::string_view object, std::atomic<uint64_t>& counter, std::string_view error);
@@ -57,6 +61,7 @@ class ObjectSkips {
   std::atomic<uint64_t> invalid_{0};
   std::atomic<uint64_t> malformed_{0};
   std::atomic<uint64_t> oversized_{0};
+  RefusalCounts refused_;
 };
 
 struct ListPage {
@@ -87,7 +92,11 @@ bool ObjectSkips::Isolated(std::string_view object, F&& decode) {
     decode();
     return true;
   } catch (const DecodeError& e) {
-    Skipped(object, invalid_, e.what());
+    if (e.bound() != nullptr) {
+      refused_.Add(e.bound(), object, e.what());
+    } else {
+      Skipped(object, invalid_, e.what());
+    }
   } catch (const simdjson::simdjson_error& e) {
     Skipped(object, malformed_, simdjson::error_message(e.error()));
   }

@@ -18,9 +18,10 @@
 // literal) makes the selector unsupported, as does an expression longer than kMaxDraSelectorBytes
 // or nested deeper than kMaxDraSelectorDepth. Evaluation errors (an attribute the device lacks,
 // values of kinds an operator does not take, a version or quantity that does not parse, a result
-// that is no boolean) make Matches nullopt: unknown, never a refusal. == and != on values of two
-// kinds are such an error too, where CEL would answer false. Value type, cheap to copy (copies
-// share the compiled tree); const methods are thread-safe.
+// that is no boolean) make Matches nullopt, as CEL's runtime errors (what that means for a claim:
+// cluster/dra_claims.h). == and != on values of two kinds are such an error too, where CEL would
+// answer false. Value type, cheap to copy (copies share the compiled tree); const methods are
+// thread-safe.
 #ifndef GPUSCHED_MODEL_DRA_SELECTOR_H_
 #define GPUSCHED_MODEL_DRA_SELECTOR_H_
 

@@ -76,8 +76,9 @@ struct PodInfo {
   // status.resourceClaimStatuses, and the claim kube-scheduler made for extended resources served
   // by DRA devices (status.extendedResourceClaimStatus).
   std::vector<PodClaimRef> claims;
-  SpecGroupRef spec_group;  // spec.workloadRef (1.35), spec.schedulingGroup (1.36)
-  PodGroupRef group;        // the job it belongs to (ReadPodGroup), set by the decoder
+  size_t claims_not_kept = 0;  // spec.resourceClaims entries past kMaxPodClaims
+  SpecGroupRef spec_group;     // spec.workloadRef (1.35), spec.schedulingGroup (1.36)
+  PodGroupRef group;           // the job it belongs to (ReadPodGroup), set by the decoder
 
   // Succeeded and Failed pods hold no resources.
   bool terminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
