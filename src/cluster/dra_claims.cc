@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/model/dra_selector.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/packing/fragmentation.h"
 
@@ -25,45 +24,50 @@ struct RequestMatch {
 // error: the allocator stops with a CEL runtime error on that device.
 enum class Verdict { kMatch, kNoMatch, kError };
 
-Verdict Judge(const std::vector<DraSelector>& selectors, const DraDeviceKind& kind) {
-  for (const auto& s : selectors) {
-    std::optional<bool> m = s.Matches(kind.driver, *kind.sample);
-    if (!m) return Verdict::kError;
-    if (!*m) return Verdict::kNoMatch;
+Verdict Judge(const DraCompiledSelectors& of_class, const DraCompiledSelectors& of_request,
+              const DraDeviceKind& kind) {
+  for (const auto* list : {&of_class, &of_request}) {
+    for (const auto& s : list->selectors) {
+      std::optional<bool> m = s.Matches(kind.driver, *kind.sample);
+      if (!m) return Verdict::kError;
+      if (!*m) return Verdict::kNoMatch;
+    }
   }
   return Verdict::kMatch;
 }
 
-// The class's selectors then the request's, compiled; an unsupported one says why in `out`.
-std::vector<DraSelector> Compile(const DraDeviceClass& device_class,
-                                 const DraDeviceRequest& request, RequestMatch& out) {
-  std::vector<DraSelector> selectors;
-  for (const auto* list : {&device_class.selectors, &request.selectors}) {
-    for (const auto& text : *list) {
-      selectors.push_back(DraSelector::Compile(text));
-      if (!selectors.back().supported()) {
-        out.unmodelled = "selector not modelled: " + selectors.back().unsupported_reason();
-        return {};
-      }
-    }
-  }
-  return selectors;
-}
-
-RequestMatch Match(const DraDeviceRequest& request, const DraLookup& catalog) {
+RequestMatch Match(const DraDeviceRequest& request, const DraCompiledSelectors& of_request,
+                   const DraLookup& catalog, size_t& work) {
   RequestMatch out;
-  const DraDeviceClass* device_class = catalog.FindClass(request.device_class);
+  const DraClassEntry* device_class = catalog.FindClass(request.device_class);
   if (device_class == nullptr) {
     out.unmodelled = "DeviceClass " + request.device_class + " is not in the inventory";
     return out;
   }
-  std::vector<DraSelector> selectors = Compile(*device_class, request, out);
-  if (!out.unmodelled.empty()) return out;
+  for (const auto* list : {&device_class->selectors, &of_request}) {
+    if (!list->unsupported.empty()) {
+      out.unmodelled = "selector not modelled: " + list->unsupported;
+      return out;
+    }
+  }
+  if (catalog.kinds_cut()) {
+    out.unmodelled =
+        "the nodes offer more than " + std::to_string(kMaxDeviceKinds) + " kinds of devices";
+    return out;
+  }
+  // Charged before evaluating, at most what every selector on every kind costs: a pod past the
+  // bound is answered at once, the same way on every call.
+  work += (device_class->selectors.cost + of_request.cost) * catalog.kinds().size();
+  if (work > kMaxDraSelectorWork) {
+    out.unmodelled = "the pod's claims take more than " + std::to_string(kMaxDraSelectorWork) +
+                     " selector steps to judge";
+    return out;
+  }
   // A kind the selectors fail on is one kube-scheduler cannot allocate from: placement counts it
   // as not matching. Only when no kind matches is the error the answer.
   const DraDeviceKind* failed = nullptr;
   for (const auto& kind : catalog.kinds()) {
-    Verdict v = Judge(selectors, kind);
+    Verdict v = Judge(device_class->selectors, of_request, kind);
     if (v == Verdict::kError && failed == nullptr) failed = &kind;
     if (v != Verdict::kMatch) continue;
     out.resources.insert(kind.resource);
@@ -77,8 +81,9 @@ RequestMatch Match(const DraDeviceRequest& request, const DraLookup& catalog) {
 }
 
 // Adds one request's demand to `demand`, or marks the demand unmodelled.
-void AddRequest(const DraDeviceRequest& written, const DraLookup& catalog, DraDemand& demand,
-                std::set<std::string>& products, bool& pinned) {
+void AddRequest(const DraDeviceRequest& written, const DraCompiledSelectors& selectors,
+                const DraLookup& catalog, DraDemand& demand, std::set<std::string>& products,
+                bool& pinned, size_t& work) {
   // firstAvailable: kube-scheduler takes the first alternative a node can satisfy; gpusched judges
   // every node by the first.
   const DraDeviceRequest& request =
@@ -89,7 +94,7 @@ void AddRequest(const DraDeviceRequest& written, const DraLookup& catalog, DraDe
     demand.unmodelled_reason = "allocationMode All is not modelled";
     return;
   }
-  RequestMatch m = Match(request, catalog);
+  RequestMatch m = Match(request, selectors, catalog, work);
   if (!m.unmodelled.empty()) {
     demand.modelled = false;
     demand.unmodelled_reason = std::move(m.unmodelled);
@@ -138,6 +143,8 @@ DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& catalog, DraDemandSco
   }
   std::set<std::string> products;
   bool pinned = false;
+  size_t work = 0;
+  std::set<const DraClaimEntry*> seen;
   for (const auto& ref : pod.claims) {
     // The claim kube-scheduler made for extended resources (no name in the pod's spec): the pod's
     // own requests already say what it holds.
@@ -148,15 +155,23 @@ DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& catalog, DraDemandSco
       demand.unmodelled_reason = "the claim of template reference " + ref.name + " is not made yet";
       break;
     }
-    const DraClaim* claim = catalog.FindClaim(pod.namespace_name, ref.claim_name);
-    if (claim == nullptr) {
+    const DraClaimEntry* entry = catalog.FindClaim(pod.namespace_name, ref.claim_name);
+    if (entry == nullptr) {
       demand.modelled = false;
       demand.unmodelled_reason = "ResourceClaim " + ref.claim_name + " is not in the inventory";
       break;
     }
-    if (claim->allocated && scope == DraDemandScope::kToPlace) continue;
-    for (const auto& request : claim->requests) {
-      AddRequest(request, catalog, demand, products, pinned);
+    // Named twice, a claim is still one set of devices.
+    if (!seen.insert(entry).second) continue;
+    if (entry->claim.allocated && scope == DraDemandScope::kToPlace) continue;
+    if (!entry->requests_dropped.empty()) {
+      demand.modelled = false;
+      demand.unmodelled_reason = "ResourceClaim " + ref.claim_name + ": " + entry->requests_dropped;
+      break;
+    }
+    for (size_t i = 0; i < entry->claim.requests.size(); ++i) {
+      AddRequest(entry->claim.requests[i], entry->requests[i], catalog, demand, products, pinned,
+                 work);
       if (!demand.modelled) break;
     }
     if (!demand.modelled) break;

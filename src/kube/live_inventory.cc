@@ -136,22 +136,58 @@ class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
   std::vector<PodInfo> listed_;
 };
 
+namespace {
+
+// One of the ledger's refusals (DraLedger::Refusals), under its reason in metrics.
+struct DraRefusal {
+  const char* reason;
+  uint64_t DraLedger::Refusals::*count;
+  const char* why;
+};
+constexpr DraRefusal kSliceRefusals[] = {
+    {"dra_slice_cap", &DraLedger::Refusals::slices, "the ledger keeps no more slices"},
+    {"dra_kind_cap", &DraLedger::Refusals::kinds,
+     "the nodes offer more kinds of devices than gpusched tells apart"}};
+constexpr DraRefusal kClaimRefusals[] = {
+    {"dra_claim_cap", &DraLedger::Refusals::claims, "the ledger keeps no more claims"},
+    {"dra_claim_bytes", &DraLedger::Refusals::claim_bytes,
+     "the claim is kept without its requests: too large, or the claims' byte budget is spent"}};
+constexpr DraRefusal kClassRefusals[] = {
+    {"dra_class_cap", &DraLedger::Refusals::classes, "the ledger keeps no more classes"}};
+
+}  // namespace
+
 // One DRA kind's objects into the ledger's DraLedger (cluster/dra_ledger.h); what the ledger
-// refuses past its cap on this kind is counted (refused()) and logged once.
+// refuses of this kind is counted (refused()) and logged once per reason. A list is kept in the
+// ledger's forms as it is decoded (slices compacted, claims compiled and bounded by bytes), never
+// whole as decoded.
 class LiveInventory::DraSink : public ReflectorSink {
  public:
   enum class Kind { kSlices, kClaims, kClasses };
-  DraSink(LiveInventory& owner, Kind kind, const char* path, const char* cap_reason)
-      : owner_(owner), kind_(kind), cap_reason_(cap_reason), refused_(path, {cap_reason}) {}
+  DraSink(LiveInventory& owner, Kind kind, const char* path,
+          std::shared_ptr<DraKindInterner> interner)
+      : owner_(owner),
+        kind_(kind),
+        refusals_(kind == Kind::kSlices   ? std::span<const DraRefusal>(kSliceRefusals)
+                  : kind == Kind::kClaims ? std::span<const DraRefusal>(kClaimRefusals)
+                                          : std::span<const DraRefusal>(kClassRefusals)),
+        refused_(path, {refusals_[0].reason, refusals_.back().reason}),
+        interner_(std::move(interner)) {}
   void BeginList() override { Clear(); }
   void AddListed(simdjson::ondemand::object o) override {
     switch (kind_) {
       case Kind::kSlices:
-        slices_.push_back(DecodeDraSlice(o));
+        slices_.push_back(StoreSlice(DecodeDraSlice(o), *interner_));
         break;
-      case Kind::kClaims:
-        claims_.push_back(DecodeDraClaim(o));
+      case Kind::kClaims: {
+        // The list's claims replace the ledger's: the budget is the list's own.
+        size_t left =
+            listed_bytes_ >= kMaxDraClaimBytesTotal ? 0 : kMaxDraClaimBytesTotal - listed_bytes_;
+        auto entry = DraClaimEntry::Make(DecodeDraClaim(o), left);
+        listed_bytes_ += entry->bytes;
+        claims_.push_back(std::move(entry));
         break;
+      }
       case Kind::kClasses:
         classes_.push_back(DecodeDraDeviceClass(o));
         break;
@@ -193,7 +229,7 @@ class LiveInventory::DraSink : public ReflectorSink {
     }
     switch (kind_) {
       case Kind::kSlices: {
-        DraSlice slice = DecodeDraSlice(o);
+        DraStoredSlice slice = StoreSlice(DecodeDraSlice(o), *interner_);
         Change(slice.name, [&](DraLedger& dra) { dra.UpsertSlice(std::move(slice)); });
         break;
       }
@@ -220,14 +256,15 @@ class LiveInventory::DraSink : public ReflectorSink {
   void Change(std::string object, F&& change) {
     owner_.Change([&](ClusterLedger& ledger) {
       change(ledger.dra());
+      // Kinds are told apart when the devices are counted next: now, for a slice.
+      if (kind_ == Kind::kSlices) ledger.dra().kinds_cut();
       const DraLedger::Refusals& r = ledger.dra().refused();
-      uint64_t now = kind_ == Kind::kSlices   ? r.slices
-                     : kind_ == Kind::kClaims ? r.claims
-                                              : r.classes;
-      if (now > counted_) {
-        refused_.Add(cap_reason_, object, "the ledger keeps no more objects of this kind",
-                     now - counted_);
-        counted_ = now;
+      for (size_t i = 0; i < refusals_.size(); ++i) {
+        uint64_t now = r.*refusals_[i].count;
+        if (now > counted_[i]) {
+          refused_.Add(refusals_[i].reason, object, refusals_[i].why, now - counted_[i]);
+          counted_[i] = now;
+        }
       }
     });
   }
@@ -235,14 +272,17 @@ class LiveInventory::DraSink : public ReflectorSink {
     slices_ = {};
     claims_ = {};
     classes_ = {};
+    listed_bytes_ = 0;
   }
   LiveInventory& owner_;
   Kind kind_;
-  const char* cap_reason_;
+  std::span<const DraRefusal> refusals_;
   RefusalCounts refused_;
-  uint64_t counted_ = 0;  // of the ledger's refusals, those in refused_ (ledger_mu_ held)
-  std::vector<DraSlice> slices_;
-  std::vector<DraClaim> claims_;
+  uint64_t counted_[2] = {0, 0};  // of the ledger's refusals, those in refused_ (ledger_mu_ held)
+  std::shared_ptr<DraKindInterner> interner_;
+  std::vector<DraStoredSlice> slices_;
+  std::vector<std::shared_ptr<const DraClaimEntry>> claims_;
+  size_t listed_bytes_ = 0;
   std::vector<DraDeviceClass> classes_;
 };
 
@@ -301,13 +341,11 @@ namespace {
 
 struct DraKind {
   const char* path;
-  const char* name;        // in metrics
-  const char* cap_reason;  // in metrics: refused past the ledger's cap on the kind
+  const char* name;  // in metrics
 };
-constexpr DraKind kDraKinds[] = {
-    {"/apis/resource.k8s.io/v1/resourceslices", "resourceslice", "dra_slice_cap"},
-    {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaim", "dra_claim_cap"},
-    {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclass", "dra_class_cap"}};
+constexpr DraKind kDraKinds[] = {{"/apis/resource.k8s.io/v1/resourceslices", "resourceslice"},
+                                 {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaim"},
+                                 {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclass"}};
 
 struct GroupKind {
   const char* path;
@@ -340,8 +378,9 @@ LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_name
   pods_ = std::make_unique<Reflector>("/api/v1/pods", config, *pod_sink_, options_.reflector,
                                       options_.seed + 1);
   for (size_t i = 0; options_.dra && i < std::size(kDraKinds); ++i) {
-    dra_sinks_.push_back(std::make_unique<DraSink>(*this, static_cast<DraSink::Kind>(i),
-                                                   kDraKinds[i].path, kDraKinds[i].cap_reason));
+    // (No thread runs yet: the ledger may be read without its lock.)
+    dra_sinks_.push_back(std::make_unique<DraSink>(
+        *this, static_cast<DraSink::Kind>(i), kDraKinds[i].path, ledger_.dra().kind_interner()));
     dra_.push_back(std::make_unique<Reflector>(kDraKinds[i].path, config, *dra_sinks_.back(),
                                                options_.reflector, options_.seed + 2 + i));
   }

@@ -193,6 +193,12 @@ struct Evaluator {
   }
 };
 
+size_t CountNodes(const Node& n) {
+  size_t count = 1;
+  for (const Node& kid : n.kids) count += CountNodes(kid);
+  return count;
+}
+
 }  // namespace
 }  // namespace dra_cel
 
@@ -204,6 +210,7 @@ DraSelector DraSelector::Compile(std::string_view expression) {
   }
   try {
     selector.root_ = std::make_shared<const Node>(dra_cel::ParseSelector(expression));
+    selector.cost_ = dra_cel::CountNodes(*selector.root_);
   } catch (const dra_cel::Unsupported& e) {
     selector.reason_ = e.what();
   }

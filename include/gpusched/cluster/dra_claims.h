@@ -23,7 +23,11 @@
 // selector outside the supported CEL subset, allocationMode All, a request whose matching
 // devices count as more than one resource (full GPUs and MIG devices), requests no product
 // satisfies together, selectors that fail on some kind and match none, claim references past
-// the kMaxPodClaims a pod keeps (PodInfo::claims_not_kept). Selectors are judged on one device per
+// the kMaxPodClaims a pod keeps (PodInfo::claims_not_kept), a claim kept without its requests
+// (cluster/dra_entries.h), more kinds than kMaxDeviceKinds, and claims whose selectors would take
+// more than kMaxDraSelectorWork steps (syntax-tree nodes, over every kind) to judge. A claim the
+// pod names twice is one set of devices, judged and counted once. Selectors are compiled when
+// their claim or class arrives, never here. Selectors are judged on one device per
 // kind, so a selector naming a per-device attribute (uuid, index) is judged by that device alone;
 // matchAttribute constraints are not checked: NVIDIA's nodes carry one product, so devices of a
 // node agree on it. Pure functions; thread-safe.
@@ -38,6 +42,11 @@
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
+
+// Bounds the time one pod's claims take to judge (tens of milliseconds at worst,
+// docs/performance.md): far above 32 claims of two requests of NVIDIA's documented selectors
+// (about 10 steps a kind) on a hundred kinds of devices.
+inline constexpr size_t kMaxDraSelectorWork = size_t{1} << 18;
 
 struct DraDemand {
   bool has_claims = false;  // the pod references claims

@@ -18,9 +18,14 @@
 // Bounds: at most kMaxSlices slices, kMaxClaims claims and kMaxClasses classes are kept (past
 // them a new object is refused and counted in refused(), which the live inventory reports as
 // gpusched_inventory_objects_skipped_total{reason="dra_slice_cap"} and the like); each object is
-// bounded by its decoder (model/dra.h). A device is identified as Kubernetes identifies it, by
-// driver, pool and name: listed by two slices of its pool, or twice in allocation results, it
-// counts once.
+// bounded by its decoder (model/dra.h), a claim by bytes too (cluster/dra_entries.h: kept without
+// its requests past them, reason dra_claim_bytes); at most kMaxDeviceKinds kinds of devices are
+// told apart (past them every claim is unmodelled, reason dra_kind_cap). A device is identified
+// as Kubernetes identifies it, by driver, pool and name: listed by two slices of its pool, or
+// twice in allocation results, it counts once.
+//
+// Memory: a slice is kept as DraStoredSlice (cluster/dra_stored_slice.h, about 100 bytes a
+// device), a claim as an immutable entry that every catalog shares (cluster/dra_claim_table.h).
 // Not thread-safe: one writer thread owns it; what it builds is immutable.
 #ifndef GPUSCHED_CLUSTER_DRA_LEDGER_H_
 #define GPUSCHED_CLUSTER_DRA_LEDGER_H_
@@ -32,9 +37,12 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
+#include "gpusched/cluster/dra_claim_table.h"
+#include "gpusched/cluster/dra_entries.h"
+#include "gpusched/cluster/dra_stored_slice.h"
 #include "gpusched/model/dra.h"
 #include "gpusched/model/resource_list.h"
 
@@ -53,32 +61,39 @@ struct DraNodeView {
 // version, compute capability and architecture alike), with what it counts as.
 struct DraDeviceKind {
   std::string driver;
-  const DraDevice* sample = nullptr;  // owned by the slices of whoever lists it
-  std::string resource;               // nvidia.com/gpu or nvidia.com/mig-<profile>
-  std::string product;                // GFD style
+  std::shared_ptr<const DraDevice> sample;  // the device of its kind (DraKindInterner)
+  std::string resource;                     // nvidia.com/gpu or nvidia.com/mig-<profile>
+  std::string product;                      // GFD style
 };
+
+// Kinds of devices told apart; a cluster has a few dozen (products, MIG profiles, drivers).
+inline constexpr size_t kMaxDeviceKinds = 512;
 
 // What turning a pod's claims into GPU requests reads (cluster/dra_claims.h).
 class DraLookup {
  public:
   virtual ~DraLookup() = default;
-  virtual const DraClaim* FindClaim(std::string_view namespace_name,
-                                    std::string_view name) const = 0;
-  virtual const DraDeviceClass* FindClass(std::string_view name) const = 0;
+  virtual const DraClaimEntry* FindClaim(std::string_view namespace_name,
+                                         std::string_view name) const = 0;
+  virtual const DraClassEntry* FindClass(std::string_view name) const = 0;
   virtual std::span<const DraDeviceKind> kinds() const = 0;
+  // The nodes offer more than kMaxDeviceKinds kinds: kinds() holds the first of them only.
+  virtual bool kinds_cut() const = 0;
 };
 
 // What placement reads of the DRA state, as of one snapshot: the claims, the classes and the kinds
 // of devices the nodes offer. Immutable once built.
 struct DraCatalog final : DraLookup {
-  std::map<std::string, DraClaim, std::less<>> claims;  // by namespace/name
-  std::map<std::string, DraDeviceClass, std::less<>> classes;
+  DraClaimTable claims;  // shared with the ledger and other catalogs
+  std::map<std::string, std::shared_ptr<const DraClassEntry>, std::less<>> classes;
   std::vector<DraDeviceKind> device_kinds;
-  std::vector<std::shared_ptr<const DraSlice>> slices;  // keeps the kinds' samples alive
+  bool device_kinds_cut = false;
 
-  const DraClaim* FindClaim(std::string_view namespace_name, std::string_view name) const override;
-  const DraDeviceClass* FindClass(std::string_view name) const override;
+  const DraClaimEntry* FindClaim(std::string_view namespace_name,
+                                 std::string_view name) const override;
+  const DraClassEntry* FindClass(std::string_view name) const override;
   std::span<const DraDeviceKind> kinds() const override { return device_kinds; }
+  bool kinds_cut() const override { return device_kinds_cut; }
 };
 
 // The GFD-style product of a DRA productName: "NVIDIA A100-SXM4-80GB" -> "NVIDIA-A100-SXM4-80GB".
@@ -95,15 +110,27 @@ class DraLedger final : public DraLookup {
     uint64_t slices = 0;
     uint64_t claims = 0;
     uint64_t classes = 0;
+    uint64_t claim_bytes = 0;  // claims kept without their requests (cluster/dra_entries.h)
+    uint64_t kinds = 0;        // kinds past kMaxDeviceKinds, at each count of the devices
   };
+
+  DraLedger();
+
+  // What a slice is kept as, its kinds interned where the ledger's are: for a list decoded on
+  // another thread than the ledger's writer (the interner is thread-safe).
+  const std::shared_ptr<DraKindInterner>& kind_interner() const { return kinds_interner_; }
 
   // Each returns false when the object was refused for the ledger's bounds.
   bool UpsertSlice(DraSlice slice);
+  bool UpsertSlice(DraStoredSlice slice);
   void DeleteSlice(std::string_view name);
+  void ReplaceSlices(std::vector<DraStoredSlice> slices);
   void ReplaceSlices(std::vector<DraSlice> slices);
   bool UpsertClaim(DraClaim claim);
   void DeleteClaim(std::string_view namespace_name, std::string_view name);
   void ReplaceClaims(std::vector<DraClaim> claims);
+  // Claims made entries already (a list, bounded by bytes as it was decoded).
+  void ReplaceClaims(std::vector<std::shared_ptr<const DraClaimEntry>> claims);
   bool UpsertClass(DraDeviceClass device_class);
   void DeleteClass(std::string_view name);
   void ReplaceClasses(std::vector<DraDeviceClass> classes);
@@ -118,13 +145,17 @@ class DraLedger final : public DraLookup {
   // DraLookup, on the ledger's current objects (the writer's thread only): how the ledger reads
   // what a pod's claims ask for as it sees the pod. Kinds are computed again only after a slice
   // changed, so pods and claims arriving together cost a lookup each, not a rebuild.
-  const DraClaim* FindClaim(std::string_view namespace_name, std::string_view name) const override;
-  const DraDeviceClass* FindClass(std::string_view name) const override;
+  const DraClaimEntry* FindClaim(std::string_view namespace_name,
+                                 std::string_view name) const override;
+  const DraClassEntry* FindClass(std::string_view name) const override;
   std::span<const DraDeviceKind> kinds() const override;
+  bool kinds_cut() const override;
 
   size_t slice_count() const { return slices_.size(); }
   size_t claim_count() const { return claims_.size(); }
   size_t class_count() const { return classes_.size(); }
+  size_t claim_bytes() const { return claim_bytes_; }  // what the claims hold, about
+  size_t device_count() const;                         // devices of counted pools, each once
   const Refusals& refused() const { return refused_; }
 
  private:
@@ -136,22 +167,34 @@ class DraLedger final : public DraLookup {
   // changed become dirty.
   void Rebuild();
 
-  std::map<std::string, std::shared_ptr<const DraSlice>, std::less<>> slices_;
-  std::map<std::string, DraClaim, std::less<>> claims_;
-  std::map<std::string, DraDeviceClass, std::less<>> classes_;
+  std::shared_ptr<DraKindInterner> kinds_interner_;
+  std::map<std::string, std::shared_ptr<const DraStoredSlice>, std::less<>> slices_;
+  DraClaimTable claims_;
+  size_t claim_bytes_ = 0;
+  std::map<std::string, std::shared_ptr<const DraClassEntry>, std::less<>> classes_;
   std::set<std::string, std::less<>> dirty_nodes_;
-  Refusals refused_;
+  mutable Refusals refused_;  // kinds: counted when the devices are
   bool stale_ = true;
-  // What the slices offer, kept until a slice changes (RebuildDevices).
+  // What the slices offer, kept until a slice changes (RebuildDevices). Slots point into the
+  // slices of slices_, so a change of the slices drops them at once.
+  struct DeviceId {
+    std::string_view driver, pool, device;
+    bool operator==(const DeviceId&) const = default;
+  };
+  struct DeviceIdHash {
+    size_t operator()(const DeviceId& id) const;
+  };
   struct Slot {
-    std::string node;
-    std::string resource;               // what the device counts as there
-    std::vector<std::string> counters;  // counter sets it consumes (partitionable GPUs)
+    const DraStoredSlice* slice;    // its node and counter sets
+    const DraStoredDevice* device;  // its counter sets
+    uint32_t resource;              // what it counts as there: an index into resources_
   };
   mutable bool devices_stale_ = true;
   mutable std::map<std::string, DraNodeView, std::less<>> offered_;  // allocatable per node
-  mutable std::map<std::tuple<std::string, std::string, std::string>, Slot> slots_;
+  mutable std::unordered_map<DeviceId, Slot, DeviceIdHash> slots_;
+  mutable std::vector<std::string> resources_;
   mutable std::vector<DraDeviceKind> kinds_;
+  mutable bool kinds_cut_ = false;
   std::map<std::string, DraNodeView, std::less<>> views_;
   std::shared_ptr<const DraCatalog> catalog_;
 };

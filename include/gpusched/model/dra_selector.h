@@ -47,12 +47,16 @@ class DraSelector {
   std::string unsupported_reason() const { return reason_; }
   // Whether `device` of `driver` matches; nullopt when unsupported or when evaluation fails.
   std::optional<bool> Matches(std::string_view driver, const DraDevice& device) const;
+  // What one Matches costs at most: the nodes of the syntax tree (0 when unsupported). Callers
+  // bound their work by it (cluster/dra_claims.h).
+  size_t cost() const { return cost_; }
 
   struct Node;  // the expression's syntax tree (src/model/dra_selector_tree.h)
 
  private:
   std::shared_ptr<const Node> root_;
   std::string reason_;
+  size_t cost_ = 0;
 };
 
 }  // namespace gpusched
