@@ -14,97 +14,14 @@
 #include "gpusched/planning/capacity.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_spec.h"
+#include "testing/dra_fixtures.h"
 #include "testing/test_support.h"
 #include "workload.h"
 
 namespace gpusched::dra_ledger_test {
 namespace {
 
-DraValue Text(std::string text) {
-  return DraValue{DraValue::Kind::kString, 0, false, std::move(text)};
-}
-
-DraDevice Gpu(int index, const std::string& product = "NVIDIA A100-SXM4-80GB") {
-  DraDevice d;
-  d.name = "gpu-" + std::to_string(index);
-  d.attributes["gpu.nvidia.com/type"] = Text("gpu");
-  d.attributes["gpu.nvidia.com/productName"] = Text(product);
-  d.attributes["gpu.nvidia.com/uuid"] = Text("GPU-" + std::to_string(index));
-  d.capacity["gpu.nvidia.com/memory"] = int64_t{81920} * (int64_t{1} << 20) * 1000;
-  return d;
-}
-
-DraDevice Mig(int parent, const std::string& profile, int index) {
-  DraDevice d;
-  d.name = "gpu-" + std::to_string(parent) + "-mig-" + profile + "-" + std::to_string(index);
-  d.attributes["gpu.nvidia.com/type"] = Text("mig");
-  d.attributes["gpu.nvidia.com/profile"] = Text(profile);
-  d.attributes["gpu.nvidia.com/productName"] = Text("NVIDIA A100-SXM4-80GB");
-  return d;
-}
-
-DraSlice Slice(const std::string& node, std::vector<DraDevice> devices, int64_t slices = 1,
-               const std::string& name = "") {
-  DraSlice s;
-  s.name = name.empty() ? node + "-gpu" : name;
-  s.driver = "gpu.nvidia.com";
-  s.pool = node;
-  s.pool_generation = 1;
-  s.pool_slice_count = slices;
-  s.node_name = node;
-  s.devices = std::move(devices);
-  return s;
-}
-
-std::vector<DraDevice> Gpus(int n, const std::string& product = "NVIDIA A100-SXM4-80GB") {
-  std::vector<DraDevice> out;
-  for (int i = 0; i < n; ++i) out.push_back(Gpu(i, product));
-  return out;
-}
-
-NodeInfo BareNode(const std::string& name) {
-  NodeInfo n;
-  n.name = name;
-  n.allocatable.Set("cpu", 64000);
-  n.allocatable.Set("pods", 110000);
-  n.capacity = n.allocatable;
-  return n;
-}
-
-DraDeviceClass GpuClass() {
-  return {
-      "gpu.nvidia.com",
-      {"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"},
-      "nvidia.com/gpu"};
-}
-
-DraClaim Claim(const std::string& name, int64_t count, std::vector<std::string> selectors = {}) {
-  DraClaim c;
-  c.namespace_name = "default";
-  c.name = name;
-  c.uid = "uid-" + name;
-  DraDeviceRequest r;
-  r.name = "gpus";
-  r.device_class = "gpu.nvidia.com";
-  r.count = count;
-  r.selectors = std::move(selectors);
-  c.requests.push_back(std::move(r));
-  return c;
-}
-
-DraClaim Allocated(DraClaim c, const std::string& node, std::vector<std::string> devices,
-                   bool admin = false) {
-  c.allocated = true;
-  for (const auto& d : devices) c.results.push_back({"gpus", "gpu.nvidia.com", node, d, admin});
-  return c;
-}
-
-PodInfo ClaimPod(const std::string& name, const std::string& claim) {
-  PodInfo p = testing::MakePod(name, {{"cpu", 1000}});
-  p.namespace_name = "default";
-  p.claims.push_back(PodClaimRef{"gpus", claim, false});
-  return p;
-}
+using namespace testing::dra;
 
 TEST(DraLedger, a_complete_pool_of_full_gpus_counts_on_its_node) {
   ClusterLedger ledger{GpuResourceNames()};
@@ -271,18 +188,6 @@ TEST(DraClaims, what_is_not_modelled_says_why) {
   PodInfo from_template = ClaimPod("p", "");
   from_template.claims[0].from_template = true;
   EXPECT_FALSE(DraDemandOf(from_template, catalog).modelled);
-}
-
-DraDeviceClass MigClass() {
-  return {
-      "mig.nvidia.com",
-      {"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"},
-      ""};
-}
-
-DraClaim OfClass(DraClaim claim, const std::string& device_class) {
-  claim.requests[0].device_class = device_class;
-  return claim;
 }
 
 // Issue #48: on a cluster of full GPUs and MIG devices, NVIDIA's documented claims are modelled.

@@ -60,8 +60,8 @@ std::shared_ptr<const DraClaimEntry> DraClaimEntry::Make(DraClaim claim, size_t 
         bytes > kMaxDraClaimBytes
             ? "the claim takes " + std::to_string(bytes) + " bytes, more than the " +
                   std::to_string(kMaxDraClaimBytes) + " gpusched keeps of one"
-            : "the claims held take the " + std::to_string(kMaxDraClaimBytesTotal) +
-                  " bytes gpusched keeps of all";
+            : "the claims held take the byte budget gpusched keeps for all (" +
+                  std::to_string(kMaxDraClaimBytesTotal) + " bytes)";
     claim.requests = {};
     claim.requests.shrink_to_fit();
     claim.constraints = {};
