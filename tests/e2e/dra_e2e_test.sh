@@ -12,10 +12,11 @@
 # ranks the nodes. The same pods
 # under kube-scheduler alone and under the README setup: GPUs allocated, whole 8-GPU nodes left,
 # no pinned claim off its product. part-1 joins after those runs, so that the workload meets the
-# cluster docs/benchmarks.md and bench/scenarios/dra-e2e.yaml describe. Then NVIDIA's documented
-# claims, a MIG device (class mig.nvidia.com, `profile == '1g.10gb'`) and a product pin (class
+# cluster docs/benchmarks.md and bench/scenarios/dra-e2e.yaml describe. NVIDIA's documented
+# claims, a MIG device (class mig.nvidia.com, `profile == '1g.10gb'`: beside full GPUs and mig-1
+# before part-1 joins, beside full GPUs and part-1 after) and a product pin (class
 # gpu.nvidia.com, `productName == ...`), land on nodes that have them, and gpusched models every
-# claim of the README runs and these two: gpusched_dra_unmodelled_total (ops listener, /metrics)
+# claim of the README runs and these: gpusched_dra_unmodelled_total (ops listener, /metrics)
 # does not move, so gpusched ranked them rather than leaving kube-scheduler to decide alone.
 # gpusched's /capacity counts the DRA GPUs, a partitionable GPU once, and /why-pending names a
 # claim pod that fits nowhere.
@@ -261,6 +262,39 @@ for setup in alone readme; do
   for arrival in one-by-one burst; do run "$setup" "$arrival"; done
 done
 
+# NVIDIA's documented claims on the mixed cluster land where their devices are, and gpusched
+# models them (gpusched_dra_unmodelled_total does not move): its CEL subset decides their
+# selectors on every kind of device there is, full GPUs, MIG devices of a cut GPU and of a
+# partitionable one. Each claim has a second to reach gpusched's cache before its pod: a claim
+# not listed yet is rightly unmodelled.
+mig_selector="device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"
+mig_claim_json() {  # NAME
+  printf '%s' "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",
+  \"metadata\":{\"name\":\"$1\",\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[
+  {\"name\":\"gpus\",\"exactly\":{\"deviceClassName\":\"mig.nvidia.com\",\"count\":1,
+  \"selectors\":[{\"cel\":{\"expression\":\"$mig_selector\"}}]}}]}}}"
+}
+claim_pod() {  # NAME CLAIM_JSON NODE_REGEX WHAT: creates the claim and its pod, checks both
+  local before node
+  before=$(unmodelled) || { fail "$before"; before=; }
+  post /apis/resource.k8s.io/v1/namespaces/default/resourceclaims "$2"
+  sleep 1
+  # What gpusched makes of the pod before it exists (its claim is unallocated yet): the reason, if
+  # gpusched leaves it unmodelled, for the failure below.
+  pod_json "$1" "$1" > "$work/pod-$1.json"
+  "$gpusched" explain --pod "$work/pod-$1.json" --kubeconfig "$KUBECONFIG" \
+    --policy "$shipped_policy" > "$work/explain-$1.txt" 2>&1 || true
+  post /api/v1/namespaces/default/pods "$(cat "$work/pod-$1.json")"
+  e2e_wait_decided "$1" 30
+  node=$(kubectl get pod "$1" -o jsonpath='{.spec.nodeName}')
+  [[ $node =~ $3 ]] || fail "$4: the pod is on '${node:-no node}', not on $3"
+  if [[ -n $before ]] && ! unmodelled_moved "$4 on ${node:-no node}" "$before"; then
+    echo "gpusched explain: $(grep -m1 'not modelled' "$work/explain-$1.txt" || head -c 400 "$work/explain-$1.txt")"
+  fi
+}
+# Full GPUs and one GPU cut into MIG devices (mig-1): the MIG claim lands on mig-1.
+claim_pod mig "$(mig_claim_json mig)" '^mig-1$' "MIG claim (mig.nvidia.com, $mig_selector) beside full GPUs"
+
 # --- part-1 joins: two A100s, each offered whole or as seven 1g.10gb MIG devices ------------------
 e2e_create_json "$(node_json part-1)" "$(part_slices_json part-1 2)"
 # What the API server kept of the partitionable layout: all of it, or none (the gate off).
@@ -283,10 +317,22 @@ else
 fi
 
 # gpusched's reports count the DRA GPUs: 48 full ones in two products, mig-1's seven 1g slices (a
-# seventh of a GPU each) and part-1's GPUs. Polled until part-1 is in: the report is computed in
+# seventh of a GPU each) unless withdrawn, and part-1's GPUs. Polled until part-1 is in: the report is computed in
 # the background (here at most every second), from a pool whose two slices have both arrived; the
 # claims below then meet a gpusched that knows part-1.
-expected_gpus=$((48 + 1 + part_gpus))
+# A cluster whose MIG devices are both statically cut (mig-1) and partitionable (part-1) is one
+# gpusched does not model a MIG claim on: the same claim counts as a MIG device on one node and a
+# whole GPU on the other (docs/operations.md). With the counters kept, mig-1's slice is withdrawn
+# first, as when its driver starts publishing the GPU partitionable.
+mig_gpus=1
+if [[ $partitionable == kept ]]; then
+  kubectl delete resourceslice mig-1-gpu.nvidia.com > /dev/null
+  mig_gpus=0
+  part_mig_nodes='^part-1$'
+else
+  part_mig_nodes='^(mig-1|part-1)$'
+fi
+expected_gpus=$((48 + mig_gpus + part_gpus))
 capacity=
 total=0
 for _ in $(seq 1 75); do
@@ -301,38 +347,12 @@ if ! awk -v t="$total" -v e="$expected_gpus" 'BEGIN { exit !(t > e - 0.01 && t <
 fi
 echo "/capacity: $total DRA GPUs (expected $expected_gpus, part-1's counters $partitionable)"
 
-# NVIDIA's documented claims on the mixed cluster land where their devices are, and gpusched
-# models them (gpusched_dra_unmodelled_total does not move): its CEL subset decides their
-# selectors on every kind of device there is, full GPUs, MIG devices of a cut GPU and of a
-# partitionable one. Each claim has a second to reach gpusched's cache before its pod: a claim
-# not listed yet is rightly unmodelled.
-mig_selector="device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"
-printf -v mig_claim '%s' "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",
-  \"metadata\":{\"name\":\"mig\",\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[
-  {\"name\":\"gpus\",\"exactly\":{\"deviceClassName\":\"mig.nvidia.com\",\"count\":1,
-  \"selectors\":[{\"cel\":{\"expression\":\"$mig_selector\"}}]}}]}}}"
-claim_pod() {  # NAME CLAIM_JSON NODE_REGEX WHAT: creates the claim and its pod, checks both
-  local before node
-  before=$(unmodelled) || { fail "$before"; before=; }
-  post /apis/resource.k8s.io/v1/namespaces/default/resourceclaims "$2"
-  sleep 1
-  # What gpusched makes of the pod before it exists (its claim is unallocated yet): the reason, if
-  # gpusched leaves it unmodelled, for the failure below.
-  pod_json "$1" "$1" > "$work/pod-$1.json"
-  "$gpusched" explain --pod "$work/pod-$1.json" --kubeconfig "$KUBECONFIG" \
-    --policy "$shipped_policy" > "$work/explain-$1.txt" 2>&1 || true
-  post /api/v1/namespaces/default/pods "$(cat "$work/pod-$1.json")"
-  e2e_wait_decided "$1" 30
-  node=$(kubectl get pod "$1" -o jsonpath='{.spec.nodeName}')
-  [[ $node =~ $3 ]] || fail "$4: the pod is on '${node:-no node}', not on $3"
-  if [[ -n $before ]] && ! unmodelled_moved "$4 on ${node:-no node}" "$before"; then
-    echo "gpusched explain: $(grep -m1 'not modelled' "$work/explain-$1.txt" || head -c 400 "$work/explain-$1.txt")"
-  fi
-}
-# Only mig-1 and part-1 have MIG devices.
-claim_pod mig "$mig_claim" '^(mig-1|part-1)$' "MIG claim (mig.nvidia.com, $mig_selector)"
+# Full GPUs and partitionable ones (mig-1's slice withdrawn first when the counters are kept): the
+# MIG claim lands on part-1, taking one of its GPUs.
+claim_pod mig-part "$(mig_claim_json mig-part)" "$part_mig_nodes" "MIG claim (mig.nvidia.com, $mig_selector) beside partitionable GPUs"
 # A full GPU pinned to the A100s: a100-* or part-1, where a GPU or two stay free.
 claim_pod pin "$(claim_json pin 1 "$a100_pin")" '^(a100-[0-9]+|part-1)$' "A100-pinned claim (gpu.nvidia.com, $a100_pin)"
+
 
 # why-pending names a claim pod that fits nowhere: an 8-GPU claim when no node is whole.
 post /apis/resource.k8s.io/v1/namespaces/default/resourceclaims "$(claim_json waiting 8)"
