@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/metrics/cluster_series.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/topology.h"
+#include "testing/dra_fixtures.h"
 #include "testing/test_support.h"
 
 namespace gpusched::metrics_test {
@@ -166,6 +168,36 @@ TEST(ClusterSeries, free_gpus_per_domain_are_bounded_per_level) {
   EXPECT_EQ(m[series("other", "rack")], other);
   EXPECT_EQ(SumWithPrefix(m, "gpusched_topology_domain_free_gpus{domain=\"rack-"), all - other);
   EXPECT_EQ(m[series("z1", "zone")], all);
+}
+
+// Issue #48: what the DRA state holds is metered against its bounds, from 0 without DRA objects.
+TEST(ClusterSeries, the_dra_state_is_metered) {
+  {
+    auto empty = testing::SnapshotOf({});
+    Metrics metrics;
+    metrics.AddCollector([&](SeriesWriter& out) { WriteClusterSeries(*empty, out); });
+    auto m = Parse(metrics.Scrape());
+    ASSERT_EQ(m.count("gpusched_dra_claim_bytes"), 1u);
+    EXPECT_EQ(m["gpusched_dra_devices"], 0);
+  }
+  using namespace testing::dra;
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(BareNode("a100-1"));
+  ledger.UpsertNode(BareNode("h100-1"));
+  ledger.dra().UpsertSlice(Slice("a100-1", Gpus(8)));
+  ledger.dra().UpsertSlice(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
+  ledger.dra().UpsertClass(GpuClass());
+  ledger.dra().UpsertClaim(Claim("one", 1));
+  ledger.dra().UpsertClaim(Allocated(Claim("two", 2), "a100-1", {"gpu-0", "gpu-1"}));
+  auto snapshot = ledger.BuildSnapshot();
+  Metrics metrics;
+  metrics.AddCollector([&](SeriesWriter& out) { WriteClusterSeries(*snapshot, out); });
+  auto m = Parse(metrics.Scrape());
+  EXPECT_EQ(m["gpusched_dra_devices"], 16);
+  EXPECT_EQ(m["gpusched_dra_device_kinds"], 2);
+  EXPECT_EQ(m["gpusched_dra_claims"], 2);
+  EXPECT_EQ(m["gpusched_dra_claim_bytes"], static_cast<double>(ledger.dra().claim_bytes()));
+  EXPECT_GT(m["gpusched_dra_claim_bytes"], 0);
 }
 
 }  // namespace

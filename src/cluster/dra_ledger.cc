@@ -321,6 +321,8 @@ void DraLedger::Rebuild() {
   catalog->classes = classes_;
   catalog->device_kinds = kinds_;
   catalog->device_kinds_cut = kinds_cut_;
+  catalog->claim_bytes = claim_bytes_;
+  catalog->device_count = slots_.size();
   catalog_ = std::move(catalog);
   stale_ = false;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_fragmentation.h"
+#include "gpusched/cluster/dra_ledger.h"
 #include "gpusched/cluster/topology_index.h"
 #include "gpusched/model/topology.h"
 
@@ -93,6 +94,24 @@ void WriteGroupSeries(const ClusterSnapshot& snap, SeriesWriter& out) {
   groups.Add({{"state", "placed"}}, static_cast<double>(placed));
 }
 
+// What the DRA state holds, against its bounds (cluster/dra_ledger.h, cluster/dra_entries.h);
+// zeros without DRA objects, so the series exist from the start.
+void WriteDraSeries(const DraCatalog* held, SeriesWriter& out) {
+  static const DraCatalog kNone;
+  const DraCatalog& dra = held != nullptr ? *held : kNone;
+  out.Gauge("gpusched_dra_claim_bytes",
+            "Bytes the ResourceClaims gpusched keeps take, about; past 268435456 a claim is kept "
+            "without its requests")
+      .Add({}, static_cast<double>(dra.claim_bytes));
+  out.Gauge("gpusched_dra_claims", "ResourceClaims gpusched keeps")
+      .Add({}, static_cast<double>(dra.claims.size()));
+  out.Gauge("gpusched_dra_devices", "DRA devices of complete pools gpusched counts, each once")
+      .Add({}, static_cast<double>(dra.device_count));
+  out.Gauge("gpusched_dra_device_kinds",
+            "Kinds of DRA GPU devices told apart (at most 512: past them claims are unmodelled)")
+      .Add({}, static_cast<double>(dra.device_kinds.size()));
+}
+
 }  // namespace
 
 void WriteClusterSeries(const ClusterSnapshot& snap, SeriesWriter& out) {
@@ -120,6 +139,7 @@ void WriteClusterSeries(const ClusterSnapshot& snap, SeriesWriter& out) {
     capacity.Add(labels, static_cast<double>(t.capacity_milli) / 1000);
     allocated.Add(labels, static_cast<double>(t.allocated_milli) / 1000);
   }
+  WriteDraSeries(snap.dra(), out);
   ClusterFragmentation frag = FragmentationOf(snap);
   out.Gauge("gpusched_cluster_gpu_fragmentation_gpus",
             "Idle whole GPUs (nvidia.com/gpu) that the observed GPU workload could not use "

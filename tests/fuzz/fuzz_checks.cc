@@ -22,6 +22,9 @@
 #include "fuzz/quantity_oracle.h"
 #include "gpusched/admission/pod_mutator.h"
 #include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/cluster/dra_claims.h"
+#include "gpusched/cluster/dra_ledger.h"
+#include "gpusched/cluster/dra_stored_slice.h"
 #include "gpusched/codec/admission_codec.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/codec/k8s_decode.h"
@@ -354,10 +357,48 @@ void CheckDraDecoder(std::string_view input) {
     }
   });
   DecodeObject(input, [](simdjson::ondemand::object o) {
-    const DraClaim claim = DecodeDraClaim(o);
+    DraSlice slice = DecodeDraSlice(o);
+    // Kept as the ledger keeps it: every device by name, counter sets by name, kinds shared.
+    static DraKindInterner kinds;
+    const size_t devices = slice.devices.size();
+    const DraStoredSlice stored = StoreSlice(std::move(slice), kinds);
+    Require(stored.devices.size() == devices, "dra: every device stored");
+    for (const DraStoredDevice& d : stored.devices) {
+      Require(d.kind != nullptr && d.kind->consumes.empty(), "dra: a device's kind, no amounts");
+      Require(stored.SetsOf(d).size() == d.sets_count, "dra: counter sets by name");
+    }
+  });
+  DecodeObject(input, [](simdjson::ondemand::object o) {
+    DraClaim claim = DecodeDraClaim(o);
     Require(claim.requests.size() <= kMaxDraRequestsPerClaim, "dra: requests within their bound");
     Require(claim.allocated || claim.results.empty(), "dra: results only when allocated");
     for (const DraDeviceRequest& r : claim.requests) CheckDraRequest(r, false);
+    // Through a ledger of full GPUs and MIG devices: kept within its byte bound, judged within
+    // the work bound, the same way twice, named twice as once.
+    DraLedger dra;
+    DraSlice node{"n-gpu", std::string(kNvidiaDraDriver), "n", 1, 1, "n", SampleDraDevices(), {}};
+    dra.UpsertSlice(std::move(node));
+    dra.UpsertClass({"gpu.nvidia.com", {"device.driver == 'gpu.nvidia.com'"}, ""});
+    claim.namespace_name = "default";
+    claim.name = "c";
+    for (auto& r : claim.requests) r.device_class = "gpu.nvidia.com";
+    dra.UpsertClaim(std::move(claim));
+    const DraClaimEntry* entry = dra.FindClaim("default", "c");
+    Require(entry != nullptr, "dra: a claim is kept");
+    Require(entry->bytes <= kMaxDraClaimBytes || !entry->requests_dropped.empty(),
+            "dra: a claim kept whole within its byte bound");
+    Require(entry->requests.size() == entry->claim.requests.size(), "dra: requests compiled");
+    PodInfo pod;
+    pod.namespace_name = "default";
+    pod.name = "p";
+    pod.claims = {PodClaimRef{"a", "c", false}};
+    auto catalog = dra.Catalog();
+    const DraDemand once = DraDemandOf(pod, *catalog);
+    pod.claims.push_back(PodClaimRef{"b", "c", false});
+    const DraDemand twice = DraDemandOf(pod, *catalog);
+    Require(once.modelled == twice.modelled && once.requests == twice.requests,
+            "dra: a claim named twice is judged once");
+    Require(once.modelled || once.requests.empty(), "dra: an unmodelled claim asks for nothing");
   });
   DecodeObject(input, [](simdjson::ondemand::object o) {
     for (const std::string& s : DecodeDraDeviceClass(o).selectors) CheckDraSelector(s);

@@ -88,6 +88,8 @@ struct DraCatalog final : DraLookup {
   std::map<std::string, std::shared_ptr<const DraClassEntry>, std::less<>> classes;
   std::vector<DraDeviceKind> device_kinds;
   bool device_kinds_cut = false;
+  size_t claim_bytes = 0;   // DraLedger::claim_bytes, for the gauges
+  size_t device_count = 0;  // DraLedger::device_count, for the gauges
 
   const DraClaimEntry* FindClaim(std::string_view namespace_name,
                                  std::string_view name) const override;
