@@ -3,6 +3,7 @@
 // named twice counted once, devices kept compactly with one whole device per kind, kinds capped.
 #include <gtest/gtest.h>
 
+#include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/dra_claims.h"
 #include "gpusched/cluster/dra_ledger.h"
 #include "gpusched/cluster/dra_stored_slice.h"
@@ -192,6 +193,42 @@ TEST(DraBounds, past_the_kinds_cap_claims_are_unmodelled_and_the_cap_counted) {
   // The GPUs still count on their nodes.
   EXPECT_EQ(dra.NodeViews().size(), kMaxDeviceKinds + 1);
   EXPECT_EQ(dra.device_count(), kMaxDeviceKinds + 1);
+}
+
+// A pod listed before its claim (the pod list finished first, as at every start) is judged again
+// once the claim arrives: it counts as a GPU pod, on its node and in the observed workload.
+TEST(DraBounds, a_pod_seen_before_its_claim_is_judged_again_when_the_claim_arrives) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(BareNode("a100-1"));
+  ledger.dra().UpsertSlice(Slice("a100-1", Gpus(8)));
+  ledger.dra().UpsertClass(GpuClass());
+  PodInfo bound = ClaimPod("bound", "two");
+  bound.node_name = "a100-1";
+  PodInfo pending = ClaimPod("pending", "one");
+  ledger.UpsertPod(bound);
+  ledger.UpsertPod(pending);
+  auto before = ledger.BuildSnapshot();
+  EXPECT_EQ(before->Find("a100-1")->gpu_pod_count, 0);
+  EXPECT_TRUE(before->gpu_pods().pending.empty());
+  EXPECT_EQ(before->observed_pods(), 0);
+
+  ledger.dra().UpsertClaim(Claim("two", 2));
+  ledger.dra().UpsertClaim(Claim("one", 1));
+  auto after = ledger.BuildSnapshot();
+  EXPECT_EQ(after->Find("a100-1")->gpu_pod_count, 1);
+  EXPECT_EQ(after->Find("a100-1")->used.units(kGpuResource), 2);
+  ASSERT_EQ(after->gpu_pods().pending.size(), 1u);
+  EXPECT_EQ(after->gpu_pods().pending[0].requests.milli(kGpuResource), 1000);
+  EXPECT_EQ(after->observed_pods(), 2);
+  // Judged once more, nothing changes: each pod observed once.
+  ledger.dra().UpsertClaim(Claim("other", 1));
+  EXPECT_EQ(ledger.BuildSnapshot()->observed_pods(), 2);
+  // A deleted pod is no longer waited for.
+  PodInfo gone = ClaimPod("gone", "later");
+  ledger.UpsertPod(gone);
+  ledger.DeletePod(PodKey(gone));
+  ledger.dra().UpsertClaim(Claim("later", 1));
+  EXPECT_EQ(ledger.BuildSnapshot()->gpu_pods().pending.size(), 1u);
 }
 
 }  // namespace

@@ -150,11 +150,11 @@ void ClusterLedger::Put(std::string key, PodRecord record, const NodePins& pins)
     bool kept = it != pods_.end() && it->second.counted && it->second.node_name == record.node_name;
     record.counted_since = kept ? it->second.counted_since : Clock::now();
   }
-  if (it != pods_.end()) {
-    Erase(it);
-  } else if (!record.gpu_requests.empty()) {
+  // First seen asking for GPUs: new, or a pod whose claims were not known before.
+  if (!record.gpu_requests.empty() && (it == pods_.end() || it->second.gpu_requests.empty())) {
     Observe(record, pins);
   }
+  if (it != pods_.end()) Erase(it);
   // Other pods matter only while they hold resources.
   if (record.gpu_requests.empty() && !record.counted) return;
   Charge(record, +1);
@@ -171,8 +171,10 @@ void ClusterLedger::UpsertPod(const PodInfo& watched) {
   // A pod with DRA claims as placement judges it: what they ask for added to its requests.
   std::optional<PodInfo> translated;
   std::vector<std::string> dra_products;
+  bool awaits_claim = false;
   if (!watched.claims.empty()) {
     DraDemand demand = DraDemandOf(watched, dra_, DraDemandScope::kAsked);
+    awaits_claim = demand.awaits_claim && !watched.terminal();
     if (!demand.requests.empty()) {
       translated = WithDraDemand(watched, demand);
       dra_products = std::move(demand.products);
@@ -180,6 +182,11 @@ void ClusterLedger::UpsertPod(const PodInfo& watched) {
   }
   const PodInfo& pod = translated ? *translated : watched;
   std::string key = PodKey(pod);
+  if (!awaits_claim) {
+    awaiting_claims_.erase(key);
+  } else if (awaiting_claims_.size() < kMaxAwaitingClaims || awaiting_claims_.contains(key)) {
+    awaiting_claims_[key] = std::make_shared<const PodInfo>(watched);
+  }
   PodRecord record;
   record.node_name = pod.node_name;
   record.dra_products = std::move(dra_products);
@@ -245,6 +252,7 @@ size_t ClusterLedger::ExpireAssumptions(Clock::time_point now) {
 }
 
 void ClusterLedger::DeletePod(std::string_view key) {
+  awaiting_claims_.erase(std::string(key));
   auto it = pods_.find(std::string(key));
   if (it == pods_.end()) return;
   if (it->second.info) gpu_pod_list_.reset();
@@ -270,7 +278,16 @@ void ClusterLedger::ReplacePods(const std::vector<PodInfo>& pods) {
     if (!keep.count(key)) gone.push_back(key);
   }
   for (const auto& key : gone) DeletePod(key);
+  std::erase_if(awaiting_claims_, [&](const auto& entry) { return !keep.contains(entry.first); });
   for (const auto& p : pods) UpsertPod(p);
+}
+
+void ClusterLedger::RetryAwaitingClaims() {
+  if (dra_.version() == dra_seen_) return;
+  dra_seen_ = dra_.version();
+  std::vector<std::shared_ptr<const PodInfo>> waiting;
+  for (const auto& [key, pod] : awaiting_claims_) waiting.push_back(pod);
+  for (const auto& pod : waiting) UpsertPod(*pod);
 }
 
 namespace {
@@ -405,6 +422,7 @@ ClusterLedger::StatedSizeChange ClusterLedger::ReplaceStatedSizes(
 }
 
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
+  RetryAwaitingClaims();
   if (!deferred_.empty() && !ProductLabels().empty()) {
     for (auto& d : deferred_) Count(std::move(d.shape), d.pins, d.seen);
     deferred_.clear();

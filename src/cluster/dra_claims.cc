@@ -153,12 +153,14 @@ DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& catalog, DraDemandSco
     if (ref.claim_name.empty()) {
       demand.modelled = false;
       demand.unmodelled_reason = "the claim of template reference " + ref.name + " is not made yet";
+      demand.awaits_claim = true;
       break;
     }
     const DraClaimEntry* entry = catalog.FindClaim(pod.namespace_name, ref.claim_name);
     if (entry == nullptr) {
       demand.modelled = false;
       demand.unmodelled_reason = "ResourceClaim " + ref.claim_name + " is not in the inventory";
+      demand.awaits_claim = true;
       break;
     }
     // Named twice, a claim is still one set of devices.

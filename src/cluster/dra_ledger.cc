@@ -49,6 +49,7 @@ size_t DraLedger::DeviceIdHash::operator()(const DeviceId& id) const {
 
 void DraLedger::Changed(bool devices) {
   stale_ = true;
+  ++version_;
   if (devices) {
     devices_stale_ = true;
     slots_.clear();  // they point into slices that may be gone

@@ -43,7 +43,9 @@ std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapsho
   std::unique_ptr<Cycle> cycle;
   DraDemand dra = snapshot.dra() != nullptr ? DraDemandOf(pod, *snapshot.dra()) : DraDemand{};
   if (snapshot.dra() == nullptr && HasOwnClaims(pod)) {
-    dra = DraDemand{true, false, "no DRA inventory", {}, {}};
+    dra.has_claims = true;
+    dra.modelled = false;
+    dra.unmodelled_reason = "no DRA inventory";
   }
   if (dra.has_claims && dra.modelled && !dra.requests.empty()) {
     auto judged = std::make_unique<const PodInfo>(WithDraDemand(pod, dra));

@@ -27,8 +27,11 @@
 // exponential decay and pinned to the GPU products whose nodes meet its required node pins
 // (nodeSelector and required node affinity, gpusched/model/node_pins.h; a pod that every product
 // meets is not pinned, one no product meets is not counted). A pod's DRA claims count as the GPU
-// requests they ask for (cluster/dra_claims.h, claims known when the pod is seen), pinned to the
-// products their selectors accept; its info then carries those requests, as placement judges it.
+// requests they ask for (cluster/dra_claims.h), pinned to the products their selectors accept;
+// its info then carries those requests, as placement judges it. A pod seen before its claims (the
+// pod list came first, or the claim is made after the pod) is kept as the watch reported it, at
+// most kMaxAwaitingClaims of them, and judged again once the DRA state changed, at the next
+// snapshot.
 // Pins are resolved against the nodes known when the pod is first seen; a pod seen while the ledger
 // knows no GPU product (the pod list came before the node list) waits for the next snapshot that
 // does. The standard workload follows the node sizes (gpusched/packing/target_workload.h).
@@ -201,6 +204,13 @@ class ClusterLedger {
   };
   static constexpr size_t kMaxDeferred = 4096;
   std::vector<Deferred> deferred_;
+  // Non-terminal pods whose claims were not known when they were seen, as the watch reported
+  // them; judged again when the DRA state moved past dra_seen_.
+  static constexpr size_t kMaxAwaitingClaims = 65536;
+  std::unordered_map<std::string, std::shared_ptr<const PodInfo>> awaiting_claims_;
+  uint64_t dra_seen_ = 0;
+  // Judges the pods of awaiting_claims_ again if the DRA state changed since.
+  void RetryAwaitingClaims();
   std::map<std::string, std::vector<PinLabels>, std::less<>> product_labels_;
   bool product_labels_stale_ = true;  // a node changed since product_labels_ was built
   std::set<std::string, std::less<>> assumed_keys_;  // pods counted by assumption

@@ -49,8 +49,9 @@ namespace gpusched {
 inline constexpr size_t kMaxDraSelectorWork = size_t{1} << 18;
 
 struct DraDemand {
-  bool has_claims = false;  // the pod references claims
-  bool modelled = true;     // every claim was translated
+  bool has_claims = false;    // the pod references claims
+  bool modelled = true;       // every claim was translated
+  bool awaits_claim = false;  // unmodelled for a claim not made or not listed yet
   std::string unmodelled_reason;
   ResourceList requests;              // GPU resources, milli-units
   std::vector<std::string> products;  // GFD-style products the devices may be of; empty: any

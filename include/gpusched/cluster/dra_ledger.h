@@ -157,7 +157,9 @@ class DraLedger final : public DraLookup {
   size_t claim_count() const { return claims_.size(); }
   size_t class_count() const { return classes_.size(); }
   size_t claim_bytes() const { return claim_bytes_; }  // what the claims hold, about
-  size_t device_count() const;                         // devices of counted pools, each once
+  // Moves with every change of a slice, claim or class.
+  uint64_t version() const { return version_; }
+  size_t device_count() const;  // devices of counted pools, each once
   const Refusals& refused() const { return refused_; }
 
  private:
@@ -173,6 +175,7 @@ class DraLedger final : public DraLookup {
   std::map<std::string, std::shared_ptr<const DraStoredSlice>, std::less<>> slices_;
   DraClaimTable claims_;
   size_t claim_bytes_ = 0;
+  uint64_t version_ = 0;
   std::map<std::string, std::shared_ptr<const DraClassEntry>, std::less<>> classes_;
   std::set<std::string, std::less<>> dirty_nodes_;
   mutable Refusals refused_;  // kinds: counted when the devices are
