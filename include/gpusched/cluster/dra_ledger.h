@@ -24,8 +24,9 @@
 // as Kubernetes identifies it, by driver, pool and name: listed by two slices of its pool, or
 // twice in allocation results, it counts once.
 //
-// Memory: a slice is kept as DraStoredSlice (cluster/dra_stored_slice.h, about 100 bytes a
-// device), a claim as an immutable entry that every catalog shares (cluster/dra_claim_table.h).
+// Memory: a slice is kept as DraStoredSlice (cluster/dra_stored_slice.h; with the index of
+// devices by (driver, pool, name), about 250 bytes a device), a claim as an immutable entry that
+// every catalog shares (cluster/dra_claim_table.h).
 // Not thread-safe: one writer thread owns it; what it builds is immutable.
 #ifndef GPUSCHED_CLUSTER_DRA_LEDGER_H_
 #define GPUSCHED_CLUSTER_DRA_LEDGER_H_
