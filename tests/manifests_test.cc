@@ -3,6 +3,7 @@
 // verbs match the server's routes. That every kustomization renders and passes a real API
 // server's dry run is tests/e2e/manifests_kustomize_test.sh.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -356,6 +357,30 @@ TEST(Manifests, recommended_configuration_filters_gpu_pods_and_ranks_every_pod) 
   EXPECT_TRUE(rank["ignorable"].as<bool>());
   EXPECT_TRUE(rank["nodeCacheCapable"].as<bool>());
   EXPECT_GT(rank["weight"].as<int>(), 0);
+}
+
+// Issue #51: a pod asking only for a MIG resource the filter entry does not list skips gpusched's
+// filter. Every resource the MIG reference lists (NVIDIA's documented profiles, A30 to B200, +me
+// included) is managed by the recommended registration, and so by every file equal to it.
+// The reference is ../shared/reference (GPUSCHED_SHARED_DIR overrides); skipped without it.
+TEST(Manifests, the_filter_entry_manages_every_mig_profile_nvidia_documents) {
+  const char* shared = std::getenv("GPUSCHED_SHARED_DIR");
+  fs::path reference =
+      (shared != nullptr ? fs::path(shared) : kManifests.parent_path().parent_path() / "shared") /
+      "reference" / "mig-profiles.yaml";
+  if (!fs::exists(reference)) GTEST_SKIP() << "no MIG reference at " << reference;
+  std::set<std::string> managed =
+      Managed(YAML::LoadFile(kRecommended.string())["extenders"][0], "extender-recommended.yaml");
+  size_t listed = 0;
+  for (const auto& product : YAML::LoadFile(reference.string())["products"]) {
+    for (const auto& profile : product.second["profiles"]) {
+      std::string resource = profile["resource_name"].as<std::string>();
+      ++listed;
+      EXPECT_TRUE(managed.count(resource))
+          << resource << " (" << product.first.as<std::string>() << ") is not managed";
+    }
+  }
+  EXPECT_GT(listed, 40u);
 }
 
 // One filter entry for GPU pods and nothing else: with the shipped best-only policy a GPU pod costs
