@@ -165,6 +165,7 @@ TEST(DraBounds, devices_keep_one_whole_device_per_kind) {
   // Every A100 shares the first one's device, uuid and all; the H100s are a kind of their own.
   EXPECT_EQ(a.devices[3].kind, b.devices[5].kind);
   EXPECT_EQ(a.devices[3].kind->attributes.at("gpu.nvidia.com/uuid").text, "GPU-0");
+  EXPECT_EQ(a.devices[3].kind->name, "gpu-0");  // named in unmodelled reasons
   EXPECT_NE(a.devices[0].kind, h.devices[0].kind);
   EXPECT_EQ(kinds.size(), 2u);
   // Counter sets: names only, each once per slice.

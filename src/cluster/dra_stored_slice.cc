@@ -83,7 +83,8 @@ DraStoredSlice StoreSlice(DraSlice slice, DraKindInterner& kinds) {
   out.devices.reserve(slice.devices.size());
   std::unordered_map<std::string, uint32_t> set_index;  // owns its keys: `d` goes
   for (auto& d : slice.devices) {
-    DraStoredDevice stored{std::move(d.name), nullptr, static_cast<uint32_t>(out.sets.size()),
+    // (The name copied: a new kind keeps its first device whole, name and all.)
+    DraStoredDevice stored{d.name, nullptr, static_cast<uint32_t>(out.sets.size()),
                            static_cast<uint32_t>(d.consumes.size())};
     for (const auto& [set, counters] : d.consumes) {
       auto [it, added] = set_index.try_emplace(set, static_cast<uint32_t>(set_index.size()));

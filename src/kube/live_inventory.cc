@@ -248,6 +248,19 @@ class LiveInventory::DraSink : public ReflectorSink {
   }
   // Objects the ledger refused past its cap on this kind, under the kind's cap reason.
   std::map<std::string_view, uint64_t> refused() const { return refused_.counts(); }
+  // Counts what `dra` refused of this kind since last counted, naming `object` in the log (the
+  // ledger_mu_ held). Kinds past their cap are found when the devices are counted, for a
+  // snapshot: the publisher calls this after building one.
+  void CountRefusals(const DraLedger& dra, std::string_view object) {
+    const DraLedger::Refusals& r = dra.refused();
+    for (size_t i = 0; i < refusals_.size(); ++i) {
+      uint64_t now = r.*refusals_[i].count;
+      if (now > counted_[i]) {
+        refused_.Add(refusals_[i].reason, object, refusals_[i].why, now - counted_[i]);
+        counted_[i] = now;
+      }
+    }
+  }
 
  private:
   // Runs `change` on the ledger's DRA state, and counts what the ledger refused meanwhile, naming
@@ -256,16 +269,7 @@ class LiveInventory::DraSink : public ReflectorSink {
   void Change(std::string object, F&& change) {
     owner_.Change([&](ClusterLedger& ledger) {
       change(ledger.dra());
-      // Kinds are told apart when the devices are counted next: now, for a slice.
-      if (kind_ == Kind::kSlices) ledger.dra().kinds_cut();
-      const DraLedger::Refusals& r = ledger.dra().refused();
-      for (size_t i = 0; i < refusals_.size(); ++i) {
-        uint64_t now = r.*refusals_[i].count;
-        if (now > counted_[i]) {
-          refused_.Add(refusals_[i].reason, object, refusals_[i].why, now - counted_[i]);
-          counted_[i] = now;
-        }
-      }
+      CountRefusals(ledger.dra(), object);
     });
   }
   void Clear() {
@@ -449,6 +453,7 @@ void LiveInventory::PublishTurn() {
   if (!dirty_ && (complete_published_ || !complete)) return;
   dirty_ = false;
   auto snapshot = ledger_.BuildSnapshot();
+  for (auto& sink : dra_sinks_) sink->CountRefusals(ledger_.dra(), "the devices of a snapshot");
   published_nodes_ = ledger_.node_count();
   published_pods_ = ledger_.gpu_pods_known();
   lock.unlock();
