@@ -1,3 +1,4 @@
+// Longer than 500 lines: one test per shipped manifest and scheduler configuration, read together.
 // manifests/ must deploy what the server actually is: least-privilege RBAC, probes on routes the
 // server serves, flags the binary accepts, and scheduler configurations whose urlPrefix, port and
 // verbs match the server's routes. That every kustomization renders and passes a real API

@@ -1,3 +1,4 @@
+// Longer than 500 lines: the properties of every fuzz target, sharing their decoders and Require.
 #include "fuzz/fuzz_checks.h"
 
 #include <stdlib.h>
