@@ -3,6 +3,7 @@
 // server serves, flags the binary accepts, and scheduler configurations whose urlPrefix, port and
 // verbs match the server's routes. That every kustomization renders and passes a real API
 // server's dry run is tests/e2e/manifests_kustomize_test.sh.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <httplib.h>
 #include <yaml-cpp/yaml.h>
 
+#include "gpusched/kube/live_inventory.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/policy/policy.h"
@@ -234,6 +236,112 @@ TEST(Manifests, reports_listen_on_the_pods_loopback_only) {
     EXPECT_TRUE(args["--reports-listen"].starts_with("127.0.0.1:")) << args["--reports-listen"];
     EXPECT_NE(PortOf(args["--reports-listen"]), PortOf(args["--ops-listen"]));
   }
+}
+
+// Every object of a setup's own files (the kustomization's resources that are files).
+std::vector<YAML::Node> SetupObjects(const fs::path& dir) {
+  std::vector<YAML::Node> out;
+  for (const auto& r : YAML::LoadFile((dir / "kustomization.yaml").string())["resources"]) {
+    fs::path file = dir / r.as<std::string>();
+    if (!fs::is_regular_file(file)) continue;
+    for (const auto& d : YAML::LoadAllFromFile(file.string())) out.push_back(d);
+  }
+  return out;
+}
+
+std::optional<YAML::Node> Named(const std::vector<YAML::Node>& objects, const std::string& kind,
+                                const std::string& name = "") {
+  for (const auto& d : objects) {
+    if (d["kind"].as<std::string>() == kind &&
+        (name.empty() || d["metadata"]["name"].as<std::string>() == name))
+      return d;
+  }
+  return std::nullopt;
+}
+
+// The Deployments' defaults (docs/operations.md, "Replicas, spread and priority"): two replicas
+// spread over nodes where there are several, an upgrade that starts a new replica before it stops
+// an old one, and a PriorityClass above every workload, below the system classes, of the setup's
+// own: PriorityClasses are cluster-scoped, and deleting one setup must leave the other's.
+TEST(Manifests, deployments_spread_two_replicas_upgrade_without_gaps_and_outrank_workloads) {
+  std::set<std::string> classes;
+  for (const char* setup : {"base", "second-scheduler"}) {
+    std::vector<YAML::Node> objects = SetupObjects(kManifests / setup);
+    auto d = Named(objects, "Deployment");
+    ASSERT_TRUE(d) << setup;
+    YAML::Node spec = (*d)["spec"];
+    EXPECT_EQ(spec["replicas"].as<int>(), 2) << setup;
+    EXPECT_EQ(spec["strategy"]["type"].as<std::string>(), "RollingUpdate") << setup;
+    EXPECT_EQ(spec["strategy"]["rollingUpdate"]["maxUnavailable"].as<int>(), 0) << setup;
+    EXPECT_EQ(spec["strategy"]["rollingUpdate"]["maxSurge"].as<int>(), 1) << setup;
+    YAML::Node pod = spec["template"]["spec"];
+    std::string name_label = "app.kubernetes.io/name";
+    std::string app = spec["template"]["metadata"]["labels"][name_label].as<std::string>();
+    YAML::Node spread = pod["affinity"]["podAntiAffinity"];
+    EXPECT_FALSE(spread["requiredDuringSchedulingIgnoredDuringExecution"])
+        << setup << ": required anti-affinity would leave a one-node cluster one replica";
+    ASSERT_EQ(spread["preferredDuringSchedulingIgnoredDuringExecution"].size(), 1u) << setup;
+    YAML::Node term = spread["preferredDuringSchedulingIgnoredDuringExecution"][0];
+    EXPECT_EQ(term["podAffinityTerm"]["topologyKey"].as<std::string>(), "kubernetes.io/hostname");
+    EXPECT_EQ(term["podAffinityTerm"]["labelSelector"]["matchLabels"][name_label].as<std::string>(),
+              app)
+        << setup;
+    std::string class_name = pod["priorityClassName"].as<std::string>();
+    auto pc = Named(objects, "PriorityClass", class_name);
+    ASSERT_TRUE(pc) << setup << " does not ship its PriorityClass " << class_name;
+    EXPECT_FALSE(class_name.starts_with("system-")) << class_name;
+    // 1000000000: the highest value outside the system classes (2000000000 and up), which the API
+    // server refuses to any other class.
+    EXPECT_EQ((*pc)["value"].as<int64_t>(), 1000000000) << class_name;
+    EXPECT_FALSE((*pc)["globalDefault"].as<bool>()) << class_name;
+    EXPECT_TRUE(classes.insert(class_name).second) << "both setups ship " << class_name;
+    // One replica at least through drains, the same pods.
+    auto pdb = Named(objects, "PodDisruptionBudget");
+    ASSERT_TRUE(pdb) << setup;
+    EXPECT_EQ((*pdb)["spec"]["minAvailable"].as<int>(), 1) << setup;
+    EXPECT_EQ((*pdb)["spec"]["selector"]["matchLabels"][name_label].as<std::string>(), app);
+  }
+}
+
+// kube-scheduler calls the README's registration through two entries, each an HTTP client of its
+// own: ClientIP affinity sends both to one replica, whose assumed placements then cover the whole
+// burst. It must outlast an assumption (--assume-ttl), or calls could move while one still counts.
+TEST(Manifests, service_keeps_one_schedulers_calls_on_one_replica) {
+  YAML::Node svc = Kind("service.yaml", "Service");
+  YAML::Node d = Kind("deployment.yaml", "Deployment");
+  EXPECT_EQ(svc["spec"]["selector"]["app.kubernetes.io/name"].as<std::string>(),
+            d["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"].as<std::string>());
+  EXPECT_EQ(svc["spec"]["sessionAffinity"].as<std::string>(), "ClientIP");
+  int64_t affinity =
+      svc["spec"]["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"].as<int64_t>();
+  auto assume_ttl =
+      std::chrono::duration_cast<std::chrono::seconds>(LiveInventoryOptions{}.assume_ttl).count();
+  EXPECT_GT(affinity, 10 * assume_ttl);
+  auto args = ServeArgs(d["spec"]["template"]["spec"]["containers"][0]);
+  EXPECT_FALSE(args.count("--assume-ttl")) << "the comparison above assumes the default";
+}
+
+// The image every shipped gpusched container runs is the release the tree builds
+// (docs/releases.md): project(VERSION) in CMakeLists.txt, which `gpusched version` prints.
+TEST(Manifests, gpusched_image_is_pinned_to_the_project_version) {
+  const std::string repository = "ghcr.io/gpusched/gpusched";
+  int pinned = 0;
+  for (const auto& e : fs::recursive_directory_iterator(kManifests)) {
+    if (e.path().extension() != ".yaml") continue;
+    for (const auto& d : YAML::LoadAllFromFile(e.path().string())) {
+      if (!d.IsMap() || !d["spec"] || !d["spec"]["template"]) continue;  // not a pod template
+      const YAML::Node pod = d["spec"]["template"]["spec"];
+      if (!pod || !pod["containers"]) continue;
+      for (const auto& c : pod["containers"]) {
+        if (!c["image"]) continue;
+        std::string image = c["image"].as<std::string>();
+        if (!image.starts_with(repository + ":") && !image.starts_with(repository + "@")) continue;
+        EXPECT_EQ(image, repository + ":" + GPUSCHED_VERSION) << e.path();
+        ++pinned;
+      }
+    }
+  }
+  EXPECT_GE(pinned, 2) << "manifests/base and manifests/second-scheduler";
 }
 
 TEST(Manifests, deployment_args_are_flags_gpusched_serve_accepts) {

@@ -22,11 +22,15 @@ facts_template='{range .items[*]}kind={.kind}{"\n"}{end}'\
 '{range .items[?(@.kind=="Deployment")].spec.template.spec.volumes[*]}'\
 'volume={.name}:{.secret.secretName}{.configMap.name}{"\n"}{end}'\
 '{range .items[?(@.kind=="Service")].spec.ports[*]}servicePort={.name}:{.port}{"\n"}{end}'\
+'{range .items[?(@.kind=="Service")]}sessionAffinity={.spec.sessionAffinity}{"\n"}{end}'\
+'{range .items[?(@.kind=="Deployment")]}priorityClassName={.spec.template.spec.priorityClassName}{"\n"}'\
+'maxUnavailable={.spec.strategy.rollingUpdate.maxUnavailable}{"\n"}{end}'\
+'{range .items[?(@.kind=="PriorityClass")]}priorityClass={.metadata.name}{"\n"}{end}'\
 '{range .items[?(@.kind=="NetworkPolicy")].spec.ingress[*].ports[*]}ingressPort={.port}{"\n"}{end}'
 
 # Every kustomization is a complete install, whatever it patches.
 full_install_kinds=(Namespace ServiceAccount ClusterRole ClusterRoleBinding ConfigMap Deployment
-  Service PodDisruptionBudget)
+  Service PodDisruptionBudget PriorityClass)
 
 expect() {   # expect DIR FACTS LINE: LINE is one of FACTS
   grep -qxF -- "$3" <<< "$2" || fail "$1: expected '$3' in the dry run's objects"
@@ -102,6 +106,21 @@ for dir in "${kustomizations[@]}"; do
     [[ $dir == manifests/second-scheduler && $kind == Service ]] && continue
     expect "$dir" "$facts" "kind=$kind"
   done
+  # The Deployment's defaults (docs/operations.md, "Replicas, spread and priority"), wherever the
+  # setup has one: a PriorityClass of the setup's own (the dry run refuses a value above
+  # 1000000000 for a class not named system-*; tests/manifests_test.cc checks the value), an
+  # upgrade that never takes a ready replica away first, and a Service that keeps one
+  # kube-scheduler's calls on one replica.
+  class=gpusched
+  [[ $dir == manifests/second-scheduler ]] && class=gpusched-scheduler
+  if grep -qx 'kind=Deployment' <<< "$facts"; then
+    expect "$dir" "$facts" "maxUnavailable=0"
+    expect "$dir" "$facts" "priorityClassName=$class"
+    expect "$dir" "$facts" "priorityClass=$class"
+  fi
+  if grep -qx 'kind=Service' <<< "$facts"; then
+    expect "$dir" "$facts" "sessionAffinity=ClientIP"
+  fi
   case $dir in
     manifests/base)
       expect "$dir" "$facts" "arg=--listen=0.0.0.0:8888"

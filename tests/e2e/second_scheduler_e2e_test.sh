@@ -68,6 +68,7 @@ ConfigMap/gpusched-scheduler/gpusched-scheduler-config
 Deployment/gpusched-scheduler/gpusched-scheduler
 Namespace//gpusched-scheduler
 PodDisruptionBudget/gpusched-scheduler/gpusched-scheduler
+PriorityClass//gpusched-scheduler
 Role/gpusched-scheduler/gpusched-scheduler-leader-election
 RoleBinding/gpusched-scheduler/gpusched-scheduler-leader-election
 RoleBinding/kube-system/gpusched-scheduler-authentication-reader
