@@ -12,6 +12,7 @@
 #include "gpusched/app/mig_advice_command.h"
 #include "gpusched/app/policy_command.h"
 #include "gpusched/app/sample_cluster_command.h"
+#include "gpusched/app/scheduler_config_command.h"
 #include "gpusched/app/serve_command.h"
 #include "gpusched/app/simulate_command.h"
 #include "gpusched/app/version_command.h"
@@ -49,6 +50,10 @@ constexpr Command kCommands[] = {
      RunPolicyCommand},
     {"sample-cluster", "print the bundled sample cluster (the default inventory of serve)",
      RunSampleClusterCommand},
+    {"scheduler-config",
+     "write the KubeSchedulerConfiguration that registers gpusched, for the\n"
+     "                  install at hand and every GPU resource its nodes advertise",
+     RunSchedulerConfigCommand},
     {"simulate",
      "packing benchmark: place a GPU trace with scheduling policies, report\n"
      "                  unallocated and fragmented GPU",

@@ -63,9 +63,7 @@ policy_of() {  # SETUP: the policy gpusched serves in that setup
   esac
 }
 use_setup() {  # SETUP
-  local args=
-  [[ $1 == readme ]] && args=$(e2e_readme_scheduler_args)
-  K8S_STACK_SCHEDULER_ARGS=$args "$stack/restart-scheduler.sh" --state "$state" \
+  "$stack/restart-scheduler.sh" --state "$state" \
     --scheduler-config "$work/$1.yaml" > /dev/null ||
     { echo "FAIL: kube-scheduler did not start for $1"; exit 1; }
 }

@@ -45,8 +45,7 @@ port=$(e2e_free_port)
 e2e_readme_config "$work/scheduler-config.yaml" "$port"
 grep -q 'nvidia.com/mig-1g.10gb' "$work/scheduler-config.yaml" ||
   { echo "FAIL: the README's managedResources do not list nvidia.com/mig-1g.10gb"; exit 1; }
-K8S_STACK_SCHEDULER_ARGS="$(e2e_readme_scheduler_args)" \
-  "$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$work/scheduler-config.yaml" \
+"$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$work/scheduler-config.yaml" \
   > /dev/null || { echo "FAIL: kube-scheduler did not start"; exit 1; }
 e2e_gpusched_start "$gpusched" "$port"
 t_stack=$EPOCHREALTIME

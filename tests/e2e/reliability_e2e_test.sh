@@ -49,25 +49,16 @@ ready_bound=20          # gpusched's /readyz after a restart (measured: well und
 scenarios=${GPUSCHED_RELIABILITY_SCENARIOS:-A H B C}
 
 # --- the README's registration ---------------------------------------------------------------------
-readme_section=$(sed -n '/^## Register it with kube-scheduler/,/^## /p' "$repo/README.md")
 config_src=${GPUSCHED_RELIABILITY_CONFIG:-$repo/manifests/scheduler-config/extender-recommended.yaml}
 [[ -f $config_src ]] || { echo "FAIL: no scheduler configuration at $config_src"; exit 1; }
-if [[ -z ${GPUSCHED_RELIABILITY_CONFIG:-} && $readme_section != *extender-recommended.yaml* ]]; then
-  echo "FAIL: the README's registration section does not name extender-recommended.yaml"; exit 1
-fi
-if [[ -n ${GPUSCHED_RELIABILITY_SCHEDULER_ARGS+set} ]]; then
-  scheduler_args=$GPUSCHED_RELIABILITY_SCHEDULER_ARGS
-else  # the flag the README recommends, if any (none from 1.29: the backoff queue retries the pod)
-  scheduler_args=$(e2e_readme_scheduler_args)
-fi
+scheduler_args=${GPUSCHED_RELIABILITY_SCHEDULER_ARGS:-}  # none from 1.29: the backoff queue retries
 
 port=$(e2e_free_port)
 config="$work/scheduler-config.yaml"
-{
-  # Only the address changes; the stack needs kube-scheduler to reach its API server.
-  sed -E "s#(urlPrefix: *\")http://[^\"]*\"#\\1http://127.0.0.1:$port\"#" "$config_src"
-  printf "clientConnection:\n  kubeconfig: '@KUBECONFIG@'\n"
-} > "$config"
+# Only the address and kube-scheduler's own kubeconfig change (kubeadm's path is the stack's here).
+sed -E -e "s#(urlPrefix: *\")http://[^\"]*\"#\\1http://127.0.0.1:$port\"#" \
+  -e "s#^(  kubeconfig: )/etc/kubernetes/scheduler.conf#\\1'@KUBECONFIG@'#" "$config_src" > "$config"
+grep -q "@KUBECONFIG@" "$config" || printf "clientConnection:\n  kubeconfig: '@KUBECONFIG@'\n" >> "$config"
 grep -q "http://127.0.0.1:$port\"" "$config" || { echo "FAIL: no urlPrefix in $config_src"; exit 1; }
 echo "registration: ${config_src#"$repo"/}, kube-scheduler ${scheduler_args:-without flags}"
 K8S_STACK_SCHEDULER_ARGS="$scheduler_args" \

@@ -73,16 +73,15 @@ e2e_config_head() {
   printf 'leaderElection:\n  leaderElect: false\n'
   if [[ -n ${e2e_sched_top:-} ]]; then printf '%s\n' "$e2e_sched_top"; fi
 }
-# e2e_readme_config FILE PORT: the README's registration block, exactly, with gpusched at
-# 127.0.0.1:PORT.
+# e2e_readme_config FILE PORT: the registration the README's install writes (`gpusched
+# scheduler-config`, the test's $gpusched), its extenders exactly, with gpusched at 127.0.0.1:PORT.
 e2e_readme_config() {
   {
     e2e_config_head
-    sed -n '/^## Register it with kube-scheduler/,/^## /p' "$repo/README.md" |
-      sed -n '/^```yaml$/,/^```$/p' | sed '1d;$d' |
-      sed -e '/^apiVersion:/d' -e '/^kind:/d' -e "s#http://127.0.0.1:8888#http://127.0.0.1:$2#"
+    "$gpusched" scheduler-config --url "http://127.0.0.1:$2" --scheduler-kubeconfig none |
+      sed -n '/^extenders:/,$p'
   } > "$1"
-  grep -q "http://127.0.0.1:$2" "$1" || { echo "FAIL: no extender block found in the README"; exit 1; }
+  grep -q "http://127.0.0.1:$2" "$1" || { echo "FAIL: gpusched scheduler-config wrote no extenders"; exit 1; }
 }
 # e2e_manifest_config FILE MANIFEST PORT: manifests/scheduler-config/MANIFEST's extenders with
 # gpusched at 127.0.0.1:PORT.
@@ -93,12 +92,6 @@ e2e_manifest_config() {
       sed "s#http://[0-9.]*:8888#http://127.0.0.1:$3#"
   } > "$1"
   grep -q "http://127.0.0.1:$3\"" "$1" || { echo "FAIL: no urlPrefix in $2"; exit 1; }
-}
-# e2e_readme_scheduler_args: the kube-scheduler flag the README's registration section tells
-# operators to add (written FLAG=VALUE), or nothing: from 1.29 none is needed.
-e2e_readme_scheduler_args() {
-  sed -n '/^## Register it with kube-scheduler/,/^## /p' "$repo/README.md" |
-    grep -o -- '--pod-max-in-unschedulable-pods-duration=[0-9a-z]*' | head -1 || true
 }
 # e2e_most_allocated_config FILE: NodeResourcesFit MostAllocated, nvidia.com/gpu 5, cpu 1, memory 1.
 e2e_most_allocated_config() {
