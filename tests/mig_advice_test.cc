@@ -1,3 +1,5 @@
+// Longer than 500 lines: the MIG advice of both strategies, its layouts file and its output,
+// sharing one set of builders.
 #include "gpusched/planning/mig_advice.h"
 #include "gpusched/planning/mig_advice_format.h"
 
@@ -164,24 +166,197 @@ TEST(MigAdvice, a_node_in_use_cordoned_or_changing_is_not_advised) {
   cordoned.info.unschedulable = true;
   NodeState changing = IdleA100("a100-changing");
   changing.info.gpu.mig_config_state = MigConfigState::kPending;
+  // Under the single strategy a node is a candidate, but its slices would be nvidia.com/gpu, which
+  // pods asking for nvidia.com/mig-1g.10gb cannot use: not advised for them.
   NodeState single = IdleA100("a100-single");
   single.info.gpu.mig_strategy = MigStrategy::kSingle;
   MigAdvice a = Advise({busy, cordoned, changing, single, V100("v100-1")},
                        Pending("nvidia.com/mig-1g.10gb", 1, 10), Bundled());
   EXPECT_TRUE(a.advice.empty());
-  EXPECT_EQ(a.candidates, 0u);
-  EXPECT_EQ(a.skipped, (std::map<std::string, size_t>{
-                           {"GPU model without known MIG profiles", 1},
-                           {"GPU pods running", 1},
-                           {"MIG change in progress or failed", 1},
-                           {"MIG strategy single (slices would be nvidia.com/gpu)", 1},
-                           {"cordoned", 1}}));
+  EXPECT_EQ(a.candidates, 1u);
+  EXPECT_EQ(a.single_candidates, 1u);
+  // The text says why, and what to do.
+  std::string text = FormatMigAdviceText(a);
+  EXPECT_NE(text.find("candidates: 1 idle MIG-capable nodes (1 under the MIG single strategy)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("note: under the MIG single strategy (the GPU Operator's default) a node "
+                      "offers its slices as nvidia.com/gpu of product <model>-MIG-<profile>"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("mig.strategy=mixed"), std::string::npos) << text;
+  EXPECT_EQ(a.skipped, (std::map<std::string, size_t>{{"GPU model without known MIG profiles", 1},
+                                                      {"GPU pods running", 1},
+                                                      {"MIG change in progress or failed", 1},
+                                                      {"cordoned", 1}}));
   EXPECT_EQ(a.still_waiting.at("1g.10gb"), 10);
   // Freed, the busy node is advised.
   busy.used = {};
   busy.gpu_pod_count = 0;
   a = Advise({busy}, Pending("nvidia.com/mig-1g.10gb", 1, 10), Bundled());
   EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-busy=all-1g.10gb"}));
+}
+
+// The GPU Operator's default: MIG strategy single. An idle A100 with MIG disabled, as GFD labels it
+// then (tests/fixtures/real-nodes/operator-v24-a100-80gb-x8.yaml: mig.strategy=single,
+// mig.config=all-disabled, product NVIDIA-A100-SXM4-80GB), under another name.
+NodeState SingleA100(const std::string& name) {
+  NodeState n = testing::FixtureNode("../real-nodes/operator-v24-a100-80gb-x8.yaml");
+  n.info.name = name;
+  return n;
+}
+
+constexpr char kA100Slice[] = "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb";
+constexpr char kA100Half[] = "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb";
+
+// `count` pending pods asking for `units` nvidia.com/gpu with a nodeSelector on `product`, as the
+// GPU Operator's MIG docs have pods pick a slice under the single strategy.
+std::vector<PodInfo> PendingOn(const std::string& product, int64_t units, int count) {
+  std::vector<PodInfo> pods;
+  for (int i = 0; i < count; ++i) {
+    std::string name = product + "-" + std::to_string(i);
+    pods.push_back(testing::PodFromJson(
+        R"({"metadata":{"name":")" + name + R"(","namespace":"ml","uid":")" + name +
+        R"("},"spec":{"nodeSelector":{"nvidia.com/gpu.product":")" + product +
+        R"("},"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":")" +
+        std::to_string(units) + R"("}}}]}})"));
+  }
+  return pods;
+}
+
+TEST(MigAdvice, single_strategy_nodes_are_advised_for_pods_pinned_to_a_mig_product) {
+  ASSERT_EQ(SingleA100("x").info.gpu.mig_strategy, MigStrategy::kSingle);
+  std::vector<NodeState> nodes = {SingleA100("a100-1"), SingleA100("a100-2"), SingleA100("a100-3")};
+  std::vector<PodInfo> pods = PendingOn(kA100Slice, 1, 10);
+  MigDemand demand = PendingMigDemand(pods);
+  EXPECT_EQ(demand.slices, (std::map<std::string, int64_t>{{kA100Slice, 10}}));
+  EXPECT_TRUE(demand.whole_gpu_pods.empty());  // slices, not whole GPUs
+  MigAdvice a = Advise(nodes, pods, Bundled());
+  EXPECT_EQ(a.candidates, 3u);
+  EXPECT_TRUE(a.skipped.empty());
+  ASSERT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb"}));
+  EXPECT_TRUE(a.advice[0].single_strategy);
+  EXPECT_EQ(a.advice[0].gpus, 8);
+  EXPECT_EQ(a.advice[0].serves, (std::map<std::string, int64_t>{{kA100Slice, 10}}));
+  // 56 nvidia.com/gpu, each a 1g.10gb slice, which GFD will label
+  // NVIDIA-A100-SXM4-80GB-MIG-1g.10gb.
+  EXPECT_EQ(a.advice[0].offer, (MigNodeOffer{0, {{kA100Slice, 56}}}));
+  EXPECT_EQ(a.advice[0].Command().command,
+            "kubectl label node a100-1 nvidia.com/mig.config=all-1g.10gb --overwrite");
+  EXPECT_TRUE(a.still_waiting.empty());
+
+  // Two products waited for: each node gets one profile on every GPU, never all-balanced (two
+  // profiles on a node under single: the device plugin would not start).
+  pods = Concat(PendingOn(kA100Slice, 1, 2), PendingOn(kA100Half, 1, 2));
+  a = Advise(nodes, pods, Bundled());
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb", "a100-2=all-3g.40gb"}));
+  EXPECT_TRUE(a.still_waiting.empty());
+  // The same pods under the mixed strategy would have one node all-balanced.
+  EXPECT_EQ(Nodes(Advise({IdleA100("a100-1")},
+                         Concat(Pending("nvidia.com/mig-1g.10gb", 1, 2),
+                                Pending("nvidia.com/mig-3g.40gb", 1, 2)),
+                         Bundled())),
+            (std::vector<std::string>{"a100-1=all-balanced"}));
+}
+
+TEST(MigAdvice, a_single_strategy_node_already_cut_counts_its_slices_and_gpus) {
+  // Eight H100s cut into 56 1g.10gb, as GFD labels them (gpu.count 56 counts slices).
+  NodeState h100 = testing::FixtureNode("../real-nodes/mig-single-h100-x8-1g10gb.yaml");
+  const std::string slice = "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb";
+  const std::string half = "NVIDIA-H100-80GB-HBM3-MIG-3g.40gb";
+  // Its free slices serve pods pinned to its product: nothing to change.
+  MigAdvice a = Advise({h100}, PendingOn(slice, 1, 10), Bundled());
+  EXPECT_EQ(a.free_slices, (std::map<std::string, int64_t>{{slice, 56}}));
+  EXPECT_TRUE(a.advice.empty());
+  EXPECT_TRUE(a.still_waiting.empty());
+  // Pods waiting for 3g.40gb: the node is re-cut, its 8 GPUs (not 56) giving 16 of them.
+  a = Advise({h100}, PendingOn(half, 1, 3), Bundled());
+  ASSERT_EQ(a.advice.size(), 1u);
+  EXPECT_EQ(a.advice[0].layout, "all-3g.40gb");
+  EXPECT_EQ(a.advice[0].gpus, 8);
+  EXPECT_EQ(a.advice[0].current, (MigNodeOffer{0, {{slice, 56}}}));
+  EXPECT_EQ(a.advice[0].offer, (MigNodeOffer{0, {{half, 16}}}));
+  // In use, it is not advised.
+  h100.used = ResourceList{{"nvidia.com/gpu", Units(1)}};
+  h100.gpu_pod_count = 1;
+  a = Advise({h100}, PendingOn(half, 1, 3), Bundled());
+  EXPECT_TRUE(a.advice.empty());
+  EXPECT_EQ(a.free_slices.at(slice), 55);
+  EXPECT_EQ(a.skipped, (std::map<std::string, size_t>{{"GPU pods running", 1}}));
+}
+
+TEST(MigAdvice, a_cluster_of_both_strategies_gets_advice_for_each) {
+  std::vector<NodeState> nodes = {IdleA100("mixed-1"), SingleA100("single-1")};
+  std::vector<PodInfo> pods =
+      Concat(Pending("nvidia.com/mig-1g.10gb", 1, 5), PendingOn(kA100Slice, 1, 4));
+  MigAdvice a = Advise(nodes, pods, Bundled());
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"mixed-1=all-1g.10gb", "single-1=all-1g.10gb"}));
+  EXPECT_FALSE(a.advice[0].single_strategy);
+  EXPECT_EQ(a.advice[0].serves, (std::map<std::string, int64_t>{{"1g.10gb", 5}}));
+  EXPECT_TRUE(a.advice[1].single_strategy);
+  EXPECT_EQ(a.advice[1].serves, (std::map<std::string, int64_t>{{kA100Slice, 4}}));
+  EXPECT_TRUE(a.still_waiting.empty());
+
+  a.inventory = "test";
+  std::string text = FormatMigAdviceText(a);
+  EXPECT_NE(text.find("# single-1 (A100-80GB, 8 GPUs, MIG single, now all-disabled: 8 whole GPUs): "
+                      "serves 4x NVIDIA-A100-SXM4-80GB-MIG-1g.10gb; offers 56x "
+                      "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb (as nvidia.com/gpu)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# mixed-1 (A100-80GB, 8 GPUs, MIG mixed, now all-disabled"),
+            std::string::npos)
+      << text;
+  nlohmann::json j = nlohmann::json::parse(FormatMigAdviceJson(a));
+  EXPECT_EQ(j["advice"][1]["strategy"], "single");
+  EXPECT_EQ(j["advice"][1]["offers"], nlohmann::json({{"gpu", 56}}));
+  EXPECT_EQ(j["advice"][0]["strategy"], "mixed");
+  EXPECT_EQ(j["demand"]["slices"][kA100Slice], 4);
+}
+
+TEST(MigAdvice, a_pod_names_a_mig_product_by_selector_affinity_or_annotation) {
+  auto demand = [](const std::string& spec, const std::string& annotations = "{}") {
+    PodInfo pod = testing::PodFromJson(
+        R"({"metadata":{"name":"p","namespace":"ml","uid":"p","annotations":)" + annotations +
+        R"(},"spec":{)" + spec +
+        R"("containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}})");
+    return PendingMigDemand(std::vector<PodInfo>{pod});
+  };
+  const std::string affinity =
+      R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
+      R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"nvidia.com/gpu.product",)"
+      R"("operator":"In","values":["NVIDIA-A100-SXM4-80GB-MIG-1g.10gb"]}]}]}}},)";
+  EXPECT_EQ(demand(affinity).slices, (std::map<std::string, int64_t>{{kA100Slice, 2}}));
+  EXPECT_EQ(demand("", R"({"gpusched.io/gpu-product":"NVIDIA-A100-SXM4-80GB-MIG-1g.10gb"})").slices,
+            (std::map<std::string, int64_t>{{kA100Slice, 2}}));
+  // A glob, two products, or a product that is no MIG slice: whole GPUs.
+  const std::string two = "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb,NVIDIA-A100-SXM4-80GB-MIG-2g.20gb";
+  for (const std::string& products :
+       {std::string("*-MIG-1g.10gb"), two, std::string("NVIDIA-A100-SXM4-80GB")}) {
+    MigDemand d = demand("", R"({"gpusched.io/gpu-product":")" + products + R"("})");
+    EXPECT_TRUE(d.slices.empty()) << products;
+    EXPECT_EQ(d.whole_gpu_pods, (std::vector<int64_t>{2})) << products;
+  }
+}
+
+// With a policy, an unpinned whole-GPU pod counts against the single-strategy nodes it could take
+// (before, only mixed-strategy nodes were looked at, and it kept none whole), and a pod pinned to a
+// MIG product is slice demand, not a whole-GPU pod.
+TEST(MigAdvice, whole_gpu_pods_keep_single_strategy_nodes_whole_too) {
+  ClusterLedger ledger{GpuResourceNames(DefaultPolicySpec().gpu_resources)};
+  ledger.UpsertNode(SingleA100("a100-1").info);
+  ledger.UpsertNode(SingleA100("a100-2").info);
+  for (const PodInfo& p : PendingOn(kA100Slice, 1, 60)) ledger.UpsertPod(p);
+  ledger.UpsertPod(testing::MakePod("train", ResourceList{{"nvidia.com/gpu", Units(8)}}));
+  auto snapshot = ledger.BuildSnapshot();
+  Policy policy(DefaultPolicySpec());
+  MigDemand demand = PendingMigDemand(policy, *snapshot);
+  EXPECT_EQ(demand.whole_gpu_pods, (std::vector<int64_t>{8}));
+  EXPECT_EQ(demand.slices, (std::map<std::string, int64_t>{{kA100Slice, 60}}));
+  MigAdvice a = AdviseMigLayouts(*snapshot, Bundled(), demand);
+  EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb"}));
+  EXPECT_EQ(a.whole_gpu_pods_fit, 1);
+  EXPECT_EQ(a.still_waiting.at(kA100Slice), 4);
 }
 
 TEST(MigAdvice, the_observed_mig_workload_settles_a_tie) {

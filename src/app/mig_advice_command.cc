@@ -15,8 +15,11 @@ FlagSet MigAdviceCommandOptions::Flags() {
       "Advises which idle MIG-capable nodes the MIG manager should repartition, and into which\n"
       "nvidia.com/mig.config layout, so that the MIG slices pending pods ask for exist: the\n"
       "layout serving the most waiting slices on the fewest nodes, never taking whole GPUs a\n"
-      "pending whole-GPU pod could use. Prints ready-to-run kubectl label lines, each with the\n"
-      "demand it serves. Reads the inventory once; never writes to the cluster.");
+      "pending whole-GPU pod could use. Nodes under either MIG strategy: mixed (pods asking for\n"
+      "nvidia.com/mig-<profile>) and single, the GPU Operator's default (pods asking for\n"
+      "nvidia.com/gpu pinned to a <model>-MIG-<profile> product; one profile per node). Prints\n"
+      "ready-to-run kubectl label lines, each with the demand it serves. Reads the inventory\n"
+      "once; never writes to the cluster.");
   ClusterViewOptions::AddFlags(flags);
   flags
       .Add({"mig-config", "FILE", "",

@@ -1,3 +1,5 @@
+// Longer than 500 lines: the demand, the candidates and the greedy planner of both MIG strategies
+// share one set of private helpers and one planner state.
 #include "gpusched/planning/mig_advice.h"
 
 #include <algorithm>
@@ -7,9 +9,11 @@
 #include <tuple>
 
 #include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node_pins.h"
 #include "gpusched/planning/kube_names.h"
+#include "gpusched/util/text.h"
 
 namespace gpusched {
 namespace {
@@ -17,7 +21,6 @@ namespace {
 // Skip reasons, a fixed set so the report stays bounded.
 constexpr std::string_view kNotMigCapable = "not MIG-capable";
 constexpr std::string_view kUnknownModel = "GPU model without known MIG profiles";
-constexpr std::string_view kSingleStrategy = "MIG strategy single (slices would be nvidia.com/gpu)";
 constexpr std::string_view kCordoned = "cordoned";
 constexpr std::string_view kMigChanging = "MIG change in progress or failed";
 constexpr std::string_view kInUse = "GPU pods running";
@@ -44,10 +47,60 @@ bool MigChanging(const GpuLabels& gpu) {
          gpu.mig_config_state == MigConfigState::kFailed;
 }
 
+constexpr std::string_view kMigInProduct = "-MIG-";
+
 // Whether the node's nvidia.com/gpu units are whole, unshared GPUs.
 bool WholeGpus(const NodeInfo& node) {
   return node.gpu.single_mig_profile().empty() &&
          SharingOf(node, kGpuResource) == SharingStrategy::kNone;
+}
+
+bool SingleStrategy(const NodeInfo& node) { return node.gpu.mig_strategy == MigStrategy::kSingle; }
+
+// A GPU product without GFD's "-MIG-<profile>" part: "NVIDIA-A100-SXM4-80GB".
+std::string_view BaseProduct(std::string_view product) {
+  return product.substr(0, product.find(kMigInProduct));
+}
+
+// How a slice is named under the single strategy: the product GFD writes for a GPU of `base`
+// cut into `profile` ("NVIDIA-H100-80GB-HBM3-MIG-1g.10gb"); pods ask for it as nvidia.com/gpu.
+std::string SingleSliceKey(std::string_view base, std::string_view profile) {
+  return std::string(base) + std::string(kMigInProduct) + std::string(profile);
+}
+
+// The MIG profile a demand or offer key names: a mixed profile as is, a single product's profile.
+std::string_view ProfileOfKey(std::string_view key) {
+  return key.find(kMigInProduct) == std::string_view::npos ? key : MigProfileOfProduct(key);
+}
+
+// A product a pod can pin that names a MIG slice: "<model>-MIG-<profile>", no glob, not shared.
+bool IsMigProduct(std::string_view product) {
+  int compute = MigComputeSlices(MigProfileOfProduct(product));
+  return product.find_first_of("*?[") == std::string_view::npos && !product.ends_with("-SHARED") &&
+         compute >= 1 && compute <= kMigComputeSlicesPerGpu;
+}
+
+// The one MIG product a pod's nvidia.com/gpu is pinned to (the single strategy's slices), or "":
+// a nodeSelector on nvidia.com/gpu.product, an In of one value in its only required node-affinity
+// term, or gpusched.io/gpu-product naming one product.
+std::string SingleMigProductOf(const PodInfo& pod) {
+  auto one = [](const PinRequirement& r) {
+    return r.key == "nvidia.com/gpu.product" && r.op == PinOperator::kIn && r.values.size() == 1 &&
+           IsMigProduct(r.values[0]);
+  };
+  for (const PinRequirement& r : pod.pins.selector) {
+    if (one(r)) return r.values[0];
+  }
+  if (pod.pins.required.size() == 1) {
+    for (const PinRequirement& r : pod.pins.required[0].requirements) {
+      if (one(r)) return r.values[0];
+    }
+  }
+  if (const std::string* v = pod.annotation(kGpuProductAnnotation)) {
+    std::vector<std::string> products = SplitList(*v);
+    if (products.size() == 1 && IsMigProduct(products[0])) return products[0];
+  }
+  return "";
 }
 
 // Free units of `resource` on `node`, 0..kMaxGpusPerNode.
@@ -55,7 +108,8 @@ int64_t FreeUnits(const NodeState& node, std::string_view resource) {
   return std::clamp<int64_t>(node.free_milli(resource) / 1000, 0, kMaxGpusPerNode);
 }
 
-// What the node offers now (allocatable): whole GPUs and unshared MIG slices.
+// What the node offers now (allocatable): whole GPUs and unshared MIG slices (under the single
+// strategy, nvidia.com/gpu of a MIG product, keyed by that product).
 MigNodeOffer CurrentOffer(const NodeInfo& node) {
   MigNodeOffer offer;
   for (const auto& r : node.allocatable) {
@@ -63,6 +117,10 @@ MigNodeOffer CurrentOffer(const NodeInfo& node) {
     if (units == 0) continue;
     if (r.name == kGpuResource && WholeGpus(node)) {
       offer.whole_gpus = units;
+    } else if (r.name == kGpuResource && !node.gpu.single_mig_profile().empty()) {
+      if (SharingOf(node, kGpuResource) != SharingStrategy::kNone) continue;
+      offer.slices[SingleSliceKey(BaseProduct(node.gpu.product), node.gpu.single_mig_profile())] =
+          units;
     } else if (IsMigSliceResource(r.name)) {
       offer.slices[std::string(MigProfileOf(r.name))] += units;
     }
@@ -70,8 +128,36 @@ MigNodeOffer CurrentOffer(const NodeInfo& node) {
   return offer;
 }
 
-// Physical GPUs: the count label, else whole GPUs plus the slices' GPUs rounded up.
-int64_t PhysicalGpus(const NodeInfo& node, const MigNodeOffer& current) {
+// Under the single strategy, the slices of the node's profile one of its GPUs holds: as its current
+// layout cuts one GPU, else the most of that profile a GPU of `model` holds; 0 when unknown.
+int64_t SingleSlicesPerGpu(const NodeInfo& node, const MigGpuModel& model,
+                           const MigLayouts& layouts) {
+  std::string_view profile = node.gpu.single_mig_profile();
+  auto layout = layouts.layouts.find(node.gpu.mig_config);
+  if (layout != layouts.layouts.end()) {
+    std::optional<MigNodeOffer> one = OfferOf(layout->second, model, 1);
+    if (one && one->whole_gpus == 0 && one->slices.size() == 1 &&
+        one->slices.begin()->first == profile) {
+      return one->slices.begin()->second;
+    }
+  }
+  for (const MigProfileShape& p : model.profiles) {
+    if (ResourceProfileOf(p.name) == profile) return p.max_count;
+  }
+  return 0;
+}
+
+// Physical GPUs: under the single strategy with slices, the slices over the slices per GPU (its
+// count label counts slices); else the count label, else whole GPUs plus the slices' GPUs rounded
+// up.
+int64_t PhysicalGpus(const NodeInfo& node, const MigGpuModel& model, const MigNodeOffer& current,
+                     const MigLayouts& layouts) {
+  if (!node.gpu.single_mig_profile().empty()) {
+    int64_t per_gpu = SingleSlicesPerGpu(node, model, layouts);
+    int64_t slices = 0;
+    for (const auto& [key, n] : current.slices) slices += n;
+    return per_gpu > 0 ? (slices + per_gpu - 1) / per_gpu : 0;
+  }
   if (node.gpu.count && *node.gpu.count > 0) return std::min(*node.gpu.count, kMaxGpusPerNode);
   int64_t compute = 0;
   for (const auto& [profile, n] : current.slices) compute += MigComputeSlices(profile) * n;
@@ -100,10 +186,25 @@ void Move(std::map<int64_t, int64_t>& free, int64_t from, int64_t to) {
   ++free[to];
 }
 
-// Candidate nodes of equal model, GPU count, current layout and offer.
+// What `offer` is on a node under the single strategy whose GPUs are `base`: its slices keyed as
+// SingleSliceKey names them; nullopt where the device plugin would not start (more than one
+// profile, MIG-enabled GPUs beside whole ones, MIG enabled with no slice).
+std::optional<MigNodeOffer> SingleStrategyOffer(const MigNodeOffer& offer, std::string_view base) {
+  if (offer.slices.empty()) {
+    return offer.whole_gpus > 0 ? std::optional<MigNodeOffer>(offer) : std::nullopt;
+  }
+  if (offer.slices.size() > 1 || offer.whole_gpus > 0) return std::nullopt;
+  MigNodeOffer out;
+  out.slices[SingleSliceKey(base, offer.slices.begin()->first)] = offer.slices.begin()->second;
+  return out;
+}
+
+// Candidate nodes of equal model, GPU count, strategy, GPU product (single), current layout and
+// offer.
 struct NodeClass {
   const MigGpuModel* model = nullptr;
   int64_t gpus = 0;
+  std::optional<std::string> single_base;  // the GPU product under the single strategy
   std::string current_layout;
   MigNodeOffer current;
   std::deque<std::string> nodes;                             // by name, not advised yet
@@ -159,33 +260,44 @@ std::map<std::string, double> ObservedMigShares(const ClusterSnapshot& snapshot)
 double ObservedMatch(const MigNodeOffer& offer, const std::map<std::string, double>& shares) {
   if (shares.empty()) return 0;
   int64_t total = 0;
-  for (const auto& [profile, n] : offer.slices)
-    total += MigSliceMilli(n, MigComputeSlices(profile));
+  for (const auto& [key, n] : offer.slices)
+    total += MigSliceMilli(n, MigComputeSlices(ProfileOfKey(key)));
   if (total == 0) return 0;
   double match = 0;
-  for (const auto& [profile, n] : offer.slices) {
-    auto s = shares.find(profile);
+  for (const auto& [key, n] : offer.slices) {
+    auto s = shares.find(std::string(ProfileOfKey(key)));
     if (s == shares.end()) continue;
-    double part = static_cast<double>(MigSliceMilli(n, MigComputeSlices(profile))) / total;
+    double part =
+        static_cast<double>(MigSliceMilli(n, MigComputeSlices(ProfileOfKey(key)))) / total;
     match += std::min(part, s->second);
   }
   return match;
 }
 
-// Why a GPU node is no candidate, or nullopt when it is one (see mig_advice.h).
-std::optional<std::string_view> NotACandidate(const NodeState& state, const MigGpuModel* model,
-                                              const MigNodeOffer& current) {
+// Why a GPU node could not be changed (see mig_advice.h), or nullopt; its model and the layout
+// aside.
+std::optional<std::string_view> Unchangeable(const NodeState& state, const MigNodeOffer& current) {
   const NodeInfo& node = state.info;
-  if (model == nullptr) return kUnknownModel;
   if (node.gpu.mig_capable == false || (!node.gpu.mig_capable && current.slices.empty())) {
     return kNotMigCapable;
   }
-  if (node.gpu.mig_strategy == MigStrategy::kSingle) return kSingleStrategy;
   if (node.unschedulable) return kCordoned;
   if (MigChanging(node.gpu)) return kMigChanging;
   if (!Idle(state)) return kInUse;
+  return std::nullopt;
+}
+
+// Why a GPU node is no candidate, or nullopt when it is one (see mig_advice.h).
+std::optional<std::string_view> NotACandidate(const NodeState& state, const MigGpuModel* model,
+                                              const MigNodeOffer& current,
+                                              const MigLayouts& layouts) {
+  const NodeInfo& node = state.info;
+  if (model == nullptr) return kUnknownModel;
+  if (auto reason = Unchangeable(state, current)) return reason;
   if (!IsDnsSubdomain(node.name)) return kBadName;
-  if (PhysicalGpus(node, current) > kMaxMigAdviceGpusPerNode) return kTooManyGpus;
+  int64_t gpus = PhysicalGpus(node, *model, current, layouts);
+  if (gpus > kMaxMigAdviceGpusPerNode) return kTooManyGpus;
+  if (gpus <= 0) return kNoLayout;
   return std::nullopt;
 }
 
@@ -217,12 +329,13 @@ class MigPlanner {
         CountFree(*state, current, out);
       if (current.whole_gpus == 0 && current.slices.empty()) continue;  // no GPU node
       const MigGpuModel* model = MigModelOf(state->info.gpu);
-      std::optional<std::string_view> reason = NotACandidate(*state, model, current);
+      std::optional<std::string_view> reason = NotACandidate(*state, model, current, layouts_);
       if (!reason) reason = AddCandidate(state->info, model, current);
       if (reason) {
         ++out.skipped[std::string(*reason)];
       } else {
         ++out.candidates;
+        if (SingleStrategy(state->info)) ++out.single_candidates;
       }
     }
     free_ = out.free_slices;
@@ -247,9 +360,11 @@ class MigPlanner {
 
  private:
   void CountFree(const NodeState& state, const MigNodeOffer& current, MigAdvice& out) {
-    for (const auto& [profile, n] : current.slices) {
-      int64_t free = FreeUnits(state, std::string(kMigResourcePrefix) + profile);
-      if (free > 0) out.free_slices[profile] += free;
+    bool single = !state.info.gpu.single_mig_profile().empty();
+    for (const auto& [key, n] : current.slices) {
+      int64_t free = FreeUnits(
+          state, single ? std::string(kGpuResource) : std::string(kMigResourcePrefix) + key);
+      if (free > 0) out.free_slices[key] += free;
     }
     if (current.whole_gpus > 0) ++whole_free_[FreeUnits(state, kGpuResource)];
   }
@@ -257,17 +372,24 @@ class MigPlanner {
   // Puts a candidate into its class; the reason it is no candidate after all, if any.
   std::optional<std::string_view> AddCandidate(const NodeInfo& node, const MigGpuModel* model,
                                                const MigNodeOffer& current) {
-    int64_t gpus = PhysicalGpus(node, current);
+    int64_t gpus = PhysicalGpus(node, *model, current, layouts_);
+    std::optional<std::string> base;
+    if (SingleStrategy(node)) base = std::string(BaseProduct(node.gpu.product));
     auto same = [&](const NodeClass& c) {
-      return c.model == model && c.gpus == gpus && c.current_layout == node.gpu.mig_config &&
-             c.current == current;
+      return c.model == model && c.gpus == gpus && c.single_base == base &&
+             c.current_layout == node.gpu.mig_config && c.current == current;
     };
     auto it = std::find_if(classes_.begin(), classes_.end(), same);
     if (it == classes_.end()) {
       if (classes_.size() == kMaxMigAdviceClasses) return kTooManyKinds;
-      NodeClass c{model, gpus, node.gpu.mig_config, current, {}, {}};
+      NodeClass c{model, gpus, base, node.gpu.mig_config, current, {}, {}};
       for (const auto& [name, offer] : OffersFor(model, gpus)) {
-        if (name != node.gpu.mig_config) c.offers.emplace_back(name, offer);
+        if (name == node.gpu.mig_config) continue;
+        if (!base) {
+          c.offers.emplace_back(name, offer);
+        } else if (auto single = SingleStrategyOffer(offer, *base)) {
+          c.offers.emplace_back(name, *std::move(single));
+        }
       }
       if (c.offers.empty()) return kNoLayout;
       classes_.push_back(std::move(c));
@@ -322,7 +444,8 @@ class MigPlanner {
                     layout,
                     cls.current,
                     offer,
-                    {}};
+                    {},
+                    cls.single_base.has_value()};
     for (const auto& [p, d] : Deltas(cls, offer, demand_.slices, free_)) {
       if (d > 0) a.serves[p] = d;
     }
@@ -355,7 +478,13 @@ MigDemand PendingMigDemand(std::span<const PodInfo> pods) {
       int64_t units = std::clamp<int64_t>(r.milli / 1000, 0, kMaxGpusPerNode);
       if (units == 0) continue;
       if (r.name == kGpuResource) {
-        demand.whole_gpu_pods.push_back(units);
+        std::string product = SingleMigProductOf(pod);
+        if (product.empty()) {
+          demand.whole_gpu_pods.push_back(units);
+        } else {
+          demand.slices[product] += units;
+          ++demand.pods[product];
+        }
       } else if (IsMigSliceResource(r.name)) {
         std::string profile(MigProfileOf(r.name));
         demand.slices[profile] += units;
@@ -373,9 +502,8 @@ MigDemand PendingMigDemand(const Policy& policy, const ClusterSnapshot& snapshot
   std::vector<uint32_t> classes;
   for (size_t i = 0; i < snapshot.size(); ++i) {
     const NodeState& node = *snapshot.nodes()[i];
-    // Only these may be advised (a single-strategy node's slices would be nvidia.com/gpu).
-    if (node.info.gpu.mig_capable.value_or(false) &&
-        node.info.gpu.mig_strategy != MigStrategy::kSingle) {
+    // Only the whole GPUs of these can an advised change take.
+    if (node.info.gpu.mig_capable.value_or(false) && !Unchangeable(node, CurrentOffer(node.info))) {
       mig_nodes.push_back(&node);
       classes.push_back(snapshot.classes()[i]);
     }
@@ -387,7 +515,7 @@ MigDemand PendingMigDemand(const Policy& policy, const ClusterSnapshot& snapshot
     if (++counted > kMaxAdvicePods) break;
     int64_t units =
         std::clamp<int64_t>(pod.requests.milli(kGpuResource) / 1000, 0, kMaxGpusPerNode);
-    if (units == 0) continue;
+    if (units == 0 || !SingleMigProductOf(pod).empty()) continue;
     const Policy::Judgement judged = policy.Judge(pod, snapshot);
     std::vector<Verdict> verdicts = judged.engine().Filter(
         *judged.cycle, Candidates{mig_nodes, classes, snapshot.class_count(), {}});

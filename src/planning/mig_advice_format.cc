@@ -1,5 +1,7 @@
 #include "gpusched/planning/mig_advice_format.h"
 
+#include <algorithm>
+
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/util/quote.h"
 
@@ -10,16 +12,21 @@ std::string Counts(const std::map<std::string, int64_t>& counts) {
   std::string out;
   for (const auto& [p, n] : counts) {
     if (n <= 0) continue;
-    out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + QuoteForMessage(p, 64);
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + QuoteForMessage(p, 128);
   }
   return out.empty() ? "none" : out;
 }
+
+// Whether a slice name is a MIG product (the single strategy's slices, nvidia.com/gpu units).
+bool IsProductKey(std::string_view key) { return key.find("-MIG-") != std::string_view::npos; }
 
 std::string OfferText(const MigNodeOffer& offer) {
   std::string out;
   if (offer.whole_gpus > 0) out = std::to_string(offer.whole_gpus) + " whole GPUs";
   for (const auto& [p, n] : offer.slices) {
-    if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + QuoteForMessage(p, 64);
+    if (n <= 0) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + "x " + QuoteForMessage(p, 128);
+    if (IsProductKey(p)) out += " (as nvidia.com/gpu)";
   }
   return out.empty() ? "nothing" : out;
 }
@@ -33,7 +40,8 @@ void CountsJson(JsonWriter& w, const std::map<std::string, int64_t>& counts) {
 void OfferJson(JsonWriter& w, const MigNodeOffer& offer) {
   w.BeginObject();
   if (offer.whole_gpus > 0) w.Key("gpu").Int(offer.whole_gpus);
-  for (const auto& [p, n] : offer.slices) w.Key("mig-" + p).Int(n);
+  // Under the single strategy the slices are the node's nvidia.com/gpu.
+  for (const auto& [p, n] : offer.slices) w.Key(IsProductKey(p) ? "gpu" : "mig-" + p).Int(n);
   w.EndObject();
 }
 
@@ -54,6 +62,9 @@ std::string FormatMigAdviceText(const MigAdvice& a) {
                    std::to_string(a.whole_gpu_pods_fit) +
                    " fit on free whole GPUs now, and still after this advice)\n";
   out += "candidates: " + std::to_string(a.candidates) + " idle MIG-capable nodes";
+  if (a.single_candidates > 0) {
+    out += " (" + std::to_string(a.single_candidates) + " under the MIG single strategy)";
+  }
   if (!a.skipped.empty()) {
     out += "; not advised:";
     bool first = true;
@@ -67,7 +78,7 @@ std::string FormatMigAdviceText(const MigAdvice& a) {
   for (const auto& n : a.advice) {
     // Every value here comes from the cluster or a file: quoted, so none starts a line of its own.
     out += "# " + QuoteForMessage(n.node) + " (" + n.model + ", " + std::to_string(n.gpus) +
-           " GPUs, now " +
+           " GPUs, MIG " + (n.single_strategy ? "single" : "mixed") + ", now " +
            (n.current_layout.empty() ? "unlabelled" : QuoteForMessage(n.current_layout, 96)) +
            ": " + OfferText(n.current) + "): serves " + Counts(n.serves) + "; offers " +
            OfferText(n.offer) + "\n";
@@ -75,6 +86,16 @@ std::string FormatMigAdviceText(const MigAdvice& a) {
     out += (line.refused.empty() ? line.command : "# no command: " + line.refused) + "\n";
   }
   out += "\nstill waiting after this advice: " + Counts(a.still_waiting) + "\n";
+  bool mixed_waiting = std::any_of(a.still_waiting.begin(), a.still_waiting.end(),
+                                   [](const auto& w) { return !IsProductKey(w.first); });
+  if (mixed_waiting && a.single_candidates > 0) {
+    out +=
+        "note: under the MIG single strategy (the GPU Operator's default) a node offers its "
+        "slices as nvidia.com/gpu of product <model>-MIG-<profile>, never as "
+        "nvidia.com/mig-<profile>; pods asking for nvidia.com/mig-<profile> need nodes under "
+        "the mixed strategy (the GPU Operator's Helm value mig.strategy=mixed), or can ask for "
+        "nvidia.com/gpu with a nodeSelector nvidia.com/gpu.product: <model>-MIG-<profile>\n";
+  }
   return out;
 }
 
@@ -91,10 +112,12 @@ std::string FormatMigAdviceJson(const MigAdvice& a) {
   w.Key("freeSlices");
   CountsJson(w, a.free_slices);
   w.Key("candidates").Int(static_cast<int64_t>(a.candidates));
+  w.Key("singleStrategyCandidates").Int(static_cast<int64_t>(a.single_candidates));
   w.Key("advice").BeginArray();
   for (const auto& n : a.advice) {
     w.BeginObject().Key("node").String(n.node).Key("model").String(n.model);
-    w.Key("gpus").Int(n.gpus).Key("currentLayout").String(n.current_layout);
+    w.Key("gpus").Int(n.gpus).Key("strategy").String(n.single_strategy ? "single" : "mixed");
+    w.Key("currentLayout").String(n.current_layout);
     w.Key("layout").String(n.layout).Key("serves");
     CountsJson(w, n.serves);
     w.Key("offers");

@@ -13,9 +13,11 @@ namespace gpusched {
 
 std::string FormatMigAdviceText(const MigAdvice& advice);
 // {"inventory", "layouts", "demand": {"slices": {p: n}, "pods": {p: n}, "wholeGpuPods": n,
-// "wholeGpuPodsFit": n}, "freeSlices": {p: n}, "candidates": n, "advice": [{"node", "model",
-// "gpus", "currentLayout", "layout", "serves": {p: n}, "offers": {"gpu": n, "mig-<p>": n},
-// "command"}], "served": {p: n}, "stillWaiting": {p: n}, "skipped": {reason: n}}
+// "wholeGpuPodsFit": n}, "freeSlices": {p: n}, "candidates": n, "singleStrategyCandidates": n,
+// "advice": [{"node", "model", "gpus", "strategy" ("mixed" or "single"), "currentLayout",
+// "layout", "serves": {p: n}, "offers": {"gpu": n, "mig-<p>": n}, "command"}], "served": {p: n},
+// "stillWaiting": {p: n}, "skipped": {reason: n}}, p a slice name (mig_advice.h: a profile, or a
+// MIG product under the single strategy, whose slices a node offers as "gpu").
 std::string FormatMigAdviceJson(const MigAdvice& advice);
 
 }  // namespace gpusched
