@@ -174,8 +174,10 @@ TestCertificates::TestCertificates() {
   char pattern[] = "/tmp/gpusched-certs-XXXXXX";
   if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
+  // As docs/operations.md's recipe makes it: the Service's DNS name and its ClusterIP (10.96.0.50
+  // in manifests/scheduler-config/extender-mtls.yaml), here beside the loopback the tests use.
   std::ofstream(Path("san.ext"))
-      << "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:gpusched.gpusched.svc\n";
+      << "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:gpusched.gpusched.svc,IP:10.96.0.50\n";
   for (const char* ca : {"ca", "other-ca"}) {
     Run(std::string("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=") + ca +
         " -keyout " + ca + ".key -out " + ca + ".crt");
