@@ -10,9 +10,17 @@ set -euo pipefail
 # shellcheck source=stack.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/stack.sh" kustomize
 
-# A line per fact of the objects the API server would store: kind=, and for the Deployment and
-# Service the args, ports, probes and volumes that the overlays change.
+# A line per fact of the objects the API server would store: kind=, and for the Deployment (or
+# manifests/kubeadm's DaemonSet) and Service the args, ports, probes and volumes that the overlays
+# change.
 facts_template='{range .items[*]}kind={.kind}{"\n"}{end}'\
+'{range .items[?(@.kind=="DaemonSet")]}hostNetwork={.spec.template.spec.hostNetwork}{"\n"}'\
+'priorityClassName={.spec.template.spec.priorityClassName}{"\n"}{end}'\
+'{range .items[?(@.kind=="DaemonSet")].spec.template.spec.containers[*]}'\
+'{range .args[*]}arg={@}{"\n"}{end}'\
+'{range .ports[*]}containerPort={.name}:{.containerPort}{"\n"}{end}'\
+'livenessProbe={.livenessProbe.httpGet.port}{"\n"}'\
+'readinessProbe={.readinessProbe.httpGet.port}{"\n"}{end}'\
 '{range .items[?(@.kind=="Deployment")].spec.template.spec.containers[*]}'\
 '{range .args[*]}arg={@}{"\n"}{end}'\
 '{range .ports[*]}containerPort={.name}:{.containerPort}{"\n"}{end}'\
@@ -104,6 +112,9 @@ for dir in "${kustomizations[@]}"; do
   for kind in "${full_install_kinds[@]}"; do
     # The second scheduler's sidecar serves the verbs on the pod's loopback: no Service.
     [[ $dir == manifests/second-scheduler && $kind == Service ]] && continue
+    # manifests/kubeadm runs a DaemonSet on the host network of the control-plane nodes instead.
+    [[ $dir == manifests/kubeadm && ($kind == Deployment || $kind == Service ||
+      $kind == PodDisruptionBudget) ]] && continue
     expect "$dir" "$facts" "kind=$kind"
   done
   # The Deployment's defaults (docs/operations.md, "Replicas, spread and priority"), wherever the
@@ -150,6 +161,19 @@ for dir in "${kustomizations[@]}"; do
       expect "$dir" "$facts" "ingressPort=9443"
       expect "$dir" "$facts" "kind=MutatingWebhookConfiguration"
       [[ $dir == manifests/autoscaling-cert-manager ]] && expect "$dir" "$facts" "kind=Certificate"
+      ;;
+    manifests/kubeadm)  # tests/e2e/install_e2e_test.sh runs it
+      expect "$dir" "$facts" "kind=DaemonSet"
+      expect "$dir" "$facts" "hostNetwork=true"
+      expect "$dir" "$facts" "priorityClassName=gpusched"
+      expect "$dir" "$facts" "priorityClass=gpusched"
+      expect "$dir" "$facts" "arg=--listen=127.0.0.1:8888"
+      expect "$dir" "$facts" "arg=--reports-listen=127.0.0.1:10263"
+      expect "$dir" "$facts" "containerPort=ops:10262"
+      expect "$dir" "$facts" "livenessProbe=ops"
+      expect_not "$dir" "$facts" "kind=Deployment"
+      expect_not "$dir" "$facts" "kind=Service"
+      expect_not "$dir" "$facts" "kind=NetworkPolicy"
       ;;
     manifests/second-scheduler)  # tests/e2e/second_scheduler_e2e_test.sh checks the rest
       expect "$dir" "$facts" "arg=--listen=127.0.0.1:8888"

@@ -133,7 +133,7 @@ start_sidecar() {  # a fresh gpusched, so that no run inherits what another taug
 }
 gpusched_filters() {  # filter calls gpusched answered
   curl -sf "http://127.0.0.1:$ops_port/metrics" |
-    awk '/^gpusched_extender_requests_total\{.*verb="filter".*outcome="ok"/ {n += $2} END {print n + 0}'
+    awk '/^gpusched_extender_requests_total\{/ && /verb="filter"/ && /outcome="ok"/ {n += $2} END {print n + 0}'
 }
 
 # kube-scheduler: the container's command, the config at the test's path. In a pod, the secure
