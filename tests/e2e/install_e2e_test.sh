@@ -7,7 +7,7 @@
 # kube-scheduler's `--config` file gets the test's kubeconfig path instead of kubeadm's
 # /etc/kubernetes/scheduler.conf (the one line the test rewrites).
 #
-#   1. install: kubectl apply -k manifests/kubeadm; gpusched scheduler-config --kubeconfig ...;
+#   1. install: kubectl apply -k manifests/kubeadm; gpusched scheduler-config as the pod's account;
 #      kube-scheduler restarted with that file. The registration lists the GPU resources the
 #      nodes advertise, a renamed MIG resource no table knows among them. A GPU pod is placed by
 #      gpusched: on the nearly full node, where kube-scheduler alone would not put it; its
@@ -79,9 +79,11 @@ filters() {  # filter calls gpusched answered
   curl -sf "http://127.0.0.1:$ops_port/metrics" |
     awk '/^gpusched_extender_requests_total\{/ && /verb="filter"/ && /outcome="ok"/ {n += $2} END {print n + 0}'
 }
-# The registration as the install writes it, with the test's kubeconfig path in place of kubeadm's.
+# The registration as the install writes it (`kubectl exec` into the DaemonSet's pod: gpusched's
+# own account and policy), with the test's kubeconfig path in place of kubeadm's.
 register() {
-  "$gpusched" scheduler-config --kubeconfig "$KUBECONFIG" > "$work/gpusched-scheduler-config.yaml" ||
+  "$gpusched" scheduler-config --kubeconfig "$work/sa.kubeconfig" --policy "$work/policy.yaml" \
+    > "$work/gpusched-scheduler-config.yaml" ||
     { echo "FAIL: gpusched scheduler-config"; exit 1; }
   sed "s#^\(  kubeconfig: \)/etc/kubernetes/scheduler.conf\(.*\)#\1'@KUBECONFIG@'\2#" \
     "$work/gpusched-scheduler-config.yaml" > "$work/as-run.yaml"
