@@ -241,9 +241,10 @@ TEST(ClusterLedger, an_assumption_carries_the_pods_cpu_and_memory) {
   EXPECT_EQ(s->Find("n1")->used.milli("cpu"), 8000);
   const Assumption* own = s->AssumptionOf("uid-a");
   ASSERT_NE(own, nullptr);
-  EXPECT_EQ(own->requests.milli("cpu"), 8000);
-  EXPECT_EQ(own->requests.milli("memory"), 1024);
-  EXPECT_EQ(own->requests.units("nvidia.com/gpu"), 1);
+  EXPECT_EQ(own->charge.requests.milli("cpu"), 8000);
+  EXPECT_EQ(own->charge.requests.milli("memory"), 1024);
+  EXPECT_EQ(own->charge.requests.units("nvidia.com/gpu"), 1);
+  EXPECT_TRUE(own->charge.gpu_pod);
 }
 
 TEST(ClusterLedger, snapshots_share_unchanged_nodes_and_never_change) {

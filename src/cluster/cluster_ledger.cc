@@ -53,15 +53,19 @@ void ClusterLedger::DeleteNode(std::string_view name) {
   dirty_.emplace(name);
 }
 
+PodCharge ClusterLedger::PodRecord::charge() const {
+  return PodCharge::Of(cpu_milli, memory_milli, gpu_requests);
+}
+
 void ClusterLedger::Charge(const PodRecord& pod, int sign) {
   if (!pod.counted) return;
-  Usage& u = usage_[pod.node_name];
-  for (const auto& r : pod.gpu_requests) u.used.Add(r.name, sign * r.milli);
-  if (pod.cpu_milli != 0) u.used.Add("cpu", sign * pod.cpu_milli);
-  if (pod.memory_milli != 0) u.used.Add("memory", sign * pod.memory_milli);
-  u.pods += sign;
-  if (!pod.gpu_requests.empty()) u.gpu_pods += sign;
-  if (u.pods == 0) usage_.erase(pod.node_name);
+  NodeState& usage = usage_[pod.node_name];
+  if (sign > 0) {
+    ChargePod(usage, pod.charge());
+  } else {
+    UnchargePod(usage, pod.charge());
+  }
+  if (usage.pod_count == 0) usage_.erase(pod.node_name);
   dirty_.insert(pod.node_name);
 }
 
@@ -441,9 +445,8 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     auto usage = usage_.find(name);
     if (usage != usage_.end()) {
       state->used = usage->second.used;
-      state->used.DropZeros();
-      state->pod_count = usage->second.pods;
-      state->gpu_pod_count = usage->second.gpu_pods;
+      state->pod_count = usage->second.pod_count;
+      state->gpu_pod_count = usage->second.gpu_pod_count;
     }
     if (auto view = dra_views.find(name); view != dra_views.end()) {
       ApplyDraView(*state, view->second);
@@ -458,11 +461,7 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   Assumptions assumptions;
   for (const auto& key : assumed_keys_) {
     const PodRecord& pod = pods_.at(key);
-    Assumption a{pod.node_name, pod.gpu_requests};
-    a.requests.Add("cpu", pod.cpu_milli);
-    a.requests.Add("memory", pod.memory_milli);
-    a.requests.DropZeros();
-    assumptions.emplace(key, std::move(a));
+    assumptions.emplace(key, Assumption{pod.node_name, pod.charge()});
   }
   return std::make_shared<const ClusterSnapshot>(
       std::move(nodes), ++generation_, observed_.Observed(), StandardWorkload(),

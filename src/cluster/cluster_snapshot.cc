@@ -178,6 +178,13 @@ std::shared_ptr<const TopologyIndex> ClusterSnapshot::TopologyFor(
   return index;
 }
 
+void CopyUsageWithout(const NodeState& from, const Assumption* own, NodeState& out) {
+  out.used = from.used;
+  out.pod_count = from.pod_count;
+  out.gpu_pod_count = from.gpu_pod_count;
+  if (own && own->node == from.info.name) UnchargePod(out, own->charge);
+}
+
 const Assumption* ClusterSnapshot::AssumptionOf(std::string_view pod_key) const {
   auto it = assumptions_.find(pod_key);
   return it == assumptions_.end() ? nullptr : &it->second;

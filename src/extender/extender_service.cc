@@ -50,18 +50,6 @@ struct RequestNodes {
   }
 };
 
-// The usage the snapshot records for `known` less the pod's own assumption, if it is on that
-// node: a pod judged again is judged against the others, not against itself.
-void CopyUsage(const NodeState& known, const Assumption* own, NodeState& out) {
-  out.used = known.used;
-  out.pod_count = known.pod_count;
-  if (!own || own->node != known.info.name) return;
-  for (const auto& r : own->requests) out.used.Add(r.name, -r.milli);
-  out.used.DropZeros();
-  --out.pod_count;
-  --out.gpu_pod_count;
-}
-
 RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
                      const Assumption* own, AnswerText& text) {
   RequestNodes c;
@@ -82,7 +70,7 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
       if (own && own->node == name) {
         // The node without the pod's own assumption: content no other node shares.
         auto state = std::make_unique<NodeState>(*all[i]);
-        CopyUsage(*all[i], own, *state);
+        CopyUsageWithout(*all[i], own, *state);
         c.AddKnown(c.names.size() - 1, state.get());
         c.classes.push_back(static_cast<uint32_t>(snapshot.class_count()));
         c.class_count = snapshot.class_count() + 1;
@@ -97,7 +85,9 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
   for (const auto& wire : *args.nodes) {
     auto state = std::make_unique<NodeState>();
     state->info = wire.info;
-    if (const NodeState* known = snapshot.Find(wire.info.name)) CopyUsage(*known, own, *state);
+    if (const NodeState* known = snapshot.Find(wire.info.name)) {
+      CopyUsageWithout(*known, own, *state);
+    }
     c.names.push_back(text.copies.Keep(wire.info.name));
     c.AddKnown(c.names.size() - 1, state.get());
     c.owned.push_back(std::move(state));

@@ -71,6 +71,7 @@
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/model/pod_charge.h"
 #include "gpusched/model/pod_group.h"
 #include "gpusched/packing/target_workload.h"
 
@@ -154,11 +155,8 @@ class ClusterLedger {
     Clock::time_point counted_since{};               // when it was counted on node_name
     std::shared_ptr<const PodInfo> info;             // GPU pods only, as the watch reported it
     std::vector<std::string> dra_products;           // what its DRA claims pin it to (empty: any)
-  };
-  struct Usage {
-    ResourceList used;
-    int32_t pods = 0;
-    int32_t gpu_pods = 0;
+    // What it holds of node_name while counted (model/pod_charge.h).
+    PodCharge charge() const;
   };
 
   // StandardWorkloadOf(every published node, DRA GPUs included).
@@ -191,7 +189,8 @@ class ClusterLedger {
   DraLedger dra_;
   std::map<std::string, NodeInfo, std::less<>> nodes_;
   std::unordered_map<std::string, PodRecord> pods_;
-  std::unordered_map<std::string, Usage> usage_;
+  // Per node name, what its counted pods hold (ChargePod): usage and counts; no NodeInfo.
+  std::unordered_map<std::string, NodeState> usage_;
   std::set<std::string, std::less<>> dirty_;
   std::map<std::string, std::shared_ptr<const NodeState>, std::less<>> published_;
   DecayedShapeCounts observed_;

@@ -49,19 +49,25 @@
 #include "gpusched/model/device_model.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/model/pod_charge.h"
 #include "gpusched/packing/fragmentation.h"
 #include "gpusched/packing/target_workload.h"
 
 namespace gpusched {
 
 // A pod counted against a node because kube-scheduler is expected to bind it there
-// (ClusterLedger's assumptions): the node and the GPU requests counted.
+// (ClusterLedger's assumptions): the node and what the pod holds of it.
 struct Assumption {
   std::string node;
-  ResourceList requests;  // what the pod counts for on the node: GPU resources, cpu, memory
+  PodCharge charge;  // model/pod_charge.h: GPU resources, cpu, memory, one (GPU) pod
 };
 // By pod key (PodKey, gpusched/model/pod.h).
 using Assumptions = std::map<std::string, Assumption, std::less<>>;
+
+// Copies `from`'s usage and pod counts to `out` (its NodeInfo left as it is), less `own`'s charge
+// when `own` is an assumption on `from`'s node: a pod judged again is judged against the others,
+// not against its own assumption (ClusterSnapshot::AssumptionOf).
+void CopyUsageWithout(const NodeState& from, const Assumption* own, NodeState& out);
 
 // The GPU-requesting pods known when the snapshot was built, each list sorted by namespace, then
 // name: `pending`, not terminal and not bound (no spec.nodeName; a pod the extender assumed on a
