@@ -18,6 +18,7 @@
 #include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/model/pod_charge.h"
 #include "gpusched/model/topology.h"
 #include "gpusched/packing/gpu_devices.h"
 #include "gpusched/plugins/gang_topology.h"
@@ -35,7 +36,9 @@ std::shared_ptr<const Policy> JudgingEveryPod(const Policy& policy) {
   return std::make_shared<const Policy>(std::move(spec), policy.digest());
 }
 
-NodeState MakeNode(const TraceNode& t) {
+}  // namespace
+
+NodeState TraceNodeState(const TraceNode& t) {
   NodeState n;
   n.info.name = t.name;
   std::vector<std::pair<std::string_view, std::string_view>> labels(t.labels.begin(),
@@ -55,7 +58,7 @@ NodeState MakeNode(const TraceNode& t) {
   return n;
 }
 
-PodInfo MakePod(const TracePod& t) {
+PodInfo TracePodInfo(const TracePod& t) {
   PodInfo p;
   p.name = t.name;
   p.namespace_name = "openb";
@@ -78,6 +81,14 @@ PodInfo MakePod(const TracePod& t) {
   }
   return p;
 }
+
+void CommitPod(NodeState& node, std::vector<int32_t>& shares, const PodInfo& pod,
+               const TaskShape& shape, const std::vector<int>& devices) {
+  ChargePod(node, ChargeOf(pod, GpuResourceNames()));
+  for (int d : devices) shares[static_cast<size_t>(d)] -= static_cast<int32_t>(shape.gpu_milli);
+}
+
+namespace {
 
 // MIG slices among `resources`, in milli-GPU.
 int64_t MigMilli(const ResourceList& resources) {
@@ -163,15 +174,6 @@ std::vector<TracePod> AsDraClaims(std::vector<TracePod> trace) {
   return trace;
 }
 
-// Places `pod` on `node`, its share or whole GPUs taken from `devices` of the node's `shares`.
-void Commit(NodeState& node, std::vector<int32_t>& shares, const PodInfo& pod,
-            const TaskShape& shape, const std::vector<int>& devices) {
-  node.used.Add(pod.requests);
-  ++node.pod_count;
-  if (AsksForGpu(pod)) ++node.gpu_pod_count;
-  for (int d : devices) shares[static_cast<size_t>(d)] -= static_cast<int32_t>(shape.gpu_milli);
-}
-
 // What the extender does for one pod: whether its filter judges the pod, whether its score counts.
 struct ExtenderCalls {
   bool filters = false;
@@ -230,7 +232,7 @@ std::vector<std::optional<CurvePoint>> Discretize(const std::vector<Row>& rows) 
 // its shape with the trace's own GPU fields, as FGD's simulator keys its shapes (a row may carry a
 // share with no GPU count).
 TaskShape ObservedShapeOf(const TracePod& p) {
-  TaskShape s = ShapeOf(MakePod(p), p.gpu_spec);
+  TaskShape s = ShapeOf(TracePodInfo(p), p.gpu_spec);
   s.gpu_milli = p.gpu_milli;
   s.num_gpu = p.num_gpu;
   return s;
@@ -291,7 +293,7 @@ SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod
   run.seed = options.seed;
   int64_t capacity = 0;
   for (const auto& t : trace_nodes) {
-    nodes.push_back(MakeNode(t));
+    nodes.push_back(TraceNodeState(t));
     shares.emplace_back(static_cast<size_t>(t.gpus), static_cast<int32_t>(kMilliPerGpu));
     capacity += t.gpu_capacity_milli();
     if (t.gpu_capacity_milli() > 0) {
@@ -386,7 +388,7 @@ SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod
   std::vector<size_t> feasible_index;
   for (size_t k = 0; k < pods.size(); ++k) {
     const TracePod& trace_pod = pods[k];
-    PodInfo pod = MakePod(trace_pod);
+    PodInfo pod = TracePodInfo(trace_pod);
     const PodInfo written = AsWritten(pod, dra);
     arrived += trace_pod.gpu_request_milli();
     if (learn && IsGpuPod(trace_pod)) ++seen[ObservedShapeOf(trace_pod)];
@@ -484,8 +486,8 @@ SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod
     } else {
       size_t i = feasible_index[static_cast<size_t>(chosen)];
       const int64_t free_before = FreeGpuMilli(nodes[i]);
-      Commit(nodes[i], shares[i], pod, shape,
-             ChooseDevices(nodes[i], devices, shape, device_choice, workload, random));
+      CommitPod(nodes[i], shares[i], pod, shape,
+                ChooseDevices(nodes[i], devices, shape, device_choice, workload, random));
       if (nodes[i].info.allocatable.milli(kGpuResource) >= kMilliPerGpu) {
         free_gpus[nodes[i].info.gpu.product] -= free_before - FreeGpuMilli(nodes[i]);
       }

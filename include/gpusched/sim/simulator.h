@@ -20,7 +20,9 @@
 // managedResources), and with `filter_top` or the policy's filterBestOnly passes only its
 // top-scored nodes. A policy without an engine (`none`) models kube-scheduler with no extender.
 // The engine sees each node as the live inventory does: allocatable cpu, memory, pods and GPUs,
-// the requests and count of every pod on it. GPUs are modelled per device with fractional shares,
+// and what every pod on it holds as the ledger charges it (model/pod_charge.h: its cpu, memory and
+// GPU resources, the pod and GPU pod counts; other resources a scenario's pods ask for are checked
+// by NodeResourcesFit pod by pod, not summed). GPUs are modelled per device with fractional shares,
 // the model of GPU-sharing device plugins the paper uses: a run keeps each device's free milli-GPU
 // itself, beside its nodes (a node holds no shares), and the snapshot it builds carries the shared
 // device model over that table (DeviceModel::SharedDevices, gpusched/model/device_model.h), so
@@ -142,6 +144,17 @@ bool IsDra(const SimOptions& options);
 
 // The percentageOfNodesToScore a run with `options` models (SimOptions says when unset).
 int PercentageOfNodesToScore(const SimOptions& options);
+
+// What a run makes of a trace node: its state before any pod (allocatable cpu, memory, pods and
+// GPUs, its labels' GPU facts and topology).
+NodeState TraceNodeState(const TraceNode& t);
+// What a run makes of a trace pod: the pod kube-scheduler sees in device-plugin mode.
+PodInfo TracePodInfo(const TracePod& t);
+// A run's commit of `pod` (of shape `shape`, ShapeOf) to `node`: its charge (model/pod_charge.h,
+// kube's GPU resource names), and its share or whole GPUs taken from `devices` of the node's
+// `shares` (free milli-GPU per device).
+void CommitPod(NodeState& node, std::vector<int32_t>& shares, const PodInfo& pod,
+               const TaskShape& shape, const std::vector<int>& devices);
 
 // One run: `trace` prepared with the seed (sim/workload.h), placed on `nodes`.
 SimRun Simulate(const std::vector<TraceNode>& nodes, const std::vector<TracePod>& trace,
