@@ -22,6 +22,7 @@
 #include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/budget_list.h"
 #include "gpusched/kube/live_inventory.h"
+#include "gpusched/model/pod_charge.h"
 #include "gpusched/planning/working_nodes.h"
 #include "gpusched/policy/policy_spec.h"
 #include "testing/fake_apiserver.h"
@@ -67,7 +68,7 @@ Cluster ClusterOf(const std::vector<std::string>& nodes, std::vector<PodInfo> po
   for (const auto& name : nodes) {
     NodeState n = testing::MakeNode(name, ResourceList{{"nvidia.com/gpu", Units(8)}});
     for (const auto& p : pods) {
-      if (p.node_name == name) ChargePod(n, p);
+      if (p.node_name == name) ChargePod(n, ChargeOf(p, GpuResourceNames()));
     }
     states.push_back(std::move(n));
   }
@@ -118,13 +119,13 @@ void ExpectEngineAccepts(const Cluster& c, const DefragReport& report,
     for (const DefragMove& m : plan.moves) {
       const PodInfo& pod = *by_name.at(m.pod);
       EXPECT_NE(m.to, m.from) << m.pod;
-      ReleasePod(nodes.at(m.from), pod);
+      UnchargePod(nodes.at(m.from), ChargeOf(pod, GpuResourceNames()));
       EXPECT_TRUE(passes(pod, nodes.at(m.to))) << m.pod << " on " << m.to;
-      ChargePod(nodes.at(m.to), pod);
+      ChargePod(nodes.at(m.to), ChargeOf(pod, GpuResourceNames()));
     }
     const PodInfo& pod = *by_name.at(plan.pod);
     EXPECT_TRUE(passes(pod, nodes.at(plan.node))) << plan.pod << " on " << plan.node;
-    ChargePod(nodes.at(plan.node), pod);
+    ChargePod(nodes.at(plan.node), ChargeOf(pod, GpuResourceNames()));
   }
 }
 

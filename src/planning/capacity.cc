@@ -11,6 +11,7 @@
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/model/pod_charge.h"
 #include "gpusched/planning/working_nodes.h"
 #include "gpusched/plugins/gang_topology.h"
 #include "gpusched/util/quantity.h"
@@ -145,11 +146,12 @@ int64_t TakenBy(const Engine& engine, const Cycle& cycle, const NodeState& node,
   if (limit <= 0) return 0;
   NodeState work = node;
   const NodeState* one[] = {&work};
+  const PodCharge charge = ChargeOf(pod, engine.gpu_names());
   int64_t taken = 0;
   while (taken < limit) {
     ++judgements;
     if (!engine.Filter(cycle, one).front().passed()) break;
-    ChargePod(work, pod);
+    ChargePod(work, charge);
     ++taken;
   }
   return taken;

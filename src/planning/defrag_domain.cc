@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "gpusched/cluster/pod_groups.h"
+#include "gpusched/model/pod_charge.h"
 #include "gpusched/planning/defrag_search.h"
 #include "gpusched/plugins/gang_topology.h"
 #include "gpusched/util/quote.h"
@@ -184,7 +185,7 @@ DomainSearch::Freed DomainSearch::Free(const Domain& domain, const PodInfo& wait
     NodeState node = nodes_.node(i);
     s.room_after.push_back(RoomFor(node, waiting.requests));
     for (size_t b : s.pods) {
-      ReleasePod(node, *pods_.pod(b).pod);
+      UnchargePod(node, ChargeOf(*pods_.pod(b).pod, engine_.gpu_names()));
       s.room_after.push_back(RoomFor(node, waiting.requests));
     }
     steps.push_back(std::move(s));
@@ -259,7 +260,8 @@ std::vector<size_t> DomainSearch::MemberNodes(const DomainPlan& plan, const PodI
     if (!eligible_[i]) continue;
     NodeState node = nodes_.node(i);
     for (size_t b : plan.moves) {
-      if (pods_.pod(b).node == i) ReleasePod(node, *pods_.pod(b).pod);
+      if (pods_.pod(b).node == i)
+        UnchargePod(node, ChargeOf(*pods_.pod(b).pod, engine_.gpu_names()));
     }
     if (const int64_t room = RoomFor(node, waiting.requests); room > 0) rooms.emplace_back(room, i);
   }

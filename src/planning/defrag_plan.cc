@@ -6,6 +6,7 @@
 
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/pod_charge.h"
 #include "gpusched/planning/defrag_candidates.h"
 #include "gpusched/planning/defrag_domain.h"
 #include "gpusched/planning/defrag_search.h"
@@ -123,8 +124,9 @@ void DefragPlanner::Move(std::span<const size_t> moves, std::span<const size_t> 
     out.moves.push_back(DefragMove{p.name, snapshot_.nodes()[p.node]->info.name,
                                    snapshot_.nodes()[destinations[k]]->info.name, p.gpu_milli});
     out.gpus_freed_milli += p.gpu_milli;
-    ReleasePod(nodes_.Mutable(p.node), *p.pod);
-    ChargePod(nodes_.Mutable(destinations[k]), *p.pod);
+    const PodCharge charge = ChargeOf(*p.pod, policy_.Select(*p.pod).engine->gpu_names());
+    UnchargePod(nodes_.Mutable(p.node), charge);
+    ChargePod(nodes_.Mutable(destinations[k]), charge);
     pods_.Move(moves[k], destinations[k]);
   }
 }
@@ -139,8 +141,9 @@ void DefragPlanner::PlaceGroup(const DomainPlan& found, const GroupNeed& need,
   group.to_place = need.to_place;
   group.level = GangTopologyLevels(*policy_.Select(waiting).engine)[found.level].name;
   group.domain = found.domain;
+  const PodCharge charge = ChargeOf(waiting, policy_.Select(waiting).engine->gpu_names());
   for (size_t i : found.members) {
-    ChargePod(nodes_.Mutable(i), waiting);
+    ChargePod(nodes_.Mutable(i), charge);
     group.member_nodes.push_back(snapshot_.nodes()[i]->info.name);
   }
   if (!group.member_nodes.empty()) out.node = group.member_nodes.front();
@@ -189,7 +192,7 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
   if (auto now = BestPlacement(selection, waiting, nodes_)) {
     out.outcome = DefragOutcome::kFitsNow;
     out.node = snapshot_.nodes()[*now]->info.name;
-    ChargePod(nodes_.Mutable(*now), waiting);
+    ChargePod(nodes_.Mutable(*now), ChargeOf(waiting, selection.engine->gpu_names()));
     return out;
   }
   if (domain.applies) {
@@ -212,7 +215,7 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
   out.outcome = DefragOutcome::kPlan;
   out.node = snapshot_.nodes()[found.best->node]->info.name;
   Move(found.best->moves, found.best->destinations, out);
-  ChargePod(nodes_.Mutable(found.best->node), waiting);
+  ChargePod(nodes_.Mutable(found.best->node), ChargeOf(waiting, selection.engine->gpu_names()));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "gpusched/model/pod_charge.h"
 #include "gpusched/util/quote.h"
 
 namespace gpusched {
@@ -64,7 +65,7 @@ bool DefragSearch::CheckFitsWithout(size_t target, std::span<const size_t> moved
   }
   ++checks_;
   NodeState node = nodes_.node(target);
-  for (size_t b : moved) ReleasePod(node, *pods_.pod(b).pod);
+  for (size_t b : moved) UnchargePod(node, ChargeOf(*pods_.pod(b).pod, engine_.gpu_names()));
   const NodeState* one[] = {&node};
   return engine_.Filter(cycle_, std::span<const NodeState* const>(one))[0].passed();
 }
@@ -153,13 +154,16 @@ std::optional<std::vector<size_t>> MovedPodDestinations(const Policy& policy, Wo
     undo.emplace_back(i, nodes.node(i));
     return nodes.Mutable(i);
   };
-  for (size_t b : moved) ReleasePod(change(pods.pod(b).node), *pods.pod(b).pod);
+  auto charge_of = [&](const PodInfo& pod) {
+    return ChargeOf(pod, policy.Select(pod).engine->gpu_names());
+  };
+  for (size_t b : moved) UnchargePod(change(pods.pod(b).node), charge_of(*pods.pod(b).pod));
   std::vector<size_t> out;
   for (size_t b : moved) {
     const PodInfo& pod = *pods.pod(b).pod;
     std::optional<size_t> to = BestPlacement(policy.Select(pod), pod, nodes, excluded);
     if (!to) break;
-    ChargePod(change(*to), pod);
+    ChargePod(change(*to), charge_of(pod));
     out.push_back(*to);
   }
   for (auto it = undo.rbegin(); it != undo.rend(); ++it) nodes.Mutable(it->first) = it->second;

@@ -25,21 +25,6 @@ Candidates WorkingNodes::candidates() const {
   return Candidates{nodes_, classes_, snapshot_.class_count() + nodes_.size(), {}};
 }
 
-void ChargePod(NodeState& node, const PodInfo& pod) {
-  node.used.Add(pod.requests);
-  ++node.pod_count;
-  ++node.gpu_pod_count;
-}
-
-void ReleasePod(NodeState& node, const PodInfo& pod) {
-  for (const auto& r : pod.requests) {
-    node.used.Add(r.name, -std::min(r.milli, std::max<int64_t>(0, node.used.milli(r.name))));
-  }
-  node.used.DropZeros();
-  node.pod_count = std::max(0, node.pod_count - 1);
-  node.gpu_pod_count = std::max(0, node.gpu_pod_count - 1);
-}
-
 std::optional<size_t> BestPlacement(const Policy::Selection& selection, const PodInfo& pod,
                                     const WorkingNodes& nodes, std::span<const size_t> excluded) {
   const Candidates all = nodes.candidates();

@@ -5,9 +5,10 @@
 // class class_count() + i, one of its own past the snapshot's (gpusched/engine/engine.h:
 // Candidates), so the engine judges it afresh instead of reusing its old class's answer; what an
 // engine cycle keeps per class must not outlive a change, so BestPlacement starts a cycle per call.
-// ChargePod and ReleasePod change a node's usage as the ledger counts a bound pod arriving and
-// leaving (gpusched/cluster/cluster_ledger.h). Used by the defragmentation plan; capacity's counts
-// charge copies of single nodes with ChargePod. Not synchronized; the snapshot must outlive it.
+// A what-if charges and uncharges a node's pods with ChargePod and UnchargePod
+// (gpusched/model/pod_charge.h), the rule the ledger counts bound pods by. Used by the
+// defragmentation plan; capacity's counts charge copies of single nodes the same way. Not
+// synchronized; the snapshot must outlive it.
 #ifndef GPUSCHED_PLANNING_WORKING_NODES_H_
 #define GPUSCHED_PLANNING_WORKING_NODES_H_
 
@@ -20,6 +21,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/model/pod_charge.h"
 #include "gpusched/policy/policy.h"
 
 namespace gpusched {
@@ -42,11 +44,6 @@ class WorkingNodes {
   std::vector<const NodeState*> nodes_;
   std::vector<uint32_t> classes_;
 };
-
-// What a placement of `pod` charges to `node`: its effective requests, one pod, one GPU pod.
-void ChargePod(NodeState& node, const PodInfo& pod);
-// What `pod` leaving `node` gives back: the reverse of ChargePod, never below zero.
-void ReleasePod(NodeState& node, const PodInfo& pod);
 
 // Where the engine `selection` names would place `pod` on `nodes` now, as the verbs judge it:
 // Engine::Filter over every node, Engine::Prioritize over those that pass, less `excluded` (node
