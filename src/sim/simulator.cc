@@ -1,6 +1,7 @@
-// Longer than 500 lines for now: one run's loop keeps kube-scheduler's cycle, the device model and
-// the multi-pod jobs' bookkeeping over the run's shared state; splitting Run into the parts of one
-// cycle is issue #50's.
+// Longer than 500 lines: one run, SimulationRun (the state a run keeps from pod to pod and the
+// per-pod step: kube-scheduler's cycle, the device model, the multi-pod jobs' bookkeeping), and the
+// helpers of a cycle that nothing outside a run uses (device choice, tie-breaks, the pod as
+// kube-scheduler sees it, the curve).
 #include "gpusched/sim/simulator.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/cluster_snapshot.h"
@@ -277,254 +279,340 @@ ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initi
 }
 
 // One run of `trace` as Simulate's comment says, its GPU pods as they reach the scheduler (DRA
-// claims in DRA mode: AsDraClaims).
-SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
-           const SimPolicy& policy, const SimOptions& options) {
-  SimRandom random(options.seed);
+// claims in DRA mode: AsDraClaims): the state the run keeps from pod to pod, and Step, one pod's
+// arrival, scheduling cycles and placement. Neither moves: the device model and the snapshot
+// point at its nodes and shares.
+class SimulationRun {
+ public:
+  SimulationRun(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
+                const SimPolicy& policy, const SimOptions& options);
+  SimulationRun(const SimulationRun&) = delete;
+  SimulationRun& operator=(const SimulationRun&) = delete;
+
+  // The trace as the run places it (PrepareWorkload: tuned and ordered).
+  const std::vector<TracePod>& pods() const { return pods_; }
+  // Pod k of pods(): arrives, is judged (again, for a job's member waiting for its siblings) and
+  // placed or refused; the run's figures follow.
+  void Step(size_t k);
+  // The run's figures once every pod has stepped.
+  SimRun Finish();
+
+ private:
+  // The nodes, their shares and the run's capacity, from the trace.
+  void AddNodes(const std::vector<TraceNode>& trace_nodes);
+  // The snapshot the engine judges by, carrying `groups`.
+  ClusterSnapshot SnapshotWith(std::shared_ptr<const PodGroups> groups) const;
+  // The groups of the members judged so far and of `pending`, whose job is arriving now.
+  std::shared_ptr<const PodGroups> GroupsWith(const PodInfo& pending) const;
+  // Node i's fragment and idle GPU, measured again.
+  void Measure(size_t i);
+  // One scheduling cycle of `pod` (`written` as kube-scheduler sees it, `pinned` its products): a
+  // sample of the feasible nodes, the extender's verdicts and scores, kube-scheduler's choice;
+  // the chosen position in feasible_index_, or -1. `waits_for_siblings`: gang-topology refused.
+  int Cycle(const PodInfo& pod, const PodInfo& written, const TaskShape& pinned,
+            const ExtenderCalls& calls, bool& waits_for_siblings);
+  // Places `pod` (of `shape`) on node i: its devices chosen, its charge committed, figures kept.
+  void Place(size_t i, const PodInfo& pod, const TaskShape& shape);
+  // The figures after pod k: a row of the curve, the 100%-arrived point.
+  void Record(size_t k);
+
+  const SimPolicy& policy_;
+  const SimOptions& options_;
+  const std::vector<TracePod>& trace_;
+  SimRandom random_;
   // The run's nodes, and what the device plugin model keeps apart from them: free milli-GPU per
-  // device (the paper's GPU-sharing device plugins), which Commit takes shares from. Neither moves
-  // once filled: the table the engine reads them by finds a node's shares by its address.
-  std::vector<NodeState> nodes;
-  std::vector<std::vector<int32_t>> shares;
-  nodes.reserve(trace_nodes.size());
-  shares.reserve(trace_nodes.size());
-  SimRun run;
-  run.policy = policy.name;
-  run.seed = options.seed;
-  int64_t capacity = 0;
-  for (const auto& t : trace_nodes) {
-    nodes.push_back(TraceNodeState(t));
-    shares.emplace_back(static_cast<size_t>(t.gpus), static_cast<int32_t>(kMilliPerGpu));
-    capacity += t.gpu_capacity_milli();
-    if (t.gpu_capacity_milli() > 0) {
-      run.per_model[nodes.back().info.gpu.product].capacity_milli += t.gpu_capacity_milli();
-    }
-  }
-  const DeviceShares share_table(nodes, shares);
-  const DeviceModel devices = DeviceModel::SharedDevices(share_table);
-  std::vector<TracePod> pods =
-      PrepareWorkload(trace, capacity, random, {options.tune, options.order});
-  const std::vector<size_t> node_rank = RandomRanks(nodes.size(), random);
-  const TieBreak ties = options.ties.value_or(policy.ties);
+  // device (the paper's GPU-sharing device plugins), which CommitPod takes shares from. Neither
+  // moves once filled: the table the engine reads them by finds a node's shares by its address.
+  std::vector<NodeState> nodes_;
+  std::vector<std::vector<int32_t>> shares_;
+  SimRun run_;
+  int64_t capacity_ = 0;
+  DeviceShares share_table_;
+  DeviceModel devices_ = DeviceModel::WholeDevices();
+  std::vector<TracePod> pods_;
+  std::vector<size_t> node_rank_;
+  TieBreak ties_ = TieBreak::kNodeOrder;
   // Cluster-wide facts the plugins read (resources offered, the observed workload) and the device
   // model come from the snapshot; node states come from the run's own nodes, which change as pods
-  // commit, their shares from the model's table and the free GPUs per product from `free_gpus`,
-  // which change with them.
-  // The snapshot's nodes are the run's own (aliases, owning nothing): what reads a snapshot's
-  // nodes (gang-topology's room per domain) sees them as pods commit, as the live server's
-  // snapshots would.
-  std::vector<ClusterSnapshot::NodePtr> initial;
-  initial.reserve(nodes.size());
-  for (const auto& n : nodes)
-    initial.push_back(ClusterSnapshot::NodePtr(ClusterSnapshot::NodePtr(), &n));
-  GpuMilliByProduct free_gpus = FreeGpuMilliByProduct(initial);
+  // commit, their shares from the model's table and the free GPUs per product from `free_gpus_`,
+  // which change with them. The snapshot's nodes are the run's own (aliases, owning nothing):
+  // what reads a snapshot's nodes (gang-topology's room per domain) sees them as pods commit, as
+  // the live server's snapshots would.
+  std::vector<ClusterSnapshot::NodePtr> initial_;
+  GpuMilliByProduct free_gpus_;
   // The report measures fragmentation against the whole trace's shapes (FGD's method).
-  const ObservedWorkload trace_workload{TraceWorkload(trace), static_cast<double>(trace.size())};
-  const std::vector<WeightedShape> workload = LiveTargetWorkload(trace_workload, {}, {});
+  ObservedWorkload trace_workload_;
+  std::vector<WeightedShape> workload_;
   // The engine sees the workload as the paper's simulator does, or in blend mode as the live
   // server would (LiveWorkloadSnapshot): the whole trace's shapes, or, learning, the shapes of the
   // pods arrived so far (the snapshot is rebuilt as each GPU pod arrives).
-  const bool learn = options.blend.enabled && options.blend.learn_workload;
-  std::map<TaskShape, int64_t> seen;
-  if (options.blend.enabled && !learn) {
-    for (const auto& p : trace) {
-      if (IsGpuPod(p)) ++seen[ObservedShapeOf(p)];
-    }
-  }
+  bool learn_ = false;
+  std::map<TaskShape, int64_t> seen_;
   // Multi-pod jobs: the members judged so far (with the node each went to, "" when refused),
   // whose groups the snapshot carries for each member judged. Members arrive together (a
   // controller's burst): the job arriving holds its room (its members placed now), the jobs
   // before it are over (placed long ago, their holds expired).
-  std::vector<std::pair<PodInfo, std::string>> members;
-  GangTally gangs(nodes);
-  auto snapshot_with = [&](std::shared_ptr<const PodGroups> groups) {
-    return options.blend.enabled
-               ? LiveWorkloadSnapshot(initial, nodes, seen, devices, &free_gpus, std::move(groups))
-               : ClusterSnapshot(initial, 1, trace_workload, {}, {}, {}, devices, &free_gpus,
-                                 nullptr, std::move(groups));
-  };
-  ClusterSnapshot snapshot = snapshot_with(nullptr);
-  auto groups_with = [&](const PodInfo& pending) {
-    PodGroups::Builder b;
-    const auto long_ago = std::chrono::steady_clock::time_point{} + std::chrono::nanoseconds(1);
-    const auto now = std::chrono::steady_clock::now();
-    for (const auto& [member, node] : members) {
-      b.Add(member, node, member.group.key == pending.group.key ? now : long_ago);
-    }
-    b.Add(pending, "", long_ago);
-    return std::make_shared<const PodGroups>(std::move(b).Build());
-  };
-
+  std::vector<std::pair<PodInfo, std::string>> members_;
+  std::optional<GangTally> gangs_;
+  std::optional<ClusterSnapshot> snapshot_;
   // Fragment and idle GPU per node, kept current as pods commit.
-  std::vector<double> fragment(nodes.size());
-  std::vector<int64_t> idle(nodes.size());
-  IdleBuffers buffers;
-  std::vector<double> combined;  // per feasible node, for filterBestOnly
-  auto measure = [&](size_t i) {
-    NodeIdle view = IdleOf(nodes[i], devices, buffers);
-    fragment[i] = NodeFragmentMilli(view, workload);
-    // Idle as capacity minus allocation, in the very terms the report counts those in.
-    idle[i] = std::accumulate(buffers.devices.begin(), buffers.devices.end(), int64_t{0}) +
-              MigMilli(nodes[i].info.allocatable) - MigMilli(nodes[i].used);
-  };
-  for (size_t i = 0; i < nodes.size(); ++i) measure(i);
-  double fragment_sum = std::accumulate(fragment.begin(), fragment.end(), 0.0);
-  int64_t idle_sum = std::accumulate(idle.begin(), idle.end(), int64_t{0});
+  std::vector<double> fragment_;
+  std::vector<int64_t> idle_;
+  IdleBuffers buffers_;
+  std::vector<double> combined_;  // per feasible node, for filterBestOnly
+  double fragment_sum_ = 0;
+  int64_t idle_sum_ = 0;
+  InTreeScore in_tree_ = InTreeScore::kNone;
+  std::shared_ptr<const Policy> judge_;
+  bool filter_top_ = false;
+  DeviceChoice device_choice_ = DeviceChoice::kFirstFit;
+  NodeSampler sampler_;
+  int64_t arrived_ = 0;
+  bool reached_100_ = false;
+  std::vector<Row> rows_;
+  std::vector<const NodeState*> feasible_;
+  std::vector<size_t> feasible_index_;
+};
 
+SimulationRun::SimulationRun(const std::vector<TraceNode>& trace_nodes,
+                             const std::vector<TracePod>& trace, const SimPolicy& policy,
+                             const SimOptions& options)
+    : policy_(policy),
+      options_(options),
+      trace_(trace),
+      random_(options.seed),
+      sampler_(PercentageOfNodesToScore(options)) {
+  AddNodes(trace_nodes);
+  share_table_ = DeviceShares(nodes_, shares_);
+  devices_ = DeviceModel::SharedDevices(share_table_);
+  pods_ = PrepareWorkload(trace, capacity_, random_, {options.tune, options.order});
+  node_rank_ = RandomRanks(nodes_.size(), random_);
+  ties_ = options.ties.value_or(policy.ties);
+  initial_.reserve(nodes_.size());
+  for (const auto& n : nodes_) {
+    initial_.push_back(ClusterSnapshot::NodePtr(ClusterSnapshot::NodePtr(), &n));
+  }
+  free_gpus_ = FreeGpuMilliByProduct(initial_);
+  trace_workload_ = ObservedWorkload{TraceWorkload(trace), static_cast<double>(trace.size())};
+  workload_ = LiveTargetWorkload(trace_workload_, {}, {});
+  learn_ = options.blend.enabled && options.blend.learn_workload;
+  if (options.blend.enabled && !learn_) {
+    for (const auto& p : trace) {
+      if (IsGpuPod(p)) ++seen_[ObservedShapeOf(p)];
+    }
+  }
+  gangs_.emplace(nodes_);
+  snapshot_.emplace(SnapshotWith(nullptr));
+  fragment_.resize(nodes_.size());
+  idle_.resize(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) Measure(i);
+  fragment_sum_ = std::accumulate(fragment_.begin(), fragment_.end(), 0.0);
+  idle_sum_ = std::accumulate(idle_.begin(), idle_.end(), int64_t{0});
   const BlendOptions& blend = options.blend;
-  InTreeScore in_tree = blend.enabled ? blend.in_tree : policy.in_tree;
-  std::shared_ptr<const Policy> judge =
-      !policy.policy || blend.enabled ? policy.policy : JudgingEveryPod(*policy.policy);
-  const bool filter_top =
-      blend.enabled && judge && (blend.filter_top || judge->spec().filter_best_only);
-  const bool dra = IsDra(options);
-  const DeviceChoice device_choice = dra ? DeviceChoice::kFirstFit : policy.devices;
-  NodeSampler sampler(PercentageOfNodesToScore(options));
-  int64_t arrived = 0;
-  bool reached_100 = false;
-  std::vector<Row> rows;
-  rows.reserve(pods.size());
-  std::vector<const NodeState*> feasible;
-  std::vector<size_t> feasible_index;
-  for (size_t k = 0; k < pods.size(); ++k) {
-    const TracePod& trace_pod = pods[k];
-    PodInfo pod = TracePodInfo(trace_pod);
-    const PodInfo written = AsWritten(pod, dra);
-    arrived += trace_pod.gpu_request_milli();
-    if (learn && IsGpuPod(trace_pod)) ++seen[ObservedShapeOf(trace_pod)];
-    if (pod.group.grouped()) {
-      gangs.Arrive(pod, trace_pod.group_pods, nodes);
-      snapshot = snapshot_with(groups_with(pod));
-    } else if (learn && IsGpuPod(trace_pod)) {
-      snapshot = snapshot_with(snapshot.shared_groups());
+  in_tree_ = blend.enabled ? blend.in_tree : policy.in_tree;
+  judge_ = !policy.policy || blend.enabled ? policy.policy : JudgingEveryPod(*policy.policy);
+  filter_top_ = blend.enabled && judge_ && (blend.filter_top || judge_->spec().filter_best_only);
+  device_choice_ = IsDra(options) ? DeviceChoice::kFirstFit : policy.devices;
+  rows_.reserve(pods_.size());
+}
+
+void SimulationRun::AddNodes(const std::vector<TraceNode>& trace_nodes) {
+  nodes_.reserve(trace_nodes.size());
+  shares_.reserve(trace_nodes.size());
+  run_.policy = policy_.name;
+  run_.seed = options_.seed;
+  for (const auto& t : trace_nodes) {
+    nodes_.push_back(TraceNodeState(t));
+    shares_.emplace_back(static_cast<size_t>(t.gpus), static_cast<int32_t>(kMilliPerGpu));
+    capacity_ += t.gpu_capacity_milli();
+    if (t.gpu_capacity_milli() > 0) {
+      run_.per_model[nodes_.back().info.gpu.product].capacity_milli += t.gpu_capacity_milli();
     }
-    const TaskShape shape = ShapeOf(pod);
-    const TaskShape pinned = ShapeOf(pod, trace_pod.gpu_spec);
-    // kube-scheduler's NodeAffinity filter too: a pod pinned to products (the trace's gpu_spec,
-    // which a real pod writes as required node affinity on the product label) fits only their
-    // nodes, whether or not an extender judges it. InTreeFits counts the GPUs of a DRA claim too,
-    // as the DynamicResources filter does.
-    const ExtenderCalls calls = CallsFor(written, judge.get(), blend);
-    // One scheduling cycle: a sample of the feasible nodes, the extender's verdicts and scores,
-    // kube-scheduler's choice; the chosen position in feasible_index, or -1.
-    bool waits_for_siblings = false;  // the last cycle's refusals include gang-topology's
-    auto cycle = [&]() -> int {
-      sampler.Find(
-          nodes.size(),
-          [&](size_t i) {
-            return pinned.AcceptsModel(nodes[i].info.gpu.product) && InTreeFits(nodes[i], pod);
-          },
-          feasible_index);
-      feasible.clear();
-      for (size_t i : feasible_index) feasible.push_back(&nodes[i]);
-      std::vector<NodeEvaluation> evals(feasible.size());
-      if (calls.filters || calls.scores) {
-        const Policy::Judgement judged = judge->Judge(pod, snapshot);
-        evals = judged.engine().Evaluate(*judged.cycle, feasible);
-      }
-      waits_for_siblings = std::any_of(evals.begin(), evals.end(), [](const NodeEvaluation& e) {
-        return e.rejected_by == GangTopologyPlugin::kName;
-      });
-      std::vector<bool> top;
-      if (filter_top && calls.filters) {
-        combined.clear();
-        for (const auto& e : evals) combined.push_back(e.verdict.passed() ? e.combined : -1);
-        top = BestAmong(combined);
-      }
-      int chosen = -1;
-      double best = 0;
-      uint64_t tied = 0;
-      for (size_t j = 0; j < evals.size(); ++j) {
-        const NodeEvaluation& e = evals[j];
-        if (calls.filters && !e.verdict.passed()) continue;
-        if (!top.empty() && !top[j]) continue;
-        double total = in_tree == InTreeScore::kNone
-                           ? 0
-                           : static_cast<double>(InTreeScoreOf(in_tree, *feasible[j], written));
-        // kube-scheduler's other default score plugins (ImageLocality, TaintToleration,
-        // NodeAffinity, InterPodAffinity, PodTopologySpread) score every simulated node alike.
-        if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible[j], written));
-        if (calls.scores) {
-          total += blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10
-                                 : e.combined;
-        }
-        if (chosen < 0 || total > best) {
-          chosen = static_cast<int>(j);
-          best = total;
-          tied = 1;
-        } else if (total == best && WinsTie(ties, node_rank[feasible_index[j]],
-                                            node_rank[feasible_index[chosen]], ++tied, random)) {
-          chosen = static_cast<int>(j);
-        }
-      }
-      return chosen;
-    };
-    int chosen = cycle();
-    // kube-scheduler judges a refused pod again on a later sample; a job's member that waits for
-    // its siblings' domain (gang-topology) is judged again at once, on the next window of nodes,
-    // until every node has been sampled: nothing else arrives between a job's members.
-    if (pod.group.grouped()) {
-      const size_t window = NumFeasibleNodesToFind(PercentageOfNodesToScore(options), nodes.size());
-      for (size_t tries = 1; chosen < 0 && waits_for_siblings && tries * window < nodes.size();
-           ++tries) {
-        gangs.Retried(pod);
-        chosen = cycle();
-      }
-    }
-    if (pod.group.grouped()) {
-      int node = chosen < 0 ? -1 : static_cast<int>(feasible_index[static_cast<size_t>(chosen)]);
-      gangs.Placed(pod, node);
-      members.emplace_back(pod,
-                           node < 0 ? std::string() : nodes[static_cast<size_t>(node)].info.name);
-    }
-    if (chosen < 0) {
-      ++run.pods_failed;
-      if (!run.first_failure_arrived_pct) {
-        run.first_failure_arrived_pct =
-            100.0 * static_cast<double>(arrived) / static_cast<double>(capacity);
-      }
-    } else {
-      size_t i = feasible_index[static_cast<size_t>(chosen)];
-      const int64_t free_before = FreeGpuMilli(nodes[i]);
-      CommitPod(nodes[i], shares[i], pod, shape,
-                ChooseDevices(nodes[i], devices, shape, device_choice, workload, random));
-      if (nodes[i].info.allocatable.milli(kGpuResource) >= kMilliPerGpu) {
-        free_gpus[nodes[i].info.gpu.product] -= free_before - FreeGpuMilli(nodes[i]);
-      }
-      fragment_sum -= fragment[i];
-      idle_sum -= idle[i];
-      measure(i);
-      fragment_sum += fragment[i];
-      idle_sum += idle[i];
-      ++run.pods_placed;
-    }
-    double cap = static_cast<double>(capacity);
-    rows.push_back(Row{100.0 * static_cast<double>(arrived) / cap,
-                       100.0 * static_cast<double>(capacity - idle_sum) / cap,
-                       100.0 * fragment_sum / cap,
-                       idle_sum > 0 ? 100.0 * fragment_sum / static_cast<double>(idle_sum) : 0});
-    if (!reached_100 && arrived >= capacity) {
-      reached_100 = true;
-      gangs.MarkArrivedFull();
-      for (const auto& n : nodes) {
-        if (!n.info.gpu.product.empty()) {
-          run.per_model[n.info.gpu.product].allocated_at_100_milli += AllocatedMilli(n);
-        }
-      }
-    }
-    if (options.progress) options.progress(k + 1, pods.size());
   }
-  for (const auto& n : nodes) {
+}
+
+ClusterSnapshot SimulationRun::SnapshotWith(std::shared_ptr<const PodGroups> groups) const {
+  return options_.blend.enabled
+             ? LiveWorkloadSnapshot(initial_, nodes_, seen_, devices_, &free_gpus_,
+                                    std::move(groups))
+             : ClusterSnapshot(initial_, 1, trace_workload_, {}, {}, {}, devices_, &free_gpus_,
+                               nullptr, std::move(groups));
+}
+
+std::shared_ptr<const PodGroups> SimulationRun::GroupsWith(const PodInfo& pending) const {
+  PodGroups::Builder b;
+  const auto long_ago = std::chrono::steady_clock::time_point{} + std::chrono::nanoseconds(1);
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& [member, node] : members_) {
+    b.Add(member, node, member.group.key == pending.group.key ? now : long_ago);
+  }
+  b.Add(pending, "", long_ago);
+  return std::make_shared<const PodGroups>(std::move(b).Build());
+}
+
+void SimulationRun::Measure(size_t i) {
+  NodeIdle view = IdleOf(nodes_[i], devices_, buffers_);
+  fragment_[i] = NodeFragmentMilli(view, workload_);
+  // Idle as capacity minus allocation, in the very terms the report counts those in.
+  idle_[i] = std::accumulate(buffers_.devices.begin(), buffers_.devices.end(), int64_t{0}) +
+             MigMilli(nodes_[i].info.allocatable) - MigMilli(nodes_[i].used);
+}
+
+int SimulationRun::Cycle(const PodInfo& pod, const PodInfo& written, const TaskShape& pinned,
+                         const ExtenderCalls& calls, bool& waits_for_siblings) {
+  const BlendOptions& blend = options_.blend;
+  sampler_.Find(
+      nodes_.size(),
+      [&](size_t i) {
+        return pinned.AcceptsModel(nodes_[i].info.gpu.product) && InTreeFits(nodes_[i], pod);
+      },
+      feasible_index_);
+  feasible_.clear();
+  for (size_t i : feasible_index_) feasible_.push_back(&nodes_[i]);
+  std::vector<NodeEvaluation> evals(feasible_.size());
+  if (calls.filters || calls.scores) {
+    const Policy::Judgement judged = judge_->Judge(pod, *snapshot_);
+    evals = judged.engine().Evaluate(*judged.cycle, feasible_);
+  }
+  waits_for_siblings = std::any_of(evals.begin(), evals.end(), [](const NodeEvaluation& e) {
+    return e.rejected_by == GangTopologyPlugin::kName;
+  });
+  std::vector<bool> top;
+  if (filter_top_ && calls.filters) {
+    combined_.clear();
+    for (const auto& e : evals) combined_.push_back(e.verdict.passed() ? e.combined : -1);
+    top = BestAmong(combined_);
+  }
+  int chosen = -1;
+  double best = 0;
+  uint64_t tied = 0;
+  for (size_t j = 0; j < evals.size(); ++j) {
+    const NodeEvaluation& e = evals[j];
+    if (calls.filters && !e.verdict.passed()) continue;
+    if (!top.empty() && !top[j]) continue;
+    double total = in_tree_ == InTreeScore::kNone
+                       ? 0
+                       : static_cast<double>(InTreeScoreOf(in_tree_, *feasible_[j], written));
+    // kube-scheduler's other default score plugins (ImageLocality, TaintToleration,
+    // NodeAffinity, InterPodAffinity, PodTopologySpread) score every simulated node alike.
+    if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible_[j], written));
+    if (calls.scores) {
+      total +=
+          blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10 : e.combined;
+    }
+    if (chosen < 0 || total > best) {
+      chosen = static_cast<int>(j);
+      best = total;
+      tied = 1;
+    } else if (total == best && WinsTie(ties_, node_rank_[feasible_index_[j]],
+                                        node_rank_[feasible_index_[chosen]], ++tied, random_)) {
+      chosen = static_cast<int>(j);
+    }
+  }
+  return chosen;
+}
+
+void SimulationRun::Step(size_t k) {
+  const TracePod& trace_pod = pods_[k];
+  PodInfo pod = TracePodInfo(trace_pod);
+  const PodInfo written = AsWritten(pod, IsDra(options_));
+  arrived_ += trace_pod.gpu_request_milli();
+  if (learn_ && IsGpuPod(trace_pod)) ++seen_[ObservedShapeOf(trace_pod)];
+  if (pod.group.grouped()) {
+    gangs_->Arrive(pod, trace_pod.group_pods, nodes_);
+    snapshot_ = SnapshotWith(GroupsWith(pod));
+  } else if (learn_ && IsGpuPod(trace_pod)) {
+    snapshot_ = SnapshotWith(snapshot_->shared_groups());
+  }
+  const TaskShape shape = ShapeOf(pod);
+  const TaskShape pinned = ShapeOf(pod, trace_pod.gpu_spec);
+  // kube-scheduler's NodeAffinity filter too: a pod pinned to products (the trace's gpu_spec,
+  // which a real pod writes as required node affinity on the product label) fits only their
+  // nodes, whether or not an extender judges it. InTreeFits counts the GPUs of a DRA claim too,
+  // as the DynamicResources filter does.
+  const ExtenderCalls calls = CallsFor(written, judge_.get(), options_.blend);
+  bool waits_for_siblings = false;  // the last cycle's refusals include gang-topology's
+  int chosen = Cycle(pod, written, pinned, calls, waits_for_siblings);
+  // kube-scheduler judges a refused pod again on a later sample; a job's member that waits for
+  // its siblings' domain (gang-topology) is judged again at once, on the next window of nodes,
+  // until every node has been sampled: nothing else arrives between a job's members.
+  if (pod.group.grouped()) {
+    const size_t window = NumFeasibleNodesToFind(PercentageOfNodesToScore(options_), nodes_.size());
+    for (size_t tries = 1; chosen < 0 && waits_for_siblings && tries * window < nodes_.size();
+         ++tries) {
+      gangs_->Retried(pod);
+      chosen = Cycle(pod, written, pinned, calls, waits_for_siblings);
+    }
+    int node = chosen < 0 ? -1 : static_cast<int>(feasible_index_[static_cast<size_t>(chosen)]);
+    gangs_->Placed(pod, node);
+    members_.emplace_back(pod,
+                          node < 0 ? std::string() : nodes_[static_cast<size_t>(node)].info.name);
+  }
+  if (chosen < 0) {
+    ++run_.pods_failed;
+    if (!run_.first_failure_arrived_pct) {
+      run_.first_failure_arrived_pct =
+          100.0 * static_cast<double>(arrived_) / static_cast<double>(capacity_);
+    }
+  } else {
+    Place(feasible_index_[static_cast<size_t>(chosen)], pod, shape);
+  }
+  Record(k);
+}
+
+void SimulationRun::Place(size_t i, const PodInfo& pod, const TaskShape& shape) {
+  const int64_t free_before = FreeGpuMilli(nodes_[i]);
+  CommitPod(nodes_[i], shares_[i], pod, shape,
+            ChooseDevices(nodes_[i], devices_, shape, device_choice_, workload_, random_));
+  if (nodes_[i].info.allocatable.milli(kGpuResource) >= kMilliPerGpu) {
+    free_gpus_[nodes_[i].info.gpu.product] -= free_before - FreeGpuMilli(nodes_[i]);
+  }
+  fragment_sum_ -= fragment_[i];
+  idle_sum_ -= idle_[i];
+  Measure(i);
+  fragment_sum_ += fragment_[i];
+  idle_sum_ += idle_[i];
+  ++run_.pods_placed;
+}
+
+void SimulationRun::Record(size_t k) {
+  double cap = static_cast<double>(capacity_);
+  rows_.push_back(Row{100.0 * static_cast<double>(arrived_) / cap,
+                      100.0 * static_cast<double>(capacity_ - idle_sum_) / cap,
+                      100.0 * fragment_sum_ / cap,
+                      idle_sum_ > 0 ? 100.0 * fragment_sum_ / static_cast<double>(idle_sum_) : 0});
+  if (!reached_100_ && arrived_ >= capacity_) {
+    reached_100_ = true;
+    gangs_->MarkArrivedFull();
+    for (const auto& n : nodes_) {
+      if (!n.info.gpu.product.empty()) {
+        run_.per_model[n.info.gpu.product].allocated_at_100_milli += AllocatedMilli(n);
+      }
+    }
+  }
+  if (options_.progress) options_.progress(k + 1, pods_.size());
+}
+
+SimRun SimulationRun::Finish() {
+  for (const auto& n : nodes_) {
     if (!n.info.gpu.product.empty()) {
-      run.per_model[n.info.gpu.product].allocated_at_end_milli += AllocatedMilli(n);
+      run_.per_model[n.info.gpu.product].allocated_at_end_milli += AllocatedMilli(n);
     }
   }
-  run.pods = static_cast<int64_t>(pods.size());
-  run.allocated_at_end_pct =
-      100.0 * static_cast<double>(capacity - idle_sum) / static_cast<double>(capacity);
-  run.curve = Discretize(rows);
-  run.gangs = gangs.Figures();
-  return run;
+  run_.pods = static_cast<int64_t>(pods_.size());
+  run_.allocated_at_end_pct =
+      100.0 * static_cast<double>(capacity_ - idle_sum_) / static_cast<double>(capacity_);
+  run_.curve = Discretize(rows_);
+  run_.gangs = gangs_->Figures();
+  return std::move(run_);
+}
+
+// One run of `trace`, pod by pod.
+SimRun Run(const std::vector<TraceNode>& trace_nodes, const std::vector<TracePod>& trace,
+           const SimPolicy& policy, const SimOptions& options) {
+  SimulationRun run(trace_nodes, trace, policy, options);
+  for (size_t k = 0; k < run.pods().size(); ++k) run.Step(k);
+  return run.Finish();
 }
 
 }  // namespace
