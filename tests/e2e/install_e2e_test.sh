@@ -39,20 +39,11 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/stack.sh" install
 # policy it mounts, its ServiceAccount's token. Ports other than the verbs' move to free loopback
 # ports (every process of the test shares one network).
 start_daemonset_pod() {
-  local args policy token a
+  local args a
   args=$(kubectl -n gpusched get daemonset gpusched -o jsonpath='{range .spec.template.spec.containers[0].args[*]}{@}{"\n"}{end}') ||
     { echo "FAIL: no DaemonSet gpusched/gpusched"; exit 1; }
   kubectl -n gpusched get configmap gpusched-policy -o jsonpath='{.data.policy\.yaml}' > "$work/policy.yaml"
-  token=$(kubectl -n gpusched create token gpusched --duration=1h) ||
-    { echo "FAIL: no token for ServiceAccount gpusched"; exit 1; }
-  cat > "$work/sa.kubeconfig" << KUBECONFIG
-apiVersion: v1
-kind: Config
-clusters: [{name: stack, cluster: {server: "$APISERVER", certificate-authority: "$state/pki/ca.crt"}}]
-users: [{name: gpusched, user: {token: "$token"}}]
-contexts: [{name: sa, context: {cluster: stack, user: gpusched}}]
-current-context: sa
-KUBECONFIG
+  e2e_sa_kubeconfig gpusched gpusched "$work/sa.kubeconfig"
   pod_args=()
   ops_port=$(e2e_free_port)
   while read -r a; do
@@ -69,16 +60,9 @@ KUBECONFIG
   "$gpusched" serve "${pod_args[@]}" --kubeconfig "$work/sa.kubeconfig" --log-level debug \
     >> "$work/gpusched.log" 2>&1 &
   gpusched_pid=$!
-  for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$ops_port/readyz" > /dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "FAIL: gpusched did not become ready"; tail -20 "$work/gpusched.log"; exit 1
+  e2e_gpusched_await_ready "$ops_port"
 }
-filters() {  # filter calls gpusched answered
-  curl -sf "http://127.0.0.1:$ops_port/metrics" |
-    awk '/^gpusched_extender_requests_total\{/ && /verb="filter"/ && /outcome="ok"/ {n += $2} END {print n + 0}'
-}
+filters() { e2e_gpusched_filter_calls "$ops_port"; }
 # The registration as the install writes it (`kubectl exec` into the DaemonSet's pod: gpusched's
 # own account and policy), with the test's kubeconfig path in place of kubeadm's.
 register() {

@@ -91,16 +91,7 @@ diff <(sed -n '/^extenders:/,$p' "$work/readme.yaml") <(sed -n '/^extenders:/,$p
 section policy > "$work/policy.yaml"
 
 # The kubeconfig a pod of the Deployment would have: a token of its ServiceAccount.
-token=$(kubectl -n gpusched-scheduler create token gpusched-scheduler --duration=1h) ||
-  { echo "FAIL: no token for ServiceAccount gpusched-scheduler"; exit 1; }
-cat > "$sa_kubeconfig" << EOF
-apiVersion: v1
-kind: Config
-clusters: [{name: stack, cluster: {server: "$APISERVER", certificate-authority: "$state/pki/ca.crt"}}]
-users: [{name: gpusched-scheduler, user: {token: "$token"}}]
-contexts: [{name: sa, context: {cluster: stack, user: gpusched-scheduler}}]
-current-context: sa
-EOF
+e2e_sa_kubeconfig gpusched-scheduler gpusched-scheduler "$sa_kubeconfig"
 
 # --- the sidecar and the schedulers, as the Deployment starts them ------------------------------
 # gpusched: the container's args, the policy file at the test's path, health port on loopback.
@@ -125,16 +116,9 @@ start_sidecar() {  # a fresh gpusched, so that no run inherits what another taug
   "$gpusched" serve "${gs_args[@]}" --kubeconfig "$sa_kubeconfig" --log-level debug \
     >> "$work/gpusched.log" 2>&1 &
   gpusched_pid=$!
-  for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$ops_port/readyz" > /dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "FAIL: gpusched did not become ready"; tail -20 "$work/gpusched.log"; exit 1
+  e2e_gpusched_await_ready "$ops_port"
 }
-gpusched_filters() {  # filter calls gpusched answered
-  curl -sf "http://127.0.0.1:$ops_port/metrics" |
-    awk '/^gpusched_extender_requests_total\{/ && /verb="filter"/ && /outcome="ok"/ {n += $2} END {print n + 0}'
-}
+gpusched_filters() { e2e_gpusched_filter_calls "$ops_port"; }
 
 # kube-scheduler: the container's command, the config at the test's path. In a pod, the secure
 # port's delegated authentication and authorization use the in-cluster ServiceAccount; here that

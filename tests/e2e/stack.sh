@@ -130,11 +130,37 @@ e2e_gpusched_start() {
   "$1" serve --listen "127.0.0.1:$2" --kubeconfig "$KUBECONFIG" "${policy[@]}" "${@:3}" \
     >> "$work/gpusched.log" 2>&1 &
   gpusched_pid=$!
+  e2e_gpusched_await_ready "$2"
+}
+# e2e_gpusched_await_ready PORT: returns once gpusched's /readyz on 127.0.0.1:PORT answers (within
+# 10 s); else the test ends with its log's tail.
+e2e_gpusched_await_ready() {
   for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$2/readyz" > /dev/null 2>&1 && return 0
+    curl -sf "http://127.0.0.1:$1/readyz" > /dev/null 2>&1 && return 0
     sleep 0.1
   done
   echo "FAIL: gpusched did not become ready"; tail -20 "$work/gpusched.log"; exit 1
+}
+# e2e_gpusched_filter_calls PORT: the filter calls gpusched on 127.0.0.1:PORT answered (its
+# /metrics).
+e2e_gpusched_filter_calls() {
+  curl -sf "http://127.0.0.1:$1/metrics" |
+    awk '/^gpusched_extender_requests_total\{/ && /verb="filter"/ && /outcome="ok"/ {n += $2} END {print n + 0}'
+}
+# e2e_sa_kubeconfig NAMESPACE ACCOUNT FILE: the kubeconfig a pod running as that ServiceAccount
+# would have (a token of it, an hour long), written to FILE.
+e2e_sa_kubeconfig() {
+  local token
+  token=$(kubectl -n "$1" create token "$2" --duration=1h) ||
+    { echo "FAIL: no token for ServiceAccount $1/$2"; exit 1; }
+  cat > "$3" << KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters: [{name: stack, cluster: {server: "$APISERVER", certificate-authority: "$state/pki/ca.crt"}}]
+users: [{name: $2, user: {token: "$token"}}]
+contexts: [{name: sa, context: {cluster: stack, user: $2}}]
+current-context: sa
+KUBECONFIG
 }
 e2e_gpusched_stop() {
   [[ -n ${gpusched_pid:-} ]] || return 0
