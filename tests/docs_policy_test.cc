@@ -19,6 +19,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "testing/markdown.h"
+#include "testing/run_gpusched.h"
 #include "testing/test_support.h"
 
 namespace gpusched::docs_policy_test {
@@ -27,16 +28,8 @@ namespace {
 using testing::Markdown;
 using testing::MarkdownBlock;
 
-// What `gpusched ARGS` prints to stdout; `exit_code`, if given, gets its exit code.
 std::string Gpusched(const std::string& args, int* exit_code = nullptr) {
-  std::string out;
-  FILE* p = ::popen((std::string(GPUSCHED_BINARY) + " " + args + " 2>/dev/null").c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int status = ::pclose(p);
-  if (exit_code) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  return testing::RunGpusched(args, exit_code, /*quiet=*/true);
 }
 
 // A doc's value and the code's are the same: as numbers where both are ("0.1" and

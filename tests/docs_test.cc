@@ -25,6 +25,7 @@
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
 #include "testing/fake_apiserver.h"
+#include "testing/run_gpusched.h"
 #include "testing/test_support.h"
 
 namespace gpusched::docs_test {
@@ -36,16 +37,8 @@ std::string Doc(const std::string& relative) {
   return testing::ReadFile((kRoot / relative).string());
 }
 
-// What `gpusched ARGS` prints to stdout; `exit_code`, if given, gets its exit code.
 std::string Gpusched(const std::string& args, int* exit_code = nullptr) {
-  std::string out;
-  FILE* p = ::popen((std::string(GPUSCHED_BINARY) + " " + args).c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int status = ::pclose(p);
-  if (exit_code) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  return testing::RunGpusched(args, exit_code, /*quiet=*/false);
 }
 
 std::string ServeHelp() { return Gpusched("serve --help"); }
