@@ -9,6 +9,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -103,6 +104,7 @@ class Attack : public ::testing::Test {
     argv.push_back(nullptr);
     child_ = ::fork();
     if (child_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives the test process
       if (CaptureLog()) {
         int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(126);

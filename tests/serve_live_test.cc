@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,16 +38,26 @@ class ServeLive : public ::testing::Test {
     port_ = testing::FreePort();
     child_ = ::fork();
     if (child_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives the test process
       std::string listen = "127.0.0.1:" + std::to_string(port_);
       ::execl(GPUSCHED_BINARY, GPUSCHED_BINARY, "serve", "--kubeconfig", kubeconfig_.c_str(),
               "--listen", listen.c_str(), "--log-level", "warn", static_cast<char*>(nullptr));
       ::_exit(127);
     }
   }
+  // gpusched must stop on SIGTERM; one that does not is a failure, and is killed so that it cannot
+  // outlive the test and hold CTest's output pipe open (a clean-clone run hung so, 2026-11-29).
   void TearDown() override {
     ::kill(child_, SIGTERM);
     int status = 0;
-    ::waitpid(child_, &status, 0);
+    for (int i = 0; i < 1200 && ::waitpid(child_, &status, WNOHANG) == 0; ++i) {
+      std::this_thread::sleep_for(25ms);
+    }
+    if (::waitpid(child_, &status, WNOHANG) == 0) {
+      ADD_FAILURE() << "gpusched serve did not exit within 30 s of SIGTERM";
+      ::kill(child_, SIGKILL);
+      ::waitpid(child_, &status, 0);
+    }
     std::filesystem::remove(kubeconfig_);
   }
   // POSTs a filter request for a pod asking `gpus` GPUs on gpu-a and gpu-b.
