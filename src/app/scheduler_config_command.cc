@@ -154,14 +154,16 @@ std::string ServiceUrl(const SchedulerConfigCommandOptions& options, const KubeC
                      (got.error.empty() ? "HTTP " + std::to_string(got.status) : got.error) +
                      "; install it first, or give --url");
   }
-  auto service = nlohmann::json::parse(got.body, nullptr, false);
-  const auto* ip = service.is_object() ? &service["spec"]["clusterIP"] : nullptr;
-  if (ip == nullptr || !ip->is_string() || ip->get<std::string>().empty() ||
-      ip->get<std::string>() == "None") {
+  // The answer is the API server's, and checked as any: a field of the wrong type is no address.
+  const auto service = nlohmann::json::parse(got.body, nullptr, false);
+  const nlohmann::json::json_pointer at("/spec/clusterIP");
+  const bool has_ip = service.is_object() && service.contains(at) && service[at].is_string();
+  const std::string ip = has_ip ? service[at].get<std::string>() : "";
+  if (ip.empty() || ip == "None") {
     throw InputError("the Service " + options.service + " has no ClusterIP; give --url");
   }
   const bool tls = options.install == Install::kServiceTls;
-  std::string host = ip->get<std::string>();
+  std::string host = ip;
   if (host.find(':') != std::string::npos) host = "[" + host + "]";  // IPv6
   return std::string(tls ? "https://" : "http://") + host + (tls ? ":8443" : ":8888");
 }
