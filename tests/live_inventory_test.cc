@@ -92,6 +92,17 @@ bool Converges(const FakeApiServer& server, const Published<ClusterSnapshot>& pu
   return Seen(published) == Truth(server);
 }
 
+// Polls until `done()` holds; at most `limit`.
+template <class F>
+bool Eventually(F&& done, std::chrono::milliseconds limit = 10000ms) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
 void Populate(FakeApiServer& server, int nodes, int pods) {
   for (int i = 0; i < nodes; ++i) server.UpsertNode(MakeGpuNode("node-" + std::to_string(i), 8));
   for (int i = 0; i < pods; ++i) {
@@ -105,7 +116,9 @@ TEST(LiveInventory, paged_initial_sync_matches_the_server_and_reports_ready) {
   server.RequireToken(FakeApiServer::kToken);
   Populate(server, 20, 45);
   Published<ClusterSnapshot> published;
-  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+  LiveInventoryOptions o = FastOptions();
+  o.reflector.watch_list = false;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, o);
   ASSERT_TRUE(Converges(server, published));
   auto deadline = std::chrono::steady_clock::now() + 5s;
   while (!inventory.Status().synced && std::chrono::steady_clock::now() < deadline) {
@@ -115,6 +128,49 @@ TEST(LiveInventory, paged_initial_sync_matches_the_server_and_reports_ready) {
   EXPECT_TRUE(status.synced);
   EXPECT_NE(status.detail.find("20 nodes"), std::string::npos) << status.detail;
   EXPECT_GE(server.lists_served(), 2u + 2u);  // 20 nodes and 45 pods in pages of 7
+  EXPECT_EQ(server.watch_lists_served(), 0u);
+}
+
+// Where the server offers it, the initial sync is one watch stream per kind, which goes on as the
+// watch: no list is made, and later changes arrive on the same stream.
+TEST(LiveInventory, watch_list_initial_sync_matches_the_server_and_goes_on_as_the_watch) {
+  FakeApiServer server;
+  server.RequireToken(FakeApiServer::kToken);
+  Populate(server, 20, 45);
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+  ASSERT_TRUE(Converges(server, published));
+  ASSERT_TRUE(Eventually([&] { return inventory.Status().synced; }));
+  EXPECT_EQ(inventory.watch_lists(), 2u);
+  EXPECT_EQ(inventory.lists(), 2u);
+  server.UpsertPod(MakeGpuPod("ns", "late", "uid-late", "node-3", 2));
+  server.DeletePod("ns", "pod-4");
+  EXPECT_TRUE(Converges(server, published));
+  EXPECT_EQ(server.lists_served(), 0u);
+  EXPECT_EQ(server.watch_lists_served(), 2u);
+  EXPECT_EQ(server.watches_served(), 2u);  // no second stream was needed
+}
+
+// A server that does not offer watch-list answers in one of three ways; each is taken as a no,
+// once per kind, and the inventory lists in pages at once (no backoff: nothing failed).
+TEST(LiveInventory, a_server_without_watch_list_is_listed_in_pages) {
+  for (auto answer :
+       {FakeApiServer::WatchListAnswer::kErrorEvent, FakeApiServer::WatchListAnswer::kInvalid,
+        FakeApiServer::WatchListAnswer::kIgnored}) {
+    FakeApiServer server;
+    server.SetWatchListAnswer(answer);
+    server.SetBookmarkInterval(100ms);
+    Populate(server, 20, 45);
+    Published<ClusterSnapshot> published;
+    LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, FastOptions());
+    ASSERT_TRUE(Converges(server, published)) << static_cast<int>(answer);
+    ASSERT_TRUE(Eventually([&] { return inventory.Status().synced; }));
+    EXPECT_EQ(inventory.watch_lists(), 0u);
+    EXPECT_EQ(server.watch_lists_served(), 2u) << static_cast<int>(answer);
+    EXPECT_GE(server.lists_served(), 2u + 2u);
+    server.UpsertPod(MakeGpuPod("ns", "late", "uid-late", "node-3", 2));
+    EXPECT_TRUE(Converges(server, published));
+  }
 }
 
 // Readiness gates the extender verbs, so it must not be reported before a snapshot holding both
@@ -397,17 +453,6 @@ int64_t GpusUsed(const Published<ClusterSnapshot>& published, const std::string&
   return n ? n->used.units("nvidia.com/gpu") : -1;
 }
 
-// Polls until `done()` holds; at most `limit`.
-template <class F>
-bool Eventually(F&& done, std::chrono::milliseconds limit = 10000ms) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
-
 // A pod any user may create: the API server stores "1e16" as "10e15", and accepts int64's maximum.
 nlohmann::json PoisonPod(const std::string& name, const std::string& quantity) {
   nlohmann::json pod = MakeGpuPod("attacker", name, "uid-" + name, "", 1, "Pending");
@@ -516,6 +561,7 @@ TEST(LiveInventory, a_list_that_never_ends_is_abandoned_and_never_ready) {
     }
     server.SetEndlessLists(true);
     LiveInventoryOptions o = FastOptions();
+    o.reflector.watch_list = false;
     o.reflector.max_list_pages = by_objects ? 1000 : 20;
     o.reflector.max_list_objects = by_objects ? 30 : 1000000;
     Published<ClusterSnapshot> published;
@@ -527,6 +573,19 @@ TEST(LiveInventory, a_list_that_never_ends_is_abandoned_and_never_ready) {
     uint64_t per_list = by_objects ? 9 : 20;
     EXPECT_LE(server.lists_served(), (inventory.lists_abandoned() + 2) * per_list);
   }
+}
+
+// A watch-list's initial events count against the list's object bound as a paged list's items do.
+TEST(LiveInventory, a_watch_list_past_the_object_bound_is_abandoned_and_never_ready) {
+  FakeApiServer server;
+  Populate(server, 10, 40);
+  LiveInventoryOptions o = FastOptions();
+  o.reflector.max_list_objects = 30;
+  Published<ClusterSnapshot> published;
+  LiveInventory inventory(ConfigFor(server), GpuResourceNames(), published, o);
+  ASSERT_TRUE(Eventually([&] { return inventory.lists_abandoned() >= 2; }));
+  EXPECT_FALSE(inventory.Status().synced);
+  EXPECT_EQ(server.lists_served(), 0u);  // abandoned, not refused: no fallback to pages
 }
 
 }  // namespace

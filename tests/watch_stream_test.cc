@@ -69,6 +69,36 @@ TEST(WatchStream, watch_lines_skip_what_they_cannot_use_and_stop_only_on_error_e
   EXPECT_EQ(skips.malformed(), 1u);
 }
 
+TEST(WatchStream, a_watch_lists_initial_events_are_list_items_up_to_the_marked_bookmark) {
+  PodNames sink;
+  ObjectSkips skips("/api/v1/pods");
+  auto line = [&](const std::string& text) {
+    return ApplyWatchLine(text, sink, skips, WatchPhase::kInitialEvents);
+  };
+  EXPECT_FALSE(line(R"({"type":"ADDED","object":)" + Pod("a", "1") + "}").bookmark);
+  // Only ADDED events belong among the initial events.
+  line(R"({"type":"MODIFIED","object":)" + Pod("b", "1") + "}");
+  line(R"({"type":"DELETED","object":)" + Pod("c", "1") + "}");
+  WatchLine plain = line(R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7",)"
+                         R"("annotations":{"k8s.io/initial-events-end":"false"}}}})");
+  EXPECT_TRUE(plain.bookmark);
+  EXPECT_FALSE(plain.initial_events_end);
+  WatchLine end = line(R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9",)"
+                       R"("annotations":{"k8s.io/initial-events-end":"true"}}}})");
+  EXPECT_TRUE(end.initial_events_end);
+  EXPECT_EQ(end.resource_version, "9");
+  EXPECT_EQ(sink.names, (std::vector<std::string>{"a"}));  // listed, not applied
+  EXPECT_EQ(skips.malformed(), 2u);
+  // The annotation means nothing on an object or past the initial events.
+  EXPECT_FALSE(
+      ApplyWatchLine(R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}})", sink,
+                     skips)
+          .initial_events_end);
+  EXPECT_FALSE(line(R"({"type":"ADDED","object":{"metadata":{"name":"d","annotations":)"
+                    R"({"k8s.io/initial-events-end":"true"}}}})")
+                   .initial_events_end);
+}
+
 // A pod of about `bytes` bytes: a long annotation gpusched does not keep (issue #37 case 3).
 std::string FatPod(const std::string& name, size_t bytes) {
   return R"({"metadata":{"name":")" + name + R"(","annotations":{"example.com/blob":")" +

@@ -54,6 +54,10 @@ class LiveSource final : public InventorySource {
     out.Counter("gpusched_inventory_lists_total",
                 "Full lists of nodes or pods made (the initial ones and every relist)")
         .Add({}, static_cast<double>(live_.lists()));
+    out.Counter("gpusched_inventory_watch_lists_total",
+                "Those of the full lists of nodes or pods made as one watch stream (watch-list, "
+                "sendInitialEvents); the others were listed in pages")
+        .Add({}, static_cast<double>(live_.watch_lists()));
     out.Counter("gpusched_inventory_watch_restarts_total",
                 "Watches of nodes or pods that ended and were started again")
         .Add({}, static_cast<double>(live_.watch_restarts()));

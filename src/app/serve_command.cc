@@ -261,6 +261,10 @@ FlagSet ServeCommandOptions::Flags() {
             "writes, the holder of the Lease gpusched-placeholders"})
       .Add({"placeholder-namespace", "NAMESPACE", "",
             "namespace of the placeholders' Lease; empty: $POD_NAMESPACE, else gpusched"})
+      .Add({"watch-list", "BOOL", "true",
+            "with --kubeconfig or in a cluster: make each initial sync one watch stream "
+            "(sendInitialEvents, as client-go's informers do) where the API server offers it; a "
+            "server that does not is listed in pages, as with false"})
       .Add({"dra-inventory", "BOOL", "true",
             "with --kubeconfig or in a cluster: list and watch resourceslices, resourceclaims "
             "and deviceclasses (resource.k8s.io/v1, Kubernetes 1.34+), so GPUs published as DRA "
@@ -345,6 +349,11 @@ Validated<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet& fla
   o.live.workload_half_life = ReadSeconds(
       flags, "workload-half-life", 1, 30 * 86400,
       "--workload-half-life takes a whole number of seconds within 1..2592000", problems);
+  if (auto watch_list = ParseBool(flags.Get("watch-list"))) {
+    o.live.reflector.watch_list = *watch_list;
+  } else {
+    problems.Add("--watch-list must be true or false");
+  }
   if (auto dra = ParseBool(flags.Get("dra-inventory"))) {
     o.live.dra = *dra;
   } else {

@@ -274,16 +274,24 @@ void ClusterLedger::ReplaceNodes(std::vector<NodeInfo> nodes) {
   for (auto& n : nodes) UpsertNode(std::move(n));
 }
 
-void ClusterLedger::ReplacePods(const std::vector<PodInfo>& pods) {
-  std::set<std::string, std::less<>> keep;
-  for (const auto& p : pods) keep.insert(PodKey(p));
+void ClusterLedger::ReplacePods(std::deque<PodInfo> pods) {
+  // Each listed pod is stamped with this list, rather than its key kept in a set of 150,000.
+  // A pod awaiting its claims is kept apart (awaiting_claims_, bounded), not in pods_.
+  const uint64_t list = ++pods_lists_;
+  std::set<std::string, std::less<>> listed_awaiting;
+  for (; !pods.empty(); pods.pop_front()) {
+    std::string key = PodKey(pods.front());
+    UpsertPod(pods.front());
+    if (auto it = pods_.find(key); it != pods_.end()) it->second.listed_in = list;
+    if (awaiting_claims_.contains(key)) listed_awaiting.insert(std::move(key));
+  }
   std::vector<std::string> gone;
   for (const auto& [key, record] : pods_) {
-    if (!keep.count(key)) gone.push_back(key);
+    if (record.listed_in != list) gone.push_back(key);
   }
   for (const auto& key : gone) DeletePod(key);
-  std::erase_if(awaiting_claims_, [&](const auto& entry) { return !keep.contains(entry.first); });
-  for (const auto& p : pods) UpsertPod(p);
+  std::erase_if(awaiting_claims_,
+                [&](const auto& entry) { return !listed_awaiting.contains(entry.first); });
 }
 
 void ClusterLedger::RetryAwaitingClaims() {

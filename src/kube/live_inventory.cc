@@ -3,6 +3,7 @@
 #include "gpusched/kube/live_inventory.h"
 
 #include <algorithm>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <string_view>
@@ -93,7 +94,7 @@ class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
   }
   void EndList() override {
     owner_.Change([&](ClusterLedger& ledger) {
-      ledger.ReplacePods(listed_);
+      ledger.ReplacePods(std::move(listed_));
       owner_.pods_listed_ = true;
     });
     listed_ = {};  // its capacity too: a list is rare, and it held every object
@@ -133,7 +134,7 @@ class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
     });
   }
   LiveInventory& owner_;
-  std::vector<PodInfo> listed_;
+  std::deque<PodInfo> listed_;  // a deque: no regrowth copies, consumed as it is applied
 };
 
 namespace {
@@ -555,6 +556,7 @@ uint64_t LiveInventory::lists_abandoned() const {
 }
 
 uint64_t LiveInventory::lists() const { return nodes_->lists() + pods_->lists(); }
+uint64_t LiveInventory::watch_lists() const { return nodes_->watch_lists() + pods_->watch_lists(); }
 uint64_t LiveInventory::watch_restarts() const {
   return nodes_->watch_restarts() + pods_->watch_restarts();
 }

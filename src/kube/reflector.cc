@@ -1,5 +1,7 @@
 #include "gpusched/kube/reflector.h"
 
+#include <optional>
+
 #include <spdlog/spdlog.h>
 
 #include "gpusched/kube/api_query.h"
@@ -46,6 +48,13 @@ std::chrono::steady_clock::time_point FromNs(int64_t ns) {
   return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(ns));
 }
 
+// Marks a first initial sync tried, however it ends.
+struct AttemptedOnExit {
+  explicit AttemptedOnExit(std::atomic<bool>& flag) : flag(flag) {}
+  ~AttemptedOnExit() { flag = true; }
+  std::atomic<bool>& flag;
+};
+
 }  // namespace
 
 std::chrono::steady_clock::time_point Reflector::last_contact() const {
@@ -72,15 +81,25 @@ void Reflector::Backoff() {
 void Reflector::Run() {
   bool need_list = true;
   while (!stop_) {
-    if (need_list) {
-      if (!List()) {
-        if (!stop_) Backoff();
-        continue;
-      }
-      need_list = false;
-    }
     auto opened = std::chrono::steady_clock::now();
-    WatchEnd end = Watch();
+    WatchEnd end;
+    if (need_list && options_.watch_list && !watch_list_refused_) {
+      end = Watch(WatchPhase::kInitialEvents);
+      if (end == WatchEnd::kRefused) {
+        RefuseWatchList();
+        continue;  // a paged list at once: the server answered, it is not failing
+      }
+      need_list = !synced_since_list_request_;
+    } else {
+      if (need_list) {
+        if (!List()) {
+          if (!stop_) Backoff();
+          continue;
+        }
+        need_list = false;
+      }
+      end = Watch(WatchPhase::kEvents);
+    }
     if (stop_) break;
     watch_restarts_.fetch_add(1);
     if (end == WatchEnd::kGone) {
@@ -95,6 +114,14 @@ void Reflector::Run() {
       Backoff();
     }
   }
+}
+
+void Reflector::RefuseWatchList() {
+  watch_list_refused_ = true;
+  spdlog::info(
+      "{}: the API server does not stream an initial list (sendInitialEvents): {}; listing in "
+      "pages instead, as long as gpusched runs",
+      path_, watch_list_refusal_);
 }
 
 bool Reflector::Abandon(const std::string& why) {
@@ -151,11 +178,7 @@ bool Reflector::ListPageInto(const std::string& cont, ListPageDecoder& page, uin
 }
 
 bool Reflector::List() {
-  // However this list ends, the first one has been tried.
-  struct Attempted {
-    std::atomic<bool>& flag;
-    ~Attempted() { flag = true; }
-  } attempted{attempted_};
+  AttemptedOnExit attempted{attempted_};
   sink_.BeginList();
   std::string cont;
   std::string list_rv;
@@ -178,24 +201,62 @@ bool Reflector::List() {
     }
   } while (!cont.empty() && !stop_);
   if (stop_) return false;
-  sink_.EndList();
-  resource_version_ = list_rv;
-  lists_.fetch_add(1);
-  Progress();
-  synced_ = true;
+  EndList(list_rv);
   return true;
 }
 
-Reflector::WatchEnd Reflector::Watch() {
+void Reflector::EndList(std::string resource_version) {
+  sink_.EndList();
+  resource_version_ = std::move(resource_version);
+  lists_.fetch_add(1);
+  Progress();
+  synced_ = true;
+}
+
+Reflector::WatchEnd Reflector::Watch(WatchPhase phase) {
+  // A watch-list is the initial list too: its ADDED events are the list's items up to the bookmark
+  // that ends them, then it goes on as a watch from that bookmark's resourceVersion.
+  const bool watch_list = phase == WatchPhase::kInitialEvents;
+  std::optional<AttemptedOnExit> attempted;
+  if (watch_list) {
+    attempted.emplace(attempted_);
+    synced_since_list_request_ = false;
+    sink_.BeginList();
+  }
+  uint64_t listed = 0;
   bool gone = false;
   bool bad_event = false;
+  bool too_many = false;
+  bool unmarked_bookmark = false;
+  int64_t error_code = 0;
   auto on_line = [&](std::string_view line) {
-    WatchLine event = ApplyWatchLine(line, sink_, skips_);
+    WatchLine event = ApplyWatchLine(line, sink_, skips_, phase);
     if (event.kind == WatchLine::Kind::kError) {
+      error_code = event.code;
       gone = event.code == 410;
       bad_event = !gone;
-      spdlog::warn("{}: watch ERROR event, code {}", path_, event.code);
+      // Among the initial events, an ERROR is most often the server's way to refuse watch-list.
+      if (phase == WatchPhase::kEvents) {
+        spdlog::warn("{}: watch ERROR event, code {}", path_, event.code);
+      }
       return false;
+    }
+    if (phase == WatchPhase::kInitialEvents) {
+      if (event.initial_events_end) {
+        EndList(event.resource_version);
+        watch_lists_.fetch_add(1);
+        synced_since_list_request_ = true;
+        phase = WatchPhase::kEvents;
+        return true;
+      }
+      if (event.bookmark) {
+        // The server went past its initial events without marking their end: it ignored
+        // sendInitialEvents (every bookmark of a server that honours it comes after that one).
+        unmarked_bookmark = true;
+        return false;
+      }
+      too_many = ++listed > options_.max_list_objects;
+      return !too_many;  // a list's progress is the list applied
     }
     if (!event.resource_version.empty()) resource_version_ = event.resource_version;
     Progress();
@@ -208,16 +269,29 @@ Reflector::WatchEnd Reflector::Watch() {
     bool go_on = lines.Feed(bytes, on_line);
     for (; oversized < lines.oversized(); ++oversized) {
       skips_.Oversized("a watch event", options_.max_object_bytes);
-      Progress();
+      if (phase == WatchPhase::kEvents) Progress();
     }
     return go_on;
   };
-  std::chrono::seconds timeout = options_.watch_timeout;
-  HttpResult r =
-      client_->Stream(ApiQuery(path_, {"watch=true", "allowWatchBookmarks=true",
-                                       "resourceVersion=" + UrlEncode(resource_version_),
-                                       "timeoutSeconds=" + std::to_string(timeout.count())}),
-                      on_data, stop_, timeout + std::chrono::seconds(30));
+  std::chrono::seconds timeout = watch_list
+                                     ? std::max(options_.watch_timeout, options_.watch_list_timeout)
+                                     : options_.watch_timeout;
+  HttpResult r = client_->Stream(WatchQuery(watch_list, timeout), on_data, stop_,
+                                 timeout + std::chrono::seconds(30));
+  if (phase == WatchPhase::kInitialEvents && !stop_) {
+    if (too_many) {
+      Abandon("more than " + std::to_string(options_.max_list_objects) + " objects");
+      return WatchEnd::kFailed;
+    }
+    if (unmarked_bookmark) {
+      watch_list_refusal_ = "a bookmark before the one that ends the initial events";
+      return WatchEnd::kRefused;
+    }
+    if (std::optional<std::string> refusal = WatchListRefusal(r, error_code, gone)) {
+      watch_list_refusal_ = std::move(*refusal);
+      return WatchEnd::kRefused;
+    }
+  }
   if (gone || r.status == 410) return WatchEnd::kGone;
   if (bad_event || !r.error.empty() || r.status != 200) {
     if (!stop_) {
@@ -226,8 +300,38 @@ Reflector::WatchEnd Reflector::Watch() {
     }
     return WatchEnd::kFailed;
   }
-  Progress();
+  if (phase == WatchPhase::kEvents) Progress();
   return WatchEnd::kClean;
+}
+
+std::string Reflector::WatchQuery(bool watch_list, std::chrono::seconds timeout) const {
+  std::string timeout_param = "timeoutSeconds=" + std::to_string(timeout.count());
+  if (watch_list) {
+    // No resourceVersion: the initial events are a consistent read of the current state.
+    return ApiQuery(path_, {"watch=true", "allowWatchBookmarks=true", "sendInitialEvents=true",
+                            "resourceVersionMatch=NotOlderThan", timeout_param});
+  }
+  return ApiQuery(path_, {"watch=true", "allowWatchBookmarks=true",
+                          "resourceVersion=" + UrlEncode(resource_version_), timeout_param});
+}
+
+std::optional<std::string> Reflector::WatchListRefusal(const HttpResult& r, int64_t error_code,
+                                                       bool gone) {
+  // An API server without watch-list answers 400 or 422 (the parameter is not allowed), or a
+  // stream holding one ERROR event (kube-apiserver over an etcd without progress notifications:
+  // code 500). A server too old to know the parameter streams the objects and never the bookmark
+  // that ends them, so a stream that ends cleanly before it is a refusal too (as is a plain
+  // bookmark before it, caught as it arrives). What is no answer
+  // about watch-list (auth, throttling, an unavailable server, a transport error) is retried.
+  if (gone) return std::nullopt;
+  if (r.status == 400 || r.status == 404 || r.status == 422) {
+    return "HTTP " + std::to_string(r.status);
+  }
+  if (r.status == 200 && r.error.empty()) {
+    if (error_code != 0) return "an ERROR event with code " + std::to_string(error_code);
+    return std::string("the stream ended before the bookmark that ends the initial events");
+  }
+  return std::nullopt;
 }
 
 }  // namespace gpusched

@@ -15,17 +15,34 @@ using simdjson::ondemand::json_type;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-// metadata.resourceVersion of `o` (iteration restarts from the beginning afterwards).
-std::string ResourceVersionOf(object o) {
-  std::string rv;
+// What a watch stream reads of an event's object's metadata.
+struct EventMeta {
+  std::string resource_version;
+  bool initial_events_end = false;  // annotated k8s.io/initial-events-end: "true"
+};
+
+// The annotation marking the bookmark that ends a watch-list's initial events.
+constexpr std::string_view kInitialEventsEnd = "k8s.io/initial-events-end";
+
+// metadata.resourceVersion of `o`, and (for a bookmark) its initial-events-end annotation
+// (iteration restarts from the beginning afterwards).
+EventMeta MetaOf(object o, bool bookmark) {
+  EventMeta meta;
   for (field f : o) {
     if (f.unescaped_key().value() != "metadata") continue;
     for (field m : f.value().get_object()) {
-      if (m.unescaped_key().value() == "resourceVersion") rv = std::string(ScalarText(m.value()));
+      std::string_view key = m.unescaped_key().value();
+      if (key == "resourceVersion") meta.resource_version = std::string(ScalarText(m.value()));
+      if (key != "annotations" || !bookmark) continue;
+      for (field a : m.value().get_object()) {
+        if (a.unescaped_key().value() == kInitialEventsEnd) {
+          meta.initial_events_end = ScalarText(a.value()) == "true";
+        }
+      }
     }
   }
   o.reset();
-  return rv;
+  return meta;
 }
 
 // The code of a v1.Status object, 0 if absent.
@@ -63,7 +80,8 @@ ListPage ApplyListPage(std::string_view body, ReflectorSink& sink, ObjectSkips& 
   return page.Finish();
 }
 
-WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips& skips) {
+WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips& skips,
+                         WatchPhase phase) {
   thread_local simdjson::ondemand::parser parser;
   thread_local simdjson::ondemand::parser object_parser;
   WatchLine out;
@@ -96,11 +114,27 @@ WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips
     skips.Malformed("a watch event", "unknown type " + QuoteForMessage(type, 32));
     return out;
   }
+  bool initial = phase == WatchPhase::kInitialEvents;
+  if (initial && type != "ADDED" && type != "BOOKMARK") {
+    skips.Malformed("a watch event", QuoteForMessage(type, 32) +
+                                         " among a watch-list's initial "
+                                         "events, which are ADDED events only");
+    return out;
+  }
   skips.Isolated("an unusable watch event's object", [&] {
     simdjson::ondemand::document odoc = object_parser.iterate(object_text);
     object o = odoc.get_object();
-    out.resource_version = ResourceVersionOf(o);
-    if (type != "BOOKMARK") sink.Apply(type, o);
+    bool bookmark = type == "BOOKMARK";
+    EventMeta meta = MetaOf(o, bookmark);
+    out.resource_version = std::move(meta.resource_version);
+    out.bookmark = bookmark;
+    out.initial_events_end = bookmark && meta.initial_events_end;
+    if (bookmark) return;
+    if (initial) {
+      sink.AddListed(o);
+    } else {
+      sink.Apply(type, o);
+    }
   });
   return out;
 }

@@ -161,6 +161,8 @@ struct FakeApiServer::Impl {
   bool gone_as_http = false;
   std::optional<std::string> watch_answer;
   bool endless_lists = false;
+  WatchListAnswer watch_list_answer = WatchListAnswer::kStreamed;
+  std::atomic<uint64_t> watch_lists{0};
   std::chrono::milliseconds bookmark_interval{1000};
   std::atomic<uint64_t> lists{0};
   std::atomic<uint64_t> watches{0};
@@ -260,6 +262,68 @@ struct FakeApiServer::Impl {
     res.set_content(body, "application/json");
   }
 
+  // A watch-list's initial events: every object of a collection as one ADDED event, taken under
+  // the lock, written a batch per call of the content provider, then (kStreamed) the bookmark.
+  struct InitialEvents {
+    std::vector<std::string> lines;
+    size_t next = 0;
+    std::string end_bookmark;  // empty: never sent
+    bool done = false;
+    // Writes the next batch; false when the connection is gone.
+    bool Write(httplib::DataSink& sink) {
+      if (done) return true;
+      std::string batch;
+      for (size_t stop = std::min(lines.size(), next + 200); next < stop; ++next) {
+        batch += lines[next];
+      }
+      if (next == lines.size()) {
+        batch += end_bookmark;
+        done = true;
+        lines = {};
+      }
+      return batch.empty() || sink.write(batch.data(), batch.size());
+    }
+  };
+  std::shared_ptr<InitialEvents> InitialEventsOf(const std::string& collection) {
+    auto initial = std::make_shared<InitialEvents>();
+    for (const auto& [key, obj] : Store(collection)) {
+      initial->lines.push_back(json{{"type", "ADDED"}, {"object", obj}}.dump() + "\n");
+    }
+    if (watch_list_answer == WatchListAnswer::kStreamed) {
+      json meta = {{"resourceVersion", std::to_string(rv)},
+                   {"annotations", {{"k8s.io/initial-events-end", "true"}}}};
+      initial->end_bookmark =
+          json{{"type", "BOOKMARK"},
+               {"object", {{"kind", KindOf(collection)}, {"apiVersion", "v1"}, {"metadata", meta}}}}
+              .dump() +
+          "\n";
+    }
+    return initial;
+  }
+  // Answers a watch-list the server is set to refuse, or one without the parameter the real
+  // server requires beside sendInitialEvents; true when it did.
+  bool RefuseWatchList(const httplib::Request& req, httplib::Response& res) {
+    if (watch_list_answer == WatchListAnswer::kInvalid ||
+        req.get_param_value("resourceVersionMatch") != "NotOlderThan") {
+      res.status = 422;
+      res.set_content(StatusJson(422, "Invalid", "sendInitialEvents is not allowed here"),
+                      "application/json");
+      return true;
+    }
+    if (watch_list_answer == WatchListAnswer::kErrorEvent) {
+      std::string message =
+          "a watch stream was requested by the client but the required storage feature "
+          "RequestWatchProgress is disabled";
+      res.set_content(json{{"type", "ERROR"},
+                           {"object", json::parse(StatusJson(500, "InternalError", message))}}
+                              .dump() +
+                          "\n",
+                      "application/json");
+      return true;
+    }
+    return false;
+  }
+
   void Watch(const std::string& collection, const httplib::Request& req, httplib::Response& res) {
     watches.fetch_add(1);
     int64_t from = 0;
@@ -271,10 +335,18 @@ struct FakeApiServer::Impl {
     int timeout =
         req.has_param("timeoutSeconds") ? std::stoi(req.get_param_value("timeoutSeconds")) : 60;
     bool bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
+    bool watch_list = req.get_param_value("sendInitialEvents") == "true";
     std::unique_lock lock(mu);
     if (watch_answer) {
       res.set_content(*watch_answer, "application/json");
       return;
+    }
+    std::shared_ptr<InitialEvents> initial;
+    if (watch_list) {
+      watch_lists.fetch_add(1);
+      if (RefuseWatchList(req, res)) return;
+      initial = InitialEventsOf(collection);
+      from = rv;
     }
     if (from < compacted_rv) {
       if (gone_as_http) {
@@ -301,8 +373,9 @@ struct FakeApiServer::Impl {
         std::make_shared<State>(State{from, drop_generation, close_generation, Clock::now()});
     lock.unlock();
     res.set_chunked_content_provider("application/json", [this, state, deadline, bookmarks,
-                                                          collection](size_t,
-                                                                      httplib::DataSink& sink) {
+                                                          collection, initial](
+                                                             size_t, httplib::DataSink& sink) {
+      if (initial && !initial->done) return initial->Write(sink);  // the events, then the watch
       std::unique_lock lock(mu);
       auto pending = [&] {
         return std::find_if(events.begin(), events.end(), [&](const Event& e) {
@@ -615,6 +688,11 @@ void FakeApiServer::SetWatchAnswer(std::optional<std::string> body) {
   impl_->watch_answer = std::move(body);
 }
 
+void FakeApiServer::SetWatchListAnswer(WatchListAnswer answer) {
+  std::lock_guard lock(impl_->mu);
+  impl_->watch_list_answer = answer;
+}
+
 void FakeApiServer::SetEndlessLists(bool on) {
   std::lock_guard lock(impl_->mu);
   impl_->endless_lists = on;
@@ -635,6 +713,7 @@ void FakeApiServer::ClearFaults() {
 
 uint64_t FakeApiServer::lists_served() const { return impl_->lists.load(); }
 uint64_t FakeApiServer::watches_served() const { return impl_->watches.load(); }
+uint64_t FakeApiServer::watch_lists_served() const { return impl_->watch_lists.load(); }
 
 json MakeGpuNode(const std::string& name, int gpus, const std::string& product) {
   std::string count = std::to_string(gpus);

@@ -2,8 +2,9 @@
 // collection a test writes to), on 127.0.0.1, that speaks
 // the real protocol the reflectors use: paged LIST (limit/continue, snapshot-consistent pages,
 // list resourceVersion), WATCH from a resourceVersion as a chunked stream of newline-delimited
-// events, BOOKMARK events, "410 Gone" for versions older than the last compaction (as an ERROR
-// event or as an HTTP status), and bearer-token checks.
+// events, the watch-list (sendInitialEvents=true: every object as an ADDED event, then a BOOKMARK
+// annotated k8s.io/initial-events-end, then the watch), BOOKMARK events, "410 Gone" for versions
+// older than the last compaction (as an ERROR event or as an HTTP status), and bearer-token checks.
 //
 // Faults can be injected: failing the next requests with a status (401/403/429/500/503), slow and
 // hung responses, duplicate events, a watch connection dropped in the middle of an event, every
@@ -88,12 +89,20 @@ class FakeApiServer {
   // Every watch answers 200 with `body` at once and ends (an ERROR event, an unknown type, "",
   // bytes that are no JSON); nullopt serves watches again.
   void SetWatchAnswer(std::optional<std::string> body);
+  // How a watch-list (sendInitialEvents=true) is answered: streamed, its initial events ended by
+  // an annotated BOOKMARK (kStreamed, as kube-apiserver 1.34 over etcd 3.5); one ERROR event with
+  // code 500 (kErrorEvent, as kube-apiserver over an etcd without progress notifications);
+  // 422 Invalid (kInvalid, as a server with the WatchList feature off); the objects streamed
+  // and never that bookmark (kIgnored, as a server too old to know the parameter).
+  enum class WatchListAnswer { kStreamed, kErrorEvent, kInvalid, kIgnored };
+  void SetWatchListAnswer(WatchListAnswer answer);
   // Every list page carries a continue token, so no list ever ends.
   void SetEndlessLists(bool on);
   void ClearFaults();
 
   uint64_t lists_served() const;
-  uint64_t watches_served() const;
+  uint64_t watches_served() const;  // watch-lists included
+  uint64_t watch_lists_served() const;
 
   static const std::string kToken;
 

@@ -56,6 +56,7 @@
 #define GPUSCHED_CLUSTER_CLUSTER_LEDGER_H_
 
 #include <chrono>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -96,7 +97,9 @@ class ClusterLedger {
   void DeletePod(std::string_view key);
   // A fresh full list: upserts every entry and deletes what the list no longer has.
   void ReplaceNodes(std::vector<NodeInfo> nodes);
-  void ReplacePods(const std::vector<PodInfo>& pods);
+  // The pods are consumed front to back, so a list's memory goes as the ledger's grows (a list of
+  // 150,000 pods held whole beside the ledger was most of the inventory's peak).
+  void ReplacePods(std::deque<PodInfo> pods);
   enum class AssumeResult {
     kApplied,     // the pod now counts against the node
     kUnknownPod,  // the watch has not reported this pod (yet)
@@ -155,6 +158,7 @@ class ClusterLedger {
     Clock::time_point counted_since{};               // when it was counted on node_name
     std::shared_ptr<const PodInfo> info;             // GPU pods only, as the watch reported it
     std::vector<std::string> dra_products;           // what its DRA claims pin it to (empty: any)
+    uint64_t listed_in = 0;  // the ReplacePods that last listed it (pods_lists_), 0: none
     // What it holds of node_name while counted (model/pod_charge.h).
     PodCharge charge() const;
   };
@@ -189,6 +193,7 @@ class ClusterLedger {
   DraLedger dra_;
   std::map<std::string, NodeInfo, std::less<>> nodes_;
   std::unordered_map<std::string, PodRecord> pods_;
+  uint64_t pods_lists_ = 0;  // ReplacePods calls so far
   // Per node name, what its counted pods hold (ChargePod): usage and counts; no NodeInfo.
   std::unordered_map<std::string, NodeState> usage_;
   std::set<std::string, std::less<>> dirty_;

@@ -72,6 +72,7 @@ class LiveInventory : public AssumptionSink {
   // Lock-free: safe to call on every request.
   InventoryStatus Status() const;
   uint64_t lists() const;
+  uint64_t watch_lists() const;  // those of lists() made as a watch-list
   uint64_t watch_restarts() const;
   uint64_t lists_abandoned() const;
   // Objects of each kind the reflectors skipped (Reflector::skipped_invalid/_malformed/_oversized),

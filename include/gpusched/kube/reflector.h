@@ -1,9 +1,14 @@
 // Reflector: keeps one resource kind (nodes or pods) in step with the API server.
 //
-// It LISTs in pages (limit/continue), each decoded as it arrives
-// (gpusched/kube/list_page_decoder.h), hands the complete list to its sink to replace what it knew,
-// then WATCHes from the list's resourceVersion with bookmarks, applying each event as it arrives
-// and resuming from the last resourceVersion seen after a disconnect. "410 Gone" (as an HTTP status
+// Its initial sync is a watch-list where the API server offers it (sendInitialEvents=true,
+// KEP-3157, as client-go's informers make it): one watch stream whose ADDED events are the list's
+// items up to a BOOKMARK marking their end, decoded one at a time, that goes on as a watch. A
+// server that refuses it (400/422, an ERROR event among the initial events, or a stream that ends
+// before that bookmark) is LISTed in pages (limit/continue) instead for the reflector's life, each
+// page decoded as it arrives (gpusched/kube/list_page_decoder.h), then WATCHed from the list's
+// resourceVersion. Either way the sink gets the complete list to replace what it knew, and the
+// watch applies each event as it arrives and resumes from the last resourceVersion seen after a
+// disconnect. "410 Gone" (as an HTTP status
 // or an ERROR event) means the server compacted past that version: it LISTs again. A list that
 // passes max_list_pages pages or max_list_objects objects is abandoned (logged, counted in
 // lists_abandoned(); the reflector is not synced by it) and tried again after a backoff. A watch
@@ -29,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -65,6 +71,11 @@ struct ReflectorOptions {
   uint64_t max_list_objects = 1000000;
   // A listed item or watch line longer than this is skipped and counted (watch_stream.h).
   size_t max_object_bytes = kDefaultMaxObjectBytes;
+  // The initial sync as a watch-list where the server offers it (false: always in pages).
+  bool watch_list = true;
+  // timeoutSeconds of a watch-list: its initial events must arrive within it (a cluster of 150,000
+  // pods streams about 300 MB), then it goes on as a watch until then.
+  std::chrono::seconds watch_list_timeout{600};
   // A watch that lasted this long resets the backoff; shorter ones wait before the next request.
   std::chrono::milliseconds watch_ran_well{10000};
   // Asked of the server (timeoutSeconds): a quiet cluster still shows progress this often.
@@ -112,19 +123,34 @@ class Reflector {
   std::map<std::string_view, uint64_t> skipped_refused() const { return skips_.refused(); }
   // Lists given up past max_list_pages or max_list_objects.
   uint64_t lists_abandoned() const { return lists_abandoned_.load(); }
+  // Complete initial lists applied, in pages or as a watch-list; watch_lists() counts the latter.
   uint64_t lists() const { return lists_.load(); }
+  uint64_t watch_lists() const { return watch_lists_.load(); }
+  // True once the server refused a watch-list: this reflector lists in pages from then on.
+  bool watch_list_refused() const { return watch_list_refused_.load(); }
   uint64_t watch_restarts() const { return watch_restarts_.load(); }
   const std::string& path() const { return path_; }
 
  private:
-  enum class WatchEnd { kClean, kGone, kFailed };
+  // kRefused: the server does not offer a watch-list (WatchListRefusal).
+  enum class WatchEnd { kClean, kGone, kFailed, kRefused };
   void Run();
   bool List();
+  // Hands the list to the sink and marks the reflector synced at `resource_version`.
+  void EndList(std::string resource_version);
   // Counts and logs a list given up for its size; returns false.
   bool Abandon(const std::string& why);
   // Streams one page into `page`; false when the list must be given up (logged).
   bool ListPageInto(const std::string& cont, ListPageDecoder& page, uint64_t listed);
-  WatchEnd Watch();
+  // A watch from resource_version_ (kEvents), or a watch-list that is the initial sync first
+  // (kInitialEvents).
+  WatchEnd Watch(WatchPhase phase);
+  std::string WatchQuery(bool watch_list, std::chrono::seconds timeout) const;
+  // Why the answer to a watch-list says the server does not offer it; nullopt when it says
+  // nothing about that (a transport error, 401/403/429/5xx, 410).
+  static std::optional<std::string> WatchListRefusal(const HttpResult& r, int64_t error_code,
+                                                     bool gone);
+  void RefuseWatchList();
   void Backoff();
   void Touch();
   void Progress();
@@ -144,6 +170,11 @@ class Reflector {
   std::atomic<int64_t> last_progress_ns_{0};
   ObjectSkips skips_;
   std::atomic<uint64_t> lists_{0};
+  std::atomic<uint64_t> watch_lists_{0};
+  std::atomic<bool> watch_list_refused_{false};
+  std::string watch_list_refusal_;  // what the server answered, for the log
+  // Whether the last watch-list reached the end of its initial events.
+  bool synced_since_list_request_ = false;
   std::atomic<uint64_t> watch_restarts_{0};
   std::atomic<uint64_t> lists_abandoned_{0};
   std::mutex mu_;

@@ -81,10 +81,19 @@ struct WatchLine {
   Kind kind = Kind::kHandled;
   std::string resource_version;  // of the event's object, when it has one
   int64_t code = 0;
+  bool bookmark = false;
+  // A BOOKMARK annotated k8s.io/initial-events-end: a watch-list's initial events are complete.
+  bool initial_events_end = false;
 };
+// Where a watch stream stands. A watch-list (sendInitialEvents=true, KEP-3157) begins with one
+// ADDED event per existing object, which are a list's items (sink.AddListed), up to the BOOKMARK
+// that ends them; a plain watch, and a watch-list past that bookmark, apply every event.
+enum class WatchPhase { kInitialEvents, kEvents };
 // Applies one line of a watch stream (one JSON event) to `sink`. An event whose type is none of
-// ADDED, MODIFIED, DELETED, BOOKMARK and ERROR is skipped as malformed.
-WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips& skips);
+// ADDED, MODIFIED, DELETED, BOOKMARK and ERROR is skipped as malformed, and so is one other than
+// ADDED among a watch-list's initial events.
+WatchLine ApplyWatchLine(std::string_view line, ReflectorSink& sink, ObjectSkips& skips,
+                         WatchPhase phase = WatchPhase::kEvents);
 
 template <class F>
 bool ObjectSkips::Isolated(std::string_view object, F&& decode) {
