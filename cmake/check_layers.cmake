@@ -1,5 +1,6 @@
 # Fails when a file of one layer includes a header of a layer it may not use: each layer may use
-# itself and the layers listed for it (every layer below it, written out). Run with
+# itself and the layers listed for it (every layer below it, written out); and when a file of
+# engine/ or plugins/ names DRA. Run with
 # cmake -DROOT=<source dir> -P check_layers.cmake; CMakeLists.txt runs it before every build.
 cmake_minimum_required(VERSION 3.25)
 
@@ -40,6 +41,23 @@ foreach(layer IN LISTS layers)
         string(APPEND violations "  ${rel}: ${layer}/ may not include ${used}/ (${line})\n")
       endif()
     endforeach()
+  endforeach()
+endforeach()
+
+# The engine and its plugins judge pods whose demand is resolved before them
+# (model/resolved_pod.h, Policy::Judge): their files name no DRA type, header or claim, even of a
+# layer below them.
+set(dra_free engine plugins)
+foreach(layer IN LISTS dra_free)
+  file(GLOB files "${ROOT}/include/gpusched/${layer}/*.h" "${ROOT}/src/${layer}/*.cc"
+    "${ROOT}/src/${layer}/*.h")
+  foreach(file IN LISTS files)
+    file(STRINGS "${file}" named REGEX "dra_|Dra[A-Z]|DRA|ResourceClaim|[Cc]laim")
+    if(named)
+      list(GET named 0 first)
+      file(RELATIVE_PATH rel "${ROOT}" "${file}")
+      string(APPEND violations "  ${rel}: ${layer}/ may not name DRA or claims (${first})\n")
+    endif()
   endforeach()
 endforeach()
 

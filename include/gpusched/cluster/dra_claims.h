@@ -39,6 +39,7 @@
 
 #include "gpusched/cluster/dra_ledger.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/model/resolved_pod.h"
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
@@ -71,6 +72,19 @@ DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& lookup,
 // (gpusched.io/gpu-product) unless the pod writes that annotation itself, and without its claims
 // (their demand is in the requests: the ledger keeps this view, and planning judges it again).
 PodInfo WithDraDemand(PodInfo pod, const DraDemand& demand);
+
+// A pod with its claims translated once, at the doors that resolve a pod's demand: judging's
+// (Policy::Judge) and the ledger's (ClusterLedger::UpsertPod, which keeps the rebuilt pod).
+struct ClaimResolution {
+  // The pod as judged: borrowed when its claims ask for nothing more, rebuilt (WithDraDemand)
+  // when they ask for GPUs, unmodelled when gpusched does not model them.
+  ResolvedPod pod;
+  bool awaits_claim = false;          // unmodelled for a claim not made or not listed yet
+  std::vector<std::string> products;  // of a rebuilt pod: what its claims pin it to; empty: any
+};
+// `lookup` null (no DRA inventory): a pod naming claims of its own is unmodelled.
+ClaimResolution ResolveClaims(const PodInfo& pod, const DraLookup* lookup,
+                              DraDemandScope scope = DraDemandScope::kToPlace);
 
 }  // namespace gpusched
 
