@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "gpusched/cluster/dra_claims.h"
+#include "gpusched/dra/dra_claims.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/packing/gpu_devices.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gpusched/cluster/dra_claims.h"
+#include "gpusched/dra/dra_claims.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/policy/engine_builder.h"
 #include "gpusched/policy/policy_file.h"

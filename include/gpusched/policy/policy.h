@@ -30,7 +30,7 @@ class Policy {
 
     // A cycle of the selected engine for `pod` over `snapshot`, rejected everywhere when the pod
     // named no profile: how every judgement of one pod starts. The pod's demand is resolved here,
-    // its DRA claims translated against the snapshot's (cluster/dra_claims.h), so the engine
+    // its DRA claims translated against the snapshot's (dra/dra_claims.h), so the engine
     // judges requests alone.
     std::unique_ptr<Cycle> OpenCycle(const PodInfo& pod, const ClusterSnapshot& snapshot) const;
   };

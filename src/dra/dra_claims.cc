@@ -1,4 +1,4 @@
-#include "gpusched/cluster/dra_claims.h"
+#include "gpusched/dra/dra_claims.h"
 
 #include <algorithm>
 #include <memory>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gpusched/model/gpu_requirements.h"
-#include "gpusched/packing/fragmentation.h"
+#include "gpusched/model/gpu_resources.h"
 
 namespace gpusched {
 namespace {
