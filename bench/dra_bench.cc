@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/cluster/dra_claims.h"
-#include "gpusched/cluster/dra_ledger.h"
+#include "gpusched/dra/dra_claims.h"
+#include "gpusched/dra/dra_ledger.h"
 #include "testing/dra_fixtures.h"
 
 namespace gpusched {

@@ -22,7 +22,7 @@
 // descriptors they cost and how many of the slow ones it closed --request-timeout seconds later.
 // With --gpus dra the same cluster's whole-GPU nodes publish their GPUs as DRA devices and every
 // pod holds a ResourceClaim (bench/workload.h); the request's pod asks through a pending claim,
-// which gpusched turns into the same 1-GPU demand (cluster/dra_claims.h) on every call.
+// which gpusched turns into the same 1-GPU demand (dra/dra_claims.h) on every call.
 // Then, in the same run, the handler alone (decode, engine, encode; no HTTP) with the production
 // codec and with the straightforward nlohmann DOM codec, and their ratio.
 #include <arpa/inet.h>

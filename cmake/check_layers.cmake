@@ -1,29 +1,31 @@
 # Fails when a file of one layer includes a header of a layer it may not use: each layer may use
-# itself and the layers listed for it (every layer below it, written out). Run with
+# itself and the layers listed for it (every layer below it, written out); and when a file of
+# engine/ or plugins/ names DRA. Run with
 # cmake -DROOT=<source dir> -P check_layers.cmake; CMakeLists.txt runs it before every build.
 cmake_minimum_required(VERSION 3.25)
 
 set(below_util "")
 set(below_cli "")
 set(below_model util)
-set(below_codec model util)
+set(below_dra model util)
+set(below_codec dra model util)
 set(below_packing model util)
-set(below_cluster packing model util)
-set(below_engine cluster packing model util)
-set(below_plugins engine cluster packing model util)
-set(below_policy plugins engine cluster packing model util codec)
-set(below_metrics cluster packing model util)
-set(below_inventory cluster packing model util codec)
-set(below_kube cluster packing model util codec)
-set(below_extender policy plugins engine cluster packing model util codec metrics)
-set(below_admission policy plugins engine cluster packing model util codec metrics)
-set(below_sim policy plugins engine cluster packing model util codec)
-set(below_explain admission policy plugins engine cluster packing model util codec metrics)
-set(below_planning policy plugins engine cluster packing model util codec)
-set(below_server extender policy plugins engine cluster packing model util codec metrics)
-set(below_app server extender policy plugins engine cluster packing model util codec metrics
+set(below_cluster dra packing model util)
+set(below_engine cluster dra packing model util)
+set(below_plugins engine cluster dra packing model util)
+set(below_policy plugins engine cluster dra packing model util codec)
+set(below_metrics cluster dra packing model util)
+set(below_inventory cluster dra packing model util codec)
+set(below_kube cluster dra packing model util codec)
+set(below_extender policy plugins engine cluster dra packing model util codec metrics)
+set(below_admission policy plugins engine cluster dra packing model util codec metrics)
+set(below_sim policy plugins engine cluster dra packing model util codec)
+set(below_explain admission policy plugins engine cluster dra packing model util codec metrics)
+set(below_planning policy plugins engine cluster dra packing model util codec)
+set(below_server extender policy plugins engine cluster dra packing model util codec metrics)
+set(below_app server extender policy plugins engine cluster dra packing model util codec metrics
   inventory kube planning sim explain admission cli)
-set(layers util cli model codec packing cluster engine plugins policy metrics inventory kube
+set(layers util cli model dra codec packing cluster engine plugins policy metrics inventory kube
   extender admission sim explain planning server app)
 
 set(violations "")
@@ -40,6 +42,23 @@ foreach(layer IN LISTS layers)
         string(APPEND violations "  ${rel}: ${layer}/ may not include ${used}/ (${line})\n")
       endif()
     endforeach()
+  endforeach()
+endforeach()
+
+# The engine and its plugins judge pods whose demand is resolved before them
+# (model/resolved_pod.h, Policy::Judge): their files name no DRA type, header or claim, even of a
+# layer below them.
+set(dra_free engine plugins)
+foreach(layer IN LISTS dra_free)
+  file(GLOB files "${ROOT}/include/gpusched/${layer}/*.h" "${ROOT}/src/${layer}/*.cc"
+    "${ROOT}/src/${layer}/*.h")
+  foreach(file IN LISTS files)
+    file(STRINGS "${file}" named REGEX "dra_|Dra[A-Z]|DRA|ResourceClaim|[Cc]laim")
+    if(named)
+      list(GET named 0 first)
+      file(RELATIVE_PATH rel "${ROOT}" "${file}")
+      string(APPEND violations "  ${rel}: ${layer}/ may not name DRA or claims (${first})\n")
+    endif()
   endforeach()
 endforeach()
 

@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "gpusched/cluster/cluster_ledger.h"
-#include "gpusched/cluster/dra_claims.h"
-#include "gpusched/cluster/dra_ledger.h"
-#include "gpusched/cluster/dra_stored_slice.h"
+#include "gpusched/dra/dra_claims.h"
+#include "gpusched/dra/dra_ledger.h"
+#include "gpusched/dra/dra_stored_slice.h"
 #include "testing/dra_fixtures.h"
 
 namespace gpusched::dra_bounds_test {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "gpusched/cluster/cluster_ledger.h"
-#include "gpusched/cluster/dra_claims.h"
 #include "gpusched/codec/extender_codec.h"
+#include "gpusched/dra/dra_claims.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/explain/explain.h"
 #include "gpusched/extender/extender_service.h"

@@ -10,7 +10,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <nlohmann/json.hpp>
 
-#include "gpusched/cluster/dra_ledger.h"
+#include "gpusched/dra/dra_ledger.h"
 #include "gpusched/kube/live_inventory.h"
 #include "gpusched/kube/refusal_counts.h"
 #include "gpusched/server/logging.h"

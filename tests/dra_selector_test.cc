@@ -1,4 +1,4 @@
-#include "gpusched/model/dra_selector.h"
+#include "gpusched/dra/dra_selector.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #include "gpusched/plugins/gpu_binpack.h"
-#include "gpusched/model/in_tree_scores.h"
+#include "gpusched/packing/in_tree_scores.h"
 
 #include <gtest/gtest.h>
 

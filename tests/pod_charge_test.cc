@@ -11,7 +11,7 @@
 
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/cluster/dra_claims.h"
+#include "gpusched/dra/dra_claims.h"
 #include "gpusched/packing/gpu_devices.h"
 #include "gpusched/planning/working_nodes.h"
 #include "gpusched/sim/simulator.h"

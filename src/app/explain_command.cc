@@ -5,7 +5,7 @@
 #include "gpusched/app/command_line.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/inventory/static_inventory.h"
-#include "gpusched/model/in_tree_scores.h"
+#include "gpusched/packing/in_tree_scores.h"
 
 namespace gpusched {
 

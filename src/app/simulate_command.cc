@@ -9,7 +9,7 @@
 #include "gpusched/app/command_line.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/progress_bar.h"
-#include "gpusched/model/in_tree_scores.h"
+#include "gpusched/packing/in_tree_scores.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/scenario.h"
 #include "gpusched/sim/simulator.h"

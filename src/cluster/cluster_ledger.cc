@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "gpusched/cluster/dra_claims.h"
+#include "gpusched/dra/dra_claims.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/packing/gpu_devices.h"
 
@@ -173,18 +173,9 @@ void ClusterLedger::Put(std::string key, PodRecord record, const NodePins& pins)
 
 void ClusterLedger::UpsertPod(const PodInfo& watched) {
   // A pod with DRA claims as placement judges it: what they ask for added to its requests.
-  std::optional<PodInfo> translated;
-  std::vector<std::string> dra_products;
-  bool awaits_claim = false;
-  if (!watched.claims.empty()) {
-    DraDemand demand = DraDemandOf(watched, dra_, DraDemandScope::kAsked);
-    awaits_claim = demand.awaits_claim && !watched.terminal();
-    if (!demand.requests.empty()) {
-      translated = WithDraDemand(watched, demand);
-      dra_products = std::move(demand.products);
-    }
-  }
-  const PodInfo& pod = translated ? *translated : watched;
+  ClaimResolution resolved = ResolveClaims(watched, &dra_, DraDemandScope::kAsked);
+  const PodInfo& pod = resolved.pod.pod();
+  const bool awaits_claim = resolved.awaits_claim && !watched.terminal();
   std::string key = PodKey(pod);
   if (!awaits_claim) {
     awaiting_claims_.erase(key);
@@ -193,7 +184,7 @@ void ClusterLedger::UpsertPod(const PodInfo& watched) {
   }
   PodRecord record;
   record.node_name = pod.node_name;
-  record.dra_products = std::move(dra_products);
+  record.dra_products = std::move(resolved.products);
   record.gpu_requests = GpuDemand(pod, gpu_names_);
   record.cpu_milli = pod.requests.milli("cpu");
   record.memory_milli = pod.requests.milli("memory");
@@ -206,7 +197,9 @@ void ClusterLedger::UpsertPod(const PodInfo& watched) {
   }
   // Terminal pods are in no list: their info would be memory for nothing.
   if (!record.gpu_requests.empty() && !record.terminal) {
-    record.info = std::make_shared<const PodInfo>(pod);
+    // The rebuilt pod is kept as translated, not translated again.
+    record.info =
+        resolved.pod.rebuilt() ? resolved.pod.rebuilt() : std::make_shared<const PodInfo>(pod);
   }
   Put(std::move(key), std::move(record), pod.pins);
 }

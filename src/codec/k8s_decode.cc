@@ -223,7 +223,7 @@ void DecodePodClaims(value v, PodInfo& pod) {
     if (pod.claims.size() < kMaxPodClaims) {
       pod.claims.push_back(std::move(ref));
     } else {
-      ++pod.claims_not_kept;  // the pod is then not modelled (cluster/dra_claims.h)
+      ++pod.claims_not_kept;  // the pod is then not modelled (dra/dra_claims.h)
     }
   }
 }

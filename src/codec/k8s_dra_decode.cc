@@ -25,7 +25,7 @@ constexpr int64_t kMaxDraCount = int64_t{1} << 31;
 
 std::string Count(size_t n) { return std::to_string(n); }
 
-// One of the bounds of model/dra.h and codec/k8s_dra_decode.h, and the reason an object past it
+// One of the bounds of dra/dra.h and codec/k8s_dra_decode.h, and the reason an object past it
 // is counted under (DecodeError::bound).
 struct Bound {
   size_t max;

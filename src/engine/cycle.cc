@@ -4,15 +4,8 @@
 
 namespace gpusched {
 
-Cycle::Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot)
-    : pod_(pod), gpu_demand_(std::move(gpu_demand)), snapshot_(snapshot) {}
-
-Cycle::Cycle(std::unique_ptr<const PodInfo> judged, ResourceList gpu_demand,
-             const ClusterSnapshot& snapshot)
-    : owned_pod_(std::move(judged)),
-      pod_(*owned_pod_),
-      gpu_demand_(std::move(gpu_demand)),
-      snapshot_(snapshot) {}
+Cycle::Cycle(ResolvedPod pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot)
+    : pod_(std::move(pod)), gpu_demand_(std::move(gpu_demand)), snapshot_(snapshot) {}
 
 void Cycle::Reject(std::string reason) {
   if (rejection_.empty()) rejection_ = QuoteForMessage(reason, kMaxReasonBytes);

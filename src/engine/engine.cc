@@ -5,8 +5,6 @@
 #include <functional>
 #include <optional>
 
-#include "gpusched/cluster/dra_claims.h"
-
 namespace gpusched {
 
 ExtensionPoints PointsOf(const Plugin& plugin) {
@@ -38,23 +36,10 @@ Engine::Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
   }
 }
 
-std::unique_ptr<Cycle> Engine::NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
+std::unique_ptr<Cycle> Engine::NewCycle(ResolvedPod pod, const ClusterSnapshot& snapshot,
                                         std::string_view selection_error) const {
-  std::unique_ptr<Cycle> cycle;
-  DraDemand dra = snapshot.dra() != nullptr ? DraDemandOf(pod, *snapshot.dra()) : DraDemand{};
-  if (snapshot.dra() == nullptr && HasOwnClaims(pod)) {
-    dra.has_claims = true;
-    dra.modelled = false;
-    dra.unmodelled_reason = "no DRA inventory";
-  }
-  if (dra.has_claims && dra.modelled && !dra.requests.empty()) {
-    auto judged = std::make_unique<const PodInfo>(WithDraDemand(pod, dra));
-    ResourceList demand = GpuDemand(*judged, gpu_names_);
-    cycle = std::make_unique<Cycle>(std::move(judged), std::move(demand), snapshot);
-  } else {
-    cycle = std::make_unique<Cycle>(pod, GpuDemand(pod, gpu_names_), snapshot);
-  }
-  if (dra.has_claims && !dra.modelled) cycle->SetUnmodelled(dra.unmodelled_reason);
+  ResourceList demand = GpuDemand(pod.pod(), gpu_names_);
+  auto cycle = std::make_unique<Cycle>(std::move(pod), std::move(demand), snapshot);
   if (!selection_error.empty()) {
     cycle->Reject(std::string(selection_error));
     return cycle;  // rejected everywhere: nothing to prepare

@@ -10,10 +10,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "gpusched/cluster/dra_claims.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/k8s_dra_decode.h"
 #include "gpusched/codec/k8s_group_decode.h"
+#include "gpusched/dra/dra_claims.h"
 #include "gpusched/kube/refusal_counts.h"
 
 namespace gpusched {
@@ -158,7 +158,7 @@ constexpr DraRefusal kClassRefusals[] = {
 
 }  // namespace
 
-// One DRA kind's objects into the ledger's DraLedger (cluster/dra_ledger.h); what the ledger
+// One DRA kind's objects into the ledger's DraLedger (dra/dra_ledger.h); what the ledger
 // refuses of this kind is counted (refused()) and logged once per reason. A list is kept in the
 // ledger's forms as it is decoded (slices compacted, claims compiled and bounded by bytes), never
 // whole as decoded.

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_fragmentation.h"
-#include "gpusched/cluster/dra_ledger.h"
 #include "gpusched/cluster/topology_index.h"
+#include "gpusched/dra/dra_ledger.h"
 #include "gpusched/model/topology.h"
 
 namespace gpusched {
@@ -94,7 +94,7 @@ void WriteGroupSeries(const ClusterSnapshot& snap, SeriesWriter& out) {
   groups.Add({{"state", "placed"}}, static_cast<double>(placed));
 }
 
-// What the DRA state holds, against its bounds (cluster/dra_ledger.h, cluster/dra_entries.h);
+// What the DRA state holds, against its bounds (dra/dra_ledger.h, dra/dra_entries.h);
 // zeros without DRA objects, so the series exist from the start.
 void WriteDraSeries(const DraCatalog* held, SeriesWriter& out) {
   static const DraCatalog kNone;

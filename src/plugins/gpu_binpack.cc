@@ -1,6 +1,6 @@
 #include "gpusched/plugins/gpu_binpack.h"
 
-#include "gpusched/model/in_tree_scores.h"
+#include "gpusched/packing/in_tree_scores.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpusched/dra/dra_claims.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/policy/engine_builder.h"
 #include "gpusched/policy/policy_file.h"
@@ -41,6 +42,11 @@ Policy::Policy(PolicySpec spec, std::string digest)
   if (!found_default) {
     throw InputError("default profile \"" + spec_.default_profile + "\" is not defined");
   }
+}
+
+std::unique_ptr<Cycle> Policy::Selection::OpenCycle(const PodInfo& pod,
+                                                    const ClusterSnapshot& snapshot) const {
+  return engine->NewCycle(ResolveClaims(pod, snapshot.dra()).pod, snapshot, error);
 }
 
 Policy::Selection Policy::Select(const PodInfo& pod) const {

@@ -32,7 +32,7 @@ void CheckGroupSizeDecoder(std::string_view input);
 // the term bound.
 void CheckAdmissionReview(std::string_view input);
 // DecodeDraSlice, DecodeDraClaim and DecodeDraDeviceClass on one JSON object, each within the
-// bounds of model/dra.h (slice names qualified); the input itself and every selector decoded
+// bounds of dra/dra.h (slice names qualified); the input itself and every selector decoded
 // compiled as a DraSelector and matched against sample NVIDIA devices: a reason exactly when
 // unsupported, no answer when unsupported, the same answer twice.
 void CheckDraDecoder(std::string_view input);

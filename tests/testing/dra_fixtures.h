@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpusched/model/dra.h"
+#include "gpusched/dra/dra.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 #include "testing/test_support.h"

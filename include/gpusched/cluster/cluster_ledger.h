@@ -27,7 +27,7 @@
 // exponential decay and pinned to the GPU products whose nodes meet its required node pins
 // (nodeSelector and required node affinity, gpusched/model/node_pins.h; a pod that every product
 // meets is not pinned, one no product meets is not counted). A pod's DRA claims count as the GPU
-// requests they ask for (cluster/dra_claims.h), pinned to the products their selectors accept;
+// requests they ask for (dra/dra_claims.h), pinned to the products their selectors accept;
 // its info then carries those requests, as placement judges it. A pod seen before its claims (the
 // pod list came first, or the claim is made after the pod) is kept as the watch reported it, at
 // most kMaxAwaitingClaims of them, and judged again once the DRA state changed, at the next
@@ -36,7 +36,7 @@
 // knows no GPU product (the pod list came before the node list) waits for the next snapshot that
 // does. The standard workload follows the node sizes (gpusched/packing/target_workload.h).
 //
-// DRA (cluster/dra_ledger.h): a node whose GPUs are published as DRA devices and that advertises
+// DRA (dra/dra_ledger.h): a node whose GPUs are published as DRA devices and that advertises
 // no nvidia.com/gpu of its own gets them in its allocatable (full GPUs as nvidia.com/gpu, MIG
 // devices as nvidia.com/mig-<profile>), its GPU product and memory from the devices when no label
 // says them, and in its usage the larger of what allocated claims hold and what its pods' claims
@@ -68,7 +68,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
-#include "gpusched/cluster/dra_ledger.h"
+#include "gpusched/dra/dra_ledger.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"

@@ -42,10 +42,10 @@
 #include <string_view>
 #include <vector>
 
-#include "gpusched/cluster/dra_ledger.h"
 #include "gpusched/cluster/node_index.h"
 #include "gpusched/cluster/pod_groups.h"
 #include "gpusched/cluster/topology_index.h"
+#include "gpusched/dra/dra_ledger.h"
 #include "gpusched/model/device_model.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
@@ -176,7 +176,7 @@ class ClusterSnapshot {
   // The list behind gpu_pods(), shared by consecutive snapshots while no GPU pod changed; never
   // null.
   const std::shared_ptr<const GpuPodList>& shared_gpu_pods() const { return gpu_pods_; }
-  // The DRA claims, classes and devices placement reads (cluster/dra_ledger.h); null when the
+  // The DRA claims, classes and devices placement reads (dra/dra_ledger.h); null when the
   // inventory keeps none.
   const DraCatalog* dra() const { return dra_.get(); }
   // The pod groups of the GPU pods and where their members are (cluster/pod_groups.h); empty when

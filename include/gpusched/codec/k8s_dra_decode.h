@@ -1,5 +1,5 @@
 // Decoding of Dynamic Resource Allocation objects (resource.k8s.io/v1) from JSON (simdjson
-// On-Demand) into gpusched's model (gpusched/model/dra.h): ResourceSlices, ResourceClaims and
+// On-Demand) into gpusched's model (gpusched/dra/dra.h): ResourceSlices, ResourceClaims and
 // DeviceClasses.
 //
 // Read, everything else skipped: a slice's metadata.name, spec.driver, spec.pool (name,
@@ -27,7 +27,7 @@
 // request, kMaxDraCountersPerSlice counter sets and counters over a slice's sharedCounters and
 // consumesCounters, and kMaxDraListEntries entries in any other list (selectors, constraints and
 // their requests, results, reservedFor). A slice past a bound is not one Kubernetes would have
-// stored. Selectors are kept as written: gpusched/model/dra_selector.h decides what can be
+// stored. Selectors are kept as written: gpusched/dra/dra_selector.h decides what can be
 // evaluated of them.
 // Functions are reentrant; each thread uses its own parser.
 #ifndef GPUSCHED_CODEC_K8S_DRA_DECODE_H_
@@ -38,7 +38,7 @@
 #include <simdjson.h>
 
 #include "gpusched/codec/k8s_decode.h"
-#include "gpusched/model/dra.h"
+#include "gpusched/dra/dra.h"
 
 namespace gpusched {
 

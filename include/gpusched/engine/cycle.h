@@ -1,8 +1,9 @@
 // Cycle: everything one scheduling decision for one pod shares across plugins and nodes: the pod,
-// its GPU demand (computed once), the cluster snapshot, storage for reason strings, keyed state
-// that plugins prepare once per cycle (kube-scheduler's CycleState) and read for every node, and
-// the rejection that turns the pod away from every node (an invalid profile choice, or a plugin's
-// Prepare finding the pod's own settings malformed).
+// resolved before it reaches the engine (model/resolved_pod.h), its GPU demand (computed once), the
+// cluster snapshot, storage for reason strings, keyed state that plugins prepare once per cycle
+// (kube-scheduler's CycleState) and read for every node, and the rejection that turns the pod away
+// from every node (an invalid profile choice, or a plugin's Prepare finding the pod's own settings
+// malformed).
 //
 // Reasons reach kube-scheduler once per rejected node, its events and both logs, and their
 // subjects may come from the pod (annotations, resource names): every reason is one printable
@@ -25,6 +26,7 @@
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/model/resolved_pod.h"
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
@@ -49,24 +51,20 @@ struct CycleValue : CycleData {
 
 class Cycle {
  public:
-  Cycle(const PodInfo& pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot);
-  // A cycle that keeps the pod it judges: a view of the request's pod with what its DRA claims
-  // ask for added (cluster/dra_claims.h).
-  Cycle(std::unique_ptr<const PodInfo> judged, ResourceList gpu_demand,
-        const ClusterSnapshot& snapshot);
+  // `pod` borrows the pod it was made from, which must outlive the cycle.
+  Cycle(ResolvedPod pod, ResourceList gpu_demand, const ClusterSnapshot& snapshot);
   Cycle(const Cycle&) = delete;
   Cycle& operator=(const Cycle&) = delete;
 
-  const PodInfo& pod() const { return pod_; }
+  const PodInfo& pod() const { return pod_.pod(); }
   // The pod's positive GPU requests; empty for a pod that asks for no GPU.
   const ResourceList& gpu_demand() const { return gpu_demand_; }
   const ClusterSnapshot& snapshot() const { return snapshot_; }
 
-  // Marks the pod's DRA claims as beyond what gpusched models: every node passes and scores alike
-  // (Engine), so kube-scheduler's DynamicResources decides alone.
-  void SetUnmodelled(std::string reason) { unmodelled_ = std::move(reason); }
-  // Why the pod's claims are not modelled; empty when they are (or it has none).
-  const std::string& unmodelled() const { return unmodelled_; }
+  // Why part of the pod's demand is beyond what gpusched models (ResolvedPod::unmodelled); empty
+  // when all of it is modelled. Such a pod passes every node and scores alike (Engine), so
+  // kube-scheduler decides alone.
+  const std::string& unmodelled() const { return pod_.unmodelled(); }
 
   // Rejects the pod on every node as unresolvable with `reason`; the first rejection stays.
   void Reject(std::string reason);
@@ -120,12 +118,10 @@ class Cycle {
     std::string text;
   };
 
-  std::unique_ptr<const PodInfo> owned_pod_;  // set when the cycle judges a view of the pod
-  const PodInfo& pod_;
+  ResolvedPod pod_;
   ResourceList gpu_demand_;
   const ClusterSnapshot& snapshot_;
   std::string rejection_;
-  std::string unmodelled_;
   mutable uint64_t node_scope_ = 0;
   mutable const NodeState* entered_node_ = nullptr;
   mutable uint32_t entered_gpu_class_ = kNoGpuClass;

@@ -28,6 +28,7 @@
 #include "gpusched/engine/cycle.h"
 #include "gpusched/engine/plugin.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/model/resolved_pod.h"
 
 namespace gpusched {
 
@@ -110,11 +111,11 @@ class Engine {
   Engine(GpuResourceNames gpu_names, std::vector<WeightedPlugin> plugins,
          EngineOptions options = {});
 
-  // The cycle for `pod`; it borrows `pod` and `snapshot`, which must outlive it. A non-empty
-  // `selection_error` (from choosing the profile) rejects the pod everywhere. A pod with DRA
-  // claims is judged with what they ask for added (cluster/dra_claims.h), or, when gpusched does
-  // not model them, passes everywhere and scores 0 (Cycle::unmodelled).
-  std::unique_ptr<Cycle> NewCycle(const PodInfo& pod, const ClusterSnapshot& snapshot,
+  // The cycle for `pod`, whose demand is resolved (model/resolved_pod.h; Policy::Judge resolves
+  // it); it borrows what `pod` borrows and `snapshot`, which must outlive it. A non-empty
+  // `selection_error` (from choosing the profile) rejects the pod everywhere. A pod whose demand
+  // is not all modelled passes everywhere and scores 0 (Cycle::unmodelled).
+  std::unique_ptr<Cycle> NewCycle(ResolvedPod pod, const ClusterSnapshot& snapshot,
                                   std::string_view selection_error = {}) const;
 
   // One verdict per node, in order. With `rejected_by`, also the name of the plugin that rejected
@@ -168,9 +169,8 @@ class Engine {
       const std::vector<std::pair<size_t, std::vector<double>>>& table,
       const std::vector<WeightedPlugin>& plugins, size_t node_count);
   std::vector<int64_t> MapScores(const std::vector<double>& combined) const;
-  // Whether the pod is outside this engine's concern: no GPU asked and GPU pods only.
-  // Pods it says nothing of: pods asking for no GPU under gpu_pods_only, and pods whose DRA
-  // claims it does not model. They pass everywhere and score 0.
+  // Pods it says nothing of: pods asking for no GPU under gpu_pods_only, and pods whose demand it
+  // does not all model. They pass everywhere and score 0.
   bool Ignores(const Cycle& cycle) const {
     return (options_.gpu_pods_only && cycle.gpu_demand().empty()) || !cycle.unmodelled().empty();
   }
@@ -178,8 +178,8 @@ class Engine {
   GpuResourceNames gpu_names_;
   std::vector<WeightedPlugin> plugins_;
   // The plugins asked at each extension point, in plugins_'s order, each with its index there:
-  // those that prepare, those that filter (by content, by name), and those that score with a positive weight (by content
-  // or by name).
+  // those that prepare, those that filter (by content, by name), and those that score with a
+  // positive weight (by content or by name).
   template <class Point>
   struct At {
     size_t index;

@@ -14,7 +14,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_facts.h"
-#include "gpusched/model/in_tree_scores.h"
+#include "gpusched/packing/in_tree_scores.h"
 #include "gpusched/policy/policy.h"
 
 namespace gpusched {

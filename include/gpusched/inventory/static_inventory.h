@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_ledger.h"
+#include "gpusched/dra/dra.h"
 #include "gpusched/model/disruption_budget.h"
-#include "gpusched/model/dra.h"
 #include "gpusched/model/node.h"
 #include "gpusched/model/pod.h"
 #include "gpusched/util/input_error.h"

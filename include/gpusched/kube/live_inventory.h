@@ -1,6 +1,6 @@
 // LiveInventory: the cluster state kept live from the API server. Two reflectors (nodes, pods)
 // feed one ClusterLedger, and, with `dra`, three more its DRA state (resource.k8s.io/v1
-// resourceslices, resourceclaims and deviceclasses: cluster/dra_ledger.h), whose first lists the
+// resourceslices, resourceclaims and deviceclasses: dra/dra_ledger.h), whose first lists the
 // first complete snapshot waits for only until each has been tried (a control plane before 1.34
 // serves none of them: their lists fail, and are retried with backoff), and, with `group_sizes`,
 // one per kind of object that states a pod group's size (batch/v1 Jobs, scheduling.k8s.io
@@ -79,7 +79,7 @@ class LiveInventory : public AssumptionSink {
   // those decoded with extended resources past the decoder's budget (codec/k8s_decode.h), and
   // those refused for a bound, by reason: a decoder's (Reflector::skipped_refused) or, for the DRA
   // kinds, the ledger's cap on how many it keeps ("dra_slice_cap", "dra_claim_cap",
-  // "dra_class_cap": counted from 0, cluster/dra_ledger.h).
+  // "dra_class_cap": counted from 0, dra/dra_ledger.h).
   struct Skips {
     uint64_t invalid = 0;
     uint64_t malformed = 0;

@@ -15,6 +15,8 @@ namespace gpusched {
 inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
 inline constexpr std::string_view kSharedGpuResource = "nvidia.com/gpu.shared";
 inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
+// One GPU (or one device of a GPU resource) in the milli-units resource amounts are kept in.
+inline constexpr int64_t kMilliPerGpu = 1000;
 // The most units of one GPU resource a node may offer and still be judged. Packing looks at a node
 // device by device, so this bounds the work a node costs, whatever number it advertises; it is far
 // above real nodes (8 GPUs, or 8 x the time-slicing replicas).

@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "gpusched/model/dra.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node_pins.h"
 #include "gpusched/model/pod_group.h"
@@ -55,6 +54,19 @@ struct OwnerRef {
   std::string kind, name, uid;
   bool known() const { return !uid.empty(); }
 };
+
+// A pod's reference to a DRA ResourceClaim (spec.resourceClaims, resolved through
+// status.resourceClaimStatuses for claims made from templates); what the claim asks for is the
+// dra/ layer's to translate (dra/dra_claims.h).
+struct PodClaimRef {
+  std::string name;        // the pod's name for it
+  std::string claim_name;  // the ResourceClaim's name; empty while a template's is not made yet
+  bool from_template = false;
+  bool operator==(const PodClaimRef&) const = default;
+};
+
+// The claim references a pod keeps, far above what a pod names.
+inline constexpr size_t kMaxPodClaims = 32;
 
 struct PodInfo {
   std::string name;

@@ -26,10 +26,9 @@
 #include <vector>
 
 #include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_resources.h"
 
 namespace gpusched {
-
-inline constexpr int64_t kMilliPerGpu = 1000;
 
 // Fields in FGD's key order (CPU, share, count, models): the target workload breaks frequency ties
 // by this order, as FGD's simulator does.

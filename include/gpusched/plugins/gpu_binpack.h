@@ -3,7 +3,7 @@
 //   per resource r: min(used_r + request_r, allocatable_r) * 100 / allocatable_r
 //   node score: sum(score_r * weight_r) / sum(weight_r)
 // Resources the node does not offer (allocatable 0) and resources with weight 0 are skipped.
-// The per-resource formula is MostRequestedScore (model/in_tree_scores.h).
+// The per-resource formula is MostRequestedScore (packing/in_tree_scores.h).
 #ifndef GPUSCHED_PLUGINS_GPU_BINPACK_H_
 #define GPUSCHED_PLUGINS_GPU_BINPACK_H_
 

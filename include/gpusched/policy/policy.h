@@ -29,10 +29,10 @@ class Policy {
     std::string error;  // non-empty: the annotation named no profile; reject the pod with it
 
     // A cycle of the selected engine for `pod` over `snapshot`, rejected everywhere when the pod
-    // named no profile: how every judgement of one pod starts.
-    std::unique_ptr<Cycle> OpenCycle(const PodInfo& pod, const ClusterSnapshot& snapshot) const {
-      return engine->NewCycle(pod, snapshot, error);
-    }
+    // named no profile: how every judgement of one pod starts. The pod's demand is resolved here,
+    // its DRA claims translated against the snapshot's (dra/dra_claims.h), so the engine
+    // judges requests alone.
+    std::unique_ptr<Cycle> OpenCycle(const PodInfo& pod, const ClusterSnapshot& snapshot) const;
   };
   Selection Select(const PodInfo& pod) const;
 

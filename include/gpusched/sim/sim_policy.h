@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/model/in_tree_scores.h"
+#include "gpusched/packing/in_tree_scores.h"
 #include "gpusched/policy/policy.h"
 
 namespace gpusched {

@@ -3,11 +3,12 @@
 // GPU stays unallocated and fragmented as the arrived workload grows (FGD, USENIX ATC'23).
 //
 // One pod's cycle: kube-scheduler's own NodeResourcesFit filter (pods count, CPU, memory, and the
-// GPU and other resources the pod requests; model/in_tree_scores.h) on the nodes its node sampling
-// checks (sim/node_sampling.h; every node unless SimOptions says otherwise), then the policy's
-// engine (Engine::Evaluate: GPU filters and scores), then the node with the best total, ties broken
-// by the seeded random source (see TieBreak); the device plugin model then picks the devices (see
-// DeviceChoice) and the pod is committed. Failed pods are not retried; pods never leave.
+// GPU and other resources the pod requests; packing/in_tree_scores.h) on the nodes its node
+// sampling checks (sim/node_sampling.h; every node unless SimOptions says otherwise), then the
+// policy's engine (Engine::Evaluate: GPU filters and scores), then the node with the best total,
+// ties broken by the seeded random source (see TieBreak); the device plugin model then picks the
+// devices (see DeviceChoice) and the pod is committed. Failed pods are not retried; pods never
+// leave.
 //
 // Totals: in pure mode, the engine's 0..100 combined score, plus kube-scheduler's NodeResourcesFit
 // score when the policy is an in-tree one; the policy judges every pod. In blend mode, what a real
@@ -61,8 +62,8 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/model/in_tree_scores.h"
 #include "gpusched/packing/fragmentation.h"
+#include "gpusched/packing/in_tree_scores.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/sim/gang_tally.h"
 #include "gpusched/sim/openb_trace.h"

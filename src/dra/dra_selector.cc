@@ -1,6 +1,6 @@
 // The evaluation of a DRA device selector against one device, and the selector's front door;
 // its parser is dra_selector_parser.cc, the tree both share dra_selector_tree.h.
-#include "gpusched/model/dra_selector.h"
+#include "gpusched/dra/dra_selector.h"
 
 #include <algorithm>
 #include <charconv>

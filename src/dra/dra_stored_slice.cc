@@ -1,4 +1,4 @@
-#include "gpusched/cluster/dra_stored_slice.h"
+#include "gpusched/dra/dra_stored_slice.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -1,13 +1,14 @@
-#include "gpusched/cluster/dra_claims.h"
+#include "gpusched/dra/dra_claims.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "gpusched/model/gpu_requirements.h"
-#include "gpusched/packing/fragmentation.h"
+#include "gpusched/model/gpu_resources.h"
 
 namespace gpusched {
 namespace {
@@ -210,6 +211,22 @@ PodInfo WithDraDemand(PodInfo pod, const DraDemand& demand) {
     }
   }
   return pod;
+}
+
+ClaimResolution ResolveClaims(const PodInfo& pod, const DraLookup* lookup, DraDemandScope scope) {
+  if (pod.claims.empty()) return {ResolvedPod(pod), false, {}};
+  if (lookup == nullptr) {
+    if (!HasOwnClaims(pod)) return {ResolvedPod(pod), false, {}};
+    return {ResolvedPod::Unmodelled(pod, "no DRA inventory"), false, {}};
+  }
+  DraDemand demand = DraDemandOf(pod, *lookup, scope);
+  if (!demand.modelled) {
+    return {
+        ResolvedPod::Unmodelled(pod, std::move(demand.unmodelled_reason)), demand.awaits_claim, {}};
+  }
+  if (demand.requests.empty()) return {ResolvedPod(pod), false, {}};
+  auto rebuilt = std::make_shared<const PodInfo>(WithDraDemand(pod, demand));
+  return {ResolvedPod(std::move(rebuilt)), false, std::move(demand.products)};
 }
 
 }  // namespace gpusched

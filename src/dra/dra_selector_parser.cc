@@ -1,4 +1,4 @@
-// The parser of DRA device selectors: the CEL subset model/dra_selector.h lists, from text to the
+// The parser of DRA device selectors: the CEL subset dra/dra_selector.h lists, from text to the
 // tree of dra_selector_tree.h, anything else refused as Unsupported with what it is.
 #include <algorithm>
 #include <charconv>

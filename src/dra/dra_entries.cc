@@ -1,4 +1,4 @@
-#include "gpusched/cluster/dra_entries.h"
+#include "gpusched/dra/dra_entries.h"
 
 #include <utility>
 

@@ -9,16 +9,16 @@
 // what counting its devices reads (names, allocation, reservations): its requests are dropped
 // and `requests_dropped` says why, so a pod naming it is unmodelled (placement neutral) and the
 // devices it holds stay counted as used.
-#ifndef GPUSCHED_CLUSTER_DRA_ENTRIES_H_
-#define GPUSCHED_CLUSTER_DRA_ENTRIES_H_
+#ifndef GPUSCHED_DRA_DRA_ENTRIES_H_
+#define GPUSCHED_DRA_DRA_ENTRIES_H_
 
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "gpusched/model/dra.h"
-#include "gpusched/model/dra_selector.h"
+#include "gpusched/dra/dra.h"
+#include "gpusched/dra/dra_selector.h"
 
 namespace gpusched {
 
@@ -63,4 +63,4 @@ size_t DraClaimBytes(const DraClaim& claim);
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CLUSTER_DRA_ENTRIES_H_
+#endif  // GPUSCHED_DRA_DRA_ENTRIES_H_

@@ -6,11 +6,11 @@
 // alike in the attributes that tell kinds apart (driver, type, productName, profile,
 // driverVersion, cudaComputeCapability, architecture and memory). A kind's device is the first
 // one seen, kept whole once (DraKindInterner) and shared by every device of that kind while any
-// is published; selectors are judged on it (cluster/dra_claims.h), so a selector naming a
+// is published; selectors are judged on it (dra/dra_claims.h), so a selector naming a
 // per-device attribute (uuid, index) sees that device's. What else a device publishes (its own
 // uuid, parentUUID, PCI address, counter amounts) is dropped.
-#ifndef GPUSCHED_CLUSTER_DRA_STORED_SLICE_H_
-#define GPUSCHED_CLUSTER_DRA_STORED_SLICE_H_
+#ifndef GPUSCHED_DRA_DRA_STORED_SLICE_H_
+#define GPUSCHED_DRA_DRA_STORED_SLICE_H_
 
 #include <cstdint>
 #include <memory>
@@ -21,7 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpusched/model/dra.h"
+#include "gpusched/dra/dra.h"
 
 namespace gpusched {
 
@@ -73,4 +73,4 @@ DraStoredSlice StoreSlice(DraSlice slice, DraKindInterner& kinds);
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CLUSTER_DRA_STORED_SLICE_H_
+#endif  // GPUSCHED_DRA_DRA_STORED_SLICE_H_

@@ -1,8 +1,8 @@
-// The syntax tree of a compiled DRA device selector (model/dra_selector.h), shared by its parser
+// The syntax tree of a compiled DRA device selector (dra/dra_selector.h), shared by its parser
 // (dra_selector_parser.cc: text to tree, or Unsupported naming what is not supported) and its
 // evaluator (dra_selector.cc: a tree against one device). Private to the model layer.
-#ifndef GPUSCHED_MODEL_DRA_SELECTOR_TREE_H_
-#define GPUSCHED_MODEL_DRA_SELECTOR_TREE_H_
+#ifndef GPUSCHED_DRA_DRA_SELECTOR_TREE_H_
+#define GPUSCHED_DRA_DRA_SELECTOR_TREE_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpusched/model/dra_selector.h"
+#include "gpusched/dra/dra_selector.h"
 
 namespace gpusched {
 
@@ -73,4 +73,4 @@ inline bool IsNumeric(std::string_view s) {
 }  // namespace dra_cel
 }  // namespace gpusched
 
-#endif  // GPUSCHED_MODEL_DRA_SELECTOR_TREE_H_
+#endif  // GPUSCHED_DRA_DRA_SELECTOR_TREE_H_

@@ -1,4 +1,4 @@
-#include "gpusched/cluster/dra_ledger.h"
+#include "gpusched/dra/dra_ledger.h"
 
 #include <algorithm>
 #include <functional>
@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "gpusched/model/gpu_resources.h"
-#include "gpusched/packing/fragmentation.h"
 
 namespace gpusched {
 namespace {

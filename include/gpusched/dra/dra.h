@@ -9,8 +9,8 @@
 // `profile`, `parentUUID`); with partitionable devices, a counter set per physical GPU
 // (`sharedCounters`) that the full GPU and its MIG devices consume (`consumesCounters`), so a GPU
 // is handed out whole or as slices, never both.
-#ifndef GPUSCHED_MODEL_DRA_H_
-#define GPUSCHED_MODEL_DRA_H_
+#ifndef GPUSCHED_DRA_DRA_H_
+#define GPUSCHED_DRA_DRA_H_
 
 #include <cstdint>
 #include <map>
@@ -63,7 +63,7 @@ struct DraSlice {
   bool operator==(const DraSlice&) const = default;
 };
 
-// A CEL selector as written; DraSelector (model/dra_selector.h) decides what gpusched can
+// A CEL selector as written; DraSelector (dra/dra_selector.h) decides what gpusched can
 // evaluate of it.
 struct DraDeviceRequest {
   std::string name;
@@ -112,23 +112,13 @@ struct DraDeviceClass {
   bool operator==(const DraDeviceClass&) const = default;
 };
 
-// A pod's reference to a claim (spec.resourceClaims, resolved through
-// status.resourceClaimStatuses for claims made from templates).
-struct PodClaimRef {
-  std::string name;        // the pod's name for it
-  std::string claim_name;  // the ResourceClaim's name; empty while a template's is not made yet
-  bool from_template = false;
-  bool operator==(const PodClaimRef&) const = default;
-};
-
 // Bounds on what one object keeps: far above what a driver publishes per slice (128 devices is
 // Kubernetes' own limit per slice) or a claim asks for (32 requests).
 inline constexpr size_t kMaxDraDevicesPerSlice = 128;
 inline constexpr size_t kMaxDraAttributesPerDevice = 64;
 inline constexpr size_t kMaxDraRequestsPerClaim = 32;
 inline constexpr size_t kMaxDraSelectorBytes = 10 * 1024;
-inline constexpr size_t kMaxPodClaims = 32;
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_MODEL_DRA_H_
+#endif  // GPUSCHED_DRA_DRA_H_

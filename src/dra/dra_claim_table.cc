@@ -1,4 +1,4 @@
-#include "gpusched/cluster/dra_claim_table.h"
+#include "gpusched/dra/dra_claim_table.h"
 
 #include <functional>
 #include <utility>

@@ -4,7 +4,7 @@
 //
 // Per claim the pod references (the claim itself, or the one made from its template), per
 // request (an `exactly` request, or the first alternative of `firstAvailable`): the DeviceClass's
-// selectors and the request's own are evaluated (model/dra_selector.h) on one device of each kind
+// selectors and the request's own are evaluated (dra/dra_selector.h) on one device of each kind
 // the nodes offer (kinds differ in driver, type, product, MIG profile and memory), in order, as
 // kube-scheduler's allocator evaluates them: the first selector that is not true decides, false
 // that the kind does not match, an evaluation error (an attribute the device lacks, a type
@@ -24,21 +24,22 @@
 // devices count as more than one resource (full GPUs and MIG devices), requests no product
 // satisfies together, selectors that fail on some kind and match none, claim references past
 // the kMaxPodClaims a pod keeps (PodInfo::claims_not_kept), a claim kept without its requests
-// (cluster/dra_entries.h), more kinds than kMaxDeviceKinds, and claims whose selectors would take
+// (dra/dra_entries.h), more kinds than kMaxDeviceKinds, and claims whose selectors would take
 // more than kMaxDraSelectorWork steps (syntax-tree nodes, over every kind) to judge. A claim the
 // pod names twice is one set of devices, judged and counted once. Selectors are compiled when
 // their claim or class arrives, never here. Selectors are judged on one device per
 // kind, so a selector naming a per-device attribute (uuid, index) is judged by that device alone;
 // matchAttribute constraints are not checked: NVIDIA's nodes carry one product, so devices of a
 // node agree on it. Pure functions; thread-safe.
-#ifndef GPUSCHED_CLUSTER_DRA_CLAIMS_H_
-#define GPUSCHED_CLUSTER_DRA_CLAIMS_H_
+#ifndef GPUSCHED_DRA_DRA_CLAIMS_H_
+#define GPUSCHED_DRA_DRA_CLAIMS_H_
 
 #include <string>
 #include <vector>
 
-#include "gpusched/cluster/dra_ledger.h"
+#include "gpusched/dra/dra_ledger.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/model/resolved_pod.h"
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
@@ -72,6 +73,19 @@ DraDemand DraDemandOf(const PodInfo& pod, const DraLookup& lookup,
 // (their demand is in the requests: the ledger keeps this view, and planning judges it again).
 PodInfo WithDraDemand(PodInfo pod, const DraDemand& demand);
 
+// A pod with its claims translated once, at the doors that resolve a pod's demand: judging's
+// (Policy::Judge) and the ledger's (ClusterLedger::UpsertPod, which keeps the rebuilt pod).
+struct ClaimResolution {
+  // The pod as judged: borrowed when its claims ask for nothing more, rebuilt (WithDraDemand)
+  // when they ask for GPUs, unmodelled when gpusched does not model them.
+  ResolvedPod pod;
+  bool awaits_claim = false;          // unmodelled for a claim not made or not listed yet
+  std::vector<std::string> products;  // of a rebuilt pod: what its claims pin it to; empty: any
+};
+// `lookup` null (no DRA inventory): a pod naming claims of its own is unmodelled.
+ClaimResolution ResolveClaims(const PodInfo& pod, const DraLookup* lookup,
+                              DraDemandScope scope = DraDemandScope::kToPlace);
+
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CLUSTER_DRA_CLAIMS_H_
+#endif  // GPUSCHED_DRA_DRA_CLAIMS_H_

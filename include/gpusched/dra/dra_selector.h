@@ -19,11 +19,11 @@
 // or nested deeper than kMaxDraSelectorDepth. Evaluation errors (an attribute the device lacks,
 // values of kinds an operator does not take, a version or quantity that does not parse, a result
 // that is no boolean) make Matches nullopt, as CEL's runtime errors (what that means for a claim:
-// cluster/dra_claims.h). == and != on values of two kinds are such an error too, where CEL would
+// dra/dra_claims.h). == and != on values of two kinds are such an error too, where CEL would
 // answer false. Value type, cheap to copy (copies share the compiled tree); const methods are
 // thread-safe.
-#ifndef GPUSCHED_MODEL_DRA_SELECTOR_H_
-#define GPUSCHED_MODEL_DRA_SELECTOR_H_
+#ifndef GPUSCHED_DRA_DRA_SELECTOR_H_
+#define GPUSCHED_DRA_DRA_SELECTOR_H_
 
 #include <cstddef>
 #include <memory>
@@ -31,7 +31,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpusched/model/dra.h"
+#include "gpusched/dra/dra.h"
 
 namespace gpusched {
 
@@ -48,10 +48,10 @@ class DraSelector {
   // Whether `device` of `driver` matches; nullopt when unsupported or when evaluation fails.
   std::optional<bool> Matches(std::string_view driver, const DraDevice& device) const;
   // What one Matches costs at most: the nodes of the syntax tree (0 when unsupported). Callers
-  // bound their work by it (cluster/dra_claims.h).
+  // bound their work by it (dra/dra_claims.h).
   size_t cost() const { return cost_; }
 
-  struct Node;  // the expression's syntax tree (src/model/dra_selector_tree.h)
+  struct Node;  // the expression's syntax tree (src/dra/dra_selector_tree.h)
 
  private:
   std::shared_ptr<const Node> root_;
@@ -61,4 +61,4 @@ class DraSelector {
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_MODEL_DRA_SELECTOR_H_
+#endif  // GPUSCHED_DRA_DRA_SELECTOR_H_

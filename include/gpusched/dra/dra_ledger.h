@@ -18,18 +18,18 @@
 // Bounds: at most kMaxSlices slices, kMaxClaims claims and kMaxClasses classes are kept (past
 // them a new object is refused and counted in refused(), which the live inventory reports as
 // gpusched_inventory_objects_skipped_total{reason="dra_slice_cap"} and the like); each object is
-// bounded by its decoder (model/dra.h), a claim by bytes too (cluster/dra_entries.h: kept without
+// bounded by its decoder (dra/dra.h), a claim by bytes too (dra/dra_entries.h: kept without
 // its requests past them, reason dra_claim_bytes); at most kMaxDeviceKinds kinds of devices are
 // told apart (past them every claim is unmodelled, reason dra_kind_cap). A device is identified
 // as Kubernetes identifies it, by driver, pool and name: listed by two slices of its pool, or
 // twice in allocation results, it counts once.
 //
-// Memory: a slice is kept as DraStoredSlice (cluster/dra_stored_slice.h; with the index of
+// Memory: a slice is kept as DraStoredSlice (dra/dra_stored_slice.h; with the index of
 // devices by (driver, pool, name), about 250 bytes a device), a claim as an immutable entry that
-// every catalog shares (cluster/dra_claim_table.h).
+// every catalog shares (dra/dra_claim_table.h).
 // Not thread-safe: one writer thread owns it; what it builds is immutable.
-#ifndef GPUSCHED_CLUSTER_DRA_LEDGER_H_
-#define GPUSCHED_CLUSTER_DRA_LEDGER_H_
+#ifndef GPUSCHED_DRA_DRA_LEDGER_H_
+#define GPUSCHED_DRA_DRA_LEDGER_H_
 
 #include <cstdint>
 #include <map>
@@ -41,10 +41,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpusched/cluster/dra_claim_table.h"
-#include "gpusched/cluster/dra_entries.h"
-#include "gpusched/cluster/dra_stored_slice.h"
-#include "gpusched/model/dra.h"
+#include "gpusched/dra/dra.h"
+#include "gpusched/dra/dra_claim_table.h"
+#include "gpusched/dra/dra_entries.h"
+#include "gpusched/dra/dra_stored_slice.h"
 #include "gpusched/model/resource_list.h"
 
 namespace gpusched {
@@ -70,7 +70,7 @@ struct DraDeviceKind {
 // Kinds of devices told apart; a cluster has a few dozen (products, MIG profiles, drivers).
 inline constexpr size_t kMaxDeviceKinds = 512;
 
-// What turning a pod's claims into GPU requests reads (cluster/dra_claims.h).
+// What turning a pod's claims into GPU requests reads (dra/dra_claims.h).
 class DraLookup {
  public:
   virtual ~DraLookup() = default;
@@ -113,7 +113,7 @@ class DraLedger final : public DraLookup {
     uint64_t slices = 0;
     uint64_t claims = 0;
     uint64_t classes = 0;
-    uint64_t claim_bytes = 0;  // claims kept without their requests (cluster/dra_entries.h)
+    uint64_t claim_bytes = 0;  // claims kept without their requests (dra/dra_entries.h)
     uint64_t kinds = 0;        // kinds past kMaxDeviceKinds, at each count of the devices
   };
 
@@ -207,4 +207,4 @@ class DraLedger final : public DraLookup {
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CLUSTER_DRA_LEDGER_H_
+#endif  // GPUSCHED_DRA_DRA_LEDGER_H_

@@ -4,14 +4,14 @@
 // claims: 50,000 claims published after every claim event would otherwise be copied each time.
 // Once shared, a shard is never changed: the writer's next change to it copies that one shard
 // (its entries' keys and pointers, never the claims) and changes the copy, in place from then on
-// until the next share. Entries are immutable (cluster/dra_entries.h).
+// until the next share. Entries are immutable (dra/dra_entries.h).
 //
 // Thread-safety: one writer owns a table and hands it out through Share(); shares may be read,
 // copied and destroyed on any thread meanwhile (they only read shards the writer no longer
 // changes). Copying a table gives a table that owns no shard; copy only shares this way (a copy
 // of the writer's own table would not stop the writer changing the shards it shares).
-#ifndef GPUSCHED_CLUSTER_DRA_CLAIM_TABLE_H_
-#define GPUSCHED_CLUSTER_DRA_CLAIM_TABLE_H_
+#ifndef GPUSCHED_DRA_DRA_CLAIM_TABLE_H_
+#define GPUSCHED_DRA_DRA_CLAIM_TABLE_H_
 
 #include <array>
 #include <cstddef>
@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpusched/cluster/dra_entries.h"
+#include "gpusched/dra/dra_entries.h"
 
 namespace gpusched {
 
@@ -67,4 +67,4 @@ class DraClaimTable {
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_CLUSTER_DRA_CLAIM_TABLE_H_
+#endif  // GPUSCHED_DRA_DRA_CLAIM_TABLE_H_

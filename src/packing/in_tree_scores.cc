@@ -1,4 +1,4 @@
-#include "gpusched/model/in_tree_scores.h"
+#include "gpusched/packing/in_tree_scores.h"
 
 #include <algorithm>
 #include <cmath>
