@@ -217,15 +217,15 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
   options.ops = ServerOptions{};
   options.webhook = ServerOptions{};  // its series too (the admission webhook's)
   options.webhook->serve_verbs = false;
-  options.capacity_interval = std::chrono::milliseconds(10);
+  options.report_interval = std::chrono::milliseconds(10);
   ServerApp app(options, std::make_shared<const Policy>(DefaultPolicySpec()),
                 MakeLiveSource(kube, GpuResourceNames(), live));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (app.capacity()->why_pending_reports() == 0 &&
+  while (app.reports_worker()->why_pending_reports() == 0 &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ASSERT_GT(app.capacity()->why_pending_reports(), 0u);
+  ASSERT_GT(app.reports_worker()->why_pending_reports(), 0u);
   app.metrics().ObserveRequest("filter", "ok", 0.001, 10);
   app.metrics().CountDecision("filter", "default");
   app.metrics().CountRejections("gpu-fit", "unschedulable", 3);

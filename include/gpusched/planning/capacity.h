@@ -142,23 +142,6 @@ struct CapacityReport {
 CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snapshot,
                                const CapacityOptions& options = {});
 
-// Products with a label of their own in the capacity gauges; the others are summed as
-// kOtherProduct, so a gauge has at most (kMaxGaugeProducts + 1) x shapes series.
-inline constexpr size_t kMaxGaugeProducts = 32;
-inline constexpr std::string_view kOtherProduct = "other";
-// One capacity gauge value: a product and a second label (state or shape).
-struct CapacityGaugeValue {
-  std::string product;
-  std::string label;
-  double value = 0;
-};
-// The gauges gpusched_capacity_gpus{product,state} and gpusched_capacity_fits{product,shape} of
-// `report`: the `max_products` products with the most GPUs (ties by name) by name, the rest summed
-// under kOtherProduct.
-void CapacityGaugesOf(const CapacityReport& report, std::vector<CapacityGaugeValue>& gpus,
-                      std::vector<CapacityGaugeValue>& fits,
-                      size_t max_products = kMaxGaugeProducts);
-
 }  // namespace gpusched
 
 #endif  // GPUSCHED_PLANNING_CAPACITY_H_
