@@ -2,8 +2,9 @@
 // `gpusched serve --help` prints, docs/metrics.md lists exactly the series a server exposes, the
 // Grafana dashboard queries only documented series, and every code excerpt in
 // docs/architecture.md stands verbatim in the file it names, its recipes for adding a plugin, a
-// command and a metric name files and helpers that exist, every command has its front door, and a
-// source file past 500 lines says why.
+// command and a metric name files and helpers that exist and, followed for a throwaway command and
+// metric, lead to what the checks of a real one look for (the plugin recipe is followed in
+// plugin_entry_test), every command has its front door, and a source file past 500 lines says why.
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -12,7 +13,9 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -23,7 +26,9 @@
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/live_inventory.h"
 #include "gpusched/metrics/metrics.h"
+#include "gpusched/metrics/series_writer.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/text.h"
 #include "testing/fake_apiserver.h"
 #include "testing/run_gpusched.h"
 #include "testing/test_support.h"
@@ -155,13 +160,20 @@ std::vector<std::string> DispatchedCommands() {
   return names;
 }
 
+// The files a dispatched command's front door is in: its header and its .cc, named for the
+// command with its dashes as underscores.
+std::vector<std::string> FrontDoorFiles(const std::string& name) {
+  std::string file = std::regex_replace(name, std::regex("-"), "_") + "_command";
+  return {"include/gpusched/app/" + file + ".h", "src/app/" + file + ".cc"};
+}
+
 TEST(DeveloperDocs, every_dispatched_command_has_its_front_door_and_help) {
   std::vector<std::string> names = DispatchedCommands();
   EXPECT_GE(names.size(), 10u);
   for (const std::string& name : names) {
-    std::string file = std::regex_replace(name, std::regex("-"), "_") + "_command";
-    EXPECT_TRUE(std::filesystem::exists(kRoot / "include/gpusched/app" / (file + ".h"))) << name;
-    EXPECT_TRUE(std::filesystem::exists(kRoot / "src/app" / (file + ".cc"))) << name;
+    for (const std::string& file : FrontDoorFiles(name)) {
+      EXPECT_TRUE(std::filesystem::exists(kRoot / file)) << name << ": " << file;
+    }
     int exit_code = -1;
     std::string help = Gpusched(name + " --help", &exit_code);
     EXPECT_EQ(exit_code, 0) << name;
@@ -185,8 +197,8 @@ std::set<std::string> Exposed(const std::string& text) {
   return out;
 }
 
-std::set<std::string> Documented() {
-  std::string doc = Doc("docs/metrics.md");
+// The series the text of docs/metrics.md has a row for.
+std::set<std::string> Documented(const std::string& doc = Doc("docs/metrics.md")) {
   std::set<std::string> out;
   std::regex row(R"(\n\| `(gpusched_\w+)` \|)");
   for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it) {
@@ -234,6 +246,70 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
                                      PlaceholderControllerOptions{"gpusched", "docs"});
   app.metrics().AddCollector(placeholders.Collector());
   EXPECT_EQ(Exposed(app.metrics().Scrape()), Documented());
+}
+
+// docs/architecture.md's "Adding a command", followed for the command it takes as the model: each
+// front door file the dispatch check requires of a command stands in the recipe as the file of its
+// step, the dispatch step names the table (src/main.cc's kCommands) that holds the model's Run
+// function, and the model is dispatched. A command written by the steps stands where the check
+// looks; a recipe that loses a step fails here.
+TEST(Recipes, a_command_added_as_the_recipe_says_stands_where_the_checks_look) {
+  const std::string recipe = Recipe("Adding a command");
+  std::smatch model;
+  ASSERT_TRUE(std::regex_search(recipe, model, std::regex("Take `([a-z-]+)` as the model")));
+  for (const std::string& file : FrontDoorFiles(model[1])) {
+    EXPECT_NE(recipe.find("`" + file + "`"), std::string::npos) << "no step names " << file;
+  }
+  std::smatch run;
+  ASSERT_TRUE(std::regex_search(recipe, run,
+                                std::regex("`src/main.cc`: one entry in `kCommands`"
+                                           "[^.]*`(Run[A-Za-z]+Command)`")));
+  EXPECT_NE(Doc("src/main.cc").find(run[1].str()), std::string::npos) << run[1];
+  std::vector<std::string> names = DispatchedCommands();
+  EXPECT_NE(std::find(names.begin(), names.end(), model[1].str()), names.end()) << model[1];
+}
+
+// docs/architecture.md's "Adding a metric", followed for a throwaway gauge: a producer registered
+// as a collector (the recipe's one line in ServerApp's constructor, here on a Metrics of its own)
+// writes it through its SeriesWriter, and the metrics check (each series a server exposes has its
+// row in docs/metrics.md) fails without the row the recipe says to add and passes with it, its
+// cells the columns the recipe names.
+TEST(Recipes, a_gauge_added_as_the_recipe_says_passes_the_metrics_doc_check) {
+  const std::string recipe = Recipe("Adding a metric");
+  ASSERT_NE(recipe.find("metrics_.AddCollector("), std::string::npos);
+  Metrics metrics;
+  metrics.AddCollector([](SeriesWriter& out) {
+    auto family = out.Gauge("gpusched_recipe_throwaway", "A gauge the recipe test adds");
+    family.Add({{"part", "one"}}, 1);
+  });
+  std::string doc = Doc("docs/metrics.md");
+  auto undocumented = [&] {
+    std::set<std::string> out;
+    const std::set<std::string> documented = Documented(doc);
+    for (const std::string& name : Exposed(metrics.Scrape())) {
+      if (!documented.count(name)) out.insert(name);
+    }
+    return out;
+  };
+  EXPECT_EQ(undocumented(), std::set<std::string>{"gpusched_recipe_throwaway"});
+  std::smatch step;
+  ASSERT_TRUE(
+      std::regex_search(recipe, step, std::regex(R"(its row in `docs/metrics.md` \(([^)]*)\))")))
+      << "the recipe says nothing of the series' row";
+  const std::map<std::string, std::string> cell = {{"name", "`gpusched_recipe_throwaway`"},
+                                                   {"type", "gauge"},
+                                                   {"labels", "`part`"},
+                                                   {"meaning", "a throwaway"}};
+  std::string row = "|";
+  int columns = 0;
+  for (const std::string& column : SplitList(step[1].str())) {
+    ASSERT_TRUE(cell.count(column)) << "the recipe names a column no row has: " << column;
+    row += " " + cell.at(column) + " |";
+    ++columns;
+  }
+  EXPECT_EQ(columns, 4) << "docs/metrics.md's rows have four cells";
+  doc += row + "\n";
+  EXPECT_EQ(undocumented(), std::set<std::string>{});
 }
 
 TEST(OperatorDocs, grafana_dashboard_queries_only_documented_series) {
