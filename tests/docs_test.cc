@@ -20,15 +20,19 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpusched/app/cluster_view.h"
+#include "gpusched/app/command_line.h"
 #include "gpusched/app/inventory_source.h"
 #include "gpusched/app/placeholder_controller.h"
 #include "gpusched/app/server_app.h"
+#include "gpusched/cli/flags.h"
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/live_inventory.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/metrics/series_writer.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/util/text.h"
+#include "gpusched/util/validated.h"
 #include "testing/fake_apiserver.h"
 #include "testing/run_gpusched.h"
 #include "testing/test_support.h"
@@ -248,12 +252,59 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
   EXPECT_EQ(Exposed(app.metrics().Scrape()), Documented());
 }
 
-// docs/architecture.md's "Adding a command", followed for the command it takes as the model: each
-// front door file the dispatch check requires of a command stands in the recipe as the file of its
-// step, the dispatch step names the table (src/main.cc's kCommands) that holds the model's Run
-// function, and the model is dispatched. A command written by the steps stands where the check
-// looks; a recipe that loses a step fails here.
-TEST(Recipes, a_command_added_as_the_recipe_says_stands_where_the_checks_look) {
+// A front door written as the command recipe's steps 1 and 2 say, for a throwaway command: options
+// whose Flags() take the shared flags through ClusterViewOptions::AddFlags, whose FromFlags reads
+// them with Problems::Take and refuses arguments with CheckNoArguments, doing no I/O; and a Run
+// function that goes ParseOrHelp, FromFlags, Fail, then RunCatchingInputErrors around the read.
+struct ThrowawayCommandOptions {
+  ClusterViewOptions view;
+
+  static FlagSet Flags() {
+    FlagSet flags("gpusched recipe-throwaway", "gpusched recipe-throwaway [flags]",
+                  "The recipe test's throwaway command: reads the cluster once.");
+    ClusterViewOptions::AddFlags(flags);
+    return flags;
+  }
+  static Validated<ThrowawayCommandOptions> FromFlags(const FlagSet& flags) {
+    Validated<ThrowawayCommandOptions> out;
+    CheckNoArguments(flags, "recipe-throwaway", out.problems);
+    out.value = ThrowawayCommandOptions{out.problems.Take(ClusterViewOptions::FromFlags(flags))};
+    return out;
+  }
+};
+
+int RunThrowawayCommand(const std::vector<std::string>& args) {
+  FlagSet flags = ThrowawayCommandOptions::Flags();
+  if (auto done = ParseOrHelp(flags, args)) return *done;
+  auto read = ThrowawayCommandOptions::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  return RunCatchingInputErrors([&] {
+    ClusterView view = LoadClusterView(read.value.view);
+    return view.snapshot ? 0 : 1;
+  });
+}
+
+// docs/architecture.md's "Adding a command", followed. Steps 1 and 2 for the throwaway command
+// above: it answers --help as the dispatch check requires of every command, and its flags meet
+// front_doors_test's rules (every problem at once, no file opened, a bad file reported when it
+// runs, exit 2). Steps 3 to 5 change the build, the dispatch table and a test file, which this
+// test does not rebuild: for the command the recipe takes as the model, the front door files the
+// dispatch check looks for are the files its steps name, and the dispatch step names the table
+// that holds the model's Run function. A recipe that loses a step fails here.
+TEST(Recipes, a_command_added_as_the_recipe_says_passes_the_command_checks) {
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(RunThrowawayCommand({"--help"}), 0);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout().rfind("Usage: gpusched recipe-throwaway", 0),
+            0u);
+  const std::string missing = "/nonexistent/gpusched-recipe/cluster.yaml";
+  FlagSet flags = ThrowawayCommandOptions::Flags();
+  ASSERT_FALSE(flags.Parse({"--sync-timeout", "0", "--cluster", missing, "extra"}));
+  EXPECT_EQ(
+      ThrowawayCommandOptions::FromFlags(flags).problems.lines(),
+      (std::vector<std::string>{"recipe-throwaway takes no arguments: extra",
+                                "--sync-timeout takes a whole number of seconds within 1..3600"}));
+  EXPECT_EQ(RunThrowawayCommand({"--cluster", missing}), kUsageExit);
+
   const std::string recipe = Recipe("Adding a command");
   std::smatch model;
   ASSERT_TRUE(std::regex_search(recipe, model, std::regex("Take `([a-z-]+)` as the model")));
