@@ -28,7 +28,10 @@
 //
 // Output is bounded too: at most kMaxMigShapes MIG shapes; group names (products, pool values)
 // quoted (printable ASCII, QuoteForMessage) and cut at kMaxGroupNameBytes; at most
-// kMaxReportGroups groups per grouping, the nodes of the rest summed under kOtherGroup.
+// kMaxReportGroups groups per grouping (TopOrOther, report_rows.h), the nodes of the rest summed
+// under kOtherGroup. Unlike the other reports' texts, group names are quoted here, not where the
+// report is written: a group is its name as printed, so labels that print alike are one group, one
+// row and one JSON key.
 //
 // Pure functions over an immutable snapshot and policy; thread-safe. A Cancellation (options)
 // stops the work between nodes; the report then says so (CapacityReport::cancelled) and holds
