@@ -14,7 +14,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "gpusched/app/capacity_worker.h"
+#include "gpusched/app/reports_worker.h"
 #include "gpusched/app/server_app.h"
 #include "gpusched/planning/capacity.h"
 #include "gpusched/planning/capacity_format.h"
@@ -60,7 +60,7 @@ std::shared_ptr<const ClusterSnapshot> SampleAt(uint64_t generation,
 // A ServerApp with an ops listener over a TestSource; its listeners run until destroyed.
 class OpsApp {
  public:
-  explicit OpsApp(std::chrono::milliseconds capacity_interval,
+  explicit OpsApp(std::chrono::milliseconds report_interval,
                   std::shared_ptr<const ClusterSnapshot> first = SampleAt(1),
                   bool reports_listener = false) {
     auto source = std::make_unique<TestSource>(std::move(first));
@@ -75,7 +75,7 @@ class OpsApp {
       options.reports->port = 0;
       options.reports->serve_verbs = false;
     }
-    options.capacity_interval = capacity_interval;
+    options.report_interval = report_interval;
     policy_ = std::make_shared<const Policy>(DefaultPolicySpec());
     app_ = std::make_unique<ServerApp>(options, policy_, std::move(source));
     port_ = app_->Bind();
@@ -94,7 +94,8 @@ class OpsApp {
 
   // Reports of each kind the worker has published: the fewer of capacity and why-pending.
   uint64_t Computations() const {
-    return std::min(app_->capacity()->capacity_reports(), app_->capacity()->why_pending_reports());
+    return std::min(app_->reports_worker()->capacity_reports(),
+                    app_->reports_worker()->why_pending_reports());
   }
   // Waits (at most 20 s) until the worker has made `n` reports of each kind.
   bool AwaitComputations(uint64_t n) {
@@ -245,14 +246,14 @@ TEST(CapacityGauges, products_past_the_bound_are_summed_as_other) {
   Policy policy(DefaultPolicySpec());
   CapacityReport report = ComputeCapacity(policy, *snapshot);
   ASSERT_GT(report.products.size(), 3u);
-  std::vector<CapacityGaugeValue> gpus, fits;
+  std::vector<GaugeRow> gpus, fits;
   CapacityGaugesOf(report, gpus, fits, 2);
   std::map<std::string, double> total;
   std::map<std::string, double> fits_by_product;
   for (const auto& v : gpus) {
-    if (v.label == "total") total[v.product] += v.value;
+    if (v.label == "total") total[v.group] += v.value;
   }
-  for (const auto& v : fits) fits_by_product[v.product] += v.value;
+  for (const auto& v : fits) fits_by_product[v.group] += v.value;
   EXPECT_EQ(total.size(), 3u);  // two products and other
   ASSERT_TRUE(total.count("other"));
   double cluster_total = 0;
@@ -276,7 +277,7 @@ TEST(CapacityGauges, products_past_the_bound_are_summed_as_other) {
 
 // The report is the worker's: a new snapshot inside the throttle interval changes nothing, however
 // many /capacity and verb requests arrive; /capacity keeps serving the cached generation.
-TEST(CapacityWorkerThrottle, requests_never_trigger_a_computation) {
+TEST(ReportsWorkerThrottle, requests_never_trigger_a_computation) {
   OpsApp ops(1h);
   ops.source().ready = true;
   ASSERT_TRUE(ops.AwaitComputations(1));
@@ -292,14 +293,14 @@ TEST(CapacityWorkerThrottle, requests_never_trigger_a_computation) {
     EXPECT_EQ(json::parse(res->body)["snapshotGeneration"], 1);
   }
   std::this_thread::sleep_for(600ms);  // a few of the worker's polls
-  EXPECT_EQ(ops.app().capacity()->capacity_reports(), 1u);
-  EXPECT_EQ(ops.app().capacity()->why_pending_reports(), 1u);
+  EXPECT_EQ(ops.app().reports_worker()->capacity_reports(), 1u);
+  EXPECT_EQ(ops.app().reports_worker()->why_pending_reports(), 1u);
   EXPECT_EQ(json::parse(o.Get("/capacity")->body)["snapshotGeneration"], 1);
 }
 
 // With a short interval a new generation is picked up, and a product that vanished from the
 // inventory vanishes from the gauges.
-TEST(CapacityWorkerThrottle, follows_new_generations_and_drops_vanished_products) {
+TEST(ReportsWorkerThrottle, follows_new_generations_and_drops_vanished_products) {
   OpsApp ops(50ms);
   ops.source().ready = true;
   ASSERT_TRUE(ops.AwaitComputations(1));
@@ -307,8 +308,8 @@ TEST(CapacityWorkerThrottle, follows_new_generations_and_drops_vanished_products
   EXPECT_NE(o.Get("/metrics")->body.find("product=\"Tesla-V100"), std::string::npos);
   // Unchanged generation: no new report, however short the interval.
   std::this_thread::sleep_for(400ms);
-  EXPECT_EQ(ops.app().capacity()->capacity_reports(), 1u);
-  EXPECT_EQ(ops.app().capacity()->why_pending_reports(), 1u);
+  EXPECT_EQ(ops.app().reports_worker()->capacity_reports(), 1u);
+  EXPECT_EQ(ops.app().reports_worker()->why_pending_reports(), 1u);
   auto without_v100 = SampleAt(2, "Tesla-V100");
   ops.source().snapshots_.Set(without_v100);
   ASSERT_TRUE(ops.AwaitComputations(2));

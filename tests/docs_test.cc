@@ -2,8 +2,9 @@
 // `gpusched serve --help` prints, docs/metrics.md lists exactly the series a server exposes, the
 // Grafana dashboard queries only documented series, and every code excerpt in
 // docs/architecture.md stands verbatim in the file it names, its recipes for adding a plugin, a
-// command and a metric name files and helpers that exist, every command has its front door, and a
-// source file past 500 lines says why.
+// command and a metric name files and helpers that exist and, followed for a throwaway command and
+// metric, lead to what the checks of a real one look for (the plugin recipe is followed in
+// plugin_entry_test), every command has its front door, and a source file past 500 lines says why.
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -12,18 +13,26 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpusched/app/cluster_view.h"
+#include "gpusched/app/command_line.h"
 #include "gpusched/app/inventory_source.h"
 #include "gpusched/app/placeholder_controller.h"
 #include "gpusched/app/server_app.h"
+#include "gpusched/cli/flags.h"
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/kube/live_inventory.h"
 #include "gpusched/metrics/metrics.h"
+#include "gpusched/metrics/series_writer.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/text.h"
+#include "gpusched/util/validated.h"
 #include "testing/fake_apiserver.h"
 #include "testing/run_gpusched.h"
 #include "testing/test_support.h"
@@ -155,13 +164,20 @@ std::vector<std::string> DispatchedCommands() {
   return names;
 }
 
+// The files a dispatched command's front door is in: its header and its .cc, named for the
+// command with its dashes as underscores.
+std::vector<std::string> FrontDoorFiles(const std::string& name) {
+  std::string file = std::regex_replace(name, std::regex("-"), "_") + "_command";
+  return {"include/gpusched/app/" + file + ".h", "src/app/" + file + ".cc"};
+}
+
 TEST(DeveloperDocs, every_dispatched_command_has_its_front_door_and_help) {
   std::vector<std::string> names = DispatchedCommands();
   EXPECT_GE(names.size(), 10u);
   for (const std::string& name : names) {
-    std::string file = std::regex_replace(name, std::regex("-"), "_") + "_command";
-    EXPECT_TRUE(std::filesystem::exists(kRoot / "include/gpusched/app" / (file + ".h"))) << name;
-    EXPECT_TRUE(std::filesystem::exists(kRoot / "src/app" / (file + ".cc"))) << name;
+    for (const std::string& file : FrontDoorFiles(name)) {
+      EXPECT_TRUE(std::filesystem::exists(kRoot / file)) << name << ": " << file;
+    }
     int exit_code = -1;
     std::string help = Gpusched(name + " --help", &exit_code);
     EXPECT_EQ(exit_code, 0) << name;
@@ -185,8 +201,8 @@ std::set<std::string> Exposed(const std::string& text) {
   return out;
 }
 
-std::set<std::string> Documented() {
-  std::string doc = Doc("docs/metrics.md");
+// The series the text of docs/metrics.md has a row for.
+std::set<std::string> Documented(const std::string& doc = Doc("docs/metrics.md")) {
   std::set<std::string> out;
   std::regex row(R"(\n\| `(gpusched_\w+)` \|)");
   for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it) {
@@ -217,15 +233,15 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
   options.ops = ServerOptions{};
   options.webhook = ServerOptions{};  // its series too (the admission webhook's)
   options.webhook->serve_verbs = false;
-  options.capacity_interval = std::chrono::milliseconds(10);
+  options.report_interval = std::chrono::milliseconds(10);
   ServerApp app(options, std::make_shared<const Policy>(DefaultPolicySpec()),
                 MakeLiveSource(kube, GpuResourceNames(), live));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (app.capacity()->why_pending_reports() == 0 &&
+  while (app.reports_worker()->why_pending_reports() == 0 &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ASSERT_GT(app.capacity()->why_pending_reports(), 0u);
+  ASSERT_GT(app.reports_worker()->why_pending_reports(), 0u);
   app.metrics().ObserveRequest("filter", "ok", 0.001, 10);
   app.metrics().CountDecision("filter", "default");
   app.metrics().CountRejections("gpu-fit", "unschedulable", 3);
@@ -234,6 +250,117 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
                                      PlaceholderControllerOptions{"gpusched", "docs"});
   app.metrics().AddCollector(placeholders.Collector());
   EXPECT_EQ(Exposed(app.metrics().Scrape()), Documented());
+}
+
+// A front door written as the command recipe's steps 1 and 2 say, for a throwaway command: options
+// whose Flags() take the shared flags through ClusterViewOptions::AddFlags, whose FromFlags reads
+// them with Problems::Take and refuses arguments with CheckNoArguments, doing no I/O; and a Run
+// function that goes ParseOrHelp, FromFlags, Fail, then RunCatchingInputErrors around the read.
+struct ThrowawayCommandOptions {
+  ClusterViewOptions view;
+
+  static FlagSet Flags() {
+    FlagSet flags("gpusched recipe-throwaway", "gpusched recipe-throwaway [flags]",
+                  "The recipe test's throwaway command: reads the cluster once.");
+    ClusterViewOptions::AddFlags(flags);
+    return flags;
+  }
+  static Validated<ThrowawayCommandOptions> FromFlags(const FlagSet& flags) {
+    Validated<ThrowawayCommandOptions> out;
+    CheckNoArguments(flags, "recipe-throwaway", out.problems);
+    out.value = ThrowawayCommandOptions{out.problems.Take(ClusterViewOptions::FromFlags(flags))};
+    return out;
+  }
+};
+
+int RunThrowawayCommand(const std::vector<std::string>& args) {
+  FlagSet flags = ThrowawayCommandOptions::Flags();
+  if (auto done = ParseOrHelp(flags, args)) return *done;
+  auto read = ThrowawayCommandOptions::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  return RunCatchingInputErrors([&] {
+    ClusterView view = LoadClusterView(read.value.view);
+    return view.snapshot ? 0 : 1;
+  });
+}
+
+// docs/architecture.md's "Adding a command", followed. Steps 1 and 2 for the throwaway command
+// above: it answers --help as the dispatch check requires of every command, and its flags meet
+// front_doors_test's rules (every problem at once, no file opened, a bad file reported when it
+// runs, exit 2). Steps 3 to 5 change the build, the dispatch table and a test file, which this
+// test does not rebuild: for the command the recipe takes as the model, the front door files the
+// dispatch check looks for are the files its steps name, and the dispatch step names the table
+// that holds the model's Run function. A recipe that loses a step fails here.
+TEST(Recipes, a_command_added_as_the_recipe_says_passes_the_command_checks) {
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(RunThrowawayCommand({"--help"}), 0);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout().rfind("Usage: gpusched recipe-throwaway", 0),
+            0u);
+  const std::string missing = "/nonexistent/gpusched-recipe/cluster.yaml";
+  FlagSet flags = ThrowawayCommandOptions::Flags();
+  ASSERT_FALSE(flags.Parse({"--sync-timeout", "0", "--cluster", missing, "extra"}));
+  EXPECT_EQ(
+      ThrowawayCommandOptions::FromFlags(flags).problems.lines(),
+      (std::vector<std::string>{"recipe-throwaway takes no arguments: extra",
+                                "--sync-timeout takes a whole number of seconds within 1..3600"}));
+  EXPECT_EQ(RunThrowawayCommand({"--cluster", missing}), kUsageExit);
+
+  const std::string recipe = Recipe("Adding a command");
+  std::smatch model;
+  ASSERT_TRUE(std::regex_search(recipe, model, std::regex("Take `([a-z-]+)` as the model")));
+  for (const std::string& file : FrontDoorFiles(model[1])) {
+    EXPECT_NE(recipe.find("`" + file + "`"), std::string::npos) << "no step names " << file;
+  }
+  std::smatch run;
+  ASSERT_TRUE(std::regex_search(recipe, run,
+                                std::regex("`src/main.cc`: one entry in `kCommands`"
+                                           "[^.]*`(Run[A-Za-z]+Command)`")));
+  EXPECT_NE(Doc("src/main.cc").find(run[1].str()), std::string::npos) << run[1];
+  std::vector<std::string> names = DispatchedCommands();
+  EXPECT_NE(std::find(names.begin(), names.end(), model[1].str()), names.end()) << model[1];
+}
+
+// docs/architecture.md's "Adding a metric", followed for a throwaway gauge: a producer registered
+// as a collector (the recipe's one line in ServerApp's constructor, here on a Metrics of its own)
+// writes it through its SeriesWriter, and the metrics check (each series a server exposes has its
+// row in docs/metrics.md) fails without the row the recipe says to add and passes with it, its
+// cells the columns the recipe names.
+TEST(Recipes, a_gauge_added_as_the_recipe_says_passes_the_metrics_doc_check) {
+  const std::string recipe = Recipe("Adding a metric");
+  ASSERT_NE(recipe.find("metrics_.AddCollector("), std::string::npos);
+  Metrics metrics;
+  metrics.AddCollector([](SeriesWriter& out) {
+    auto family = out.Gauge("gpusched_recipe_throwaway", "A gauge the recipe test adds");
+    family.Add({{"part", "one"}}, 1);
+  });
+  std::string doc = Doc("docs/metrics.md");
+  auto undocumented = [&] {
+    std::set<std::string> out;
+    const std::set<std::string> documented = Documented(doc);
+    for (const std::string& name : Exposed(metrics.Scrape())) {
+      if (!documented.count(name)) out.insert(name);
+    }
+    return out;
+  };
+  EXPECT_EQ(undocumented(), std::set<std::string>{"gpusched_recipe_throwaway"});
+  std::smatch step;
+  ASSERT_TRUE(
+      std::regex_search(recipe, step, std::regex(R"(its row in `docs/metrics.md` \(([^)]*)\))")))
+      << "the recipe says nothing of the series' row";
+  const std::map<std::string, std::string> cell = {{"name", "`gpusched_recipe_throwaway`"},
+                                                   {"type", "gauge"},
+                                                   {"labels", "`part`"},
+                                                   {"meaning", "a throwaway"}};
+  std::string row = "|";
+  int columns = 0;
+  for (const std::string& column : SplitList(step[1].str())) {
+    ASSERT_TRUE(cell.count(column)) << "the recipe names a column no row has: " << column;
+    row += " " + cell.at(column) + " |";
+    ++columns;
+  }
+  EXPECT_EQ(columns, 4) << "docs/metrics.md's rows have four cells";
+  doc += row + "\n";
+  EXPECT_EQ(undocumented(), std::set<std::string>{});
 }
 
 TEST(OperatorDocs, grafana_dashboard_queries_only_documented_series) {

@@ -337,9 +337,16 @@ TEST(WhyPending, names_from_hostile_input_are_quoted_and_bounded) {
   auto snapshot = SampleWith({pod});
   WhyPendingReport r = ComputeWhyPending(DefaultPolicy(), *snapshot, {.now_unix = kNow});
   ASSERT_EQ(r.groups.size(), 1u);
-  const std::string& name = r.groups[0].sample.at(0);
+  // Quoted and bounded where written: in the JSON and the text alike.
+  auto j = nlohmann::json::parse(FormatWhyPendingJson(r));
+  const std::string name = j["groups"][0]["sample"].at(0);
   EXPECT_EQ(name.find('\x1b'), std::string::npos);
+  EXPECT_NE(name.find("evil\\x1b[2J"), std::string::npos) << name;
   EXPECT_LT(name.size(), 400u);
+  const std::string text = FormatWhyPendingText(r);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_NE(text.find(name), std::string::npos);
+  EXPECT_EQ(text.find(std::string(400, 'n')), std::string::npos);
 }
 
 TEST(WhyPending, a_cancelled_report_stops_and_says_so) {
@@ -366,15 +373,15 @@ TEST(WhyPending, gauges_have_bounded_labels_with_the_rest_as_other) {
       r.groups.push_back(g);
     }
   }
-  std::vector<PendingGaugeValue> pods;
-  std::vector<PendingGaugeValue> oldest;
+  std::vector<GaugeRow> pods;
+  std::vector<GaugeRow> oldest;
   WhyPendingGaugesOf(r, pods, oldest, /*max_shapes=*/2, /*max_reasons=*/1);
   std::set<std::string> shapes;
   std::set<std::string> reasons;
   double total = 0;
   for (const auto& v : pods) {
-    shapes.insert(v.shape);
-    reasons.insert(v.reason);
+    shapes.insert(v.group);
+    reasons.insert(v.label);
     total += v.value;
   }
   // The two shapes and the one reason with the most pods, the rest as other; no pod lost.
@@ -383,7 +390,7 @@ TEST(WhyPending, gauges_have_bounded_labels_with_the_rest_as_other) {
   EXPECT_EQ(pods.size(), 6u);
   EXPECT_DOUBLE_EQ(total, 3 * (10 + 9 + 8 + 7 + 6) + 5 * 3);
   std::map<std::string, double> wait;
-  for (const auto& v : oldest) wait[v.shape] = v.value;
+  for (const auto& v : oldest) wait[v.group] = v.value;
   EXPECT_EQ(wait.size(), 3u);
   EXPECT_DOUBLE_EQ(wait["nvidia.com/gpu: 1"], 12);
   EXPECT_DOUBLE_EQ(wait["other"], 42);  // the oldest of the shapes summed (gpu: 3 and 4)
@@ -416,7 +423,7 @@ class OpsApp {
   // Waits (at most 20 s) for the worker's first why-pending report.
   bool AwaitReport() {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!app_->capacity()->LatestWhyPending()) {
+    while (!app_->reports_worker()->LatestWhyPending()) {
       if (std::chrono::steady_clock::now() > deadline) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

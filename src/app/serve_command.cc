@@ -340,7 +340,7 @@ Validated<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet& fla
   o.app.policy_reload_interval =
       ReadSeconds(flags, "policy-reload-interval", 1, 3600,
                   "--policy-reload-interval takes a whole number of seconds", problems);
-  o.app.capacity_interval =
+  o.app.report_interval =
       ReadSeconds(flags, "report-interval", 1, 3600,
                   "--report-interval takes a whole number of seconds within 1..3600", problems);
   o.live.assume_ttl =

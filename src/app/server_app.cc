@@ -60,15 +60,15 @@ ServerApp::ServerApp(ServerAppOptions options, std::shared_ptr<const Policy> pol
   // the verbs' port.
   HttpServer* reports = reports_.server ? reports_.server.get() : ops_.server.get();
   if (reports) {
-    CapacityWorkerOptions capacity_options;
-    capacity_options.min_interval = options_.capacity_interval;
-    capacity_options.description = inventory_->description();
-    capacity_ = std::make_unique<CapacityWorker>(
+    ReportsWorkerOptions worker_options;
+    worker_options.min_interval = options_.report_interval;
+    worker_options.description = inventory_->description();
+    reports_worker_ = std::make_unique<ReportsWorker>(
         inventory_->snapshots(), policies_, [this] { return inventory_->readiness().ready; },
-        std::move(capacity_options));
-    reports->AddGetRoute("/capacity", [this] { return capacity_->Serve(); });
-    reports->AddGetRoute("/why-pending", [this] { return capacity_->ServeWhyPending(); });
-    metrics_.AddCollector([this](SeriesWriter& out) { capacity_->WriteSeries(out); });
+        std::move(worker_options));
+    reports->AddGetRoute("/capacity", [this] { return reports_worker_->ServeCapacity(); });
+    reports->AddGetRoute("/why-pending", [this] { return reports_worker_->ServeWhyPending(); });
+    metrics_.AddCollector([this](SeriesWriter& out) { reports_worker_->WriteSeries(out); });
   }
   metrics_.AddCollector([this](SeriesWriter& out) {
     if (auto snapshot = inventory_->snapshots().Get()) WriteClusterSeries(*snapshot, out);
@@ -104,7 +104,7 @@ ServerApp::~ServerApp() {
   ops_.Join();
   reports_.Join();
   webhook_.Join();
-  capacity_.reset();  // before the inventory and policies it reads
+  reports_worker_.reset();  // before the inventory and policies it reads
 }
 
 void ServerApp::SideListener::Bind() {

@@ -5,13 +5,13 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include "gpusched/cluster/cluster_fragmentation.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/pod_charge.h"
+#include "gpusched/planning/report_rows.h"
 #include "gpusched/planning/working_nodes.h"
 #include "gpusched/plugins/gang_topology.h"
 #include "gpusched/util/quantity.h"
@@ -102,20 +102,14 @@ std::vector<std::string> GroupNames(const ClusterSnapshot& snapshot,
                                     const std::vector<size_t>& gpu_nodes,
                                     const std::function<std::string(const NodeInfo&)>& key) {
   std::vector<std::string> name_of(snapshot.size());
-  std::map<std::string, size_t> sizes;
+  std::map<std::string, double> sizes;
   for (size_t i : gpu_nodes) {
     name_of[i] = QuoteForMessage(key(snapshot.nodes()[i]->info), kMaxGroupNameBytes);
-    ++sizes[name_of[i]];
+    sizes[name_of[i]] += 1;
   }
   if (sizes.size() <= kMaxReportGroups) return name_of;
-  std::vector<std::pair<std::string, size_t>> order(sizes.begin(), sizes.end());
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::set<std::string> kept;
-  for (size_t g = 0; g < kMaxReportGroups; ++g) kept.insert(order[g].first);
-  for (size_t i : gpu_nodes) {
-    if (!kept.count(name_of[i])) name_of[i] = std::string(kOtherGroup);
-  }
+  const auto listed_as = TopOrOther(sizes, kMaxReportGroups, kOtherGroup);
+  for (size_t i : gpu_nodes) name_of[i] = listed_as.at(name_of[i]);
   return name_of;
 }
 
@@ -316,43 +310,6 @@ CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snap
   }
   r.topology = std::move(*topology);
   return r;
-}
-
-void CapacityGaugesOf(const CapacityReport& report, std::vector<CapacityGaugeValue>& gpus,
-                      std::vector<CapacityGaugeValue>& fits, size_t max_products) {
-  std::vector<const std::pair<const std::string, CapacityGroup>*> order;
-  for (const auto& entry : report.products) order.push_back(&entry);
-  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
-    return a->second.gpus.total > b->second.gpus.total;  // map order: ties by name
-  });
-  // The gauge's groups: each kept product, then the sum of the rest.
-  std::map<std::string, CapacityGroup> groups;
-  for (size_t i = 0; i < order.size(); ++i) {
-    const CapacityGroup& g = order[i]->second;
-    if (i < max_products) {
-      groups[order[i]->first] = g;
-      continue;
-    }
-    CapacityGroup& other = groups[std::string(kOtherProduct)];
-    other.nodes += g.nodes;
-    other.gpus.total += g.gpus.total;
-    other.gpus.allocated += g.gpus.allocated;
-    other.gpus.idle += g.gpus.idle;
-    other.gpus.fragmented += g.gpus.fragmented;
-    other.fits.resize(g.fits.size(), 0);
-    for (size_t s = 0; s < g.fits.size(); ++s) other.fits[s] += g.fits[s];
-  }
-  gpus.clear();
-  fits.clear();
-  for (const auto& [product, g] : groups) {
-    gpus.push_back({product, "total", g.gpus.total});
-    gpus.push_back({product, "allocated", g.gpus.allocated});
-    gpus.push_back({product, "idle", g.gpus.idle});
-    gpus.push_back({product, "fragmented", g.gpus.fragmented});
-    for (size_t s = 0; s < report.shapes.size() && s < g.fits.size(); ++s) {
-      fits.push_back({product, report.shapes[s].name, static_cast<double>(g.fits[s])});
-    }
-  }
 }
 
 }  // namespace gpusched

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/util/quote.h"
@@ -211,6 +212,35 @@ std::string FormatCapacityJson(const CapacityReport& r) {
   for (const auto& l : r.topology) LevelJson(w, l);
   w.EndArray().EndObject();
   return out + "\n";
+}
+
+void CapacityGaugesOf(const CapacityReport& report, std::vector<GaugeRow>& gpus,
+                      std::vector<GaugeRow>& fits, size_t max_products) {
+  std::map<std::string, double> totals;
+  for (const auto& [product, g] : report.products) totals[product] = g.gpus.total;
+  const auto listed_as = TopOrOther(totals, max_products, kOtherProduct);
+  // The gauge's groups: each kept product, then the sum of the rest.
+  std::map<std::string, CapacityGroup> groups;
+  for (const auto& [product, g] : report.products) {
+    CapacityGroup& sum = groups[listed_as.at(product)];
+    sum.gpus.total += g.gpus.total;
+    sum.gpus.allocated += g.gpus.allocated;
+    sum.gpus.idle += g.gpus.idle;
+    sum.gpus.fragmented += g.gpus.fragmented;
+    sum.fits.resize(std::max(sum.fits.size(), g.fits.size()), 0);
+    for (size_t s = 0; s < g.fits.size(); ++s) sum.fits[s] += g.fits[s];
+  }
+  gpus.clear();
+  fits.clear();
+  for (const auto& [product, g] : groups) {
+    gpus.push_back({product, "total", g.gpus.total});
+    gpus.push_back({product, "allocated", g.gpus.allocated});
+    gpus.push_back({product, "idle", g.gpus.idle});
+    gpus.push_back({product, "fragmented", g.gpus.fragmented});
+    for (size_t s = 0; s < report.shapes.size() && s < g.fits.size(); ++s) {
+      fits.push_back({product, report.shapes[s].name, static_cast<double>(g.fits[s])});
+    }
+  }
 }
 
 }  // namespace gpusched

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "gpusched/engine/engine.h"
-#include "gpusched/planning/defrag_plan.h"
+#include "gpusched/model/gpu_facts.h"
 
 namespace gpusched {
 namespace {
@@ -128,6 +128,16 @@ void DefragCandidates::Move(size_t b, size_t to) {
   on_node_[to].push_back(b);
   pods_[b].node = to;
   for (size_t i : BudgetsOf(b)) --budget_left_[i];
+}
+
+int64_t PodGpuMilli(const PodInfo& pod) {
+  int64_t milli = 0;
+  for (const auto& r : pod.requests) {
+    const int64_t units = std::clamp<int64_t>(r.milli / 1000, 0, kMaxGpusPerNode);
+    if (r.name == kGpuResource) milli += units * 1000;
+    if (IsMigSliceResource(r.name)) milli += GpuEquivalentMilli(r.name, units);
+  }
+  return milli;
 }
 
 }  // namespace gpusched

@@ -31,7 +31,8 @@ bool PlansFirst(const PodInfo* a, const PodInfo* b) {
   return std::pair(a->namespace_name, a->name) < std::pair(b->namespace_name, b->name);
 }
 
-// "name (3), other (1)", most frequent first.
+// "name (3), other (1)", most frequent first, each name quoted and cut (a node's reason may quote
+// what the inventory holds).
 std::string CountsText(const std::map<std::string, size_t>& counts) {
   std::vector<std::pair<std::string, size_t>> order(counts.begin(), counts.end());
   std::stable_sort(order.begin(), order.end(),
@@ -39,7 +40,7 @@ std::string CountsText(const std::map<std::string, size_t>& counts) {
   std::string out;
   for (const auto& [text, n] : order) {
     if (!out.empty()) out += ", ";
-    out += text + " (" + std::to_string(n) + ")";
+    out += QuoteForMessage(text, 96) + " (" + std::to_string(n) + ")";
   }
   return out;
 }
@@ -220,16 +221,6 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
 }
 
 }  // namespace
-
-int64_t PodGpuMilli(const PodInfo& pod) {
-  int64_t milli = 0;
-  for (const auto& r : pod.requests) {
-    const int64_t units = std::clamp<int64_t>(r.milli / 1000, 0, kMaxGpusPerNode);
-    if (r.name == kGpuResource) milli += units * 1000;
-    if (IsMigSliceResource(r.name)) milli += GpuEquivalentMilli(r.name, units);
-  }
-  return milli;
-}
 
 DefragReport PlanDefragmentation(const Policy& policy, const ClusterSnapshot& snapshot,
                                  std::span<const PodInfo> waiting, std::span<const PodInfo> bound,

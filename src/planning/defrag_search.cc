@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "gpusched/model/pod_charge.h"
-#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
@@ -35,7 +34,7 @@ DefragSearchResult DefragSearch::Run(const PodInfo& waiting, const ResourceList&
   std::vector<std::pair<size_t, std::vector<size_t>>> targets;
   for (size_t t = 0; t < verdicts.size(); ++t) {
     if (verdicts[t].code == VerdictCode::kUnresolvable) {
-      ++result_.unresolvable[QuoteForMessage(verdicts[t].reason, 96)];
+      ++result_.unresolvable[std::string(verdicts[t].reason)];
       continue;
     }
     ++result_.helpable;

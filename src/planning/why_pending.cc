@@ -9,15 +9,9 @@
 
 #include "gpusched/engine/engine.h"
 #include "gpusched/planning/placeholder_plan.h"
-#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
-
-// Longest pod name (namespace/name) and reason kept: names are quoted (printable, bounded), as
-// they come from the API server or a file.
-constexpr size_t kMaxNameBytes = 300;
-constexpr size_t kMaxReasonBytes = 300;
 
 bool OffersAll(const NodeState& node, const ResourceList& demand) {
   return std::all_of(demand.begin(), demand.end(),
@@ -72,7 +66,7 @@ Judged JudgeOne(const Policy& policy, const ClusterSnapshot& snapshot, const Pod
       reason == kPassesReason
           ? "-"
           : AutoscalerNote(pod, !AutoscalerBlindNodes(judged, 1).empty(), with_placeholder);
-  return {QuoteForMessage(reason, kMaxReasonBytes), std::move(autoscaler)};
+  return {std::move(reason), std::move(autoscaler)};
 }
 
 // Adds `pod` to `group`, keeping the sample to the `max_sample` oldest (pods come oldest first).
@@ -83,20 +77,8 @@ void AddTo(PendingGroup& group, const PodInfo& pod, size_t max_sample) {
     group.oldest_created_unix = pod.created_unix;
   }
   if (group.sample.size() < max_sample) {
-    group.sample.push_back(QuoteForMessage(pod.namespace_name + "/" + pod.name, kMaxNameBytes));
+    group.sample.push_back(pod.namespace_name + "/" + pod.name);
   }
-}
-
-// The `n` keys with the most pods (ties: the smaller key), for the gauges' labels.
-std::map<std::string, std::string> LabelsOf(const std::map<std::string, size_t>& pods, size_t n) {
-  std::vector<std::pair<std::string, size_t>> order(pods.begin(), pods.end());
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::map<std::string, std::string> label;
-  for (size_t i = 0; i < order.size(); ++i) {
-    label[order[i].first] = i < n ? order[i].first : std::string(kOtherPending);
-  }
-  return label;
 }
 
 }  // namespace
@@ -209,8 +191,7 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
     } else {
       ++r.skipped;
     }
-    std::string shape =
-        QuoteForMessage(FormatResourceList(GpuDemand(*pod, gpu_names)), kMaxNameBytes);
+    std::string shape = FormatResourceList(GpuDemand(*pod, gpu_names));
     PendingGroup& g = groups[{shape, judged.reason, judged.autoscaler}];
     if (g.pods == 0) {
       g.shape = shape;
@@ -223,32 +204,6 @@ WhyPendingReport ComputeWhyPending(const Policy& policy, const ClusterSnapshot& 
   std::stable_sort(r.groups.begin(), r.groups.end(),
                    [](const PendingGroup& a, const PendingGroup& b) { return a.pods > b.pods; });
   return r;
-}
-
-void WhyPendingGaugesOf(const WhyPendingReport& report, std::vector<PendingGaugeValue>& pods,
-                        std::vector<PendingGaugeValue>& oldest, size_t max_shapes,
-                        size_t max_reasons) {
-  std::map<std::string, size_t> by_shape;
-  std::map<std::string, size_t> by_reason;
-  for (const auto& g : report.groups) {
-    by_shape[g.shape] += g.pods;
-    by_reason[g.reason] += g.pods;
-  }
-  auto shape_label = LabelsOf(by_shape, max_shapes);
-  auto reason_label = LabelsOf(by_reason, max_reasons);
-  std::map<std::pair<std::string, std::string>, double> counts;
-  std::map<std::string, int64_t> waits;
-  for (const auto& g : report.groups) {
-    const std::string& shape = shape_label[g.shape];
-    counts[{shape, reason_label[g.reason]}] += static_cast<double>(g.pods);
-    if (int64_t wait = report.OldestWait(g); wait >= 0) {
-      waits[shape] = std::max(waits[shape], wait);
-    }
-  }
-  pods.clear();
-  oldest.clear();
-  for (const auto& [key, n] : counts) pods.push_back({key.first, key.second, n});
-  for (const auto& [shape, wait] : waits) oldest.push_back({shape, "", static_cast<double>(wait)});
 }
 
 }  // namespace gpusched

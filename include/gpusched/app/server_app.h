@@ -21,8 +21,8 @@
 #include <thread>
 
 #include "gpusched/admission/pod_mutator.h"
-#include "gpusched/app/capacity_worker.h"
 #include "gpusched/app/inventory_source.h"
+#include "gpusched/app/reports_worker.h"
 #include "gpusched/extender/extender_service.h"
 #include "gpusched/metrics/metrics.h"
 #include "gpusched/policy/policy.h"
@@ -51,8 +51,8 @@ struct ServerAppOptions {
   bool count_decisions = true;  // false: the service counts nothing in the metrics
   // With an ops or reports listener: GET /capacity and /why-pending there and the
   // gpusched_capacity_* gauges, from reports computed in the background at most once per this
-  // interval (CapacityWorker).
-  std::chrono::milliseconds capacity_interval = kCapacityInterval;
+  // interval (ReportsWorker).
+  std::chrono::milliseconds report_interval = kReportInterval;
 };
 
 class ServerApp {
@@ -85,7 +85,7 @@ class ServerApp {
   // Open connections of the verbs' listener (for the benchmarks).
   size_t connection_count() const { return server_.connection_count(); }
   // The background capacity reports; null without an ops or reports listener.
-  const CapacityWorker* capacity() const { return capacity_.get(); }
+  const ReportsWorker* reports_worker() const { return reports_worker_.get(); }
 
  private:
   ServerAppOptions options_;
@@ -111,8 +111,8 @@ class ServerApp {
   SideListener ops_;
   SideListener reports_;
   SideListener webhook_;
-  std::unique_ptr<PodMutator> mutator_;       // with webhook_ only
-  std::unique_ptr<CapacityWorker> capacity_;  // with ops_ or reports_ only
+  std::unique_ptr<PodMutator> mutator_;            // with webhook_ only
+  std::unique_ptr<ReportsWorker> reports_worker_;  // with ops_ or reports_ only
 };
 
 }  // namespace gpusched

@@ -1,7 +1,7 @@
 // SeriesWriter: how a producer writes the series it owns into a /metrics scrape.
 //
 // A part of the server that has state worth exposing (the inventory source, the serving policy,
-// the capacity worker, the snapshot's figures) owns its series: it registers a SeriesCollector
+// the reports worker, the snapshot's figures) owns its series: it registers a SeriesCollector
 // with Metrics::AddCollector once, and at every scrape that collector names its families (name,
 // help, type) and writes their current samples here. Nothing is kept between scrapes, so a series
 // is never stale and costs nothing between them. A family that gets no sample in a scrape is left

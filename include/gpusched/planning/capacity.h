@@ -28,7 +28,10 @@
 //
 // Output is bounded too: at most kMaxMigShapes MIG shapes; group names (products, pool values)
 // quoted (printable ASCII, QuoteForMessage) and cut at kMaxGroupNameBytes; at most
-// kMaxReportGroups groups per grouping, the nodes of the rest summed under kOtherGroup.
+// kMaxReportGroups groups per grouping (TopOrOther, report_rows.h), the nodes of the rest summed
+// under kOtherGroup. Unlike the other reports' texts, group names are quoted here, not where the
+// report is written: a group is its name as printed, so labels that print alike are one group, one
+// row and one JSON key.
 //
 // Pure functions over an immutable snapshot and policy; thread-safe. A Cancellation (options)
 // stops the work between nodes; the report then says so (CapacityReport::cancelled) and holds
@@ -141,23 +144,6 @@ struct CapacityReport {
 // the report's own whole-GPU fits where a shape's pod is one of them.
 CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snapshot,
                                const CapacityOptions& options = {});
-
-// Products with a label of their own in the capacity gauges; the others are summed as
-// kOtherProduct, so a gauge has at most (kMaxGaugeProducts + 1) x shapes series.
-inline constexpr size_t kMaxGaugeProducts = 32;
-inline constexpr std::string_view kOtherProduct = "other";
-// One capacity gauge value: a product and a second label (state or shape).
-struct CapacityGaugeValue {
-  std::string product;
-  std::string label;
-  double value = 0;
-};
-// The gauges gpusched_capacity_gpus{product,state} and gpusched_capacity_fits{product,shape} of
-// `report`: the `max_products` products with the most GPUs (ties by name) by name, the rest summed
-// under kOtherProduct.
-void CapacityGaugesOf(const CapacityReport& report, std::vector<CapacityGaugeValue>& gpus,
-                      std::vector<CapacityGaugeValue>& fits,
-                      size_t max_products = kMaxGaugeProducts);
 
 }  // namespace gpusched
 

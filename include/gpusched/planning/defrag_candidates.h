@@ -68,6 +68,10 @@ class DefragCandidates {
   std::vector<int64_t> budget_left_;
 };
 
+// Milli-GPU that `pod` holds: whole nvidia.com/gpu units plus MIG slices by their compute slices;
+// time-sliced replicas count 0.
+int64_t PodGpuMilli(const PodInfo& pod);
+
 }  // namespace gpusched
 
 #endif  // GPUSCHED_PLANNING_DEFRAG_CANDIDATES_H_

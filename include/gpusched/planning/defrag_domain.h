@@ -38,7 +38,7 @@
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/topology.h"
 #include "gpusched/planning/defrag_candidates.h"
-#include "gpusched/planning/defrag_plan.h"
+#include "gpusched/planning/defrag_options.h"
 #include "gpusched/planning/working_nodes.h"
 #include "gpusched/policy/policy.h"
 

@@ -79,27 +79,10 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/model/disruption_budget.h"
 #include "gpusched/model/pod.h"
+#include "gpusched/planning/defrag_options.h"
 #include "gpusched/policy/policy.h"
 
 namespace gpusched {
-
-inline constexpr size_t kMaxDefragCandidatesPerNode = 16;
-inline constexpr size_t kMaxDefragMoves = 8;
-inline constexpr size_t kMaxDefragSubsetChecks = 20000;
-inline constexpr size_t kMaxDefragDestinationTrials = 64;
-inline constexpr size_t kMaxDefragWaiting = 100;
-inline constexpr size_t kMaxDefragDomainMoves = 32;
-inline constexpr size_t kMaxDefragDomains = 256;
-
-struct DefragOptions {
-  size_t max_moves = kMaxDefragMoves;
-  size_t max_candidates_per_node = kMaxDefragCandidatesPerNode;
-  size_t max_subset_checks = kMaxDefragSubsetChecks;
-  size_t max_destination_trials = kMaxDefragDestinationTrials;
-  size_t max_waiting = kMaxDefragWaiting;
-  size_t max_domain_moves = kMaxDefragDomainMoves;  // per domain plan
-  size_t max_domains = kMaxDefragDomains;           // domains judged per pod group
-};
 
 struct DefragMove {
   std::string pod;  // namespace/name
@@ -157,10 +140,6 @@ DefragReport PlanDefragmentation(const Policy& policy, const ClusterSnapshot& sn
                                  std::span<const PodInfo> waiting, std::span<const PodInfo> bound,
                                  std::span<const DisruptionBudget> budgets,
                                  const DefragOptions& options = {});
-
-// Milli-GPU that `pod` holds: whole nvidia.com/gpu units plus MIG slices by their compute slices;
-// time-sliced replicas count 0.
-int64_t PodGpuMilli(const PodInfo& pod);
 
 }  // namespace gpusched
 

@@ -17,7 +17,7 @@
 #include "gpusched/engine/cycle.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/planning/defrag_candidates.h"
-#include "gpusched/planning/defrag_plan.h"
+#include "gpusched/planning/defrag_options.h"
 #include "gpusched/planning/working_nodes.h"
 #include "gpusched/policy/policy.h"
 
@@ -37,7 +37,7 @@ struct DefragSearchResult {
   std::optional<NodePlan> best;  // fewest moves, then fewest GPUs moved, then the node's name
   size_t helpable = 0;           // nodes that turn it away for pods in use only
   bool cut = false;              // a bound stopped the search: `best` may not be minimal
-  std::map<std::string, size_t> unresolvable;  // the reasons of the other nodes, quoted
+  std::map<std::string, size_t> unresolvable;  // the reasons of the other nodes, as given
   std::map<std::string, size_t> stays;         // why pods may not move, per pod and node
   std::map<std::string, size_t> dropped;       // why target nodes gave no plan
 };

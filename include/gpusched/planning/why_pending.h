@@ -47,8 +47,9 @@
 // kNotJudgedReason and in `skipped`. Each group keeps at most `max_sample` pod names, the oldest.
 // A Cancellation (options) stops the work before the next pod; the report then says so.
 //
-// Every name and reason from the inventory (pod names, shapes, reasons quoting annotations) is
-// quoted (QuoteForMessage: printable ASCII) and bounded, in the text and the JSON alike.
+// The report holds names and reasons as read (pod names, shapes, reasons quoting annotations);
+// they are quoted (QuoteForMessage: printable ASCII) and bounded where the report is written out
+// (why_pending_format.h), in the text, the JSON and the gauges alike.
 //
 // Pure functions over an immutable snapshot and policy; thread-safe. Never run on a verb's thread:
 // thousands of pending pods over thousands of nodes take seconds.
@@ -148,25 +149,6 @@ std::vector<const NodeState*> AutoscalerBlindNodes(const PendingJudgement& judge
 // `demand` the pod's GPU demand.
 std::string BestLookingReason(std::span<const NodeState* const> nodes,
                               std::span<const Verdict> verdicts, const ResourceList& demand);
-
-// Shapes and reasons with a label of their own in the pending gauges, the most pods first (ties
-// by text); the others are summed as kOtherPending, so gpusched_pending_pods has at most
-// (kMaxGaugeShapes + 1) x (kMaxGaugeReasons + 1) series.
-inline constexpr size_t kMaxGaugeShapes = 16;
-inline constexpr size_t kMaxGaugeReasons = 16;
-inline constexpr std::string_view kOtherPending = "other";
-// One pending-pods gauge value: a shape and a reason ("" for the oldest wait, labelled by shape
-// only).
-struct PendingGaugeValue {
-  std::string shape;
-  std::string reason;
-  double value = 0;
-};
-// gpusched_pending_pods{shape,reason} and gpusched_pending_oldest_seconds{shape} of `report`
-// (the oldest wait at report.now_unix; shapes without a known creation time are left out).
-void WhyPendingGaugesOf(const WhyPendingReport& report, std::vector<PendingGaugeValue>& pods,
-                        std::vector<PendingGaugeValue>& oldest, size_t max_shapes = kMaxGaugeShapes,
-                        size_t max_reasons = kMaxGaugeReasons);
 
 }  // namespace gpusched
 

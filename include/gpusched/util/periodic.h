@@ -1,6 +1,6 @@
 // PeriodicThread: one thread that runs a task every period until it is stopped: the one way
 // gpusched runs work on a timer in the background (the policy and TLS re-reads, the live
-// inventory's publisher, the capacity worker's look at the snapshot).
+// inventory's publisher, the reports worker's look at the snapshot).
 //
 // The task first runs one period after the start, then one period after each run ends, so a slow
 // run delays the next and never overlaps it. Wake() asks for a run now instead of at the period's

@@ -1,4 +1,4 @@
-#include "gpusched/app/capacity_worker.h"
+#include "gpusched/app/reports_worker.h"
 
 #include <exception>
 #include <string_view>
@@ -40,9 +40,9 @@ HttpResponse ServeLatest(const std::shared_ptr<const Result>& result, std::strin
 
 }  // namespace
 
-CapacityWorker::CapacityWorker(const Published<ClusterSnapshot>& snapshots,
-                               const Published<Policy>& policies, std::function<bool()> ready,
-                               CapacityWorkerOptions options)
+ReportsWorker::ReportsWorker(const Published<ClusterSnapshot>& snapshots,
+                             const Published<Policy>& policies, std::function<bool()> ready,
+                             ReportsWorkerOptions options)
     : snapshots_(snapshots),
       policies_(policies),
       ready_(std::move(ready)),
@@ -51,12 +51,12 @@ CapacityWorker::CapacityWorker(const Published<ClusterSnapshot>& snapshots,
   polling_.Wake();  // the first look at once, not one poll later
 }
 
-CapacityWorker::~CapacityWorker() {
+ReportsWorker::~ReportsWorker() {
   cancellation_.Cancel();  // a report in progress stops at its next node or pod
   polling_.Stop();
 }
 
-void CapacityWorker::Turn() {
+void ReportsWorker::Turn() {
   auto snapshot = snapshots_.Get();
   auto policy = policies_.Get();
   if (!snapshot || !policy || !ready_() || Clock::now() < next_allowed_) return;
@@ -96,7 +96,7 @@ void PublishTimed(ReportSlot<Result>& out, const ClusterSnapshot& snapshot, cons
 
 }  // namespace
 
-void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& policy) {
+void ReportsWorker::Compute(const ClusterSnapshot& snapshot, const Policy& policy) {
   PublishTimed(capacity_, snapshot, "capacity", [&](CapacityResult& r) {
     CapacityOptions options;
     options.cancellation = &cancellation_;
@@ -120,30 +120,30 @@ void CapacityWorker::Compute(const ClusterSnapshot& snapshot, const Policy& poli
   });
 }
 
-HttpResponse CapacityWorker::Serve() const {
-  return ServeLatest(Latest(), "capacity not computed yet: waiting for the first report");
+HttpResponse ReportsWorker::ServeCapacity() const {
+  return ServeLatest(LatestCapacity(), "capacity not computed yet: waiting for the first report");
 }
 
-HttpResponse CapacityWorker::ServeWhyPending() const {
+HttpResponse ReportsWorker::ServeWhyPending() const {
   return ServeLatest(LatestWhyPending(),
                      "why-pending not computed yet: waiting for the first report");
 }
 
-void CapacityWorker::WriteSeries(SeriesWriter& out) const {
-  auto result = Latest();
+void ReportsWorker::WriteSeries(SeriesWriter& out) const {
+  auto result = LatestCapacity();
   if (!result) return;
   auto gpus = out.Gauge("gpusched_capacity_gpus",
                         "GPU equivalents per product (at most 32, the rest as other) and state "
                         "(total, allocated, idle, fragmented), from the last background capacity "
                         "computation");
   for (const auto& v : result->gauge_gpus) {
-    gpus.Add({{"product", v.product}, {"state", v.label}}, v.value);
+    gpus.Add({{"product", v.group}, {"state", v.label}}, v.value);
   }
   auto fits = out.Gauge("gpusched_capacity_fits",
                         "More pods of each standard shape that fit now, per product, from the "
                         "last background capacity computation");
   for (const auto& v : result->gauge_fits) {
-    fits.Add({{"product", v.product}, {"shape", v.label}}, v.value);
+    fits.Add({{"product", v.group}, {"shape", v.label}}, v.value);
   }
   auto pending = LatestWhyPending();
   if (!pending) return;
@@ -153,13 +153,13 @@ void CapacityWorker::WriteSeries(SeriesWriter& out) const {
       "best-looking nodes, as their FailedScheduling events quote it (at most 16 of each, the "
       "rest as other), from the last background why-pending report");
   for (const auto& v : pending->gauge_pods) {
-    pods.Add({{"shape", v.shape}, {"reason", v.reason}}, v.value);
+    pods.Add({{"shape", v.group}, {"reason", v.label}}, v.value);
   }
   auto oldest = out.Gauge("gpusched_pending_oldest_seconds",
                           "How long the oldest pending GPU pod of each shape has waited");
   // The waits grew since the report: a scrape shows them as of now.
   const double age = SecondsSince(pending->computed_at);
-  for (const auto& v : pending->gauge_oldest) oldest.Add({{"shape", v.shape}}, v.value + age);
+  for (const auto& v : pending->gauge_oldest) oldest.Add({{"shape", v.group}}, v.value + age);
 }
 
 }  // namespace gpusched

@@ -1,4 +1,4 @@
-// CapacityWorker: the capacity report (gpusched/planning/capacity.h) and the why-pending report
+// ReportsWorker: the capacity report (gpusched/planning/capacity.h) and the why-pending report
 // (gpusched/planning/why_pending.h) of the serving snapshot, computed on a thread of its own and
 // kept for GET /capacity and GET /why-pending (on the reports listener, --reports-listen, else the
 // ops listener) and for the gpusched_capacity_* and gpusched_pending_* gauges. A report takes
@@ -9,12 +9,12 @@
 // The thread (a PeriodicThread) looks at the published snapshot and policy every `poll` and
 // computes new reports only when the snapshot's generation or the policy's digest changed since
 // the last ones, and at most once per `min_interval` (`gpusched serve --report-interval`, default
-// kCapacityInterval), so a busy cluster whose snapshot changes many times a second costs one pair
+// kReportInterval), so a busy cluster whose snapshot changes many times a second costs one pair
 // of reports per interval. Destroying the worker cancels a report in progress (Cancellation,
 // checked between nodes and between pods), so a shutdown waits for one node's or one pod's
 // judgement, not for a whole report.
-#ifndef GPUSCHED_APP_CAPACITY_WORKER_H_
-#define GPUSCHED_APP_CAPACITY_WORKER_H_
+#ifndef GPUSCHED_APP_REPORTS_WORKER_H_
+#define GPUSCHED_APP_REPORTS_WORKER_H_
 
 #include <atomic>
 #include <chrono>
@@ -27,6 +27,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/metrics/series_writer.h"
 #include "gpusched/planning/capacity.h"
+#include "gpusched/planning/report_rows.h"
 #include "gpusched/planning/why_pending.h"
 #include "gpusched/policy/policy.h"
 #include "gpusched/server/http_transport.h"
@@ -37,7 +38,7 @@
 namespace gpusched {
 
 // The default of `gpusched serve --report-interval`: at most one pair of reports per interval.
-inline constexpr std::chrono::seconds kCapacityInterval{30};
+inline constexpr std::chrono::seconds kReportInterval{30};
 
 struct CapacityResult {
   uint64_t generation = 0;  // of the snapshot it describes
@@ -46,8 +47,8 @@ struct CapacityResult {
   double compute_seconds = 0;
   CapacityReport report;
   std::string json;  // FormatCapacityJson(report), as `gpusched capacity --json` prints it
-  std::vector<CapacityGaugeValue> gauge_gpus;
-  std::vector<CapacityGaugeValue> gauge_fits;
+  std::vector<GaugeRow> gauge_gpus;
+  std::vector<GaugeRow> gauge_fits;
 };
 
 struct WhyPendingResult {
@@ -56,12 +57,12 @@ struct WhyPendingResult {
   double compute_seconds = 0;
   WhyPendingReport report;
   std::string json;  // FormatWhyPendingJson(report), as `gpusched why-pending --json` prints it
-  std::vector<PendingGaugeValue> gauge_pods;
-  std::vector<PendingGaugeValue> gauge_oldest;  // at report.now_unix; scrapes add the age
+  std::vector<GaugeRow> gauge_pods;
+  std::vector<GaugeRow> gauge_oldest;  // at report.now_unix; scrapes add the age
 };
 
-struct CapacityWorkerOptions {
-  std::chrono::milliseconds min_interval = kCapacityInterval;
+struct ReportsWorkerOptions {
+  std::chrono::milliseconds min_interval = kReportInterval;
   std::chrono::milliseconds poll{250};
   std::string description;  // CapacityReport::inventory
 };
@@ -73,17 +74,17 @@ struct ReportSlot {
   std::atomic<uint64_t> computed{0};
 };
 
-class CapacityWorker {
+class ReportsWorker {
  public:
   // Starts the thread; `ready` says when the snapshot is complete enough to describe.
-  CapacityWorker(const Published<ClusterSnapshot>& snapshots, const Published<Policy>& policies,
-                 std::function<bool()> ready, CapacityWorkerOptions options);
-  ~CapacityWorker();  // stops and joins
-  CapacityWorker(const CapacityWorker&) = delete;
-  CapacityWorker& operator=(const CapacityWorker&) = delete;
+  ReportsWorker(const Published<ClusterSnapshot>& snapshots, const Published<Policy>& policies,
+                std::function<bool()> ready, ReportsWorkerOptions options);
+  ~ReportsWorker();  // stops and joins
+  ReportsWorker(const ReportsWorker&) = delete;
+  ReportsWorker& operator=(const ReportsWorker&) = delete;
 
   // The last result; null before the first. Cheap: one reference-count increment.
-  std::shared_ptr<const CapacityResult> Latest() const { return capacity_.latest.Get(); }
+  std::shared_ptr<const CapacityResult> LatestCapacity() const { return capacity_.latest.Get(); }
   std::shared_ptr<const WhyPendingResult> LatestWhyPending() const { return pending_.latest.Get(); }
   // Reports of each kind computed and published so far, each counted once it is out (for tests);
   // a failed or cancelled report is not counted.
@@ -91,7 +92,7 @@ class CapacityWorker {
   uint64_t why_pending_reports() const { return pending_.computed.load(); }
   // GET /capacity: the last result's JSON with "snapshotGeneration" and "ageSeconds" in front,
   // or 503 with a one-line JSON error before the first.
-  HttpResponse Serve() const;
+  HttpResponse ServeCapacity() const;
   // GET /why-pending: the same for the last why-pending report.
   HttpResponse ServeWhyPending() const;
   // The gpusched_capacity_* and gpusched_pending_* gauges of the last results (none before the
@@ -108,7 +109,7 @@ class CapacityWorker {
   const Published<ClusterSnapshot>& snapshots_;
   const Published<Policy>& policies_;
   std::function<bool()> ready_;
-  CapacityWorkerOptions options_;
+  ReportsWorkerOptions options_;
   ReportSlot<CapacityResult> capacity_;
   ReportSlot<WhyPendingResult> pending_;
   Cancellation cancellation_;  // raised by the destructor
@@ -122,4 +123,4 @@ class CapacityWorker {
 
 }  // namespace gpusched
 
-#endif  // GPUSCHED_APP_CAPACITY_WORKER_H_
+#endif  // GPUSCHED_APP_REPORTS_WORKER_H_
