@@ -15,10 +15,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include <spdlog/spdlog.h>
+#include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/flags.h"
 
 #include "gpusched/kube/live_inventory.h"
@@ -105,7 +107,7 @@ bool WaitUntil(F done, std::chrono::seconds limit) {
   return true;
 }
 
-void InitialSync(int nodes, int pods) {
+void InitialSync(int nodes, int pods, bool watch_list) {
   std::string kubeconfig = std::filesystem::temp_directory_path() / "sync-bench.kubeconfig";
   int port = 20000 + static_cast<int>(getpid() % 10000);
   pid_t server = StartFakeServer(nodes, pods, port, kubeconfig);
@@ -127,7 +129,9 @@ void InitialSync(int nodes, int pods) {
   size_t gpu_pods = 0;
   long rss_synced = -1;
   {
-    LiveInventory inventory(LoadKubeconfig(kubeconfig), GpuResourceNames(), published);
+    LiveInventoryOptions options;
+    options.reflector.watch_list = watch_list;
+    LiveInventory inventory(LoadKubeconfig(kubeconfig), GpuResourceNames(), published, options);
     ok = WaitUntil(
         [&] {
           return inventory.Status().synced && published.Get()->size() == static_cast<size_t>(nodes);
@@ -145,11 +149,13 @@ void InitialSync(int nodes, int pods) {
   waitpid(server, nullptr, 0);
   // The server's CPU covers its start (generating the objects) too: all of it is the server's.
   std::printf(
-      "| initial sync | %d nodes, %d pods (%zu GPU pods among them) | %.2f s | peak RSS %ld MiB "
+      "| initial sync (%s) | %d nodes, %d pods (%zu GPU pods among them) | %.2f s | peak RSS %ld "
+      "MiB "
       "(%ld MiB before), %ld MiB once synced; CPU: gpusched %.2f s (system %.2f s, %ld page "
       "faults), the fake API server %.2f s |%s\n",
-      nodes, pods, gpu_pods, took, PeakRssMiB(), rss_before, rss_synced, client_cpu, client_system,
-      client_faults, CpuSeconds(RUSAGE_CHILDREN), ok ? "" : " TIMED OUT");
+      watch_list ? "watch-list" : "pages", nodes, pods, gpu_pods, took, PeakRssMiB(), rss_before,
+      rss_synced, client_cpu, client_system, client_faults, CpuSeconds(RUSAGE_CHILDREN),
+      ok ? "" : " TIMED OUT");
   std::filesystem::remove(kubeconfig);
 }
 
@@ -191,7 +197,9 @@ int main(int argc, char** argv) {
                 "Initial-sync time, peak RSS and watch event rate of the live inventory.");
   flags.Add({"nodes", "N", "15000", "nodes in the synthetic cluster"})
       .Add({"pods", "N", "150000", "pods in the synthetic cluster (60% ask for GPUs)"})
-      .Add({"events", "N", "50000", "pod events in the watch-rate phase"});
+      .Add({"events", "N", "50000", "pod events in the watch-rate phase"})
+      .Add({"watch-list", "BOOL", "true",
+            "initial sync as a watch-list (false: in pages, as from a server without it)"});
   if (auto error = flags.Parse(std::vector<std::string>(argv + 1, argv + argc))) {
     std::fprintf(stderr, "sync_bench: %s\n", error->c_str());
     return 2;
@@ -202,7 +210,12 @@ int main(int argc, char** argv) {
   }
   spdlog::set_level(spdlog::level::err);  // phase 2 refuses the client on purpose
   std::printf("| phase | workload | time | result |\n|---|---|---|---|\n");
-  InitialSync(std::stoi(flags.Get("nodes")), std::stoi(flags.Get("pods")));
+  std::optional<bool> watch_list = ParseBool(flags.Get("watch-list"));
+  if (!watch_list) {
+    std::fprintf(stderr, "sync_bench: --watch-list must be true or false\n");
+    return 2;
+  }
+  InitialSync(std::stoi(flags.Get("nodes")), std::stoi(flags.Get("pods")), *watch_list);
   EventRate(std::stoi(flags.Get("events")));
   return 0;
 }

@@ -209,6 +209,8 @@ std::chrono::seconds ReadSeconds(const FlagSet& f, const std::string& flag, int6
 }  // namespace
 
 FlagSet ServeCommandOptions::Flags() {
+  // Longer than 100 lines: a table of serve's flags, one entry each, read top to bottom as --help
+  // prints them; splitting it would only scatter the table.
   FlagSet f(
       "gpusched serve", "gpusched serve [flags]",
       "Serves the kube-scheduler extender API (filter, prioritize) over HTTP for the GPUs of an\n"

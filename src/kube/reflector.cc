@@ -118,7 +118,10 @@ void Reflector::Run() {
 
 void Reflector::RefuseWatchList() {
   watch_list_refused_ = true;
-  spdlog::info(
+  // A kind the server may well not serve (404 and the like) says so again when it is listed.
+  auto level = options_.quiet_repeated_failures ? spdlog::level::debug : spdlog::level::info;
+  spdlog::log(
+      level,
       "{}: the API server does not stream an initial list (sendInitialEvents): {}; listing in "
       "pages instead, as long as gpusched runs",
       path_, watch_list_refusal_);

@@ -117,6 +117,11 @@ struct GangPlan : CycleData {
   std::string_view refuse_all;            // non-empty: every node is refused with it
   std::vector<std::string_view> refused;  // per position: empty, or why it is refused
   bool filters() const { return !refuse_all.empty() || !refused.empty(); }
+  // Refuses position `i` of `n` with `why`, unless it is refused already.
+  void Refuse(size_t i, std::string_view why, size_t n) {
+    if (refused.empty()) refused.resize(n);
+    if (refused[i].empty()) refused[i] = why;
+  }
 };
 
 struct Sibling {
@@ -156,39 +161,40 @@ PluginEntry GangTopologyPlugin::Entry() {
           }};
 }
 
-void GangTopologyPlugin::Prepare(Cycle& cycle) const {
-  if (cycle.gpu_demand().empty()) return;
-  const PodInfo& pod = cycle.pod();
-  const ClusterSnapshot& snapshot = cycle.snapshot();
-  const PodGroups& groups = snapshot.groups();
-  const auto now = std::chrono::steady_clock::now();
-  // Other groups holding room: sized, partly placed, within the hold.
+namespace {
+
+// Other groups holding room against `pod`: sized, partly placed, within the hold, the newest
+// first, at most kMaxHolds.
+std::vector<const PodGroupState*> HoldsAgainst(const PodGroups& groups, const PodInfo& pod,
+                                               std::chrono::seconds hold,
+                                               std::chrono::steady_clock::time_point now) {
   std::vector<const PodGroupState*> holds;
-  if (settings_.hold.count() > 0) {
-    for (const PodGroupState& g : groups.all()) {
-      if (g.size <= 0 || !g.any_placed() || g.key == pod.group.key) continue;
-      if (now - g.first_placed >= settings_.hold || g.placed() >= g.size) continue;
-      holds.push_back(&g);
-    }
-    std::sort(holds.begin(), holds.end(),
-              [](const auto* a, const auto* b) { return a->first_placed > b->first_placed; });
-    if (holds.size() > kMaxHolds) holds.resize(kMaxHolds);
+  if (hold.count() <= 0) return holds;
+  for (const PodGroupState& g : groups.all()) {
+    if (g.size <= 0 || !g.any_placed() || g.key == pod.group.key) continue;
+    if (now - g.first_placed >= hold || g.placed() >= g.size) continue;
+    holds.push_back(&g);
   }
-  if (!pod.group.grouped() && holds.empty()) return;
+  std::sort(holds.begin(), holds.end(),
+            [](const auto* a, const auto* b) { return a->first_placed > b->first_placed; });
+  if (holds.size() > kMaxHolds) holds.resize(kMaxHolds);
+  return holds;
+}
 
-  const auto nodes = snapshot.nodes();
-  auto plan = std::make_unique<GangPlan>();
-
-  // Holds are judged for every GPU pod while one stands: only the nodes of the held domain (its
-  // members' innermost, from the snapshot's index) are looked at.
-  std::shared_ptr<const TopologyIndex> domains = snapshot.TopologyFor(settings_.levels);
+// Refuses the nodes of each held domain (its members' innermost) where the pod would take room
+// the held group still needs. Holds are judged for every GPU pod while one stands: only the nodes
+// of the held domain, from the snapshot's index, are looked at.
+void RefuseHeldRoom(Cycle& cycle, std::span<const PodGroupState* const> holds,
+                    const TopologyIndex& domains, GangPlan& plan) {
+  const PodInfo& pod = cycle.pod();
+  const auto nodes = cycle.snapshot().nodes();
   for (const PodGroupState* g : holds) {
-    Sibling placed = PlacedSiblings(g, pod, snapshot);
-    const std::vector<uint32_t> where = Majority(*domains, placed.positions);
+    Sibling placed = PlacedSiblings(g, pod, cycle.snapshot());
+    const std::vector<uint32_t> where = Majority(domains, placed.positions);
     size_t level = 0;
     while (level < where.size() && where[level] == kNoDomain) ++level;
     if (level == where.size()) continue;  // its members sit in no domain: nothing to hold
-    const auto held = domains->Members(level, where[level]);
+    const auto held = domains.Members(level, where[level]);
     std::vector<int64_t> slots(held.size());
     int64_t room = 0;
     for (size_t m = 0; m < held.size(); ++m) {
@@ -204,115 +210,173 @@ void GangTopologyPlugin::Prepare(Cycle& cycle) const {
       if (slots[m] == 0) continue;
       const size_t i = held[m];
       if (slots[m] - RoomFor(*nodes[i], g->member_requests, &pod.requests) <= slack) continue;
-      if (plan->refused.empty()) plan->refused.resize(nodes.size());
-      if (plan->refused[i].empty()) plan->refused[i] = reason;
+      plan.Refuse(i, reason, nodes.size());
     }
   }
+}
 
-  if (pod.group.grouped()) {
-    const PodGroupState* group = groups.Find(pod.group.key);
-    const int32_t size = pod.group.size > 0
-                             ? pod.group.size
-                             : (group != nullptr ? group->size : groups.StatedSize(pod.group.key));
-    Sibling placed = PlacedSiblings(group, pod, snapshot);
-    std::vector<int64_t> slots(nodes.size());
-    int64_t cluster_room = 0;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const bool pinned_out = !MeetsRequiredPins(pod.pins, nodes[i]->info.pin_labels);
-      slots[i] = pinned_out ? 0 : RoomFor(*nodes[i], pod.requests);
-      cluster_room += slots[i];
+// What planning a group member's nodes reads, computed once per cycle.
+struct MemberView {
+  const GangTopologySettings& settings;
+  const TopologyIndex& domains;
+  const PodGroupState* group;  // null while the ledger knows no member
+  int32_t size;                // the group's size, 0 when open-ended
+  Sibling placed;
+  std::vector<int64_t> slots;  // per position: members of this shape the node holds
+  int64_t cluster_room = 0;
+  std::vector<std::vector<int64_t>> rooms;  // per level, per domain: the sum of slots
+  size_t levels() const { return settings.levels.size(); }
+  double step() const { return kMaxNodeScore / static_cast<double>(levels() + 1); }
+};
+
+MemberView ViewOfMember(const Cycle& cycle, const GangTopologySettings& settings,
+                        const TopologyIndex& domains) {
+  const PodInfo& pod = cycle.pod();
+  const PodGroups& groups = cycle.snapshot().groups();
+  const auto nodes = cycle.snapshot().nodes();
+  const PodGroupState* group = groups.Find(pod.group.key);
+  MemberView view{.settings = settings,
+                  .domains = domains,
+                  .group = group,
+                  .size = pod.group.size > 0
+                              ? pod.group.size
+                              : (group != nullptr ? group->size : groups.StatedSize(pod.group.key)),
+                  .placed = PlacedSiblings(group, pod, cycle.snapshot()),
+                  .slots = std::vector<int64_t>(nodes.size()),
+                  .cluster_room = 0,
+                  .rooms = {}};
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const bool pinned_out = !MeetsRequiredPins(pod.pins, nodes[i]->info.pin_labels);
+    view.slots[i] = pinned_out ? 0 : RoomFor(*nodes[i], pod.requests);
+    view.cluster_room += view.slots[i];
+  }
+  view.rooms = Rooms(domains, view.slots);
+  return view;
+}
+
+// A member whose siblings are placed: scored by how close each node is to them, and (required,
+// or within the hold) refused outside their innermost domain that still has room for it.
+void PlanBesideSiblings(Cycle& cycle, const MemberView& view,
+                        std::chrono::steady_clock::time_point now, GangPlan& plan) {
+  const size_t levels = view.levels();
+  const auto nodes = cycle.snapshot().nodes();
+  std::vector<uint32_t> where = Majority(view.domains, view.placed.positions);
+  size_t required = 0;
+  while (required < levels && where[required] == kNoDomain) ++required;
+  // Within the hold, a member also waits for its siblings' innermost domain that still has
+  // room for it, rather than taking a node elsewhere: kube-scheduler judges only a sample of
+  // the nodes per cycle (percentageOfNodesToScore), and its next cycle samples others.
+  if (view.settings.mode == TopologyMode::kPreferred) {
+    const bool held = view.group != nullptr && view.group->any_placed() &&
+                      now - view.group->first_placed < view.settings.hold;
+    while (required < levels &&
+           (where[required] == kNoDomain || view.rooms[required][where[required]] < 1)) {
+      ++required;
     }
-    auto rooms = Rooms(*domains, slots);
-    const size_t levels = settings_.levels.size();
-    const double step = kMaxNodeScore / static_cast<double>(levels + 1);
+    if (!held) required = levels;
+  }
+  std::string_view outside =
+      required < levels ? cycle.Reason("outside its pod group's domain: ",
+                                       view.settings.levels[required].name + " " +
+                                           Quoted(view.domains.name(required, where[required])) +
+                                           " of " + cycle.pod().group.key)
+                        : std::string_view();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (size_t l = 0; l < levels; ++l) {
+      if (where[l] != kNoDomain && view.domains.Of(l, i) == where[l]) {
+        plan.score[i] = view.step() * static_cast<double>(levels + 1 - l);
+        break;
+      }
+    }
+    if (required < levels && view.domains.Of(required, i) != where[required]) {
+      plan.Refuse(i, outside, nodes.size());
+    }
+  }
+}
+
+// The members still to place: the group's size less those placed, or for an open-ended group
+// at least the members already created (a JobSet or a Job creates them in one burst).
+int64_t MembersToPlace(const MemberView& view, const PodInfo& pod) {
+  const int64_t known = std::max<int64_t>(
+      {view.group != nullptr ? static_cast<int64_t>(view.group->members.size()) : 1,
+       view.group != nullptr ? view.group->expected : 0, pod.group.expected});
+  return view.size > 0 ? view.size - view.placed.placed
+                       : std::max<int64_t>(1, known - view.placed.placed);
+}
+
+// A group's first member: refused everywhere when the cluster cannot hold the group, scored to
+// the tightest domain that holds it, and (required) refused where its innermost level cannot.
+void PlanFirstMember(Cycle& cycle, const MemberView& view, GangPlan& plan) {
+  const PodInfo& pod = cycle.pod();
+  const size_t levels = view.levels();
+  const int64_t need = MembersToPlace(view, pod);
+  // The largest room of any domain, for the reason of a group that fits nowhere.
+  int64_t largest = 0;
+  std::string largest_level;
+  for (size_t l = 0; l < levels; ++l) {
+    for (int64_t r : view.rooms[l]) {
+      if (r > largest) {
+        largest = r;
+        largest_level = view.settings.levels[l].name;
+      }
+    }
+  }
+  if (view.size > 0 && view.cluster_room < need) {
+    // Without topology labels there is no domain to name.
+    std::string largest_domain =
+        largest > 0 ? ", largest " + largest_level + " holds " + std::to_string(largest) : "";
+    plan.refuse_all =
+        cycle.Reason("no room for the whole pod group: ",
+                     "needs " + std::to_string(need) + largest_domain + ", cluster holds " +
+                         std::to_string(view.cluster_room) + "; " + pod.group.key);
+  }
+  // Required mode binds the innermost level the cluster's nodes carry.
+  size_t first = 0;
+  while (first < levels && view.domains.count(first) == 0) ++first;
+  std::string_view no_room =
+      first < levels ? cycle.Reason("too little room here for the whole pod group: ",
+                                    "needs " + std::to_string(need) + " in one " +
+                                        view.settings.levels[first].name + "; " + pod.group.key)
+                     : std::string_view();
+  const auto nodes = cycle.snapshot().nodes();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (view.slots[i] == 0) continue;
+    for (size_t l = 0; l < levels; ++l) {
+      uint32_t d = view.domains.Of(l, i);
+      if (d == kNoDomain || view.rooms[l][d] < need) continue;
+      // Tighter domains first: what stays free stays in large domains.
+      double tightness = static_cast<double>(need) / static_cast<double>(view.rooms[l][d]);
+      plan.score[i] = view.step() * (static_cast<double>(levels - l) + tightness);
+      break;
+    }
+    if (view.settings.mode == TopologyMode::kRequired && first < levels && view.size > 0) {
+      uint32_t d = view.domains.Of(first, i);
+      if (d == kNoDomain || view.rooms[first][d] < need) plan.Refuse(i, no_room, nodes.size());
+    }
+  }
+}
+
+}  // namespace
+
+void GangTopologyPlugin::Prepare(Cycle& cycle) const {
+  if (cycle.gpu_demand().empty()) return;
+  const PodInfo& pod = cycle.pod();
+  const ClusterSnapshot& snapshot = cycle.snapshot();
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<const PodGroupState*> holds =
+      HoldsAgainst(snapshot.groups(), pod, settings_.hold, now);
+  if (!pod.group.grouped() && holds.empty()) return;
+  auto plan = std::make_unique<GangPlan>();
+  std::shared_ptr<const TopologyIndex> domains = snapshot.TopologyFor(settings_.levels);
+  RefuseHeldRoom(cycle, holds, *domains, *plan);
+  if (pod.group.grouped()) {
+    MemberView view = ViewOfMember(cycle, settings_, *domains);
     plan->scores = true;
-    plan->score.assign(nodes.size(), 0);
-    auto refuse = [&](size_t i, std::string_view why) {
-      if (plan->refused.empty()) plan->refused.resize(nodes.size());
-      if (plan->refused[i].empty()) plan->refused[i] = why;
-    };
-    if (!placed.positions.empty()) {
-      std::vector<uint32_t> where = Majority(*domains, placed.positions);
-      size_t required = 0;
-      while (required < levels && where[required] == kNoDomain) ++required;
-      // Within the hold, a member also waits for its siblings' innermost domain that still has
-      // room for it, rather than taking a node elsewhere: kube-scheduler judges only a sample of
-      // the nodes per cycle (percentageOfNodesToScore), and its next cycle samples others.
-      if (settings_.mode == TopologyMode::kPreferred) {
-        const bool held =
-            group != nullptr && group->any_placed() && now - group->first_placed < settings_.hold;
-        while (required < levels &&
-               (where[required] == kNoDomain || rooms[required][where[required]] < 1)) {
-          ++required;
-        }
-        if (!held) required = levels;
-      }
-      std::string_view outside =
-          required < levels ? cycle.Reason("outside its pod group's domain: ",
-                                           settings_.levels[required].name + " " +
-                                               Quoted(domains->name(required, where[required])) +
-                                               " of " + pod.group.key)
-                            : std::string_view();
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        for (size_t l = 0; l < levels; ++l) {
-          if (where[l] != kNoDomain && domains->Of(l, i) == where[l]) {
-            plan->score[i] = step * static_cast<double>(levels + 1 - l);
-            break;
-          }
-        }
-        if (required < levels && domains->Of(required, i) != where[required]) refuse(i, outside);
-      }
+    plan->score.assign(snapshot.nodes().size(), 0);
+    if (!view.placed.positions.empty()) {
+      PlanBesideSiblings(cycle, view, now, *plan);
     } else {
-      // An open-ended group needs room at least for the members already created (a JobSet or
-      // a Job creates them in one burst).
-      const int64_t known =
-          std::max<int64_t>({group != nullptr ? static_cast<int64_t>(group->members.size()) : 1,
-                             group != nullptr ? group->expected : 0, pod.group.expected});
-      const int64_t need =
-          size > 0 ? size - placed.placed : std::max<int64_t>(1, known - placed.placed);
-      // The largest room of any domain, for the reason of a group that fits nowhere.
-      int64_t largest = 0;
-      std::string largest_level;
-      for (size_t l = 0; l < levels; ++l) {
-        for (int64_t r : rooms[l]) {
-          if (r > largest) {
-            largest = r;
-            largest_level = settings_.levels[l].name;
-          }
-        }
-      }
-      if (size > 0 && cluster_room < need) {
-        // Without topology labels there is no domain to name.
-        std::string largest_domain =
-            largest > 0 ? ", largest " + largest_level + " holds " + std::to_string(largest) : "";
-        plan->refuse_all =
-            cycle.Reason("no room for the whole pod group: ",
-                         "needs " + std::to_string(need) + largest_domain + ", cluster holds " +
-                             std::to_string(cluster_room) + "; " + pod.group.key);
-      }
-      // Required mode binds the innermost level the cluster's nodes carry.
-      size_t first = 0;
-      while (first < levels && domains->count(first) == 0) ++first;
-      std::string_view no_room =
-          first < levels ? cycle.Reason("too little room here for the whole pod group: ",
-                                        "needs " + std::to_string(need) + " in one " +
-                                            settings_.levels[first].name + "; " + pod.group.key)
-                         : std::string_view();
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        if (slots[i] == 0) continue;
-        for (size_t l = 0; l < levels; ++l) {
-          uint32_t d = domains->Of(l, i);
-          if (d == kNoDomain || rooms[l][d] < need) continue;
-          // Tighter domains first: what stays free stays in large domains.
-          double tightness = static_cast<double>(need) / static_cast<double>(rooms[l][d]);
-          plan->score[i] = step * (static_cast<double>(levels - l) + tightness);
-          break;
-        }
-        if (settings_.mode == TopologyMode::kRequired && first < levels && size > 0) {
-          uint32_t d = domains->Of(first, i);
-          if (d == kNoDomain || rooms[first][d] < need) refuse(i, no_room);
-        }
-      }
+      PlanFirstMember(cycle, view, *plan);
     }
   }
   if (plan->scores || plan->filters()) cycle.Put(kName, std::move(plan));
