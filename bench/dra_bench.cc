@@ -23,9 +23,9 @@ using namespace testing::dra;
 DraLedger Cluster(int kinds) {
   DraLedger dra;
   for (int i = 0; i < kinds; ++i) {
-    dra.UpsertSlice(Slice("n" + std::to_string(i), Gpus(1, "product " + std::to_string(i))));
+    dra.Upsert(Slice("n" + std::to_string(i), Gpus(1, "product " + std::to_string(i))));
   }
-  dra.UpsertClass(GpuClass());
+  dra.Upsert(GpuClass());
   return dra;
 }
 
@@ -42,10 +42,10 @@ std::string Clauses(int clauses) {
 
 void BM_NvidiaClaims(benchmark::State& state) {
   DraLedger dra = Cluster(30);
-  dra.UpsertClaim(Claim("gpu", 1));
-  dra.UpsertClaim(Claim("pin", 2,
-                        {"device.attributes['gpu.nvidia.com'].productName == "
-                         "'product 3'"}));
+  dra.Upsert(Claim("gpu", 1));
+  dra.Upsert(Claim("pin", 2,
+                   {"device.attributes['gpu.nvidia.com'].productName == "
+                    "'product 3'"}));
   PodInfo pod = ClaimPod("p", "gpu");
   pod.claims.push_back(PodClaimRef{"pin", "pin", false});
   auto catalog = dra.Catalog();
@@ -70,7 +70,7 @@ void BM_HeaviestPod(benchmark::State& state) {
     DraClaim claim = Claim("c" + std::to_string(c), 1, {Clauses(8)});
     claim.requests.assign(std::min<size_t>(32, left), claim.requests[0]);
     left -= claim.requests.size();
-    dra.UpsertClaim(claim);
+    dra.Upsert(claim);
     pod.claims.push_back(PodClaimRef{claim.name, claim.name, false});
   }
   auto catalog = dra.Catalog();
@@ -91,11 +91,11 @@ BENCHMARK(BM_HeaviestPod)
 void BM_ClaimEventAndCatalog(benchmark::State& state) {
   DraLedger dra = Cluster(8);
   const int claims = static_cast<int>(state.range(0));
-  for (int i = 0; i < claims; ++i) dra.UpsertClaim(Claim("c" + std::to_string(i), 1));
+  for (int i = 0; i < claims; ++i) dra.Upsert(Claim("c" + std::to_string(i), 1));
   auto held = dra.Catalog();
   int i = 0;
   for (auto _ : state) {
-    dra.UpsertClaim(Claim("c" + std::to_string(i++ % claims), 2));
+    dra.Upsert(Claim("c" + std::to_string(i++ % claims), 2));
     held = dra.Catalog();  // a snapshot holds it, as the live inventory's do
     benchmark::DoNotOptimize(held.get());
   }

@@ -35,17 +35,17 @@ DraClaim HugeClaim(const std::string& name) {
 
 DraLedger TwoProductLedger() {
   DraLedger dra;
-  dra.UpsertSlice(Slice("a100-1", Gpus(8)));
-  dra.UpsertSlice(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
-  dra.UpsertClass(GpuClass());
+  dra.Upsert(Slice("a100-1", Gpus(8)));
+  dra.Upsert(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
+  dra.Upsert(GpuClass());
   return dra;
 }
 
 TEST(DraBounds, catalogs_share_claims_instead_of_copying_them) {
   DraLedger dra = TwoProductLedger();
-  for (int i = 0; i < 500; ++i) dra.UpsertClaim(Claim("c" + std::to_string(i), 1));
+  for (int i = 0; i < 500; ++i) dra.Upsert(Claim("c" + std::to_string(i), 1));
   auto first = dra.Catalog();
-  dra.UpsertClaim(Claim("c-new", 2));
+  dra.Upsert(Claim("c-new", 2));
   auto second = dra.Catalog();
   ASSERT_NE(first, second);
   // The same immutable entry in both, compiled once.
@@ -55,12 +55,12 @@ TEST(DraBounds, catalogs_share_claims_instead_of_copying_them) {
   EXPECT_EQ(first->FindClaim("default", "c-new"), nullptr);  // the old catalog did not change
   ASSERT_NE(second->FindClaim("default", "c-new"), nullptr);
   // A changed claim is a new entry in new catalogs; the old catalog keeps the old one.
-  dra.UpsertClaim(Claim("c7", 4));
+  dra.Upsert(Claim("c7", 4));
   auto third = dra.Catalog();
   EXPECT_EQ(first->FindClaim("default", "c7"), a);
   EXPECT_EQ(a->claim.requests[0].count, 1);
   EXPECT_EQ(third->FindClaim("default", "c7")->claim.requests[0].count, 4);
-  dra.DeleteClaim("default", "c7");
+  dra.Delete<DraClaimKind>(DraClaimKind::Key("default", "c7"));
   EXPECT_EQ(dra.Catalog()->FindClaim("default", "c7"), nullptr);
   EXPECT_EQ(third->FindClaim("default", "c7")->claim.requests[0].count, 4);
   EXPECT_EQ(dra.claim_count(), 500u);
@@ -68,7 +68,7 @@ TEST(DraBounds, catalogs_share_claims_instead_of_copying_them) {
 
 TEST(DraBounds, selectors_are_compiled_when_their_claim_and_class_arrive) {
   DraLedger dra = TwoProductLedger();
-  dra.UpsertClaim(Claim("pin", 1, {"device.attributes['gpu.nvidia.com'].productName == 'x'"}));
+  dra.Upsert(Claim("pin", 1, {"device.attributes['gpu.nvidia.com'].productName == 'x'"}));
   const DraClaimEntry* entry = dra.Catalog()->FindClaim("default", "pin");
   ASSERT_NE(entry, nullptr);
   ASSERT_EQ(entry->requests.size(), 1u);
@@ -84,8 +84,8 @@ TEST(DraBounds, a_claim_past_the_byte_bound_keeps_only_what_counting_its_devices
   DraLedger dra = TwoProductLedger();
   DraClaim huge = HugeClaim("huge");
   EXPECT_GT(DraClaimBytes(huge), kMaxDraClaimBytes);
-  dra.UpsertClaim(huge);
-  dra.UpsertClaim(Allocated(HugeClaim("huge-held"), "a100-1", {"gpu-0", "gpu-1"}));
+  dra.Upsert(huge);
+  dra.Upsert(Allocated(HugeClaim("huge-held"), "a100-1", {"gpu-0", "gpu-1"}));
   EXPECT_EQ(dra.refused().claim_bytes, 2u);
   EXPECT_LT(dra.claim_bytes(), 2 * kMaxDraClaimBytes);
   const DraClaimEntry* entry = dra.Catalog()->FindClaim("default", "huge");
@@ -99,8 +99,8 @@ TEST(DraBounds, a_claim_past_the_byte_bound_keeps_only_what_counting_its_devices
   // What an allocated one holds still counts as used.
   EXPECT_EQ(dra.NodeViews().at("a100-1").used.units(kGpuResource), 2);
   // Deleting them gives their bytes back.
-  dra.DeleteClaim("default", "huge");
-  dra.DeleteClaim("default", "huge-held");
+  dra.Delete<DraClaimKind>(DraClaimKind::Key("default", "huge"));
+  dra.Delete<DraClaimKind>(DraClaimKind::Key("default", "huge-held"));
   EXPECT_EQ(dra.claim_bytes(), 0u);
 }
 
@@ -112,7 +112,7 @@ TEST(DraBounds, past_the_claims_byte_budget_a_claim_is_kept_without_requests) {
   EXPECT_TRUE(late->claim.requests.empty());
   // The ledger's list path counts them as the watch path does.
   DraLedger dra = TwoProductLedger();
-  dra.ReplaceClaims(std::vector<std::shared_ptr<const DraClaimEntry>>{fits, late});
+  dra.Replace<DraClaimKind>({fits, late});
   EXPECT_EQ(dra.refused().claim_bytes, 1u);
   EXPECT_EQ(dra.claim_count(), 2u);
   EXPECT_EQ(dra.claim_bytes(), fits->bytes + late->bytes);
@@ -120,7 +120,7 @@ TEST(DraBounds, past_the_claims_byte_budget_a_claim_is_kept_without_requests) {
 
 TEST(DraBounds, a_claim_named_twice_is_judged_and_counted_once) {
   DraLedger dra = TwoProductLedger();
-  dra.UpsertClaim(Claim("two", 2));
+  dra.Upsert(Claim("two", 2));
   PodInfo pod = ClaimPod("p", "two");
   for (int i = 0; i < 31; ++i) pod.claims.push_back(PodClaimRef{"again", "two", false});
   DraDemand d = DraDemandOf(pod, *dra.Catalog());
@@ -131,7 +131,7 @@ TEST(DraBounds, a_claim_named_twice_is_judged_and_counted_once) {
 TEST(DraBounds, a_pod_whose_claims_take_too_long_to_judge_is_unmodelled_at_once) {
   DraLedger dra = TwoProductLedger();
   for (int i = 0; i < 20; ++i) {
-    dra.UpsertSlice(Slice("other-" + std::to_string(i), Gpus(1, "product " + std::to_string(i))));
+    dra.Upsert(Slice("other-" + std::to_string(i), Gpus(1, "product " + std::to_string(i))));
   }
   // Each claim under the byte bound (32 requests of a 600-byte selector), each judged on 22
   // kinds: past the work bound once the pod names many of them.
@@ -142,7 +142,7 @@ TEST(DraBounds, a_pod_whose_claims_take_too_long_to_judge_is_unmodelled_at_once)
     DraDeviceRequest r = c.requests[0];
     c.requests.assign(32, r);
     ASSERT_LT(DraClaimBytes(c), kMaxDraClaimBytes);
-    dra.UpsertClaim(c);
+    dra.Upsert(c);
     pod.claims.push_back(PodClaimRef{"c" + std::to_string(i), c.name, false});
   }
   EXPECT_EQ(dra.refused().claim_bytes, 0u);
@@ -180,11 +180,11 @@ TEST(DraBounds, devices_keep_one_whole_device_per_kind) {
 
 TEST(DraBounds, past_the_kinds_cap_claims_are_unmodelled_and_the_cap_counted) {
   DraLedger dra;
-  dra.UpsertClass(GpuClass());
+  dra.Upsert(GpuClass());
   for (size_t i = 0; i <= kMaxDeviceKinds; ++i) {
-    dra.UpsertSlice(Slice("n" + std::to_string(i), Gpus(1, "product " + std::to_string(i))));
+    dra.Upsert(Slice("n" + std::to_string(i), Gpus(1, "product " + std::to_string(i))));
   }
-  dra.UpsertClaim(Claim("one", 1));
+  dra.Upsert(Claim("one", 1));
   EXPECT_TRUE(dra.kinds_cut());
   EXPECT_EQ(dra.kinds().size(), kMaxDeviceKinds);
   EXPECT_GE(dra.refused().kinds, 1u);
@@ -201,8 +201,8 @@ TEST(DraBounds, past_the_kinds_cap_claims_are_unmodelled_and_the_cap_counted) {
 TEST(DraBounds, a_pod_seen_before_its_claim_is_judged_again_when_the_claim_arrives) {
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(BareNode("a100-1"));
-  ledger.dra().UpsertSlice(Slice("a100-1", Gpus(8)));
-  ledger.dra().UpsertClass(GpuClass());
+  ledger.dra().Upsert(Slice("a100-1", Gpus(8)));
+  ledger.dra().Upsert(GpuClass());
   PodInfo bound = ClaimPod("bound", "two");
   bound.node_name = "a100-1";
   PodInfo pending = ClaimPod("pending", "one");
@@ -213,8 +213,8 @@ TEST(DraBounds, a_pod_seen_before_its_claim_is_judged_again_when_the_claim_arriv
   EXPECT_TRUE(before->gpu_pods().pending.empty());
   EXPECT_EQ(before->observed_pods(), 0);
 
-  ledger.dra().UpsertClaim(Claim("two", 2));
-  ledger.dra().UpsertClaim(Claim("one", 1));
+  ledger.dra().Upsert(Claim("two", 2));
+  ledger.dra().Upsert(Claim("one", 1));
   auto after = ledger.BuildSnapshot();
   EXPECT_EQ(after->Find("a100-1")->gpu_pod_count, 1);
   EXPECT_EQ(after->Find("a100-1")->used.units(kGpuResource), 2);
@@ -222,13 +222,13 @@ TEST(DraBounds, a_pod_seen_before_its_claim_is_judged_again_when_the_claim_arriv
   EXPECT_EQ(after->gpu_pods().pending[0].requests.milli(kGpuResource), 1000);
   EXPECT_EQ(after->observed_pods(), 2);
   // Judged once more, nothing changes: each pod observed once.
-  ledger.dra().UpsertClaim(Claim("other", 1));
+  ledger.dra().Upsert(Claim("other", 1));
   EXPECT_EQ(ledger.BuildSnapshot()->observed_pods(), 2);
   // A deleted pod is no longer waited for.
   PodInfo gone = ClaimPod("gone", "later");
   ledger.UpsertPod(gone);
   ledger.DeletePod(PodKey(gone));
-  ledger.dra().UpsertClaim(Claim("later", 1));
+  ledger.dra().Upsert(Claim("later", 1));
   EXPECT_EQ(ledger.BuildSnapshot()->gpu_pods().pending.size(), 1u);
 }
 

@@ -26,7 +26,7 @@ using namespace testing::dra;
 TEST(DraLedger, a_complete_pool_of_full_gpus_counts_on_its_node) {
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(BareNode("dra-1"));
-  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8)));
+  ledger.dra().Upsert(Slice("dra-1", Gpus(8)));
   auto snapshot = ledger.BuildSnapshot();
   const NodeState* node = snapshot->Find("dra-1");
   ASSERT_NE(node, nullptr);
@@ -42,32 +42,32 @@ TEST(DraLedger, a_complete_pool_of_full_gpus_counts_on_its_node) {
 TEST(DraLedger, a_pool_counts_only_once_every_slice_of_its_newest_generation_arrived) {
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(BareNode("dra-1"));
-  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(4), 2, "dra-1-a"));
+  ledger.dra().Upsert(Slice("dra-1", Gpus(4), 2, "dra-1-a"));
   EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->info.allocatable.units(kGpuResource), 0);
-  ledger.dra().UpsertSlice(Slice("dra-1", {Gpu(4), Gpu(5), Gpu(6), Gpu(7)}, 2, "dra-1-b"));
+  ledger.dra().Upsert(Slice("dra-1", {Gpu(4), Gpu(5), Gpu(6), Gpu(7)}, 2, "dra-1-b"));
   EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->info.allocatable.units(kGpuResource), 8);
   // A newer generation replaces the pool: until all of it is there, nothing counts.
   DraSlice newer = Slice("dra-1", Gpus(2), 2, "dra-1-a");
   newer.pool_generation = 2;
-  ledger.dra().UpsertSlice(newer);
+  ledger.dra().Upsert(newer);
   EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->info.allocatable.units(kGpuResource), 0);
-  ledger.dra().DeleteSlice("dra-1-b");
+  ledger.dra().Delete<DraSliceKind>("dra-1-b");
   newer.pool_slice_count = 1;
-  ledger.dra().UpsertSlice(newer);
+  ledger.dra().Upsert(newer);
   EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->info.allocatable.units(kGpuResource), 2);
 }
 
 TEST(DraLedger, allocated_claims_use_their_devices_once_and_admin_access_uses_none) {
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(BareNode("dra-1"));
-  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8)));
-  ledger.dra().UpsertClaim(Allocated(Claim("train", 2), "dra-1", {"gpu-0", "gpu-1"}));
-  ledger.dra().UpsertClaim(Allocated(Claim("monitor", 1), "dra-1", {"gpu-2"}, /*admin=*/true));
-  ledger.dra().UpsertClaim(Claim("waiting", 4));  // not allocated: uses nothing
+  ledger.dra().Upsert(Slice("dra-1", Gpus(8)));
+  ledger.dra().Upsert(Allocated(Claim("train", 2), "dra-1", {"gpu-0", "gpu-1"}));
+  ledger.dra().Upsert(Allocated(Claim("monitor", 1), "dra-1", {"gpu-2"}, /*admin=*/true));
+  ledger.dra().Upsert(Claim("waiting", 4));  // not allocated: uses nothing
   auto snapshot = ledger.BuildSnapshot();
   EXPECT_EQ(snapshot->Find("dra-1")->used.units(kGpuResource), 2);
   EXPECT_EQ(snapshot->free_gpu_milli_by_product().at("NVIDIA-A100-SXM4-80GB"), 6000);
-  ledger.dra().DeleteClaim("default", "train");
+  ledger.dra().Delete<DraClaimKind>(DraClaimKind::Key("default", "train"));
   EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->used.units(kGpuResource), 0);
 }
 
@@ -79,13 +79,13 @@ TEST(DraLedger, a_partitionable_gpu_counts_once_and_is_taken_by_any_of_its_slice
   DraDevice static_mig = Mig(1, "3g.40gb", 0);  // a MIG device of a GPU not offered whole
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(BareNode("dra-1"));
-  ledger.dra().UpsertSlice(Slice("dra-1", {whole, slice, static_mig}));
+  ledger.dra().Upsert(Slice("dra-1", {whole, slice, static_mig}));
   auto snapshot = ledger.BuildSnapshot();
   const NodeState* node = snapshot->Find("dra-1");
   EXPECT_EQ(node->info.allocatable.units(kGpuResource), 1);
   EXPECT_EQ(node->info.allocatable.units("nvidia.com/mig-3g.40gb"), 1);
   EXPECT_EQ(node->info.allocatable.units("nvidia.com/mig-1g.10gb"), 0);
-  ledger.dra().UpsertClaim(Allocated(Claim("small", 1), "dra-1", {slice.name}));
+  ledger.dra().Upsert(Allocated(Claim("small", 1), "dra-1", {slice.name}));
   EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->used.units(kGpuResource), 1);
 }
 
@@ -94,7 +94,7 @@ TEST(DraLedger, a_node_with_device_plugin_gpus_keeps_them) {
   node.allocatable.Set(kGpuResource, 4000);
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(node);
-  ledger.dra().UpsertSlice(Slice("mixed", Gpus(8)));
+  ledger.dra().Upsert(Slice("mixed", Gpus(8)));
   EXPECT_EQ(ledger.BuildSnapshot()->Find("mixed")->info.allocatable.units(kGpuResource), 4);
 }
 
@@ -102,8 +102,8 @@ TEST(DraLedger, a_node_with_device_plugin_gpus_keeps_them) {
 TEST(DraLedger, a_device_listed_by_two_slices_of_its_pool_counts_once) {
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(BareNode("dra-1"));
-  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8), 2, "dra-1-a"));
-  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8), 2, "dra-1-b"));
+  ledger.dra().Upsert(Slice("dra-1", Gpus(8), 2, "dra-1-a"));
+  ledger.dra().Upsert(Slice("dra-1", Gpus(8), 2, "dra-1-b"));
   auto snapshot = ledger.BuildSnapshot();
   EXPECT_EQ(snapshot->Find("dra-1")->info.allocatable.units(kGpuResource), 8);
   EXPECT_EQ(snapshot->gpus_by_product().at("NVIDIA-A100-SXM4-80GB"), 8);
@@ -112,35 +112,35 @@ TEST(DraLedger, a_device_listed_by_two_slices_of_its_pool_counts_once) {
 TEST(DraLedger, a_device_named_twice_in_allocations_is_used_once) {
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(BareNode("dra-1"));
-  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8)));
-  ledger.dra().UpsertClaim(Allocated(Claim("twice", 2), "dra-1", {"gpu-0", "gpu-0"}));
+  ledger.dra().Upsert(Slice("dra-1", Gpus(8)));
+  ledger.dra().Upsert(Allocated(Claim("twice", 2), "dra-1", {"gpu-0", "gpu-0"}));
   EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->used.units(kGpuResource), 1);
-  ledger.dra().UpsertClaim(Allocated(Claim("again", 1), "dra-1", {"gpu-0"}));
+  ledger.dra().Upsert(Allocated(Claim("again", 1), "dra-1", {"gpu-0"}));
   EXPECT_EQ(ledger.BuildSnapshot()->Find("dra-1")->used.units(kGpuResource), 1);
 }
 
 TEST(DraLedger, past_its_cap_a_slice_is_refused_and_counted) {
   DraLedger dra;
   DraSlice empty = Slice("n", {});
-  for (size_t i = 0; i < DraLedger::kMaxSlices; ++i) {
+  for (size_t i = 0; i < DraSliceKind::kMax; ++i) {
     empty.name = "s-" + std::to_string(i);
-    ASSERT_TRUE(dra.UpsertSlice(empty));
+    ASSERT_TRUE(dra.Upsert(empty));
   }
-  EXPECT_TRUE(dra.UpsertSlice(empty));  // one held already: replaced, not refused
+  EXPECT_TRUE(dra.Upsert(empty));  // one held already: replaced, not refused
   EXPECT_EQ(dra.refused().slices, 0u);
-  EXPECT_FALSE(dra.UpsertSlice(Slice("clean-node", Gpus(8))));
+  EXPECT_FALSE(dra.Upsert(Slice("clean-node", Gpus(8))));
   EXPECT_EQ(dra.refused().slices, 1u);
-  EXPECT_EQ(dra.slice_count(), DraLedger::kMaxSlices);
+  EXPECT_EQ(dra.slice_count(), DraSliceKind::kMax);
   EXPECT_EQ(dra.NodeViews().count("clean-node"), 0u);
 }
 
 // A cluster of A100 and H100 DRA nodes with NVIDIA's class, for the claims' translation.
 DraCatalog TwoProducts(std::vector<DraClaim> claims) {
   DraLedger dra;
-  dra.UpsertSlice(Slice("a100-1", Gpus(8)));
-  dra.UpsertSlice(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
-  dra.UpsertClass(GpuClass());
-  for (auto& c : claims) dra.UpsertClaim(std::move(c));
+  dra.Upsert(Slice("a100-1", Gpus(8)));
+  dra.Upsert(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
+  dra.Upsert(GpuClass());
+  for (auto& c : claims) dra.Upsert(std::move(c));
   return *dra.Catalog();
 }
 
@@ -197,24 +197,24 @@ TEST(DraClaims, what_is_not_modelled_says_why) {
 // the answer only when no kind matches.
 TEST(DraClaims, nvidias_selectors_are_modelled_on_a_mixed_cluster) {
   DraLedger dra;
-  dra.UpsertSlice(Slice("a100-1", Gpus(8)));
-  dra.UpsertSlice(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
+  dra.Upsert(Slice("a100-1", Gpus(8)));
+  dra.Upsert(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
   std::vector<DraDevice> migs;
   for (int i = 0; i < 7; ++i) migs.push_back(Mig(0, "1g.10gb", i));
   migs.push_back(Mig(1, "3g.40gb", 0));
-  dra.UpsertSlice(Slice("mig-1", migs));
-  dra.UpsertClass(GpuClass());
-  dra.UpsertClass(MigClass());
-  dra.UpsertClass({"any.nvidia.com", {"device.driver == 'gpu.nvidia.com'"}, ""});
+  dra.Upsert(Slice("mig-1", migs));
+  dra.Upsert(GpuClass());
+  dra.Upsert(MigClass());
+  dra.Upsert(DraDeviceClass{"any.nvidia.com", {"device.driver == 'gpu.nvidia.com'"}, ""});
   const std::string profile = "device.attributes[\"gpu.nvidia.com\"].profile == '1g.10gb'";
-  dra.UpsertClaim(OfClass(Claim("mig", 1, {profile}), "mig.nvidia.com"));
-  dra.UpsertClaim(Claim("gpu", 2));
-  dra.UpsertClaim(Claim("pin", 4,
-                        {"device.attributes[\"gpu.nvidia.com\"].productName == "
-                         "\"NVIDIA A100-SXM4-80GB\""}));
-  dra.UpsertClaim(Claim("type", 1, {"device.attributes['gpu.nvidia.com'].type == 'gpu'"}));
-  dra.UpsertClaim(OfClass(Claim("any-class", 1, {profile}), "any.nvidia.com"));
-  dra.UpsertClaim(Claim("profile-of-a-gpu", 1, {profile}));
+  dra.Upsert(OfClass(Claim("mig", 1, {profile}), "mig.nvidia.com"));
+  dra.Upsert(Claim("gpu", 2));
+  dra.Upsert(Claim("pin", 4,
+                   {"device.attributes[\"gpu.nvidia.com\"].productName == "
+                    "\"NVIDIA A100-SXM4-80GB\""}));
+  dra.Upsert(Claim("type", 1, {"device.attributes['gpu.nvidia.com'].type == 'gpu'"}));
+  dra.Upsert(OfClass(Claim("any-class", 1, {profile}), "any.nvidia.com"));
+  dra.Upsert(Claim("profile-of-a-gpu", 1, {profile}));
   const DraCatalog& catalog = *dra.Catalog();
 
   DraDemand mig = DraDemandOf(ClaimPod("p", "mig"), catalog);
@@ -255,10 +255,10 @@ TEST(DraClaims, claims_past_the_pods_bound_leave_it_unmodelled) {
   EXPECT_EQ(pod.claims_not_kept, 8u);
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(BareNode("dra-1"));
-  ledger.dra().UpsertSlice(Slice("dra-1", Gpus(8)));
-  ledger.dra().UpsertClass(GpuClass());
-  ledger.dra().UpsertClaim(Allocated(Claim("small", 1), "dra-1", {"gpu-0"}));  // asks nothing more
-  ledger.dra().UpsertClaim(Claim("big", 8));
+  ledger.dra().Upsert(Slice("dra-1", Gpus(8)));
+  ledger.dra().Upsert(GpuClass());
+  ledger.dra().Upsert(Allocated(Claim("small", 1), "dra-1", {"gpu-0"}));  // asks nothing more
+  ledger.dra().Upsert(Claim("big", 8));
   auto snapshot = ledger.BuildSnapshot();
   DraDemand demand = DraDemandOf(pod, *snapshot->dra());
   EXPECT_FALSE(demand.modelled);
@@ -273,14 +273,13 @@ TEST(DraClaims, the_engine_places_a_claim_as_it_places_device_plugin_gpus) {
   ClusterLedger ledger{GpuResourceNames()};
   for (const char* n : {"dra-1", "dra-2"}) {
     ledger.UpsertNode(BareNode(n));
-    ledger.dra().UpsertSlice(Slice(n, Gpus(8)));
+    ledger.dra().Upsert(Slice(n, Gpus(8)));
   }
-  ledger.dra().UpsertClass(GpuClass());
-  ledger.dra().UpsertClaim(
-      Allocated(Claim("first", 4), "dra-2", {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}));
-  ledger.dra().UpsertClaim(Claim("next", 2));
+  ledger.dra().Upsert(GpuClass());
+  ledger.dra().Upsert(Allocated(Claim("first", 4), "dra-2", {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}));
+  ledger.dra().Upsert(Claim("next", 2));
   DraClaim regex = Claim("regex", 2, {"device.attributes['gpu.nvidia.com'].uuid.matches('x')"});
-  ledger.dra().UpsertClaim(regex);
+  ledger.dra().Upsert(regex);
   auto snapshot = ledger.BuildSnapshot();
   auto policy = std::make_shared<const Policy>(DefaultPolicySpec());
   std::vector<const NodeState*> nodes = {snapshot->Find("dra-1"), snapshot->Find("dra-2")};

@@ -74,14 +74,14 @@ bool Eventually(F condition) {
   return condition();
 }
 
-// Through the live inventory: DeviceClasses past DraLedger::kMaxClasses, listed and then watched,
+// Through the live inventory: DeviceClasses past DraClassKind::kMax, listed and then watched,
 // and a slice past the devices a slice may publish, each under its reason.
 TEST(DraRefusals, the_live_inventory_counts_what_the_decoder_and_the_ledger_refuse) {
   testing::FakeApiServer server;
   server.UpsertNode(testing::MakeGpuNode("node-0", 8));
   const std::string classes = "/apis/resource.k8s.io/v1/deviceclasses";
   const std::string slices = "/apis/resource.k8s.io/v1/resourceslices";
-  for (size_t i = 0; i <= DraLedger::kMaxClasses; ++i) {
+  for (size_t i = 0; i <= DraClassKind::kMax; ++i) {
     server.UpsertObject(classes, Object("class-" + std::to_string(i), nlohmann::json::object()));
   }
   server.UpsertObject(slices, Slice("too-many-devices", kMaxDraDevicesPerSlice + 1));

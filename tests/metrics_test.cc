@@ -184,11 +184,11 @@ TEST(ClusterSeries, the_dra_state_is_metered) {
   ClusterLedger ledger{GpuResourceNames()};
   ledger.UpsertNode(BareNode("a100-1"));
   ledger.UpsertNode(BareNode("h100-1"));
-  ledger.dra().UpsertSlice(Slice("a100-1", Gpus(8)));
-  ledger.dra().UpsertSlice(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
-  ledger.dra().UpsertClass(GpuClass());
-  ledger.dra().UpsertClaim(Claim("one", 1));
-  ledger.dra().UpsertClaim(Allocated(Claim("two", 2), "a100-1", {"gpu-0", "gpu-1"}));
+  ledger.dra().Upsert(Slice("a100-1", Gpus(8)));
+  ledger.dra().Upsert(Slice("h100-1", Gpus(8, "NVIDIA H100 80GB HBM3")));
+  ledger.dra().Upsert(GpuClass());
+  ledger.dra().Upsert(Claim("one", 1));
+  ledger.dra().Upsert(Allocated(Claim("two", 2), "a100-1", {"gpu-0", "gpu-1"}));
   auto snapshot = ledger.BuildSnapshot();
   Metrics metrics;
   metrics.AddCollector([&](SeriesWriter& out) { WriteClusterSeries(*snapshot, out); });

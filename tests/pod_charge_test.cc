@@ -64,9 +64,9 @@ std::vector<PodInfo> Watched() {
 // another node that gives the GPU kind).
 void Prepare(ClusterLedger& ledger) {
   ledger.UpsertNode(TraceNodeState(Node()).info);
-  ledger.dra().UpsertSlice(testing::dra::Slice("dra-1", testing::dra::Gpus(8)));
-  ledger.dra().UpsertClass(testing::dra::GpuClass());
-  ledger.dra().UpsertClaim(testing::dra::Claim("one", 1));
+  ledger.dra().Upsert(testing::dra::Slice("dra-1", testing::dra::Gpus(8)));
+  ledger.dra().Upsert(testing::dra::GpuClass());
+  ledger.dra().Upsert(testing::dra::Claim("one", 1));
 }
 
 // The pods as every reader past the ledger sees them: a claim's demand in its requests (the

@@ -22,7 +22,7 @@ DraClaimTable DraClaimTable::Share() {
   return *this;
 }
 
-std::string DraClaimTable::Key(std::string_view namespace_name, std::string_view name) {
+std::string DraClaimKey(std::string_view namespace_name, std::string_view name) {
   std::string key(namespace_name);
   key += '/';
   key += name;
@@ -41,24 +41,20 @@ DraClaimTable::Shard& DraClaimTable::Writable(size_t i) {
   return *shards_[i];
 }
 
-const DraClaimEntry* DraClaimTable::Find(std::string_view namespace_name,
-                                         std::string_view name) const {
-  std::string key = Key(namespace_name, name);
+const DraClaimEntry* DraClaimTable::Find(std::string_view key) const {
   const Shard& shard = *shards_[ShardOf(key)];
   auto it = shard.find(key);
   return it == shard.end() ? nullptr : it->second.get();
 }
 
-DraClaimTable::Entry DraClaimTable::Put(Entry entry) {
-  std::string key = Key(entry->claim.namespace_name, entry->claim.name);
+DraClaimTable::Entry DraClaimTable::Put(std::string key, Entry entry) {
   Shard& shard = Writable(ShardOf(key));
   auto [it, added] = shard.try_emplace(std::move(key), nullptr);
   if (added) ++size_;
   return std::exchange(it->second, std::move(entry));
 }
 
-DraClaimTable::Entry DraClaimTable::Erase(std::string_view namespace_name, std::string_view name) {
-  std::string key = Key(namespace_name, name);
+DraClaimTable::Entry DraClaimTable::Erase(std::string_view key) {
   size_t i = ShardOf(key);
   if (!shards_[i]->contains(key)) return nullptr;
   Shard& shard = Writable(i);

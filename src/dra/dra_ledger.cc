@@ -23,12 +23,11 @@ bool IsMig(const DraDevice& d, std::string_view driver) {
 
 const DraClaimEntry* DraCatalog::FindClaim(std::string_view namespace_name,
                                            std::string_view name) const {
-  return claims.Find(namespace_name, name);
+  return claims.Find(DraClaimKey(namespace_name, name));
 }
 
 const DraClassEntry* DraCatalog::FindClass(std::string_view name) const {
-  auto it = classes.find(name);
-  return it == classes.end() ? nullptr : it->second.get();
+  return classes.Find(name);
 }
 
 std::string DraProductLabel(std::string_view product_name) {
@@ -58,12 +57,11 @@ void DraLedger::Changed(bool devices) {
 
 const DraClaimEntry* DraLedger::FindClaim(std::string_view namespace_name,
                                           std::string_view name) const {
-  return claims_.Find(namespace_name, name);
+  return Store<DraClaimKind>().table().Find(DraClaimKey(namespace_name, name));
 }
 
 const DraClassEntry* DraLedger::FindClass(std::string_view name) const {
-  auto it = classes_.find(name);
-  return it == classes_.end() ? nullptr : it->second.get();
+  return Store<DraClassKind>().table().Find(name);
 }
 
 std::span<const DraDeviceKind> DraLedger::kinds() const {
@@ -81,114 +79,38 @@ size_t DraLedger::device_count() const {
   return slots_.size();
 }
 
-namespace {
-
-// Keeps `value` under `key` in `map`, unless a new key would pass `max` entries (then counted in
-// `refused`); whether it did.
-template <class Map, class Value>
-bool Keep(Map& map, std::string key, Value value, size_t max, uint64_t& refused) {
-  if (!map.contains(key) && map.size() >= max) {
-    ++refused;
-    return false;
-  }
-  map.insert_or_assign(std::move(key), std::move(value));
-  return true;
+DraLedger::Refusals DraLedger::refused() const {
+  return {Store<DraSliceKind>().refused(), Store<DraClaimKind>().refused(),
+          Store<DraClassKind>().refused(), Store<DraClaimKind>().dropped(), kinds_refused_};
 }
 
-}  // namespace
-
-bool DraLedger::UpsertSlice(DraSlice slice) {
-  return UpsertSlice(StoreSlice(std::move(slice), *kinds_interner_));
-}
-
-bool DraLedger::UpsertSlice(DraStoredSlice slice) {
-  std::string name = slice.name;
-  bool kept =
-      Keep(slices_, std::move(name), std::make_shared<const DraStoredSlice>(std::move(slice)),
-           kMaxSlices, refused_.slices);
-  if (kept) Changed(true);
+template <class Kind>
+bool DraLedger::Keep(typename DraStore<Kind>::Entry entry) {
+  bool kept = Store<Kind>().Put(std::move(entry));
+  if (kept) Changed(Kind::kDevices);
   return kept;
 }
 
-void DraLedger::DeleteSlice(std::string_view name) {
-  if (slices_.erase(std::string(name)) > 0) Changed(true);
+bool DraLedger::Upsert(DraSlice slice) {
+  return Upsert(StoreSlice(std::move(slice), *kinds_interner_));
 }
 
-void DraLedger::ReplaceSlices(std::vector<DraStoredSlice> slices) {
-  slices_.clear();
-  Changed(true);
-  for (auto& s : slices) UpsertSlice(std::move(s));
+bool DraLedger::Upsert(DraStoredSlice slice) {
+  return Keep<DraSliceKind>(std::make_shared<const DraStoredSlice>(std::move(slice)));
 }
 
-void DraLedger::ReplaceSlices(std::vector<DraSlice> slices) {
-  slices_.clear();
-  Changed(true);
-  for (auto& s : slices) UpsertSlice(std::move(s));
+bool DraLedger::Upsert(DraClaim claim) {
+  auto& claims = Store<DraClaimKind>();
+  std::string key = DraClaimKey(claim.namespace_name, claim.name);
+  // Refused before its selectors are compiled. (Claims kept without requests may take the total
+  // past the budget: nothing is left then.)
+  if (!claims.Admits(key)) return false;
+  size_t left = claims.BytesLeft(key, kMaxDraClaimBytesTotal);
+  return Keep<DraClaimKind>(DraClaimEntry::Make(std::move(claim), left));
 }
 
-bool DraLedger::UpsertClaim(DraClaim claim) {
-  const DraClaimEntry* old = claims_.Find(claim.namespace_name, claim.name);
-  if (old == nullptr && claims_.size() >= kMaxClaims) {
-    ++refused_.claims;
-    return false;
-  }
-  size_t held = claim_bytes_ - (old != nullptr ? old->bytes : 0);
-  // (Claims kept without requests may take the total past the budget: nothing is left then.)
-  auto entry = DraClaimEntry::Make(
-      std::move(claim), held >= kMaxDraClaimBytesTotal ? 0 : kMaxDraClaimBytesTotal - held);
-  if (!entry->requests_dropped.empty()) ++refused_.claim_bytes;
-  claim_bytes_ = held + entry->bytes;
-  claims_.Put(std::move(entry));
-  Changed(false);
-  return true;
-}
-
-void DraLedger::DeleteClaim(std::string_view namespace_name, std::string_view name) {
-  if (auto old = claims_.Erase(namespace_name, name)) {
-    claim_bytes_ -= old->bytes;
-    Changed(false);
-  }
-}
-
-void DraLedger::ReplaceClaims(std::vector<std::shared_ptr<const DraClaimEntry>> claims) {
-  claims_.Clear();
-  claim_bytes_ = 0;
-  for (auto& entry : claims) {
-    const DraClaim& c = entry->claim;
-    if (claims_.Find(c.namespace_name, c.name) == nullptr && claims_.size() >= kMaxClaims) {
-      ++refused_.claims;
-      continue;
-    }
-    if (!entry->requests_dropped.empty()) ++refused_.claim_bytes;
-    claim_bytes_ += entry->bytes;
-    if (auto old = claims_.Put(std::move(entry))) claim_bytes_ -= old->bytes;
-  }
-  Changed(false);
-}
-
-void DraLedger::ReplaceClaims(std::vector<DraClaim> claims) {
-  claims_.Clear();
-  claim_bytes_ = 0;
-  for (auto& c : claims) UpsertClaim(std::move(c));
-  Changed(false);
-}
-
-bool DraLedger::UpsertClass(DraDeviceClass device_class) {
-  std::string name = device_class.name;
-  bool kept = Keep(classes_, std::move(name), DraClassEntry::Make(std::move(device_class)),
-                   kMaxClasses, refused_.classes);
-  if (kept) Changed(false);
-  return kept;
-}
-
-void DraLedger::DeleteClass(std::string_view name) {
-  if (classes_.erase(std::string(name)) > 0) Changed(false);
-}
-
-void DraLedger::ReplaceClasses(std::vector<DraDeviceClass> classes) {
-  classes_.clear();
-  for (auto& c : classes) UpsertClass(std::move(c));
-  Changed(false);
+bool DraLedger::Upsert(DraDeviceClass device_class) {
+  return Keep<DraClassKind>(DraClassEntry::Make(std::move(device_class)));
 }
 
 void DraLedger::RebuildDevices() const {
@@ -204,7 +126,8 @@ void DraLedger::RebuildDevices() const {
   };
   using PoolId = std::pair<std::string_view, std::string_view>;  // driver, pool
   std::map<PoolId, Pool> pools;
-  for (const auto& [name, s] : slices_) {
+  const auto& slices = Store<DraSliceKind>().table().entries();
+  for (const auto& [name, s] : slices) {
     Pool& p = pools[{s->driver, s->pool}];
     if (p.arrived == 0 || s->pool_generation > p.generation) {
       p = Pool{s->pool_generation, s->pool_slice_count, 0};
@@ -218,7 +141,7 @@ void DraLedger::RebuildDevices() const {
   };
   // Counter sets a full GPU consumes, per pool: MIG devices consuming one are its alternatives.
   std::map<PoolId, std::set<std::string_view>> gpu_counters;
-  for (const auto& [name, s] : slices_) {
+  for (const auto& [name, s] : slices) {
     if (!counted(*s)) continue;
     for (const auto& d : s->devices) {
       if (!IsFullGpu(*d.kind, s->driver)) continue;
@@ -232,7 +155,7 @@ void DraLedger::RebuildDevices() const {
     return static_cast<uint32_t>(it - resources_.begin());
   };
   std::set<std::pair<const DraDevice*, uint32_t>> kinds_seen;
-  for (const auto& [name, s] : slices_) {
+  for (const auto& [name, s] : slices) {
     if (!counted(*s)) continue;
     const auto& shared = gpu_counters[{s->driver, s->pool}];
     DraNodeView& view = offered_[s->node_name];
@@ -270,7 +193,7 @@ void DraLedger::RebuildDevices() const {
                             DraProductLabel(DraTextAttribute(kind, s->driver, "productName"))});
         } else {
           kinds_cut_ = true;
-          ++refused_.kinds;
+          ++kinds_refused_;
         }
       }
       slots_.emplace(id, Slot{s.get(), &d, resource});
@@ -290,7 +213,7 @@ void DraLedger::Rebuild() {
   // taken.
   std::unordered_set<const DraStoredDevice*> taken;
   std::set<std::pair<std::string_view, std::string_view>> taken_counters;  // node, counter set
-  claims_.ForEach([&](const DraClaimEntry& entry) {
+  Store<DraClaimKind>().table().ForEach([&](const DraClaimEntry& entry) {
     if (!entry.claim.allocated) return;
     for (const auto& r : entry.claim.results) {
       if (r.admin_access) continue;
@@ -317,11 +240,11 @@ void DraLedger::Rebuild() {
   }
   views_ = std::move(views);
   auto catalog = std::make_shared<DraCatalog>();
-  catalog->claims = claims_.Share();
-  catalog->classes = classes_;
+  catalog->claims = Store<DraClaimKind>().table().Share();
+  catalog->classes = Store<DraClassKind>().table();
   catalog->device_kinds = kinds_;
   catalog->device_kinds_cut = kinds_cut_;
-  catalog->claim_bytes = claim_bytes_;
+  catalog->claim_bytes = Store<DraClaimKind>().bytes();
   catalog->device_count = slots_.size();
   catalog_ = std::move(catalog);
   stale_ = false;

@@ -133,9 +133,9 @@ PodInfo LoadPodFile(const std::string& path) {
 void ApplyInventory(const Inventory& inventory, ClusterLedger& ledger) {
   for (const auto& node : inventory.nodes) ledger.UpsertNode(node);
   for (const auto& pod : inventory.pods) ledger.UpsertPod(pod);
-  for (const auto& slice : inventory.dra_slices) ledger.dra().UpsertSlice(slice);
-  for (const auto& claim : inventory.dra_claims) ledger.dra().UpsertClaim(claim);
-  for (const auto& device_class : inventory.dra_classes) ledger.dra().UpsertClass(device_class);
+  for (const auto& slice : inventory.dra_slices) ledger.dra().Upsert(slice);
+  for (const auto& claim : inventory.dra_claims) ledger.dra().Upsert(claim);
+  for (const auto& device_class : inventory.dra_classes) ledger.dra().Upsert(device_class);
 }
 
 }  // namespace gpusched

@@ -1,12 +1,16 @@
-// Longer than 500 lines: the sink of every kind the live inventory watches (nodes, pods, DRA
-// objects, group sizes) changes its one ledger under its lock, beside the publisher.
+// Longer than 500 lines: every kind the live inventory watches (nodes, pods, DRA objects, group
+// sizes), each applied by the one generic sink to its one ledger under its lock, beside the
+// publisher.
 #include "gpusched/kube/live_inventory.h"
 
 #include <algorithm>
 #include <deque>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <span>
 #include <string_view>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -31,6 +35,53 @@ void LiveInventory::ChangeIf(F&& change) {
   if (change(ledger_)) dirty_ = true;
 }
 
+// One kind of object the live inventory watches, applied to its ledger (ledger_mu_ held). A kind
+// says how a listed object joins the list that replaces the ledger's objects of the kind (only
+// what the ledger keeps, in the form it keeps it), how a watched object is decoded, and how the
+// ledger takes a list, an object and a deletion, each answering whether the ledger changed:
+//   using Listed = ...;                                   what a list is collected in
+//   void List(Listed&, simdjson::ondemand::object);
+//   Object Decode(simdjson::ondemand::object);
+//   bool Replace(ClusterLedger&, Listed&&);
+//   bool Upsert(ClusterLedger&, Object);
+//   bool Delete(ClusterLedger&, const PodInfo& identity);  name and namespace only
+// The kinds: NodeObjects, PodObjects, SliceObjects, ClaimObjects, ClassObjects, GroupSizeObjects.
+template <class Kind>
+class LiveInventory::KindSink final : public ReflectorSink {
+ public:
+  template <class... Args>
+  explicit KindSink(LiveInventory& owner, Args&&... args)
+      : owner_(owner), kind_(std::forward<Args>(args)...) {}
+  void BeginList() override { listed_ = {}; }
+  void AddListed(simdjson::ondemand::object o) override { kind_.List(listed_, o); }
+  void EndList() override {
+    owner_.ChangeIf([&](ClusterLedger& ledger) {
+      listed_once_ = true;
+      return kind_.Replace(ledger, std::move(listed_));
+    });
+    listed_ = {};  // its capacity too: a list is rare, and it held every object
+  }
+  void Apply(std::string_view type, simdjson::ondemand::object o) override {
+    // A deletion needs the identity only, so an object that cannot be decoded still leaves.
+    if (type == "DELETED") {
+      PodInfo id = DecodeIdentity(o);
+      owner_.ChangeIf([&](ClusterLedger& ledger) { return kind_.Delete(ledger, id); });
+      return;
+    }
+    auto object = kind_.Decode(o);
+    owner_.ChangeIf([&](ClusterLedger& ledger) { return kind_.Upsert(ledger, std::move(object)); });
+  }
+  const Kind& kind() const { return kind_; }
+  // An initial list is in the ledger (ledger_mu_ held).
+  bool listed() const { return listed_once_; }
+
+ private:
+  LiveInventory& owner_;
+  Kind kind_;
+  typename Kind::Listed listed_;
+  bool listed_once_ = false;  // guarded by ledger_mu_
+};
+
 // Counts the objects decoded with resources past the decoder's budget (codec/k8s_decode.h).
 class LiveInventory::SummaryCount {
  public:
@@ -45,79 +96,73 @@ class LiveInventory::SummaryCount {
   std::atomic<uint64_t> summarised_{0};
 };
 
-class LiveInventory::NodeSink : public ReflectorSink, public SummaryCount {
+class LiveInventory::NodeObjects {
  public:
-  explicit NodeSink(LiveInventory& owner) : owner_(owner) {}
-  void BeginList() override { listed_.clear(); }
-  void AddListed(simdjson::ondemand::object o) override { listed_.push_back(Decode(o)); }
-  void EndList() override {
-    owner_.Change([&](ClusterLedger& ledger) {
-      ledger.ReplaceNodes(std::move(listed_));
-      owner_.nodes_listed_ = true;
-    });
-    listed_ = {};  // its capacity too: a list is rare, and it held every object
-  }
-  void Apply(std::string_view type, simdjson::ondemand::object o) override {
-    // A deletion needs the name only, so a node that cannot be decoded still leaves.
-    if (type == "DELETED") {
-      std::string name = DecodeIdentity(o).name;
-      owner_.Change([&](ClusterLedger& ledger) { ledger.DeleteNode(name); });
-      return;
-    }
-    NodeInfo node = Decode(o);
-    owner_.Change([&](ClusterLedger& ledger) { ledger.UpsertNode(std::move(node)); });
-  }
-
- private:
+  using Listed = std::vector<NodeInfo>;
+  void List(Listed& listed, simdjson::ondemand::object o) { listed.push_back(Decode(o)); }
   NodeInfo Decode(simdjson::ondemand::object o) {
-    NodeInfo node = Counted(DecodeNode(o));
+    NodeInfo node = summary_.Counted(DecodeNode(o));
     node.pin_labels = pin_labels_.Share(std::move(node.pin_labels));
     return node;
   }
-  LiveInventory& owner_;
-  std::vector<NodeInfo> listed_;
+  bool Replace(ClusterLedger& ledger, Listed&& listed) {
+    ledger.ReplaceNodes(std::move(listed));
+    return true;
+  }
+  bool Upsert(ClusterLedger& ledger, NodeInfo node) {
+    ledger.UpsertNode(std::move(node));
+    return true;
+  }
+  bool Delete(ClusterLedger& ledger, const PodInfo& id) {
+    ledger.DeleteNode(id.name);
+    return true;
+  }
+  uint64_t summarised() const { return summary_.summarised(); }
+
+ private:
+  SummaryCount summary_;
   PinLabelPool pin_labels_;
 };
 
-class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
+class LiveInventory::PodObjects {
  public:
-  explicit PodSink(LiveInventory& owner) : owner_(owner) {}
-  void BeginList() override { listed_.clear(); }
-  void AddListed(simdjson::ondemand::object o) override {
-    PodInfo pod = Counted(DecodePod(o));
+  using Listed = std::deque<PodInfo>;  // a deque: no regrowth copies, consumed as it is applied
+  explicit PodObjects(const GpuResourceNames& gpu_names) : gpu_names_(gpu_names) {}
+  void List(Listed& listed, simdjson::ondemand::object o) {
+    PodInfo pod = summary_.Counted(DecodePod(o));
     // What the ledger keeps (GPU pods, and other pods while bound), slimmed to what it reads.
     bool holds = !pod.node_name.empty() && !pod.terminal();
     // Pods with DRA claims too: the ledger reads their GPU requests from the claims.
-    if (holds || !GpuDemand(pod, owner_.gpu_names_).empty() || HasOwnClaims(pod)) {
-      listed_.push_back(Slim(std::move(pod), owner_.gpu_names_));
+    if (holds || !GpuDemand(pod, gpu_names_).empty() || HasOwnClaims(pod)) {
+      listed.push_back(Slim(std::move(pod)));
     }
   }
-  void EndList() override {
-    owner_.Change([&](ClusterLedger& ledger) {
-      ledger.ReplacePods(std::move(listed_));
-      owner_.pods_listed_ = true;
-    });
-    listed_ = {};  // its capacity too: a list is rare, and it held every object
+  PodInfo Decode(simdjson::ondemand::object o) {
+    PodInfo pod = summary_.Counted(DecodePod(o));
+    pod.requests = KeptRequests(pod.requests);
+    return pod;
   }
-  void Apply(std::string_view type, simdjson::ondemand::object o) override {
-    // A deletion needs the identity only, so a pod that cannot be decoded still releases.
-    if (type == "DELETED") {
-      std::string key = PodKey(DecodeIdentity(o));
-      owner_.Change([&](ClusterLedger& ledger) { ledger.DeletePod(key); });
-      return;
-    }
-    PodInfo pod = Counted(DecodePod(o));
-    pod.requests = KeptRequests(pod.requests, owner_.gpu_names_);
-    owner_.Change([&](ClusterLedger& ledger) { ledger.UpsertPod(pod); });
+  bool Replace(ClusterLedger& ledger, Listed&& listed) {
+    ledger.ReplacePods(std::move(listed));
+    return true;
   }
+  bool Upsert(ClusterLedger& ledger, PodInfo pod) {
+    ledger.UpsertPod(pod);
+    return true;
+  }
+  bool Delete(ClusterLedger& ledger, const PodInfo& id) {
+    ledger.DeletePod(PodKey(id));
+    return true;
+  }
+  uint64_t summarised() const { return summary_.summarised(); }
 
  private:
   // A list of 150,000 pods is held until it is applied: each keeps only what the ledger reads.
   // GPU pods, far fewer, keep their labels and gpusched.io/ annotations, as a watched pod does:
   // planning judges them with the engine (annotations) and matches disruption budgets (labels).
-  static PodInfo Slim(PodInfo pod, const GpuResourceNames& gpu_names) {
-    pod.requests = KeptRequests(pod.requests, gpu_names);
-    if (GpuDemand(pod, gpu_names).empty() && !HasOwnClaims(pod)) {
+  PodInfo Slim(PodInfo pod) const {
+    pod.requests = KeptRequests(pod.requests);
+    if (GpuDemand(pod, gpu_names_).empty() && !HasOwnClaims(pod)) {
       pod.labels = {};
       pod.annotations = {};
     }
@@ -127,14 +172,13 @@ class LiveInventory::PodSink : public ReflectorSink, public SummaryCount {
   }
   // The requests the ledger and planning read (cpu, memory, GPU resources), listed or watched:
   // other names are not kept per name.
-  static ResourceList KeptRequests(const ResourceList& requests,
-                                   const GpuResourceNames& gpu_names) {
+  ResourceList KeptRequests(const ResourceList& requests) const {
     return requests.Filtered([&](std::string_view name) {
-      return name == "cpu" || name == "memory" || gpu_names.IsGpuResource(name);
+      return name == "cpu" || name == "memory" || gpu_names_.IsGpuResource(name);
     });
   }
-  LiveInventory& owner_;
-  std::deque<PodInfo> listed_;  // a deque: no regrowth copies, consumed as it is applied
+  const GpuResourceNames& gpu_names_;
+  SummaryCount summary_;
 };
 
 namespace {
@@ -156,104 +200,32 @@ constexpr DraRefusal kClaimRefusals[] = {
 constexpr DraRefusal kClassRefusals[] = {
     {"dra_class_cap", &DraLedger::Refusals::classes, "the ledger keeps no more classes"}};
 
+struct DraKind {
+  const char* path;
+  const char* name;  // in metrics
+  std::span<const DraRefusal> refusals;
+};
+constexpr DraKind kDraKinds[] = {
+    {"/apis/resource.k8s.io/v1/resourceslices", "resourceslice", kSliceRefusals},
+    {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaim", kClaimRefusals},
+    {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclass", kClassRefusals}};
+
 }  // namespace
 
-// One DRA kind's objects into the ledger's DraLedger (dra/dra_ledger.h); what the ledger
-// refuses of this kind is counted (refused()) and logged once per reason. A list is kept in the
-// ledger's forms as it is decoded (slices compacted, claims compiled and bounded by bytes), never
-// whole as decoded.
-class LiveInventory::DraSink : public ReflectorSink {
+// What the ledger refused of one DRA kind (dra/dra_ledger.h), counted (refused()) and logged
+// once per reason.
+class LiveInventory::DraRefusalCount {
  public:
-  enum class Kind { kSlices, kClaims, kClasses };
-  DraSink(LiveInventory& owner, Kind kind, const char* path,
-          std::shared_ptr<DraKindInterner> interner)
-      : owner_(owner),
-        kind_(kind),
-        refusals_(kind == Kind::kSlices   ? std::span<const DraRefusal>(kSliceRefusals)
-                  : kind == Kind::kClaims ? std::span<const DraRefusal>(kClaimRefusals)
-                                          : std::span<const DraRefusal>(kClassRefusals)),
-        refused_(path, {refusals_[0].reason, refusals_.back().reason}),
-        interner_(std::move(interner)) {}
-  void BeginList() override { Clear(); }
-  void AddListed(simdjson::ondemand::object o) override {
-    switch (kind_) {
-      case Kind::kSlices:
-        slices_.push_back(StoreSlice(DecodeDraSlice(o), *interner_));
-        break;
-      case Kind::kClaims: {
-        // The list's claims replace the ledger's: the budget is the list's own.
-        size_t left =
-            listed_bytes_ >= kMaxDraClaimBytesTotal ? 0 : kMaxDraClaimBytesTotal - listed_bytes_;
-        auto entry = DraClaimEntry::Make(DecodeDraClaim(o), left);
-        listed_bytes_ += entry->bytes;
-        claims_.push_back(std::move(entry));
-        break;
-      }
-      case Kind::kClasses:
-        classes_.push_back(DecodeDraDeviceClass(o));
-        break;
-    }
-  }
-  void EndList() override {
-    Change("a listed object", [&](DraLedger& dra) {
-      switch (kind_) {
-        case Kind::kSlices:
-          dra.ReplaceSlices(std::move(slices_));
-          break;
-        case Kind::kClaims:
-          dra.ReplaceClaims(std::move(claims_));
-          break;
-        case Kind::kClasses:
-          dra.ReplaceClasses(std::move(classes_));
-          break;
-      }
-    });
-    Clear();
-  }
-  void Apply(std::string_view type, simdjson::ondemand::object o) override {
-    if (type == "DELETED") {
-      PodInfo id = DecodeIdentity(o);  // name and namespace: what a deletion needs
-      owner_.Change([&](ClusterLedger& ledger) {
-        switch (kind_) {
-          case Kind::kSlices:
-            ledger.dra().DeleteSlice(id.name);
-            break;
-          case Kind::kClaims:
-            ledger.dra().DeleteClaim(id.namespace_name, id.name);
-            break;
-          case Kind::kClasses:
-            ledger.dra().DeleteClass(id.name);
-            break;
-        }
-      });
-      return;
-    }
-    switch (kind_) {
-      case Kind::kSlices: {
-        DraStoredSlice slice = StoreSlice(DecodeDraSlice(o), *interner_);
-        Change(slice.name, [&](DraLedger& dra) { dra.UpsertSlice(std::move(slice)); });
-        break;
-      }
-      case Kind::kClaims: {
-        DraClaim claim = DecodeDraClaim(o);
-        Change(claim.namespace_name + "/" + claim.name,
-               [&](DraLedger& dra) { dra.UpsertClaim(std::move(claim)); });
-        break;
-      }
-      case Kind::kClasses: {
-        DraDeviceClass c = DecodeDraDeviceClass(o);
-        Change(c.name, [&](DraLedger& dra) { dra.UpsertClass(std::move(c)); });
-        break;
-      }
-    }
-  }
+  explicit DraRefusalCount(const DraKind& kind)
+      : refusals_(kind.refusals),
+        refused_(kind.path, {refusals_.front().reason, refusals_.back().reason}) {}
   // Objects the ledger refused past its cap on this kind, under the kind's cap reason.
   std::map<std::string_view, uint64_t> refused() const { return refused_.counts(); }
   // Counts what `dra` refused of this kind since last counted, naming `object` in the log (the
   // ledger_mu_ held). Kinds past their cap are found when the devices are counted, for a
   // snapshot: the publisher calls this after building one.
-  void CountRefusals(const DraLedger& dra, std::string_view object) {
-    const DraLedger::Refusals& r = dra.refused();
+  void Count(const DraLedger& dra, std::string_view object) {
+    DraLedger::Refusals r = dra.refused();
     for (size_t i = 0; i < refusals_.size(); ++i) {
       uint64_t now = r.*refusals_[i].count;
       if (now > counted_[i]) {
@@ -264,93 +236,146 @@ class LiveInventory::DraSink : public ReflectorSink {
   }
 
  private:
-  // Runs `change` on the ledger's DRA state, and counts what the ledger refused meanwhile, naming
-  // `object` in the log (a copy: `change` may move the object it names).
-  template <class F>
-  void Change(std::string object, F&& change) {
-    owner_.Change([&](ClusterLedger& ledger) {
-      change(ledger.dra());
-      CountRefusals(ledger.dra(), object);
-    });
-  }
-  void Clear() {
-    slices_ = {};
-    claims_ = {};
-    classes_ = {};
-    listed_bytes_ = 0;
-  }
-  LiveInventory& owner_;
-  Kind kind_;
   std::span<const DraRefusal> refusals_;
   RefusalCounts refused_;
   uint64_t counted_[2] = {0, 0};  // of the ledger's refusals, those in refused_ (ledger_mu_ held)
-  std::shared_ptr<DraKindInterner> interner_;
-  std::vector<DraStoredSlice> slices_;
-  std::vector<std::shared_ptr<const DraClaimEntry>> claims_;
-  size_t listed_bytes_ = 0;
-  std::vector<DraDeviceClass> classes_;
 };
 
-// One kind of object stating pod group sizes into the ledger (ClusterLedger::SetStatedSizes).
-class LiveInventory::GroupSizeSink : public ReflectorSink {
+// What the DRA kinds share (Kind: DraSliceKind, DraClaimKind or DraClassKind, dra/dra_store.h):
+// each change but a deletion counts what the ledger refused meanwhile, naming the object in the
+// log. A list is kept in the ledger's forms as it is decoded (slices compacted, claims compiled
+// and bounded by bytes, classes compiled), never whole as decoded.
+template <class Kind>
+class LiveInventory::DraObjects {
  public:
-  GroupSizeSink(LiveInventory& owner, GroupSizeKind kind)
-      : owner_(owner), kind_(kind), source_(GroupSourceOf(kind)) {}
-  void BeginList() override { listed_.clear(); }
-  void AddListed(simdjson::ondemand::object o) override {
-    StatedGroupSizes sizes = Decode(o);
-    // Most Jobs run one pod and state nothing: a list keeps only the objects that state a size.
-    if (!sizes.sizes.empty()) listed_.push_back(std::move(sizes));
+  using Entries = std::vector<typename DraStore<Kind>::Entry>;
+  explicit DraObjects(DraRefusalCount& refusals) : refusals_(refusals) {}
+  bool Delete(ClusterLedger& ledger, const PodInfo& id) {
+    ledger.dra().Delete<Kind>(Kind::Key(id.namespace_name, id.name));
+    return true;
   }
-  void EndList() override {
-    owner_.ChangeIf([&](ClusterLedger& ledger) {
-      return Counted(ledger.ReplaceStatedSizes(source_, std::move(listed_)));
-    });
-    listed_ = {};  // its capacity too: a list is rare
+
+ protected:
+  bool ReplaceAll(ClusterLedger& ledger, Entries&& entries) {
+    ledger.dra().Replace<Kind>(std::move(entries));
+    refusals_.Count(ledger.dra(), "a listed object");
+    return true;
   }
-  void Apply(std::string_view type, simdjson::ondemand::object o) override {
-    if (type == "DELETED") {
-      PodInfo id = DecodeIdentity(o);  // name and namespace: what a deletion needs
-      std::string object = id.namespace_name + "/" + id.name;
-      owner_.ChangeIf([&](ClusterLedger& ledger) {
-        return Counted(ledger.DeleteStatedSizes(source_, object));
-      });
-      return;
-    }
-    StatedGroupSizes sizes = Decode(o);
-    // A Job's status changes with each of its pods: only a change of size makes a new snapshot.
-    owner_.ChangeIf([&](ClusterLedger& ledger) {
-      return Counted(ledger.SetStatedSizes(source_, std::move(sizes)));
-    });
+  // `object` kept, `name` naming it in the log.
+  template <class Object>
+  bool Keep(ClusterLedger& ledger, const std::string& name, Object object) {
+    ledger.dra().Upsert(std::move(object));
+    refusals_.Count(ledger.dra(), name);
+    return true;
   }
-  uint64_t ignored() const { return ignored_.load(); }
 
  private:
+  DraRefusalCount& refusals_;
+};
+
+class LiveInventory::SliceObjects : public DraObjects<DraSliceKind> {
+ public:
+  using Listed = Entries;
+  SliceObjects(DraRefusalCount& refusals, std::shared_ptr<DraKindInterner> interner)
+      : DraObjects(refusals), interner_(std::move(interner)) {}
+  void List(Listed& listed, simdjson::ondemand::object o) {
+    listed.push_back(std::make_shared<const DraStoredSlice>(Decode(o)));
+  }
+  DraStoredSlice Decode(simdjson::ondemand::object o) {
+    return StoreSlice(DecodeDraSlice(o), *interner_);
+  }
+  bool Replace(ClusterLedger& ledger, Listed&& listed) {
+    return ReplaceAll(ledger, std::move(listed));
+  }
+  bool Upsert(ClusterLedger& ledger, DraStoredSlice slice) {
+    std::string name = slice.name;
+    return Keep(ledger, name, std::move(slice));
+  }
+
+ private:
+  std::shared_ptr<DraKindInterner> interner_;
+};
+
+class LiveInventory::ClaimObjects : public DraObjects<DraClaimKind> {
+ public:
+  struct Listed {
+    Entries claims;
+    size_t bytes = 0;  // what they hold
+  };
+  using DraObjects::DraObjects;
+  void List(Listed& listed, simdjson::ondemand::object o) {
+    // The list's claims replace the ledger's: the budget is the list's own.
+    size_t left =
+        listed.bytes >= kMaxDraClaimBytesTotal ? 0 : kMaxDraClaimBytesTotal - listed.bytes;
+    auto entry = DraClaimEntry::Make(DecodeDraClaim(o), left);
+    listed.bytes += entry->bytes;
+    listed.claims.push_back(std::move(entry));
+  }
+  DraClaim Decode(simdjson::ondemand::object o) { return DecodeDraClaim(o); }
+  bool Replace(ClusterLedger& ledger, Listed&& listed) {
+    return ReplaceAll(ledger, std::move(listed.claims));
+  }
+  bool Upsert(ClusterLedger& ledger, DraClaim claim) {
+    std::string name = DraClaimKind::Key(claim.namespace_name, claim.name);
+    return Keep(ledger, name, std::move(claim));
+  }
+};
+
+class LiveInventory::ClassObjects : public DraObjects<DraClassKind> {
+ public:
+  using Listed = Entries;
+  using DraObjects::DraObjects;
+  void List(Listed& listed, simdjson::ondemand::object o) {
+    listed.push_back(DraClassEntry::Make(Decode(o)));
+  }
+  DraDeviceClass Decode(simdjson::ondemand::object o) { return DecodeDraDeviceClass(o); }
+  bool Replace(ClusterLedger& ledger, Listed&& listed) {
+    return ReplaceAll(ledger, std::move(listed));
+  }
+  bool Upsert(ClusterLedger& ledger, DraDeviceClass device_class) {
+    std::string name = device_class.name;
+    return Keep(ledger, name, std::move(device_class));
+  }
+};
+
+// One kind of object stating pod group sizes (ClusterLedger::SetStatedSizes). A Job's status
+// changes with each of its pods: only a change of size makes a new snapshot.
+class LiveInventory::GroupSizeObjects {
+ public:
+  using Listed = std::vector<StatedGroupSizes>;
+  explicit GroupSizeObjects(GroupSizeKind kind) : kind_(kind), source_(GroupSourceOf(kind)) {}
+  void List(Listed& listed, simdjson::ondemand::object o) {
+    StatedGroupSizes sizes = Decode(o);
+    // Most Jobs run one pod and state nothing: a list keeps only the objects that state a size.
+    if (!sizes.sizes.empty()) listed.push_back(std::move(sizes));
+  }
   StatedGroupSizes Decode(simdjson::ondemand::object o) {
     StatedGroupSizes sizes = DecodeStatedGroupSizes(kind_, o);
     ignored_.fetch_add(sizes.refused);
     return sizes;
   }
+  bool Replace(ClusterLedger& ledger, Listed&& listed) {
+    return Counted(ledger.ReplaceStatedSizes(source_, std::move(listed)));
+  }
+  bool Upsert(ClusterLedger& ledger, StatedGroupSizes sizes) {
+    return Counted(ledger.SetStatedSizes(source_, std::move(sizes)));
+  }
+  bool Delete(ClusterLedger& ledger, const PodInfo& id) {
+    return Counted(ledger.DeleteStatedSizes(source_, id.namespace_name + "/" + id.name));
+  }
+  uint64_t ignored() const { return ignored_.load(); }
+
+ private:
   bool Counted(ClusterLedger::StatedSizeChange change) {
     ignored_.fetch_add(change.dropped);
     return change.changed;
   }
-  LiveInventory& owner_;
   GroupSizeKind kind_;
   std::string_view source_;
-  std::vector<StatedGroupSizes> listed_;
   std::atomic<uint64_t> ignored_{0};  // sizes refused or dropped past the ledger's budget
 };
 
 namespace {
-
-struct DraKind {
-  const char* path;
-  const char* name;  // in metrics
-};
-constexpr DraKind kDraKinds[] = {{"/apis/resource.k8s.io/v1/resourceslices", "resourceslice"},
-                                 {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaim"},
-                                 {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclass"}};
 
 struct GroupKind {
   const char* path;
@@ -376,23 +401,37 @@ LiveInventory::LiveInventory(const KubeConfig& config, GpuResourceNames gpu_name
       ledger_(std::move(gpu_names), options.workload_half_life) {
   if (!out_.Get())
     out_.Set(std::make_shared<const ClusterSnapshot>(std::vector<ClusterSnapshot::NodePtr>{}, 0));
-  node_sink_ = std::make_unique<NodeSink>(*this);
-  pod_sink_ = std::make_unique<PodSink>(*this);
+  node_sink_ = std::make_unique<KindSink<NodeObjects>>(*this);
+  pod_sink_ = std::make_unique<KindSink<PodObjects>>(*this, gpu_names_);
   nodes_ = std::make_unique<Reflector>("/api/v1/nodes", config, *node_sink_, options_.reflector,
                                        options_.seed);
   pods_ = std::make_unique<Reflector>("/api/v1/pods", config, *pod_sink_, options_.reflector,
                                       options_.seed + 1);
-  for (size_t i = 0; options_.dra && i < std::size(kDraKinds); ++i) {
-    // (No thread runs yet: the ledger may be read without its lock.)
-    dra_sinks_.push_back(std::make_unique<DraSink>(
-        *this, static_cast<DraSink::Kind>(i), kDraKinds[i].path, ledger_.dra().kind_interner()));
+  // DRA kind `i`, its refusals counted, its sink made by `make(refusals)`.
+  auto watch_dra = [&](size_t i, auto make) {
+    dra_refused_.push_back(std::make_unique<DraRefusalCount>(kDraKinds[i]));
+    dra_sinks_.push_back(make(*dra_refused_.back()));
     dra_.push_back(std::make_unique<Reflector>(kDraKinds[i].path, config, *dra_sinks_.back(),
                                                options_.reflector, options_.seed + 2 + i));
+  };
+  if (options_.dra) {
+    // (No thread runs yet: the ledger may be read without its lock.)
+    watch_dra(0, [&](DraRefusalCount& refusals) {
+      return std::make_unique<KindSink<SliceObjects>>(*this, refusals,
+                                                      ledger_.dra().kind_interner());
+    });
+    watch_dra(1, [&](DraRefusalCount& refusals) {
+      return std::make_unique<KindSink<ClaimObjects>>(*this, refusals);
+    });
+    watch_dra(2, [&](DraRefusalCount& refusals) {
+      return std::make_unique<KindSink<ClassObjects>>(*this, refusals);
+    });
   }
   ReflectorOptions optional_kind = options_.reflector;
   optional_kind.quiet_repeated_failures = true;  // most clusters serve few of these kinds
   for (size_t i = 0; options_.group_sizes && i < std::size(kGroupKinds); ++i) {
-    group_sinks_.push_back(std::make_unique<GroupSizeSink>(*this, kGroupKinds[i].kind));
+    group_sinks_.push_back(
+        std::make_unique<KindSink<GroupSizeObjects>>(*this, kGroupKinds[i].kind));
     groups_.push_back(std::make_unique<Reflector>(kGroupKinds[i].path, config, *group_sinks_.back(),
                                                   optional_kind,
                                                   options_.seed + 2 + std::size(kDraKinds) + i));
@@ -449,12 +488,12 @@ void LiveInventory::PublishTurn() {
   // complete snapshot (and the reports computed from it) counts the DRA GPUs. A list that failed
   // changed nothing, so completeness alone is reason enough to publish.
   bool complete =
-      nodes_listed_ && pods_listed_ &&
+      node_sink_->listed() && pod_sink_->listed() &&
       std::all_of(dra_.begin(), dra_.end(), [](const auto& r) { return r->attempted(); });
   if (!dirty_ && (complete_published_ || !complete)) return;
   dirty_ = false;
   auto snapshot = ledger_.BuildSnapshot();
-  for (auto& sink : dra_sinks_) sink->CountRefusals(ledger_.dra(), "the devices of a snapshot");
+  for (auto& refused : dra_refused_) refused->Count(ledger_.dra(), "the devices of a snapshot");
   published_nodes_ = ledger_.node_count();
   published_pods_ = ledger_.gpu_pods_known();
   lock.unlock();
@@ -526,18 +565,18 @@ LiveInventory::Skips SkipsOf(const Reflector& reflector, uint64_t summarised) {
 }  // namespace
 
 LiveInventory::Skips LiveInventory::node_skips() const {
-  return SkipsOf(*nodes_, node_sink_->summarised());
+  return SkipsOf(*nodes_, node_sink_->kind().summarised());
 }
 
 LiveInventory::Skips LiveInventory::pod_skips() const {
-  return SkipsOf(*pods_, pod_sink_->summarised());
+  return SkipsOf(*pods_, pod_sink_->kind().summarised());
 }
 
 std::vector<std::pair<std::string_view, LiveInventory::Skips>> LiveInventory::dra_skips() const {
   std::vector<std::pair<std::string_view, Skips>> out;
   for (size_t i = 0; i < dra_.size(); ++i) {
     Skips skips = SkipsOf(*dra_[i], 0);
-    for (const auto& [reason, n] : dra_sinks_[i]->refused()) skips.refused[reason] += n;
+    for (const auto& [reason, n] : dra_refused_[i]->refused()) skips.refused[reason] += n;
     out.emplace_back(kDraKinds[i].name, std::move(skips));
   }
   return out;
@@ -546,7 +585,7 @@ std::vector<std::pair<std::string_view, LiveInventory::Skips>> LiveInventory::dr
 std::vector<std::pair<std::string_view, LiveInventory::Skips>> LiveInventory::group_skips() const {
   std::vector<std::pair<std::string_view, Skips>> out;
   for (size_t i = 0; i < groups_.size(); ++i) {
-    out.emplace_back(kGroupKinds[i].name, SkipsOf(*groups_[i], group_sinks_[i]->ignored()));
+    out.emplace_back(kGroupKinds[i].name, SkipsOf(*groups_[i], group_sinks_[i]->kind().ignored()));
   }
   return out;
 }

@@ -378,12 +378,12 @@ void CheckDraDecoder(std::string_view input) {
     // the work bound, the same way twice, named twice as once.
     DraLedger dra;
     DraSlice node{"n-gpu", std::string(kNvidiaDraDriver), "n", 1, 1, "n", SampleDraDevices(), {}};
-    dra.UpsertSlice(std::move(node));
-    dra.UpsertClass({"gpu.nvidia.com", {"device.driver == 'gpu.nvidia.com'"}, ""});
+    dra.Upsert(std::move(node));
+    dra.Upsert(DraDeviceClass{"gpu.nvidia.com", {"device.driver == 'gpu.nvidia.com'"}, ""});
     claim.namespace_name = "default";
     claim.name = "c";
     for (auto& r : claim.requests) r.device_class = "gpu.nvidia.com";
-    dra.UpsertClaim(std::move(claim));
+    dra.Upsert(std::move(claim));
     const DraClaimEntry* entry = dra.FindClaim("default", "c");
     Require(entry != nullptr, "dra: a claim is kept");
     Require(entry->bytes <= kMaxDraClaimBytes || !entry->requests_dropped.empty(),

@@ -24,6 +24,9 @@
 
 namespace gpusched {
 
+// A claim's key in the table: namespace/name.
+std::string DraClaimKey(std::string_view namespace_name, std::string_view name);
+
 class DraClaimTable {
  public:
   using Entry = std::shared_ptr<const DraClaimEntry>;
@@ -35,11 +38,12 @@ class DraClaimTable {
   // A copy for readers; from now on the writer copies a shard before changing it.
   DraClaimTable Share();
 
-  const DraClaimEntry* Find(std::string_view namespace_name, std::string_view name) const;
-  // The entry under the claim's namespace/name replaced (or added); the one it replaced, if any.
-  Entry Put(Entry entry);
+  // Keys are DraClaimKey's.
+  const DraClaimEntry* Find(std::string_view key) const;
+  // The entry under `key` replaced (or added); the one it replaced, if any.
+  Entry Put(std::string key, Entry entry);
   // The entry removed, if any.
-  Entry Erase(std::string_view namespace_name, std::string_view name);
+  Entry Erase(std::string_view key);
   void Clear();
   size_t size() const { return size_; }
 
@@ -55,7 +59,6 @@ class DraClaimTable {
   static constexpr size_t kShards = 64;
   using Shard = std::map<std::string, Entry, std::less<>>;
 
-  static std::string Key(std::string_view namespace_name, std::string_view name);
   static size_t ShardOf(std::string_view key);
   // Shard `i`, copied first unless this table owns it.
   Shard& Writable(size_t i);

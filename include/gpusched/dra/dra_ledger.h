@@ -15,14 +15,17 @@
 // its devices is allocated. Slices of other drivers, and slices not bound to one node (allNodes,
 // nodeSelector), are kept but add no GPU to any node.
 //
-// Bounds: at most kMaxSlices slices, kMaxClaims claims and kMaxClasses classes are kept (past
-// them a new object is refused and counted in refused(), which the live inventory reports as
-// gpusched_inventory_objects_skipped_total{reason="dra_slice_cap"} and the like); each object is
-// bounded by its decoder (dra/dra.h), a claim by bytes too (dra/dra_entries.h: kept without
-// its requests past them, reason dra_claim_bytes); at most kMaxDeviceKinds kinds of devices are
-// told apart (past them every claim is unmodelled, reason dra_kind_cap). A device is identified
-// as Kubernetes identifies it, by driver, pool and name: listed by two slices of its pool, or
-// twice in allocation results, it counts once.
+// Each kind is kept in a DraStore (dra/dra_store.h), which holds the rule of keeping, replacing
+// and refusing that every kind follows.
+//
+// Bounds: at most DraSliceKind::kMax slices, DraClaimKind::kMax claims and DraClassKind::kMax
+// classes are kept (past them a new object is refused and counted in refused(), which the live
+// inventory reports as gpusched_inventory_objects_skipped_total{reason="dra_slice_cap"} and the
+// like); each object is bounded by its decoder (dra/dra.h), a claim by bytes too
+// (dra/dra_entries.h: kept without its requests past them, reason dra_claim_bytes); at most
+// kMaxDeviceKinds kinds of devices are told apart (past them every claim is unmodelled, reason
+// dra_kind_cap). A device is identified as Kubernetes identifies it, by driver, pool and name:
+// listed by two slices of its pool, or twice in allocation results, it counts once.
 //
 // Memory: a slice is kept as DraStoredSlice (dra/dra_stored_slice.h; with the index of
 // devices by (driver, pool, name), about 250 bytes a device), a claim as an immutable entry that
@@ -38,12 +41,14 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "gpusched/dra/dra.h"
 #include "gpusched/dra/dra_claim_table.h"
 #include "gpusched/dra/dra_entries.h"
+#include "gpusched/dra/dra_store.h"
 #include "gpusched/dra/dra_stored_slice.h"
 #include "gpusched/model/resource_list.h"
 
@@ -85,8 +90,8 @@ class DraLookup {
 // What placement reads of the DRA state, as of one snapshot: the claims, the classes and the kinds
 // of devices the nodes offer. Immutable once built.
 struct DraCatalog final : DraLookup {
-  DraClaimTable claims;  // shared with the ledger and other catalogs
-  std::map<std::string, std::shared_ptr<const DraClassEntry>, std::less<>> classes;
+  DraClaimTable claims;         // shared with the ledger and other catalogs
+  DraClassKind::Table classes;  // a copy of the ledger's: pointers, not the classes
   std::vector<DraDeviceKind> device_kinds;
   bool device_kinds_cut = false;
   size_t claim_bytes = 0;   // DraLedger::claim_bytes, for the gauges
@@ -104,11 +109,8 @@ std::string DraProductLabel(std::string_view product_name);
 
 class DraLedger final : public DraLookup {
  public:
-  static constexpr size_t kMaxSlices = 100000;
-  static constexpr size_t kMaxClaims = 200000;
-  static constexpr size_t kMaxClasses = 1000;
-
-  // Objects refused for the bounds above since the ledger was made, a list's as a watch's.
+  // Objects refused for the stores' bounds (dra/dra_store.h) and for kMaxDeviceKinds since the
+  // ledger was made, a list's as a watch's.
   struct Refusals {
     uint64_t slices = 0;
     uint64_t claims = 0;
@@ -123,20 +125,25 @@ class DraLedger final : public DraLookup {
   // another thread than the ledger's writer (the interner is thread-safe).
   const std::shared_ptr<DraKindInterner>& kind_interner() const { return kinds_interner_; }
 
-  // Each returns false when the object was refused for the ledger's bounds.
-  bool UpsertSlice(DraSlice slice);
-  bool UpsertSlice(DraStoredSlice slice);
-  void DeleteSlice(std::string_view name);
-  void ReplaceSlices(std::vector<DraStoredSlice> slices);
-  void ReplaceSlices(std::vector<DraSlice> slices);
-  bool UpsertClaim(DraClaim claim);
-  void DeleteClaim(std::string_view namespace_name, std::string_view name);
-  void ReplaceClaims(std::vector<DraClaim> claims);
-  // Claims made entries already (a list, bounded by bytes as it was decoded).
-  void ReplaceClaims(std::vector<std::shared_ptr<const DraClaimEntry>> claims);
-  bool UpsertClass(DraDeviceClass device_class);
-  void DeleteClass(std::string_view name);
-  void ReplaceClasses(std::vector<DraDeviceClass> classes);
+  // An object kept, replacing the one under its key; false when refused for the ledger's
+  // bounds. A claim takes what is left of the claims' byte budget (dra/dra_entries.h).
+  bool Upsert(DraSlice slice);
+  bool Upsert(DraStoredSlice slice);
+  bool Upsert(DraClaim claim);
+  bool Upsert(DraDeviceClass device_class);
+  // The object of kind `Kind` (DraSliceKind, DraClaimKind, DraClassKind) under `key`
+  // (Kind::Key(namespace, name)) deleted.
+  template <class Kind>
+  void Delete(std::string_view key) {
+    if (Store<Kind>().Erase(key)) Changed(Kind::kDevices);
+  }
+  // Every object of kind `Kind` replaced by `entries` (a list, made entries as it was decoded: a
+  // claim bounded by the bytes the list's claims before it hold), each kept as Upsert keeps it.
+  template <class Kind>
+  void Replace(std::vector<typename DraStore<Kind>::Entry> entries) {
+    Store<Kind>().Replace(std::move(entries));
+    Changed(Kind::kDevices);
+  }
 
   // Nodes whose view may have changed since the last call (and clears the set).
   std::set<std::string, std::less<>> TakeDirtyNodes();
@@ -154,16 +161,27 @@ class DraLedger final : public DraLookup {
   std::span<const DraDeviceKind> kinds() const override;
   bool kinds_cut() const override;
 
-  size_t slice_count() const { return slices_.size(); }
-  size_t claim_count() const { return claims_.size(); }
-  size_t class_count() const { return classes_.size(); }
-  size_t claim_bytes() const { return claim_bytes_; }  // what the claims hold, about
+  size_t slice_count() const { return Store<DraSliceKind>().size(); }
+  size_t claim_count() const { return Store<DraClaimKind>().size(); }
+  size_t class_count() const { return Store<DraClassKind>().size(); }
+  size_t claim_bytes() const { return Store<DraClaimKind>().bytes(); }  // what claims hold, about
   // Moves with every change of a slice, claim or class.
   uint64_t version() const { return version_; }
   size_t device_count() const;  // devices of counted pools, each once
-  const Refusals& refused() const { return refused_; }
+  Refusals refused() const;
 
  private:
+  template <class Kind>
+  DraStore<Kind>& Store() {
+    return std::get<DraStore<Kind>>(stores_);
+  }
+  template <class Kind>
+  const DraStore<Kind>& Store() const {
+    return std::get<DraStore<Kind>>(stores_);
+  }
+  // Keeps `entry` in its kind's store (DraStore::Put), marking what changed when it is kept.
+  template <class Kind>
+  bool Keep(typename DraStore<Kind>::Entry entry);
   // Marks the views and catalog stale; `devices` when a slice changed.
   void Changed(bool devices);
   // Computes what the slices offer: per node its GPUs, per device where it counts, the kinds.
@@ -173,16 +191,13 @@ class DraLedger final : public DraLookup {
   void Rebuild();
 
   std::shared_ptr<DraKindInterner> kinds_interner_;
-  std::map<std::string, std::shared_ptr<const DraStoredSlice>, std::less<>> slices_;
-  DraClaimTable claims_;
-  size_t claim_bytes_ = 0;
+  std::tuple<DraStore<DraSliceKind>, DraStore<DraClaimKind>, DraStore<DraClassKind>> stores_;
   uint64_t version_ = 0;
-  std::map<std::string, std::shared_ptr<const DraClassEntry>, std::less<>> classes_;
   std::set<std::string, std::less<>> dirty_nodes_;
-  mutable Refusals refused_;  // kinds: counted when the devices are
+  mutable uint64_t kinds_refused_ = 0;  // Refusals::kinds: counted when the devices are
   bool stale_ = true;
   // What the slices offer, kept until a slice changes (RebuildDevices). Slots point into the
-  // slices of slices_, so a change of the slices drops them at once.
+  // slices of the slices' store, so a change of the slices drops them at once.
   struct DeviceId {
     std::string_view driver, pool, device;
     bool operator==(const DeviceId&) const = default;

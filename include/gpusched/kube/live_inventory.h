@@ -107,11 +107,20 @@ class LiveInventory : public AssumptionSink {
   static constexpr std::chrono::milliseconds kUnknownPodGrace{1000};
 
  private:
+  // A kind's sink (its Kind one of the *Objects classes below: what the kind is, as the sink
+  // decodes and applies it), defined in live_inventory.cc.
+  template <class Kind>
+  class KindSink;
   class SummaryCount;
-  class NodeSink;
-  class PodSink;
-  class DraSink;
-  class GroupSizeSink;
+  class NodeObjects;
+  class PodObjects;
+  class DraRefusalCount;
+  template <class Kind>
+  class DraObjects;
+  class SliceObjects;
+  class ClaimObjects;
+  class ClassObjects;
+  class GroupSizeObjects;
   // One turn of the publisher: the queued assumptions applied, a snapshot published if needed.
   void PublishTurn();
   // Runs `change` on the ledger under its lock and marks it for the next publication.
@@ -134,7 +143,7 @@ class LiveInventory : public AssumptionSink {
   // the watch has not reported yet, within their grace.
   void ApplyAssumptions(std::vector<PendingAssumption>& assumed,
                         std::vector<PendingAssumption>& unknown);
-  // Guards ledger_, dirty_ and the *_listed_ flags; never held by request threads.
+  // Guards ledger_, dirty_ and the sinks' listed() flags; never held by request threads.
   mutable std::mutex ledger_mu_;
   ClusterLedger ledger_;
   bool dirty_ = false;
@@ -142,18 +151,17 @@ class LiveInventory : public AssumptionSink {
   std::mutex pending_mu_;
   std::vector<PendingAssumption> pending_;
   std::vector<PendingAssumption> unknown_;  // the publisher's: pods the watch has yet to report
-  bool nodes_listed_ = false;               // an initial node list is in the ledger
-  bool pods_listed_ = false;                // an initial pod list is in the ledger
   std::atomic<bool> complete_published_{false};  // a snapshot with both lists is published
   std::atomic<size_t> published_nodes_{0};       // Status() reads these, never the ledger
   std::atomic<size_t> published_pods_{0};
-  std::unique_ptr<NodeSink> node_sink_;
-  std::unique_ptr<PodSink> pod_sink_;
+  std::unique_ptr<KindSink<NodeObjects>> node_sink_;
+  std::unique_ptr<KindSink<PodObjects>> pod_sink_;
   std::unique_ptr<Reflector> nodes_;
   std::unique_ptr<Reflector> pods_;
-  std::vector<std::unique_ptr<DraSink>> dra_sinks_;  // parallel to dra_
+  std::vector<std::unique_ptr<DraRefusalCount>> dra_refused_;  // parallel to dra_
+  std::vector<std::unique_ptr<ReflectorSink>> dra_sinks_;      // parallel to dra_
   std::vector<std::unique_ptr<Reflector>> dra_;
-  std::vector<std::unique_ptr<GroupSizeSink>> group_sinks_;  // parallel to groups_
+  std::vector<std::unique_ptr<KindSink<GroupSizeObjects>>> group_sinks_;  // parallel to groups_
   std::vector<std::unique_ptr<Reflector>> groups_;
   std::optional<PeriodicThread> publisher_;  // started once the reflectors are all made
 };
