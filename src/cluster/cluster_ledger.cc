@@ -272,6 +272,7 @@ void ClusterLedger::ReplacePods(std::deque<PodInfo> pods) {
   // A pod awaiting its claims is kept apart (awaiting_claims_, bounded), not in pods_.
   const uint64_t list = ++pods_lists_;
   std::set<std::string, std::less<>> listed_awaiting;
+  pods_.reserve(std::max(pods_.size(), pods.size()));  // no rehash after rehash while it grows
   for (; !pods.empty(); pods.pop_front()) {
     std::string key = PodKey(pods.front());
     UpsertPod(pods.front());
