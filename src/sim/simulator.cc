@@ -513,11 +513,11 @@ int SimulationRun::Cycle(const PodInfo& pod, const PodInfo& written, const TaskS
   waits_for_siblings = std::any_of(evals.begin(), evals.end(), [](const NodeEvaluation& e) {
     return e.rejected_by == GangTopologyPlugin::kName;
   });
-  std::vector<bool> top;
+  std::vector<bool> left_out;
   if (filter_top_ && calls.filters) {
     combined_.clear();
-    for (const auto& e : evals) combined_.push_back(e.verdict.passed() ? e.combined : -1);
-    top = BestAmong(combined_);
+    for (const auto& e : evals) combined_.push_back(e.verdict.passed() ? e.combined : kFailedNode);
+    left_out = LeftOutByBestOnly(combined_);
   }
   int chosen = -1;
   double best = 0;
@@ -525,7 +525,7 @@ int SimulationRun::Cycle(const PodInfo& pod, const PodInfo& written, const TaskS
   for (size_t j = 0; j < evals.size(); ++j) {
     const NodeEvaluation& e = evals[j];
     if (calls.filters && !e.verdict.passed()) continue;
-    if (!top.empty() && !top[j]) continue;
+    if (!left_out.empty() && left_out[j]) continue;
     double total = in_tree_ == InTreeScore::kNone
                        ? 0
                        : static_cast<double>(InTreeScoreOf(in_tree_, *feasible_[j], written));
