@@ -12,8 +12,8 @@
 #include "baseline_codec.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/extender/extender_service.h"
-#include "gpusched/policy/policy.h"
 #include "gpusched/plugins/plugin_entry.h"
+#include "gpusched/policy/policy.h"
 #include "testing/test_support.h"
 #include "workload.h"
 
@@ -100,9 +100,11 @@ std::shared_ptr<const ClusterSnapshot> VariedUsage(const ClusterSnapshot& base, 
     copy.used.DropZeros();
     nodes.push_back(std::make_shared<const NodeState>(std::move(copy)));
   }
-  return std::make_shared<const ClusterSnapshot>(
-      std::move(nodes), 2,
-      ObservedWorkload{LiveTargetWorkload(base.observed(), base.standard_workload(), {}), 1});
+  return std::make_shared<const ClusterSnapshot>(SnapshotParts{
+      .nodes = std::move(nodes),
+      .generation = 2,
+      .observed_workload =
+          ObservedWorkload{LiveTargetWorkload(base.observed(), base.standard_workload(), {}), 1}});
 }
 
 TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer) {

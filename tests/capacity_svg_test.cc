@@ -158,8 +158,8 @@ std::shared_ptr<const ClusterSnapshot> WithWorkload(const std::vector<NodeState>
     infos.push_back(&ptrs.back()->info);
   }
   std::vector<WeightedShape> standard = StandardWorkloadOf(infos);
-  return std::make_shared<const ClusterSnapshot>(std::move(ptrs), 1, ObservedWorkload{},
-                                                 std::move(standard));
+  return std::make_shared<const ClusterSnapshot>(SnapshotParts{
+      .nodes = std::move(ptrs), .generation = 1, .standard_workload = std::move(standard)});
 }
 
 std::string Svg(const std::shared_ptr<const ClusterSnapshot>& snapshot) {

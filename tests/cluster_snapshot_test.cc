@@ -63,8 +63,8 @@ using Shares = std::vector<std::vector<int32_t>>;
 std::vector<uint32_t> ClassesOf(const std::vector<NodeState>& nodes,
                                 const std::optional<Shares>& shares = std::nullopt) {
   const DeviceShares table = shares ? DeviceShares(nodes, *shares) : DeviceShares();
-  const DeviceModel devices =
-      shares ? DeviceModel::SharedDevices(table) : DeviceModel::WholeDevices();
+  const std::shared_ptr<const RunningTally> running =
+      shares ? testing::TallyOf(DeviceModel::SharedDevices(table)) : nullptr;
   // The snapshot holds the very nodes the table covers, so its classes see their shares (the
   // simulator's holds copies of the cluster as its run starts, which need none): pointers that own
   // nothing, as `nodes` outlives the snapshot.
@@ -72,7 +72,7 @@ std::vector<uint32_t> ClassesOf(const std::vector<NodeState>& nodes,
   for (const auto& n : nodes) {
     ptrs.push_back(ClusterSnapshot::NodePtr(ClusterSnapshot::NodePtr(), &n));
   }
-  ClusterSnapshot snapshot(std::move(ptrs), 1, {}, {}, {}, {}, devices);
+  ClusterSnapshot snapshot({.nodes = std::move(ptrs), .generation = 1, .running = running});
   std::vector<uint32_t> out;
   for (const auto& name : {"base", "other"}) {
     out.push_back(snapshot.classes()[snapshot.IndexOf(name)]);

@@ -7,8 +7,8 @@
 
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_resources.h"
-#include "gpusched/policy/policy_spec.h"
 #include "gpusched/policy/engine_builder.h"
+#include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"
 
 namespace gpusched::cpu_reserve_test {
@@ -54,7 +54,9 @@ class CpuReserveEngine : public ::testing::Test {
  protected:
   CpuReserveEngine()
       : nodes_{Node("cpu-poor", 8, 48), Node("cpu-rich", 2, 104), Node("no-cpu", 8, -1)},
-        snapshot_(nodes_, 1, ObservedWorkload{{{Shape(12000, 1), 1}}, 10}) {
+        snapshot_({.nodes = nodes_,
+                   .generation = 1,
+                   .observed_workload = ObservedWorkload{{{Shape(12000, 1), 1}}, 10}}) {
     ProfileSpec profile;
     profile.plugins = {{"gpu-fit", {true, 0, nullptr}},
                        {std::string(CpuReservePlugin::kName), {true, 1, nullptr}}};
@@ -110,10 +112,14 @@ TEST_F(CpuReserveEngine, pods_without_cpu_requests_are_not_scored) {
   auto with_cpu = engine_->NewCycle(MakePod("c", {{"cpu", Units(1)}}), snapshot_);
   EXPECT_TRUE(plugin.ScoresPod(*with_cpu));
   // Nothing observed asks for CPU with a GPU: no ratio, no score.
-  ClusterSnapshot unknown(nodes_, 2, ObservedWorkload{{{Shape(0, 1), 1}}, 1});
+  ClusterSnapshot unknown({.nodes = nodes_,
+                           .generation = 2,
+                           .observed_workload = ObservedWorkload{{{Shape(0, 1), 1}}, 1}});
   EXPECT_FALSE(plugin.ScoresPod(*engine_->NewCycle(MakePod("c", {{"cpu", Units(1)}}), unknown)));
   // No node declares CPU (the live inventory keeps only extended resources): nothing to weigh.
-  ClusterSnapshot live({nodes_[2]}, 3, ObservedWorkload{{{Shape(12000, 1), 1}}, 10});
+  ClusterSnapshot live({.nodes = {nodes_[2]},
+                        .generation = 3,
+                        .observed_workload = ObservedWorkload{{{Shape(12000, 1), 1}}, 10}});
   EXPECT_FALSE(plugin.ScoresPod(*engine_->NewCycle(MakePod("c", {{"cpu", Units(1)}}), live)));
 }
 

@@ -131,13 +131,14 @@ TEST(GpuFit, the_snapshot_device_model_decides_the_per_device_check) {
   const ResourceList request = {{"nvidia.com/gpu", Units(1)}};
   PodInfo pod = MakePod("p", request);
   GpuFitPlugin plugin;
-  ClusterSnapshot shared({}, 1, {}, {}, {}, {}, DeviceModel::SharedDevices(table));
+  ClusterSnapshot shared(
+      {.generation = 1, .running = testing::TallyOf(DeviceModel::SharedDevices(table))});
   Cycle in_shared(pod, request, shared);
   plugin.Prepare(in_shared);
   Verdict v = plugin.Filter(in_shared, node);
   EXPECT_EQ(v.code, VerdictCode::kUnschedulable);
   EXPECT_EQ(v.reason, "no GPU device with enough free");
-  ClusterSnapshot whole({}, 1, {}, {}, {}, {}, DeviceModel::WholeDevices());
+  ClusterSnapshot whole({}, 1);
   Cycle in_whole(pod, request, whole);
   plugin.Prepare(in_whole);
   EXPECT_EQ(plugin.Filter(in_whole, node).code, VerdictCode::kPass);

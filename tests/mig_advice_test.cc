@@ -373,7 +373,9 @@ TEST(MigAdvice, the_observed_mig_workload_settles_a_tie) {
     return t;
   };
   ObservedWorkload observed{{{shape("1g.10gb"), 0.5}, {shape("3g.40gb"), 0.5}}, 40};
-  ClusterSnapshot snapshot({std::make_shared<const NodeState>(IdleA100("a100-1"))}, 1, observed);
+  ClusterSnapshot snapshot({.nodes = {std::make_shared<const NodeState>(IdleA100("a100-1"))},
+                            .generation = 1,
+                            .observed_workload = observed});
   a = AdviseMigLayouts(snapshot, Bundled(), PendingMigDemand(pods));
   EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-balanced"}));
   EXPECT_EQ(a.advice[0].serves.at("1g.10gb"), 2);

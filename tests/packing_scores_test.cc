@@ -49,13 +49,15 @@ struct Scored {
   std::vector<WeightedShape> workload;
   ClusterSnapshot snapshot;  // whole devices: for what reads no node (Normalize)
   explicit Scored(std::vector<WeightedShape> w)
-      : workload(w), snapshot({}, 1, ObservedWorkload{std::move(w), 1}) {}
+      : workload(w),
+        snapshot({.generation = 1, .observed_workload = ObservedWorkload{std::move(w), 1}}) {}
   // `node` scored in a snapshot of the simulator's model, whose table keeps the node's shares.
   template <class P>
   double Score(const P& plugin, const PodInfo& pod, const SimNode& node) const {
     const DeviceShares table = node.table();
-    ClusterSnapshot shared({}, 1, ObservedWorkload{workload, 1}, {}, {}, {},
-                           DeviceModel::SharedDevices(table));
+    ClusterSnapshot shared({.generation = 1,
+                            .observed_workload = ObservedWorkload{workload, 1},
+                            .running = testing::TallyOf(DeviceModel::SharedDevices(table))});
     Cycle cycle(pod, pod.requests, shared);
     if constexpr (std::is_base_of_v<PreparePlugin, P>) plugin.Prepare(cycle);  // as NewCycle does
     return plugin.Score(cycle, node.state);
@@ -199,7 +201,7 @@ TEST(PackingScores, on_live_nodes_devices_come_from_whole_gpu_counts) {
 // once per cycle instead of the snapshot's default one.
 TEST(FgdScore, policy_target_workload_replaces_the_default_blend) {
   // Expected before any pod is seen: the standard shapes of 8-GPU nodes (1, 2, 4, 8 GPUs).
-  ClusterSnapshot snapshot({}, 1, ObservedWorkload{}, StandardShapes({8}));
+  ClusterSnapshot snapshot({.generation = 1, .standard_workload = StandardShapes({8})});
   PodInfo pod = SimPod(0, 1000);
   NodeState empty = MakeSimNode(64000, std::vector<int32_t>(8, 1000)).state;
   NodeState two_free = MakeSimNode(64000, {1000, 1000, 0, 0, 0, 0, 0, 0}).state;

@@ -5,8 +5,8 @@
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/engine/engine.h"
 #include "gpusched/model/gpu_resources.h"
-#include "gpusched/policy/policy_spec.h"
 #include "gpusched/policy/engine_builder.h"
+#include "gpusched/policy/policy_spec.h"
 #include "testing/test_support.h"
 
 namespace gpusched::product_reserve_test {
@@ -103,8 +103,8 @@ TEST(ProductReserve, a_prior_keeps_products_filling_in_step_until_pins_are_seen)
   // Half the L4s taken: the L4s lack more than their free GPUs against the A100s.
   EXPECT_DOUBLE_EQ(ProductReserveScores({{}, 0, gpus, {{"A100", 48000}, {"L4", 16000}}})["L4"], 0);
   // Pods seen but no pin: the prior speaks for its part only, the rest has no preference.
-  auto unpinned = ProductReserveScores({std::vector<WeightedShape>{{Gpus(1), 1}}, 12, gpus,
-                                        l4_quarter, /*prior_pods=*/4});
+  auto unpinned = ProductReserveScores(
+      {std::vector<WeightedShape>{{Gpus(1), 1}}, 12, gpus, l4_quarter, /*prior_pods=*/4});
   EXPECT_NEAR(unpinned["L4"], 75 + 0.25 * SlackScore(-4.8, 4.8, 24), 1e-9);
   // One A100 pin seen in 4 pods, a prior of 4: a quarter of the workload is pinned, and the
   // shares are half the pins' (A100 0.25, L4 0), half that quarter spread as the GPUs are (0.6,
@@ -140,9 +140,9 @@ TEST(ProductReserve, snapshot_counts_free_gpus_or_follows_a_tracked_table) {
       std::make_shared<const NodeState>(MakeNode("cpu-1", ResourceList{{"cpu", 4000}}))};
   ClusterSnapshot live(nodes, 1);
   EXPECT_EQ(live.free_gpu_milli_by_product(), (GpuMilliByProduct{{"Tesla-T4", 1000}}));
-  GpuMilliByProduct tracked = {{"Tesla-T4", 2500}};
-  ClusterSnapshot simulated(nodes, 1, {}, {}, {}, {}, DeviceModel::WholeDevices(), &tracked);
-  tracked["Tesla-T4"] = 500;
+  auto tally = testing::TallyOf(DeviceModel::WholeDevices(), {{"Tesla-T4", 2500}});
+  ClusterSnapshot simulated({.nodes = nodes, .generation = 1, .running = tally});
+  tally->free["Tesla-T4"] = 500;
   EXPECT_EQ(simulated.free_gpu_milli_by_product().at("Tesla-T4"), 500);
 }
 
@@ -153,7 +153,7 @@ TEST(ProductReserve, free_pods_keep_off_the_product_pinned_pods_need) {
       std::make_shared<const NodeState>(ProductNode("t4-1", "Tesla-T4", 4)),
       std::make_shared<const NodeState>(ProductNode("l4-1", "NVIDIA-L4", 8))};
   ObservedWorkload seen{{{Gpus(1, {"Tesla-T4"}), 0.5}, {Gpus(1), 0.5}}, 10};
-  ClusterSnapshot snapshot(nodes, 1, seen);
+  ClusterSnapshot snapshot({.nodes = nodes, .generation = 1, .observed_workload = seen});
   EXPECT_EQ(snapshot.gpus_by_product().at("Tesla-T4"), 4);
   EXPECT_EQ(snapshot.free_gpu_milli_by_product().at("Tesla-T4"), 4000);
 
@@ -171,7 +171,7 @@ TEST(ProductReserve, free_pods_keep_off_the_product_pinned_pods_need) {
   // the T4 is asked for by 10/26 x 0.5 (pins) + 16/26 x 0.5 x 1/3 (prior) = 23/78 of what
   // arrives, the L4 by 16/26 x 0.5 x 2/3 = 16/78; of the 12 free GPUs the L4 keeps
   // 8 - 12 x 16/78, the T4 4 - 12 x 23/78, more than its 4 GPUs less: 0.
-  EXPECT_DOUBLE_EQ(eval[0].combined, 0);  // T4: the pinned pods' product
+  EXPECT_DOUBLE_EQ(eval[0].combined, 0);    // T4: the pinned pods' product
   EXPECT_DOUBLE_EQ(eval[1].combined, 100);  // L4
   EXPECT_GT(eval[1].score, eval[0].score);
 

@@ -465,11 +465,16 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     const PodRecord& pod = pods_.at(key);
     assumptions.emplace(key, Assumption{pod.node_name, pod.charge()});
   }
-  return std::make_shared<const ClusterSnapshot>(
-      std::move(nodes), ++generation_, observed_.Observed(), StandardWorkload(),
-      std::move(assumptions), CurrentGpuPods(), DeviceModel::WholeDevices(), nullptr,
-      dra_.slice_count() + dra_.claim_count() + dra_.class_count() > 0 ? dra_.Catalog() : nullptr,
-      CurrentPodGroups());
+  return std::make_shared<const ClusterSnapshot>(SnapshotParts{
+      .nodes = std::move(nodes),
+      .generation = ++generation_,
+      .observed_workload = observed_.Observed(),
+      .standard_workload = StandardWorkload(),
+      .assumptions = std::move(assumptions),
+      .gpu_pods = CurrentGpuPods(),
+      .dra = dra_.slice_count() + dra_.claim_count() + dra_.class_count() > 0 ? dra_.Catalog()
+                                                                              : nullptr,
+      .groups = CurrentPodGroups()});
 }
 
 }  // namespace gpusched

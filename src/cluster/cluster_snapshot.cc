@@ -61,24 +61,20 @@ GpuMilliByProduct FreeGpuMilliByProduct(std::span<const std::shared_ptr<const No
   return free;
 }
 
-ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
-                                 ObservedWorkload observed_workload,
-                                 std::vector<WeightedShape> standard_workload,
-                                 Assumptions assumptions,
-                                 std::shared_ptr<const GpuPodList> gpu_pods, DeviceModel devices,
-                                 const GpuMilliByProduct* tracked_free_gpus,
-                                 std::shared_ptr<const DraCatalog> dra,
-                                 std::shared_ptr<const PodGroups> groups)
-    : nodes_(std::move(nodes)),
-      tracked_free_gpus_(tracked_free_gpus),
-      observed_workload_(std::move(observed_workload)),
-      standard_workload_(std::move(standard_workload)),
-      assumptions_(std::move(assumptions)),
-      gpu_pods_(gpu_pods ? std::move(gpu_pods) : NoGpuPods()),
-      device_model_(devices),
-      dra_(std::move(dra)),
-      groups_(std::move(groups)),
-      generation_(generation),
+ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation)
+    : ClusterSnapshot(SnapshotParts{.nodes = std::move(nodes), .generation = generation}) {}
+
+ClusterSnapshot::ClusterSnapshot(SnapshotParts parts)
+    : nodes_(std::move(parts.nodes)),
+      observed_workload_(std::move(parts.observed_workload)),
+      standard_workload_(std::move(parts.standard_workload)),
+      assumptions_(std::move(parts.assumptions)),
+      gpu_pods_(parts.gpu_pods ? std::move(parts.gpu_pods) : NoGpuPods()),
+      running_(std::move(parts.running)),
+      device_model_(running_ ? running_->device_model() : DeviceModel::WholeDevices()),
+      dra_(std::move(parts.dra)),
+      groups_(std::move(parts.groups)),
+      generation_(parts.generation),
       built_at_(std::chrono::steady_clock::now()) {
   std::vector<std::string_view> names;
   names.reserve(nodes_.size());
@@ -96,7 +92,7 @@ ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation
     }
   }
   index_ = NodeIndex(names);
-  if (tracked_free_gpus_ == nullptr) free_gpu_milli_by_product_ = FreeGpuMilliByProduct(nodes_);
+  if (running_ == nullptr) free_gpu_milli_by_product_ = FreeGpuMilliByProduct(nodes_);
   offered_resources_.assign(offered.begin(), offered.end());
   NumberClasses();
 }

@@ -198,10 +198,11 @@ void Engine::KeepBestOnly(const Cycle& cycle, const Candidates& nodes,
                           std::vector<std::pair<Verdict, int>>& judged) const {
   PassingNodes passing(nodes, judged);
   if (passing.size() == 0) return;
-  std::vector<bool> best =
-      BestAmong(Combine(ScoreAll(cycle, passing.candidates()), plugins_, passing.size()));
+  std::vector<bool> left_out =
+      LeftOutByBestOnly(Combine(ScoreAll(cycle, passing.candidates()), plugins_, passing.size()));
   for (size_t k = 0; k < passing.size(); ++k) {
-    if (!best[k]) judged[passing.position(k)] = {Verdict::Unschedulable(kNotBestReason), kNotBest};
+    if (left_out[k])
+      judged[passing.position(k)] = {Verdict::Unschedulable(kNotBestReason), kNotBest};
   }
 }
 
@@ -307,11 +308,13 @@ std::vector<int64_t> Engine::Prioritize(const Cycle& cycle, const Candidates& no
   return MapScores(Combine(ScoreAll(cycle, nodes), plugins_, n));
 }
 
-std::vector<bool> BestAmong(std::span<const double> combined) {
-  double best = -1;
+std::vector<bool> LeftOutByBestOnly(std::span<const double> combined) {
+  double best = kFailedNode;
   for (double c : combined) best = std::max(best, c);
   std::vector<bool> out(combined.size());
-  for (size_t i = 0; i < combined.size(); ++i) out[i] = combined[i] >= 0 && combined[i] == best;
+  for (size_t i = 0; i < combined.size(); ++i) {
+    out[i] = combined[i] == kUnrankedNode ? best >= 0 : combined[i] >= 0 && combined[i] < best;
+  }
   return out;
 }
 

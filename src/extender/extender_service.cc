@@ -1,6 +1,7 @@
 #include "gpusched/extender/extender_service.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <vector>
@@ -184,7 +185,8 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   std::vector<std::string_view> known_rejected_by;
   std::vector<Verdict> known_verdicts = p.engine->Filter(*p.cycle, c.known(), &known_rejected_by);
   // A node the inventory lacks cannot be judged: it fails a GPU pod, and it cannot be ranked, so
-  // it goes when best-only passes a known node; otherwise it passes.
+  // best-only leaves it out when a known node passes (the known nodes that pass, best-only applied,
+  // all rank equal); otherwise it passes.
   size_t known_passing = 0;
   size_t at = 0;
   for (size_t k = 0; k < known_verdicts.size(); ++k) {
@@ -194,7 +196,9 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   std::string_view unknown_rejected_by = kInventoryRejection;
   if (!p.cycle->gpu_demand().empty()) {
     unknown = Verdict::Unschedulable(kUnknownNodeReason);
-  } else if (p.policy->spec().filter_best_only && known_passing > 0) {
+  } else if (p.policy->spec().filter_best_only &&
+             LeftOutByBestOnly(
+                 std::array{known_passing > 0 ? 0.0 : kFailedNode, kUnrankedNode})[1]) {
     unknown = Verdict::Unschedulable(kNotBestReason);
     unknown_rejected_by = kNotBestRejection;
   }

@@ -86,8 +86,11 @@ GpuFigures FiguresOf(const ClusterSnapshot& snapshot,
   int64_t total = 0;
   int64_t allocated = 0;
   for (const auto& n : nodes) AddNodeFigures(*n, total, allocated, f);
-  ClusterSnapshot group(nodes, snapshot.generation(), snapshot.observed(),
-                        {snapshot.standard_workload().begin(), snapshot.standard_workload().end()});
+  ClusterSnapshot group(SnapshotParts{.nodes = nodes,
+                                      .generation = snapshot.generation(),
+                                      .observed_workload = snapshot.observed(),
+                                      .standard_workload = {snapshot.standard_workload().begin(),
+                                                            snapshot.standard_workload().end()}});
   ClusterFragmentation frag = FragmentationOf(group);
   f.total = static_cast<double>(total) / 1000;
   f.allocated = static_cast<double>(allocated) / 1000;

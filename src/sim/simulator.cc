@@ -258,14 +258,11 @@ int PercentageOfNodesToScore(const SimOptions& options) {
 
 namespace {
 
-// A snapshot of `initial` whose workload is what the live server's ledger would hold after
-// watching pods of `counts` shapes (pods asking for no GPU are not observed), weighed against the
-// standard shapes of the node sizes (StandardWorkloadOf).
-ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initial,
-                                     const std::vector<NodeState>& nodes,
-                                     const std::map<TaskShape, int64_t>& counts,
-                                     DeviceModel devices, const GpuMilliByProduct* free_gpus,
-                                     std::shared_ptr<const PodGroups> groups) {
+// The workload of a snapshot of `nodes` as the live server's ledger would hold it after watching
+// pods of `counts` shapes (pods asking for no GPU are not observed), weighed against the standard
+// shapes of the node sizes (StandardWorkloadOf); its other parts left empty.
+SnapshotParts LiveWorkloadParts(const std::vector<NodeState>& nodes,
+                                const std::map<TaskShape, int64_t>& counts) {
   int64_t pods = 0;
   for (const auto& [shape, n] : counts) pods += n;
   std::vector<const NodeInfo*> infos;
@@ -274,8 +271,57 @@ ClusterSnapshot LiveWorkloadSnapshot(std::vector<ClusterSnapshot::NodePtr> initi
   ObservedWorkload observed{
       counts.empty() ? std::vector<WeightedShape>{} : TargetWorkload(counts, 1.0),
       static_cast<double>(pods)};
-  return ClusterSnapshot(std::move(initial), 1, std::move(observed), StandardWorkloadOf(infos), {},
-                         {}, devices, free_gpus, nullptr, std::move(groups));
+  return SnapshotParts{.observed_workload = std::move(observed),
+                       .standard_workload = StandardWorkloadOf(infos)};
+}
+
+// The run's nodes and what the device plugin model keeps apart from them: free milli-GPU per
+// device (the paper's GPU-sharing device plugins), which Commit takes shares from, and the free
+// GPUs per product, kept with them. The run's snapshots hold it as their RunningTally and their
+// nodes are its own (aliases sharing its ownership), so it lives as long as the last of them. It
+// never moves: its share table finds a node's shares by the node's address.
+class RunNodes final : public RunningTally {
+ public:
+  explicit RunNodes(const std::vector<TraceNode>& trace_nodes);
+  RunNodes(const RunNodes&) = delete;
+  RunNodes& operator=(const RunNodes&) = delete;
+
+  DeviceModel device_model() const override { return DeviceModel::SharedDevices(table_); }
+  const GpuMilliByProduct& free_gpu_milli_by_product() const override { return free_gpus_; }
+  const std::vector<NodeState>& nodes() const { return nodes_; }
+  // Commits `pod` (of `shape`) to node i on its `devices` (CommitPod), the free GPUs with it.
+  void Commit(size_t i, const PodInfo& pod, const TaskShape& shape,
+              const std::vector<int>& devices);
+
+ private:
+  std::vector<NodeState> nodes_;
+  std::vector<std::vector<int32_t>> shares_;
+  DeviceShares table_;
+  GpuMilliByProduct free_gpus_;
+};
+
+RunNodes::RunNodes(const std::vector<TraceNode>& trace_nodes) {
+  nodes_.reserve(trace_nodes.size());
+  shares_.reserve(trace_nodes.size());
+  for (const auto& t : trace_nodes) {
+    nodes_.push_back(TraceNodeState(t));
+    shares_.emplace_back(static_cast<size_t>(t.gpus), static_cast<int32_t>(kMilliPerGpu));
+  }
+  table_ = DeviceShares(nodes_, shares_);
+  std::vector<ClusterSnapshot::NodePtr> views;
+  views.reserve(nodes_.size());
+  for (const auto& n : nodes_)
+    views.push_back(ClusterSnapshot::NodePtr(ClusterSnapshot::NodePtr(), &n));
+  free_gpus_ = FreeGpuMilliByProduct(views);
+}
+
+void RunNodes::Commit(size_t i, const PodInfo& pod, const TaskShape& shape,
+                      const std::vector<int>& devices) {
+  const int64_t free_before = FreeGpuMilli(nodes_[i]);
+  CommitPod(nodes_[i], shares_[i], pod, shape, devices);
+  if (nodes_[i].info.allocatable.milli(kGpuResource) >= kMilliPerGpu) {
+    free_gpus_[nodes_[i].info.gpu.product] -= free_before - FreeGpuMilli(nodes_[i]);
+  }
 }
 
 // One run of `trace` as Simulate's comment says, its GPU pods as they reach the scheduler (DRA
@@ -298,8 +344,8 @@ class SimulationRun {
   SimRun Finish();
 
  private:
-  // The nodes, their shares and the run's capacity, from the trace.
-  void AddNodes(const std::vector<TraceNode>& trace_nodes);
+  // The run's capacity, from the trace.
+  void AddCapacity(const std::vector<TraceNode>& trace_nodes);
   // The snapshot the engine judges by, carrying `groups`.
   ClusterSnapshot SnapshotWith(std::shared_ptr<const PodGroups> groups) const;
   // The groups of the members judged so far and of `pending`, whose job is arriving now.
@@ -320,31 +366,27 @@ class SimulationRun {
   const SimOptions& options_;
   const std::vector<TracePod>& trace_;
   SimRandom random_;
-  // The run's nodes, and what the device plugin model keeps apart from them: free milli-GPU per
-  // device (the paper's GPU-sharing device plugins), which CommitPod takes shares from. Neither
-  // moves once filled: the table the engine reads them by finds a node's shares by its address.
-  std::vector<NodeState> nodes_;
-  std::vector<std::vector<int32_t>> shares_;
+  // The run's nodes, their shares and free GPUs (RunNodes), and their device model.
+  std::shared_ptr<RunNodes> cluster_;
+  const std::vector<NodeState>& nodes_ = cluster_->nodes();
+  DeviceModel devices_ = cluster_->device_model();
   SimRun run_;
   int64_t capacity_ = 0;
-  DeviceShares share_table_;
-  DeviceModel devices_ = DeviceModel::WholeDevices();
   std::vector<TracePod> pods_;
   std::vector<size_t> node_rank_;
   TieBreak ties_ = TieBreak::kNodeOrder;
   // Cluster-wide facts the plugins read (resources offered, the observed workload) and the device
   // model come from the snapshot; node states come from the run's own nodes, which change as pods
-  // commit, their shares from the model's table and the free GPUs per product from `free_gpus_`,
-  // which change with them. The snapshot's nodes are the run's own (aliases, owning nothing):
-  // what reads a snapshot's nodes (gang-topology's room per domain) sees them as pods commit, as
-  // the live server's snapshots would.
+  // commit, their shares and the free GPUs per product from `cluster_`, the snapshot's running
+  // tally, which change with them. The snapshot's nodes are the run's own (aliases sharing
+  // `cluster_`): what reads a snapshot's nodes (gang-topology's room per domain) sees them as pods
+  // commit, as the live server's snapshots would.
   std::vector<ClusterSnapshot::NodePtr> initial_;
-  GpuMilliByProduct free_gpus_;
   // The report measures fragmentation against the whole trace's shapes (FGD's method).
   ObservedWorkload trace_workload_;
   std::vector<WeightedShape> workload_;
   // The engine sees the workload as the paper's simulator does, or in blend mode as the live
-  // server would (LiveWorkloadSnapshot): the whole trace's shapes, or, learning, the shapes of the
+  // server would (LiveWorkloadParts): the whole trace's shapes, or, learning, the shapes of the
   // pods arrived so far (the snapshot is rebuilt as each GPU pod arrives).
   bool learn_ = false;
   std::map<TaskShape, int64_t> seen_;
@@ -381,18 +423,14 @@ SimulationRun::SimulationRun(const std::vector<TraceNode>& trace_nodes,
       options_(options),
       trace_(trace),
       random_(options.seed),
+      cluster_(std::make_shared<RunNodes>(trace_nodes)),
       sampler_(PercentageOfNodesToScore(options)) {
-  AddNodes(trace_nodes);
-  share_table_ = DeviceShares(nodes_, shares_);
-  devices_ = DeviceModel::SharedDevices(share_table_);
+  AddCapacity(trace_nodes);
   pods_ = PrepareWorkload(trace, capacity_, random_, {options.tune, options.order});
   node_rank_ = RandomRanks(nodes_.size(), random_);
   ties_ = options.ties.value_or(policy.ties);
   initial_.reserve(nodes_.size());
-  for (const auto& n : nodes_) {
-    initial_.push_back(ClusterSnapshot::NodePtr(ClusterSnapshot::NodePtr(), &n));
-  }
-  free_gpus_ = FreeGpuMilliByProduct(initial_);
+  for (const auto& n : nodes_) initial_.push_back(ClusterSnapshot::NodePtr(cluster_, &n));
   trace_workload_ = ObservedWorkload{TraceWorkload(trace), static_cast<double>(trace.size())};
   workload_ = LiveTargetWorkload(trace_workload_, {}, {});
   learn_ = options.blend.enabled && options.blend.learn_workload;
@@ -416,27 +454,25 @@ SimulationRun::SimulationRun(const std::vector<TraceNode>& trace_nodes,
   rows_.reserve(pods_.size());
 }
 
-void SimulationRun::AddNodes(const std::vector<TraceNode>& trace_nodes) {
-  nodes_.reserve(trace_nodes.size());
-  shares_.reserve(trace_nodes.size());
+void SimulationRun::AddCapacity(const std::vector<TraceNode>& trace_nodes) {
   run_.policy = policy_.name;
   run_.seed = options_.seed;
-  for (const auto& t : trace_nodes) {
-    nodes_.push_back(TraceNodeState(t));
-    shares_.emplace_back(static_cast<size_t>(t.gpus), static_cast<int32_t>(kMilliPerGpu));
-    capacity_ += t.gpu_capacity_milli();
-    if (t.gpu_capacity_milli() > 0) {
-      run_.per_model[nodes_.back().info.gpu.product].capacity_milli += t.gpu_capacity_milli();
-    }
+  for (size_t i = 0; i < trace_nodes.size(); ++i) {
+    const int64_t capacity = trace_nodes[i].gpu_capacity_milli();
+    capacity_ += capacity;
+    if (capacity > 0) run_.per_model[nodes_[i].info.gpu.product].capacity_milli += capacity;
   }
 }
 
 ClusterSnapshot SimulationRun::SnapshotWith(std::shared_ptr<const PodGroups> groups) const {
-  return options_.blend.enabled
-             ? LiveWorkloadSnapshot(initial_, nodes_, seen_, devices_, &free_gpus_,
-                                    std::move(groups))
-             : ClusterSnapshot(initial_, 1, trace_workload_, {}, {}, {}, devices_, &free_gpus_,
-                               nullptr, std::move(groups));
+  SnapshotParts parts = options_.blend.enabled
+                            ? LiveWorkloadParts(nodes_, seen_)
+                            : SnapshotParts{.observed_workload = trace_workload_};
+  parts.nodes = initial_;
+  parts.generation = 1;
+  parts.running = cluster_;
+  parts.groups = std::move(groups);
+  return ClusterSnapshot(std::move(parts));
 }
 
 std::shared_ptr<const PodGroups> SimulationRun::GroupsWith(const PodInfo& pending) const {
@@ -477,11 +513,11 @@ int SimulationRun::Cycle(const PodInfo& pod, const PodInfo& written, const TaskS
   waits_for_siblings = std::any_of(evals.begin(), evals.end(), [](const NodeEvaluation& e) {
     return e.rejected_by == GangTopologyPlugin::kName;
   });
-  std::vector<bool> top;
+  std::vector<bool> left_out;
   if (filter_top_ && calls.filters) {
     combined_.clear();
-    for (const auto& e : evals) combined_.push_back(e.verdict.passed() ? e.combined : -1);
-    top = BestAmong(combined_);
+    for (const auto& e : evals) combined_.push_back(e.verdict.passed() ? e.combined : kFailedNode);
+    left_out = LeftOutByBestOnly(combined_);
   }
   int chosen = -1;
   double best = 0;
@@ -489,7 +525,7 @@ int SimulationRun::Cycle(const PodInfo& pod, const PodInfo& written, const TaskS
   for (size_t j = 0; j < evals.size(); ++j) {
     const NodeEvaluation& e = evals[j];
     if (calls.filters && !e.verdict.passed()) continue;
-    if (!top.empty() && !top[j]) continue;
+    if (!left_out.empty() && left_out[j]) continue;
     double total = in_tree_ == InTreeScore::kNone
                        ? 0
                        : static_cast<double>(InTreeScoreOf(in_tree_, *feasible_[j], written));
@@ -561,12 +597,8 @@ void SimulationRun::Step(size_t k) {
 }
 
 void SimulationRun::Place(size_t i, const PodInfo& pod, const TaskShape& shape) {
-  const int64_t free_before = FreeGpuMilli(nodes_[i]);
-  CommitPod(nodes_[i], shares_[i], pod, shape,
-            ChooseDevices(nodes_[i], devices_, shape, device_choice_, workload_, random_));
-  if (nodes_[i].info.allocatable.milli(kGpuResource) >= kMilliPerGpu) {
-    free_gpus_[nodes_[i].info.gpu.product] -= free_before - FreeGpuMilli(nodes_[i]);
-  }
+  cluster_->Commit(i, pod, shape,
+                   ChooseDevices(nodes_[i], devices_, shape, device_choice_, workload_, random_));
   fragment_sum_ -= fragment_[i];
   idle_sum_ -= idle_[i];
   Measure(i);

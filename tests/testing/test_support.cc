@@ -132,6 +132,10 @@ std::shared_ptr<const ClusterSnapshot> SnapshotOf(const std::vector<NodeState>& 
   return std::make_shared<const ClusterSnapshot>(std::move(ptrs), 1);
 }
 
+std::shared_ptr<FixedTally> TallyOf(DeviceModel devices, GpuMilliByProduct free) {
+  return std::make_shared<FixedTally>(devices, std::move(free));
+}
+
 NodeState FixtureNode(const std::string& file, ResourceList used) {
   NodeState n;
   n.info = NodeFixture(file);

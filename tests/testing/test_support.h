@@ -54,6 +54,18 @@ std::string BillionLaughsYaml();
 std::shared_ptr<const ClusterSnapshot> SampleSnapshot();
 // A snapshot of exactly `nodes`.
 std::shared_ptr<const ClusterSnapshot> SnapshotOf(const std::vector<NodeState>& nodes);
+// A RunningTally whose answers the test sets, as the simulator's run keeps its own: a device model
+// (over a table the test keeps past every snapshot) and free GPUs per product.
+struct FixedTally final : RunningTally {
+  FixedTally(DeviceModel devices, GpuMilliByProduct free)
+      : devices(devices), free(std::move(free)) {}
+  DeviceModel device_model() const override { return devices; }
+  const GpuMilliByProduct& free_gpu_milli_by_product() const override { return free; }
+
+  DeviceModel devices;
+  GpuMilliByProduct free;  // a test changes it between cycles, as a run does
+};
+std::shared_ptr<FixedTally> TallyOf(DeviceModel devices, GpuMilliByProduct free = {});
 // A PodDisruptionBudget "pdb-<app>" in namespace default selecting app=<app>, allowing `allowed`
 // disruptions (its status absent when !has_status).
 DisruptionBudget BudgetSelecting(const std::string& app, int32_t allowed, bool has_status = true);

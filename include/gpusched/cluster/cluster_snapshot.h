@@ -12,12 +12,13 @@
 // engine asks those once per GPU class. The live inventory's nodes differ by CPU and memory use
 // far more often than by anything else.
 //
-// It carries the device model its builder chose (gpusched/model/device_model.h): whole devices in
-// the live server's snapshots (ClusterLedger), shares per device in the packing simulator's: its
-// model points at the simulator's table of the shares of the run's nodes, the nodes the simulator
-// judges against the snapshot (the snapshot's own copies are the cluster as the run starts, every
-// device wholly free, and have none). The snapshot never changes; the table is the run's, and
-// changes between cycles as the run's nodes do. Plugins read a node's devices through the model
+// It is built from its parts (SnapshotParts, named fields) and never changes after. It carries the
+// device model its builder chose (gpusched/model/device_model.h): whole devices in the live
+// server's snapshots (ClusterLedger); in the packing simulator's, shares per device, which, with
+// the free GPUs per product, the simulator learns as pods commit to its nodes between cycles: it
+// hands them over as a RunningTally, the one thing of a snapshot that answers differently over
+// time, shared so that it lives as long as any snapshot reading it (the simulator's snapshots hold
+// its nodes too, which change as pods commit). Plugins read a node's devices through the model
 // (IdleOf, gpusched/packing/gpu_devices.h), and its content classes count the shares only when the
 // model keeps them.
 //
@@ -103,25 +104,52 @@ int64_t FreeGpuMilli(const NodeState& node);
 // (ClusterSnapshot::free_gpu_milli_by_product).
 GpuMilliByProduct FreeGpuMilliByProduct(std::span<const std::shared_ptr<const NodeState>> nodes);
 
+// What a builder whose nodes change under its snapshots keeps current for them (the packing
+// simulator, which commits pods to its nodes between scheduling cycles, never during one): how its
+// nodes offer their devices, with their shares, and the free GPUs per product. Snapshots hold it
+// shared, so everything it answers from lives as long as the last snapshot reading it; its
+// answers change only between cycles. Reading is thread-safe while its builder does not write.
+class RunningTally {
+ public:
+  virtual ~RunningTally() = default;
+  // The device model of the builder's nodes, valid while this tally lives.
+  virtual DeviceModel device_model() const = 0;
+  // Unallocated milli-GPUs per nvidia.com/gpu.product over the builder's nodes as they are now
+  // (FreeGpuMilliByProduct's figures).
+  virtual const GpuMilliByProduct& free_gpu_milli_by_product() const = 0;
+};
+
+// What a snapshot is built from; every field but `nodes` may be left as it is.
+struct SnapshotParts {
+  // The nodes, of unique names.
+  std::vector<std::shared_ptr<const NodeState>> nodes{};
+  // Increases with every publication; 0 for an empty initial snapshot.
+  uint64_t generation = 0;
+  // The shapes pods have asked for (the live server's recent pods, the simulator's trace).
+  ObservedWorkload observed_workload{};
+  // The shapes expected before any are seen (gpusched/packing/target_workload.h); empty in the
+  // simulator unless it models the live server.
+  std::vector<WeightedShape> standard_workload{};
+  // The pods counted against a node before kube-scheduler binds them (the ledger's).
+  Assumptions assumptions{};
+  // The GPU pods, for planning; null: none.
+  std::shared_ptr<const GpuPodList> gpu_pods{};
+  // Null: whole devices, and free GPUs counted from `nodes` once. Otherwise the builder's device
+  // model and free GPUs per product, as they change (the simulator's).
+  std::shared_ptr<const RunningTally> running{};
+  // The DRA claims, classes and devices placement reads; null when the inventory keeps none.
+  std::shared_ptr<const DraCatalog> dra{};
+  // The pod groups of the GPU pods; null: none.
+  std::shared_ptr<const PodGroups> groups{};
+};
+
 class ClusterSnapshot {
  public:
   using NodePtr = std::shared_ptr<const NodeState>;
 
-  // `nodes` must have unique names. `observed_workload` is the shapes pods have asked for (the live
-  // server's recent pods, the simulator's trace), `standard_workload` the shapes expected before
-  // any are seen (gpusched/packing/target_workload.h); empty in the simulator. `devices`: whole
-  // devices unless the builder models shares (the simulator), whose table must outlive the
-  // snapshot. `tracked_free_gpus`: null, or the unallocated GPUs per product of a builder whose
-  // nodes change under the snapshot (the simulator commits pods to its own copies), which it keeps
-  // current and which must outlive the snapshot.
-  ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation,
-                  ObservedWorkload observed_workload = {},
-                  std::vector<WeightedShape> standard_workload = {}, Assumptions assumptions = {},
-                  std::shared_ptr<const GpuPodList> gpu_pods = {},
-                  DeviceModel devices = DeviceModel::WholeDevices(),
-                  const GpuMilliByProduct* tracked_free_gpus = nullptr,
-                  std::shared_ptr<const DraCatalog> dra = nullptr,
-                  std::shared_ptr<const PodGroups> groups = nullptr);
+  explicit ClusterSnapshot(SnapshotParts parts);
+  // Of `nodes` alone, every other part left empty: ClusterSnapshot({.nodes, .generation}).
+  ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation);
 
   // The assumption counted for the pod of key `pod_key` (its usage is in its node's), or nullptr.
   const Assumption* AssumptionOf(std::string_view pod_key) const;
@@ -158,9 +186,9 @@ class ClusterSnapshot {
     return gpus_by_product_;
   }
   // Unallocated milli-GPUs (nvidia.com/gpu allocatable minus used, assumed pods included) per
-  // nvidia.com/gpu.product, over the nodes that offer any; the builder's table when it tracks one.
+  // nvidia.com/gpu.product, over the nodes that offer any; the running tally's when it has one.
   const GpuMilliByProduct& free_gpu_milli_by_product() const {
-    return tracked_free_gpus_ != nullptr ? *tracked_free_gpus_ : free_gpu_milli_by_product_;
+    return running_ != nullptr ? running_->free_gpu_milli_by_product() : free_gpu_milli_by_product_;
   }
   // Every shape seen, with its share, and how many pods (decayed) the shares stand for.
   const ObservedWorkload& observed() const { return observed_workload_; }
@@ -205,12 +233,12 @@ class ClusterSnapshot {
   std::vector<std::string> offered_resources_;
   std::map<std::string, int64_t, std::less<>> gpus_by_product_;
   GpuMilliByProduct free_gpu_milli_by_product_;
-  const GpuMilliByProduct* tracked_free_gpus_;
   ObservedWorkload observed_workload_;
   std::vector<WeightedShape> standard_workload_;
   Assumptions assumptions_;
   std::shared_ptr<const GpuPodList> gpu_pods_;
-  DeviceModel device_model_;
+  std::shared_ptr<const RunningTally> running_;
+  DeviceModel device_model_;  // running_'s, or whole devices
   std::shared_ptr<const DraCatalog> dra_;
   std::shared_ptr<const PodGroups> groups_;
   struct TopologyIndexes {

@@ -92,10 +92,14 @@ struct Candidates {
   size_t classes_size() const { return classes.empty() ? nodes.size() : class_count; }
 };
 
-// filterBestOnly's rule, one for the server and the simulator: the entries equal to the highest
-// of `combined` (weighted means, 0..100), ties all kept. A negative entry stands for a node that
-// did not pass and is never among the best.
-std::vector<bool> BestAmong(std::span<const double> combined);
+// filterBestOnly's rule, the one function the engine, the server and the simulator apply it by.
+// Per node, `combined` holds its weighted mean (0..100) when it passed, kFailedNode when it did
+// not, and kUnrankedNode when it passed unscored (a node the inventory lacks). The answer says, per
+// node, whether best-only leaves it out: a ranked node below the highest (ties all kept), or an
+// unranked one when some ranked node passed. A node that did not pass is never left out by it.
+inline constexpr double kFailedNode = -1;
+inline constexpr double kUnrankedNode = -2;
+std::vector<bool> LeftOutByBestOnly(std::span<const double> combined);
 
 // How an engine judges, beyond its plugins: a profile's settings and the policy's.
 struct EngineOptions {
