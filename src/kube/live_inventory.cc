@@ -181,9 +181,9 @@ class LiveInventory::PodObjects {
   SummaryCount summary_;
 };
 
-namespace {
-
-// One of the ledger's refusals (DraLedger::Refusals), under its reason in metrics.
+// One of the ledger's refusals (DraLedger::Refusals), under its reason in metrics. Neither this
+// nor DraKind is in an anonymous namespace: LiveInventory::DraRefusalCount, a member class,
+// holds them.
 struct DraRefusal {
   const char* reason;
   uint64_t DraLedger::Refusals::*count;
@@ -209,8 +209,6 @@ constexpr DraKind kDraKinds[] = {
     {"/apis/resource.k8s.io/v1/resourceslices", "resourceslice", kSliceRefusals},
     {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaim", kClaimRefusals},
     {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclass", kClassRefusals}};
-
-}  // namespace
 
 // What the ledger refused of one DRA kind (dra/dra_ledger.h), counted (refused()) and logged
 // once per reason.
