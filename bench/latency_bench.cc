@@ -271,8 +271,8 @@ void Run(int size, double occupancy, bench::NodeUsage usage, bench::GpuSource gp
          const Selection& only, std::vector<HoldReport>& holds) {
   bench::Workload w = bench::MakeWorkload(size, occupancy, 42, usage, gpus);
   std::printf(
-      "| (%d nodes, %.0f%% occupancy, %s usage, %s: %zu content classes) | | | | | | | | |\n",
-      size, occupancy * 100, usage == bench::NodeUsage::kDistinct ? "distinct" : "repeating",
+      "| (%d nodes, %.0f%% occupancy, %s usage, %s: %zu content classes) | | | | | | | | |\n", size,
+      occupancy * 100, usage == bench::NodeUsage::kDistinct ? "distinct" : "repeating",
       gpus == bench::GpuSource::kDra ? "DRA claims" : "device plugin", w.snapshot->class_count());
   // Metrics on, as `gpusched serve` runs (request counters, latency histograms, rejections).
   ServerOptions server_options;
