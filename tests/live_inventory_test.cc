@@ -588,5 +588,30 @@ TEST(LiveInventory, a_watch_list_past_the_object_bound_is_abandoned_and_never_re
   EXPECT_EQ(server.lists_served(), 0u);  // abandoned, not refused: no fallback to pages
 }
 
+// A refused watch-list is not the kind's first attempt: until the paged list after it has been
+// answered, the reflector says it has not tried (the inventory waits for every DRA kind's first
+// try before its first complete snapshot).
+TEST(LiveInventory, a_refused_watch_list_is_no_attempt_until_the_pages_are_tried) {
+  struct Ignore : ReflectorSink {
+    void BeginList() override {}
+    void AddListed(simdjson::ondemand::object) override {}
+    void EndList() override {}
+    void Apply(std::string_view, simdjson::ondemand::object) override {}
+  } sink;
+  FakeApiServer server;
+  Populate(server, 2, 2);
+  server.SetWatchListAnswer(FakeApiServer::WatchListAnswer::kInvalid);
+  server.SetDelay(300ms);  // every answer, so the list comes well after the refusal
+  Reflector reflector("/api/v1/nodes", ConfigFor(server), sink, FastOptions().reflector, 1);
+  bool early = false;
+  while (!reflector.synced() && !early) {
+    early = reflector.attempted() && server.lists_served() == 0;
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_FALSE(early) << "attempted before any page was asked for";
+  EXPECT_TRUE(reflector.attempted());
+  EXPECT_TRUE(reflector.watch_list_refused());
+}
+
 }  // namespace
 }  // namespace gpusched::live_inventory_test

@@ -85,6 +85,9 @@ void Reflector::Run() {
     WatchEnd end;
     if (need_list && options_.watch_list && !watch_list_refused_) {
       end = Watch(WatchPhase::kInitialEvents);
+      // A refused watch-list is no attempt yet: the paged list that follows is the first one
+      // (the live inventory publishes its first complete snapshot once every kind was tried).
+      if (end != WatchEnd::kRefused) attempted_ = true;
       if (end == WatchEnd::kRefused) {
         RefuseWatchList();
         continue;  // a paged list at once: the server answered, it is not failing
@@ -220,9 +223,7 @@ Reflector::WatchEnd Reflector::Watch(WatchPhase phase) {
   // A watch-list is the initial list too: its ADDED events are the list's items up to the bookmark
   // that ends them, then it goes on as a watch from that bookmark's resourceVersion.
   const bool watch_list = phase == WatchPhase::kInitialEvents;
-  std::optional<AttemptedOnExit> attempted;
   if (watch_list) {
-    attempted.emplace(attempted_);
     synced_since_list_request_ = false;
     sink_.BeginList();
   }
