@@ -10,6 +10,7 @@
 
 #include "baseline_codec.h"
 #include "gpusched/admission/pod_mutator.h"
+#include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/admission_codec.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/extender/extender_service.h"
@@ -183,6 +184,70 @@ void BM_PublishSnapshot(benchmark::State& state) {
   state.counters["classes"] = static_cast<double>(w.snapshot->class_count());
 }
 BENCHMARK(BM_PublishSnapshot)->Arg(5000)->Arg(15000)->Unit(benchmark::kMillisecond);
+
+// Publishing while kube-scheduler drains a backlog, as bench/registration.sh drives it: range(0)
+// 8-GPU nodes, 2,000 pods of 1 CPU (70% also one GPU) created pending, and per iteration what one
+// pod's cycle brings between two publications: the filter's assumption of the next pod, the watch
+// reporting the bind of the pod 100 before it (100 assumptions outstanding), then the publisher's
+// turn (ExpireAssumptions, BuildSnapshot). The backlog is recreated whenever it runs out.
+void BM_PublishDuringDrain(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  constexpr int kPods = 2000;
+  constexpr int kLag = 100;
+  auto pod = [](int i) {
+    PodInfo p;
+    p.name = "pod-" + std::to_string(i);
+    p.namespace_name = "bench";
+    p.uid = "uid-" + std::to_string(i);
+    p.phase = PodPhase::kPending;
+    p.requests = ResourceList{{"cpu", 1000}, {"memory", int64_t{1} << 40}};
+    if (i % 10 < 7) p.requests.Set("nvidia.com/gpu", 1000);
+    return p;
+  };
+  auto node_of = [nodes](int i) { return "node-" + std::to_string(i / 8 % nodes); };
+  auto fresh_ledger = [&] {
+    auto ledger = std::make_unique<ClusterLedger>(GpuResourceNames());
+    for (int n = 0; n < nodes; ++n) {
+      NodeInfo info;
+      info.name = "node-" + std::to_string(n);
+      info.gpu.product = "A100-SXM4-80GB";
+      info.allocatable = ResourceList{{"cpu", 64000},
+                                      {"memory", int64_t{512} << 40},
+                                      {"nvidia.com/gpu", 8000},
+                                      {"pods", 110000}};
+      info.capacity = info.allocatable;
+      ledger->UpsertNode(std::move(info));
+    }
+    for (int i = 0; i < kPods; ++i) ledger->UpsertPod(pod(i));
+    ledger->BuildSnapshot();
+    return ledger;
+  };
+  auto ledger = fresh_ledger();
+  auto now = ClusterLedger::Clock::now();
+  int next = 0;
+  for (auto _ : state) {
+    if (next == kPods + kLag) {
+      state.PauseTiming();
+      ledger = fresh_ledger();
+      next = 0;
+      state.ResumeTiming();
+    }
+    if (next < kPods) {
+      PodInfo p = pod(next);
+      ledger->Assume(PodKey(p), node_of(next), now, std::chrono::seconds(30));
+    }
+    if (next >= kLag) {
+      PodInfo bound = pod(next - kLag);
+      bound.node_name = node_of(next - kLag);
+      ledger->UpsertPod(bound);
+    }
+    ++next;
+    ledger->ExpireAssumptions(now);
+    benchmark::DoNotOptimize(ledger->BuildSnapshot());
+  }
+  state.counters["assumed"] = static_cast<double>(ledger->assumed_count());
+}
+BENCHMARK(BM_PublishDuringDrain)->Arg(500)->Arg(3000)->Unit(benchmark::kMicrosecond);
 
 // The same where every node is a content class of its own (a CPU-only pod of its own size on
 // each), so GPU classes are numbered over every node.

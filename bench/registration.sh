@@ -24,6 +24,9 @@
 #       second    the default scheduler (no extender) for pods without GPUs beside a second
 #                 kube-scheduler (manifests/second-scheduler's configuration and policy) for the GPU
 #                 pods
+#       baseline  the readme setup served by the gpusched binary GPUSCHED_REG_BASELINE names (an
+#                 older build), so old and new are measured in one sitting
+#   GPUSCHED_REG_BASELINE        the gpusched binary of the baseline setup
 #   GPUSCHED_REG_RUNS [1]        rounds; each round runs every setup once, in order
 #   GPUSCHED_REG_QPS [1000]      clientConnection qps (burst twice that), so the API client is not
 #                                the limit
@@ -40,6 +43,10 @@ nodes=${GPUSCHED_REG_NODES:-500}
 npods=${GPUSCHED_REG_PODS:-2000}
 setups=${GPUSCHED_REG_SETUPS:-alone two-entry readme best-only}
 runs=${GPUSCHED_REG_RUNS:-1}
+baseline=${GPUSCHED_REG_BASELINE:+$(realpath "$GPUSCHED_REG_BASELINE")}
+if [[ " $setups " == *" baseline "* && ! -x $baseline ]]; then
+  echo "FAIL: the baseline setup needs GPUSCHED_REG_BASELINE, a gpusched binary"; exit 1
+fi
 qps=${GPUSCHED_REG_QPS:-1000}
 e2e_cleanup_hook() {
   e2e_gpusched_stop
@@ -134,11 +141,12 @@ one_run() {  # SETUP ROUND
   "$replay" clean --kubeconfig "$KUBECONFIG" > /dev/null
   "$replay" create-nodes --kubeconfig "$KUBECONFIG" --nodes "$node_csv" > /dev/null
   [[ $setup == second ]] && { config=alone; extra=(--gpu-scheduler gpusched); }
-  [[ $setup == two-entry ]] && config=readme
+  [[ $setup == two-entry || $setup == baseline ]] && config=readme
   if [[ $setup != alone ]]; then
-    local policy=$shipped_policy
+    local policy=$shipped_policy binary=$gpusched
     [[ $setup == two-entry || $setup == gpu-only ]] && policy=$default_policy
-    e2e_gpusched_start "$gpusched" "$port" --policy "$policy"
+    [[ $setup == baseline ]] && binary=$baseline
+    e2e_gpusched_start "$binary" "$port" --policy "$policy"
     for _ in $(seq 1 300); do
       [[ $(gpusched_count gpusched_inventory_nodes) == "$nodes" ]] && break
       sleep 0.1

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <random>
+
 #include "gpusched/cluster/cluster_ledger.h"
 #include "gpusched/codec/extender_codec.h"
 #include "gpusched/policy/policy.h"
@@ -63,11 +66,13 @@ TEST_F(ServiceFixture, prioritize_with_binpack_packs_the_fullest_node_first) {
   policies.Set(std::make_shared<const Policy>(binpack));
   ExtenderArgs args = DecodeExtenderArgs(Fixture("extender/filter-request-nodecache.json"));
   auto scores = service.Prioritize(args).hosts;  // points into args
-  ASSERT_EQ(scores.size(), 4u);
-  // MostAllocated after placing 2 GPUs: h100-01 4/8 -> 5, a100-07 8/8 -> 10, h100-02 8/8 -> 10.
-  EXPECT_EQ(scores[0], (HostPriority{"gpu-node-h100-01", 5}));
-  EXPECT_EQ(scores[1], (HostPriority{"gpu-node-a100-07", 10}));
-  EXPECT_EQ(scores[2], (HostPriority{"gpu-node-h100-02", 10}));
+  // MostAllocated after placing 2 GPUs: h100-01 4/8 -> 5, a100-07 8/8 -> 10, h100-02 8/8 -> 10,
+  // h100-03 (already full) 10; answered less the lowest, 5, which leaves h100-01 out.
+  std::map<std::string_view, int64_t> answered;
+  for (const auto& s : scores) answered.emplace(s.host, s.score);
+  EXPECT_EQ(answered,
+            (std::map<std::string_view, int64_t>{
+                {"gpu-node-a100-07", 5}, {"gpu-node-h100-02", 5}, {"gpu-node-h100-03", 5}}));
   for (const auto& s : scores) {
     EXPECT_GE(s.score, 0);
     EXPECT_LE(s.score, kMaxExtenderPriority);
@@ -129,7 +134,7 @@ TEST_F(ServiceFixture, unknown_names_fail_with_the_inventory_reason) {
   EXPECT_EQ(*result.node_names, std::vector<std::string_view>{"gpu-node-h100-01"});
   EXPECT_EQ(result.failed_nodes, (FailedNodesMap{{"ghost", std::string(kUnknownNodeReason)}}));
   auto scores = service.Prioritize(NamesRequest(R"({"nvidia.com/gpu":"1"})", {"ghost"}));
-  EXPECT_EQ(scores.hosts, (std::vector<HostPriority>{{"ghost", 0}}));
+  EXPECT_TRUE(scores.hosts.empty());  // 0, the lowest: left out
 }
 
 TEST_F(ServiceFixture, pod_without_gpus_passes_every_node_and_is_ranked_unless_gpu_pods_only) {
@@ -141,12 +146,14 @@ TEST_F(ServiceFixture, pod_without_gpus_passes_every_node_and_is_ranked_unless_g
   EXPECT_TRUE(result.failed_nodes.empty());
   EXPECT_TRUE(result.failed_and_unresolvable_nodes.empty());
   auto ranked = service.Prioritize(args).hosts;
-  EXPECT_EQ(ranked[0].score, 0);  // unknown to the inventory
+  // The node unknown to the inventory scores 0, the lowest, and is left out.
+  EXPECT_TRUE(
+      std::none_of(ranked.begin(), ranked.end(), [](auto& h) { return h.host == "ghost"; }));
   EXPECT_EQ(std::count_if(ranked.begin(), ranked.end(), [](auto& h) { return h.score == 10; }), 1);
   PolicySpec gpu_only = DefaultPolicySpec();
   gpu_only.profiles[0].gpu_pods_only = true;
   policies.Set(std::make_shared<const Policy>(gpu_only));
-  for (const auto& s : service.Prioritize(args).hosts) EXPECT_EQ(s.score, 0);
+  EXPECT_TRUE(service.Prioritize(args).hosts.empty());  // every node 0: nothing to add
 }
 
 TEST_F(ServiceFixture, mig_and_shared_requests_go_only_where_offered) {
@@ -253,6 +260,32 @@ TEST_F(ServiceFixture, a_pod_judged_again_is_not_judged_against_its_own_assumpti
   EXPECT_EQ(sink.forgotten.size(), 1u);
 }
 
+// kube-scheduler adds score x weight x 10 to each node it scores and nothing for a node the answer
+// leaves out: the lean answer must leave every difference between two nodes, and so its choice
+// whatever its own plugins add, as the full list gave it.
+TEST(LeanPriorities,
+     keep_every_difference_kube_scheduler_sums_and_name_only_nodes_above_the_floor) {
+  std::vector<std::string_view> names = {"a", "b", "c", "d", "e"};
+  std::mt19937 random(7);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<int64_t> full(names.size());
+    for (auto& score : full) score = std::uniform_int_distribution<int64_t>(0, 10)(random);
+    std::vector<HostPriority> lean = LeanPriorities(names, full);
+    std::map<std::string_view, int64_t> added;
+    for (const auto& h : lean) {
+      EXPECT_GT(h.score, 0);
+      EXPECT_TRUE(added.emplace(h.host, h.score).second) << "a node listed twice";
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      for (size_t j = 0; j < names.size(); ++j) {
+        EXPECT_EQ(added[names[i]] - added[names[j]], full[i] - full[j]);
+      }
+    }
+  }
+  EXPECT_TRUE(LeanPriorities(names, std::vector<int64_t>(5, 10)).empty());  // all equal
+  EXPECT_TRUE(LeanPriorities({}, {}).empty());
+}
+
 TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers) {
   const char* dir = "extender/captured-kube-scheduler-1.26/";
   auto names = service.Filter(
@@ -264,8 +297,9 @@ TEST_F(ServiceFixture, captured_kube_scheduler_requests_get_per_protocol_answers
   EXPECT_EQ(full.nodes_raw->size(), 3u);  // full objects carry 4 free GPUs each
   auto prio = service.Prioritize(
       DecodeExtenderArgs(Fixture(std::string(dir) + "prioritize-request.nodecache-false.json")));
-  // Equal content (1 of 4 GPUs free after the pod): consolidate's fixed preference ranks them.
-  EXPECT_EQ(prio.hosts, (std::vector<HostPriority>{{"gpu-node-2", 8}, {"gpu-node-3", 10}}));
+  // Equal content (1 of 4 GPUs free after the pod): consolidate's fixed preference ranks them,
+  // 8 and 10 under the rank mapping, answered as 0 (left out) and 2.
+  EXPECT_EQ(prio.hosts, (std::vector<HostPriority>{{"gpu-node-3", 2}}));
 }
 
 }  // namespace

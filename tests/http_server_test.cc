@@ -111,14 +111,17 @@ TEST_F(ServerFixture, filter_and_prioritize_answer_every_fixture) {
     auto res = Post(c, "/prioritize", body);
     ASSERT_TRUE(res) << f;
     EXPECT_EQ(res->status, 200) << f;
+    EXPECT_EQ(res->body, EncodeHostPriorityList(service_.Prioritize(DecodeExtenderArgs(body))))
+        << f;
     json j = json::parse(res->body);
     ASSERT_TRUE(j.is_array());
-    EXPECT_EQ(j.size(), json::parse(body)["NodeNames"].is_array()
+    // Only the nodes above the request's lowest score are listed (ExtenderService::Prioritize).
+    EXPECT_LE(j.size(), json::parse(body)["NodeNames"].is_array()
                             ? json::parse(body)["NodeNames"].size()
                             : json::parse(body)["Nodes"]["items"].size());
     for (const auto& hp : j) {
       EXPECT_TRUE(hp["Score"].is_number_integer());
-      EXPECT_GE(hp["Score"].get<int>(), 0);
+      EXPECT_GE(hp["Score"].get<int>(), 1);
       EXPECT_LE(hp["Score"].get<int>(), 10);
     }
   }

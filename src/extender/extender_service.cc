@@ -4,6 +4,8 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "gpusched/util/text_store.h"
@@ -239,6 +241,21 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   return result;
 }
 
+std::vector<HostPriority> LeanPriorities(std::span<const std::string_view> names,
+                                         std::span<const int64_t> scores) {
+  // kube-scheduler adds the same amount to every node it scores when the lowest score is taken off
+  // each, so its choice is the same; and a node missing from the answer gets nothing from the
+  // entry, exactly as a node scored 0. The answer then names only the nodes gpusched prefers: a
+  // few, under the rank mapping, instead of every candidate (kube-scheduler decodes each entry).
+  std::vector<HostPriority> out;
+  if (scores.empty()) return out;
+  int64_t floor = *std::min_element(scores.begin(), scores.end());
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (scores[i] > floor) out.push_back({names[i], scores[i] - floor});
+  }
+  return out;
+}
+
 HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
   const RequestNodes& c = p.candidates;
@@ -256,8 +273,7 @@ HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   }
   std::vector<int64_t> scores = c.ByPosition(std::move(known_scores), int64_t{0});
   HostPriorityList list;
-  list.hosts.resize(c.names.size());
-  for (size_t i = 0; i < list.hosts.size(); ++i) list.hosts[i] = {c.names[i], scores[i]};
+  list.hosts = LeanPriorities(c.names, scores);
   list.text = p.text;
   return list;
 }

@@ -138,9 +138,9 @@ void CheckExtenderRequest(std::string_view input) {
   Require(IsJsonText(EncodeExtenderFilterResult(filtered)), "filter: the answer is JSON");
 
   HostPriorityList scores = stack.service.Prioritize(args);
-  Require(scores.hosts.size() == nodes, "prioritize: one score per node");
+  Require(scores.hosts.size() <= nodes, "prioritize: at most one score per node");
   for (const HostPriority& h : scores.hosts) {
-    Require(h.score >= 0 && h.score <= kMaxExtenderPriority, "prioritize: scores in 0..10");
+    Require(h.score > 0 && h.score <= kMaxExtenderPriority, "prioritize: listed scores in 1..10");
   }
   Require(IsJsonText(EncodeHostPriorityList(scores)), "prioritize: the answer is JSON");
 }
