@@ -460,3 +460,72 @@ TEST(ClusterLedger, pinned_pods_seen_before_any_gpu_node_wait_for_the_nodes) {
 
 }  // namespace
 }  // namespace gpusched::cluster_ledger_test
+
+namespace gpusched::cluster_ledger_test {
+namespace {
+
+// A publication reuses what did not change: the name index while the names stay, and each node's
+// content hashes until it changes. Its classes and lookups must be those of a snapshot built from
+// scratch of the same nodes.
+TEST(ClusterLedger, a_snapshot_reuses_the_name_index_and_hashes_of_what_did_not_change) {
+  ClusterLedger ledger{GpuResourceNames()};
+  for (const char* name : {"n1", "n2", "n3"}) ledger.UpsertNode(GpuNode(name, 8));
+  auto first = ledger.BuildSnapshot();
+  ledger.UpsertPod(BoundPod("a", "n2", 2));
+  auto second = ledger.BuildSnapshot();
+  EXPECT_EQ(second->shared_index(), first->shared_index());
+  // Per node: its content class and GPU class.
+  auto classes_of = [](const ClusterSnapshot& s) {
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    for (uint32_t c : s.classes()) out.emplace_back(c, s.GpuClassOf(c));
+    return out;
+  };
+  auto same_as_fresh = [&](const ClusterSnapshot& s) {
+    ClusterSnapshot fresh({s.nodes().begin(), s.nodes().end()}, s.generation());
+    EXPECT_EQ(classes_of(s), classes_of(fresh));
+    EXPECT_EQ(s.gpu_class_count(), fresh.gpu_class_count());
+    for (const auto& node : s.nodes()) EXPECT_EQ(s.Find(node->info.name), node.get());
+  };
+  same_as_fresh(*second);
+  EXPECT_EQ(second->class_count(), 2u);  // n1 and n3 alike, n2 holding a pod
+  EXPECT_EQ(Used(*second, "n2"), 2);
+
+  ledger.UpsertNode(GpuNode("n0", 4));
+  auto third = ledger.BuildSnapshot();
+  EXPECT_NE(third->shared_index(), second->shared_index());
+  ASSERT_NE(third->Find("n0"), nullptr);
+  EXPECT_EQ(third->Find("n2")->info.name, "n2");
+  same_as_fresh(*third);
+
+  ledger.DeleteNode("n1");
+  auto fourth = ledger.BuildSnapshot();
+  EXPECT_EQ(fourth->IndexOf("n1"), NodeIndex::kAbsent);
+  EXPECT_EQ(fourth->Find("n3")->info.name, "n3");
+  same_as_fresh(*fourth);
+}
+
+// ExpireAssumptions skips its pass until the earliest assumption can have expired; an assumption
+// that ended early (its bind seen) must not keep a later one from expiring on time.
+TEST(ClusterLedger, assumptions_expire_on_time_when_an_earlier_one_ended_first) {
+  using Clock = ClusterLedger::Clock;
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertPod(BoundPod("early", "", 1, PodPhase::kPending));
+  ledger.UpsertPod(BoundPod("late", "", 1, PodPhase::kPending));
+  Clock::time_point t0 = Clock::now();
+  using std::chrono::seconds;
+  EXPECT_EQ(ledger.Assume("uid-early", "n1", t0, seconds(5)),
+            ClusterLedger::AssumeResult::kApplied);
+  EXPECT_EQ(ledger.Assume("uid-late", "n1", t0, seconds(20)),
+            ClusterLedger::AssumeResult::kApplied);
+  ledger.UpsertPod(BoundPod("early", "n1", 1));  // its bind, seen
+  EXPECT_EQ(ledger.ExpireAssumptions(t0 + seconds(6)), 0u);
+  EXPECT_EQ(ledger.assumed_count(), 1u);
+  EXPECT_EQ(ledger.ExpireAssumptions(t0 + seconds(19)), 0u);
+  EXPECT_EQ(ledger.ExpireAssumptions(t0 + seconds(21)), 1u);
+  EXPECT_EQ(ledger.assumed_count(), 0u);
+  EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 1);  // the bound one alone
+}
+
+}  // namespace
+}  // namespace gpusched::cluster_ledger_test

@@ -166,7 +166,10 @@ void ClusterLedger::Put(std::string key, PodRecord record, const NodePins& pins)
     group_members_[record.info->group.key].insert(key);
     pod_groups_.reset();
   }
-  if (record.assumed_until) assumed_keys_.insert(key);
+  if (record.assumed_until) {
+    assumed_keys_.insert(key);
+    next_expiry_ = std::min(next_expiry_, *record.assumed_until);
+  }
   if (!record.gpu_requests.empty()) ++gpu_pods_;
   pods_.emplace(std::move(key), std::move(record));
 }
@@ -240,9 +243,13 @@ bool ClusterLedger::Forget(std::string_view key) {
 }
 
 size_t ClusterLedger::ExpireAssumptions(Clock::time_point now) {
+  if (now < next_expiry_) return 0;
   std::vector<std::string> expired;
+  next_expiry_ = Clock::time_point::max();
   for (const auto& key : assumed_keys_) {
-    if (*pods_.at(key).assumed_until <= now) expired.push_back(key);
+    Clock::time_point until = *pods_.at(key).assumed_until;
+    if (until <= now) expired.push_back(key);
+    if (until > now) next_expiry_ = std::min(next_expiry_, until);
   }
   for (const auto& key : expired) Unassume(key, pods_.at(key));
   return expired.size();
@@ -331,7 +338,7 @@ std::vector<WeightedShape> ClusterLedger::StandardWorkload() const {
   // The published nodes: those whose GPUs are DRA devices have them in their allocatable there.
   std::vector<const NodeInfo*> nodes;
   nodes.reserve(published_.size());
-  for (const auto& [name, state] : published_) nodes.push_back(&state->info);
+  for (const auto& [name, node] : published_) nodes.push_back(&node.state->info);
   return StandardWorkloadOf(nodes);
 }
 
@@ -439,7 +446,7 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     if (name.empty()) continue;  // marks a workload change only
     auto node = nodes_.find(name);
     if (node == nodes_.end()) {
-      published_.erase(name);
+      if (published_.erase(name) > 0) published_index_.reset();
       continue;
     }
     auto state = std::make_shared<NodeState>();
@@ -454,18 +461,25 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
       ApplyDraView(*state, view->second);
       state->used.DropZeros();
     }
-    published_.insert_or_assign(name, std::move(state));
+    // Braced initializers run in order: the hashes are taken before the state moves in.
+    PublishedNode published{.hashes = WholeDeviceContentHashes(*state), .state = std::move(state)};
+    if (published_.insert_or_assign(name, std::move(published)).second) published_index_.reset();
   }
   dirty_.clear();
   std::vector<ClusterSnapshot::NodePtr> nodes;
+  std::vector<ContentHashes> hashes;
   nodes.reserve(published_.size());
-  for (const auto& [name, state] : published_) nodes.push_back(state);
+  hashes.reserve(published_.size());
+  for (const auto& [name, node] : published_) {
+    nodes.push_back(node.state);
+    hashes.push_back(node.hashes);
+  }
   Assumptions assumptions;
   for (const auto& key : assumed_keys_) {
     const PodRecord& pod = pods_.at(key);
     assumptions.emplace(key, Assumption{pod.node_name, pod.charge()});
   }
-  return std::make_shared<const ClusterSnapshot>(SnapshotParts{
+  auto snapshot = std::make_shared<const ClusterSnapshot>(SnapshotParts{
       .nodes = std::move(nodes),
       .generation = ++generation_,
       .observed_workload = observed_.Observed(),
@@ -474,7 +488,11 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
       .gpu_pods = CurrentGpuPods(),
       .dra = dra_.slice_count() + dra_.claim_count() + dra_.class_count() > 0 ? dra_.Catalog()
                                                                               : nullptr,
-      .groups = CurrentPodGroups()});
+      .groups = CurrentPodGroups(),
+      .content_hashes = std::move(hashes),
+      .index = published_index_});
+  published_index_ = snapshot->shared_index();
+  return snapshot;
 }
 
 }  // namespace gpusched

@@ -91,20 +91,28 @@ ClusterSnapshot::ClusterSnapshot(SnapshotParts parts)
       total = SaturatingAdd(total, gpus);
     }
   }
-  index_ = NodeIndex(names);
+  index_ = parts.index ? std::move(parts.index) : std::make_shared<const NodeIndex>(names);
   if (running_ == nullptr) free_gpu_milli_by_product_ = FreeGpuMilliByProduct(nodes_);
   offered_resources_.assign(offered.begin(), offered.end());
-  NumberClasses();
+  NumberClasses(parts.content_hashes);
 }
 
-void ClusterSnapshot::NumberClasses() {
+uint64_t ClusterSnapshot::ContentHash(uint32_t i, UsedResources which,
+                                      std::span<const ContentHashes> given) const {
+  if (running_ == nullptr && given.size() == nodes_.size()) {
+    return which == UsedResources::kAll ? given[i].all : given[i].extended_only;
+  }
+  return SchedulingContentHash(*nodes_[i], device_model_, which);
+}
+
+void ClusterSnapshot::NumberClasses(std::span<const ContentHashes> given) {
   // Per content hash, the classes (by a node of each) seen with it; a hash shared by nodes of
   // different content gets one class per distinct content.
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash;
   std::vector<uint32_t> first_node_of_class;
   class_of_.resize(nodes_.size());
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    auto cls = ClassFor(by_hash, SchedulingContentHash(*nodes_[i], device_model_),
+    auto cls = ClassFor(by_hash, ContentHash(i, UsedResources::kAll, given),
                         first_node_of_class.size(), [&](uint32_t c) {
                           return SameSchedulingContent(*nodes_[first_node_of_class[c]], *nodes_[i],
                                                        device_model_);
@@ -113,10 +121,11 @@ void ClusterSnapshot::NumberClasses() {
     class_of_[i] = cls;
   }
   class_count_ = first_node_of_class.size();
-  NumberGpuClasses(first_node_of_class);
+  NumberGpuClasses(first_node_of_class, given);
 }
 
-void ClusterSnapshot::NumberGpuClasses(std::span<const uint32_t> first_node_of_class) {
+void ClusterSnapshot::NumberGpuClasses(std::span<const uint32_t> first_node_of_class,
+                                       std::span<const ContentHashes> given) {
   // The same numbering as content classes, over a node of each class, counting of its pods' use
   // only that of extended resources (the GPU rules never read the rest, and it is what sets the
   // live inventory's nodes apart). Their allocatable amounts stay: nodes of one machine type
@@ -127,7 +136,7 @@ void ClusterSnapshot::NumberGpuClasses(std::span<const uint32_t> first_node_of_c
   for (size_t c = 0; c < first_node_of_class.size(); ++c) {
     const NodeState& node = *nodes_[first_node_of_class[c]];
     auto gpu_class =
-        ClassFor(by_hash, SchedulingContentHash(node, device_model_, UsedResources::kExtendedOnly),
+        ClassFor(by_hash, ContentHash(first_node_of_class[c], UsedResources::kExtendedOnly, given),
                  first_node_of_gpu_class.size(), [&](uint32_t g) {
                    return SameSchedulingContent(*nodes_[first_node_of_gpu_class[g]], node,
                                                 device_model_, UsedResources::kExtendedOnly);
@@ -187,7 +196,7 @@ const Assumption* ClusterSnapshot::AssumptionOf(std::string_view pod_key) const 
 }
 
 const NodeState* ClusterSnapshot::Find(std::string_view name) const {
-  uint32_t i = index_.Find(name);
+  uint32_t i = index_->Find(name);
   return i == NodeIndex::kAbsent ? nullptr : nodes_[i].get();
 }
 

@@ -89,4 +89,10 @@ uint64_t SchedulingContentHash(const NodeState& node, const DeviceModel& devices
   return h.value();
 }
 
+ContentHashes WholeDeviceContentHashes(const NodeState& node) {
+  const DeviceModel whole = DeviceModel::WholeDevices();
+  return {SchedulingContentHash(node, whole, UsedResources::kAll),
+          SchedulingContentHash(node, whole, UsedResources::kExtendedOnly)};
+}
+
 }  // namespace gpusched

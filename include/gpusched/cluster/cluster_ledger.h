@@ -197,7 +197,14 @@ class ClusterLedger {
   // Per node name, what its counted pods hold (ChargePod): usage and counts; no NodeInfo.
   std::unordered_map<std::string, NodeState> usage_;
   std::set<std::string, std::less<>> dirty_;
-  std::map<std::string, std::shared_ptr<const NodeState>, std::less<>> published_;
+  // The nodes of the last snapshot, each with its content hashes, computed when it changed.
+  struct PublishedNode {
+    ContentHashes hashes;
+    std::shared_ptr<const NodeState> state;
+  };
+  std::map<std::string, PublishedNode, std::less<>> published_;
+  // The last snapshot's name index while published_ keeps the same names; null after a change.
+  std::shared_ptr<const NodeIndex> published_index_;
   DecayedShapeCounts observed_;
   // Pinned pods seen while no GPU product was known, at most kMaxDeferred (later ones are
   // resolved at once, and count for nothing while no product is known).
@@ -218,8 +225,11 @@ class ClusterLedger {
   std::map<std::string, std::vector<PinLabels>, std::less<>> product_labels_;
   bool product_labels_stale_ = true;  // a node changed since product_labels_ was built
   std::set<std::string, std::less<>> assumed_keys_;  // pods counted by assumption
-  size_t gpu_pods_ = 0;                              // records with GPU requests
-  std::shared_ptr<const GpuPodList> gpu_pod_list_;   // null: a GPU pod changed since the last
+  // No assumption expires before it (one may have ended since): ExpireAssumptions, called at every
+  // publication, looks at them only from then on.
+  Clock::time_point next_expiry_ = Clock::time_point::max();
+  size_t gpu_pods_ = 0;                             // records with GPU requests
+  std::shared_ptr<const GpuPodList> gpu_pod_list_;  // null: a GPU pod changed since the last
   // Group key -> its members' pod keys (GPU pods with a group), and the index built from them
   // (null: a member changed since).
   std::unordered_map<std::string, std::set<std::string, std::less<>>> group_members_;

@@ -141,6 +141,12 @@ struct SnapshotParts {
   std::shared_ptr<const DraCatalog> dra{};
   // The pod groups of the GPU pods; null: none.
   std::shared_ptr<const PodGroups> groups{};
+  // Per node of `nodes`, its WholeDeviceContentHashes (gpusched/model/node.h), when the builder
+  // keeps them per node content (the ledger); empty: hashed here. Not read with `running`.
+  std::vector<ContentHashes> content_hashes{};
+  // The index of `nodes`' names, in their order, when the builder kept one of an earlier snapshot
+  // with the very same names (shared_index()); null: built here.
+  std::shared_ptr<const NodeIndex> index{};
 };
 
 class ClusterSnapshot {
@@ -156,7 +162,9 @@ class ClusterSnapshot {
   // The node called `name`, or nullptr.
   const NodeState* Find(std::string_view name) const;
   // The position in nodes() of the node called `name`, or NodeIndex::kAbsent.
-  uint32_t IndexOf(std::string_view name) const { return index_.Find(name); }
+  uint32_t IndexOf(std::string_view name) const { return index_->Find(name); }
+  // The name index, for a later snapshot of the same names (SnapshotParts::index).
+  const std::shared_ptr<const NodeIndex>& shared_index() const { return index_; }
   std::span<const NodePtr> nodes() const { return nodes_; }
   size_t size() const { return nodes_.size(); }
   // Per position in nodes(), its content class, in 0..class_count()-1.
@@ -219,13 +227,17 @@ class ClusterSnapshot {
   static constexpr size_t kMaxTopologyIndexes = 4;
 
  private:
-  // Numbers content classes, then GPU classes.
-  void NumberClasses();
+  // Numbers content classes, then GPU classes; `given` is SnapshotParts::content_hashes.
+  void NumberClasses(std::span<const ContentHashes> given);
   // Numbers GPU classes; `first_node_of_class` holds a node of each content class.
-  void NumberGpuClasses(std::span<const uint32_t> first_node_of_class);
+  void NumberGpuClasses(std::span<const uint32_t> first_node_of_class,
+                        std::span<const ContentHashes> given);
+  // Node i's content hash counting `which` usage: `given`'s when it holds one per node and the
+  // device model keeps no shares, else computed.
+  uint64_t ContentHash(uint32_t i, UsedResources which, std::span<const ContentHashes> given) const;
 
   std::vector<NodePtr> nodes_;
-  NodeIndex index_;
+  std::shared_ptr<const NodeIndex> index_;
   std::vector<uint32_t> class_of_;
   size_t class_count_ = 0;
   std::vector<uint32_t> gpu_class_of_;  // per content class

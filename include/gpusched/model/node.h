@@ -64,6 +64,15 @@ bool SameSchedulingContent(const NodeState& a, const NodeState& b, const DeviceM
 uint64_t SchedulingContentHash(const NodeState& node, const DeviceModel& devices,
                                UsedResources which = UsedResources::kAll);
 
+// SchedulingContentHash under whole devices (DeviceModel::WholeDevices), for both kinds of usage:
+// what a snapshot's builder can compute once per node content and hand to every snapshot that
+// holds that content, instead of each snapshot hashing every node again.
+struct ContentHashes {
+  uint64_t all = 0;
+  uint64_t extended_only = 0;
+};
+ContentHashes WholeDeviceContentHashes(const NodeState& node);
+
 }  // namespace gpusched
 
 #endif  // GPUSCHED_MODEL_NODE_H_
