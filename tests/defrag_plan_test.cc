@@ -145,6 +145,22 @@ TEST(DefragPlan, finds_the_known_minimal_set) {
   ExpectEngineAccepts(c, r, waiting);
 }
 
+// A pod asking only for a resource the policy lists in gpuResources waits for a GPU: it is
+// planned under that policy, and not under one that does not list it.
+TEST(DefragPlan, a_pod_asking_for_a_policy_extra_gpu_resource_is_planned) {
+  NodeState node = testing::MakeNode("node-a", ResourceList{{"example.com/gpu", Units(8)}});
+  Cluster c{{}, testing::SnapshotOf({node})};
+  std::vector<PodInfo> waiting = {
+      testing::MakePod("vgpu", ResourceList{{"example.com/gpu", Units(1)}})};
+  EXPECT_TRUE(PlanFor(c, waiting).plans.empty());
+  PolicySpec spec = DefaultPolicySpec();
+  spec.gpu_resources = {"example.com/gpu"};
+  const Policy extra(std::move(spec));
+  DefragReport r = PlanDefragmentation(extra, *c.snapshot, waiting, c.pods, {}, {});
+  ASSERT_EQ(r.plans.size(), 1u);
+  EXPECT_EQ(r.plans[0].pod, "default/vgpu");
+}
+
 TEST(DefragPlan, a_pod_that_fits_now_needs_no_move) {
   Cluster c = KnownMinimal();
   std::vector<PodInfo> waiting = {Waiting("small", 2)};

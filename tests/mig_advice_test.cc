@@ -56,8 +56,9 @@ MigLayouts Bundled() {
 }
 
 MigAdvice Advise(const std::vector<NodeState>& nodes, const std::vector<PodInfo>& pods,
-                 const MigLayouts& layouts) {
-  return AdviseMigLayouts(*testing::SnapshotOf(nodes), layouts, PendingMigDemand(pods));
+                 const MigLayouts& layouts,
+                 const GpuResourceNames& gpu_names = GpuResourceNames()) {
+  return AdviseMigLayouts(*testing::SnapshotOf(nodes), layouts, PendingMigDemand(pods), gpu_names);
 }
 
 std::vector<std::string> Nodes(const MigAdvice& a) {
@@ -145,10 +146,11 @@ TEST(MigAdvice, a_whole_gpu_pod_held_to_another_product_does_not_hold_an_idle_a1
 
   MigDemand demand = PendingMigDemand(policy, *snapshot);
   EXPECT_TRUE(demand.whole_gpu_pods.empty());
-  EXPECT_EQ(Nodes(AdviseMigLayouts(*snapshot, Bundled(), demand)),
+  EXPECT_EQ(Nodes(AdviseMigLayouts(*snapshot, Bundled(), demand, policy.gpu_names())),
             (std::vector<std::string>{"a100-1=all-1g.10gb"}));
   // Counted blindly, the held pod keeps the A100 whole.
-  EXPECT_TRUE(AdviseMigLayouts(*snapshot, Bundled(), PendingMigDemand(snapshot->gpu_pods().pending))
+  EXPECT_TRUE(AdviseMigLayouts(*snapshot, Bundled(), PendingMigDemand(snapshot->gpu_pods().pending),
+                               policy.gpu_names())
                   .advice.empty());
 
   // Without the hold it could take the A100, and does count.
@@ -353,7 +355,7 @@ TEST(MigAdvice, whole_gpu_pods_keep_single_strategy_nodes_whole_too) {
   MigDemand demand = PendingMigDemand(policy, *snapshot);
   EXPECT_EQ(demand.whole_gpu_pods, (std::vector<int64_t>{8}));
   EXPECT_EQ(demand.slices, (std::map<std::string, int64_t>{{kA100Slice, 60}}));
-  MigAdvice a = AdviseMigLayouts(*snapshot, Bundled(), demand);
+  MigAdvice a = AdviseMigLayouts(*snapshot, Bundled(), demand, policy.gpu_names());
   EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-1g.10gb"}));
   EXPECT_EQ(a.whole_gpu_pods_fit, 1);
   EXPECT_EQ(a.still_waiting.at(kA100Slice), 4);
@@ -376,9 +378,22 @@ TEST(MigAdvice, the_observed_mig_workload_settles_a_tie) {
   ClusterSnapshot snapshot({.nodes = {std::make_shared<const NodeState>(IdleA100("a100-1"))},
                             .generation = 1,
                             .observed_workload = observed});
-  a = AdviseMigLayouts(snapshot, Bundled(), PendingMigDemand(pods));
+  a = AdviseMigLayouts(snapshot, Bundled(), PendingMigDemand(pods), GpuResourceNames());
   EXPECT_EQ(Nodes(a), (std::vector<std::string>{"a100-1=all-balanced"}));
   EXPECT_EQ(a.advice[0].serves.at("1g.10gb"), 2);
+}
+
+// A resource the policy lists in gpuResources is a GPU resource to the advice too: a node where a
+// pod holds one is in use, not idle. Before, only nvidia.com/ resources counted.
+TEST(MigAdvice, a_node_holding_a_policy_extra_gpu_resource_is_in_use) {
+  NodeState held = IdleA100("a100-1");
+  held.used = ResourceList{{"example.com/gpu", Units(1)}};
+  const std::vector<PodInfo> pods = Pending("nvidia.com/mig-1g.10gb", 1, 2);
+  EXPECT_EQ(Nodes(Advise({held}, pods, Bundled())),
+            (std::vector<std::string>{"a100-1=all-1g.10gb"}));
+  MigAdvice a = Advise({held}, pods, Bundled(), GpuResourceNames({"example.com/gpu"}));
+  EXPECT_TRUE(a.advice.empty());
+  EXPECT_EQ(a.skipped, (std::map<std::string, size_t>{{"GPU pods running", 1}}));
 }
 
 TEST(MigAdvice, no_advice_without_waiting_mig_pods) {
@@ -576,7 +591,8 @@ items:
                  ledger);
   auto snapshot = ledger.BuildSnapshot();
   MigAdvice a = AdviseMigLayouts(*snapshot, Bundled(),
-                                 PendingMigDemand(Pending("nvidia.com/mig-1g.10gb", 1, 3)));
+                                 PendingMigDemand(Pending("nvidia.com/mig-1g.10gb", 1, 3)),
+                                 GpuResourceNames());
   ASSERT_EQ(a.advice.size(), 1u);
   std::string text = FormatMigAdviceText(a);
   ExpectOnlyLabelCommands(text);

@@ -646,6 +646,29 @@ TEST(Simulator, dra_claim_pods_are_not_sent_to_the_extenders_filter) {
   }
 }
 
+// A resource the policy lists in gpuResources is a GPU resource to managedResources too: a pod
+// asking only for it is sent to the extender's filter, which refuses a node whose MIG layout is
+// being changed (maintenance). Before, only nvidia.com/ resources counted, and the pod landed
+// there.
+TEST(Simulator, a_pod_asking_for_a_policy_extra_gpu_resource_is_sent_to_the_extenders_filter) {
+  std::vector<TraceNode> nodes = {Node("reconfiguring", 64000, 8)};
+  nodes[0].labels = {{"nvidia.com/mig.config.state", "pending"}};
+  nodes[0].resources = {{"example.com/gpu", 8}};
+  TracePod pod = Pod("p", 1000, 0, 0);
+  pod.resources = {{"example.com/gpu", 1}};
+  const std::shared_ptr<const Policy> shipped = BuiltinSimPolicy("gpusched")->policy;
+  PolicySpec spec = shipped->spec();
+  spec.gpu_resources = {"example.com/gpu"};
+  const SimPolicy plain = SimPolicyOf("plain", shipped);
+  const SimPolicy extra = SimPolicyOf("extra", std::make_shared<const Policy>(std::move(spec)));
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    SimOptions options = KubeScheduler(InTreeScore::kLeastAllocated, seed);
+    options.blend.extender_weight = 5;
+    EXPECT_EQ(Simulate(nodes, {pod}, plain, options).pods_placed, 1) << "seed " << seed;
+    EXPECT_EQ(Simulate(nodes, {pod}, extra, options).pods_failed, 1) << "seed " << seed;
+  }
+}
+
 // DRA mode: the GPUs are devices, not a node resource, so NodeResourcesFit's MostAllocated scores
 // the claim pod on cpu and memory alone. The nodes and pods of the test above (kube-scheduler's
 // integer arithmetic), web again on B; the gpu pod without its GPU weight:

@@ -196,8 +196,9 @@ AffinityDecision DecideNodeAffinity(const PodInfo& pod, const Policy& policy,
     d.annotation = std::move(why);
     return d;
   };
-  ResourceList demand = GpuDemand(pod, GpuResourceNames(policy.spec().gpu_resources));
-  if (demand.empty()) return done(MutationResult::kNotGpuPod, "asks for no GPU resource");
+  if (!AsksForGpu(pod, policy.gpu_names())) {
+    return done(MutationResult::kNotGpuPod, "asks for no GPU resource");
+  }
   if (const std::string* already = pod.annotation(kNodeAffinityAnnotation)) {
     return done(MutationResult::kAlreadyDone, *already);
   }
@@ -207,9 +208,9 @@ AffinityDecision DecideNodeAffinity(const PodInfo& pod, const Policy& policy,
   }
   EnforcedRules enforced = EnforcedRulesOf(policy, pod);
   if (!enforced.error.empty()) return done(MutationResult::kInvalidAnnotation, enforced.error);
-  RuleAffinity rules =
-      AffinityForHardRules(enforced.intent, demand.begin()->name, vocabulary,
-                           HardRuleOptions{autoscaling.platforms, enforced.maintenance});
+  RuleAffinity rules = AffinityForHardRules(
+      enforced.intent, GpuDemand(pod, policy.gpu_names()).begin()->name, vocabulary,
+      HardRuleOptions{autoscaling.platforms, enforced.maintenance});
   std::string left_out = rules.left_out.empty()
                              ? ""
                              : "; not expressible as node labels: " + Join(rules.left_out, ", ");

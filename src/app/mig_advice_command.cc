@@ -51,8 +51,9 @@ int RunMigAdviceCommand(const std::vector<std::string>& args) {
   }
   return RunCatchingInputErrors([&] {
     ClusterView view = LoadClusterView(options.view);
-    MigAdvice advice = AdviseMigLayouts(*view.snapshot, layouts.value,
-                                        PendingMigDemand(*view.policy, *view.snapshot));
+    MigAdvice advice =
+        AdviseMigLayouts(*view.snapshot, layouts.value,
+                         PendingMigDemand(*view.policy, *view.snapshot), view.policy->gpu_names());
     advice.inventory = view.description;
     std::cout << (options.json ? FormatMigAdviceJson(advice) : FormatMigAdviceText(advice));
     return 0;

@@ -5,6 +5,8 @@
 #include <functional>
 #include <optional>
 
+#include "gpusched/engine/node_subset.h"
+
 namespace gpusched {
 
 ExtensionPoints PointsOf(const Plugin& plugin) {
@@ -86,30 +88,10 @@ std::pair<Verdict, int> FirstRejection(size_t count, VerdictOf&& verdict_of) {
 
 // The nodes of `nodes` that passed (`judged`, FilterAll's), as candidates of their own, with their
 // positions in `nodes`.
-class PassingNodes {
- public:
-  PassingNodes(const Candidates& nodes, const std::vector<std::pair<Verdict, int>>& judged) {
-    for (size_t i = 0; i < judged.size(); ++i) {
-      if (!judged[i].first.passed()) continue;
-      nodes_.push_back(nodes.nodes[i]);
-      if (!nodes.classes.empty()) classes_.push_back(nodes.classes[i]);
-      names_.push_back(nodes.name_of(i));
-      positions_.push_back(i);
-    }
-    class_count_ = nodes.classes_size();
-  }
-  Candidates candidates() const { return {nodes_, classes_, class_count_, names_}; }
-  size_t size() const { return nodes_.size(); }
-  // The position in the full list of the k-th passing node.
-  size_t position(size_t k) const { return positions_[k]; }
-
- private:
-  std::vector<const NodeState*> nodes_;
-  std::vector<uint32_t> classes_;
-  std::vector<std::string_view> names_;
-  std::vector<size_t> positions_;
-  size_t class_count_ = 0;
-};
+NodeSubset PassingNodes(const Candidates& nodes,
+                        const std::vector<std::pair<Verdict, int>>& judged) {
+  return SubsetOf(nodes, [&](size_t i) { return judged[i].first.passed(); });
+}
 
 }  // namespace
 
@@ -196,13 +178,13 @@ std::vector<Verdict> Engine::Filter(const Cycle& cycle, const Candidates& nodes,
 
 void Engine::KeepBestOnly(const Cycle& cycle, const Candidates& nodes,
                           std::vector<std::pair<Verdict, int>>& judged) const {
-  PassingNodes passing(nodes, judged);
-  if (passing.size() == 0) return;
+  const NodeSubset passing = PassingNodes(nodes, judged);
+  if (passing.empty()) return;
   std::vector<bool> left_out =
       LeftOutByBestOnly(Combine(ScoreAll(cycle, passing.candidates()), plugins_, passing.size()));
   for (size_t k = 0; k < passing.size(); ++k) {
     if (left_out[k])
-      judged[passing.position(k)] = {Verdict::Unschedulable(kNotBestReason), kNotBest};
+      judged[passing.positions[k]] = {Verdict::Unschedulable(kNotBestReason), kNotBest};
   }
 }
 
@@ -326,12 +308,12 @@ std::vector<NodeEvaluation> Engine::Evaluate(const Cycle& cycle, const Candidate
     out[i].verdict = all[i].first;
     if (!all[i].first.passed()) out[i].rejected_by = RejecterName(all[i].second);
   }
-  PassingNodes passing(nodes, all);
+  const NodeSubset passing = PassingNodes(nodes, all);
   auto table = ScoreAll(cycle, passing.candidates());
   auto combined = Combine(table, plugins_, passing.size());
   auto mapped = MapScores(combined);
   for (size_t k = 0; k < passing.size(); ++k) {
-    NodeEvaluation& e = out[passing.position(k)];
+    NodeEvaluation& e = out[passing.positions[k]];
     for (const auto& [p, scores] : table) {
       e.scores.push_back({plugins_[p].plugin->name(), plugins_[p].weight, scores[k]});
     }

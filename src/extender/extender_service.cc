@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusched/engine/node_subset.h"
 #include "gpusched/util/text_store.h"
 
 namespace gpusched {
@@ -27,28 +28,22 @@ struct AnswerText {
 // here are owned here; names point into the request or the answer's text.
 struct RequestNodes {
   std::vector<std::string_view> names;  // all, in request order
-  // The known ones.
-  std::vector<const NodeState*> nodes;
-  std::vector<uint32_t> classes;  // names mode only
-  std::vector<std::string_view> known_names;
-  std::vector<size_t> positions;  // in `names`
-  size_t class_count = 0;         // names mode only
+  // The known ones, positions in `names`, with their names; their classes in names mode only.
+  NodeSubset known;
   std::vector<std::unique_ptr<NodeState>> owned;
 
-  Candidates known() const { return {nodes, classes, class_count, known_names}; }
-  bool all_known() const { return nodes.size() == names.size(); }
+  bool all_known() const { return known.size() == names.size(); }
 
   void AddKnown(size_t position, const NodeState* node) {
-    nodes.push_back(node);
-    known_names.push_back(names[position]);
-    positions.push_back(position);
+    known.Add(position, node);
+    known.names.push_back(names[position]);
   }
   // Scatters `known_values` (one per known node) over a request-long list filled with `fill`.
   template <class T>
   std::vector<T> ByPosition(std::vector<T> known_values, const T& fill) const {
     if (all_known()) return known_values;
     std::vector<T> out(names.size(), fill);
-    for (size_t k = 0; k < positions.size(); ++k) out[positions[k]] = std::move(known_values[k]);
+    for (size_t k = 0; k < known.size(); ++k) out[known.positions[k]] = std::move(known_values[k]);
     return out;
   }
 };
@@ -58,12 +53,12 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
   RequestNodes c;
   size_t n = args.node_names ? args.node_names->size() : args.nodes->size();
   c.names.reserve(n);
-  c.nodes.reserve(n);
-  c.known_names.reserve(n);
-  c.positions.reserve(n);
+  c.known.positions.reserve(n);
+  c.known.nodes.reserve(n);
+  c.known.names.reserve(n);
   if (args.node_names) {
-    c.classes.reserve(n);
-    c.class_count = snapshot.class_count();
+    c.known.classes.reserve(n);
+    c.known.class_count = snapshot.class_count();
     auto all = snapshot.nodes();
     auto classes = snapshot.classes();
     for (const auto& name : *args.node_names) {
@@ -75,13 +70,13 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
         auto state = std::make_unique<NodeState>(*all[i]);
         CopyUsageWithout(*all[i], own, *state);
         c.AddKnown(c.names.size() - 1, state.get());
-        c.classes.push_back(static_cast<uint32_t>(snapshot.class_count()));
-        c.class_count = snapshot.class_count() + 1;
+        c.known.classes.push_back(static_cast<uint32_t>(snapshot.class_count()));
+        c.known.class_count = snapshot.class_count() + 1;
         c.owned.push_back(std::move(state));
         continue;
       }
       c.AddKnown(c.names.size() - 1, all[i].get());
-      c.classes.push_back(classes[i]);
+      c.known.classes.push_back(classes[i]);
     }
     return c;
   }
@@ -185,14 +180,15 @@ ExtenderFilterResult ExtenderService::Filter(const ExtenderArgs& args) const {
   if (assumptions_ && p.own_assumption) assumptions_->Forget(p.cycle->pod());
   const RequestNodes& c = p.candidates;
   std::vector<std::string_view> known_rejected_by;
-  std::vector<Verdict> known_verdicts = p.engine->Filter(*p.cycle, c.known(), &known_rejected_by);
+  std::vector<Verdict> known_verdicts =
+      p.engine->Filter(*p.cycle, c.known.candidates(), &known_rejected_by);
   // A node the inventory lacks cannot be judged: it fails a GPU pod, and it cannot be ranked, so
   // best-only leaves it out when a known node passes (the known nodes that pass, best-only applied,
   // all rank equal); otherwise it passes.
   size_t known_passing = 0;
   size_t at = 0;
   for (size_t k = 0; k < known_verdicts.size(); ++k) {
-    if (known_verdicts[k].passed()) ++known_passing, at = c.positions[k];
+    if (known_verdicts[k].passed()) ++known_passing, at = c.known.positions[k];
   }
   Verdict unknown;
   std::string_view unknown_rejected_by = kInventoryRejection;
@@ -259,7 +255,7 @@ std::vector<HostPriority> LeanPriorities(std::span<const std::string_view> names
 HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
   Prepared p = Prepare(args, snapshots_, policies_);
   const RequestNodes& c = p.candidates;
-  std::vector<int64_t> known_scores = p.engine->Prioritize(*p.cycle, c.known());
+  std::vector<int64_t> known_scores = p.engine->Prioritize(*p.cycle, c.known.candidates());
   if (metrics_) {
     metrics_->CountDecision("prioritize", p.profile);
     CountUnmodelled(*metrics_, p);
@@ -268,7 +264,7 @@ HostPriorityList ExtenderService::Prioritize(const ExtenderArgs& args) const {
     auto best = std::max_element(known_scores.begin(), known_scores.end());
     if (best != known_scores.end() &&
         std::count(known_scores.begin(), known_scores.end(), *best) == 1) {
-      AssumeOn(*assumptions_, p, c.known_names[best - known_scores.begin()]);
+      AssumeOn(*assumptions_, p, c.known.names[best - known_scores.begin()]);
     }
   }
   std::vector<int64_t> scores = c.ByPosition(std::move(known_scores), int64_t{0});

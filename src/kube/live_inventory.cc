@@ -132,8 +132,7 @@ class LiveInventory::PodObjects {
     PodInfo pod = summary_.Counted(DecodePod(o));
     // What the ledger keeps (GPU pods, and other pods while bound), slimmed to what it reads.
     bool holds = !pod.node_name.empty() && !pod.terminal();
-    // Pods with DRA claims too: the ledger reads their GPU requests from the claims.
-    if (holds || !GpuDemand(pod, gpu_names_).empty() || HasOwnClaims(pod)) {
+    if (holds || AsksForGpuEitherWay(pod)) {
       listed.push_back(Slim(std::move(pod)));
     }
   }
@@ -157,12 +156,17 @@ class LiveInventory::PodObjects {
   uint64_t summarised() const { return summary_.summarised(); }
 
  private:
+  // Whether the pod asks for a GPU through its requests or through DRA claims of its own (which the
+  // ledger translates into requests when it takes the pod in).
+  bool AsksForGpuEitherWay(const PodInfo& pod) const {
+    return AsksForGpu(pod, gpu_names_) || HasOwnClaims(pod);
+  }
   // A list of 150,000 pods is held until it is applied: each keeps only what the ledger reads.
   // GPU pods, far fewer, keep their labels and gpusched.io/ annotations, as a watched pod does:
   // planning judges them with the engine (annotations) and matches disruption budgets (labels).
   PodInfo Slim(PodInfo pod) const {
     pod.requests = KeptRequests(pod.requests);
-    if (GpuDemand(pod, gpu_names_).empty() && !HasOwnClaims(pod)) {
+    if (!AsksForGpuEitherWay(pod)) {
       pod.labels = {};
       pod.annotations = {};
     }

@@ -133,4 +133,14 @@ ResourceList GpuDemand(const PodInfo& pod, const GpuResourceNames& gpu_names) {
   return demand;
 }
 
+bool HoldsGpuResource(const ResourceList& requests, const GpuResourceNames& gpu_names) {
+  return std::any_of(requests.begin(), requests.end(), [&](const ResourceAmount& r) {
+    return r.milli != 0 && gpu_names.IsGpuResource(r.name);
+  });
+}
+
+bool AsksForGpu(const PodInfo& pod, const GpuResourceNames& gpu_names) {
+  return HoldsGpuResource(pod.requests, gpu_names);
+}
+
 }  // namespace gpusched

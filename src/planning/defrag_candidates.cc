@@ -22,7 +22,7 @@ DefragCandidates::DefragCandidates(const Policy& policy, const ClusterSnapshot& 
   for (const PodInfo& pod : bound) {
     uint32_t node = snapshot.IndexOf(pod.node_name);
     if (pod.node_name.empty() || pod.terminal() || node == NodeIndex::kAbsent) continue;
-    if (GpuDemand(pod, policy.Select(pod).engine->gpu_names()).empty()) continue;
+    if (!AsksForGpu(pod, policy.gpu_names())) continue;
     on_node_[node].push_back(pods_.size());
     if (pod.controller.known()) {
       by_controller_[pod.namespace_name + "/" + pod.controller.uid].push_back(pods_.size());

@@ -21,7 +21,7 @@ std::string NameOf(const PodInfo& pod) { return pod.namespace_name + "/" + pod.n
 
 bool IsWaiting(const PodInfo& pod, const Policy& policy) {
   if (!pod.node_name.empty() || pod.terminal()) return false;
-  return !GpuDemand(pod, policy.Select(pod).engine->gpu_names()).empty();
+  return AsksForGpu(pod, policy.gpu_names());
 }
 
 // The order waiting pods are planned in: priority, highest first, then oldest, then by name.

@@ -29,16 +29,9 @@ constexpr std::string_view kNoLayout = "no other layout applies";
 constexpr std::string_view kTooManyGpus = "more GPUs than MIG advice considers (64)";
 constexpr std::string_view kTooManyKinds = "beyond 256 kinds of candidate node";
 
-bool IsGpuResourceName(std::string_view name) {
-  return name == kGpuResource || name == kSharedGpuResource || name.starts_with(kMigResourcePrefix);
-}
-
-bool Idle(const NodeState& node) {
-  if (node.gpu_pod_count > 0) return false;
-  for (const auto& r : node.used) {
-    if (r.milli > 0 && IsGpuResourceName(r.name)) return false;
-  }
-  return true;
+// Whether no bound pod holds a GPU resource of `gpu_names` (the policy's) on the node.
+bool Idle(const NodeState& node, const GpuResourceNames& gpu_names) {
+  return node.gpu_pod_count == 0 && !HoldsGpuResource(node.used, gpu_names);
 }
 
 bool MigChanging(const GpuLabels& gpu) {
@@ -276,24 +269,26 @@ double ObservedMatch(const MigNodeOffer& offer, const std::map<std::string, doub
 
 // Why a GPU node could not be changed (see mig_advice.h), or nullopt; its model and the layout
 // aside.
-std::optional<std::string_view> Unchangeable(const NodeState& state, const MigNodeOffer& current) {
+std::optional<std::string_view> Unchangeable(const NodeState& state, const MigNodeOffer& current,
+                                             const GpuResourceNames& gpu_names) {
   const NodeInfo& node = state.info;
   if (node.gpu.mig_capable == false || (!node.gpu.mig_capable && current.slices.empty())) {
     return kNotMigCapable;
   }
   if (node.unschedulable) return kCordoned;
   if (MigChanging(node.gpu)) return kMigChanging;
-  if (!Idle(state)) return kInUse;
+  if (!Idle(state, gpu_names)) return kInUse;
   return std::nullopt;
 }
 
 // Why a GPU node is no candidate, or nullopt when it is one (see mig_advice.h).
 std::optional<std::string_view> NotACandidate(const NodeState& state, const MigGpuModel* model,
                                               const MigNodeOffer& current,
-                                              const MigLayouts& layouts) {
+                                              const MigLayouts& layouts,
+                                              const GpuResourceNames& gpu_names) {
   const NodeInfo& node = state.info;
   if (model == nullptr) return kUnknownModel;
-  if (auto reason = Unchangeable(state, current)) return reason;
+  if (auto reason = Unchangeable(state, current, gpu_names)) return reason;
   if (!IsDnsSubdomain(node.name)) return kBadName;
   int64_t gpus = PhysicalGpus(node, *model, current, layouts);
   if (gpus > kMaxMigAdviceGpusPerNode) return kTooManyGpus;
@@ -307,10 +302,11 @@ using LayoutOffers = std::vector<std::pair<std::string, MigNodeOffer>>;
 // as the changes so far leave them, and the next change.
 class MigPlanner {
  public:
-  MigPlanner(const MigLayouts& layouts, const MigDemand& demand,
+  MigPlanner(const MigLayouts& layouts, const MigDemand& demand, const GpuResourceNames& gpu_names,
              std::map<std::string, double> shares)
       : layouts_(layouts),
         demand_(demand),
+        gpu_names_(gpu_names),
         shares_(std::move(shares)),
         whole_pods_(demand.whole_gpu_pods) {
     std::sort(whole_pods_.begin(), whole_pods_.end(), std::greater<>());
@@ -329,7 +325,8 @@ class MigPlanner {
         CountFree(*state, current, out);
       if (current.whole_gpus == 0 && current.slices.empty()) continue;  // no GPU node
       const MigGpuModel* model = MigModelOf(state->info.gpu);
-      std::optional<std::string_view> reason = NotACandidate(*state, model, current, layouts_);
+      std::optional<std::string_view> reason =
+          NotACandidate(*state, model, current, layouts_, gpu_names_);
       if (!reason) reason = AddCandidate(state->info, model, current);
       if (reason) {
         ++out.skipped[std::string(*reason)];
@@ -457,6 +454,7 @@ class MigPlanner {
 
   const MigLayouts& layouts_;
   const MigDemand& demand_;
+  const GpuResourceNames& gpu_names_;
   const std::map<std::string, double> shares_;
   std::vector<int64_t> whole_pods_;        // largest first
   std::map<int64_t, int64_t> whole_free_;  // free whole GPUs -> schedulable nodes
@@ -503,7 +501,8 @@ MigDemand PendingMigDemand(const Policy& policy, const ClusterSnapshot& snapshot
   for (size_t i = 0; i < snapshot.size(); ++i) {
     const NodeState& node = *snapshot.nodes()[i];
     // Only the whole GPUs of these can an advised change take.
-    if (node.info.gpu.mig_capable.value_or(false) && !Unchangeable(node, CurrentOffer(node.info))) {
+    if (node.info.gpu.mig_capable.value_or(false) &&
+        !Unchangeable(node, CurrentOffer(node.info), policy.gpu_names())) {
       mig_nodes.push_back(&node);
       classes.push_back(snapshot.classes()[i]);
     }
@@ -536,11 +535,11 @@ KubectlLine MigNodeAdvice::Command() const {
 }
 
 MigAdvice AdviseMigLayouts(const ClusterSnapshot& snapshot, const MigLayouts& layouts,
-                           const MigDemand& demand) {
+                           const MigDemand& demand, const GpuResourceNames& gpu_names) {
   MigAdvice out;
   out.layouts_source = layouts.source;
   out.demand = demand;
-  MigPlanner planner(layouts, demand, ObservedMigShares(snapshot));
+  MigPlanner planner(layouts, demand, gpu_names, ObservedMigShares(snapshot));
   planner.ReadNodes(snapshot, out);
   while (out.advice.size() < std::min(out.candidates, kMaxMigAdvisedNodes)) {
     std::optional<MigNodeAdvice> change = planner.NextChange();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gpusched/engine/node_subset.h"
+
 namespace gpusched {
 
 WorkingNodes::WorkingNodes(const ClusterSnapshot& snapshot)
@@ -30,22 +32,13 @@ std::optional<size_t> BestPlacement(const Policy::Selection& selection, const Po
   const Candidates all = nodes.candidates();
   auto cycle = selection.OpenCycle(pod, nodes.snapshot());
   std::vector<Verdict> verdicts = selection.engine->Filter(*cycle, all);
-  std::vector<const NodeState*> passing;
-  std::vector<uint32_t> passing_classes;
-  std::vector<size_t> passing_index;
-  for (size_t i = 0; i < verdicts.size(); ++i) {
-    if (!verdicts[i].passed() || std::binary_search(excluded.begin(), excluded.end(), i)) {
-      continue;
-    }
-    passing.push_back(all.nodes[i]);
-    passing_classes.push_back(all.classes[i]);
-    passing_index.push_back(i);
-  }
+  const NodeSubset passing = SubsetOf(all, [&](size_t i) {
+    return verdicts[i].passed() && !std::binary_search(excluded.begin(), excluded.end(), i);
+  });
   if (passing.empty()) return std::nullopt;
-  std::vector<int64_t> scores = selection.engine->Prioritize(
-      *cycle, Candidates{passing, passing_classes, all.class_count, {}});
-  return passing_index[static_cast<size_t>(std::max_element(scores.begin(), scores.end()) -
-                                           scores.begin())];
+  std::vector<int64_t> scores = selection.engine->Prioritize(*cycle, passing.candidates());
+  return passing.positions[static_cast<size_t>(std::max_element(scores.begin(), scores.end()) -
+                                               scores.begin())];
 }
 
 }  // namespace gpusched

@@ -30,7 +30,7 @@ bool Selects(const ProfileSpec& profile, const PodInfo& pod) {
 }  // namespace
 
 Policy::Policy(PolicySpec spec, std::string digest)
-    : spec_(std::move(spec)), digest_(std::move(digest)) {
+    : spec_(std::move(spec)), digest_(std::move(digest)), gpu_names_(spec_.gpu_resources) {
   bool found_default = false;
   for (size_t i = 0; i < spec_.profiles.size(); ++i) {
     engines_.push_back(BuildEngine(spec_, spec_.profiles[i]));

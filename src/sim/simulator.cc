@@ -15,6 +15,7 @@
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/cluster/pod_groups.h"
 #include "gpusched/engine/cycle.h"
+#include "gpusched/engine/node_subset.h"
 #include "gpusched/model/device_model.h"
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_labels.h"
@@ -153,9 +154,6 @@ bool WinsTie(TieBreak ties, size_t candidate_rank, size_t chosen_rank, uint64_t 
   return random.Below(tied) == 0;
 }
 
-// Whether the pod asks for a GPU resource: what managedResources sends to an extender.
-bool AsksForGpu(const PodInfo& pod) { return !GpuDemand(pod, GpuResourceNames()).empty(); }
-
 // The pod as its spec reaches kube-scheduler: in DRA mode its GPUs are a ResourceClaim, not an
 // nvidia.com/gpu request, so neither managedResources nor NodeResourcesFit's scores see them.
 // (Feasibility still counts them: the DynamicResources filter wants as many free devices.)
@@ -185,7 +183,9 @@ struct ExtenderCalls {
 ExtenderCalls CallsFor(const PodInfo& pod, const Policy* judge, const BlendOptions& blend) {
   if (judge == nullptr) return {};
   if (!blend.enabled) return {true, true};
-  const bool gpu_pod = AsksForGpu(pod);
+  // managedResources sends an extender the pods that ask for a resource it manages: the GPU
+  // resources of the policy it serves.
+  const bool gpu_pod = AsksForGpu(pod, judge->gpu_names());
   return {blend.filtered == ExtenderPods::kAllPods || gpu_pod,
           blend.prioritized == ExtenderPods::kAllPods || gpu_pod};
 }
@@ -354,7 +354,7 @@ class SimulationRun {
   void Measure(size_t i);
   // One scheduling cycle of `pod` (`written` as kube-scheduler sees it, `pinned` its products): a
   // sample of the feasible nodes, the extender's verdicts and scores, kube-scheduler's choice;
-  // the chosen position in feasible_index_, or -1. `waits_for_siblings`: gang-topology refused.
+  // the chosen position in feasible_, or -1. `waits_for_siblings`: gang-topology refused.
   int Cycle(const PodInfo& pod, const PodInfo& written, const TaskShape& pinned,
             const ExtenderCalls& calls, bool& waits_for_siblings);
   // Places `pod` (of `shape`) on node i: its devices chosen, its charge committed, figures kept.
@@ -412,8 +412,7 @@ class SimulationRun {
   int64_t arrived_ = 0;
   bool reached_100_ = false;
   std::vector<Row> rows_;
-  std::vector<const NodeState*> feasible_;
-  std::vector<size_t> feasible_index_;
+  NodeSubset feasible_;  // the last cycle's: the nodes sampling found, positions in nodes_
 };
 
 SimulationRun::SimulationRun(const std::vector<TraceNode>& trace_nodes,
@@ -502,13 +501,13 @@ int SimulationRun::Cycle(const PodInfo& pod, const PodInfo& written, const TaskS
       [&](size_t i) {
         return pinned.AcceptsModel(nodes_[i].info.gpu.product) && InTreeFits(nodes_[i], pod);
       },
-      feasible_index_);
-  feasible_.clear();
-  for (size_t i : feasible_index_) feasible_.push_back(&nodes_[i]);
+      feasible_.positions);
+  feasible_.nodes.clear();
+  for (size_t i : feasible_.positions) feasible_.nodes.push_back(&nodes_[i]);
   std::vector<NodeEvaluation> evals(feasible_.size());
   if (calls.filters || calls.scores) {
     const Policy::Judgement judged = judge_->Judge(pod, *snapshot_);
-    evals = judged.engine().Evaluate(*judged.cycle, feasible_);
+    evals = judged.engine().Evaluate(*judged.cycle, feasible_.candidates());
   }
   waits_for_siblings = std::any_of(evals.begin(), evals.end(), [](const NodeEvaluation& e) {
     return e.rejected_by == GangTopologyPlugin::kName;
@@ -528,10 +527,10 @@ int SimulationRun::Cycle(const PodInfo& pod, const PodInfo& written, const TaskS
     if (!left_out.empty() && left_out[j]) continue;
     double total = in_tree_ == InTreeScore::kNone
                        ? 0
-                       : static_cast<double>(InTreeScoreOf(in_tree_, *feasible_[j], written));
+                       : static_cast<double>(InTreeScoreOf(in_tree_, *feasible_.nodes[j], written));
     // kube-scheduler's other default score plugins (ImageLocality, TaintToleration,
     // NodeAffinity, InterPodAffinity, PodTopologySpread) score every simulated node alike.
-    if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible_[j], written));
+    if (blend.enabled) total += static_cast<double>(BalancedScoreOf(*feasible_.nodes[j], written));
     if (calls.scores) {
       total +=
           blend.enabled ? static_cast<double>(e.score) * blend.extender_weight * 10 : e.combined;
@@ -540,8 +539,8 @@ int SimulationRun::Cycle(const PodInfo& pod, const PodInfo& written, const TaskS
       chosen = static_cast<int>(j);
       best = total;
       tied = 1;
-    } else if (total == best && WinsTie(ties_, node_rank_[feasible_index_[j]],
-                                        node_rank_[feasible_index_[chosen]], ++tied, random_)) {
+    } else if (total == best && WinsTie(ties_, node_rank_[feasible_.positions[j]],
+                                        node_rank_[feasible_.positions[chosen]], ++tied, random_)) {
       chosen = static_cast<int>(j);
     }
   }
@@ -579,7 +578,7 @@ void SimulationRun::Step(size_t k) {
       gangs_->Retried(pod);
       chosen = Cycle(pod, written, pinned, calls, waits_for_siblings);
     }
-    int node = chosen < 0 ? -1 : static_cast<int>(feasible_index_[static_cast<size_t>(chosen)]);
+    int node = chosen < 0 ? -1 : static_cast<int>(feasible_.positions[static_cast<size_t>(chosen)]);
     gangs_->Placed(pod, node);
     members_.emplace_back(pod,
                           node < 0 ? std::string() : nodes_[static_cast<size_t>(node)].info.name);
@@ -591,7 +590,7 @@ void SimulationRun::Step(size_t k) {
           100.0 * static_cast<double>(arrived_) / static_cast<double>(capacity_);
     }
   } else {
-    Place(feasible_index_[static_cast<size_t>(chosen)], pod, shape);
+    Place(feasible_.positions[static_cast<size_t>(chosen)], pod, shape);
   }
   Record(k);
 }

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusched/engine/candidates.h"
 #include "gpusched/engine/cycle.h"
 #include "gpusched/engine/plugin.h"
 #include "gpusched/model/gpu_resources.h"
@@ -70,26 +71,6 @@ struct NodeEvaluation {
   std::vector<PluginScore> scores;
   double combined = 0;  // weighted mean, 0..100
   int64_t score = 0;    // extender score, 0..10
-};
-
-// The nodes one call judges, with each node's content class as numbered by the cycle's
-// ClusterSnapshot (a class at or past its class_count() being one it does not hold).
-// Without classes every node is a class of its own. With names, plugins that score by name read
-// them there rather than from each node's state (the request's names lie together in memory).
-struct Candidates {
-  std::span<const NodeState* const> nodes;
-  std::span<const uint32_t> classes;  // empty, or one per node, each < class_count
-  size_t class_count = 0;
-  std::span<const std::string_view> names;  // empty, or each node's name
-
-  std::string_view name_of(size_t i) const {
-    return names.empty() ? std::string_view(nodes[i]->info.name) : names[i];
-  }
-
-  uint32_t class_of(size_t i) const {
-    return classes.empty() ? static_cast<uint32_t>(i) : classes[i];
-  }
-  size_t classes_size() const { return classes.empty() ? nodes.size() : class_count; }
 };
 
 // filterBestOnly's rule, the one function the engine, the server and the simulator apply it by.

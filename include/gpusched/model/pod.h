@@ -105,6 +105,14 @@ std::string PodKey(const PodInfo& pod);
 // The pod's positive requests of GPU resources, in milli-units.
 ResourceList GpuDemand(const PodInfo& pod, const GpuResourceNames& gpu_names);
 
+// Whether `requests` hold some GPU resource of `gpu_names`.
+bool HoldsGpuResource(const ResourceList& requests, const GpuResourceNames& gpu_names);
+// Whether the pod asks for a GPU (GpuDemand is not empty): the one rule for "a GPU pod". Give it
+// the names of the policy at hand (Policy::gpu_names: nvidia.com/ ones and its gpuResources), so
+// that a resource the policy treats as a GPU counts. What DRA claims ask for is not in the
+// requests until the claims are resolved (dra/dra_claims.h).
+bool AsksForGpu(const PodInfo& pod, const GpuResourceNames& gpu_names);
+
 }  // namespace gpusched
 
 #endif  // GPUSCHED_MODEL_POD_H_

@@ -20,12 +20,13 @@
 // Candidates: nodes whose GPU model gpusched knows (MigModelOf) and that are MIG-capable
 // (nvidia.com/mig.capable=true, or already offering slices), not cordoned, with no MIG change in
 // progress or failed (nvidia.com/mig.config.state pending, rebooting, failed) and idle: no bound
-// pod uses any GPU resource there. The MIG manager cannot repartition a GPU a process holds, so a
-// node in use would need its pods moved first; such nodes are counted as skipped, never advised. A
-// layout is offered for a node when it applies to its GPU model (mig_layouts.h), suits its
-// strategy and is not the node's current nvidia.com/mig.config. A single-strategy node's physical
-// GPUs are its slices over the slices of its profile its current layout puts on one GPU (else the
-// most one GPU holds), since GFD's count label counts slices there.
+// pod uses any GPU resource of the policy's (its gpuResources too) there. The MIG manager cannot
+// repartition a GPU a process holds, so a node in use would need its pods moved first; such nodes
+// are counted as skipped, never advised. A layout is offered for a node when it applies to its GPU
+// model (mig_layouts.h), suits its strategy and is not the node's current nvidia.com/mig.config. A
+// single-strategy node's physical GPUs are its slices over the slices of its profile its current
+// layout puts on one GPU (else the most one GPU holds), since GFD's count label counts slices
+// there.
 //
 // Choice, greedy and deterministic: at each step, among every (candidate node, layout), the change
 // that serves the most more waiting slices (net: slices the node offers now and loses count
@@ -127,8 +128,10 @@ struct MigAdvice {
   std::map<std::string, size_t> skipped;         // reason -> nodes with GPUs not advised
 };
 
+// `gpu_names`: the GPU resources of the policy at hand (Policy::gpu_names); a node where a bound
+// pod holds any of them is in use.
 MigAdvice AdviseMigLayouts(const ClusterSnapshot& snapshot, const MigLayouts& layouts,
-                           const MigDemand& demand);
+                           const MigDemand& demand, const GpuResourceNames& gpu_names);
 
 }  // namespace gpusched
 

@@ -2,13 +2,12 @@
 // without copying the nodes it leaves alone; and where the verbs would place a pod on them.
 //
 // Every node is the snapshot's own until Mutable copies it. A changed node i takes the content
-// class class_count() + i, one of its own past the snapshot's (gpusched/engine/engine.h:
-// Candidates), so the engine judges it afresh instead of reusing its old class's answer; what an
-// engine cycle keeps per class must not outlive a change, so BestPlacement starts a cycle per call.
-// A what-if charges and uncharges a node's pods with ChargePod and UnchargePod
-// (gpusched/model/pod_charge.h), the rule the ledger counts bound pods by. Used by the
-// defragmentation plan; capacity's counts charge copies of single nodes the same way. Not
-// synchronized; the snapshot must outlive it.
+// class class_count() + i, one of its own past the snapshot's (gpusched/engine/candidates.h), so
+// the engine judges it afresh instead of reusing its old class's answer; what an engine cycle keeps
+// per class must not outlive a change, so BestPlacement starts a cycle per call. A what-if charges
+// and uncharges a node's pods with ChargePod and UnchargePod (gpusched/model/pod_charge.h), the
+// rule the ledger counts bound pods by. Used by the defragmentation plan; capacity's counts charge
+// copies of single nodes the same way. Not synchronized; the snapshot must outlive it.
 #ifndef GPUSCHED_PLANNING_WORKING_NODES_H_
 #define GPUSCHED_PLANNING_WORKING_NODES_H_
 

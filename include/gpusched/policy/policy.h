@@ -52,10 +52,13 @@ class Policy {
 
   const PolicySpec& spec() const { return spec_; }
   const std::string& digest() const { return digest_; }
+  // The resources every profile treats as GPUs: nvidia.com/ ones and the spec's gpuResources.
+  const GpuResourceNames& gpu_names() const { return gpu_names_; }
 
  private:
   PolicySpec spec_;
   std::string digest_;
+  GpuResourceNames gpu_names_;
   std::vector<std::unique_ptr<Engine>> engines_;  // parallel to spec_.profiles
   size_t default_index_ = 0;
 };

@@ -1,0 +1,36 @@
+// Candidates: the nodes one engine call judges, with each node's content class as numbered by
+// the cycle's ClusterSnapshot (a class at or past its class_count() being one it does not hold).
+// Without classes every node is a class of its own. With names, plugins that score by name read
+// them there rather than from each node's state (the request's names lie together in memory).
+// A view: it owns none of the lists it spans, which must outlive it. Not synchronized.
+#ifndef GPUSCHED_ENGINE_CANDIDATES_H_
+#define GPUSCHED_ENGINE_CANDIDATES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "gpusched/model/node.h"
+
+namespace gpusched {
+
+struct Candidates {
+  std::span<const NodeState* const> nodes;
+  std::span<const uint32_t> classes;  // empty, or one per node, each < class_count
+  size_t class_count = 0;
+  std::span<const std::string_view> names;  // empty, or each node's name
+
+  std::string_view name_of(size_t i) const {
+    return names.empty() ? std::string_view(nodes[i]->info.name) : names[i];
+  }
+
+  uint32_t class_of(size_t i) const {
+    return classes.empty() ? static_cast<uint32_t>(i) : classes[i];
+  }
+  size_t classes_size() const { return classes.empty() ? nodes.size() : class_count; }
+};
+
+}  // namespace gpusched
+
+#endif  // GPUSCHED_ENGINE_CANDIDATES_H_
