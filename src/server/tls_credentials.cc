@@ -115,7 +115,7 @@ TlsCredentials::TlsCredentials(TlsFiles files, std::chrono::milliseconds reload_
     if (path == &files_.client_ca && path->empty()) continue;  // clients are not asked
     watched_.emplace_back(*path, ReadPem);
     const FileChange::Look* look = watched_.back().Check();
-    if (!look->read()) throw InputError(look->error);
+    ThrowIfAny(look->problems);
   }
   current_ = Parse(files_, *LastTexts(watched_));
   reloading_.emplace(reload_interval, [this] { CheckOnce(); });
