@@ -430,8 +430,9 @@ int main(int argc, char** argv) {
             "for closing a second after it"})
       .Add({"policy", "FILE", "",
             "serve this policy file (as gpusched serve --policy); default: the built-in one"});
-  if (auto error = flags.Parse(std::vector<std::string>(argv + 1, argv + argc))) {
-    std::fprintf(stderr, "latency_bench: %s\n", error->c_str());
+  if (Problems problems = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
+      !problems.empty()) {
+    std::fprintf(stderr, "latency_bench: %s\n", problems.lines()[0].c_str());
     return 2;
   }
   if (flags.help_requested()) {
@@ -474,8 +475,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto policy = PolicyFromFlag(flags.Get("policy"));  // as gpusched serve --policy reads it
-  if (!policy) return 2;
-  only.policy = policy->spec();
+  if (!policy.ok()) return Fail(policy.problems);
+  only.policy = policy.value->spec();
   only.hold = static_cast<int>(*hold);
   only.request_timeout = std::chrono::seconds(*request_timeout);
   if (only.hold > 0) {  // the held connections' two ends are both in this process

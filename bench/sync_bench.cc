@@ -200,8 +200,9 @@ int main(int argc, char** argv) {
       .Add({"events", "N", "50000", "pod events in the watch-rate phase"})
       .Add({"watch-list", "BOOL", "true",
             "initial sync as a watch-list (false: in pages, as from a server without it)"});
-  if (auto error = flags.Parse(std::vector<std::string>(argv + 1, argv + argc))) {
-    std::fprintf(stderr, "sync_bench: %s\n", error->c_str());
+  if (Problems problems = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
+      !problems.empty()) {
+    std::fprintf(stderr, "sync_bench: %s\n", problems.lines()[0].c_str());
     return 2;
   }
   if (flags.help_requested()) {

@@ -5,7 +5,7 @@
 cmake_minimum_required(VERSION 3.25)
 
 set(below_util "")
-set(below_cli "")
+set(below_cli util)
 set(below_model util)
 set(below_dra model util)
 set(below_codec dra model util)

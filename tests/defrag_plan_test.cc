@@ -494,14 +494,15 @@ TEST(BudgetList, lists_every_page_and_skips_what_it_cannot_read) {
   std::thread thread([&] { server.listen_after_bind(); });
   KubeConfig config;
   config.server = "http://127.0.0.1:" + std::to_string(port);
-  BudgetListing listing;
+  Validated<BudgetListing> listed;
   {
     ApiClient client(config);  // closed before the server stops, which waits for its connections
-    listing = ListDisruptionBudgets(client, 1);
+    listed = ListDisruptionBudgets(client, 1);
   }
   server.stop();
   thread.join();
-  ASSERT_TRUE(listing.ok()) << listing.error;
+  ASSERT_TRUE(listed.ok()) << listed.problems.lines()[0];
+  const BudgetListing& listing = listed.value;
   EXPECT_EQ(pages_served, 3);
   ASSERT_EQ(listing.budgets.size(), 2u);
   EXPECT_EQ(listing.budgets[0].key(), "ml/a");
@@ -517,15 +518,15 @@ TEST(BudgetList, a_refused_list_is_an_error) {
   std::thread thread([&] { server.listen_after_bind(); });
   KubeConfig config;
   config.server = "http://127.0.0.1:" + std::to_string(port);
-  BudgetListing listing;
+  Validated<BudgetListing> listing;
   {
     ApiClient client(config);
     listing = ListDisruptionBudgets(client);
   }
   server.stop();
   thread.join();
-  EXPECT_FALSE(listing.ok());
-  EXPECT_NE(listing.error.find("HTTP 403"), std::string::npos) << listing.error;
+  ASSERT_EQ(listing.problems.lines().size(), 1u);
+  EXPECT_EQ(listing.problems.lines()[0], "/apis/policy/v1/poddisruptionbudgets: HTTP 403");
 }
 
 // --- the command ---

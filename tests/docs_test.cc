@@ -298,7 +298,7 @@ TEST(Recipes, a_command_added_as_the_recipe_says_passes_the_command_checks) {
             0u);
   const std::string missing = "/nonexistent/gpusched-recipe/cluster.yaml";
   FlagSet flags = ThrowawayCommandOptions::Flags();
-  ASSERT_FALSE(flags.Parse({"--sync-timeout", "0", "--cluster", missing, "extra"}));
+  ASSERT_TRUE(flags.Parse({"--sync-timeout", "0", "--cluster", missing, "extra"}).empty());
   EXPECT_EQ(
       ThrowawayCommandOptions::FromFlags(flags).problems.lines(),
       (std::vector<std::string>{"recipe-throwaway takes no arguments: extra",

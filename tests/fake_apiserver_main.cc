@@ -54,8 +54,9 @@ int main(int argc, char** argv) {
       .Add({"touch-rounds", "N", "0", "how often the hostile claims are re-written"})
       .Add({"touch-interval-ms", "MILLISECONDS", "1000", "time between two rounds"})
       .Add({"kubeconfig-out", "FILE", "", "write a kubeconfig for this server here"});
-  if (auto error = flags.Parse(std::vector<std::string>(argv + 1, argv + argc))) {
-    std::cerr << "fake_apiserver: " << *error << "\n";
+  if (Problems problems = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
+      !problems.empty()) {
+    std::cerr << "fake_apiserver: " << problems.lines()[0] << "\n";
     return 2;
   }
   if (flags.help_requested()) {

@@ -54,7 +54,9 @@ TEST_F(FileChangeTest, a_fault_left_in_place_is_one_change_and_a_recovery_anothe
   const FileChange::Look* missing = file.Check();
   ASSERT_NE(missing, nullptr);
   EXPECT_FALSE(missing->read());
-  EXPECT_NE(missing->error.find(path_), std::string::npos) << missing->error;
+  ASSERT_EQ(missing->problems.lines().size(), 1u);
+  EXPECT_NE(missing->problems.lines()[0].find(path_), std::string::npos)
+      << missing->problems.lines()[0];
   EXPECT_EQ(missing->identity, "");
   EXPECT_EQ(file.Check(), nullptr) << "the same fault again";
   fs::create_directory(path_);  // another fault: a directory at the path

@@ -18,32 +18,33 @@ FlagSet Make() {
 
 TEST(Flags, parses_separate_and_equals_forms_and_defaults) {
   FlagSet f = Make();
-  ASSERT_FALSE(f.Parse({"--listen", "0.0.0.0:2", "--extra=a", "--extra", "b", "--verbose", "pos"}));
+  ASSERT_TRUE(
+      f.Parse({"--listen", "0.0.0.0:2", "--extra=a", "--extra", "b", "--verbose", "pos"}).empty());
   EXPECT_EQ(f.Get("listen"), "0.0.0.0:2");
   EXPECT_EQ(f.Get("verbose"), "true");
   EXPECT_EQ(f.Get("extra"), "b");  // the last one given wins
   EXPECT_EQ(f.positional(), std::vector<std::string>{"pos"});
   FlagSet d = Make();
-  ASSERT_FALSE(d.Parse({}));
+  ASSERT_TRUE(d.Parse({}).empty());
   EXPECT_EQ(d.Get("listen"), "127.0.0.1:1");
 }
 
 TEST(Flags, errors_name_the_flag) {
   FlagSet f = Make();
-  auto err = f.Parse({"--nope"});
-  ASSERT_TRUE(err);
-  EXPECT_NE(err->find("--nope"), std::string::npos);
+  Problems err = f.Parse({"--nope", "--also-unknown"});
+  ASSERT_EQ(err.lines().size(), 1u);  // it stops at the first: what follows cannot be read
+  EXPECT_NE(err.lines()[0].find("--nope"), std::string::npos);
   FlagSet g = Make();
   err = g.Parse({"--listen"});
-  ASSERT_TRUE(err);
-  EXPECT_NE(err->find("ADDR"), std::string::npos);
+  ASSERT_EQ(err.lines().size(), 1u);
+  EXPECT_NE(err.lines()[0].find("ADDR"), std::string::npos);
   FlagSet h = Make();
-  EXPECT_TRUE(h.Parse({"--verbose=maybe"}));
+  EXPECT_FALSE(h.Parse({"--verbose=maybe"}).empty());
 }
 
 TEST(Flags, help_lists_every_flag_with_its_default) {
   FlagSet f = Make();
-  ASSERT_FALSE(f.Parse({"--help"}));
+  ASSERT_TRUE(f.Parse({"--help"}).empty());
   EXPECT_TRUE(f.help_requested());
   std::string help = f.Help();
   for (const char* s : {"--listen ADDR", "--verbose", "--extra NAME", "127.0.0.1:1", "--help"}) {

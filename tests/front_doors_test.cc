@@ -20,7 +20,7 @@ namespace {
 template <class Options>
 Validated<Options> Read(const std::vector<std::string>& args) {
   FlagSet flags = Options::Flags();
-  EXPECT_FALSE(flags.Parse(args));
+  EXPECT_TRUE(flags.Parse(args).empty());
   return Options::FromFlags(flags);
 }
 

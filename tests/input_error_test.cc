@@ -4,17 +4,24 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
+#include <tuple>
 
+#include "gpusched/app/capacity_command.h"
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/yaml_load.h"
+#include "gpusched/inventory/static_inventory.h"
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/planning/mig_layouts.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/scenario.h"
+#include "gpusched/util/file_text.h"
 
 namespace gpusched::input_error_test {
 namespace {
@@ -52,6 +59,7 @@ TEST(InputError, every_yaml_reader_places_a_syntax_error_alike) {
   ASSERT_EQ(layouts.problems.lines().size(), 1u);
   starts_with_place(layouts.problems.lines()[0]);
   starts_with_place(Thrown([] { ParseScenario(kBrokenYaml, "broken.yaml"); }));
+  starts_with_place(Thrown([] { ParseInventory(kBrokenYaml, "broken.yaml"); }));
 
   auto dir = std::filesystem::temp_directory_path() / "gpusched_input_error_test";
   std::filesystem::create_directories(dir);
@@ -82,6 +90,104 @@ TEST(InputError, the_codecs_errors_are_input_errors) {
     WithContext("pod", [&] { return DecodePod(doc.get_object()); });
   });
   EXPECT_EQ(decode.substr(0, 5), "pod: ") << decode;
+}
+
+// The one transport's two halves meet: a Validated reader's problems cross a layer that throws as
+// one InputError that keeps every line; context goes in front of a message, which stays whole.
+TEST(InputError, carries_every_problem_and_adds_context_in_front) {
+  Problems problems;
+  ThrowIfAny(problems);  // none: nothing thrown
+  problems.Add("p.yaml:1:1: a: first");
+  problems.Add("p.yaml:2:1: b: second");
+  try {
+    ThrowIfAny(problems);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.lines(), problems.lines());
+    EXPECT_EQ(std::string(e.what()), "p.yaml:1:1: a: first\np.yaml:2:1: b: second");
+  }
+  EXPECT_EQ(InputError("one line").lines(), std::vector<std::string>{"one line"});
+  EXPECT_EQ(InContext("outer.yaml", InputError("inner.pem: no PEM data")),
+            "outer.yaml: inner.pem: no PEM data");
+}
+
+// Files under a fresh temporary directory, removed with it.
+class TempFiles {
+ public:
+  TempFiles() : dir_(std::filesystem::temp_directory_path() / "gpusched_input_error_files") {
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  ~TempFiles() { std::filesystem::remove_all(dir_); }
+  std::string Write(const std::string& name, std::string_view text) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// A kubeconfig whose user "alice" has `user` (a flow mapping's contents).
+std::string KubeconfigWithUser(const std::string& user) {
+  return "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+         "contexts:\n- name: c\n  context: {cluster: k, user: alice}\n"
+         "clusters:\n- name: k\n  cluster: {server: \"https://127.0.0.1:1\"}\n"
+         "users:\n- name: alice\n  user: {" +
+         user + "}\n";
+}
+
+// A file or a field the kubeconfig names fails with the kubeconfig, the entry and the key in front
+// of the inner error, which is kept whole.
+TEST(InputError, a_kubeconfig_keeps_the_inner_error_behind_its_place) {
+  TempFiles files;
+  std::string bad_data = files.Write("data.yaml", KubeconfigWithUser("client-key-data: \"@@@\""));
+  EXPECT_EQ(Thrown([&] { LoadKubeconfig(bad_data); }),
+            bad_data + ": user \"alice\": client-key-data: invalid base64 data");
+
+  std::string missing = files.Path("missing.pem");
+  std::string inner = Thrown([&] { ReadFileText(missing, 1024, "client key"); });
+  ASSERT_FALSE(inner.empty());
+  std::string bad_file = files.Write("file.yaml", KubeconfigWithUser("client-key: missing.pem"));
+  EXPECT_EQ(Thrown([&] { LoadKubeconfig(bad_file); }),
+            bad_file + ": user \"alice\": client-key: client key: " + inner);
+}
+
+// What `RunCapacityCommand(args)` prints to stderr, and its exit status.
+std::pair<int, std::string> CapacityErrors(const std::vector<std::string>& args) {
+  ::unsetenv("KUBERNETES_SERVICE_HOST");  // never the in-cluster path
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  int status = RunCapacityCommand(args);
+  std::cout.flush();
+  ::testing::internal::GetCapturedStdout();
+  return {status, ::testing::internal::GetCapturedStderr()};
+}
+
+// The inner errors survive every layer into what the command prints, once, at its edge.
+TEST(InputError, the_command_prints_the_inner_error_whole_and_once) {
+  TempFiles files;
+  std::string cluster = files.Write("cluster.yaml", kBrokenYaml);
+  auto [status, err] = CapacityErrors({"--cluster", cluster});
+  EXPECT_EQ(status, 2);
+  EXPECT_EQ(err.substr(0, 10 + cluster.size() + 6), "gpusched: " + cluster + ":2:1: ") << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+
+  std::string kubeconfig =
+      files.Write("kubeconfig.yaml", KubeconfigWithUser("client-key-data: \"@@@\""));
+  std::tie(status, err) = CapacityErrors({"--kubeconfig", kubeconfig});
+  EXPECT_EQ(status, 2);
+  EXPECT_EQ(err,
+            "gpusched: " + kubeconfig + ": user \"alice\": client-key-data: invalid base64 data\n");
+
+  std::string policy = files.Write("policy.yaml", kBrokenYaml);
+  std::tie(status, err) = CapacityErrors({"--policy", policy});
+  EXPECT_EQ(status, 2);
+  EXPECT_EQ(err.substr(0, 10 + policy.size() + 6), "gpusched: " + policy + ":2:1: ") << err;
+  std::string last = "gpusched: invalid policy " + policy + "\n";
+  EXPECT_EQ(err.substr(err.size() - last.size()), last) << err;
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ std::vector<std::string> Split(const std::string& line) {
 // What `gpusched scheduler-config ARGS` writes without a cluster.
 std::string Written(const std::vector<std::string>& args) {
   FlagSet flags = SchedulerConfigCommandOptions::Flags();
-  EXPECT_FALSE(flags.Parse(args).has_value());
+  EXPECT_TRUE(flags.Parse(args).empty());
   auto options = SchedulerConfigCommandOptions::FromFlags(flags, args);
   EXPECT_TRUE(options.ok()) << options.problems.lines()[0];
   auto written = SchedulerConfigWithoutCluster(options.value);
@@ -185,7 +185,7 @@ TEST(SchedulerConfig, each_install_gives_the_address_and_settings_it_promises) {
 TEST(SchedulerConfig, a_wrong_description_is_refused_with_its_flag_named) {
   auto problems = [](std::vector<std::string> args) {
     FlagSet flags = SchedulerConfigCommandOptions::Flags();
-    if (auto error = flags.Parse(args)) return std::vector<std::string>{*error};
+    if (Problems problems = flags.Parse(args); !problems.empty()) return problems.lines();
     auto options = SchedulerConfigCommandOptions::FromFlags(flags, args);
     if (!options.ok()) return options.problems.lines();
     return SchedulerConfigWithoutCluster(options.value).problems.lines();

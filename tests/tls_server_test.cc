@@ -22,6 +22,7 @@
 #include <openssl/x509v3.h>
 #include <yaml-cpp/yaml.h>
 
+#include "gpusched/util/input_error.h"
 #include "testing/test_support.h"
 
 namespace gpusched::tls_server_test {
@@ -196,13 +197,13 @@ TEST(TlsCredentialsLoad, names_the_file_that_is_missing_or_does_not_match) {
   try {
     TlsCredentials c(TlsFiles{certs.Path("nope.crt"), certs.Path("server.key"), ""}, 1s);
     FAIL() << "loaded a missing file";
-  } catch (const std::runtime_error& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("nope.crt"), std::string::npos) << e.what();
   }
   try {
     TlsCredentials c(TlsFiles{certs.Path("server.crt"), certs.Path("client.key"), ""}, 1s);
     FAIL() << "accepted a key of another certificate";
-  } catch (const std::runtime_error& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
   }
   TlsCredentials ok(

@@ -35,8 +35,7 @@ Validated<ClusterViewOptions> ClusterViewOptions::FromFlags(const FlagSet& flags
 ClusterView LoadClusterView(const ClusterViewOptions& options) {
   ConfigureLogging(LogFormat::kText, spdlog::level::warn);
   ClusterView view;
-  view.policy = PolicyFromFlag(options.policy_path);
-  if (!view.policy) throw InputError("invalid policy " + options.policy_path);
+  view.policy = ValueOrThrow(PolicyFromFlag(options.policy_path));
   view.chosen = ReadChosenInventory(options.inventory);
   auto source = MakeInventorySource(
       view.chosen, GpuResourceNames(view.policy->spec().gpu_resources), LiveInventoryOptions{});

@@ -28,12 +28,13 @@ int RunCatchingInputErrors(const std::function<int()>& command) {
   try {
     return command();
   } catch (const InputError& e) {
-    return Fail(e.what());
+    for (const std::string& line : e.lines()) PrintError(line);
+    return kUsageExit;
   }
 }
 
 std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& args) {
-  if (auto error = flags.Parse(args)) return Fail(*error);
+  if (Problems problems = flags.Parse(args); !problems.empty()) return Fail(problems);
   if (flags.help_requested()) {
     std::cout << flags.Help();
     return 0;
@@ -47,11 +48,11 @@ void CheckNoArguments(const FlagSet& flags, const std::string& command, Problems
   }
 }
 
-std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path) {
-  if (path.empty()) return std::make_shared<const Policy>(DefaultPolicySpec());
+Validated<std::shared_ptr<const Policy>> PolicyFromFlag(const std::string& path) {
+  if (path.empty()) return {std::make_shared<const Policy>(DefaultPolicySpec()), {}};
   auto policy = LoadPolicy(path);
-  PrintErrors(policy.problems);
-  return policy.value;
+  if (!policy.ok()) policy.problems.Add("invalid policy " + path);
+  return policy;
 }
 
 }  // namespace gpusched

@@ -22,13 +22,13 @@ BudgetListing ReadBudgets(const ChosenInventory& chosen) {
     return listing;
   }
   ApiClient client(chosen.api_server);
-  BudgetListing listing = ListDisruptionBudgets(client);
+  Validated<BudgetListing> listing = ListDisruptionBudgets(client);
   if (!listing.ok()) {
-    throw InputError(listing.error +
+    throw InputError(listing.problems.lines()[0] +
                      " (defrag-plan lists poddisruptionbudgets of API group policy; "
                      "manifests/base/rbac.yaml grants it)");
   }
-  return listing;
+  return std::move(listing.value);
 }
 
 }  // namespace

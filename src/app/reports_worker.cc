@@ -89,7 +89,7 @@ void PublishTimed(ReportSlot<Result>& out, const ClusterSnapshot& snapshot, cons
     result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
     out.latest.Set(std::move(result));
     ++out.computed;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a last-resort barrier: the worker thread must live on
     spdlog::error("{}: {}", what, e.what());
   }
 }

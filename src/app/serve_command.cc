@@ -16,6 +16,7 @@
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/signal_shutdown.h"
 #include "gpusched/planning/kube_names.h"
+#include "gpusched/util/input_error.h"
 #include "gpusched/util/quantity.h"
 
 namespace gpusched {
@@ -384,6 +385,37 @@ Validated<ServeCommandOptions> ServeCommandOptions::FromFlags(const FlagSet& fla
   return out;
 }
 
+namespace {
+
+// The service with its listeners bound, not yet serving.
+struct Bound {
+  std::unique_ptr<ServerApp> app;
+  int port = 0;           // the verbs' listener
+  KubeConfig api_server;  // the chosen inventory's, for the placeholders' writer
+};
+
+// Reads the policy and the inventory `options` name and binds the listeners; throws InputError
+// when a file, an address or the API server they name is unreadable or invalid.
+Bound BindServer(const ServeCommandOptions& options) {
+  const ServerAppOptions& app_options = options.app;
+  std::shared_ptr<const Policy> policy = ValueOrThrow(PolicyFromFlag(app_options.policy_path));
+  if (!app_options.policy_path.empty()) {
+    spdlog::info("policy {} loaded: digest {}", app_options.policy_path, policy->digest());
+  }
+  ChosenInventory chosen = ReadChosenInventory(options.inventory);
+  if (options.placeholders && !chosen.live()) {
+    throw InputError("--placeholders needs an API server (--kubeconfig, or running in a cluster)");
+  }
+  auto inventory =
+      MakeInventorySource(chosen, GpuResourceNames(policy->spec().gpu_resources), options.live);
+  Bound bound{std::make_unique<ServerApp>(app_options, policy, std::move(inventory)), 0,
+              chosen.api_server};
+  bound.port = bound.app->Bind();
+  return bound;
+}
+
+}  // namespace
+
 int RunServeCommand(const std::vector<std::string>& args) {
   SetUpServingProcess();
   FlagSet flags = ServeCommandOptions::Flags();
@@ -397,32 +429,16 @@ int RunServeCommand(const std::vector<std::string>& args) {
   // Before any other thread starts (they inherit its signal mask).
   SignalShutdown shutdown(std::chrono::seconds(3));
 
-  std::shared_ptr<const Policy> policy = PolicyFromFlag(app_options.policy_path);
-  if (!policy) return Fail("invalid policy " + app_options.policy_path);
-  if (!app_options.policy_path.empty()) {
-    spdlog::info("policy {} loaded: digest {}", app_options.policy_path, policy->digest());
+  Bound bound;
+  if (int failed = RunCatchingInputErrors([&] {
+        bound = BindServer(options);
+        return 0;
+      })) {
+    return failed;
   }
-  std::unique_ptr<InventorySource> inventory;
-  KubeConfig api_server;
-  try {
-    ChosenInventory chosen = ReadChosenInventory(options.inventory);
-    if (options.placeholders && !chosen.live()) {
-      return Fail("--placeholders needs an API server (--kubeconfig, or running in a cluster)");
-    }
-    api_server = chosen.api_server;
-    inventory =
-        MakeInventorySource(chosen, GpuResourceNames(policy->spec().gpu_resources), options.live);
-  } catch (const InputError& e) {
-    return Fail(e.what());
-  }
-  std::unique_ptr<ServerApp> app;
-  int port = 0;
-  try {
-    app = std::make_unique<ServerApp>(app_options, policy, std::move(inventory));
-    port = app->Bind();
-  } catch (const std::exception& e) {
-    return Fail(e.what());
-  }
+  std::unique_ptr<ServerApp>& app = bound.app;
+  const KubeConfig& api_server = bound.api_server;
+  const int port = bound.port;
   if (app_options.ops) {
     spdlog::info("serving /healthz, /readyz, /metrics{} on http://{}:{}",
                  app_options.reports ? "" : ", /capacity and /why-pending", app_options.ops->host,

@@ -222,21 +222,19 @@ Validated<SimulateCommandOptions> SimulateCommandOptions::FromFlags(const FlagSe
 
 namespace {
 
-// The policies `options` name, files read: nullopt when one is unknown or invalid, its errors
-// printed; or when one is kube-scheduler alone (none) without --blend.
-std::optional<std::vector<SimPolicy>> ResolvePolicies(const SimulateCommandOptions& options) {
+// The policies `options` name, files read; a problem for each that is unknown or invalid, and for
+// kube-scheduler alone (none) without --blend.
+Validated<std::vector<SimPolicy>> ResolvePolicies(const SimulateCommandOptions& options) {
   auto policies = ResolveSimPolicies(options.policy_names);
-  if (!policies.ok()) {
-    PrintErrors(policies.problems);
-    return std::nullopt;
-  }
+  if (!policies.ok()) return policies;
   for (const SimPolicy& p : policies.value) {
     if (!p.policy && !options.batch.base.blend.enabled) {
-      PrintError("--policy " + p.name + " models kube-scheduler without an extender: add --blend");
-      return std::nullopt;
+      policies.problems.Add("--policy " + p.name +
+                            " models kube-scheduler without an extender: add --blend");
+      break;
     }
   }
-  return std::move(policies.value);
+  return policies;
 }
 
 // The nodes and pods of the scenario, or of the openb trace, `options` name; throws InputError.
@@ -254,8 +252,8 @@ int RunSimulateCommand(const std::vector<std::string>& args) {
   if (!read.ok()) return Fail(read.problems);
   SimulateCommandOptions& options = read.value;
   auto policies = ResolvePolicies(options);
-  if (!policies) return kUsageExit;
-  options.batch.policies = std::move(*policies);
+  if (!policies.ok()) return Fail(policies.problems);
+  options.batch.policies = std::move(policies.value);
   return RunCatchingInputErrors([&] {
     const SimBatch& batch = options.batch;
     Scenario trace = LoadClusterAndWorkload(options);

@@ -1,6 +1,7 @@
 #include "gpusched/cli/flags.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace gpusched {
 
@@ -19,7 +20,8 @@ const FlagSpec* FlagSet::Find(const std::string& name) const {
   return nullptr;
 }
 
-std::optional<std::string> FlagSet::Parse(const std::vector<std::string>& args) {
+Problems FlagSet::Parse(const std::vector<std::string>& args) {
+  Problems problems;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--help" || arg == "-h") {
@@ -37,21 +39,28 @@ std::optional<std::string> FlagSet::Parse(const std::vector<std::string>& args) 
       name.resize(eq);
     }
     const FlagSpec* spec = Find(name);
-    if (!spec) return "unknown flag --" + name + " (see " + command_ + " --help)";
+    if (!spec) {
+      problems.Add("unknown flag --" + name + " (see " + command_ + " --help)");
+      break;
+    }
     if (spec->value_name.empty()) {
       if (value && *value != "true" && *value != "false") {
-        return "--" + name + " takes no value other than true or false";
+        problems.Add("--" + name + " takes no value other than true or false");
+        break;
       }
       values_[name] = value.value_or("true");
       continue;
     }
     if (!value) {
-      if (i + 1 >= args.size()) return "--" + name + " needs a value (" + spec->value_name + ")";
+      if (i + 1 >= args.size()) {
+        problems.Add("--" + name + " needs a value (" + spec->value_name + ")");
+        break;
+      }
       value = args[++i];
     }
     values_[name] = *value;  // the last one given wins
   }
-  return std::nullopt;
+  return problems;
 }
 
 const std::string& FlagSet::Get(const std::string& name) const {

@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gpusched/dra/dra_selector.h"
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 
@@ -52,10 +52,11 @@ namespace dra_cel {
 using Node = DraSelector::Node;
 using Op = Node::Op;
 
-// What makes a selector unsupported; its message says what.
-class Unsupported : public std::runtime_error {
+// What makes a selector unsupported; its message says what. An InputError like every reader's
+// (gpusched/util/input_error.h); DraSelector::Compile keeps it as the selector's reason.
+class Unsupported : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 // The tree of `expression`; throws Unsupported. The caller checks the expression's length.

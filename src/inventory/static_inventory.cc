@@ -5,7 +5,6 @@
 #include "gpusched/codec/k8s_pdb_decode.h"
 #include "gpusched/codec/yaml_to_json.h"
 #include "gpusched/util/file_text.h"
-#include "gpusched/util/quote.h"
 
 namespace gpusched {
 namespace {
@@ -86,9 +85,10 @@ Inventory Parse(std::string_view text, std::string_view source, std::string_view
       std::string what = docs.size() > 1 ? "document " + std::to_string(i + 1) : "document";
       WithContext(what, [&] { DecodeJsonDocument(docs[i], default_kind, out); });
     }
-  } catch (const std::exception& e) {
-    // Decoders quote what they found ("invalid quantity \"...\""); keep the line printable.
-    throw InventoryError(std::string(source) + ": " + QuoteForMessage(e.what(), 1024));
+  } catch (const YamlError& e) {  // a syntax error: its line and column, as every reader's
+    throw InventoryError(YamlInputError(source, e));
+  } catch (const InputError& e) {  // a decoder's: the object, the field and the value, quoted
+    throw InventoryError(InContext(source, e));
   }
   return out;
 }

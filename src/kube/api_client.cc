@@ -121,7 +121,7 @@ void ApiClient::RereadToken() {
   const FileChange::Look* look = impl_->token_file->Check();
   if (!look) return;
   if (!look->read()) {
-    spdlog::warn("keeping the previous token: {}", look->error);
+    spdlog::warn("keeping the previous token: {}", look->problems.lines()[0]);
     return;
   }
   std::string_view token = look->text;

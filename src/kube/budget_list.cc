@@ -4,6 +4,7 @@
 #include "gpusched/kube/api_query.h"
 #include "gpusched/kube/reflector.h"
 #include "gpusched/kube/watch_stream.h"
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 namespace {
@@ -31,38 +32,41 @@ class BudgetSink : public ReflectorSink {
 
 }  // namespace
 
-BudgetListing ListDisruptionBudgets(ApiClient& client, int page_size) {
-  BudgetListing listing;
+Validated<BudgetListing> ListDisruptionBudgets(ApiClient& client, int page_size) {
+  Validated<BudgetListing> out;
+  BudgetListing& listing = out.value;
   BudgetSink sink(listing.budgets);
   ObjectSkips skips{std::string(kDisruptionBudgetsPath)};
+  auto fail = [&](const std::string& why) {
+    out.problems.Add(std::string(kDisruptionBudgetsPath) + ": " + why);
+  };
   std::string cont;
   size_t pages = 0;
   do {
     if (++pages > kMaxBudgetPages) {
-      listing.error = "more than " + std::to_string(kMaxBudgetPages) + " pages";
+      fail("more than " + std::to_string(kMaxBudgetPages) + " pages");
       break;
     }
     HttpResult r = client.Get(ApiQuery(
         kDisruptionBudgetsPath,
         {"limit=" + std::to_string(page_size), cont.empty() ? "" : "continue=" + UrlEncode(cont)}));
     if (!r.ok()) {
-      listing.error = r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error;
+      fail(r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error);
       break;
     }
     try {
       cont = ApplyListPage(r.body, sink, skips).continue_token;
-    } catch (const std::exception& e) {
-      listing.error = std::string("undecodable list page: ") + e.what();
+    } catch (const InputError& e) {  // DecodeError: an envelope that is no list
+      fail(InContext("undecodable list page", e));
       break;
     }
     if (sink.overflow()) {
-      listing.error = "more than " + std::to_string(kMaxListedBudgets) + " budgets";
+      fail("more than " + std::to_string(kMaxListedBudgets) + " budgets");
       break;
     }
   } while (!cont.empty());
   listing.skipped = skips.invalid() + skips.malformed();
-  if (!listing.ok()) listing.error = std::string(kDisruptionBudgetsPath) + ": " + listing.error;
-  return listing;
+  return out;
 }
 
 }  // namespace gpusched

@@ -12,11 +12,12 @@
 namespace gpusched {
 namespace {
 
+// The file at `path`, `what` ("client key") in front of the FileError's whole message.
 std::string ReadFileOrThrow(const std::string& path, const std::string& what) {
   try {
     return ReadFileText(path, kMaxKubeconfigBytes, what);
   } catch (const FileError& e) {
-    throw KubeConfigError(what + ": " + e.what());
+    throw KubeConfigError(InContext(what, e));
   }
 }
 
@@ -79,6 +80,38 @@ KubeConfig InClusterConfig(const std::string& secrets_dir) {
 
 namespace {
 
+// What the kubeconfig at `path` says or names at `key` (a base64 field, a file it names): `read`'s
+// result, or its InputError with the kubeconfig and the key in front ("PATH: KEY: inner").
+template <class F>
+std::string AtKey(const std::string& path, const std::string& key, F&& read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw KubeConfigError(InContext(path + ": " + key, e));
+  }
+}
+
+// The PEM text an entry of the kubeconfig at `path` gives inline, base64 in `data_key`, or names as
+// a file in `file_key` (relative to the kubeconfig's directory `dir`), `what` kind of file; empty
+// when it gives neither. `entry` ("user \"NAME\"") and the key go in front of an error.
+std::string Pem(const std::string& path, const std::string& dir, const std::string& entry,
+                const YAML::Node& node, const std::string& data_key, const std::string& file_key,
+                const std::string& what) {
+  if (std::string data = Str(node[data_key]); !data.empty()) {
+    return AtKey(path, entry + ": " + data_key, [&] { return Base64Decode(data); });
+  }
+  if (std::string file = Str(node[file_key]); !file.empty()) {
+    return AtKey(path, entry + ": " + file_key,
+                 [&] { return ReadFileOrThrow(Resolve(dir, file), what); });
+  }
+  return "";
+}
+
+// `kind` and `name` as a kubeconfig error names an entry: cluster "NAME".
+std::string Entry(const char* kind, const std::string& name) {
+  return std::string(kind) + " \"" + QuoteForMessage(name) + "\"";
+}
+
 // The context `context` of the kubeconfig `root` read from `path`.
 KubeConfig FromKubeconfig(const YAML::Node& root, const std::string& path,
                           const std::string& context) {
@@ -93,26 +126,18 @@ KubeConfig FromKubeconfig(const YAML::Node& root, const std::string& path,
   if (c.server.empty())
     throw KubeConfigError(path + ": cluster of context " + name + " has no server");
   c.insecure_skip_tls_verify = Str(cluster["insecure-skip-tls-verify"]) == "true";
-  if (!Str(cluster["certificate-authority-data"]).empty()) {
-    c.ca_pem = Base64Decode(Str(cluster["certificate-authority-data"]));
-  } else if (!Str(cluster["certificate-authority"]).empty()) {
-    c.ca_pem = ReadFileOrThrow(Resolve(dir, Str(cluster["certificate-authority"])), "CA");
-  }
+  std::string cluster_entry = Entry("cluster", Str(ctx["cluster"]));
+  c.ca_pem = Pem(path, dir, cluster_entry, cluster, "certificate-authority-data",
+                 "certificate-authority", "CA");
   if (ctx["user"] && !Str(ctx["user"]).empty()) {
     YAML::Node user = Named(root["users"], Str(ctx["user"]), "user", path)["user"];
+    std::string user_entry = Entry("user", Str(ctx["user"]));
     c.token = Str(user["token"]);
     if (!Str(user["tokenFile"]).empty()) c.token_file = Resolve(dir, Str(user["tokenFile"]));
-    if (!Str(user["client-certificate-data"]).empty()) {
-      c.client_cert_pem = Base64Decode(Str(user["client-certificate-data"]));
-    } else if (!Str(user["client-certificate"]).empty()) {
-      c.client_cert_pem =
-          ReadFileOrThrow(Resolve(dir, Str(user["client-certificate"])), "client certificate");
-    }
-    if (!Str(user["client-key-data"]).empty()) {
-      c.client_key_pem = Base64Decode(Str(user["client-key-data"]));
-    } else if (!Str(user["client-key"]).empty()) {
-      c.client_key_pem = ReadFileOrThrow(Resolve(dir, Str(user["client-key"])), "client key");
-    }
+    c.client_cert_pem = Pem(path, dir, user_entry, user, "client-certificate-data",
+                            "client-certificate", "client certificate");
+    c.client_key_pem =
+        Pem(path, dir, user_entry, user, "client-key-data", "client-key", "client key");
   }
   return c;
 }
@@ -124,7 +149,7 @@ KubeConfig LoadKubeconfig(const std::string& path, const std::string& context) {
     return FromKubeconfig(LoadYaml(ReadFileOrThrow(path, "kubeconfig")), path, context);
   } catch (const YamlError& e) {
     throw KubeConfigError(YamlInputError(path, e));
-  } catch (const YAML::Exception& e) {  // a value of the wrong type, such as a mapping for a name
+  } catch (const YAML::Exception& e) {  // yaml-cpp throws (a mapping for a name); converted here
     throw KubeConfigError(YamlInputError(path, e));
   }
 }

@@ -285,7 +285,7 @@ Validated<MigLayouts> ParseMigLayouts(std::string_view yaml, std::string_view fi
     result.value.source = std::string(file_name);
   } catch (const YamlError& e) {
     r.problems().Add(YamlInputError(file_name, e));
-  } catch (const YAML::Exception& e) {
+  } catch (const YAML::Exception& e) {  // yaml-cpp throws; converted here
     r.problems().Add(YamlInputError(file_name, e));
   }
   result.problems = std::move(r.problems());

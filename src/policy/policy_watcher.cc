@@ -25,7 +25,7 @@ struct PolicyWatcher::State {
         initial_digest(t.Get()->digest()) {}
 
   void Check();
-  void ReportUnreadable(const std::string& error);
+  void ReportUnreadable(const Problems& problems);
   void Apply(Validated<std::shared_ptr<const Policy>> policy);
 
   FileChange file;            // looked at by the polling thread only
@@ -62,7 +62,7 @@ void PolicyWatcher::State::Check() {
   const FileChange::Look* seen = file.Check();
   if (!seen) return;
   if (!seen->read()) {
-    ReportUnreadable(seen->error);
+    ReportUnreadable(seen->problems);
     return;
   }
   // The caller loaded the target from this file: the same text is no reload.
@@ -71,11 +71,13 @@ void PolicyWatcher::State::Check() {
 }
 
 // Logs before counting: whoever sees the count change finds the log line written.
-void PolicyWatcher::State::ReportUnreadable(const std::string& error) {
+void PolicyWatcher::State::ReportUnreadable(const Problems& problems) {
   std::lock_guard lock(mu);
   if (stop) return;
-  spdlog::error("policy reload failed: {}; keeping the last good policy ({})", error,
-                target.Get()->digest());
+  for (const std::string& line : problems.lines()) {
+    spdlog::error("policy reload failed: {}; keeping the last good policy ({})", line,
+                  target.Get()->digest());
+  }
   failures.fetch_add(1);
 }
 

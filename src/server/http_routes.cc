@@ -149,7 +149,7 @@ struct HttpRoutes::Impl {
     } leave{&reports_running, limit};
     try {
       return build();
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // a last-resort barrier (a bug, bad_alloc)
       return JsonError(500, std::string("internal error: ") + e.what());
     }
   }
@@ -194,7 +194,7 @@ struct HttpRoutes::Impl {
       }
       try {
         return route->second(std::move(req.body), peer);
-      } catch (const std::exception& e) {
+      } catch (const std::exception& e) {  // a last-resort barrier: the handler answers its errors
         spdlog::error("{}: internal error: {}", path, e.what());
         return JsonError(500, std::string("internal error: ") + e.what());
       }
@@ -287,7 +287,7 @@ struct HttpRoutes::Impl {
       HttpResponse response = JsonError(400, e.what());
       response.close = true;
       return response;
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // a last-resort barrier (a bug, bad_alloc)
       spdlog::error("{}: internal error: {}", verb, e.what());
       Record(verb, "error", start, 0);
       return JsonError(500, std::string("internal error: ") + e.what());

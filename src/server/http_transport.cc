@@ -23,7 +23,6 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
-#include <stdexcept>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +30,8 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
+
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 namespace {
@@ -116,7 +117,8 @@ struct SslCtxFree {
 std::unique_ptr<SSL_CTX, SslCtxFree> MakeTlsContext(TlsCredentials* tls) {
   if (!tls) return nullptr;
   std::unique_ptr<SSL_CTX, SslCtxFree> ctx(SSL_CTX_new(TLS_server_method()));
-  if (!ctx || !tls->Configure(*ctx)) throw std::runtime_error("cannot set up TLS");
+  if (!ctx) throw InputError("cannot set up TLS: OpenSSL made no server context");
+  tls->Configure(*ctx);
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                                   SSL_MODE_RELEASE_BUFFERS);
   return ctx;
@@ -172,7 +174,7 @@ struct Connection {
 };
 
 int MustFd(int fd, const char* what) {
-  if (fd < 0) throw std::runtime_error(std::string(what) + ": " + std::strerror(errno));
+  if (fd < 0) throw InputError(std::string(what) + ": " + std::strerror(errno));
   return fd;
 }
 
@@ -265,7 +267,7 @@ struct HttpTransport::Impl {
     addrinfo* found = nullptr;
     std::string port = std::to_string(options.port);
     if (int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &found)) {
-      throw std::runtime_error("cannot resolve " + options.host + ": " + gai_strerror(rc));
+      throw InputError("cannot resolve " + options.host + ": " + gai_strerror(rc));
     }
     std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, &freeaddrinfo);
     int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -275,7 +277,7 @@ struct HttpTransport::Impl {
     if (bind(fd, found->ai_addr, found->ai_addrlen) != 0 || listen(fd, 1024) != 0) {
       std::string reason = std::strerror(errno);
       close(fd);
-      throw std::runtime_error("cannot listen on " + options.host + ":" + port + ": " + reason);
+      throw InputError("cannot listen on " + options.host + ":" + port + ": " + reason);
     }
     sockaddr_storage bound{};
     socklen_t len = sizeof bound;
@@ -709,7 +711,7 @@ HttpTransport::~HttpTransport() = default;
 int HttpTransport::Bind() { return impl_->Bind(); }
 
 void HttpTransport::Run() {
-  if (impl_->listen_fd < 0) throw std::runtime_error("HttpTransport::Run before Bind");
+  if (impl_->listen_fd < 0) impl_->Bind();
   impl_->Run();
 }
 

@@ -1,7 +1,6 @@
 #include "gpusched/server/tls_credentials.h"
 
 #include <optional>
-#include <stdexcept>
 #include <vector>
 
 #include <openssl/err.h>
@@ -12,6 +11,7 @@
 
 #include "gpusched/util/file_change.h"
 #include "gpusched/util/file_text.h"
+#include "gpusched/util/input_error.h"
 
 namespace gpusched {
 
@@ -64,7 +64,7 @@ std::vector<X509*> ReadCertificates(const std::string& text, const std::string& 
   std::vector<X509*> certs;
   while (X509* c = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) certs.push_back(c);
   ERR_clear_error();  // the loop ends on "no start line"
-  if (certs.empty()) throw std::runtime_error(path + ": no PEM certificate");
+  if (certs.empty()) throw InputError(path + ": no PEM certificate");
   return certs;
 }
 
@@ -81,10 +81,10 @@ std::shared_ptr<const TlsCredentials::Loaded> Parse(const TlsFiles& files, const
 
   BioPtr key_bio = MemoryBio(texts.key);
   loaded->key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
-  if (!loaded->key) throw std::runtime_error(files.key + ": no PEM private key: " + OpenSslError());
+  if (!loaded->key) throw InputError(files.key + ": no PEM private key: " + OpenSslError());
   if (X509_check_private_key(loaded->cert, loaded->key) != 1) {
     ERR_clear_error();
-    throw std::runtime_error(files.key + ": key does not match the certificate in " + files.cert);
+    throw InputError(files.key + ": key does not match the certificate in " + files.cert);
   }
   if (files.client_ca.empty()) return loaded;
   loaded->client_store = X509_STORE_new();
@@ -115,7 +115,7 @@ TlsCredentials::TlsCredentials(TlsFiles files, std::chrono::milliseconds reload_
     if (path == &files_.client_ca && path->empty()) continue;  // clients are not asked
     watched_.emplace_back(*path, ReadPem);
     const FileChange::Look* look = watched_.back().Check();
-    if (!look->read()) throw std::runtime_error(look->error);
+    ThrowIfAny(look->problems);
   }
   current_ = Parse(files_, *LastTexts(watched_));
   reloading_.emplace(reload_interval, [this] { CheckOnce(); });
@@ -129,19 +129,17 @@ std::shared_ptr<const TlsCredentials::Loaded> TlsCredentials::Current() const {
   return current_;
 }
 
-bool TlsCredentials::Configure(SSL_CTX& ctx) {
+void TlsCredentials::Configure(SSL_CTX& ctx) {
   SSL_CTX_set_min_proto_version(&ctx, TLS1_2_VERSION);
   auto loaded = Current();
   if (SSL_CTX_use_certificate(&ctx, loaded->cert) != 1 ||
       SSL_CTX_use_PrivateKey(&ctx, loaded->key) != 1) {
-    spdlog::error("TLS: cannot install the certificate: {}", OpenSslError());
-    return false;
+    throw InputError(files_.cert + ": cannot install the certificate: " + OpenSslError());
   }
   if (!files_.client_ca.empty()) {
     SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
   }
   SSL_CTX_set_cert_cb(&ctx, &TlsCredentials::OnHandshake, this);
-  return true;
 }
 
 // Runs in the handshake of every connection, before the server sends its certificate: installs
@@ -173,7 +171,7 @@ void TlsCredentials::CheckOnce() {
     }
     ++reloads_;
     spdlog::info("TLS: reloaded the certificate from {}", files_.cert);
-  } catch (const std::exception& e) {
+  } catch (const InputError& e) {
     ++failures_;
     spdlog::error("TLS: reload failed, keeping the previous certificate: {}", e.what());
   }

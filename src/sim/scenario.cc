@@ -306,7 +306,7 @@ Scenario ParseScenario(std::string_view yaml, const std::string& source) {
   }
   try {
     return Read(root, source);
-  } catch (const YAML::Exception& e) {
+  } catch (const YAML::Exception& e) {  // yaml-cpp throws; converted here
     throw TraceError(YamlInputError(source, e));
   }
 }

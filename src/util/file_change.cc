@@ -14,7 +14,7 @@ const FileChange::Look* FileChange::Check() {
   try {
     seen.text = read_(path_);
   } catch (const std::exception& e) {  // FileError; bad_alloc must not end the process either
-    seen.error = e.what();
+    seen.problems.Add(e.what());
     seen.identity = FileIdentity(path_);
   }
   if (last_ && seen == *last_) return nullptr;

@@ -15,4 +15,30 @@ std::string FormatInputError(std::string_view source, int line, int column, std:
   return out;
 }
 
+namespace {
+
+std::string Joined(const Problems& problems) {
+  std::string out;
+  for (const std::string& line : problems.lines()) out += (out.empty() ? "" : "\n") + line;
+  return out;
+}
+
+}  // namespace
+
+InputError::InputError(const Problems& problems)
+    : std::runtime_error(Joined(problems)), lines_(problems.lines()) {}
+
+std::vector<std::string> InputError::lines() const {
+  if (!lines_.empty()) return lines_;
+  return {what()};
+}
+
+std::string InContext(std::string_view context, const InputError& inner) {
+  return std::string(context) + ": " + inner.what();
+}
+
+void ThrowIfAny(const Problems& problems) {
+  if (!problems.empty()) throw InputError(problems);
+}
+
 }  // namespace gpusched

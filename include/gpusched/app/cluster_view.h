@@ -39,7 +39,7 @@ struct ClusterView {
 
 // Loads the policy, then reads the inventory until one complete snapshot is published (at most
 // options.sync_timeout). Logs go to stderr at warn level, so stdout carries only the report.
-// Throws InputError on failure (a policy file's errors are printed as they are found).
+// Throws InputError on failure (a policy file's, every problem it has).
 ClusterView LoadClusterView(const ClusterViewOptions& options);
 
 }  // namespace gpusched

@@ -32,8 +32,9 @@ int Fail(const std::string& message);
 int Fail(const Problems& problems);
 
 // Runs `command` (what a front door does once its options are read); an InputError it throws, a
-// file or an API server the flags name being unreadable or invalid, is printed and ends it with
-// kUsageExit.
+// file, an address or an API server the flags name being unreadable or invalid, is printed (each
+// of its lines) and ends it with kUsageExit. This is where a command's errors are printed, once:
+// the layers below throw or return them (gpusched/util/input_error.h).
 int RunCatchingInputErrors(const std::function<int()>& command);
 
 // Parses `args` into `flags`; returns the exit code when the command is already done (a flag
@@ -44,8 +45,8 @@ std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& a
 void CheckNoArguments(const FlagSet& flags, const std::string& command, Problems& problems);
 
 // The policy a --policy flag names: the file at `path`, or the built-in default when `path` is
-// empty; nullptr, with the file's errors printed to stderr, when the file does not validate.
-std::shared_ptr<const Policy> PolicyFromFlag(const std::string& path);
+// empty. When the file does not validate, its problems, then "invalid policy PATH".
+Validated<std::shared_ptr<const Policy>> PolicyFromFlag(const std::string& path);
 
 }  // namespace gpusched
 

@@ -65,7 +65,7 @@ class ServerApp {
   ServerApp& operator=(const ServerApp&) = delete;
 
   // Takes the listeners' ports and returns the verbs' port; the ops listener, if any, starts
-  // serving on its own thread. Throws std::runtime_error (port in use, unreadable TLS files).
+  // serving on its own thread. Throws InputError (port in use, unreadable TLS files).
   int Bind();
   // The ops listener's port after Bind(); 0 without one.
   int ops_port() const { return ops_.port; }

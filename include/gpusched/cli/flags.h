@@ -6,9 +6,10 @@
 #define GPUSCHED_CLI_FLAGS_H_
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
+
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 
@@ -24,9 +25,10 @@ class FlagSet {
   FlagSet(std::string command, std::string usage, std::string summary);
 
   FlagSet& Add(FlagSpec spec);
-  // Parses `args` (without the program and subcommand names). Returns an error message, or
-  // nullopt on success. "--help" sets help_requested().
-  std::optional<std::string> Parse(const std::vector<std::string>& args);
+  // Parses `args` (without the program and subcommand names). Returns the problem that stopped it
+  // (an unknown flag, a missing value: what follows cannot be read reliably), none on success.
+  // "--help" sets help_requested().
+  Problems Parse(const std::vector<std::string>& args);
 
   bool help_requested() const { return help_requested_; }
   // The last value given, or the default.

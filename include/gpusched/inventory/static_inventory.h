@@ -47,7 +47,9 @@ class InventoryError : public InputError {
   using InputError::InputError;
 };
 
-// Parses `text`; JSON when it starts with '{' or '[', YAML otherwise. Errors name `source`.
+// Parses `text`; JSON when it starts with '{' or '[', YAML otherwise. Errors name `source`: a YAML
+// syntax error as SOURCE:LINE:COLUMN: PROBLEM, a decoder's as SOURCE: then the decoder's message
+// whole (document, item, field, the value quoted).
 Inventory ParseInventory(std::string_view text, std::string_view source);
 // Reads and parses the file at `path`: an unreadable file throws FileError, a malformed one
 // InventoryError (both InputErrors).

@@ -17,6 +17,7 @@
 
 #include "gpusched/kube/api_client.h"
 #include "gpusched/model/disruption_budget.h"
+#include "gpusched/util/validated.h"
 
 namespace gpusched {
 
@@ -27,12 +28,12 @@ inline constexpr size_t kMaxBudgetPages = 2000;
 struct BudgetListing {
   std::vector<DisruptionBudget> budgets;
   uint64_t skipped = 0;  // objects the decoder refused or that were no objects
-  std::string error;     // empty when every page was read
-  bool ok() const { return error.empty(); }
 };
 
-// Lists kDisruptionBudgetsPath of `client`'s API server, `page_size` budgets a page.
-BudgetListing ListDisruptionBudgets(ApiClient& client, int page_size = 500);
+// Lists kDisruptionBudgetsPath of `client`'s API server, `page_size` budgets a page. A failed
+// listing is one problem, "PATH: why" (the HTTP status, the transport's error, the page's decode
+// error whole, or the bound passed).
+Validated<BudgetListing> ListDisruptionBudgets(ApiClient& client, int page_size = 500);
 
 }  // namespace gpusched
 

@@ -37,8 +37,8 @@ struct ServerOptions : TransportOptions, RouteOptions {};
 
 class HttpServer {
  public:
-  // Borrows `service` and `metrics` (may be null). Throws std::runtime_error when the TLS files
-  // cannot be loaded.
+  // Borrows `service` and `metrics` (may be null). Throws InputError when the TLS files cannot be
+  // loaded.
   HttpServer(ServerOptions options, const ExtenderService& service,
              std::function<Readiness()> readiness, Metrics* metrics = nullptr);
   ~HttpServer();
@@ -51,7 +51,7 @@ class HttpServer {
   void AddGetRoute(std::string path, std::function<HttpResponse()> handler);
   // Serves POST on `path` with `handler` on this listener only (the app's admission webhook).
   void AddPostRoute(std::string path, HttpRoutes::PostHandler handler);
-  // Binds the listening socket; returns the port. Throws std::runtime_error on failure.
+  // Binds the listening socket; returns the port. Throws InputError on failure.
   int Bind();
   // Serves until Stop(); call after Bind(). Returns at once when Stop() came first.
   void Run();

@@ -89,15 +89,17 @@ struct TransportOptions {
 
 class HttpTransport {
  public:
-  // Throws std::runtime_error when the TLS files cannot be loaded.
+  // Throws InputError (gpusched/util/input_error.h) when the TLS files cannot be loaded.
   HttpTransport(TransportOptions options, HttpHandlers handlers);
   ~HttpTransport();
   HttpTransport(const HttpTransport&) = delete;
   HttpTransport& operator=(const HttpTransport&) = delete;
 
-  // Binds and listens; returns the port. Throws std::runtime_error on failure.
+  // Binds and listens; returns the port. Throws InputError naming the address and the reason
+  // (cannot resolve it, port in use) or the system call that failed.
   int Bind();
-  // Serves on `threads` threads (the caller's among them) until Stop().
+  // Serves on `threads` threads (the caller's among them) until Stop(); binds first when Bind()
+  // was not called.
   void Run();
   // Makes Run() return; safe from any thread, before or during Run().
   void Stop();

@@ -41,14 +41,15 @@ struct TlsFiles {
 
 class TlsCredentials {
  public:
-  // Loads the files; throws std::runtime_error naming the file that failed.
+  // Loads the files; throws InputError (gpusched/util/input_error.h) naming the file that failed.
   TlsCredentials(TlsFiles files, std::chrono::milliseconds reload_interval);
   ~TlsCredentials();
   TlsCredentials(const TlsCredentials&) = delete;
   TlsCredentials& operator=(const TlsCredentials&) = delete;
 
-  // Installs the handshake hooks in `ctx`. Returns false (with an error logged) on failure.
-  bool Configure(ssl_ctx_st& ctx);
+  // Installs the handshake hooks in `ctx`. Throws InputError naming the certificate file and
+  // OpenSSL's reason when it cannot.
+  void Configure(ssl_ctx_st& ctx);
 
   uint64_t reloads() const { return reloads_.load(); }
   uint64_t failures() const { return failures_.load(); }

@@ -17,6 +17,8 @@
 #include <optional>
 #include <string>
 
+#include "gpusched/util/validated.h"
+
 namespace gpusched {
 
 class FileChange {
@@ -27,10 +29,12 @@ class FileChange {
   // What one look saw.
   struct Look {
     std::string text;      // what was read
-    std::string error;     // why nothing could be read; empty when `text` was read
-    std::string identity;  // with an error: FileIdentity of the path
-    bool read() const { return error.empty(); }
-    bool operator==(const Look&) const = default;
+    Problems problems;     // why nothing could be read, one line; none when `text` was read
+    std::string identity;  // with a problem: FileIdentity of the path
+    bool read() const { return problems.empty(); }
+    bool operator==(const Look& o) const {
+      return text == o.text && problems.lines() == o.problems.lines() && identity == o.identity;
+    }
   };
 
   FileChange(std::string path, Reader read);

@@ -12,7 +12,8 @@
 //
 // A part's problems join the whole's with Problems::Take, in the order the checks ran. A problem is
 // one line of text without the "gpusched: " prefix (gpusched/app/command_line.h prints it; the
-// policy watcher logs it). Not synchronized.
+// policy watcher logs it). Problems that must cross a layer that throws travel as one InputError
+// holding every line (ThrowIfAny, ValueOrThrow: gpusched/util/input_error.h). Not synchronized.
 #ifndef GPUSCHED_UTIL_VALIDATED_H_
 #define GPUSCHED_UTIL_VALIDATED_H_
 
