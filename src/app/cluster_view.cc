@@ -37,8 +37,7 @@ ClusterView LoadClusterView(const ClusterViewOptions& options) {
   ClusterView view;
   view.policy = ValueOrThrow(PolicyFromFlag(options.policy_path));
   view.chosen = ReadChosenInventory(options.inventory);
-  auto source = MakeInventorySource(
-      view.chosen, GpuResourceNames(view.policy->spec().gpu_resources), LiveInventoryOptions{});
+  auto source = MakeInventorySource(view.chosen, view.policy->gpu_names(), LiveInventoryOptions{});
   // A live source publishes once both initial lists are in; a static one is ready at once.
   const auto deadline = std::chrono::steady_clock::now() + options.sync_timeout;
   for (Readiness r = source->readiness(); !r.ready; r = source->readiness()) {

@@ -406,8 +406,7 @@ Bound BindServer(const ServeCommandOptions& options) {
   if (options.placeholders && !chosen.live()) {
     throw InputError("--placeholders needs an API server (--kubeconfig, or running in a cluster)");
   }
-  auto inventory =
-      MakeInventorySource(chosen, GpuResourceNames(policy->spec().gpu_resources), options.live);
+  auto inventory = MakeInventorySource(chosen, policy->gpu_names(), options.live);
   Bound bound{std::make_unique<ServerApp>(app_options, policy, std::move(inventory)), 0,
               chosen.api_server};
   bound.port = bound.app->Bind();
