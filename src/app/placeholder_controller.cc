@@ -137,7 +137,7 @@ void PlaceholderController::Touch(const std::vector<PodInfo>& pods, int64_t now_
           what, now_unix - since);
     } else {
       ++counts_->touch_failed;
-      spdlog::warn("placeholders: touching {}: HTTP {} {}", what, r.status, r.error);
+      spdlog::warn("placeholders: touching {}: {}", what, r.failure());
     }
   }
   fit_since_ = std::move(fit_since);
@@ -186,7 +186,7 @@ void PlaceholderController::Delete(const PlaceholderToDelete& d, int64_t now_uni
   } else {
     ++counts_->delete_failed;
     written_.erase(d.uid);
-    spdlog::warn("placeholders: deleting {}: HTTP {} {}", what, r.status, r.error);
+    spdlog::warn("placeholders: deleting {}: {}", what, r.failure());
   }
 }
 
@@ -204,7 +204,7 @@ void PlaceholderController::Create(const PlaceholderToCreate& c,
   HttpResult got = client_.Get(PodPath(owner.namespace_name, owner.name));
   if (got.status != 200) {
     ++counts_->create_failed;
-    spdlog::warn("placeholders: reading pod {}: HTTP {} {}", what, got.status, got.error);
+    spdlog::warn("placeholders: reading pod {}: {}", what, got.failure());
     return;
   }
   PlaceholderPod pod;
@@ -239,7 +239,7 @@ void PlaceholderController::Create(const PlaceholderToCreate& c,
     written_.erase(key);
     if (r.status == 403 && warned_forbidden_) return;
     warned_forbidden_ = warned_forbidden_ || r.status == 403;
-    spdlog::warn("placeholders: creating {} for {}: HTTP {} {} {}", name, what, r.status, r.error,
+    spdlog::warn("placeholders: creating {} for {}: {} {}", name, what, r.failure(),
                  QuoteForMessage(r.body, 300));
   }
 }

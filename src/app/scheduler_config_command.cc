@@ -150,9 +150,8 @@ std::string ServiceUrl(const SchedulerConfigCommandOptions& options, const KubeC
   ApiClient client(config);
   HttpResult got = client.Get(path);
   if (!got.ok()) {
-    throw InputError("cannot read the Service " + options.service + " (" + path + "): " +
-                     (got.error.empty() ? "HTTP " + std::to_string(got.status) : got.error) +
-                     "; install it first, or give --url");
+    throw InputError("cannot read the Service " + options.service + " (" + path +
+                     "): " + got.failure() + "; install it first, or give --url");
   }
   // The answer is the API server's, and checked as any: a field of the wrong type is no address.
   const auto service = nlohmann::json::parse(got.body, nullptr, false);

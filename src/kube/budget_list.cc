@@ -51,7 +51,7 @@ Validated<BudgetListing> ListDisruptionBudgets(ApiClient& client, int page_size)
         kDisruptionBudgetsPath,
         {"limit=" + std::to_string(page_size), cont.empty() ? "" : "continue=" + UrlEncode(cont)}));
     if (!r.ok()) {
-      fail(r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error);
+      fail(r.failure());
       break;
     }
     try {

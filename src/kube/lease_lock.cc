@@ -94,7 +94,7 @@ bool LeaseLock::Refresh(Clock::time_point now) {
     return true;
   };
   HttpResult got = client_.Get(Path());
-  if (!got.error.empty()) return fail("reading the Lease: " + got.error);
+  if (!got.error.empty()) return fail("reading the Lease: " + got.failure());
   if (got.status == 404) {
     acquire_time_ = MicroTimeNow();
     HttpResult created =
@@ -105,9 +105,9 @@ bool LeaseLock::Refresh(Clock::time_point now) {
       last_error_.clear();
       return false;
     }
-    return fail("creating the Lease: HTTP " + std::to_string(created.status) + " " + created.error);
+    return fail("creating the Lease: " + created.failure());
   }
-  if (got.status != 200) return fail("reading the Lease: HTTP " + std::to_string(got.status));
+  if (got.status != 200) return fail("reading the Lease: " + got.failure());
   LeaseRecord lease = ReadLease(got.body);
   std::string record = lease.holder + "|" + lease.renew_time;
   if (record != observed_record_) {
@@ -133,7 +133,7 @@ bool LeaseLock::Refresh(Clock::time_point now) {
     last_error_.clear();
     return false;
   }
-  return fail("renewing the Lease: HTTP " + std::to_string(put.status) + " " + put.error);
+  return fail("renewing the Lease: " + put.failure());
 }
 
 void LeaseLock::Release() {

@@ -165,7 +165,7 @@ bool Reflector::ListPageInto(const std::string& cont, ListPageDecoder& page, uin
     return false;
   }
   if (!r.ok()) {
-    std::string failure = r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error;
+    std::string failure = r.failure();
     if (!options_.quiet_repeated_failures) {
       spdlog::warn("{}: list failed: {}", path_, failure);
     } else if (failure != last_list_failure_) {
@@ -247,8 +247,10 @@ Reflector::WatchEnd Reflector::Watch(WatchPhase phase) {
     }
     if (phase == WatchPhase::kInitialEvents) {
       if (event.initial_events_end) {
-        EndList(event.resource_version);
+        // Counted before EndList marks the reflector synced, so whoever sees it synced sees the
+        // count.
         watch_lists_.fetch_add(1);
+        EndList(event.resource_version);
         synced_since_list_request_ = true;
         phase = WatchPhase::kEvents;
         return true;
@@ -299,8 +301,7 @@ Reflector::WatchEnd Reflector::Watch(WatchPhase phase) {
   if (gone || r.status == 410) return WatchEnd::kGone;
   if (bad_event || !r.error.empty() || r.status != 200) {
     if (!stop_) {
-      spdlog::warn("{}: watch ended: {}", path_,
-                   !r.error.empty() ? r.error : "HTTP " + std::to_string(r.status));
+      spdlog::warn("{}: watch ended: {}", path_, r.failure());
     }
     return WatchEnd::kFailed;
   }
@@ -328,9 +329,7 @@ std::optional<std::string> Reflector::WatchListRefusal(const HttpResult& r, int6
   // bookmark before it, caught as it arrives). What is no answer
   // about watch-list (auth, throttling, an unavailable server, a transport error) is retried.
   if (gone) return std::nullopt;
-  if (r.status == 400 || r.status == 404 || r.status == 422) {
-    return "HTTP " + std::to_string(r.status);
-  }
+  if (r.status == 400 || r.status == 404 || r.status == 422) return r.failure();
   if (r.status == 200 && r.error.empty()) {
     if (error_code != 0) return "an ERROR event with code " + std::to_string(error_code);
     return std::string("the stream ended before the bookmark that ends the initial events");

@@ -66,48 +66,58 @@ std::string_view PlaceholderEndName(PlaceholderEnd end) {
   return "owner_gone";
 }
 
-PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& snapshot,
-                                 const PlaceholderHolds& holds, int64_t now_unix) {
-  const AutoscalingSpec::Placeholders& spec = policy.spec().autoscaling.placeholders;
-  const GpuPods& pods = snapshot.gpu_pods();
-  PlaceholderPlan plan;
+namespace {
 
-  // The owners as the snapshot has them: pending (by UID) or bound.
-  std::map<std::string_view, const PodInfo*> pending_owner;
+// The existing placeholders, each judged against its owner as the snapshot has it (pending or
+// bound): those to remove go into `plan`, the others are kept by owner UID for the owners' pass.
+struct ExistingPlaceholders {
+  std::map<std::string_view, const PodInfo*> unbound;  // by owner UID
+  std::map<std::string_view, const PodInfo*> bound;    // by owner UID: judged with its owner
+  std::set<std::string_view> owners;  // owners with a placeholder, even one being removed
+};
+
+ExistingPlaceholders JudgeExistingPlaceholders(const GpuPods& pods, bool enabled,
+                                               PlaceholderPlan& plan) {
+  std::set<std::string_view> pending_owner;
   std::set<std::string_view> bound_owner;
   for (const PodInfo& p : pods.pending) {
-    if (!IsPlaceholder(p)) pending_owner.emplace(p.uid, &p);
+    if (!IsPlaceholder(p)) pending_owner.insert(p.uid);
   }
   for (const PodInfo& p : pods.bound) {
     if (!IsPlaceholder(p)) bound_owner.insert(p.uid);
   }
-
-  // Each existing placeholder: kept while its owner waits on a node only it can bring.
-  std::map<std::string_view, const PodInfo*> unbound_placeholder;  // by owner UID
-  std::map<std::string_view, const PodInfo*> bound_placeholder;    // by owner UID
-  std::set<std::string_view> has_one;  // owners with a placeholder, even one being removed
-  auto judge_existing = [&](const PodInfo& ph, bool bound) {
+  ExistingPlaceholders existing;
+  auto judge = [&](const PodInfo& ph, bool bound) {
     const std::string& owner = *LabelOf(ph, kPlaceholderLabel);
     ++plan.existing;
-    has_one.insert(owner);
-    if (!spec.enabled) {
+    existing.owners.insert(owner);
+    if (!enabled) {
       plan.remove.push_back(Ending(ph, owner, PlaceholderEnd::kDisabled));
     } else if (bound_owner.contains(owner)) {
       plan.remove.push_back(Ending(ph, owner, PlaceholderEnd::kOwnerBound));
     } else if (!pending_owner.contains(owner)) {
       plan.remove.push_back(Ending(ph, owner, PlaceholderEnd::kOwnerGone));
-    } else if (bound) {
-      bound_placeholder.emplace(owner, &ph);  // judged with its owner below
     } else {
-      unbound_placeholder.emplace(owner, &ph);
+      (bound ? existing.bound : existing.unbound).emplace(owner, &ph);
     }
   };
   for (const PodInfo& p : pods.pending) {
-    if (IsPlaceholder(p)) judge_existing(p, false);
+    if (IsPlaceholder(p)) judge(p, false);
   }
   for (const PodInfo& p : pods.bound) {
-    if (IsPlaceholder(p)) judge_existing(p, true);
+    if (IsPlaceholder(p)) judge(p, true);
   }
+  return existing;
+}
+
+}  // namespace
+
+PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& snapshot,
+                                 const PlaceholderHolds& holds, int64_t now_unix) {
+  const AutoscalingSpec::Placeholders& spec = policy.spec().autoscaling.placeholders;
+  const GpuPods& pods = snapshot.gpu_pods();
+  PlaceholderPlan plan;
+  ExistingPlaceholders existing = JudgeExistingPlaceholders(pods, spec.enabled, plan);
   if (!spec.enabled) return plan;
 
   size_t room = static_cast<size_t>(std::max<int64_t>(0, spec.max_pods));
@@ -115,10 +125,9 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
   size_t judged = 0;
   for (const PodInfo* pod : OldestFirst(pods.pending)) {
     if (IsPlaceholder(*pod)) continue;
-    auto placeholder = unbound_placeholder.find(pod->uid);
-    bool has_placeholder = placeholder != unbound_placeholder.end();
-    auto arrived = bound_placeholder.find(pod->uid);
-    has_placeholder = has_placeholder || arrived != bound_placeholder.end();
+    auto placeholder = existing.unbound.find(pod->uid);
+    auto arrived = existing.bound.find(pod->uid);
+    bool has_placeholder = placeholder != existing.unbound.end() || arrived != existing.bound.end();
     // Too young, or never given one: only a pod with a placeholder needs judging to end it.
     bool candidate = pod->created_unix > 0 && now_unix - pod->created_unix >= spec.after_seconds &&
                      pod->claims.empty() && pod->priority >= 0 && !pod->uid.empty() &&
@@ -130,7 +139,7 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
     }
     ++judged;
     PendingJudgement judgement = JudgePendingPod(policy, snapshot, *pod);
-    if (arrived != bound_placeholder.end()) {
+    if (arrived != existing.bound.end()) {
       if (NodeCameFor(judgement, *arrived->second, spec, now_unix)) {
         plan.remove.push_back(Ending(*arrived->second, pod->uid, PlaceholderEnd::kNodeCame));
       }
@@ -146,7 +155,7 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
     }
     std::vector<const NodeState*> blind = AutoscalerBlindNodes(judgement, kMaxExcludedNodes + 1);
     // The autoscaler sees it; or it has a placeholder, perhaps one whose node just came.
-    if (blind.empty() || has_one.contains(pod->uid)) continue;
+    if (blind.empty() || existing.owners.contains(pod->uid)) continue;
     ++plan.blind;
     auto hold = holds.find(pod->uid);
     if (hold != holds.end() && hold->second > now_unix) {

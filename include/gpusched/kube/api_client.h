@@ -26,6 +26,8 @@ struct HttpResult {
                       // (Stream)
   std::string error;  // transport error text, empty on success
   bool ok() const { return error.empty() && status == 200; }
+  // What went wrong, for a message: the transport error, else "HTTP <status>".
+  std::string failure() const { return error.empty() ? "HTTP " + std::to_string(status) : error; }
 };
 
 struct ApiClientOptions {
