@@ -1,6 +1,6 @@
 # Fails when a file of one layer includes a header of a layer it may not use: each layer may use
 # itself and the layers listed for it (every layer below it, written out); and when a file of
-# engine/ or plugins/ names DRA. Run with
+# engine/, plugins/ or planning/ names DRA. Run with
 # cmake -DROOT=<source dir> -P check_layers.cmake; CMakeLists.txt runs it before every build.
 cmake_minimum_required(VERSION 3.25)
 
@@ -46,9 +46,9 @@ foreach(layer IN LISTS layers)
 endforeach()
 
 # The engine and its plugins judge pods whose demand is resolved before them
-# (model/resolved_pod.h, Policy::Judge): their files name no DRA type, header or claim, even of a
-# layer below them.
-set(dra_free engine plugins)
+# (model/resolved_pod.h, Policy::Judge), and planning judges through them: their files name no DRA
+# type, header or claim, even of a layer below them.
+set(dra_free engine plugins planning)
 foreach(layer IN LISTS dra_free)
   file(GLOB files "${ROOT}/include/gpusched/${layer}/*.h" "${ROOT}/src/${layer}/*.cc"
     "${ROOT}/src/${layer}/*.h")

@@ -80,6 +80,19 @@ TEST(PlaceholderPlan, a_pod_only_gpusched_refuses_gets_one_excluding_every_node_
   EXPECT_EQ(plan.fit_but_wait[0].name, "fits");
 }
 
+// A pod that also references a ResourceClaim cannot be copied whole: it gets no placeholder, though
+// gpusched alone refuses it as it refuses its twin without one.
+TEST(PlaceholderPlan, a_pod_that_asks_beyond_its_requests_gets_none) {
+  PodInfo with_claim = GpuPod("with-claim", 30, kOldDriver);
+  with_claim.claims.push_back({"scratch", "with-claim-scratch", false});
+  EXPECT_FALSE(AsksOnlyThroughRequests(with_claim));
+  auto snapshot = Snapshot(A100Nodes(3), {with_claim, GpuPod("old-driver", 30, kOldDriver)});
+  PlaceholderPlan plan = PlanPlaceholders(PolicyWith(), *snapshot, {}, kNow);
+  ASSERT_EQ(plan.create.size(), 1u);
+  EXPECT_EQ(plan.create[0].owner.name, "old-driver");
+  EXPECT_EQ(plan.blind, 1u);
+}
+
 TEST(PlaceholderPlan, pods_the_autoscaler_sees_itself_get_none) {
   // No node meets the pin, or every node is full: kube-scheduler's own filters refuse them too.
   std::vector<PodInfo> pods = {GpuPod("pinned-l4", 30, R"("gpusched.io/gpu-product":"NVIDIA-L4")")};

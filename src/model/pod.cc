@@ -143,4 +143,8 @@ bool AsksForGpu(const PodInfo& pod, const GpuResourceNames& gpu_names) {
   return HoldsGpuResource(pod.requests, gpu_names);
 }
 
+bool AsksOnlyThroughRequests(const PodInfo& pod) {
+  return pod.claims.empty() && pod.claims_not_kept == 0;
+}
+
 }  // namespace gpusched

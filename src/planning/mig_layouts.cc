@@ -311,7 +311,7 @@ std::optional<MigNodeOffer> OfferOf(const std::vector<MigLayoutSpec>& layout,
     const MigLayoutSpec* match = nullptr;
     for (const auto& spec : layout) {
       if (!Matches(spec, model, gpu)) continue;
-      if (match != nullptr) return std::nullopt;  // two specs claim one GPU
+      if (match != nullptr) return std::nullopt;  // two specs take one GPU
       match = &spec;
     }
     if (match == nullptr) return std::nullopt;

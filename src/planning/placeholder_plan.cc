@@ -130,7 +130,7 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
     bool has_placeholder = placeholder != existing.unbound.end() || arrived != existing.bound.end();
     // Too young, or never given one: only a pod with a placeholder needs judging to end it.
     bool candidate = pod->created_unix > 0 && now_unix - pod->created_unix >= spec.after_seconds &&
-                     pod->claims.empty() && pod->priority >= 0 && !pod->uid.empty() &&
+                     AsksOnlyThroughRequests(*pod) && pod->priority >= 0 && !pod->uid.empty() &&
                      snapshot.AssumptionOf(PodKey(*pod)) == nullptr;
     if (!candidate && !has_placeholder && !holds.contains(pod->uid)) continue;
     if (judged == kMaxJudgedPods) {

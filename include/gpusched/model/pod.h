@@ -113,6 +113,10 @@ bool HoldsGpuResource(const ResourceList& requests, const GpuResourceNames& gpu_
 // requests until the claims are resolved (dra/dra_claims.h).
 bool AsksForGpu(const PodInfo& pod, const GpuResourceNames& gpu_names);
 
+// Whether all the pod asks for is in its containers' requests (it references no ResourceClaim):
+// only such a pod can be copied whole into another, as a placeholder pod is (a claim cannot be).
+bool AsksOnlyThroughRequests(const PodInfo& pod);
+
 }  // namespace gpusched
 
 #endif  // GPUSCHED_MODEL_POD_H_

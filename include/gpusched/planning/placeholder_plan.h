@@ -2,7 +2,7 @@
 //
 // cluster-autoscaler and Karpenter simulate kube-scheduler's own filters and ask no extender. A
 // pending GPU pod that those filters fit on an existing node, but that gpusched refuses there for a
-// reason no node affinity carries (a driver or CUDA floor, MIG layout, sharing, a DRA-less rule the
+// reason no node affinity carries (a driver or CUDA floor, MIG layout, sharing, a rule the
 // admission webhook left out), looks schedulable to them: no node is added and the pod waits. For
 // such a pod (AutoscalerBlindNodes, planning/why_pending.h) gpusched asks for a placeholder: a
 // low-priority pod with the same requests, the pod's node selector, affinity and tolerations,
@@ -21,7 +21,8 @@
 // the kubelet registers it), and a second placeholder would add a second node.
 //
 // Pods never given one: placeholders themselves, pods younger than `after_seconds`, pods assumed
-// on a node, pods with DRA claims (a claim cannot be copied), pods of negative priority (a
+// on a node, pods that ask for more than their requests say (AsksOnlyThroughRequests: what they
+// reference cannot be copied), pods of negative priority (a
 // placeholder's priority could not stay below theirs), pods gpusched accepts somewhere, pods no
 // existing node fits in kube-scheduler's own filters either (the autoscaler sees those itself),
 // and pods refused on more than kMaxExcludedNodes nodes (the NotIn list is bounded; counted).
