@@ -188,12 +188,13 @@ BENCHMARK(BM_PublishSnapshot)->Arg(5000)->Arg(15000)->Unit(benchmark::kMilliseco
 // Publishing while kube-scheduler drains a backlog, as bench/registration.sh drives it: range(0)
 // 8-GPU nodes, 2,000 pods of 1 CPU (70% also one GPU) created pending, and per iteration what one
 // pod's cycle brings between two publications: the filter's assumption of the next pod, the watch
-// reporting the bind of the pod 100 before it (100 assumptions outstanding), then the publisher's
-// turn (ExpireAssumptions, BuildSnapshot). The backlog is recreated whenever it runs out.
+// reporting the bind of the pod range(1) before it (that many assumptions outstanding: binds wait
+// on a loaded API server), then the publisher's turn (ExpireAssumptions, BuildSnapshot). The
+// backlog is recreated whenever it runs out.
 void BM_PublishDuringDrain(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   constexpr int kPods = 2000;
-  constexpr int kLag = 100;
+  const int lag = static_cast<int>(state.range(1));
   auto pod = [](int i) {
     PodInfo p;
     p.name = "pod-" + std::to_string(i);
@@ -226,7 +227,7 @@ void BM_PublishDuringDrain(benchmark::State& state) {
   auto now = ClusterLedger::Clock::now();
   int next = 0;
   for (auto _ : state) {
-    if (next == kPods + kLag) {
+    if (next == kPods + lag) {
       state.PauseTiming();
       ledger = fresh_ledger();
       next = 0;
@@ -236,9 +237,9 @@ void BM_PublishDuringDrain(benchmark::State& state) {
       PodInfo p = pod(next);
       ledger->Assume(PodKey(p), node_of(next), now, std::chrono::seconds(30));
     }
-    if (next >= kLag) {
-      PodInfo bound = pod(next - kLag);
-      bound.node_name = node_of(next - kLag);
+    if (next >= lag) {
+      PodInfo bound = pod(next - lag);
+      bound.node_name = node_of(next - lag);
       ledger->UpsertPod(bound);
     }
     ++next;
@@ -247,7 +248,12 @@ void BM_PublishDuringDrain(benchmark::State& state) {
   }
   state.counters["assumed"] = static_cast<double>(ledger->assumed_count());
 }
-BENCHMARK(BM_PublishDuringDrain)->Arg(500)->Arg(3000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PublishDuringDrain)
+    ->Args({500, 100})
+    ->Args({500, 1000})
+    ->Args({3000, 100})
+    ->Args({3000, 1000})
+    ->Unit(benchmark::kMicrosecond);
 
 // The same where every node is a content class of its own (a CPU-only pod of its own size on
 // each), so GPU classes are numbered over every node.

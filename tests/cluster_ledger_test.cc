@@ -527,5 +527,39 @@ TEST(ClusterLedger, assumptions_expire_on_time_when_an_earlier_one_ended_first) 
   EXPECT_EQ(Used(*ledger.BuildSnapshot(), "n1"), 1);  // the bound one alone
 }
 
+// A publication hands on the assumptions made when their pods were assumed, not copies: the same
+// objects in every snapshot while they stand, found by key among many, and gone once the bind is
+// seen.
+TEST(ClusterLedger, snapshots_share_each_assumption_made_once) {
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  ledger.UpsertNode(GpuNode("n2", 8));
+  const auto now = ClusterLedger::Clock::now();
+  for (int i = 0; i < 12; ++i) {
+    std::string name = "p" + std::to_string(i);
+    ledger.UpsertPod(BoundPod(name, "", 1, PodPhase::kPending));
+    ASSERT_EQ(ledger.Assume("uid-" + name, i % 2 ? "n1" : "n2", now, std::chrono::seconds(30)),
+              ClusterLedger::AssumeResult::kApplied);
+  }
+  auto first = ledger.BuildSnapshot();
+  ledger.UpsertNode(GpuNode("n3", 8));
+  auto second = ledger.BuildSnapshot();
+  for (int i = 0; i < 12; ++i) {
+    std::string key = "uid-p" + std::to_string(i);
+    const Assumption* a = first->AssumptionOf(key);
+    ASSERT_NE(a, nullptr) << key;
+    EXPECT_EQ(a->pod_key, key);
+    EXPECT_EQ(a->node, i % 2 ? "n1" : "n2");
+    EXPECT_EQ(second->AssumptionOf(key), a) << key;
+  }
+  EXPECT_EQ(first->AssumptionOf("uid-p12"), nullptr);
+  EXPECT_EQ(first->AssumptionOf("uid-p"), nullptr);
+  ledger.UpsertPod(BoundPod("p3", "n1", 1));  // its bind, seen
+  auto third = ledger.BuildSnapshot();
+  EXPECT_EQ(third->AssumptionOf("uid-p3"), nullptr);
+  EXPECT_EQ(third->AssumptionOf("uid-p4"), second->AssumptionOf("uid-p4"));
+  EXPECT_EQ(Used(*third, "n1"), 6);
+}
+
 }  // namespace
 }  // namespace gpusched::cluster_ledger_test

@@ -138,7 +138,7 @@ void ClusterLedger::Erase(std::unordered_map<std::string, PodRecord>::iterator i
     }
     pod_groups_.reset();
   }
-  if (it->second.assumed_until) assumed_keys_.erase(it->first);
+  if (it->second.assumed_until) assumed_.erase(it->first);
   if (!it->second.gpu_requests.empty()) --gpu_pods_;
   pods_.erase(it);
 }
@@ -167,7 +167,8 @@ void ClusterLedger::Put(std::string key, PodRecord record, const NodePins& pins)
     pod_groups_.reset();
   }
   if (record.assumed_until) {
-    assumed_keys_.insert(key);
+    assumed_.insert_or_assign(key, std::make_shared<const Assumption>(
+                                       Assumption{key, record.node_name, record.charge()}));
     next_expiry_ = std::min(next_expiry_, *record.assumed_until);
   }
   if (!record.gpu_requests.empty()) ++gpu_pods_;
@@ -232,7 +233,7 @@ void ClusterLedger::Unassume(const std::string& key, PodRecord& record) {
   record.counted = false;
   record.assumed_until.reset();
   record.node_name.clear();
-  assumed_keys_.erase(key);
+  assumed_.erase(key);
 }
 
 bool ClusterLedger::Forget(std::string_view key) {
@@ -246,7 +247,7 @@ size_t ClusterLedger::ExpireAssumptions(Clock::time_point now) {
   if (now < next_expiry_) return 0;
   std::vector<std::string> expired;
   next_expiry_ = Clock::time_point::max();
-  for (const auto& key : assumed_keys_) {
+  for (const auto& [key, assumption] : assumed_) {
     Clock::time_point until = *pods_.at(key).assumed_until;
     if (until <= now) expired.push_back(key);
     if (until > now) next_expiry_ = std::min(next_expiry_, until);
@@ -475,10 +476,8 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     hashes.push_back(node.hashes);
   }
   Assumptions assumptions;
-  for (const auto& key : assumed_keys_) {
-    const PodRecord& pod = pods_.at(key);
-    assumptions.emplace(key, Assumption{pod.node_name, pod.charge()});
-  }
+  assumptions.reserve(assumed_.size());
+  for (const auto& [key, assumption] : assumed_) assumptions.push_back(assumption);
   auto snapshot = std::make_shared<const ClusterSnapshot>(SnapshotParts{
       .nodes = std::move(nodes),
       .generation = ++generation_,

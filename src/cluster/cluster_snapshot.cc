@@ -191,8 +191,11 @@ void CopyUsageWithout(const NodeState& from, const Assumption* own, NodeState& o
 }
 
 const Assumption* ClusterSnapshot::AssumptionOf(std::string_view pod_key) const {
-  auto it = assumptions_.find(pod_key);
-  return it == assumptions_.end() ? nullptr : &it->second;
+  auto it = std::lower_bound(assumptions_.begin(), assumptions_.end(), pod_key,
+                             [](const std::shared_ptr<const Assumption>& a, std::string_view key) {
+                               return a->pod_key < key;
+                             });
+  return it == assumptions_.end() || (*it)->pod_key != pod_key ? nullptr : it->get();
 }
 
 const NodeState* ClusterSnapshot::Find(std::string_view name) const {

@@ -140,7 +140,7 @@ class ClusterLedger {
   size_t gpu_pods_known() const { return gpu_pods_; }
   // Pods currently kept: the GPU pods known and the other pods bound to nodes.
   size_t pods_kept() const { return pods_.size(); }
-  size_t assumed_count() const { return assumed_keys_.size(); }
+  size_t assumed_count() const { return assumed_.size(); }
   // The DRA objects: changes to them reach the next snapshot.
   DraLedger& dra() { return dra_; }
   const DraLedger& dra() const { return dra_; }
@@ -224,7 +224,8 @@ class ClusterLedger {
   void RetryAwaitingClaims();
   std::map<std::string, std::vector<PinLabels>, std::less<>> product_labels_;
   bool product_labels_stale_ = true;  // a node changed since product_labels_ was built
-  std::set<std::string, std::less<>> assumed_keys_;  // pods counted by assumption
+  // Pods counted by assumption, by key: each made once, when assumed, shared with the snapshots.
+  std::map<std::string, std::shared_ptr<const Assumption>, std::less<>> assumed_;
   // No assumption expires before it (one may have ended since): ExpireAssumptions, called at every
   // publication, looks at them only from then on.
   Clock::time_point next_expiry_ = Clock::time_point::max();

@@ -59,11 +59,13 @@ namespace gpusched {
 // A pod counted against a node because kube-scheduler is expected to bind it there
 // (ClusterLedger's assumptions): the node and what the pod holds of it.
 struct Assumption {
+  std::string pod_key;  // PodKey, gpusched/model/pod.h
   std::string node;
   PodCharge charge;  // model/pod_charge.h: GPU resources, cpu, memory, one (GPU) pod
 };
-// By pod key (PodKey, gpusched/model/pod.h).
-using Assumptions = std::map<std::string, Assumption, std::less<>>;
+// Sorted by pod key, of unique keys. Each assumption is made once, when the pod is assumed, and
+// shared by every snapshot published while it stands: a publication copies pointers, not pods.
+using Assumptions = std::vector<std::shared_ptr<const Assumption>>;
 
 // Copies `from`'s usage and pod counts to `out` (its NodeInfo left as it is), less `own`'s charge
 // when `own` is an assumption on `from`'s node: a pod judged again is judged against the others,
@@ -130,7 +132,8 @@ struct SnapshotParts {
   // The shapes expected before any are seen (gpusched/packing/target_workload.h); empty in the
   // simulator unless it models the live server.
   std::vector<WeightedShape> standard_workload{};
-  // The pods counted against a node before kube-scheduler binds them (the ledger's).
+  // The pods counted against a node before kube-scheduler binds them (the ledger's), sorted by
+  // pod key.
   Assumptions assumptions{};
   // The GPU pods, for planning; null: none.
   std::shared_ptr<const GpuPodList> gpu_pods{};
