@@ -561,5 +561,26 @@ TEST(ClusterLedger, snapshots_share_each_assumption_made_once) {
   EXPECT_EQ(Used(*third, "n1"), 6);
 }
 
+// The standard workload is kept from one publication to the next, and made again once a node's
+// allocatable changes, a node comes or one goes.
+TEST(ClusterLedger, the_standard_workload_follows_the_node_sizes) {
+  auto largest = [](const ClusterSnapshot& s) {
+    int32_t most = 0;
+    for (const WeightedShape& w : s.standard_workload()) most = std::max(most, w.shape.num_gpu);
+    return most;
+  };
+  ClusterLedger ledger{GpuResourceNames()};
+  ledger.UpsertNode(GpuNode("n1", 8));
+  EXPECT_EQ(largest(*ledger.BuildSnapshot()), 8);
+  ledger.UpsertPod(BoundPod("p", "n1", 1));
+  EXPECT_EQ(largest(*ledger.BuildSnapshot()), 8);
+  ledger.UpsertNode(GpuNode("n1", 2));
+  EXPECT_EQ(largest(*ledger.BuildSnapshot()), 2);
+  ledger.UpsertNode(GpuNode("n2", 4));
+  EXPECT_EQ(largest(*ledger.BuildSnapshot()), 4);
+  ledger.DeleteNode("n2");
+  EXPECT_EQ(largest(*ledger.BuildSnapshot()), 2);
+}
+
 }  // namespace
 }  // namespace gpusched::cluster_ledger_test

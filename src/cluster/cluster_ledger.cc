@@ -41,6 +41,9 @@ void ClusterLedger::UpsertNode(NodeInfo node) {
   product_labels_stale_ = product_labels_stale_ || old == nodes_.end() ||
                           old->second.gpu.product != node.gpu.product ||
                           !(old->second.pin_labels == node.pin_labels);
+  if (old == nodes_.end() || !(old->second.allocatable == node.allocatable)) {
+    standard_workload_.reset();
+  }
   nodes_.insert_or_assign(name, std::move(node));
   dirty_.insert(std::move(name));
 }
@@ -50,6 +53,7 @@ void ClusterLedger::DeleteNode(std::string_view name) {
   if (it == nodes_.end()) return;
   nodes_.erase(it);
   product_labels_stale_ = true;
+  standard_workload_.reset();
   dirty_.emplace(name);
 }
 
@@ -304,43 +308,14 @@ void ClusterLedger::RetryAwaitingClaims() {
   for (const auto& pod : waiting) UpsertPod(*pod);
 }
 
-namespace {
-
-// The `n` keys with the highest counts (ties: the smaller key).
-template <class K>
-std::set<K> MostCommon(const std::map<K, int64_t>& counts, size_t n) {
-  std::vector<std::pair<K, int64_t>> by_count(counts.begin(), counts.end());
-  std::stable_sort(by_count.begin(), by_count.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (by_count.size() > n) by_count.resize(n);
-  std::set<K> out;
-  for (auto& [key, count] : by_count) out.insert(std::move(key));
-  return out;
-}
-
-}  // namespace
-
-std::vector<WeightedShape> StandardWorkloadOf(std::span<const NodeInfo* const> nodes) {
-  std::map<int64_t, int64_t> nodes_of_size;
-  std::map<std::string, int64_t> nodes_offering;
-  for (const NodeInfo* node : nodes) {
-    int64_t gpus = std::min(node->allocatable.units(kGpuResource), kMaxGpusPerNode);
-    if (gpus > 0) ++nodes_of_size[gpus];
-    for (const auto& r : node->allocatable) {
-      if (IsMigSliceResource(r.name) && r.milli > 0)
-        ++nodes_offering[std::string(MigProfileOf(r.name))];
-    }
-  }
-  return StandardShapes(MostCommon(nodes_of_size, kMaxStandardSizes),
-                        MostCommon(nodes_offering, kMaxStandardSizes));
-}
-
-std::vector<WeightedShape> ClusterLedger::StandardWorkload() const {
+const std::vector<WeightedShape>& ClusterLedger::StandardWorkload() {
+  if (standard_workload_) return *standard_workload_;
   // The published nodes: those whose GPUs are DRA devices have them in their allocatable there.
   std::vector<const NodeInfo*> nodes;
   nodes.reserve(published_.size());
   for (const auto& [name, node] : published_) nodes.push_back(&node.state->info);
-  return StandardWorkloadOf(nodes);
+  standard_workload_ = StandardWorkloadOf(nodes);
+  return *standard_workload_;
 }
 
 std::shared_ptr<const GpuPodList> ClusterLedger::CurrentGpuPods() {
@@ -441,7 +416,10 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     for (auto& d : deferred_) Count(std::move(d.shape), d.pins, d.seen);
     deferred_.clear();
   }
-  for (auto& name : dra_.TakeDirtyNodes()) dirty_.insert(std::move(name));
+  for (auto& name : dra_.TakeDirtyNodes()) {
+    dirty_.insert(std::move(name));
+    standard_workload_.reset();  // its GPUs as DRA devices may have changed
+  }
   const auto& dra_views = dra_.NodeViews();
   for (const auto& name : dirty_) {
     if (name.empty()) continue;  // marks a workload change only

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpusched/model/gpu_resources.h"
+
 namespace gpusched {
 
 std::vector<WeightedShape> StandardShapes(const std::set<int64_t>& node_gpu_counts,
@@ -112,6 +114,37 @@ ObservedWorkload DecayedShapeCounts::Observed() const {
   out.shapes.reserve(counts_.size());
   for (const auto& [shape, n] : counts_) out.shapes.push_back({shape, n / out.pods});
   return out;
+}
+
+namespace {
+
+// The `n` keys with the highest counts (ties: the smaller key).
+template <class K>
+std::set<K> MostCommon(const std::map<K, int64_t>& counts, size_t n) {
+  std::vector<std::pair<K, int64_t>> by_count(counts.begin(), counts.end());
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (by_count.size() > n) by_count.resize(n);
+  std::set<K> out;
+  for (auto& [key, count] : by_count) out.insert(std::move(key));
+  return out;
+}
+
+}  // namespace
+
+std::vector<WeightedShape> StandardWorkloadOf(std::span<const NodeInfo* const> nodes) {
+  std::map<int64_t, int64_t> nodes_of_size;
+  std::map<std::string, int64_t> nodes_offering;
+  for (const NodeInfo* node : nodes) {
+    int64_t gpus = std::min(node->allocatable.units(kGpuResource), kMaxGpusPerNode);
+    if (gpus > 0) ++nodes_of_size[gpus];
+    for (const auto& r : node->allocatable) {
+      if (IsMigSliceResource(r.name) && r.milli > 0)
+        ++nodes_offering[std::string(MigProfileOf(r.name))];
+    }
+  }
+  return StandardShapes(MostCommon(nodes_of_size, kMaxStandardSizes),
+                        MostCommon(nodes_offering, kMaxStandardSizes));
 }
 
 }  // namespace gpusched

@@ -78,12 +78,6 @@
 
 namespace gpusched {
 
-// The standard workload (StandardShapes) of the most common whole-GPU node sizes and the MIG
-// profiles offered by the most nodes, at most kMaxStandardSizes of each: the cost of every scored
-// node grows with its shapes. What the live server's snapshots carry as the expected shapes.
-inline constexpr size_t kMaxStandardSizes = 8;
-std::vector<WeightedShape> StandardWorkloadOf(std::span<const NodeInfo* const> nodes);
-
 class ClusterLedger {
  public:
   using Clock = std::chrono::steady_clock;
@@ -163,8 +157,8 @@ class ClusterLedger {
     PodCharge charge() const;
   };
 
-  // StandardWorkloadOf(every published node, DRA GPUs included).
-  std::vector<WeightedShape> StandardWorkload() const;
+  // StandardWorkloadOf(every published node, DRA GPUs included), kept until an allocatable changes.
+  const std::vector<WeightedShape>& StandardWorkload();
   void Charge(const PodRecord& pod, int sign);
   // Back to the watch's view of the pending pod `record`: uncharged, unassumed.
   void Unassume(const std::string& key, PodRecord& record);
@@ -224,6 +218,8 @@ class ClusterLedger {
   void RetryAwaitingClaims();
   std::map<std::string, std::vector<PinLabels>, std::less<>> product_labels_;
   bool product_labels_stale_ = true;  // a node changed since product_labels_ was built
+  // StandardWorkload's; reset when a node comes, goes or offers other amounts (DRA's too).
+  std::optional<std::vector<WeightedShape>> standard_workload_;
   // Pods counted by assumption, by key: each made once, when assumed, shared with the snapshots.
   std::map<std::string, std::shared_ptr<const Assumption>, std::less<>> assumed_;
   // No assumption expires before it (one may have ended since): ExpireAssumptions, called at every

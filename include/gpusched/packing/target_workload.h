@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusched/model/node.h"
 #include "gpusched/packing/fragmentation.h"
 
 namespace gpusched {
@@ -94,6 +95,12 @@ class DecayedShapeCounts {
   Clock::time_point as_of_{};
   std::map<TaskShape, double> counts_;
 };
+
+// The standard workload (StandardShapes) of the most common whole-GPU node sizes and the MIG
+// profiles offered by the most nodes, at most kMaxStandardSizes of each: the cost of every scored
+// node grows with its shapes. What the live server's snapshots carry as the expected shapes.
+inline constexpr size_t kMaxStandardSizes = 8;
+std::vector<WeightedShape> StandardWorkloadOf(std::span<const NodeInfo* const> nodes);
 
 }  // namespace gpusched
 
