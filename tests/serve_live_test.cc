@@ -40,8 +40,10 @@ class ServeLive : public ::testing::Test {
     if (child_ == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives the test process
       std::string listen = "127.0.0.1:" + std::to_string(port_);
+      std::string not_ready_wait = std::to_string(not_ready_wait_.count());
       ::execl(GPUSCHED_BINARY, GPUSCHED_BINARY, "serve", "--kubeconfig", kubeconfig_.c_str(),
-              "--listen", listen.c_str(), "--log-level", "warn", static_cast<char*>(nullptr));
+              "--listen", listen.c_str(), "--log-level", "warn", "--not-ready-wait",
+              not_ready_wait.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
   }
@@ -92,7 +94,8 @@ class ServeLive : public ::testing::Test {
     return false;
   }
 
-  std::chrono::milliseconds api_delay_{0};  // before every answer of the API server
+  std::chrono::milliseconds api_delay_{0};          // before every answer of the API server
+  std::chrono::milliseconds not_ready_wait_{1000};  // serve's --not-ready-wait (its default)
   FakeApiServer server_;
   std::string kubeconfig_;
   int port_ = 0;
@@ -190,6 +193,9 @@ class ServeLiveStarting : public ServeLive {
  protected:
   void SetUp() override {
     api_delay_ = 150ms;  // each list page and watch takes this long: ready after about 300 ms
+    // A loaded machine (the test command runs the end-to-end tests beside the unit tests) may take
+    // longer than the default second to sync; the wait, not its length, is what is tested here.
+    not_ready_wait_ = 5000ms;
     ServeLive::SetUp();
   }
 };

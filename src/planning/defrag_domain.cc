@@ -89,19 +89,12 @@ std::optional<GroupNeed> GroupNeedOf(const PodInfo& waiting, const ClusterSnapsh
   return need;
 }
 
-DomainSearch::DomainSearch(const Policy& policy, const Policy::Selection& selection,
-                           const Cycle& cycle, const DefragOptions& options, WorkingNodes& nodes,
-                           DefragCandidates& pods)
-    : policy_(policy),
-      engine_(*selection.engine),
-      cycle_(cycle),
-      options_(options),
-      levels_(GangTopologyLevels(*selection.engine)),
-      nodes_(nodes),
-      pods_(pods) {}
+DomainSearch::DomainSearch(const DefragSearchScope& scope)
+    : scope_(scope), levels_(GangTopologyLevels(scope.engine)) {}
 
 DomainSearchResult DomainSearch::Run(const PodInfo& waiting, const GroupNeed& need) {
-  const std::vector<Verdict> verdicts = engine_.Filter(cycle_, nodes_.candidates());
+  const std::vector<Verdict> verdicts =
+      scope_.engine.Filter(scope_.cycle, scope_.nodes.candidates());
   eligible_.resize(verdicts.size());
   for (size_t i = 0; i < verdicts.size(); ++i) {
     eligible_[i] = verdicts[i].code != VerdictCode::kUnresolvable;
@@ -109,7 +102,7 @@ DomainSearchResult DomainSearch::Run(const PodInfo& waiting, const GroupNeed& ne
   if (std::none_of(eligible_.begin(), eligible_.end(), [](bool e) { return e; })) {
     return std::move(result_);
   }
-  demand_ = GpuDemand(waiting, engine_.gpu_names());
+  demand_ = GpuDemand(waiting, scope_.engine.gpu_names());
   std::vector<std::vector<Domain>> levels = Qualifying(waiting, need);
   result_.applies = !levels.empty();
   size_t judged = 0;
@@ -118,7 +111,7 @@ DomainSearchResult DomainSearch::Run(const PodInfo& waiting, const GroupNeed& ne
     if (domains.empty()) continue;
     std::vector<DomainPlan> made;
     for (const Domain& d : domains) {
-      if (judged == options_.max_domains) {
+      if (judged == scope_.options.max_domains) {
         result_.cut = true;
         break;
       }
@@ -145,7 +138,7 @@ DomainSearchResult DomainSearch::Run(const PodInfo& waiting, const GroupNeed& ne
 
 std::vector<std::vector<DomainSearch::Domain>> DomainSearch::Qualifying(
     const PodInfo& waiting, const GroupNeed& need) const {
-  const std::shared_ptr<const TopologyIndex> index = nodes_.snapshot().TopologyFor(levels_);
+  const std::shared_ptr<const TopologyIndex> index = scope_.nodes.snapshot().TopologyFor(levels_);
   std::vector<std::vector<Domain>> out(levels_.size());
   bool any = false;
   for (size_t l = 0; l < levels_.size(); ++l) {
@@ -156,7 +149,7 @@ std::vector<std::vector<DomainSearch::Domain>> DomainSearch::Qualifying(
       Domain d{l, id, std::string(index->name(l, id)), {}, 0};
       for (uint32_t i : index->Members(l, id)) {
         d.nodes.push_back(i);
-        if (eligible_[i]) d.room += RoomFor(nodes_.node(i), waiting.requests);
+        if (eligible_[i]) d.room += RoomFor(scope_.nodes.node(i), waiting.requests);
       }
       out[l].push_back(std::move(d));
     }
@@ -179,13 +172,13 @@ DomainSearch::Freed DomainSearch::Free(const Domain& domain, const PodInfo& wait
   for (size_t i : domain.nodes) {
     if (!eligible_[i]) continue;
     NodeSteps s;
-    s.pods = pods_.MovableOff(i, waiting, count_stays ? result_.stays : uncounted);
+    s.pods = scope_.pods.MovableOff(i, waiting, count_stays ? result_.stays : uncounted);
     if (s.pods.empty()) continue;
-    pods_.Rank(s.pods, demand_, options_.max_candidates_per_node);
-    NodeState node = nodes_.node(i);
+    scope_.pods.Rank(s.pods, demand_, scope_.options.max_candidates_per_node);
+    NodeState node = scope_.nodes.node(i);
     s.room_after.push_back(RoomFor(node, waiting.requests));
     for (size_t b : s.pods) {
-      UnchargePod(node, ChargeOf(*pods_.pod(b).pod, engine_.gpu_names()));
+      UnchargePod(node, ChargeOf(*scope_.pods.pod(b).pod, scope_.engine.gpu_names()));
       s.room_after.push_back(RoomFor(node, waiting.requests));
     }
     steps.push_back(std::move(s));
@@ -209,20 +202,20 @@ DomainSearch::Freed DomainSearch::Free(const Domain& domain, const PodInfo& wait
       }
     }
     if (pick == nullptr) break;
-    if (out.moves.size() + best.cost > options_.max_domain_moves) {
-      out.why = "needs more than " + std::to_string(options_.max_domain_moves) + " moves";
+    if (out.moves.size() + best.cost > scope_.options.max_domain_moves) {
+      out.why = "needs more than " + std::to_string(scope_.options.max_domain_moves) + " moves";
       return out;
     }
     std::vector<size_t> with = out.moves;
     with.insert(with.end(), pick->pods.begin() + static_cast<std::ptrdiff_t>(pick->taken),
                 pick->pods.begin() + static_cast<std::ptrdiff_t>(pick_end));
-    if (!pods_.BudgetsAllow(with)) {
+    if (!scope_.pods.BudgetsAllow(with)) {
       pick->retired = true;
       budgets_refused = true;
       continue;
     }
     for (size_t k = pick->taken; k < pick_end; ++k)
-      out.gpu_milli += pods_.pod(pick->pods[k]).gpu_milli;
+      out.gpu_milli += scope_.pods.pod(pick->pods[k]).gpu_milli;
     out.moves = std::move(with);
     out.short_by -= pick->room_after[pick_end] - pick->room_after[pick->taken];
     pick->taken = pick_end;
@@ -238,12 +231,13 @@ DomainSearch::Freed DomainSearch::Free(const Domain& domain, const PodInfo& wait
 std::optional<DomainPlan> DomainSearch::FirstCarriedThrough(std::vector<DomainPlan>& made) {
   std::sort(made.begin(), made.end(), BetterPlan);
   for (DomainPlan& plan : made) {
-    if (trials_ == options_.max_destination_trials) {
+    if (trials_ == scope_.options.max_destination_trials) {
       result_.cut = true;
       break;
     }
     ++trials_;
-    if (auto to = MovedPodDestinations(policy_, nodes_, pods_, plan.moves, plan.nodes)) {
+    if (auto to = MovedPodDestinations(scope_.policy, scope_.nodes, scope_.pods, plan.moves,
+                                       plan.nodes)) {
       plan.destinations = std::move(*to);
       return std::move(plan);
     }
@@ -258,10 +252,10 @@ std::vector<size_t> DomainSearch::MemberNodes(const DomainPlan& plan, const PodI
   std::vector<std::pair<int64_t, size_t>> rooms;  // room once the moves are done, node
   for (size_t i : plan.nodes) {
     if (!eligible_[i]) continue;
-    NodeState node = nodes_.node(i);
+    NodeState node = scope_.nodes.node(i);
     for (size_t b : plan.moves) {
-      if (pods_.pod(b).node == i)
-        UnchargePod(node, ChargeOf(*pods_.pod(b).pod, engine_.gpu_names()));
+      if (scope_.pods.pod(b).node == i)
+        UnchargePod(node, ChargeOf(*scope_.pods.pod(b).pod, scope_.engine.gpu_names()));
     }
     if (const int64_t room = RoomFor(node, waiting.requests); room > 0) rooms.emplace_back(room, i);
   }

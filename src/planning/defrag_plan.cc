@@ -182,7 +182,8 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
   DomainSearchResult domain;
   if (need) {
     auto cycle = selection.OpenCycle(waiting, snapshot_);
-    domain = DomainSearch(policy_, selection, *cycle, options_, nodes_, pods_).Run(waiting, *need);
+    domain = DomainSearch({policy_, *selection.engine, *cycle, options_, nodes_, pods_})
+                 .Run(waiting, *need);
     if (domain.best) {
       out.search_cut = domain.cut;
       PlaceGroup(*domain.best, *need, waiting, out);
@@ -205,8 +206,9 @@ PodDefragPlan DefragPlanner::Plan(const PodInfo& waiting) {
     return out;
   }
   auto cycle = selection.OpenCycle(waiting, snapshot_);
-  DefragSearchResult found = DefragSearch(policy_, selection, *cycle, options_, nodes_, pods_)
-                                 .Run(waiting, out.gpu_demand);
+  DefragSearchResult found =
+      DefragSearch({policy_, *selection.engine, *cycle, options_, nodes_, pods_})
+          .Run(waiting, out.gpu_demand);
   out.search_cut = found.cut;
   if (!found.best) {
     out.outcome = DefragOutcome::kNoPlan;

@@ -17,18 +17,8 @@ bool Better(const NodePlan& a, const NodePlan& b, const ClusterSnapshot& snapsho
 
 }  // namespace
 
-DefragSearch::DefragSearch(const Policy& policy, const Policy::Selection& selection,
-                           const Cycle& cycle, const DefragOptions& options, WorkingNodes& nodes,
-                           DefragCandidates& pods)
-    : policy_(policy),
-      engine_(*selection.engine),
-      cycle_(cycle),
-      options_(options),
-      nodes_(nodes),
-      pods_(pods) {}
-
 DefragSearchResult DefragSearch::Run(const PodInfo& waiting, const ResourceList& demand) {
-  std::vector<Verdict> verdicts = engine_.Filter(cycle_, nodes_.candidates());
+  std::vector<Verdict> verdicts = scope_.engine.Filter(scope_.cycle, scope_.nodes.candidates());
   // Targets with their movable pods, fewest first: they promise the fewest moves, and a small plan
   // found early caps the search on the others.
   std::vector<std::pair<size_t, std::vector<size_t>>> targets;
@@ -38,7 +28,7 @@ DefragSearchResult DefragSearch::Run(const PodInfo& waiting, const ResourceList&
       continue;
     }
     ++result_.helpable;
-    std::vector<size_t> movable = pods_.MovableOff(t, waiting, result_.stays);
+    std::vector<size_t> movable = scope_.pods.MovableOff(t, waiting, result_.stays);
     if (movable.empty()) {
       ++result_.dropped["no pod there may move"];
       continue;
@@ -49,7 +39,7 @@ DefragSearchResult DefragSearch::Run(const PodInfo& waiting, const ResourceList&
                    [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
   for (auto& [t, movable] : targets) {
     std::optional<NodePlan> plan = SearchNode(t, std::move(movable), demand, result_.best);
-    if (plan && (!result_.best || Better(*plan, *result_.best, nodes_.snapshot()))) {
+    if (plan && (!result_.best || Better(*plan, *result_.best, scope_.nodes.snapshot()))) {
       result_.best = std::move(plan);
     }
     if (result_.cut) break;
@@ -58,15 +48,16 @@ DefragSearchResult DefragSearch::Run(const PodInfo& waiting, const ResourceList&
 }
 
 bool DefragSearch::CheckFitsWithout(size_t target, std::span<const size_t> moved) {
-  if (checks_ >= options_.max_subset_checks) {
+  if (checks_ >= scope_.options.max_subset_checks) {
     result_.cut = true;
     return false;
   }
   ++checks_;
-  NodeState node = nodes_.node(target);
-  for (size_t b : moved) UnchargePod(node, ChargeOf(*pods_.pod(b).pod, engine_.gpu_names()));
+  NodeState node = scope_.nodes.node(target);
+  for (size_t b : moved)
+    UnchargePod(node, ChargeOf(*scope_.pods.pod(b).pod, scope_.engine.gpu_names()));
   const NodeState* one[] = {&node};
-  return engine_.Filter(cycle_, std::span<const NodeState* const>(one))[0].passed();
+  return scope_.engine.Filter(scope_.cycle, std::span<const NodeState* const>(one))[0].passed();
 }
 
 std::vector<NodePlan> DefragSearch::FittingSubsets(size_t target, std::span<const size_t> movable,
@@ -81,7 +72,7 @@ std::vector<NodePlan> DefragSearch::FittingSubsets(size_t target, std::span<cons
     int64_t gpus = 0;
     for (size_t i = 0; i < size; ++i) {
       subset[i] = movable[at[i]];
-      gpus += pods_.pod(subset[i]).gpu_milli;
+      gpus += scope_.pods.pod(subset[i]).gpu_milli;
     }
     const bool fits = CheckFitsWithout(target, subset);
     if (result_.cut) break;
@@ -102,8 +93,8 @@ std::vector<NodePlan> DefragSearch::FittingSubsets(size_t target, std::span<cons
 std::optional<NodePlan> DefragSearch::SearchNode(size_t target, std::vector<size_t> movable,
                                                  const ResourceList& demand,
                                                  const std::optional<NodePlan>& best) {
-  const size_t max_size = best ? best->moves.size() : options_.max_moves;
-  pods_.Rank(movable, demand, options_.max_candidates_per_node);
+  const size_t max_size = best ? best->moves.size() : scope_.options.max_moves;
+  scope_.pods.Rank(movable, demand, scope_.options.max_candidates_per_node);
   if (!CheckFitsWithout(target, movable)) {
     if (!result_.cut) ++result_.dropped["short even with every pod that may move gone"];
     return std::nullopt;
@@ -118,17 +109,17 @@ std::optional<NodePlan> DefragSearch::SearchNode(size_t target, std::vector<size
     any_fits = any_fits || !fitting.empty();
     for (NodePlan& plan : fitting) {
       // Only a plan that beats the best so far is worth its destinations.
-      if (best && !Better(plan, *best, nodes_.snapshot())) break;
-      if (!pods_.BudgetsAllow(plan.moves)) {
+      if (best && !Better(plan, *best, scope_.nodes.snapshot())) break;
+      if (!scope_.pods.BudgetsAllow(plan.moves)) {
         budgets_refused = true;
         continue;
       }
-      if (trials_ >= options_.max_destination_trials) {
+      if (trials_ >= scope_.options.max_destination_trials) {
         result_.cut = true;
         break;
       }
       ++trials_;
-      if (auto to = MovedPodDestinations(policy_, nodes_, pods_, plan.moves,
+      if (auto to = MovedPodDestinations(scope_.policy, scope_.nodes, scope_.pods, plan.moves,
                                          std::span<const size_t>(&target, 1))) {
         plan.destinations = std::move(*to);
         return std::move(plan);
@@ -136,7 +127,7 @@ std::optional<NodePlan> DefragSearch::SearchNode(size_t target, std::vector<size
       no_destination = true;
     }
   }
-  if (!any_fits && !result_.cut && max_size == options_.max_moves) {
+  if (!any_fits && !result_.cut && max_size == scope_.options.max_moves) {
     ++result_.dropped["needs more than " + std::to_string(max_size) + " moves"];
   }
   if (budgets_refused) ++result_.dropped["the disruption budgets refuse every set that would do"];

@@ -39,6 +39,7 @@
 #include "gpusched/model/topology.h"
 #include "gpusched/planning/defrag_candidates.h"
 #include "gpusched/planning/defrag_options.h"
+#include "gpusched/planning/defrag_search.h"
 #include "gpusched/planning/working_nodes.h"
 #include "gpusched/policy/policy.h"
 
@@ -82,9 +83,7 @@ struct DomainSearchResult {
 
 class DomainSearch {
  public:
-  // `selection` and `cycle` judge the waiting pod (Policy::Select, Selection::OpenCycle).
-  DomainSearch(const Policy& policy, const Policy::Selection& selection, const Cycle& cycle,
-               const DefragOptions& options, WorkingNodes& nodes, DefragCandidates& pods);
+  explicit DomainSearch(const DefragSearchScope& scope);
 
   DomainSearchResult Run(const PodInfo& waiting, const GroupNeed& need);
 
@@ -107,13 +106,8 @@ class DomainSearch {
   // Keeps the domain `name` of `level` as the closest when it is left shorter than the closest.
   void NoteShort(size_t level, const std::string& name, int64_t short_by);
 
-  const Policy& policy_;
-  const Engine& engine_;
-  const Cycle& cycle_;
-  const DefragOptions& options_;
+  DefragSearchScope scope_;
   const std::vector<TopologyLevel>& levels_;
-  WorkingNodes& nodes_;
-  DefragCandidates& pods_;
   ResourceList demand_;         // the GPU resources the waiting pod asks for
   std::vector<bool> eligible_;  // per node: the engine does not refuse the pod as unresolvable
   size_t trials_ = 0;

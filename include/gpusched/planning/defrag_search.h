@@ -23,6 +23,18 @@
 
 namespace gpusched {
 
+// What a search for one waiting pod borrows (DefragSearch here, DomainSearch for a group's
+// member): the policy, the engine and cycle that judge the waiting pod (Policy::Select,
+// Selection::OpenCycle), the search bounds, the working nodes and the pods that may move.
+struct DefragSearchScope {
+  const Policy& policy;
+  const Engine& engine;
+  const Cycle& cycle;
+  const DefragOptions& options;
+  WorkingNodes& nodes;
+  DefragCandidates& pods;
+};
+
 // One node's way to take the waiting pod: the pods (DefragCandidates indices) to move, and where
 // each goes (node indices, in the same order).
 struct NodePlan {
@@ -44,9 +56,7 @@ struct DefragSearchResult {
 
 class DefragSearch {
  public:
-  // `selection` and `cycle` judge the waiting pod (Policy::Select, Selection::OpenCycle).
-  DefragSearch(const Policy& policy, const Policy::Selection& selection, const Cycle& cycle,
-               const DefragOptions& options, WorkingNodes& nodes, DefragCandidates& pods);
+  explicit DefragSearch(const DefragSearchScope& scope) : scope_(scope) {}
 
   DefragSearchResult Run(const PodInfo& waiting, const ResourceList& demand);
 
@@ -62,12 +72,7 @@ class DefragSearch {
   // check, and false with `cut` set once the checks are spent.
   bool CheckFitsWithout(size_t target, std::span<const size_t> moved);
 
-  const Policy& policy_;
-  const Engine& engine_;
-  const Cycle& cycle_;
-  const DefragOptions& options_;
-  WorkingNodes& nodes_;
-  DefragCandidates& pods_;
+  DefragSearchScope scope_;
   size_t checks_ = 0;
   size_t trials_ = 0;
   DefragSearchResult result_;
