@@ -9,8 +9,8 @@
 # (a directory under $TMPDIR/gpusched-e2e-ports, made atomically), so two tests never get the same
 # one; reservations older than two hours are given back.
 e2e_free_port() {
-  local lo=20000 hi=31999 eph_lo eph_hi port
-  if read -r eph_lo eph_hi < /proc/sys/net/ipv4/ip_local_port_range 2> /dev/null &&
+  local lo=20000 hi=31999 eph_hi port
+  if read -r _ eph_hi < /proc/sys/net/ipv4/ip_local_port_range 2> /dev/null &&
     ((eph_hi < 64535)); then
     lo=$((eph_hi + 1)) hi=65535
   fi
