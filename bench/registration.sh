@@ -158,16 +158,21 @@ one_run() {  # SETUP ROUND
   [[ -f $state/logs/kube-scheduler.log ]] && mark=$(wc -l < "$state/logs/kube-scheduler.log")
   [[ $setup == second ]] && start_second
   "$stack/restart-scheduler.sh" --state "$state" --scheduler-config "$work/$config.yaml" > /dev/null
-  local out ks_pid before_gs before_ks
+  local out ks_pid api_pid etcd_pid before_gs before_ks before_api before_etcd
   ks_pid=$(< "$state/run/kube-scheduler.pid")
+  api_pid=$(< "$state/run/kube-apiserver.pid")
+  etcd_pid=$(< "$state/run/etcd.pid")
   before_gs=$(cpu_ticks "${gpusched_pid:-}")
   before_ks=$(($(cpu_ticks "$ks_pid") + $(cpu_ticks "$second_pid")))
+  before_api=$(cpu_ticks "$api_pid") before_etcd=$(cpu_ticks "$etcd_pid")
   out=$("$replay" await --kubeconfig "$KUBECONFIG" --nodes "$node_csv")
   # CPU seconds each side spent while the backlog drained (the await's last poll included).
   local cpu
   cpu="cpu_s_gpusched=$(cpu_seconds $(($(cpu_ticks "${gpusched_pid:-}") - before_gs)))"
   cpu+=" cpu_s_kube_scheduler=$(cpu_seconds \
     $(($(cpu_ticks "$ks_pid") + $(cpu_ticks "$second_pid") - before_ks)))"
+  cpu+=" cpu_s_apiserver=$(cpu_seconds $(($(cpu_ticks "$api_pid") - before_api)))"
+  cpu+=" cpu_s_etcd=$(cpu_seconds $(($(cpu_ticks "$etcd_pid") - before_etcd)))"
   tail -n +"$((mark + 1))" "$state/logs/kube-scheduler.log" > "$work/ks-run.log"
   logs=("$work/ks-run.log")
   [[ $setup == second ]] && logs+=("$work/second.log")

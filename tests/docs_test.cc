@@ -255,7 +255,7 @@ TEST(OperatorDocs, metrics_doc_lists_exactly_the_series_a_live_server_exposes) {
 // A front door written as the command recipe's steps 1 and 2 say, for a throwaway command: options
 // whose Flags() take the shared flags through ClusterViewOptions::AddFlags, whose FromFlags reads
 // them with Problems::Take and refuses arguments with CheckNoArguments, doing no I/O; and a Run
-// function that goes ParseOrHelp, FromFlags, Fail, then RunCatchingInputErrors around the read.
+// function that reads them with ReadCommandOptions, then runs inside RunCatchingInputErrors.
 struct ThrowawayCommandOptions {
   ClusterViewOptions view;
 
@@ -274,12 +274,10 @@ struct ThrowawayCommandOptions {
 };
 
 int RunThrowawayCommand(const std::vector<std::string>& args) {
-  FlagSet flags = ThrowawayCommandOptions::Flags();
-  if (auto done = ParseOrHelp(flags, args)) return *done;
-  auto read = ThrowawayCommandOptions::FromFlags(flags);
-  if (!read.ok()) return Fail(read.problems);
+  ThrowawayCommandOptions options;
+  if (auto done = ReadCommandOptions(args, options)) return *done;
   return RunCatchingInputErrors([&] {
-    ClusterView view = LoadClusterView(read.value.view);
+    ClusterView view = LoadClusterView(options.view);
     return view.snapshot ? 0 : 1;
   });
 }

@@ -60,11 +60,8 @@ Validated<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const FlagSe
 
 int RunCapacityCommand(const std::vector<std::string>& args) {
   ReportSignals signals;
-  FlagSet flags = CapacityCommandOptions::Flags();
-  if (auto done = ParseOrHelp(flags, args)) return *done;
-  auto read = CapacityCommandOptions::FromFlags(flags);
-  if (!read.ok()) return Fail(read.problems);
-  const CapacityCommandOptions& options = read.value;
+  CapacityCommandOptions options;
+  if (auto done = ReadCommandOptions(args, options)) return *done;
   return RunCatchingInputErrors([&] {
     ClusterView view = LoadClusterView(options.view);
     CapacityOptions capacity;

@@ -71,11 +71,8 @@ Validated<DefragPlanCommandOptions> DefragPlanCommandOptions::FromFlags(const Fl
 }
 
 int RunDefragPlanCommand(const std::vector<std::string>& args) {
-  FlagSet flags = DefragPlanCommandOptions::Flags();
-  if (auto done = ParseOrHelp(flags, args)) return *done;
-  auto read = DefragPlanCommandOptions::FromFlags(flags);
-  if (!read.ok()) return Fail(read.problems);
-  const DefragPlanCommandOptions& options = read.value;
+  DefragPlanCommandOptions options;
+  if (auto done = ReadCommandOptions(args, options)) return *done;
   return RunCatchingInputErrors([&] {
     ClusterView view = LoadClusterView(options.view);
     BudgetListing budgets = ReadBudgets(view.chosen);

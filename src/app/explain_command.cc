@@ -49,11 +49,8 @@ Validated<ExplainCommandOptions> ExplainCommandOptions::FromFlags(const FlagSet&
 }
 
 int RunExplainCommand(const std::vector<std::string>& args) {
-  FlagSet flags = ExplainCommandOptions::Flags();
-  if (auto done = ParseOrHelp(flags, args)) return *done;
-  auto read = ExplainCommandOptions::FromFlags(flags);
-  if (!read.ok()) return Fail(read.problems);
-  const ExplainCommandOptions& options = read.value;
+  ExplainCommandOptions options;
+  if (auto done = ReadCommandOptions(args, options)) return *done;
   return RunCatchingInputErrors([&] {
     PodInfo pod = LoadPodFile(options.pod_path);
     ClusterView view = LoadClusterView(options.view);

@@ -38,11 +38,8 @@ Validated<MigAdviceCommandOptions> MigAdviceCommandOptions::FromFlags(const Flag
 }
 
 int RunMigAdviceCommand(const std::vector<std::string>& args) {
-  FlagSet flags = MigAdviceCommandOptions::Flags();
-  if (auto done = ParseOrHelp(flags, args)) return *done;
-  auto read = MigAdviceCommandOptions::FromFlags(flags);
-  if (!read.ok()) return Fail(read.problems);
-  const MigAdviceCommandOptions& options = read.value;
+  MigAdviceCommandOptions options;
+  if (auto done = ReadCommandOptions(args, options)) return *done;
   // The layouts first: a bad file is refused before a cluster is listed.
   Validated<MigLayouts> layouts = LoadMigLayouts(options.mig_config_path);
   if (!layouts.ok()) {

@@ -417,11 +417,8 @@ Bound BindServer(const ServeCommandOptions& options) {
 
 int RunServeCommand(const std::vector<std::string>& args) {
   SetUpServingProcess();
-  FlagSet flags = ServeCommandOptions::Flags();
-  if (auto done = ParseOrHelp(flags, args)) return *done;
-  auto read = ServeCommandOptions::FromFlags(flags);
-  if (!read.ok()) return Fail(read.problems);
-  const ServeCommandOptions& options = read.value;
+  ServeCommandOptions options;
+  if (auto done = ReadCommandOptions(args, options)) return *done;
   ConfigureLogging(options.log_format, options.log_level);
   const ServerAppOptions& app_options = options.app;
 

@@ -246,11 +246,8 @@ Scenario LoadClusterAndWorkload(const SimulateCommandOptions& options) {
 }  // namespace
 
 int RunSimulateCommand(const std::vector<std::string>& args) {
-  FlagSet flags = SimulateCommandOptions::Flags();
-  if (auto done = ParseOrHelp(flags, args)) return *done;
-  auto read = SimulateCommandOptions::FromFlags(flags);
-  if (!read.ok()) return Fail(read.problems);
-  SimulateCommandOptions& options = read.value;
+  SimulateCommandOptions options;
+  if (auto done = ReadCommandOptions(args, options)) return *done;
   auto policies = ResolvePolicies(options);
   if (!policies.ok()) return Fail(policies.problems);
   options.batch.policies = std::move(policies.value);

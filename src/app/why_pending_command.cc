@@ -43,11 +43,8 @@ Validated<WhyPendingCommandOptions> WhyPendingCommandOptions::FromFlags(const Fl
 
 int RunWhyPendingCommand(const std::vector<std::string>& args) {
   ReportSignals signals;
-  FlagSet flags = WhyPendingCommandOptions::Flags();
-  if (auto done = ParseOrHelp(flags, args)) return *done;
-  auto read = WhyPendingCommandOptions::FromFlags(flags);
-  if (!read.ok()) return Fail(read.problems);
-  const WhyPendingCommandOptions& options = read.value;
+  WhyPendingCommandOptions options;
+  if (auto done = ReadCommandOptions(args, options)) return *done;
   return RunCatchingInputErrors([&] {
     ClusterView view = LoadClusterView(options.view);
     WhyPendingOptions why;

@@ -4,16 +4,13 @@
 
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/codec/ondemand_types.h"
 #include "gpusched/util/text_store.h"
 
 namespace gpusched {
 namespace {
 
-using simdjson::ondemand::array;
-using simdjson::ondemand::field;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::object;
-using simdjson::ondemand::value;
+using namespace ondemand_types;  // NOLINT(google-build-using-namespace)
 
 // The text a decoded value's views point into: the JSON as received (raw objects are views of
 // it) and copies of unescaped strings.

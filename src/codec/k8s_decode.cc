@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpusched/codec/k8s_pins_decode.h"
+#include "gpusched/codec/ondemand_types.h"
 #include "gpusched/model/topology.h"
 #include "gpusched/util/quantity.h"
 #include "gpusched/util/quote.h"
@@ -12,10 +13,7 @@
 namespace gpusched {
 namespace {
 
-using simdjson::ondemand::field;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::object;
-using simdjson::ondemand::value;
+using namespace ondemand_types;  // NOLINT(google-build-using-namespace)
 using LabelViews = std::vector<std::pair<std::string_view, std::string_view>>;
 
 std::string_view Trim(std::string_view s) {

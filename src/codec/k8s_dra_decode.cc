@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpusched/codec/ondemand_types.h"
 #include "gpusched/model/node_pins.h"
 #include "gpusched/util/quantity.h"
 #include "gpusched/util/quote.h"
@@ -16,10 +17,7 @@ namespace gpusched {
 namespace dra_decode {
 namespace {
 
-using simdjson::ondemand::field;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::object;
-using simdjson::ondemand::value;
+using namespace ondemand_types;  // NOLINT(google-build-using-namespace)
 
 constexpr int64_t kMaxDraCount = int64_t{1} << 31;
 

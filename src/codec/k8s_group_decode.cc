@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpusched/codec/ondemand_types.h"
 #include "gpusched/model/node_pins.h"
 #include "gpusched/util/quote.h"
 
@@ -16,10 +17,7 @@ namespace gpusched {
 namespace group_decode {
 namespace {
 
-using simdjson::ondemand::field;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::object;
-using simdjson::ondemand::value;
+using namespace ondemand_types;  // NOLINT(google-build-using-namespace)
 
 // A JSON integer; nullopt for null. Digits past int64 read as its bound, so that the size they
 // state is refused as out of range rather than the object as undecodable.

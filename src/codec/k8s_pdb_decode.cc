@@ -7,15 +7,13 @@
 #include <utility>
 #include <vector>
 
+#include "gpusched/codec/ondemand_types.h"
 #include "gpusched/model/node_pins.h"
 
 namespace gpusched {
 namespace {
 
-using simdjson::ondemand::field;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::object;
-using simdjson::ondemand::value;
+using namespace ondemand_types;  // NOLINT(google-build-using-namespace)
 
 // Builds a LabelSelector within the selector budget; past it, or at anything Kubernetes would
 // refuse, the selector turns unreadable and keeps no requirement.

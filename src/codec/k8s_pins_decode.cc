@@ -4,12 +4,11 @@
 #include <optional>
 
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/codec/ondemand_types.h"
 
 namespace gpusched {
 
-using simdjson::ondemand::field;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::value;
+using namespace ondemand_types;  // NOLINT(google-build-using-namespace)
 
 void NodePinsDecoder::Selector(
     const std::vector<std::pair<std::string_view, std::string_view>>& entries) {

@@ -3,16 +3,14 @@
 #include "gpusched/codec/k8s_decode.h"
 #include "gpusched/codec/k8s_dra_decode.h"
 #include "gpusched/codec/k8s_pdb_decode.h"
+#include "gpusched/codec/ondemand_types.h"
 #include "gpusched/codec/yaml_to_json.h"
 #include "gpusched/util/file_text.h"
 
 namespace gpusched {
 namespace {
 
-using simdjson::ondemand::field;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::object;
-using simdjson::ondemand::value;
+using namespace ondemand_types;  // NOLINT(google-build-using-namespace)
 
 void DecodeObject(object o, std::string_view default_kind, Inventory& out);
 

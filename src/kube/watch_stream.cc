@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "gpusched/codec/ondemand_types.h"
 #include "gpusched/util/quote.h"
 
 #include "gpusched/kube/list_page_decoder.h"
@@ -10,10 +11,7 @@
 namespace gpusched {
 namespace {
 
-using simdjson::ondemand::field;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::object;
-using simdjson::ondemand::value;
+using namespace ondemand_types;  // NOLINT(google-build-using-namespace)
 
 // What a watch stream reads of an event's object's metadata.
 struct EventMeta {

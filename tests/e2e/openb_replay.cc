@@ -43,6 +43,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpusched/kube/api_query.h"
 #include "gpusched/kube/kube_config.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/workload.h"
@@ -59,9 +60,12 @@ constexpr auto kBurstDecisionDeadline = std::chrono::seconds(180);
 constexpr auto kCleanDeadline = std::chrono::seconds(60);
 constexpr auto kPodPollInterval = std::chrono::milliseconds(5);
 constexpr auto kBurstPollInterval = std::chrono::milliseconds(50);
-// A backlog is listed whole: rarely, so the lists do not take the API server's CPU from the
-// scheduler being measured (the bind times come from the pods, not from the polls).
+// A backlog is polled rarely and through its unbound pods only, so the polls take little of the
+// API server's CPU from the scheduler being measured (a full list of 2,000 pods costs it about
+// 90 ms; the bind times come from the pods, not from the polls).
 constexpr auto kBacklogPollInterval = std::chrono::seconds(1);
+constexpr const char* kUnboundPodsPage =
+    "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3D&limit=200";
 constexpr const char* kPods = "/api/v1/namespaces/default/pods";
 constexpr const char* kGpu = "nvidia.com/gpu";
 
@@ -469,20 +473,31 @@ int64_t BoundAt(const json& pod) {
   return -1;
 }
 
+// Whether a pod is still waiting for the scheduler's first decision: the unbound pods, a page at a
+// time until one is found.
+bool AnyPending(Api& api) {
+  std::string next;
+  do {
+    std::string path = kUnboundPodsPage;
+    if (!next.empty()) path += "&continue=" + UrlEncode(next);
+    json page = api.Expect(200, "GET", path);
+    for (const auto& pod : page["items"]) {
+      if (FateOf(pod) == Fate::kPending) return true;
+    }
+    next = page["metadata"].value("continue", "");
+  } while (!next.empty());
+  return false;
+}
+
 int Await(const Flags& flags) {
   Api api(Required(flags, "--kubeconfig"));
   auto start = Clock::now();
   auto deadline = start + kBurstDecisionDeadline;
-  json items;
-  auto undecided = [&items] {
-    return std::any_of(items.begin(), items.end(),
-                       [](const json& pod) { return FateOf(pod) == Fate::kPending; });
-  };
   do {
     if (Clock::now() > deadline) throw std::runtime_error("pods undecided");
     std::this_thread::sleep_for(kBacklogPollInterval);
-    items = api.Expect(200, "GET", kPods)["items"];
-  } while (undecided());
+  } while (AnyPending(api));
+  json items = api.Expect(200, "GET", kPods)["items"];
   Tally tally;
   int64_t first = INT64_MAX, last = -1;
   for (const auto& pod : items) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpusched/cli/flags.h"
@@ -40,6 +41,20 @@ int RunCatchingInputErrors(const std::function<int()>& command);
 // Parses `args` into `flags`; returns the exit code when the command is already done (a flag
 // error, printed, or --help, printed to stdout), nullopt when it should run.
 std::optional<int> ParseOrHelp(FlagSet& flags, const std::vector<std::string>& args);
+
+// The front door's first steps for a command whose options struct has `static FlagSet Flags()`
+// and `static Validated<Options> FromFlags(const FlagSet&)`: `args` parsed and read into
+// `options`. Returns the exit code when the command is done before it runs (--help answered, or a
+// flag error or the options' problems printed), nullopt when it should run.
+template <typename Options>
+std::optional<int> ReadCommandOptions(const std::vector<std::string>& args, Options& options) {
+  FlagSet flags = Options::Flags();
+  if (std::optional<int> done = ParseOrHelp(flags, args)) return done;
+  Validated<Options> read = Options::FromFlags(flags);
+  if (!read.ok()) return Fail(read.problems);
+  options = std::move(read.value);
+  return std::nullopt;
+}
 
 // Adds a problem when `flags` holds positional arguments, which `command` takes none of.
 void CheckNoArguments(const FlagSet& flags, const std::string& command, Problems& problems);

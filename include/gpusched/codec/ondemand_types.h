@@ -1,0 +1,19 @@
+// The simdjson On-Demand types gpusched's decoders read JSON through, named here once for all of
+// them. A decoder brings them in with `using namespace ondemand_types;` inside its own anonymous
+// namespace, so the short names (value, object...) never reach the rest of namespace gpusched.
+#ifndef GPUSCHED_CODEC_ONDEMAND_TYPES_H_
+#define GPUSCHED_CODEC_ONDEMAND_TYPES_H_
+
+#include <simdjson.h>
+
+namespace gpusched::ondemand_types {
+
+using simdjson::ondemand::array;
+using simdjson::ondemand::field;
+using simdjson::ondemand::json_type;
+using simdjson::ondemand::object;
+using simdjson::ondemand::value;
+
+}  // namespace gpusched::ondemand_types
+
+#endif  // GPUSCHED_CODEC_ONDEMAND_TYPES_H_
