@@ -10,7 +10,8 @@
 // in-process HttpServer on 127.0.0.1 and drives filter + prioritize pairs over one keep-alive
 // connection, as kube-scheduler does, in both nodeCacheCapable modes: every node name, or the
 // full Node objects of the candidates kube-scheduler would send (its numFeasibleNodesToFind).
-// Reported: p50, p99 and max of the pair's round trip, and pairs per second, with two clients:
+// Reported: p50, p99 and max of the pair's round trip (and, for the lean client, of each call of
+// the pair alone), and pairs per second, with two clients:
 // cpp-httplib's (which parses headers and copies bodies as a general client does) and a lean
 // one that only writes the request bytes and reads the answer's bytes, so its round trip is the
 // server's time plus the loopback transfer: the server-side figure.
@@ -235,35 +236,54 @@ struct HoldReport {
   size_t slow = 0;
 };
 
+// A pair's round trip, and each of its two calls alone: in the README registration a pod costs
+// kube-scheduler one of them (a GPU pod the filter, a pod without GPUs the prioritize).
+struct PairStats {
+  Stats pair, filter, prioritize;
+};
+
 // Times filter + prioritize pairs from a lean client against each of `ports` in turn, over
-// `rounds` rounds, so that two servers see the same machine; one Stats per port.
-std::vector<Stats> MeasureAlternating(const std::vector<int>& ports, int pairs,
-                                      const std::string& filter, const std::string& prioritize) {
+// `rounds` rounds, so that two servers see the same machine; one PairStats per port.
+std::vector<PairStats> MeasureAlternating(const std::vector<int>& ports, int pairs,
+                                          const std::string& filter,
+                                          const std::string& prioritize) {
   constexpr int kRounds = 4;
   std::vector<std::unique_ptr<LeanClient>> clients;
   for (int port : ports) clients.push_back(std::make_unique<LeanClient>(port));
-  std::vector<std::vector<double>> ms(ports.size());
-  std::vector<double> seconds(ports.size(), 0);
+  struct Times {
+    std::vector<double> pair, filter, prioritize;
+    double seconds = 0;
+  };
+  std::vector<Times> times(ports.size());
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
   for (int round = 0; round < kRounds; ++round) {
     for (size_t i = 0; i < ports.size(); ++i) {
+      Times& t = times[i];
       auto once = [&] {
+        auto t0 = Clock::now();
         if (clients[i]->Post("/filter", filter) != 200) std::abort();
+        auto t1 = Clock::now();
         if (clients[i]->Post("/prioritize", prioritize) != 200) std::abort();
+        t.filter.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        t.prioritize.push_back(ms_since(t1));
+        t.pair.push_back(ms_since(t0));
       };
       if (round == 0) {
         for (int k = 0; k < std::max(3, pairs / 10); ++k) once();  // warm up
+        t = Times{};
       }
       auto start = Clock::now();
-      for (int k = 0; k < std::max(1, pairs / kRounds); ++k) {
-        auto t0 = Clock::now();
-        once();
-        ms[i].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      }
-      seconds[i] += std::chrono::duration<double>(Clock::now() - start).count();
+      for (int k = 0; k < std::max(1, pairs / kRounds); ++k) once();
+      t.seconds += std::chrono::duration<double>(Clock::now() - start).count();
     }
   }
-  std::vector<Stats> out;
-  for (size_t i = 0; i < ports.size(); ++i) out.push_back(Summarize(ms[i], seconds[i]));
+  std::vector<PairStats> out;
+  for (const Times& t : times) {
+    out.push_back({Summarize(t.pair, t.seconds), Summarize(t.filter, t.seconds),
+                   Summarize(t.prioritize, t.seconds)});
+  }
   return out;
 }
 
@@ -334,7 +354,7 @@ void Run(int size, double occupancy, bench::NodeUsage usage, bench::GpuSource gp
       Row("HTTP pair, cpp-httplib client", size, occupancy, m.name, m.candidates, http);
       // Without held connections the servers alternate; with them, each is measured alone
       // while they are held on it.
-      std::vector<Stats> server_side;
+      std::vector<PairStats> server_side;
       if (only.hold == 0) server_side = MeasureAlternating(ports, m.pairs, *m.filter, prioritize);
       for (size_t i = 0; only.hold > 0 && i < ports.size(); ++i) {
         HoldReport report{i == 0 ? "gpusched transport" : "Boost.Beast"};
@@ -352,8 +372,8 @@ void Run(int size, double occupancy, bench::NodeUsage usage, bench::GpuSource gp
 #ifdef GPUSCHED_WITH_BEAST
         if (i == 1) report.open_connections = beast->connection_count();
 #endif
-        report.pairs = MeasureAlternating({ports[i]}, m.pairs, *m.filter, prioritize)[0];
-        server_side.push_back(report.pairs);
+        server_side.push_back(MeasureAlternating({ports[i]}, m.pairs, *m.filter, prioritize)[0]);
+        report.pairs = server_side.back().pair;
         report.slow = held.slow.size();
         auto due = hold_start + only.request_timeout + std::chrono::seconds(1);
         report.slow_closed = held.SlowClosed(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -365,10 +385,13 @@ void Run(int size, double occupancy, bench::NodeUsage usage, bench::GpuSource gp
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
       }
       Row("HTTP pair, lean client (server side)", size, occupancy, m.name, m.candidates,
-          server_side[0]);
+          server_side[0].pair);
+      Row("its filter call alone", size, occupancy, m.name, m.candidates, server_side[0].filter);
+      Row("its prioritize call alone", size, occupancy, m.name, m.candidates,
+          server_side[0].prioritize);
       if (server_side.size() > 1) {
         Row("HTTP pair, lean client, Boost.Beast server", size, occupancy, m.name, m.candidates,
-            server_side[1]);
+            server_side[1].pair);
       }
     }
     if (!only.handler) continue;
