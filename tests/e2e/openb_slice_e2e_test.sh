@@ -136,7 +136,8 @@ e2e_gpusched_stop
 
 # Measured (docs/benchmarks.md, seeds 1-3): at 120 nodes the README setup allocated 99.0-100% of
 # the GPUs, MostAllocated 97.2-98.5%; the simulator's README figure was within 0.05 points of the
-# real one (0.8 before the live inventory tracked cpu and memory).
+# real one (0.8 before the live inventory tracked cpu and memory). At 80 nodes (seeds 1-6) it
+# allocated 100% on every run; issue #49 asks for at least 97%.
 at_least() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a >= b)}'; }
 within_a_point() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a - b <= 1 && b - a <= 1)}'; }
 # Issue #49: the field packs as the pure lab does, no more than 0.3 points below it.
@@ -144,7 +145,7 @@ near_own_order() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a >= b - 0.3)}'; }
 for arrival in $arrivals; do
   r=${real[readme,$arrival]:-} m=${real[most-allocated,$arrival]:-}
   [[ -n $r ]] || continue
-  at_least "$r" 96 || fail "$arrival: README setup allocated $r% of the GPUs, under 96%"
+  at_least "$r" 97 || fail "$arrival: README setup allocated $r% of the GPUs, under 97%"
   within_a_point "$r" "$sim_readme" ||
     fail "$arrival: README setup allocated $r% of the GPUs, the simulator $sim_readme%"
   near_own_order "$r" "$sim_own" || fail "$arrival: README setup allocated $r% of the GPUs," \
