@@ -582,5 +582,47 @@ TEST(ClusterLedger, the_standard_workload_follows_the_node_sizes) {
   EXPECT_EQ(largest(*ledger.BuildSnapshot()), 2);
 }
 
+// The sums a snapshot answers (resources offered, GPUs and free GPUs per product) are kept by the
+// ledger as nodes change, not summed over every node per publication; through nodes coming,
+// changing product and size, filling, emptying and going, they equal the sums made in one pass.
+TEST(ClusterLedger, the_sums_over_the_nodes_follow_every_change) {
+  ClusterLedger ledger{GpuResourceNames()};
+  auto node = [](const std::string& name, int64_t gpus, const std::string& product, bool with_mig) {
+    NodeInfo n = GpuNode(name, gpus);
+    n.gpu.product = product;
+    n.allocatable.Set("cpu", 8000);
+    if (with_mig) n.allocatable.Set("nvidia.com/mig-1g.10gb", Units(7));
+    return n;
+  };
+  auto check = [&](const char* step) {
+    auto snapshot = ledger.BuildSnapshot();
+    NodeTotalsSummary once = NodeTotals::Of(snapshot->nodes());
+    EXPECT_EQ(snapshot->offered_resources(), once.offered_resources) << step;
+    EXPECT_EQ(snapshot->gpus_by_product(), once.gpus_by_product) << step;
+    EXPECT_EQ(snapshot->free_gpu_milli_by_product(), once.free_gpu_milli_by_product) << step;
+  };
+  ledger.UpsertNode(node("a", 8, "A100", false));
+  ledger.UpsertNode(node("b", 4, "H100", true));
+  ledger.UpsertNode(node("c", 0, "", false));
+  check("three nodes");
+  EXPECT_EQ(ledger.BuildSnapshot()->gpus_by_product().at("A100"), 8);
+  ledger.UpsertPod(BoundPod("p1", "a", 3));
+  ledger.UpsertPod(BoundPod("p2", "b", 4));
+  check("pods bound");
+  EXPECT_EQ(ledger.BuildSnapshot()->free_gpu_milli_by_product().at("H100"), 0);
+  ledger.UpsertNode(node("a", 2, "H100", false));  // re-labelled and shrunk: over-committed
+  check("a node changed product and size");
+  EXPECT_EQ(ledger.BuildSnapshot()->gpus_by_product().count("A100"), 0u);
+  ledger.DeletePod(PodKey(BoundPod("p2", "b", 4)));
+  ledger.DeleteNode("b");
+  check("a pod and a node gone");
+  EXPECT_EQ(ledger.BuildSnapshot()->offered_resources(),
+            (std::vector<std::string>{"cpu", "nvidia.com/gpu"}));
+  ledger.DeleteNode("a");
+  ledger.DeleteNode("c");
+  check("every node gone");
+  EXPECT_TRUE(ledger.BuildSnapshot()->gpus_by_product().empty());
+}
+
 }  // namespace
 }  // namespace gpusched::cluster_ledger_test

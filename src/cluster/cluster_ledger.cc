@@ -424,8 +424,13 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   for (const auto& name : dirty_) {
     if (name.empty()) continue;  // marks a workload change only
     auto node = nodes_.find(name);
+    auto before = published_.find(name);
+    if (before != published_.end()) published_totals_.Remove(*before->second.state);
     if (node == nodes_.end()) {
-      if (published_.erase(name) > 0) published_index_.reset();
+      if (before != published_.end()) {
+        published_.erase(before);
+        published_index_.reset();
+      }
       continue;
     }
     auto state = std::make_shared<NodeState>();
@@ -440,9 +445,15 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
       ApplyDraView(*state, view->second);
       state->used.DropZeros();
     }
+    published_totals_.Add(*state);
     // Braced initializers run in order: the hashes are taken before the state moves in.
     PublishedNode published{.hashes = WholeDeviceContentHashes(*state), .state = std::move(state)};
-    if (published_.insert_or_assign(name, std::move(published)).second) published_index_.reset();
+    if (before != published_.end()) {
+      before->second = std::move(published);
+    } else {
+      published_.emplace(name, std::move(published));
+      published_index_.reset();
+    }
   }
   dirty_.clear();
   std::vector<ClusterSnapshot::NodePtr> nodes;
@@ -467,7 +478,8 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
                                                                               : nullptr,
       .groups = CurrentPodGroups(),
       .content_hashes = std::move(hashes),
-      .index = published_index_});
+      .index = published_index_,
+      .totals = published_totals_.Summary()});
   published_index_ = snapshot->shared_index();
   return snapshot;
 }

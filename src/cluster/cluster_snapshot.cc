@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
 #include <tuple>
 #include <unordered_map>
 
 #include "gpusched/model/gpu_resources.h"
-#include "gpusched/util/quantity.h"
 
 namespace gpusched {
 namespace {
@@ -47,20 +45,6 @@ std::vector<PodInfo> SortedCopies(std::vector<GpuPodList::PodPtr> from) {
 
 }  // namespace
 
-int64_t FreeGpuMilli(const NodeState& node) {
-  return std::max<int64_t>(0, node.free_milli(kGpuResource));
-}
-
-GpuMilliByProduct FreeGpuMilliByProduct(std::span<const std::shared_ptr<const NodeState>> nodes) {
-  GpuMilliByProduct free;
-  for (const auto& n : nodes) {
-    if (n->info.allocatable.milli(kGpuResource) < kMilliPerGpu) continue;
-    int64_t& sum = free[n->info.gpu.product];
-    sum = SaturatingAdd(sum, FreeGpuMilli(*n));
-  }
-  return free;
-}
-
 ClusterSnapshot::ClusterSnapshot(std::vector<NodePtr> nodes, uint64_t generation)
     : ClusterSnapshot(SnapshotParts{.nodes = std::move(nodes), .generation = generation}) {}
 
@@ -76,24 +60,17 @@ ClusterSnapshot::ClusterSnapshot(SnapshotParts parts)
       groups_(std::move(parts.groups)),
       generation_(parts.generation),
       built_at_(std::chrono::steady_clock::now()) {
-  std::vector<std::string_view> names;
-  names.reserve(nodes_.size());
-  std::set<std::string, std::less<>> offered;
-  for (const auto& n : nodes_) {
-    names.push_back(n->info.name);
-    for (const auto& r : n->info.allocatable) {
-      if (r.milli > 0 && !offered.contains(r.name)) offered.emplace(r.name);
-    }
-    int64_t gpus = n->info.allocatable.milli(kGpuResource) / kMilliPerGpu;
-    if (gpus > 0) {
-      // Saturating: counts come from the API server, and a node's are bounded when decoded.
-      int64_t& total = gpus_by_product_[n->info.gpu.product];
-      total = SaturatingAdd(total, gpus);
-    }
+  totals_ = parts.totals ? std::move(parts.totals)
+                         : std::make_shared<const NodeTotalsSummary>(
+                               NodeTotals::Of(nodes_, /*count_free=*/running_ == nullptr));
+  if (parts.index) {
+    index_ = std::move(parts.index);
+  } else {
+    std::vector<std::string_view> names;
+    names.reserve(nodes_.size());
+    for (const auto& n : nodes_) names.push_back(n->info.name);
+    index_ = std::make_shared<const NodeIndex>(names);
   }
-  index_ = parts.index ? std::move(parts.index) : std::make_shared<const NodeIndex>(names);
-  if (running_ == nullptr) free_gpu_milli_by_product_ = FreeGpuMilliByProduct(nodes_);
-  offered_resources_.assign(offered.begin(), offered.end());
   NumberClasses(parts.content_hashes);
 }
 
@@ -150,8 +127,9 @@ void ClusterSnapshot::NumberGpuClasses(std::span<const uint32_t> first_node_of_c
 }
 
 bool ClusterSnapshot::Offers(std::string_view resource) const {
-  auto it = std::lower_bound(offered_resources_.begin(), offered_resources_.end(), resource);
-  return it != offered_resources_.end() && *it == resource;
+  const std::vector<std::string>& offered = totals_->offered_resources;
+  auto it = std::lower_bound(offered.begin(), offered.end(), resource);
+  return it != offered.end() && *it == resource;
 }
 
 GpuPodList::GpuPodList(std::vector<PodPtr> pending, std::vector<PodPtr> bound)

@@ -68,6 +68,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/cluster/node_totals.h"
 #include "gpusched/dra/dra_ledger.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node.h"
@@ -197,6 +198,8 @@ class ClusterLedger {
     std::shared_ptr<const NodeState> state;
   };
   std::map<std::string, PublishedNode, std::less<>> published_;
+  // The sums over published_'s states, changed as they are.
+  NodeTotals published_totals_;
   // The last snapshot's name index while published_ keeps the same names; null after a change.
   std::shared_ptr<const NodeIndex> published_index_;
   DecayedShapeCounts observed_;

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "gpusched/cluster/node_index.h"
+#include "gpusched/cluster/node_totals.h"
 #include "gpusched/cluster/pod_groups.h"
 #include "gpusched/cluster/topology_index.h"
 #include "gpusched/dra/dra_ledger.h"
@@ -96,16 +97,6 @@ class GpuPodList {
   mutable GpuPods pods_;
 };
 
-// Milli-GPUs (nvidia.com/gpu) per nvidia.com/gpu.product.
-using GpuMilliByProduct = std::map<std::string, int64_t, std::less<>>;
-
-// The unallocated milli-GPUs of a node (nvidia.com/gpu allocatable minus used), 0 when
-// over-committed.
-int64_t FreeGpuMilli(const NodeState& node);
-// Per product, the unallocated milli-GPUs of `nodes` that offer at least one whole GPU
-// (ClusterSnapshot::free_gpu_milli_by_product).
-GpuMilliByProduct FreeGpuMilliByProduct(std::span<const std::shared_ptr<const NodeState>> nodes);
-
 // What a builder whose nodes change under its snapshots keeps current for them (the packing
 // simulator, which commits pods to its nodes between scheduling cycles, never during one): how its
 // nodes offer their devices, with their shares, and the free GPUs per product. Snapshots hold it
@@ -150,6 +141,9 @@ struct SnapshotParts {
   // The index of `nodes`' names, in their order, when the builder kept one of an earlier snapshot
   // with the very same names (shared_index()); null: built here.
   std::shared_ptr<const NodeIndex> index{};
+  // The sums over `nodes` when the builder keeps them as its nodes change (the ledger's
+  // NodeTotals::Summary()); null: summed here. Not read with `running` for free GPUs.
+  std::shared_ptr<const NodeTotalsSummary> totals{};
 };
 
 class ClusterSnapshot {
@@ -189,17 +183,18 @@ class ClusterSnapshot {
   uint64_t generation() const { return generation_; }
   std::chrono::steady_clock::time_point built_at() const { return built_at_; }
   // Every resource some node offers (allocatable > 0), sorted.
-  const std::vector<std::string>& offered_resources() const { return offered_resources_; }
+  const std::vector<std::string>& offered_resources() const { return totals_->offered_resources; }
   // Whether some node offers `resource`.
   bool Offers(std::string_view resource) const;
   // Allocatable whole GPUs (nvidia.com/gpu) per nvidia.com/gpu.product, over every node.
   const std::map<std::string, int64_t, std::less<>>& gpus_by_product() const {
-    return gpus_by_product_;
+    return totals_->gpus_by_product;
   }
   // Unallocated milli-GPUs (nvidia.com/gpu allocatable minus used, assumed pods included) per
   // nvidia.com/gpu.product, over the nodes that offer any; the running tally's when it has one.
   const GpuMilliByProduct& free_gpu_milli_by_product() const {
-    return running_ != nullptr ? running_->free_gpu_milli_by_product() : free_gpu_milli_by_product_;
+    return running_ != nullptr ? running_->free_gpu_milli_by_product()
+                               : totals_->free_gpu_milli_by_product;
   }
   // Every shape seen, with its share, and how many pods (decayed) the shares stand for.
   const ObservedWorkload& observed() const { return observed_workload_; }
@@ -245,9 +240,7 @@ class ClusterSnapshot {
   size_t class_count_ = 0;
   std::vector<uint32_t> gpu_class_of_;  // per content class
   size_t gpu_class_count_ = 0;
-  std::vector<std::string> offered_resources_;
-  std::map<std::string, int64_t, std::less<>> gpus_by_product_;
-  GpuMilliByProduct free_gpu_milli_by_product_;
+  std::shared_ptr<const NodeTotalsSummary> totals_;
   ObservedWorkload observed_workload_;
   std::vector<WeightedShape> standard_workload_;
   Assumptions assumptions_;
