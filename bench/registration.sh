@@ -34,7 +34,8 @@
 #
 # Pods/s: binds between the first and the last "Successfully bound pod to node" line of the
 # scheduler logs (microsecond timestamps; both schedulers' for `second`), so pod creation and the
-# poll that waits for the end do not count. One RESULT line per setup and round.
+# poll that waits for the end do not count. One RESULT line per setup and round, with the CPU
+# seconds kube-scheduler, gpusched, kube-apiserver and etcd spent while the backlog drained.
 set -euo pipefail
 gpusched=$(realpath "$1")
 replay=$(realpath "$2")
