@@ -1,6 +1,7 @@
 #include "gpusched/cluster/cluster_ledger.h"
 
 #include <atomic>
+#include <limits>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -622,6 +623,36 @@ TEST(ClusterLedger, the_sums_over_the_nodes_follow_every_change) {
   ledger.DeleteNode("c");
   check("every node gone");
   EXPECT_TRUE(ledger.BuildSnapshot()->gpus_by_product().empty());
+}
+
+// A node may advertise any amount (the API server's word): sums of the largest amounts saturate as
+// the one-pass sums do, and taking such a node away undoes exactly what it added.
+TEST(ClusterLedger, the_sums_over_the_nodes_hold_at_the_largest_amounts) {
+  ClusterLedger ledger{GpuResourceNames()};
+  auto huge = [](const std::string& name) {
+    NodeInfo n = GpuNode(name, 1);
+    n.gpu.product = "A100";
+    n.allocatable.Set("nvidia.com/gpu", std::numeric_limits<int64_t>::max());
+    return n;
+  };
+  auto check = [&](const char* step) {
+    auto snapshot = ledger.BuildSnapshot();
+    NodeTotalsSummary once = NodeTotals::Of(snapshot->nodes());
+    EXPECT_EQ(snapshot->gpus_by_product(), once.gpus_by_product) << step;
+    EXPECT_EQ(snapshot->free_gpu_milli_by_product(), once.free_gpu_milli_by_product) << step;
+  };
+  for (int i = 0; i < 3; ++i) ledger.UpsertNode(huge("huge-" + std::to_string(i)));
+  ledger.UpsertNode(GpuNode("small", 8));
+  check("three huge nodes and a small one");
+  EXPECT_EQ(ledger.BuildSnapshot()->free_gpu_milli_by_product().at(""), Units(8));
+  EXPECT_EQ(ledger.BuildSnapshot()->free_gpu_milli_by_product().at("A100"),
+            std::numeric_limits<int64_t>::max());
+  ledger.DeleteNode("huge-0");
+  ledger.DeleteNode("huge-1");
+  check("one huge node left");
+  ledger.DeleteNode("huge-2");
+  check("none left");
+  EXPECT_EQ(ledger.BuildSnapshot()->gpus_by_product().count("A100"), 0u);
 }
 
 }  // namespace

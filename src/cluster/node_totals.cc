@@ -1,6 +1,7 @@
 #include "gpusched/cluster/node_totals.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "gpusched/model/gpu_resources.h"
@@ -53,10 +54,18 @@ void NodeTotals::Apply(const NodeState& node, int sign) {
   auto it = products_.try_emplace(node.info.gpu.product).first;
   Product& p = it->second;
   p.nodes += sign;
-  p.gpus += sign * gpus;
-  p.free_milli += sign * FreeGpuMilli(node);
+  p.gpus += sign * Wide{gpus};
+  p.free_milli += sign * Wide{FreeGpuMilli(node)};
   if (p.nodes == 0) products_.erase(it);
 }
+
+namespace {
+
+int64_t ClampedToInt64(__int128 v) {
+  return static_cast<int64_t>(std::min<__int128>(v, std::numeric_limits<int64_t>::max()));
+}
+
+}  // namespace
 
 std::shared_ptr<const NodeTotalsSummary> NodeTotals::Summary() {
   if (summary_) return summary_;
@@ -64,8 +73,8 @@ std::shared_ptr<const NodeTotalsSummary> NodeTotals::Summary() {
   out->offered_resources.reserve(offering_nodes_.size());
   for (const auto& [name, nodes] : offering_nodes_) out->offered_resources.push_back(name);
   for (const auto& [product, p] : products_) {
-    out->gpus_by_product.emplace(product, p.gpus);
-    out->free_gpu_milli_by_product.emplace(product, p.free_milli);
+    out->gpus_by_product.emplace(product, ClampedToInt64(p.gpus));
+    out->free_gpu_milli_by_product.emplace(product, ClampedToInt64(p.free_milli));
   }
   summary_ = std::move(out);
   return summary_;

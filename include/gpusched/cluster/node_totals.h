@@ -52,15 +52,18 @@ class NodeTotals {
   std::shared_ptr<const NodeTotalsSummary> Summary();
 
  private:
+  // Exact sums, wide enough for any number of nodes at int64's largest amounts (a node's
+  // allocatable comes from the API server and may be huge); Summary() clamps them to int64, as
+  // the saturating one-pass sums of Of() come out, since every term is at least 0. Saturating here
+  // would not undo on Remove.
+  using Wide = __int128;
   struct Product {
     int64_t nodes = 0;  // nodes offering at least one whole GPU of the product
-    int64_t gpus = 0;
-    int64_t free_milli = 0;
+    Wide gpus = 0;
+    Wide free_milli = 0;
   };
   void Apply(const NodeState& node, int sign);
 
-  // Plain sums: a node's amounts are bounded when decoded, so no sum over a cluster nears int64's
-  // range (the one-pass sums of Of() saturate as a defence, to the same figures).
   std::map<std::string, int64_t, std::less<>> offering_nodes_;  // resource -> nodes offering it
   std::map<std::string, Product, std::less<>> products_;
   std::shared_ptr<const NodeTotalsSummary> summary_;  // null after a change
