@@ -583,6 +583,15 @@ TEST(ClusterLedger, the_standard_workload_follows_the_node_sizes) {
   EXPECT_EQ(largest(*ledger.BuildSnapshot()), 2);
 }
 
+// The sums of the ledger's next snapshot are those of summing its nodes in one pass.
+void ExpectSumsAsOnePass(ClusterLedger& ledger, const char* step) {
+  auto snapshot = ledger.BuildSnapshot();
+  NodeTotalsSummary once = NodeTotals::Of(snapshot->nodes());
+  EXPECT_EQ(snapshot->offered_resources(), once.offered_resources) << step;
+  EXPECT_EQ(snapshot->gpus_by_product(), once.gpus_by_product) << step;
+  EXPECT_EQ(snapshot->free_gpu_milli_by_product(), once.free_gpu_milli_by_product) << step;
+}
+
 // The sums a snapshot answers (resources offered, GPUs and free GPUs per product) are kept by the
 // ledger as nodes change, not summed over every node per publication; through nodes coming,
 // changing product and size, filling, emptying and going, they equal the sums made in one pass.
@@ -595,33 +604,26 @@ TEST(ClusterLedger, the_sums_over_the_nodes_follow_every_change) {
     if (with_mig) n.allocatable.Set("nvidia.com/mig-1g.10gb", Units(7));
     return n;
   };
-  auto check = [&](const char* step) {
-    auto snapshot = ledger.BuildSnapshot();
-    NodeTotalsSummary once = NodeTotals::Of(snapshot->nodes());
-    EXPECT_EQ(snapshot->offered_resources(), once.offered_resources) << step;
-    EXPECT_EQ(snapshot->gpus_by_product(), once.gpus_by_product) << step;
-    EXPECT_EQ(snapshot->free_gpu_milli_by_product(), once.free_gpu_milli_by_product) << step;
-  };
   ledger.UpsertNode(node("a", 8, "A100", false));
   ledger.UpsertNode(node("b", 4, "H100", true));
   ledger.UpsertNode(node("c", 0, "", false));
-  check("three nodes");
+  ExpectSumsAsOnePass(ledger, "three nodes");
   EXPECT_EQ(ledger.BuildSnapshot()->gpus_by_product().at("A100"), 8);
   ledger.UpsertPod(BoundPod("p1", "a", 3));
   ledger.UpsertPod(BoundPod("p2", "b", 4));
-  check("pods bound");
+  ExpectSumsAsOnePass(ledger, "pods bound");
   EXPECT_EQ(ledger.BuildSnapshot()->free_gpu_milli_by_product().at("H100"), 0);
   ledger.UpsertNode(node("a", 2, "H100", false));  // re-labelled and shrunk: over-committed
-  check("a node changed product and size");
+  ExpectSumsAsOnePass(ledger, "a node changed product and size");
   EXPECT_EQ(ledger.BuildSnapshot()->gpus_by_product().count("A100"), 0u);
   ledger.DeletePod(PodKey(BoundPod("p2", "b", 4)));
   ledger.DeleteNode("b");
-  check("a pod and a node gone");
+  ExpectSumsAsOnePass(ledger, "a pod and a node gone");
   EXPECT_EQ(ledger.BuildSnapshot()->offered_resources(),
             (std::vector<std::string>{"cpu", "nvidia.com/gpu"}));
   ledger.DeleteNode("a");
   ledger.DeleteNode("c");
-  check("every node gone");
+  ExpectSumsAsOnePass(ledger, "every node gone");
   EXPECT_TRUE(ledger.BuildSnapshot()->gpus_by_product().empty());
 }
 
@@ -635,23 +637,17 @@ TEST(ClusterLedger, the_sums_over_the_nodes_hold_at_the_largest_amounts) {
     n.allocatable.Set("nvidia.com/gpu", std::numeric_limits<int64_t>::max());
     return n;
   };
-  auto check = [&](const char* step) {
-    auto snapshot = ledger.BuildSnapshot();
-    NodeTotalsSummary once = NodeTotals::Of(snapshot->nodes());
-    EXPECT_EQ(snapshot->gpus_by_product(), once.gpus_by_product) << step;
-    EXPECT_EQ(snapshot->free_gpu_milli_by_product(), once.free_gpu_milli_by_product) << step;
-  };
   for (int i = 0; i < 3; ++i) ledger.UpsertNode(huge("huge-" + std::to_string(i)));
   ledger.UpsertNode(GpuNode("small", 8));
-  check("three huge nodes and a small one");
+  ExpectSumsAsOnePass(ledger, "three huge nodes and a small one");
   EXPECT_EQ(ledger.BuildSnapshot()->free_gpu_milli_by_product().at(""), Units(8));
   EXPECT_EQ(ledger.BuildSnapshot()->free_gpu_milli_by_product().at("A100"),
             std::numeric_limits<int64_t>::max());
   ledger.DeleteNode("huge-0");
   ledger.DeleteNode("huge-1");
-  check("one huge node left");
+  ExpectSumsAsOnePass(ledger, "one huge node left");
   ledger.DeleteNode("huge-2");
-  check("none left");
+  ExpectSumsAsOnePass(ledger, "none left");
   EXPECT_EQ(ledger.BuildSnapshot()->gpus_by_product().count("A100"), 0u);
 }
 
