@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <limits>
+#include <map>
+#include <random>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -625,6 +627,72 @@ TEST(ClusterLedger, the_sums_over_the_nodes_follow_every_change) {
   ledger.DeleteNode("c");
   ExpectSumsAsOnePass(ledger, "every node gone");
   EXPECT_TRUE(ledger.BuildSnapshot()->gpus_by_product().empty());
+}
+
+// Whether `a` and `b` group positions alike: equal numbers in one where, and only where, the
+// other has equal numbers.
+bool SamePartition(std::span<const uint32_t> a, std::span<const uint32_t> b) {
+  if (a.size() != b.size()) return false;
+  std::map<uint32_t, uint32_t> a_to_b;
+  std::map<uint32_t, uint32_t> b_to_a;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a_to_b.try_emplace(a[i], b[i]).first->second != b[i]) return false;
+    if (b_to_a.try_emplace(b[i], a[i]).first->second != a[i]) return false;
+  }
+  return true;
+}
+
+std::vector<uint32_t> GpuClassesOf(const ClusterSnapshot& s) {
+  std::vector<uint32_t> out;
+  for (uint32_t c : s.classes()) out.push_back(s.GpuClassOf(c));
+  return out;
+}
+
+// The ledger keeps its content classes across snapshots and renumbers only the nodes that changed:
+// through binds, assumptions, deletions and nodes coming and going, every snapshot groups its
+// nodes exactly as numbering them afresh does, and empty classes do not pile up.
+TEST(ClusterLedger, kept_content_classes_group_nodes_as_fresh_ones_do) {
+  ClusterLedger ledger{GpuResourceNames()};
+  std::mt19937 random(7);
+  auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
+  const auto now = std::chrono::steady_clock::now();
+  auto node = [](int i) {
+    NodeInfo n = GpuNode("node-" + std::to_string(i), 8);
+    n.allocatable.Set("cpu", 64000);
+    return n;
+  };
+  for (int i = 0; i < 300; ++i) ledger.UpsertNode(node(i));
+  int pods = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const int step = pick(10);
+    if (step < 5) {  // a pod bound, as a watch reports it; later ones each of its own CPU size
+      PodInfo bound =
+          BoundPod("p" + std::to_string(pods), "node-" + std::to_string(pick(300)), 1 + pick(2));
+      if (round >= 300) bound.requests.Set("cpu", 100 + pods);
+      ++pods;
+      ledger.UpsertPod(bound);
+    } else if (step < 8) {  // a pod assumed on a node, then a pending one
+      PodInfo pending = BoundPod("p" + std::to_string(pods++), "", 1);
+      ledger.UpsertPod(pending);
+      ledger.Assume(PodKey(pending), "node-" + std::to_string(pick(300)), now,
+                    std::chrono::hours(1));
+    } else if (step == 8 || round >= 300) {  // later rounds keep the names: no fresh start
+      ledger.DeletePod(PodKey(BoundPod("p" + std::to_string(pick(pods)), "", 1)));
+    } else {  // a node goes or comes back
+      const int i = pick(300);
+      if (pick(2) == 0) {
+        ledger.DeleteNode("node-" + std::to_string(i));
+      } else {
+        ledger.UpsertNode(node(i));
+      }
+    }
+    auto kept = ledger.BuildSnapshot();
+    std::vector<ClusterSnapshot::NodePtr> nodes(kept->nodes().begin(), kept->nodes().end());
+    ClusterSnapshot fresh(nodes, 0);
+    ASSERT_TRUE(SamePartition(kept->classes(), fresh.classes())) << "round " << round;
+    ASSERT_TRUE(SamePartition(GpuClassesOf(*kept), GpuClassesOf(fresh))) << "round " << round;
+    EXPECT_LE(kept->class_count(), 2 * fresh.class_count() + 65) << "round " << round;
+  }
 }
 
 // A node may advertise any amount (the API server's word): sums of the largest amounts saturate as

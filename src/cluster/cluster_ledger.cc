@@ -410,6 +410,25 @@ ClusterLedger::StatedSizeChange ClusterLedger::ReplaceStatedSizes(
   return change;
 }
 
+void ClusterLedger::KeepPublishedClasses(std::span<const uint32_t> replaced) {
+  if (published_index_ && !published_classes_.overgrown()) {
+    for (uint32_t i : replaced) {
+      auto& node = published_.find(published_states_[i]->info.name)->second;
+      published_states_[i] = node.state;
+      published_hashes_[i] = node.hashes;
+    }
+    published_classes_.Renumber(published_states_, published_hashes_, replaced);
+    return;
+  }
+  published_states_.clear();
+  published_hashes_.clear();
+  for (const auto& [name, node] : published_) {
+    published_states_.push_back(node.state);
+    published_hashes_.push_back(node.hashes);
+  }
+  published_classes_.Reset(published_states_, published_hashes_);
+}
+
 std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
   RetryAwaitingClaims();
   if (!deferred_.empty() && !ProductLabels().empty()) {
@@ -421,6 +440,7 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     standard_workload_.reset();  // its GPUs as DRA devices may have changed
   }
   const auto& dra_views = dra_.NodeViews();
+  std::vector<uint32_t> replaced;  // positions in published_states_, while the names stay
   for (const auto& name : dirty_) {
     if (name.empty()) continue;  // marks a workload change only
     auto node = nodes_.find(name);
@@ -449,6 +469,7 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     // Braced initializers run in order: the hashes are taken before the state moves in.
     PublishedNode published{.hashes = WholeDeviceContentHashes(*state), .state = std::move(state)};
     if (before != published_.end()) {
+      if (published_index_) replaced.push_back(published_index_->Find(name));
       before->second = std::move(published);
     } else {
       published_.emplace(name, std::move(published));
@@ -456,19 +477,11 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     }
   }
   dirty_.clear();
-  std::vector<ClusterSnapshot::NodePtr> nodes;
-  std::vector<ContentHashes> hashes;
-  nodes.reserve(published_.size());
-  hashes.reserve(published_.size());
-  for (const auto& [name, node] : published_) {
-    nodes.push_back(node.state);
-    hashes.push_back(node.hashes);
-  }
+  KeepPublishedClasses(replaced);
   Assumptions assumptions;
-  assumptions.reserve(assumed_.size());
   for (const auto& [key, assumption] : assumed_) assumptions.push_back(assumption);
   auto snapshot = std::make_shared<const ClusterSnapshot>(SnapshotParts{
-      .nodes = std::move(nodes),
+      .nodes = published_states_,
       .generation = ++generation_,
       .observed_workload = observed_.Observed(),
       .standard_workload = StandardWorkload(),
@@ -477,7 +490,7 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
       .dra = dra_.slice_count() + dra_.claim_count() + dra_.class_count() > 0 ? dra_.Catalog()
                                                                               : nullptr,
       .groups = CurrentPodGroups(),
-      .content_hashes = std::move(hashes),
+      .classes = published_classes_.numbers(),
       .index = published_index_,
       .totals = published_totals_.Summary()});
   published_index_ = snapshot->shared_index();

@@ -10,20 +10,6 @@
 namespace gpusched {
 namespace {
 
-// Numbering by equal content: the class, among those already seen with `hash`, that `same` finds
-// equal, or else a new class numbered `count` (the caller records what it stands for). Hashes may
-// collide; `same` decides.
-template <class Same>
-uint32_t ClassFor(std::unordered_map<uint64_t, std::vector<uint32_t>>& by_hash, uint64_t hash,
-                  size_t count, Same&& same) {
-  std::vector<uint32_t>& candidates = by_hash[hash];
-  for (uint32_t c : candidates) {
-    if (same(c)) return c;
-  }
-  candidates.push_back(static_cast<uint32_t>(count));
-  return static_cast<uint32_t>(count);
-}
-
 // The empty list, one for every snapshot built without pods (the simulator builds many).
 const std::shared_ptr<const GpuPodList>& NoGpuPods() {
   static const std::shared_ptr<const GpuPodList> empty = std::make_shared<const GpuPodList>(
@@ -71,59 +57,13 @@ ClusterSnapshot::ClusterSnapshot(SnapshotParts parts)
     for (const auto& n : nodes_) names.push_back(n->info.name);
     index_ = std::make_shared<const NodeIndex>(names);
   }
-  NumberClasses(parts.content_hashes);
-}
-
-uint64_t ClusterSnapshot::ContentHash(uint32_t i, UsedResources which,
-                                      std::span<const ContentHashes> given) const {
-  if (running_ == nullptr && given.size() == nodes_.size()) {
-    return which == UsedResources::kAll ? given[i].all : given[i].extended_only;
+  if (parts.classes && !running_) {
+    classes_ = std::move(*parts.classes);
+  } else {
+    ContentClasses numbering(device_model_);
+    numbering.Reset(nodes_, {});
+    classes_ = numbering.numbers();
   }
-  return SchedulingContentHash(*nodes_[i], device_model_, which);
-}
-
-void ClusterSnapshot::NumberClasses(std::span<const ContentHashes> given) {
-  // Per content hash, the classes (by a node of each) seen with it; a hash shared by nodes of
-  // different content gets one class per distinct content.
-  std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash;
-  std::vector<uint32_t> first_node_of_class;
-  class_of_.resize(nodes_.size());
-  for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    auto cls = ClassFor(by_hash, ContentHash(i, UsedResources::kAll, given),
-                        first_node_of_class.size(), [&](uint32_t c) {
-                          return SameSchedulingContent(*nodes_[first_node_of_class[c]], *nodes_[i],
-                                                       device_model_);
-                        });
-    if (cls == first_node_of_class.size()) first_node_of_class.push_back(i);
-    class_of_[i] = cls;
-  }
-  class_count_ = first_node_of_class.size();
-  NumberGpuClasses(first_node_of_class, given);
-}
-
-void ClusterSnapshot::NumberGpuClasses(std::span<const uint32_t> first_node_of_class,
-                                       std::span<const ContentHashes> given) {
-  // The same numbering as content classes, over a node of each class, counting of its pods' use
-  // only that of extended resources (the GPU rules never read the rest, and it is what sets the
-  // live inventory's nodes apart). Their allocatable amounts stay: nodes of one machine type
-  // share them.
-  std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash;
-  std::vector<uint32_t> first_node_of_gpu_class;
-  gpu_class_of_.resize(first_node_of_class.size());
-  for (size_t c = 0; c < first_node_of_class.size(); ++c) {
-    const NodeState& node = *nodes_[first_node_of_class[c]];
-    auto gpu_class =
-        ClassFor(by_hash, ContentHash(first_node_of_class[c], UsedResources::kExtendedOnly, given),
-                 first_node_of_gpu_class.size(), [&](uint32_t g) {
-                   return SameSchedulingContent(*nodes_[first_node_of_gpu_class[g]], node,
-                                                device_model_, UsedResources::kExtendedOnly);
-                 });
-    if (gpu_class == first_node_of_gpu_class.size()) {
-      first_node_of_gpu_class.push_back(first_node_of_class[c]);
-    }
-    gpu_class_of_[c] = gpu_class;
-  }
-  gpu_class_count_ = first_node_of_gpu_class.size();
 }
 
 bool ClusterSnapshot::Offers(std::string_view resource) const {

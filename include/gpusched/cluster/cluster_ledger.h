@@ -68,6 +68,7 @@
 #include <vector>
 
 #include "gpusched/cluster/cluster_snapshot.h"
+#include "gpusched/cluster/content_classes.h"
 #include "gpusched/cluster/node_totals.h"
 #include "gpusched/dra/dra_ledger.h"
 #include "gpusched/model/gpu_resources.h"
@@ -192,12 +193,20 @@ class ClusterLedger {
   // Per node name, what its counted pods hold (ChargePod): usage and counts; no NodeInfo.
   std::unordered_map<std::string, NodeState> usage_;
   std::set<std::string, std::less<>> dirty_;
+  // Brings published_states_, published_hashes_ and their classes up to published_: in place for
+  // the `replaced` positions while the names are those of the last snapshot, else afresh.
+  void KeepPublishedClasses(std::span<const uint32_t> replaced);
   // The nodes of the last snapshot, each with its content hashes, computed when it changed.
   struct PublishedNode {
     ContentHashes hashes;
     std::shared_ptr<const NodeState> state;
   };
   std::map<std::string, PublishedNode, std::less<>> published_;
+  // published_'s states and hashes in its order, and their classes: kept as states are replaced,
+  // rebuilt when the names change.
+  std::vector<std::shared_ptr<const NodeState>> published_states_;
+  std::vector<ContentHashes> published_hashes_;
+  ContentClasses published_classes_{DeviceModel::WholeDevices()};
   // The sums over published_'s states, changed as they are.
   NodeTotals published_totals_;
   // The last snapshot's name index while published_ keeps the same names; null after a change.

@@ -10,7 +10,8 @@
 // coarser, their GPU classes: content classes equal but for what their pods use of native
 // resources (cpu, memory, pods: names without a domain), which the GPU rules never read, so the
 // engine asks those once per GPU class. The live inventory's nodes differ by CPU and memory use
-// far more often than by anything else.
+// far more often than by anything else. A builder that publishes often keeps the numbering
+// across its snapshots and hands it over (cluster/content_classes.h).
 //
 // It is built from its parts (SnapshotParts, named fields) and never changes after. It carries the
 // device model its builder chose (gpusched/model/device_model.h): whole devices in the live
@@ -38,11 +39,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpusched/cluster/content_classes.h"
 #include "gpusched/cluster/node_index.h"
 #include "gpusched/cluster/node_totals.h"
 #include "gpusched/cluster/pod_groups.h"
@@ -135,9 +138,9 @@ struct SnapshotParts {
   std::shared_ptr<const DraCatalog> dra{};
   // The pod groups of the GPU pods; null: none.
   std::shared_ptr<const PodGroups> groups{};
-  // Per node of `nodes`, its WholeDeviceContentHashes (gpusched/model/node.h), when the builder
-  // keeps them per node content (the ledger); empty: hashed here. Not read with `running`.
-  std::vector<ContentHashes> content_hashes{};
+  // The content and GPU classes of `nodes`, when the builder keeps one numbering across its
+  // snapshots (the ledger's ContentClasses::numbers()); none: numbered here. Never with `running`.
+  std::optional<ContentClasses::Numbers> classes{};
   // The index of `nodes`' names, in their order, when the builder kept one of an earlier snapshot
   // with the very same names (shared_index()); null: built here.
   std::shared_ptr<const NodeIndex> index{};
@@ -165,17 +168,19 @@ class ClusterSnapshot {
   std::span<const NodePtr> nodes() const { return nodes_; }
   size_t size() const { return nodes_.size(); }
   // Per position in nodes(), its content class, in 0..class_count()-1.
-  std::span<const uint32_t> classes() const { return class_of_; }
-  size_t class_count() const { return class_count_; }
+  std::span<const uint32_t> classes() const { return classes_.class_of; }
+  size_t class_count() const { return classes_.gpu_class_of.size(); }
   // The GPU class of content class `content_class`, in 0..gpu_class_count()-1; a class at or past
   // class_count() (a node this snapshot does not hold as it is) is a GPU class of its own, past
   // gpu_class_count().
   uint32_t GpuClassOf(uint32_t content_class) const {
-    return content_class < gpu_class_of_.size()
-               ? gpu_class_of_[content_class]
-               : static_cast<uint32_t>(gpu_class_count_ + (content_class - gpu_class_of_.size()));
+    const std::vector<uint32_t>& gpu_class_of = classes_.gpu_class_of;
+    return content_class < gpu_class_of.size()
+               ? gpu_class_of[content_class]
+               : static_cast<uint32_t>(classes_.gpu_class_count +
+                                       (content_class - gpu_class_of.size()));
   }
-  size_t gpu_class_count() const { return gpu_class_count_; }
+  size_t gpu_class_count() const { return classes_.gpu_class_count; }
   // How its nodes offer their GPU devices, with the shares when it keeps them: what the plugins
   // read them by.
   DeviceModel device_model() const { return device_model_; }
@@ -225,21 +230,9 @@ class ClusterSnapshot {
   static constexpr size_t kMaxTopologyIndexes = 4;
 
  private:
-  // Numbers content classes, then GPU classes; `given` is SnapshotParts::content_hashes.
-  void NumberClasses(std::span<const ContentHashes> given);
-  // Numbers GPU classes; `first_node_of_class` holds a node of each content class.
-  void NumberGpuClasses(std::span<const uint32_t> first_node_of_class,
-                        std::span<const ContentHashes> given);
-  // Node i's content hash counting `which` usage: `given`'s when it holds one per node and the
-  // device model keeps no shares, else computed.
-  uint64_t ContentHash(uint32_t i, UsedResources which, std::span<const ContentHashes> given) const;
-
   std::vector<NodePtr> nodes_;
   std::shared_ptr<const NodeIndex> index_;
-  std::vector<uint32_t> class_of_;
-  size_t class_count_ = 0;
-  std::vector<uint32_t> gpu_class_of_;  // per content class
-  size_t gpu_class_count_ = 0;
+  ContentClasses::Numbers classes_;
   std::shared_ptr<const NodeTotalsSummary> totals_;
   ObservedWorkload observed_workload_;
   std::vector<WeightedShape> standard_workload_;
