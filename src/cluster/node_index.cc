@@ -1,5 +1,6 @@
 #include "gpusched/cluster/node_index.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -33,29 +34,51 @@ NodeIndex::NodeIndex(std::span<const std::string_view> names) {
   size_t bytes = 0;
   for (std::string_view n : names) bytes += n.size();
   names_.reserve(bytes);
-  offsets_.reserve(names.size() + 1);
-  offsets_.push_back(0);
-  for (std::string_view n : names) {
-    names_.append(n);
-    offsets_.push_back(static_cast<uint32_t>(names_.size()));
-  }
   slots_.resize(std::bit_ceil(std::max<size_t>(16, names.size() * 2)));
   mask_ = slots_.size() - 1;
   for (uint32_t i = 0; i < names.size(); ++i) {
-    uint64_t h = HashName(names[i]);
-    size_t at = h & mask_;
+    const uint64_t h = HashName(names[i]);
+    size_t at = Home(h);
     while (slots_[at].number != kAbsent) at = (at + 1) & mask_;
-    slots_[at] = Slot{h, i};
+    slots_[at] = Slot{static_cast<uint32_t>(h >> 32), i, static_cast<uint32_t>(names_.size()),
+                      static_cast<uint32_t>(names[i].size())};
+    names_.append(names[i]);
+  }
+}
+
+uint32_t NodeIndex::Probe(std::string_view name, uint64_t hash) const {
+  const uint32_t tag = static_cast<uint32_t>(hash >> 32);
+  for (size_t at = Home(hash);; at = (at + 1) & mask_) {
+    const Slot& slot = slots_[at];
+    if (slot.number == kAbsent) return kAbsent;
+    if (slot.tag == tag && slot.size == name.size() &&
+        std::memcmp(names_.data() + slot.offset, name.data(), name.size()) == 0) {
+      return slot.number;
+    }
   }
 }
 
 uint32_t NodeIndex::Find(std::string_view name) const {
-  if (slots_.empty()) return kAbsent;
-  uint64_t h = HashName(name);
-  for (size_t at = h & mask_;; at = (at + 1) & mask_) {
-    const Slot& slot = slots_[at];
-    if (slot.number == kAbsent) return kAbsent;
-    if (slot.hash == h && NameOf(slot.number) == name) return slot.number;
+  return slots_.empty() ? kAbsent : Probe(name, HashName(name));
+}
+
+void NodeIndex::FindAll(std::span<const std::string_view> names, std::span<uint32_t> out) const {
+  if (slots_.empty()) {
+    std::fill(out.begin(), out.end(), kAbsent);
+    return;
+  }
+  constexpr size_t kGroup = 16;
+  uint64_t hashes[kGroup];
+  for (size_t start = 0; start < names.size(); start += kGroup) {
+    const size_t n = std::min(kGroup, names.size() - start);
+    for (size_t k = 0; k < n; ++k) {
+      hashes[k] = HashName(names[start + k]);
+      __builtin_prefetch(&slots_[Home(hashes[k])]);
+    }
+    for (size_t k = 0; k < n; ++k) {
+      __builtin_prefetch(names_.data() + slots_[Home(hashes[k])].offset);
+    }
+    for (size_t k = 0; k < n; ++k) out[start + k] = Probe(names[start + k], hashes[k]);
   }
 }
 

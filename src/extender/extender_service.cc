@@ -61,21 +61,24 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
     c.known.class_count = snapshot.class_count();
     auto all = snapshot.nodes();
     auto classes = snapshot.classes();
-    for (const auto& name : *args.node_names) {
-      c.names.push_back(name);
-      uint32_t i = snapshot.IndexOf(name);
+    c.names.assign(args.node_names->begin(), args.node_names->end());
+    std::vector<uint32_t> numbers(n);
+    snapshot.IndexAll(c.names, numbers);
+    for (size_t position = 0; position < n; ++position) {
+      const uint32_t i = numbers[position];
+      const std::string_view name = c.names[position];
       if (i == NodeIndex::kAbsent) continue;
       if (own && own->node == name) {
         // The node without the pod's own assumption: content no other node shares.
         auto state = std::make_unique<NodeState>(*all[i]);
         CopyUsageWithout(*all[i], own, *state);
-        c.AddKnown(c.names.size() - 1, state.get());
+        c.AddKnown(position, state.get());
         c.known.classes.push_back(static_cast<uint32_t>(snapshot.class_count()));
         c.known.class_count = snapshot.class_count() + 1;
         c.owned.push_back(std::move(state));
         continue;
       }
-      c.AddKnown(c.names.size() - 1, all[i].get());
+      c.AddKnown(position, all[i].get());
       c.known.classes.push_back(classes[i]);
     }
     return c;

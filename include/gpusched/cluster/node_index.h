@@ -1,10 +1,13 @@
 // NodeIndex: node name -> dense node number, built once per snapshot for the per-request lookups
 // of thousands of names.
 //
-// Open addressing with linear probing over a power-of-two table kept at most half full; each slot
-// holds the name's full 64-bit hash, so a probe compares name bytes only on a hash match, and the
-// names are copied into one contiguous buffer the lookups read. Immutable after construction;
-// safe for concurrent lookups.
+// Open addressing with linear probing over a power-of-two table kept at most half full. Each slot
+// holds the upper half of the name's 64-bit hash (the lower half places it) and where the name
+// lies in one contiguous buffer of every name, so a probe compares name bytes only on a hash match
+// and reads them straight from the slot. A lookup of many names (FindAll, a request's thousands)
+// takes them in groups, hashing a group and prefetching its slots, then its names, before
+// comparing: the table is far larger than the cache, and the misses of a group overlap instead
+// of following each other. Immutable after construction; safe for concurrent lookups.
 #ifndef GPUSCHED_CLUSTER_NODE_INDEX_H_
 #define GPUSCHED_CLUSTER_NODE_INDEX_H_
 
@@ -26,22 +29,25 @@ class NodeIndex {
 
   // The number of `name`, or kAbsent.
   uint32_t Find(std::string_view name) const;
+  // out[i] = Find(names[i]) for every i; `out` is as long as `names`.
+  void FindAll(std::span<const std::string_view> names, std::span<uint32_t> out) const;
 
  private:
   struct Slot {
-    uint64_t hash = 0;
+    uint32_t tag = 0;           // the hash's upper half
     uint32_t number = kAbsent;  // kAbsent: empty slot
+    uint32_t offset = 0;        // the name is names_[offset, offset + size)
+    uint32_t size = 0;
   };
 
-  std::string_view NameOf(uint32_t number) const {
-    return std::string_view(names_).substr(offsets_[number],
-                                           offsets_[number + 1] - offsets_[number]);
-  }
+  // The slot `hash` starts probing at.
+  size_t Home(uint64_t hash) const { return hash & mask_; }
+  // The number of `name`, of hash `hash`, probing from Home(hash).
+  uint32_t Probe(std::string_view name, uint64_t hash) const;
 
   std::vector<Slot> slots_;
   uint64_t mask_ = 0;
-  std::string names_;              // every name, back to back
-  std::vector<uint32_t> offsets_;  // name i is names_[offsets_[i], offsets_[i + 1])
+  std::string names_;  // every name, back to back
 };
 
 }  // namespace gpusched
