@@ -29,6 +29,39 @@ TEST(NodeIndex, finds_every_name_and_nothing_else) {
 TEST(NodeIndex, empty_index_finds_nothing) {
   EXPECT_EQ(NodeIndex().Find("a"), NodeIndex::kAbsent);
   EXPECT_EQ(NodeIndex(std::span<const std::string_view>{}).Find("a"), NodeIndex::kAbsent);
+  std::vector<std::string_view> asked = {"a", ""};
+  std::vector<uint32_t> out(asked.size(), 0);
+  NodeIndex().FindAll(asked, out);
+  EXPECT_EQ(out, std::vector<uint32_t>(2, NodeIndex::kAbsent));
+}
+
+// Looked up in groups, a request's names get what one by one they would: known names in any order,
+// unknown ones, near misses and repeats, over group boundaries and a short last group.
+TEST(NodeIndex, finds_a_list_as_one_by_one) {
+  std::vector<std::string> owned;
+  for (int i = 0; i < 3000; ++i) owned.push_back("gpu-node-" + std::to_string(i));
+  std::vector<std::string_view> names(owned.begin(), owned.end());
+  NodeIndex index(names);
+  std::vector<std::string> asked_owned;
+  for (int i = 0; i < 1237; ++i) {
+    const int n = (i * 7919) % 3100;  // past 2999: unknown
+    asked_owned.push_back(i % 5 == 4 ? "gpu-node-" + std::to_string(n) + "x"
+                                     : "gpu-node-" + std::to_string(n));
+  }
+  asked_owned.push_back("gpu-node-0");
+  asked_owned.push_back("");
+  std::vector<std::string_view> asked(asked_owned.begin(), asked_owned.end());
+  std::vector<uint32_t> out(asked.size(), 0);
+  index.FindAll(asked, out);
+  size_t known = 0;
+  for (size_t i = 0; i < asked.size(); ++i) {
+    ASSERT_EQ(out[i], index.Find(asked[i])) << asked[i];
+    if (out[i] == NodeIndex::kAbsent) continue;
+    ASSERT_EQ(names[out[i]], asked[i]);
+    ++known;
+  }
+  EXPECT_GT(known, 900u);
+  EXPECT_LT(known, asked.size());
 }
 
 TEST(TextStore, kept_text_stays_put_as_the_store_grows) {
