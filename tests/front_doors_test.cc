@@ -8,6 +8,7 @@
 #include "gpusched/app/explain_command.h"
 #include "gpusched/app/inventory_choice.h"
 #include "gpusched/app/mig_advice_command.h"
+#include "gpusched/app/report_signals.h"
 #include "gpusched/app/serve_command.h"
 #include "gpusched/app/simulate_command.h"
 #include "gpusched/app/why_pending_command.h"
@@ -126,6 +127,71 @@ TEST(FrontDoors, the_sample_is_read_as_a_static_inventory) {
   EXPECT_FALSE(chosen.live());
   EXPECT_EQ(chosen.origin, "bundled sample cluster");
   EXPECT_FALSE(chosen.inventory.nodes.empty());
+}
+
+// The options of a report command made up for the test: the cluster view's flags alone.
+struct ProbeOptions {
+  ClusterViewOptions view;
+  static FlagSet Flags() {
+    FlagSet flags("gpusched probe", "gpusched probe [flags]", "A test's report.");
+    ClusterViewOptions::AddFlags(flags);
+    return flags;
+  }
+  static Validated<ProbeOptions> FromFlags(const FlagSet& flags) {
+    Validated<ProbeOptions> out;
+    out.value.view = out.problems.Take(ClusterViewOptions::FromFlags(flags));
+    return out;
+  }
+};
+struct ProbeReport {
+  bool cancelled = false;
+  std::string inventory;
+};
+
+// Every report command's door (capacity, why-pending): a report a signal cancelled is said so
+// with kCancelledExit and never printed; another names the inventory and exits as its printer
+// says; bad flags never reach the computation.
+TEST(FrontDoors, a_report_command_prints_what_was_not_cancelled) {
+  ::unsetenv("KUBERNETES_SERVICE_HOST");  // the bundled sample, never the in-cluster path
+  for (bool cancelled : {true, false}) {
+    bool computed = false;
+    std::string printed_inventory;
+    ::testing::internal::CaptureStderr();
+    int code = RunReportCommand<ProbeOptions>(
+        {}, "probe",
+        [&](const ProbeOptions&, const ClusterView& view, const Cancellation* cancellation) {
+          computed = true;
+          EXPECT_NE(view.snapshot, nullptr);
+          EXPECT_NE(cancellation, nullptr);
+          return ProbeReport{cancelled, ""};
+        },
+        [&](const ProbeOptions&, const ClusterView&, const ProbeReport& report) {
+          printed_inventory = report.inventory;
+          return 7;
+        });
+    std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(computed);
+    if (cancelled) {
+      EXPECT_EQ(code, kCancelledExit);
+      EXPECT_EQ(err, "gpusched: probe: cancelled by a signal\n");
+      EXPECT_TRUE(printed_inventory.empty());
+    } else {
+      EXPECT_EQ(code, 7) << err;
+      EXPECT_FALSE(printed_inventory.empty());
+    }
+  }
+  ::testing::internal::CaptureStderr();
+  bool computed = false;
+  int code = RunReportCommand<ProbeOptions>(
+      {"--sync-timeout", "never"}, "probe",
+      [&](const ProbeOptions&, const ClusterView&, const Cancellation*) {
+        computed = true;
+        return ProbeReport{};
+      },
+      [](const ProbeOptions&, const ClusterView&, const ProbeReport&) { return 0; });
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(code, kUsageExit);
+  EXPECT_FALSE(computed);
 }
 
 }  // namespace

@@ -59,30 +59,27 @@ Validated<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const FlagSe
 }
 
 int RunCapacityCommand(const std::vector<std::string>& args) {
-  ReportSignals signals;
-  CapacityCommandOptions options;
-  if (auto done = ReadCommandOptions(args, options)) return *done;
-  return RunCatchingInputErrors([&] {
-    ClusterView view = LoadClusterView(options.view);
-    CapacityOptions capacity;
-    capacity.pool_label = options.pool_label;
-    capacity.group_shapes = options.group_shapes;
-    capacity.cancellation = signals.Computing();
-    CapacityReport report = ComputeCapacity(*view.policy, *view.snapshot, capacity);
-    if (report.cancelled) {
-      PrintError("capacity: cancelled by a signal");
-      return kCancelledExit;
-    }
-    report.inventory = view.description;
-    if (!options.svg_path.empty()) {
-      std::ofstream file(options.svg_path, std::ios::binary | std::ios::trunc);
-      file << FormatCapacitySvg(report, *view.snapshot);
-      file.close();
-      if (!file) return Fail("--svg " + options.svg_path + ": cannot write the file");
-    }
-    std::cout << (options.json ? FormatCapacityJson(report) : FormatCapacityText(report));
-    return 0;
-  });
+  return RunReportCommand<CapacityCommandOptions>(
+      args, "capacity",
+      [](const CapacityCommandOptions& options, const ClusterView& view,
+         const Cancellation* cancellation) {
+        CapacityOptions capacity;
+        capacity.pool_label = options.pool_label;
+        capacity.group_shapes = options.group_shapes;
+        capacity.cancellation = cancellation;
+        return ComputeCapacity(*view.policy, *view.snapshot, capacity);
+      },
+      [](const CapacityCommandOptions& options, const ClusterView& view,
+         const CapacityReport& report) {
+        if (!options.svg_path.empty()) {
+          std::ofstream file(options.svg_path, std::ios::binary | std::ios::trunc);
+          file << FormatCapacitySvg(report, *view.snapshot);
+          file.close();
+          if (!file) return Fail("--svg " + options.svg_path + ": cannot write the file");
+        }
+        std::cout << (options.json ? FormatCapacityJson(report) : FormatCapacityText(report));
+        return 0;
+      });
 }
 
 }  // namespace gpusched

@@ -42,23 +42,20 @@ Validated<WhyPendingCommandOptions> WhyPendingCommandOptions::FromFlags(const Fl
 }
 
 int RunWhyPendingCommand(const std::vector<std::string>& args) {
-  ReportSignals signals;
-  WhyPendingCommandOptions options;
-  if (auto done = ReadCommandOptions(args, options)) return *done;
-  return RunCatchingInputErrors([&] {
-    ClusterView view = LoadClusterView(options.view);
-    WhyPendingOptions why;
-    why.max_pods = options.max_pods;
-    why.cancellation = signals.Computing();
-    WhyPendingReport report = ComputeWhyPending(*view.policy, *view.snapshot, why);
-    if (report.cancelled) {
-      PrintError("why-pending: cancelled by a signal");
-      return kCancelledExit;
-    }
-    report.inventory = view.description;
-    std::cout << (options.json ? FormatWhyPendingJson(report) : FormatWhyPendingText(report));
-    return 0;
-  });
+  return RunReportCommand<WhyPendingCommandOptions>(
+      args, "why-pending",
+      [](const WhyPendingCommandOptions& options, const ClusterView& view,
+         const Cancellation* cancellation) {
+        WhyPendingOptions why;
+        why.max_pods = options.max_pods;
+        why.cancellation = cancellation;
+        return ComputeWhyPending(*view.policy, *view.snapshot, why);
+      },
+      [](const WhyPendingCommandOptions& options, const ClusterView&,
+         const WhyPendingReport& report) {
+        std::cout << (options.json ? FormatWhyPendingJson(report) : FormatWhyPendingText(report));
+        return 0;
+      });
 }
 
 }  // namespace gpusched

@@ -6,11 +6,19 @@
 //
 // Construct it first in the command, before any other thread starts (the API client's do): it
 // blocks the signals in the calling thread so they reach its own (gpusched/cli/signal_shutdown.h).
+//
+// RunReportCommand is the whole front door of such a command, so each says only what it computes
+// and how it prints.
 #ifndef GPUSCHED_APP_REPORT_SIGNALS_H_
 #define GPUSCHED_APP_REPORT_SIGNALS_H_
 
 #include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "gpusched/app/cluster_view.h"
+#include "gpusched/app/command_line.h"
 #include "gpusched/cli/signal_shutdown.h"
 #include "gpusched/util/cancellation.h"
 
@@ -34,6 +42,30 @@ class ReportSignals {
   Cancellation cancellation_;  // declared first: outlives the signal thread
   SignalShutdown shutdown_;
 };
+
+// A one-shot report command from its arguments to its exit code: reads its Options (with a
+// `view` of ClusterViewOptions; ReadCommandOptions), loads the cluster view, computes the report
+// with `compute(options, view, cancellation)` and, unless a signal cancelled it (the report's
+// `cancelled`; then kCancelledExit, said as "<command>: cancelled by a signal"), names the
+// inventory in it (`inventory`) and prints it with `print(options, view, report)`, which returns
+// the exit code.
+template <class Options, class Compute, class Print>
+int RunReportCommand(const std::vector<std::string>& args, std::string_view command,
+                     Compute&& compute, Print&& print) {
+  ReportSignals signals;
+  Options options;
+  if (auto done = ReadCommandOptions(args, options)) return *done;
+  return RunCatchingInputErrors([&] {
+    ClusterView view = LoadClusterView(options.view);
+    auto report = compute(options, view, signals.Computing());
+    if (report.cancelled) {
+      PrintError(std::string(command) + ": cancelled by a signal");
+      return kCancelledExit;
+    }
+    report.inventory = view.description;
+    return print(options, view, report);
+  });
+}
 
 }  // namespace gpusched
 
