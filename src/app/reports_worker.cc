@@ -74,16 +74,20 @@ void ReportsWorker::Turn() {
 
 namespace {
 
-// Makes a Result with `fill`, stamps it with the snapshot's generation and the time it took,
-// publishes it and counts it; when `fill` throws, logs it under `what` and the last good result
-// stays, as it does when `fill` returns false (cancelled: the result is incomplete).
-template <class Result, class Fill>
-void PublishTimed(ReportSlot<Result>& out, const ClusterSnapshot& snapshot, const char* what,
-                  Fill&& fill) {
+// Computes a report with `compute()`, and unless it was cancelled (incomplete), names the inventory
+// in it, makes a Result of it with `fill(result)`, stamps it with the snapshot's generation and
+// the time it took, publishes it and counts it. When either throws, it is logged under `what`;
+// the last good result stays, as it does after a cancellation.
+template <class Result, class Compute, class Fill>
+void PublishTimed(ReportSlot<Result>& out, const ClusterSnapshot& snapshot,
+                  std::string_view inventory, const char* what, Compute&& compute, Fill&& fill) {
   try {
     auto start = std::chrono::steady_clock::now();
     auto result = std::make_shared<Result>();
-    if (!fill(*result)) return;
+    result->report = compute();
+    if (result->report.cancelled) return;
+    result->report.inventory = inventory;
+    fill(*result);
     result->generation = snapshot.generation();
     result->computed_at = std::chrono::steady_clock::now();
     result->compute_seconds = std::chrono::duration<double>(result->computed_at - start).count();
@@ -97,27 +101,29 @@ void PublishTimed(ReportSlot<Result>& out, const ClusterSnapshot& snapshot, cons
 }  // namespace
 
 void ReportsWorker::Compute(const ClusterSnapshot& snapshot, const Policy& policy) {
-  PublishTimed(capacity_, snapshot, "capacity", [&](CapacityResult& r) {
-    CapacityOptions options;
-    options.cancellation = &cancellation_;
-    r.report = ComputeCapacity(policy, snapshot, options);
-    if (r.report.cancelled) return false;
-    r.report.inventory = options_.description;
-    r.json = FormatCapacityJson(r.report);
-    CapacityGaugesOf(r.report, r.gauge_gpus, r.gauge_fits);
-    r.policy_digest = policy.digest();
-    return true;
-  });
-  PublishTimed(pending_, snapshot, "why-pending", [&](WhyPendingResult& r) {
-    WhyPendingOptions options;
-    options.cancellation = &cancellation_;
-    r.report = ComputeWhyPending(policy, snapshot, options);
-    if (r.report.cancelled) return false;
-    r.report.inventory = options_.description;
-    r.json = FormatWhyPendingJson(r.report);
-    WhyPendingGaugesOf(r.report, r.gauge_pods, r.gauge_oldest);
-    return true;
-  });
+  PublishTimed(
+      capacity_, snapshot, options_.description, "capacity",
+      [&] {
+        CapacityOptions options;
+        options.cancellation = &cancellation_;
+        return ComputeCapacity(policy, snapshot, options);
+      },
+      [&](CapacityResult& r) {
+        r.json = FormatCapacityJson(r.report);
+        CapacityGaugesOf(r.report, r.gauge_gpus, r.gauge_fits);
+        r.policy_digest = policy.digest();
+      });
+  PublishTimed(
+      pending_, snapshot, options_.description, "why-pending",
+      [&] {
+        WhyPendingOptions options;
+        options.cancellation = &cancellation_;
+        return ComputeWhyPending(policy, snapshot, options);
+      },
+      [](WhyPendingResult& r) {
+        r.json = FormatWhyPendingJson(r.report);
+        WhyPendingGaugesOf(r.report, r.gauge_pods, r.gauge_oldest);
+      });
 }
 
 HttpResponse ReportsWorker::ServeCapacity() const {
