@@ -8,7 +8,8 @@
 // proportional to them rather than to the cluster: during a backlog every answer that assumes a
 // pod publishes a snapshot in which one node changed. Classes left without nodes stay numbered,
 // so numbers only grow until Reset numbers afresh, which the builder does when its set of nodes
-// changes or when the numbering holds more empty classes than live ones (overgrown()). Numbers
+// changes or when empty classes pass 64 and a quarter of the live ones (overgrown()): each keeps
+// a node state alive. Numbers
 // are in first-seen order after Reset. Hashes may collide; content equality decides.
 // Not synchronized.
 #ifndef GPUSCHED_CLUSTER_CONTENT_CLASSES_H_
@@ -47,7 +48,7 @@ class ContentClasses {
   void Renumber(std::span<const NodePtr> nodes, std::span<const ContentHashes> hashes,
                 std::span<const uint32_t> changed);
 
-  // Whether more classes are empty than hold a node (and more than a few): time to Reset.
+  // Whether empty classes pass 64 and a quarter of the live ones: time to Reset.
   bool overgrown() const;
   const Numbers& numbers() const { return numbers_; }
 
