@@ -1,3 +1,7 @@
+// Longer than 500 lines: the ledger is the inventory's one writer, and what it keeps (nodes, pods
+// and their charges, assumptions, groups, the published states and their classes) changes
+// together under its one lock; the ideas of their own are in their own files (node_totals,
+// content_classes, pod_groups, dra_ledger).
 #include "gpusched/cluster/cluster_ledger.h"
 
 #include <algorithm>
@@ -469,7 +473,9 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     // Braced initializers run in order: the hashes are taken before the state moves in.
     PublishedNode published{.hashes = WholeDeviceContentHashes(*state), .state = std::move(state)};
     if (before != published_.end()) {
-      if (published_index_) replaced.push_back(published_index_->Find(name));
+      uint32_t at = published_index_ ? published_index_->Find(name) : NodeIndex::kAbsent;
+      if (at == NodeIndex::kAbsent) published_index_.reset();  // then numbered afresh
+      replaced.push_back(at);
       before->second = std::move(published);
     } else {
       published_.emplace(name, std::move(published));
