@@ -143,10 +143,14 @@ struct ProbeOptions {
     return out;
   }
 };
+struct ProbeSettings {
+  const Cancellation* cancellation = nullptr;
+};
 struct ProbeReport {
   bool cancelled = false;
   std::string inventory;
 };
+ProbeSettings NoSettings(const ProbeOptions&) { return {}; }
 
 // Every report command's door (capacity, why-pending): a report a signal cancelled is said so
 // with kCancelledExit and never printed; another names the inventory and exits as its printer
@@ -159,12 +163,13 @@ TEST(FrontDoors, a_report_command_prints_what_was_not_cancelled) {
     ::testing::internal::CaptureStderr();
     int code = RunReportCommand<ProbeOptions>(
         {}, "probe",
-        [&](const ProbeOptions&, const ClusterView& view, const Cancellation* cancellation) {
+        [&](const Policy&, const ClusterSnapshot& snapshot, const ProbeSettings& settings) {
           computed = true;
-          EXPECT_NE(view.snapshot, nullptr);
-          EXPECT_NE(cancellation, nullptr);
+          EXPECT_GT(snapshot.size(), 0u);
+          EXPECT_NE(settings.cancellation, nullptr);
           return ProbeReport{cancelled, ""};
         },
+        NoSettings,
         [&](const ProbeOptions&, const ClusterView&, const ProbeReport& report) {
           printed_inventory = report.inventory;
           return 7;
@@ -184,11 +189,11 @@ TEST(FrontDoors, a_report_command_prints_what_was_not_cancelled) {
   bool computed = false;
   int code = RunReportCommand<ProbeOptions>(
       {"--sync-timeout", "never"}, "probe",
-      [&](const ProbeOptions&, const ClusterView&, const Cancellation*) {
+      [&](const Policy&, const ClusterSnapshot&, const ProbeSettings&) {
         computed = true;
         return ProbeReport{};
       },
-      [](const ProbeOptions&, const ClusterView&, const ProbeReport&) { return 0; });
+      NoSettings, [](const ProbeOptions&, const ClusterView&, const ProbeReport&) { return 0; });
   ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(code, kUsageExit);
   EXPECT_FALSE(computed);

@@ -60,14 +60,10 @@ Validated<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const FlagSe
 
 int RunCapacityCommand(const std::vector<std::string>& args) {
   return RunReportCommand<CapacityCommandOptions>(
-      args, "capacity",
-      [](const CapacityCommandOptions& options, const ClusterView& view,
-         const Cancellation* cancellation) {
-        CapacityOptions capacity;
-        capacity.pool_label = options.pool_label;
-        capacity.group_shapes = options.group_shapes;
-        capacity.cancellation = cancellation;
-        return ComputeCapacity(*view.policy, *view.snapshot, capacity);
+      args, "capacity", ComputeCapacity,
+      [](const CapacityCommandOptions& options) {
+        return CapacityOptions{.pool_label = options.pool_label,
+                               .group_shapes = options.group_shapes};
       },
       [](const CapacityCommandOptions& options, const ClusterView& view,
          const CapacityReport& report) {

@@ -74,17 +74,20 @@ void ReportsWorker::Turn() {
 
 namespace {
 
-// Computes a report with `compute()`, and unless it was cancelled (incomplete), names the inventory
-// in it, makes a Result of it with `fill(result)`, stamps it with the snapshot's generation and
-// the time it took, publishes it and counts it. When either throws, it is logged under `what`;
-// the last good result stays, as it does after a cancellation.
-template <class Result, class Compute, class Fill>
-void PublishTimed(ReportSlot<Result>& out, const ClusterSnapshot& snapshot,
-                  std::string_view inventory, const char* what, Compute&& compute, Fill&& fill) {
+// Computes a report, `compute(policy, snapshot, options)` with `cancellation` set in the options,
+// and unless it was cancelled (incomplete), names the inventory in it, makes a Result of it with
+// `fill(result)`, stamps it with the snapshot's generation and the time it took, publishes it and
+// counts it. When either throws, it is logged under `what`; the last good result stays, as it
+// does after a cancellation.
+template <class Result, class Compute, class ComputeOptions, class Fill>
+void PublishTimed(ReportSlot<Result>& out, const Policy& policy, const ClusterSnapshot& snapshot,
+                  const Cancellation* cancellation, std::string_view inventory, const char* what,
+                  Compute&& compute, ComputeOptions options, Fill&& fill) {
   try {
     auto start = std::chrono::steady_clock::now();
     auto result = std::make_shared<Result>();
-    result->report = compute();
+    options.cancellation = cancellation;
+    result->report = compute(policy, snapshot, options);
     if (result->report.cancelled) return;
     result->report.inventory = inventory;
     fill(*result);
@@ -101,29 +104,18 @@ void PublishTimed(ReportSlot<Result>& out, const ClusterSnapshot& snapshot,
 }  // namespace
 
 void ReportsWorker::Compute(const ClusterSnapshot& snapshot, const Policy& policy) {
-  PublishTimed(
-      capacity_, snapshot, options_.description, "capacity",
-      [&] {
-        CapacityOptions options;
-        options.cancellation = &cancellation_;
-        return ComputeCapacity(policy, snapshot, options);
-      },
-      [&](CapacityResult& r) {
-        r.json = FormatCapacityJson(r.report);
-        CapacityGaugesOf(r.report, r.gauge_gpus, r.gauge_fits);
-        r.policy_digest = policy.digest();
-      });
-  PublishTimed(
-      pending_, snapshot, options_.description, "why-pending",
-      [&] {
-        WhyPendingOptions options;
-        options.cancellation = &cancellation_;
-        return ComputeWhyPending(policy, snapshot, options);
-      },
-      [](WhyPendingResult& r) {
-        r.json = FormatWhyPendingJson(r.report);
-        WhyPendingGaugesOf(r.report, r.gauge_pods, r.gauge_oldest);
-      });
+  const std::string_view inventory = options_.description;
+  PublishTimed(capacity_, policy, snapshot, &cancellation_, inventory, "capacity", ComputeCapacity,
+               CapacityOptions{}, [&](CapacityResult& r) {
+                 r.json = FormatCapacityJson(r.report);
+                 CapacityGaugesOf(r.report, r.gauge_gpus, r.gauge_fits);
+                 r.policy_digest = policy.digest();
+               });
+  PublishTimed(pending_, policy, snapshot, &cancellation_, inventory, "why-pending",
+               ComputeWhyPending, WhyPendingOptions{}, [](WhyPendingResult& r) {
+                 r.json = FormatWhyPendingJson(r.report);
+                 WhyPendingGaugesOf(r.report, r.gauge_pods, r.gauge_oldest);
+               });
 }
 
 HttpResponse ReportsWorker::ServeCapacity() const {

@@ -43,13 +43,9 @@ Validated<WhyPendingCommandOptions> WhyPendingCommandOptions::FromFlags(const Fl
 
 int RunWhyPendingCommand(const std::vector<std::string>& args) {
   return RunReportCommand<WhyPendingCommandOptions>(
-      args, "why-pending",
-      [](const WhyPendingCommandOptions& options, const ClusterView& view,
-         const Cancellation* cancellation) {
-        WhyPendingOptions why;
-        why.max_pods = options.max_pods;
-        why.cancellation = cancellation;
-        return ComputeWhyPending(*view.policy, *view.snapshot, why);
+      args, "why-pending", ComputeWhyPending,
+      [](const WhyPendingCommandOptions& options) {
+        return WhyPendingOptions{.max_pods = options.max_pods};
       },
       [](const WhyPendingCommandOptions& options, const ClusterView&,
          const WhyPendingReport& report) {

@@ -44,20 +44,22 @@ class ReportSignals {
 };
 
 // A one-shot report command from its arguments to its exit code: reads its Options (with a
-// `view` of ClusterViewOptions; ReadCommandOptions), loads the cluster view, computes the report
-// with `compute(options, view, cancellation)` and, unless a signal cancelled it (the report's
-// `cancelled`; then kCancelledExit, said as "<command>: cancelled by a signal"), names the
-// inventory in it (`inventory`) and prints it with `print(options, view, report)`, which returns
-// the exit code.
-template <class Options, class Compute, class Print>
+// `view` of ClusterViewOptions; ReadCommandOptions), loads the cluster view, computes the report,
+// `compute(policy, snapshot, settings(options))` with the signals' cancellation set in what
+// `settings` makes, and unless a signal cancelled it (the report's `cancelled`; then
+// kCancelledExit, said as "<command>: cancelled by a signal"), names the inventory in it
+// (`inventory`) and prints it with `print(options, view, report)`, which returns the exit code.
+template <class Options, class Compute, class Settings, class Print>
 int RunReportCommand(const std::vector<std::string>& args, std::string_view command,
-                     Compute&& compute, Print&& print) {
+                     Compute&& compute, Settings&& settings, Print&& print) {
   ReportSignals signals;
   Options options;
   if (auto done = ReadCommandOptions(args, options)) return *done;
   return RunCatchingInputErrors([&] {
     ClusterView view = LoadClusterView(options.view);
-    auto report = compute(options, view, signals.Computing());
+    auto compute_options = settings(options);
+    compute_options.cancellation = signals.Computing();
+    auto report = compute(*view.policy, *view.snapshot, compute_options);
     if (report.cancelled) {
       PrintError(std::string(command) + ": cancelled by a signal");
       return kCancelledExit;
