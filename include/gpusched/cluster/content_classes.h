@@ -9,9 +9,8 @@
 // pod publishes a snapshot in which one node changed. Classes left without nodes stay numbered,
 // so numbers only grow until Reset numbers afresh, which the builder does when its set of nodes
 // changes or when empty classes pass 64 and a quarter of the live ones (overgrown()): each keeps
-// a node state alive. Numbers
-// are in first-seen order after Reset. Hashes may collide; content equality decides.
-// Not synchronized.
+// a node state alive. Numbers are in first-seen order after Reset. Hashes may collide; content
+// equality decides. Not synchronized.
 #ifndef GPUSCHED_CLUSTER_CONTENT_CLASSES_H_
 #define GPUSCHED_CLUSTER_CONTENT_CLASSES_H_
 
