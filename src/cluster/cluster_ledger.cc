@@ -416,11 +416,6 @@ ClusterLedger::StatedSizeChange ClusterLedger::ReplaceStatedSizes(
 
 void ClusterLedger::KeepPublishedClasses(std::span<const uint32_t> replaced) {
   if (published_index_ && !published_classes_.overgrown()) {
-    for (uint32_t i : replaced) {
-      auto& node = published_.find(published_states_[i]->info.name)->second;
-      published_states_[i] = node.state;
-      published_hashes_[i] = node.hashes;
-    }
     published_classes_.Renumber(published_states_, published_hashes_, replaced);
     return;
   }
@@ -474,8 +469,13 @@ std::shared_ptr<const ClusterSnapshot> ClusterLedger::BuildSnapshot() {
     PublishedNode published{.hashes = WholeDeviceContentHashes(*state), .state = std::move(state)};
     if (before != published_.end()) {
       uint32_t at = published_index_ ? published_index_->Find(name) : NodeIndex::kAbsent;
-      if (at == NodeIndex::kAbsent) published_index_.reset();  // then numbered afresh
-      replaced.push_back(at);
+      if (at != NodeIndex::kAbsent) {  // in place; otherwise numbered afresh
+        published_states_[at] = published.state;
+        published_hashes_[at] = published.hashes;
+        replaced.push_back(at);
+      } else {
+        published_index_.reset();
+      }
       before->second = std::move(published);
     } else {
       published_.emplace(name, std::move(published));

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <tuple>
-#include <unordered_map>
 
 #include "gpusched/model/gpu_resources.h"
 

@@ -193,8 +193,9 @@ class ClusterLedger {
   // Per node name, what its counted pods hold (ChargePod): usage and counts; no NodeInfo.
   std::unordered_map<std::string, NodeState> usage_;
   std::set<std::string, std::less<>> dirty_;
-  // Brings published_states_, published_hashes_ and their classes up to published_: in place for
-  // the `replaced` positions while the names are those of the last snapshot, else afresh.
+  // Brings the classes of published_states_ up to date: renumbers the `replaced` positions (their
+  // states already put in place) while the names are those of the last snapshot, else rebuilds
+  // the states and hashes from published_ and numbers them afresh.
   void KeepPublishedClasses(std::span<const uint32_t> replaced);
   // The nodes of the last snapshot, each with its content hashes, computed when it changed.
   struct PublishedNode {
