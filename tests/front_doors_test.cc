@@ -63,7 +63,7 @@ TEST(FrontDoors, reading_the_flags_opens_no_file) {
   const std::string missing = "/nonexistent/gpusched-front-doors/cluster.yaml";
   auto capacity = Read<CapacityCommandOptions>({"--cluster", missing, "--policy", missing});
   ASSERT_TRUE(capacity.ok());
-  EXPECT_EQ(capacity.value.view.inventory.cluster, missing);
+  EXPECT_EQ(capacity.value.report.view.inventory.cluster, missing);
   EXPECT_TRUE(
       Read<ServeCommandOptions>({"--cluster", missing, "--tls-cert", missing, "--tls-key", missing})
           .ok());
@@ -73,11 +73,30 @@ TEST(FrontDoors, reading_the_flags_opens_no_file) {
   ASSERT_TRUE(simulate.ok());
   EXPECT_EQ(simulate.value.policy_names, std::vector<std::string>{missing});
   try {
-    ReadChosenInventory(capacity.value.view.inventory);
+    ReadChosenInventory(capacity.value.report.view.inventory);
     FAIL() << "a missing --cluster file was read";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), missing + " does not exist");
   }
+}
+
+// The report commands read their view, --json and "no arguments" with one reader: each says the
+// same about a positional argument in its own name, and --json means the same to each.
+TEST(FrontDoors, every_report_command_reads_its_view_and_json_alike) {
+  auto check = [](auto read, const std::string& command) {
+    auto plain = read(std::vector<std::string>{"--sync-timeout", "7"});
+    ASSERT_TRUE(plain.ok()) << command;
+    EXPECT_FALSE(plain.value.report.json) << command;
+    EXPECT_EQ(plain.value.report.view.sync_timeout, std::chrono::seconds(7)) << command;
+    auto json = read(std::vector<std::string>{"--json", "extra"});
+    EXPECT_TRUE(json.value.report.json) << command;
+    EXPECT_EQ(json.problems.lines(),
+              std::vector<std::string>{command + " takes no arguments: extra"});
+  };
+  check([](auto args) { return Read<CapacityCommandOptions>(args); }, "capacity");
+  check([](auto args) { return Read<WhyPendingCommandOptions>(args); }, "why-pending");
+  check([](auto args) { return Read<MigAdviceCommandOptions>(args); }, "mig-advice");
+  check([](auto args) { return Read<DefragPlanCommandOptions>(args); }, "defrag-plan");
 }
 
 // Serve and every one-shot command read the inventory flags with one reader: each refuses the
@@ -131,15 +150,11 @@ TEST(FrontDoors, the_sample_is_read_as_a_static_inventory) {
 
 // The options of a report command made up for the test: the cluster view's flags alone.
 struct ProbeOptions {
-  ClusterViewOptions view;
-  static FlagSet Flags() {
-    FlagSet flags("gpusched probe", "gpusched probe [flags]", "A test's report.");
-    ClusterViewOptions::AddFlags(flags);
-    return flags;
-  }
+  ReportOptions report;
+  static FlagSet Flags() { return ReportOptions::Flags("probe", "A test's report.", "text"); }
   static Validated<ProbeOptions> FromFlags(const FlagSet& flags) {
     Validated<ProbeOptions> out;
-    out.value.view = out.problems.Take(ClusterViewOptions::FromFlags(flags));
+    out.value.report = out.problems.Take(ReportOptions::FromFlags(flags, "probe"));
     return out;
   }
 };

@@ -13,15 +13,15 @@
 namespace gpusched {
 
 FlagSet CapacityCommandOptions::Flags() {
-  FlagSet flags(
-      "gpusched capacity", "gpusched capacity [flags]",
+  FlagSet flags = ReportOptions::Flags(
+      "capacity",
       "Shows what fits in the cluster now, per GPU product (and per node pool with --pool-label):\n"
       "GPUs total, allocated, idle and idle but fragmented (FGD's measure against the target\n"
       "workload), and how many more pods of each standard shape fit (1, 2, 4, 8 GPUs, one slice\n"
       "of every MIG profile offered, one gpu.shared replica), each shape counted alone, placed\n"
       "one by one through the same engine and policy as serve. Reads the inventory once; never\n"
-      "writes to the cluster.");
-  ClusterViewOptions::AddFlags(flags);
+      "writes to the cluster.",
+      "tables");
   flags
       .Add({"pool-label", "KEY", "",
             "also group nodes by this node label, nodes without it under (none); an nvidia.com/ "
@@ -30,7 +30,6 @@ FlagSet CapacityCommandOptions::Flags() {
             "multi-node jobs to count per topology domain: comma-separated NxG, N pods (1..4096) "
             "of G whole GPUs each (1..1024), such as 4x8,16x4; how many fit whole inside one "
             "domain of each topology level (gang-topology's levels)"})
-      .Add({"json", "", "false", "print one JSON object instead of tables"})
       .Add({"svg", "FILE", "",
             "also write a picture to FILE: every GPU node as a row of cells (allocated, idle, "
             "fragmented, MIG slices, shared replicas), grouped by product"});
@@ -39,11 +38,9 @@ FlagSet CapacityCommandOptions::Flags() {
 
 Validated<CapacityCommandOptions> CapacityCommandOptions::FromFlags(const FlagSet& flags) {
   Validated<CapacityCommandOptions> out;
-  CheckNoArguments(flags, "capacity", out.problems);
-  out.value = CapacityCommandOptions{out.problems.Take(ClusterViewOptions::FromFlags(flags)),
+  out.value = CapacityCommandOptions{out.problems.Take(ReportOptions::FromFlags(flags, "capacity")),
                                      flags.Get("pool-label"),
                                      {},
-                                     flags.Get("json") == "true",
                                      flags.Get("svg")};
   const std::string& pool_label = out.value.pool_label;
   if (!pool_label.empty() && !IsPinLabel(pool_label)) {
@@ -73,7 +70,7 @@ int RunCapacityCommand(const std::vector<std::string>& args) {
           file.close();
           if (!file) return Fail("--svg " + options.svg_path + ": cannot write the file");
         }
-        std::cout << (options.json ? FormatCapacityJson(report) : FormatCapacityText(report));
+        options.report.Print(report, FormatCapacityText, FormatCapacityJson);
         return 0;
       });
 }

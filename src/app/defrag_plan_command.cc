@@ -34,8 +34,8 @@ BudgetListing ReadBudgets(const ChosenInventory& chosen) {
 }  // namespace
 
 FlagSet DefragPlanCommandOptions::Flags() {
-  FlagSet flags(
-      "gpusched defrag-plan", "gpusched defrag-plan [flags]",
+  FlagSet flags = ReportOptions::Flags(
+      "defrag-plan",
       "For each GPU pod that waits because no node takes it, but one would if a few pods there\n"
       "moved: the fewest pods to move, where each would go and the GPUs that frees, judged by\n"
       "the same engine and policy as serve; for a pod group of known size that no topology\n"
@@ -43,20 +43,17 @@ FlagSet DefragPlanCommandOptions::Flags() {
       "pods of no higher priority, whose controller (ReplicaSet, StatefulSet) has a replica on\n"
       "another node, and whose PodDisruptionBudget allows it, are moved. Reads the inventory\n"
       "(and the budgets) once; never writes to the cluster: the plan is for a person or a\n"
-      "descheduler to act on.");
-  ClusterViewOptions::AddFlags(flags);
-  flags
-      .Add({"pod", "NS/NAME", "", "plan for this waiting pod only; default: every waiting GPU pod"})
-      .Add({"json", "", "false", "print one JSON object instead of text"});
+      "descheduler to act on.",
+      "text");
+  flags.Add(
+      {"pod", "NS/NAME", "", "plan for this waiting pod only; default: every waiting GPU pod"});
   return flags;
 }
 
 Validated<DefragPlanCommandOptions> DefragPlanCommandOptions::FromFlags(const FlagSet& flags) {
   Validated<DefragPlanCommandOptions> out;
-  CheckNoArguments(flags, "defrag-plan", out.problems);
   DefragPlanCommandOptions& o = out.value;
-  o.view = out.problems.Take(ClusterViewOptions::FromFlags(flags));
-  o.json = flags.Get("json") == "true";
+  o.report = out.problems.Take(ReportOptions::FromFlags(flags, "defrag-plan"));
   if (const std::string& pod = flags.Get("pod"); !pod.empty()) {
     const size_t slash = pod.find('/');
     if (slash == 0 || slash == std::string::npos || slash + 1 == pod.size() ||
@@ -74,7 +71,7 @@ int RunDefragPlanCommand(const std::vector<std::string>& args) {
   DefragPlanCommandOptions options;
   if (auto done = ReadCommandOptions(args, options)) return *done;
   return RunCatchingInputErrors([&] {
-    ClusterView view = LoadClusterView(options.view);
+    ClusterView view = LoadClusterView(options.report.view);
     BudgetListing budgets = ReadBudgets(view.chosen);
     const GpuPods& pods = view.snapshot->gpu_pods();
     std::vector<PodInfo> chosen;
@@ -95,7 +92,7 @@ int RunDefragPlanCommand(const std::vector<std::string>& args) {
         budgets.budgets);
     report.inventory = view.description;
     report.budgets_skipped = budgets.skipped;
-    std::cout << (options.json ? FormatDefragPlanJson(report) : FormatDefragPlanText(report));
+    options.report.Print(report, FormatDefragPlanText, FormatDefragPlanJson);
     return 0;
   });
 }

@@ -11,28 +11,25 @@
 namespace gpusched {
 
 FlagSet WhyPendingCommandOptions::Flags() {
-  FlagSet flags(
-      "gpusched why-pending", "gpusched why-pending [flags]",
+  FlagSet flags = ReportOptions::Flags(
+      "why-pending",
       "Shows the GPU pods waiting for a node (no node, not finished), grouped by shape and by\n"
       "the reason their scheduling fails on the nodes that came closest, the text their\n"
       "FailedScheduling events quote: gpusched's filter (the same engine and policy as serve),\n"
       "or kube-scheduler's own Insufficient where a node lacks the free GPU resource, on the\n"
       "nodes the pod's node selector and affinity allow. Reads the inventory once; never\n"
-      "writes to the cluster.");
-  ClusterViewOptions::AddFlags(flags);
-  flags.Add({"json", "", "false", "print one JSON object instead of the table"})
-      .Add({"max-pods", "N", std::to_string(WhyPendingOptions{}.max_pods),
-            "judge at most N pending pods, the oldest first; the others are counted by shape "
-            "as not judged"});
+      "writes to the cluster.",
+      "the table");
+  flags.Add({"max-pods", "N", std::to_string(WhyPendingOptions{}.max_pods),
+             "judge at most N pending pods, the oldest first; the others are counted by shape "
+             "as not judged"});
   return flags;
 }
 
 Validated<WhyPendingCommandOptions> WhyPendingCommandOptions::FromFlags(const FlagSet& flags) {
   Validated<WhyPendingCommandOptions> out;
-  CheckNoArguments(flags, "why-pending", out.problems);
   WhyPendingCommandOptions& o = out.value;
-  o.view = out.problems.Take(ClusterViewOptions::FromFlags(flags));
-  o.json = flags.Get("json") == "true";
+  o.report = out.problems.Take(ReportOptions::FromFlags(flags, "why-pending"));
   if (auto max_pods = ParseWholeNumber(flags.Get("max-pods"), 1, 1'000'000)) {
     o.max_pods = static_cast<size_t>(*max_pods);
   } else {
@@ -49,7 +46,7 @@ int RunWhyPendingCommand(const std::vector<std::string>& args) {
       },
       [](const WhyPendingCommandOptions& options, const ClusterView&,
          const WhyPendingReport& report) {
-        std::cout << (options.json ? FormatWhyPendingJson(report) : FormatWhyPendingText(report));
+        options.report.Print(report, FormatWhyPendingText, FormatWhyPendingJson);
         return 0;
       });
 }

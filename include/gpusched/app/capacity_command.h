@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/app/cluster_view.h"
+#include "gpusched/app/report_options.h"
 #include "gpusched/cli/flags.h"
 #include "gpusched/planning/capacity_topology.h"
 #include "gpusched/util/validated.h"
@@ -15,10 +15,9 @@
 namespace gpusched {
 
 struct CapacityCommandOptions {
-  ClusterViewOptions view;
+  ReportOptions report;    // the view and --json
   std::string pool_label;  // empty: no pools
   std::vector<GroupShape> group_shapes;
-  bool json = false;
   std::string svg_path;  // empty: no picture
 
   static FlagSet Flags();

@@ -9,17 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/app/cluster_view.h"
+#include "gpusched/app/report_options.h"
 #include "gpusched/cli/flags.h"
 #include "gpusched/util/validated.h"
 
 namespace gpusched {
 
 struct DefragPlanCommandOptions {
-  ClusterViewOptions view;
+  ReportOptions report;       // the view and --json
   std::string pod_namespace;  // with pod_name: plan for that pod only; empty: every waiting pod
   std::string pod_name;
-  bool json = false;
 
   static FlagSet Flags();
   // The options `flags` give, with every problem found in them; reads no file.

@@ -8,16 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/app/cluster_view.h"
+#include "gpusched/app/report_options.h"
 #include "gpusched/cli/flags.h"
 #include "gpusched/util/validated.h"
 
 namespace gpusched {
 
 struct MigAdviceCommandOptions {
-  ClusterViewOptions view;
+  ReportOptions report;         // the view and --json
   std::string mig_config_path;  // empty: the bundled layouts
-  bool json = false;
 
   static FlagSet Flags();
   // The options `flags` give, with every problem found in them; reads no file.

@@ -1,6 +1,6 @@
 // Process-wide settings of a process that serves the extender, made here once rather than by the
-// server objects, which a process may hold several of (the verbs, the operations and the reports listeners) and
-// which tests and benchmarks also create.
+// server objects, which a process may hold several of (the verbs, the operations and the reports
+// listeners) and which tests and benchmarks also create.
 //
 // SetUpServingProcess(), once at start, before other threads start or allocate: `gpusched serve`,
 // the tests' SampleServer and the benchmarks call it.

@@ -44,7 +44,7 @@ class ReportSignals {
 };
 
 // A one-shot report command from its arguments to its exit code: reads its Options (with a
-// `view` of ClusterViewOptions; ReadCommandOptions), loads the cluster view, computes the report,
+// `report` of ReportOptions; ReadCommandOptions), loads the cluster view, computes the report,
 // `compute(policy, snapshot, settings(options))` with the signals' cancellation set in what
 // `settings` makes, and unless a signal cancelled it (the report's `cancelled`; then
 // kCancelledExit, said as "<command>: cancelled by a signal"), names the inventory in it
@@ -56,7 +56,7 @@ int RunReportCommand(const std::vector<std::string>& args, std::string_view comm
   Options options;
   if (auto done = ReadCommandOptions(args, options)) return *done;
   return RunCatchingInputErrors([&] {
-    ClusterView view = LoadClusterView(options.view);
+    ClusterView view = LoadClusterView(options.report.view);
     auto compute_options = settings(options);
     compute_options.cancellation = signals.Computing();
     auto report = compute(*view.policy, *view.snapshot, compute_options);

@@ -8,16 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "gpusched/app/cluster_view.h"
+#include "gpusched/app/report_options.h"
 #include "gpusched/cli/flags.h"
 #include "gpusched/util/validated.h"
 
 namespace gpusched {
 
 struct WhyPendingCommandOptions {
-  ClusterViewOptions view;
-  bool json = false;
-  size_t max_pods = 0;  // pods judged at most (WhyPendingOptions::max_pods)
+  ReportOptions report;  // the view and --json
+  size_t max_pods = 0;   // pods judged at most (WhyPendingOptions::max_pods)
 
   static FlagSet Flags();
   // The options `flags` give, with every problem found in them; reads no file.
