@@ -20,6 +20,14 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// Each row of a report's gauge as one sample of `family`, its group and label under the label
+// names `group_key` and `label_key`.
+void WriteGaugeRows(SeriesWriter::Family family, const std::vector<GaugeRow>& rows,
+                    const std::string& group_key, const std::string& label_key) {
+  for (const GaugeRow& row : rows)
+    family.Add({{group_key, row.group}, {label_key, row.label}}, row.value);
+}
+
 // A result's JSON with two members in front: the CLI's JSON, plus where it stands; 503 with
 // `missing` before the first result.
 template <class Result>
@@ -130,29 +138,23 @@ HttpResponse ReportsWorker::ServeWhyPending() const {
 void ReportsWorker::WriteSeries(SeriesWriter& out) const {
   auto result = LatestCapacity();
   if (!result) return;
-  auto gpus = out.Gauge("gpusched_capacity_gpus",
-                        "GPU equivalents per product (at most 32, the rest as other) and state "
-                        "(total, allocated, idle, fragmented), from the last background capacity "
-                        "computation");
-  for (const auto& v : result->gauge_gpus) {
-    gpus.Add({{"product", v.group}, {"state", v.label}}, v.value);
-  }
-  auto fits = out.Gauge("gpusched_capacity_fits",
-                        "More pods of each standard shape that fit now, per product, from the "
-                        "last background capacity computation");
-  for (const auto& v : result->gauge_fits) {
-    fits.Add({{"product", v.group}, {"shape", v.label}}, v.value);
-  }
+  WriteGaugeRows(out.Gauge("gpusched_capacity_gpus",
+                           "GPU equivalents per product (at most 32, the rest as other) and state "
+                           "(total, allocated, idle, fragmented), from the last background "
+                           "capacity computation"),
+                 result->gauge_gpus, "product", "state");
+  WriteGaugeRows(out.Gauge("gpusched_capacity_fits",
+                           "More pods of each standard shape that fit now, per product, from the "
+                           "last background capacity computation"),
+                 result->gauge_fits, "product", "shape");
   auto pending = LatestWhyPending();
   if (!pending) return;
-  auto pods = out.Gauge(
-      "gpusched_pending_pods",
-      "GPU pods waiting for a node, by shape and by the reason their scheduling fails on the "
-      "best-looking nodes, as their FailedScheduling events quote it (at most 16 of each, the "
-      "rest as other), from the last background why-pending report");
-  for (const auto& v : pending->gauge_pods) {
-    pods.Add({{"shape", v.group}, {"reason", v.label}}, v.value);
-  }
+  WriteGaugeRows(
+      out.Gauge("gpusched_pending_pods",
+                "GPU pods waiting for a node, by shape and by the reason their scheduling fails "
+                "on the best-looking nodes, as their FailedScheduling events quote it (at most "
+                "16 of each, the rest as other), from the last background why-pending report"),
+      pending->gauge_pods, "shape", "reason");
   auto oldest = out.Gauge("gpusched_pending_oldest_seconds",
                           "How long the oldest pending GPU pod of each shape has waited");
   // The waits grew since the report: a scrape shows them as of now.
