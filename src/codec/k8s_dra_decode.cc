@@ -352,13 +352,28 @@ void ClaimStatus(value v, DraClaim& claim) {
   });
 }
 
-// Runs `each(key, value)` on the fields of metadata, spec and status of the object `o`.
-template <class Metadata, class Spec, class Status>
-void Sections(object o, Metadata&& metadata, Spec&& spec, Status&& status) {
+// What the DRA objects keep of their metadata (a slice and a class are cluster-scoped: no
+// namespace).
+struct ObjectMeta {
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+};
+
+// Reads the metadata of the object `o` into `meta`, and runs `spec(value)` and `status(value)` on
+// its spec and status.
+template <class Spec, class Status>
+void Sections(object o, ObjectMeta& meta, Spec&& spec, Status&& status) {
   for (field f : o) {
     std::string_view key = f.unescaped_key();
     if (key == "metadata") {
-      WithContext("metadata", [&] { ForFields(f.value(), metadata); });
+      WithContext("metadata", [&] {
+        ForFields(f.value(), [&](std::string_view field_key, value x) {
+          if (field_key == "namespace") meta.namespace_name = ScalarText(x);
+          if (field_key == "name") meta.name = ScalarText(x);
+          if (field_key == "uid") meta.uid = ScalarText(x);
+        });
+      });
     } else if (key == "spec") {
       WithContext("spec", [&] { spec(f.value()); });
     } else if (key == "status") {
@@ -367,18 +382,21 @@ void Sections(object o, Metadata&& metadata, Spec&& spec, Status&& status) {
   }
 }
 
+// The same, for an object whose status gpusched does not read.
+template <class Spec>
+void Sections(object o, ObjectMeta& meta, Spec&& spec) {
+  Sections(o, meta, spec, [](value) {});
+}
+
 }  // namespace
 }  // namespace dra_decode
 
 DraSlice DecodeDraSlice(simdjson::ondemand::object o) {
   using namespace dra_decode;  // NOLINT(google-build-using-namespace): this file's helpers
   DraSlice slice;
-  Sections(
-      o,
-      [&](std::string_view key, value x) {
-        if (key == "name") slice.name = ScalarText(x);
-      },
-      [&](value spec) { SliceSpec(spec, slice); }, [](value) {});
+  ObjectMeta meta;
+  Sections(o, meta, [&](value spec) { SliceSpec(spec, slice); });
+  slice.name = std::move(meta.name);
   // On-Demand reads forward only: the driver may come after the devices.
   if (!slice.devices.empty() && slice.driver.empty()) throw DecodeError("spec: driver: missing");
   for (size_t i = 0; i < slice.devices.size(); ++i) {
@@ -392,33 +410,27 @@ DraSlice DecodeDraSlice(simdjson::ondemand::object o) {
 DraClaim DecodeDraClaim(simdjson::ondemand::object o) {
   using namespace dra_decode;  // NOLINT(google-build-using-namespace)
   DraClaim claim;
+  ObjectMeta meta;
   Sections(
-      o,
-      [&](std::string_view key, value x) {
-        if (key == "namespace") claim.namespace_name = ScalarText(x);
-        if (key == "name") claim.name = ScalarText(x);
-        if (key == "uid") claim.uid = ScalarText(x);
-      },
-      [&](value spec) { ClaimSpec(spec, claim); },
+      o, meta, [&](value spec) { ClaimSpec(spec, claim); },
       [&](value status) { ClaimStatus(status, claim); });
+  claim.namespace_name = std::move(meta.namespace_name);
+  claim.name = std::move(meta.name);
+  claim.uid = std::move(meta.uid);
   return claim;
 }
 
 DraDeviceClass DecodeDraDeviceClass(simdjson::ondemand::object o) {
   using namespace dra_decode;  // NOLINT(google-build-using-namespace)
   DraDeviceClass device_class;
-  Sections(
-      o,
-      [&](std::string_view key, value x) {
-        if (key == "name") device_class.name = ScalarText(x);
-      },
-      [&](value spec) {
-        ForFields(spec, [&](std::string_view key, value x) {
-          if (key == "selectors") device_class.selectors = Selectors(x);
-          if (key == "extendedResourceName") device_class.extended_resource_name = ScalarText(x);
-        });
-      },
-      [](value) {});
+  ObjectMeta meta;
+  Sections(o, meta, [&](value spec) {
+    ForFields(spec, [&](std::string_view key, value x) {
+      if (key == "selectors") device_class.selectors = Selectors(x);
+      if (key == "extendedResourceName") device_class.extended_resource_name = ScalarText(x);
+    });
+  });
+  device_class.name = std::move(meta.name);
   return device_class;
 }
 
