@@ -103,16 +103,24 @@ std::string ReadWhole(const std::string& path) {
 
 constexpr int64_t kLimit = int64_t{1} << 40;
 
+// A node or a pod of the current row with the columns both lists have: its name (in
+// `name_column`), CPU and memory.
+template <class Record>
+Record ReadCommon(CsvRows& rows, const std::string& name_column) {
+  Record record;
+  record.name = rows.Text(name_column);
+  record.cpu_milli = rows.Int("cpu_milli", 0, kLimit);
+  record.memory_mib = rows.Int("memory_mib", 0, kLimit);
+  return record;
+}
+
 }  // namespace
 
 std::vector<TraceNode> ParseOpenbNodes(std::string_view csv, const std::string& source) {
   CsvRows rows(csv, source);
   std::vector<TraceNode> nodes;
   while (rows.Next()) {
-    TraceNode n;
-    n.name = rows.Text("sn");
-    n.cpu_milli = rows.Int("cpu_milli", 0, kLimit);
-    n.memory_mib = rows.Int("memory_mib", 0, kLimit);
+    TraceNode n = ReadCommon<TraceNode>(rows, "sn");
     n.gpus = static_cast<int32_t>(rows.Int("gpu", 0, 64));
     n.model = rows.Text("model");
     if (n.gpus > 0 && n.model.empty()) rows.Fail("model", "empty for a node with GPUs");
@@ -126,10 +134,7 @@ std::vector<TracePod> ParseOpenbPods(std::string_view csv, const std::string& so
   bool has_spec = rows.Has("gpu_spec");
   std::vector<TracePod> pods;
   while (rows.Next()) {
-    TracePod p;
-    p.name = rows.Text("name");
-    p.cpu_milli = rows.Int("cpu_milli", 0, kLimit);
-    p.memory_mib = rows.Int("memory_mib", 0, kLimit);
+    TracePod p = ReadCommon<TracePod>(rows, "name");
     p.num_gpu = static_cast<int32_t>(rows.Int("num_gpu", 0, 64));
     p.gpu_milli = rows.Int("gpu_milli", 0, 1000);
     if (p.num_gpu > 1 && p.gpu_milli != 1000)

@@ -148,10 +148,19 @@ std::vector<DomainSpec> ReadDomains(ScenarioReader& r, const YAML::Node& list,
   return out;
 }
 
+// A node or a pod with what templates and mixes spell alike, CPU, memory and extra resources, read
+// (their GPUs are counted apart).
+template <class Record>
+Record ReadCommon(ScenarioReader& r, const YAML::Node& t, const std::string& key, Sizes sizes) {
+  Record record;
+  record.cpu_milli = sizes.cpu_milli;
+  record.memory_mib = sizes.memory_mib;
+  record.resources = r.Resources(t["resources"], key + ".resources");
+  return record;
+}
+
 TraceNode ReadNode(ScenarioReader& r, const YAML::Node& t, const std::string& key, Sizes sizes) {
-  TraceNode node;
-  node.cpu_milli = sizes.cpu_milli;
-  node.memory_mib = sizes.memory_mib;
+  TraceNode node = ReadCommon<TraceNode>(r, t, key, sizes);
   node.gpus = sizes.gpus;
   if (t["product"]) node.model = r.Text(t["product"], key + ".product");
   if (const YAML::Node& labels = t["labels"]) {
@@ -161,15 +170,12 @@ TraceNode ReadNode(ScenarioReader& r, const YAML::Node& t, const std::string& ke
                                r.Text(kv.second, key + ".labels." + kv.first.Scalar()));
     }
   }
-  node.resources = r.Resources(t["resources"], key + ".resources");
   if (node.gpus > 0 && node.model.empty()) r.Fail(t, key + ".product", "is required with gpus");
   return node;
 }
 
 TracePod ReadPod(ScenarioReader& r, const YAML::Node& t, const std::string& key, Sizes sizes) {
-  TracePod pod;
-  pod.cpu_milli = sizes.cpu_milli;
-  pod.memory_mib = sizes.memory_mib;
+  TracePod pod = ReadCommon<TracePod>(r, t, key, sizes);
   pod.num_gpu = sizes.gpus;
   pod.gpu_milli = pod.num_gpu > 0 ? 1000 : 0;
   if (t["gpuMilli"]) {
@@ -180,7 +186,6 @@ TracePod ReadPod(ScenarioReader& r, const YAML::Node& t, const std::string& key,
     if (!products.IsSequence()) r.Fail(products, key + ".products", "must be a list of products");
     for (const auto& p : products) pod.gpu_spec.push_back(r.Text(p, key + ".products"));
   }
-  pod.resources = r.Resources(t["resources"], key + ".resources");
   if (const YAML::Node& job = t["job"]) {
     r.Keys(job, key + ".job", {"pods", "sizeKnown"});
     pod.group_pods = static_cast<int32_t>(r.Int(job["pods"], key + ".job.pods", 1, kMaxGroupSize));
