@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 namespace gpusched::flags_test {
 namespace {
 
@@ -50,6 +52,62 @@ TEST(Flags, help_lists_every_flag_with_its_default) {
   for (const char* s : {"--listen ADDR", "--verbose", "--extra NAME", "127.0.0.1:1", "--help"}) {
     EXPECT_NE(help.find(s), std::string::npos) << s;
   }
+}
+
+// A table declares what Add would: name, value name, default (none without "=") and the help
+// joined from its indented lines, in the table's order.
+TEST(Flags, a_table_declares_what_add_does) {
+  FlagSet f("tool run", "tool run [flags]", "Runs.");
+  f.AddTable(R"(
+--listen ADDR = 127.0.0.1:1
+    where
+--verbose
+    more output, said
+      over two lines
+
+--extra NAME
+    more
+)");
+  FlagSet g = Make();
+  ASSERT_EQ(f.specs().size(), g.specs().size());
+  for (size_t i = 0; i < f.specs().size(); ++i) {
+    const FlagSpec& a = f.specs()[i];
+    const FlagSpec& b = g.specs()[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.value_name, b.value_name);
+    EXPECT_EQ(a.default_value, b.default_value);
+  }
+  EXPECT_EQ(f.specs()[1].help, "more output, said over two lines");
+  EXPECT_EQ(f.specs()[2].help, "more");
+  FlagSet b("tool run", "tool run [flags]", "Runs.");
+  b.AddTable("--json = false\n    print JSON\n");
+  EXPECT_EQ(b.specs()[0].value_name, "");
+  EXPECT_EQ(b.specs()[0].default_value, "false");
+}
+
+// A malformed table is the source's mistake: it throws, naming the command and the line.
+TEST(Flags, a_malformed_table_names_its_line) {
+  auto problem = [](std::string_view table) {
+    FlagSet f("tool run", "tool run [flags]", "Runs.");
+    try {
+      f.AddTable(table);
+    } catch (const std::logic_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(problem("    help first\n"), "flag table of tool run: line 1: help before any flag");
+  EXPECT_EQ(problem("--a\n    a\nb\n"),
+            "flag table of tool run: line 3: an entry starts with --NAME");
+  EXPECT_EQ(problem("--a\n--b\n    b\n"), "flag table of tool run: line 1: --a has no help");
+  EXPECT_EQ(problem("--a X = 1 2\n    a\n"),
+            "flag table of tool run: line 1: a default is one word after =");
+  EXPECT_EQ(problem("--a X Y\n    a\n"),
+            "flag table of tool run: line 1: expected --NAME [VALUE] [= DEFAULT]");
+  EXPECT_EQ(problem("--\n    a\n"),
+            "flag table of tool run: line 1: expected --NAME [VALUE] [= DEFAULT]");
+  EXPECT_EQ(problem("--a\n    a\n--b =\n    b\n"),
+            "flag table of tool run: line 3: a default is one word after =");
 }
 
 TEST(FlagValues, numbers_take_the_whole_text_or_nothing) {

@@ -14,9 +14,12 @@ namespace gpusched {
 
 void ClusterViewOptions::AddFlags(FlagSet& flags) {
   InventoryChoice::AddFlags(flags, InventoryUse::kListOnce);
-  flags.Add({"policy", "FILE", "", "policy file; default: the built-in default policy"})
-      .Add({"sync-timeout", "SECONDS", "60",
-            "with an API server: how long to wait for the first complete lists"});
+  flags.AddTable(R"(
+--policy FILE
+    policy file; default: the built-in default policy
+--sync-timeout SECONDS = 60
+    with an API server: how long to wait for the first complete lists
+)");
 }
 
 Validated<ClusterViewOptions> ClusterViewOptions::FromFlags(const FlagSet& flags) {

@@ -45,8 +45,10 @@ FlagSet DefragPlanCommandOptions::Flags() {
       "(and the budgets) once; never writes to the cluster: the plan is for a person or a\n"
       "descheduler to act on.",
       "text");
-  flags.Add(
-      {"pod", "NS/NAME", "", "plan for this waiting pod only; default: every waiting GPU pod"});
+  flags.AddTable(R"(
+--pod NS/NAME
+    plan for this waiting pod only; default: every waiting GPU pod
+)");
   return flags;
 }
 

@@ -15,16 +15,22 @@ FlagSet ExplainCommandOptions::Flags() {
       "Shows how gpusched would place a pod: for every node of the inventory, the verdict,\n"
       "the reason, each plugin's score and weight, the extender score; then the ranking.\n"
       "It runs the same engine and policy as serve.");
-  flags.Add({"pod", "FILE", "",
-             "the pod, YAML or JSON (a v1.Pod; apiVersion and kind may be left out, as in the "
-             "Pod of an extender request)"});
+  flags.AddTable(R"(
+--pod FILE
+    the pod, YAML or JSON (a v1.Pod; apiVersion and kind may be left out, as in the Pod of an
+    extender request)
+)");
   ClusterViewOptions::AddFlags(flags);
-  flags.Add({"output", "FORMAT", "text", "text or json"})
-      .Add({"blend", "MODE", "",
-            "also show what kube-scheduler adds: least-allocated (its default profile) or "
-            "most-allocated NodeResourcesFit, BalancedAllocation and the extender's score x "
-            "weight x 10, and the node it would pick"})
-      .Add({"extender-weight", "W", "5", "the extender's weight with --blend (the README's 5)"});
+  flags.AddTable(R"(
+--output FORMAT = text
+    text or json
+--blend MODE
+    also show what kube-scheduler adds: least-allocated (its default profile) or most-allocated
+    NodeResourcesFit, BalancedAllocation and the extender's score x weight x 10, and the node it
+    would pick
+--extender-weight W = 5
+    the extender's weight with --blend (the README's 5)
+)");
   return flags;
 }
 

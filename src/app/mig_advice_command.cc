@@ -21,9 +21,11 @@ FlagSet MigAdviceCommandOptions::Flags() {
       "ready-to-run kubectl label lines, each with the demand it serves. Reads the inventory\n"
       "once; never writes to the cluster.",
       "text");
-  flags.Add({"mig-config", "FILE", "",
-             "the MIG manager's layouts (mig-parted v1: version, mig-configs); default: the "
-             "bundled defaults for A100-40GB, A100-80GB and H100-80GB"});
+  flags.AddTable(R"(
+--mig-config FILE
+    the MIG manager's layouts (mig-parted v1: version, mig-configs); default: the bundled defaults
+    for A100-40GB, A100-80GB and H100-80GB
+)");
   return flags;
 }
 

@@ -216,39 +216,38 @@ FlagSet SchedulerConfigCommandOptions::Flags() {
       "unlisted one skips gpusched's filter): the MIG profiles NVIDIA documents (A30 to B200),\n"
       "plus, with --kubeconfig or --cluster, every GPU resource the cluster's nodes advertise.\n"
       "Reads the cluster once; never writes to it. docs/install.md says where the file goes.");
-  flags
-      .Add({"install", "INSTALL", "kubeadm",
-            "where gpusched runs: kubeadm (manifests/kubeadm: every control-plane node's "
-            "loopback, http://127.0.0.1:8888), service (manifests/base: the Service's ClusterIP, "
-            "read from the cluster), service-tls (manifests/tls: the same over mutual TLS on "
-            "8443), second-scheduler (the sidecar of manifests/second-scheduler)"})
-      .Add({"registration", "KIND", "recommended",
-            "recommended (a binding filter entry for GPU pods and an ignorable prioritize entry "
-            "for every pod), gpu-pods (one filter entry for GPU pods: with the shipped "
-            "filterBestOnly policy its answer is the ranking), gpu-pods-ranked (filter and "
-            "prioritize for GPU pods), all-pods (every pod filtered and bound by gpusched)"})
-      .Add({"url", "URL", "",
-            "the address kube-scheduler calls (urlPrefix), instead of the install's"})
-      .Add({"service", "NAMESPACE/NAME", "gpusched/gpusched",
-            "gpusched's Service, whose ClusterIP --install service and service-tls read"})
-      .Add({"tls-dir", "DIR", "",
-            "with an https --url: where kube-scheduler finds ca.crt, client.crt and client.key; "
-            "default for service-tls: /etc/kubernetes/gpusched"})
-      .Add({"scheduler-kubeconfig", "PATH", "",
-            "clientConnection.kubeconfig of kube-scheduler (it ignores its --kubeconfig flag "
-            "once it reads a configuration file); in-cluster for the pod's service account, "
-            "none to write no clientConnection; default: /etc/kubernetes/scheduler.conf, "
-            "in-cluster for the second scheduler"})
-      .Add({"scheduler-name", "NAME", "",
-            "write one profile of this name (pods opt in with spec.schedulerName); default: "
-            "gpusched for the second scheduler, else the default profile"})
-      .Add({"lease", "NAMESPACE/NAME", "",
-            "leader election on this Lease; default: gpusched-scheduler/gpusched-scheduler for "
-            "the second scheduler, else kube-scheduler's own"})
-      .Add({"resources", "WHICH", "both",
-            "GPU resources to manage: known (nvidia.com/gpu, .shared and every documented MIG "
-            "profile), cluster (those the nodes advertise, and the policy's gpuResources), or "
-            "both"});
+  flags.AddTable(R"(
+--install INSTALL = kubeadm
+    where gpusched runs: kubeadm (manifests/kubeadm: every control-plane node's loopback,
+    http://127.0.0.1:8888), service (manifests/base: the Service's ClusterIP, read from the
+    cluster), service-tls (manifests/tls: the same over mutual TLS on 8443), second-scheduler (the
+    sidecar of manifests/second-scheduler)
+--registration KIND = recommended
+    recommended (a binding filter entry for GPU pods and an ignorable prioritize entry for every
+    pod), gpu-pods (one filter entry for GPU pods: with the shipped filterBestOnly policy its
+    answer is the ranking), gpu-pods-ranked (filter and prioritize for GPU pods), all-pods (every
+    pod filtered and bound by gpusched)
+--url URL
+    the address kube-scheduler calls (urlPrefix), instead of the install's
+--service NAMESPACE/NAME = gpusched/gpusched
+    gpusched's Service, whose ClusterIP --install service and service-tls read
+--tls-dir DIR
+    with an https --url: where kube-scheduler finds ca.crt, client.crt and client.key; default for
+    service-tls: /etc/kubernetes/gpusched
+--scheduler-kubeconfig PATH
+    clientConnection.kubeconfig of kube-scheduler (it ignores its --kubeconfig flag once it reads a
+    configuration file); in-cluster for the pod's service account, none to write no
+    clientConnection; default: /etc/kubernetes/scheduler.conf, in-cluster for the second scheduler
+--scheduler-name NAME
+    write one profile of this name (pods opt in with spec.schedulerName); default: gpusched for the
+    second scheduler, else the default profile
+--lease NAMESPACE/NAME
+    leader election on this Lease; default: gpusched-scheduler/gpusched-scheduler for the second
+    scheduler, else kube-scheduler's own
+--resources WHICH = both
+    GPU resources to manage: known (nvidia.com/gpu, .shared and every documented MIG profile),
+    cluster (those the nodes advertise, and the policy's gpuResources), or both
+)");
   ClusterViewOptions::AddFlags(flags);
   return flags;
 }

@@ -216,108 +216,103 @@ FlagSet ServeCommandOptions::Flags() {
       "gpusched serve", "gpusched serve [flags]",
       "Serves the kube-scheduler extender API (filter, prioritize) over HTTP for the GPUs of an\n"
       "inventory: the file named by --cluster, or the bundled sample cluster.");
-  f.Add({"listen", "HOST:PORT", "127.0.0.1:8888", "address to listen on"});
+  f.AddTable(R"(
+--listen HOST:PORT = 127.0.0.1:8888
+    address to listen on
+)");
   InventoryChoice::AddFlags(f, InventoryUse::kWatch);
-  f.Add({"url-prefix", "PATH", "",
-         "path before the verbs; match the urlPrefix path of the "
-         "KubeSchedulerConfiguration extender"})
-      .Add({"filter-verb", "VERB", "filter",
-            "route of the filter call: POST <url-prefix>/<VERB>; one path segment"})
-      .Add({"prioritize-verb", "VERB", "prioritize",
-            "route of the prioritize call: POST <url-prefix>/<VERB>; one path segment, not the "
-            "filter verb"})
-      .Add({"max-body-bytes", "QUANTITY", "64Mi",
-            "largest request body accepted (at most 4Gi), counted after chunked decoding; larger "
-            "ones get HTTP 413 and are read no further; lowered to --max-inflight-body-bytes "
-            "when over it"})
-      .Add({"max-inflight-body-bytes", "QUANTITY", "256Mi",
-            "request bytes held at once across all connections past each request's first 4Ki "
-            "(headers; bodies as they arrive, or whole once Content-Length announces them); a "
-            "request that would pass it gets HTTP 503 and its connection is closed; requests "
-            "over 1Mi may not take the last eighth (less as one body of --max-body-bytes needs), "
-            "kept for probes and small requests"})
-      .Add({"threads", "N", "8",
-            "HTTP worker threads; a thread serves one request at a time, idle connections hold "
-            "none"})
-      .Add({"keep-alive-timeout", "SECONDS", "150",
-            "idle keep-alive connections are closed after this; keep above kube-scheduler's 90"})
-      .Add({"request-timeout", "SECONDS", "10",
-            "a request (TLS handshake included) must arrive whole within this of its first "
-            "byte, and its answer be taken within it; else the connection is closed"})
-      .Add({"not-ready-wait", "MILLISECONDS", "1000",
-            "a filter call that arrives while the inventory's first lists are on their way "
-            "waits up to this for them before answering 503 (prioritize answers at once); keep "
-            "below the filter entry's httpTimeout"})
-      .Add({"max-connections", "N", "10000",
-            "open connections at most (also bounded by the open-file limit); beyond it the "
-            "longest-idle connection is closed for a new one"})
-      .Add({"assume-ttl", "SECONDS", "30",
-            "with --kubeconfig or in a cluster: how long a pod counts on the node gpusched "
-            "expects it bound to (its best-ranked) before the watch confirms it; 0 disables"})
-      .Add({"workload-half-life", "SECONDS", "3600",
-            "with --kubeconfig or in a cluster: half-life of the observed pod shapes in the "
-            "target workload fragmentation is measured against"})
-      .Add({"placeholders", "BOOL", "false",
-            "with --kubeconfig or in a cluster: create placeholder pods for pending GPU pods "
-            "that only gpusched refuses, so cluster-autoscaler and Karpenter add a node for "
-            "them (manifests/autoscaling/; the policy's autoscaling.placeholders); one replica "
-            "writes, the holder of the Lease gpusched-placeholders"})
-      .Add({"placeholder-namespace", "NAMESPACE", "",
-            "namespace of the placeholders' Lease; empty: $POD_NAMESPACE, else gpusched"})
-      .Add({"watch-list", "BOOL", "true",
-            "with --kubeconfig or in a cluster: make each initial sync one watch stream "
-            "(sendInitialEvents, as client-go's informers do) where the API server offers it; a "
-            "server that does not is listed in pages, as with false"})
-      .Add({"dra-inventory", "BOOL", "true",
-            "with --kubeconfig or in a cluster: list and watch resourceslices, resourceclaims "
-            "and deviceclasses (resource.k8s.io/v1, Kubernetes 1.34+), so GPUs published as DRA "
-            "devices count and pods' claims are placed; false on older control planes, which "
-            "serve none of them"})
-      .Add({"group-size-inventory", "BOOL", "true",
-            "with --kubeconfig or in a cluster: list and watch the objects that state a pod "
-            "group's size (batch/v1 jobs; podgroups and workloads of scheduling.k8s.io, "
-            "scheduling.volcano.sh, scheduling.run.ai and scheduling.x-k8s.io), so a job whose "
-            "pods state no size is placed whole; kinds the cluster does not serve are retried "
-            "quietly"})
-      .Add({"policy", "FILE", "",
-            "scheduling policy (YAML); reloaded when the file changes; "
-            "default: the built-in default policy"})
-      .Add({"policy-reload-interval", "SECONDS", "2", "how often the policy file is checked"})
-      .Add({"log-level", "LEVEL", "info",
-            "trace, debug, info, warn, error or off; debug logs one "
-            "line per decision"})
-      .Add({"log-format", "FORMAT", "text",
-            "text (control characters in messages escaped), or json for one JSON object per line"})
-      .Add({"tls-cert", "FILE", "",
-            "serve HTTPS with this PEM certificate (and chain); re-read "
-            "when the file changes"})
-      .Add({"tls-key", "FILE", "", "PEM private key of --tls-cert"})
-      .Add({"client-ca", "FILE", "",
-            "require a client certificate signed by this PEM CA bundle "
-            "(mutual TLS, so only kube-scheduler may call); needs "
-            "--tls-cert"})
-      .Add({"tls-reload-interval", "SECONDS", "10", "how often the TLS files are checked"})
-      .Add({"ops-listen", "HOST:PORT", "",
-            "also serve /healthz, /readyz, /metrics, /capacity and /why-pending over plain "
-            "HTTP here (for probes and Prometheus when the main "
-            "listener requires client certificates); /metrics and the reports are built at "
-            "most two at a time, so the probes always find a thread"})
-      .Add({"report-interval", "SECONDS", "30",
-            "with --ops-listen or --reports-listen: /capacity, /why-pending and their gauges are "
-            "computed again at most this often, when the inventory or the policy changed"})
-      .Add({"reports-listen", "HOST:PORT", "",
-            "serve /capacity and /why-pending (which name the cluster's pods and namespaces) "
-            "over plain HTTP here instead of on --ops-listen, so that a NetworkPolicy can admit "
-            "Prometheus to the ops port and nobody to this one (kubectl port-forward still "
-            "reaches it)"})
-      .Add({"webhook-listen", "HOST:PORT", "",
-            "serve the mutating admission webhook (POST /mutate-pods) over HTTPS here: it writes "
-            "each GPU pod's hard rules into its required node affinity, so cluster-autoscaler "
-            "and Karpenter see them (manifests/autoscaling/); needs --webhook-tls-cert and "
-            "--webhook-tls-key"})
-      .Add({"webhook-tls-cert", "FILE", "",
-            "PEM certificate (and chain) of the webhook listener; re-read when the file changes"})
-      .Add({"webhook-tls-key", "FILE", "", "PEM private key of --webhook-tls-cert"});
+  f.AddTable(R"(
+--url-prefix PATH
+    path before the verbs; match the urlPrefix path of the KubeSchedulerConfiguration extender
+--filter-verb VERB = filter
+    route of the filter call: POST <url-prefix>/<VERB>; one path segment
+--prioritize-verb VERB = prioritize
+    route of the prioritize call: POST <url-prefix>/<VERB>; one path segment, not the filter verb
+--max-body-bytes QUANTITY = 64Mi
+    largest request body accepted (at most 4Gi), counted after chunked decoding; larger ones get
+    HTTP 413 and are read no further; lowered to --max-inflight-body-bytes when over it
+--max-inflight-body-bytes QUANTITY = 256Mi
+    request bytes held at once across all connections past each request's first 4Ki (headers;
+    bodies as they arrive, or whole once Content-Length announces them); a request that would pass
+    it gets HTTP 503 and its connection is closed; requests over 1Mi may not take the last eighth
+    (less as one body of --max-body-bytes needs), kept for probes and small requests
+--threads N = 8
+    HTTP worker threads; a thread serves one request at a time, idle connections hold none
+--keep-alive-timeout SECONDS = 150
+    idle keep-alive connections are closed after this; keep above kube-scheduler's 90
+--request-timeout SECONDS = 10
+    a request (TLS handshake included) must arrive whole within this of its first byte, and its
+    answer be taken within it; else the connection is closed
+--not-ready-wait MILLISECONDS = 1000
+    a filter call that arrives while the inventory's first lists are on their way waits up to this
+    for them before answering 503 (prioritize answers at once); keep below the filter entry's
+    httpTimeout
+--max-connections N = 10000
+    open connections at most (also bounded by the open-file limit); beyond it the longest-idle
+    connection is closed for a new one
+--assume-ttl SECONDS = 30
+    with --kubeconfig or in a cluster: how long a pod counts on the node gpusched expects it bound
+    to (its best-ranked) before the watch confirms it; 0 disables
+--workload-half-life SECONDS = 3600
+    with --kubeconfig or in a cluster: half-life of the observed pod shapes in the target workload
+    fragmentation is measured against
+--placeholders BOOL = false
+    with --kubeconfig or in a cluster: create placeholder pods for pending GPU pods that only
+    gpusched refuses, so cluster-autoscaler and Karpenter add a node for them
+    (manifests/autoscaling/; the policy's autoscaling.placeholders); one replica writes, the holder
+    of the Lease gpusched-placeholders
+--placeholder-namespace NAMESPACE
+    namespace of the placeholders' Lease; empty: $POD_NAMESPACE, else gpusched
+--watch-list BOOL = true
+    with --kubeconfig or in a cluster: make each initial sync one watch stream (sendInitialEvents,
+    as client-go's informers do) where the API server offers it; a server that does not is listed
+    in pages, as with false
+--dra-inventory BOOL = true
+    with --kubeconfig or in a cluster: list and watch resourceslices, resourceclaims and
+    deviceclasses (resource.k8s.io/v1, Kubernetes 1.34+), so GPUs published as DRA devices count
+    and pods' claims are placed; false on older control planes, which serve none of them
+--group-size-inventory BOOL = true
+    with --kubeconfig or in a cluster: list and watch the objects that state a pod group's size
+    (batch/v1 jobs; podgroups and workloads of scheduling.k8s.io, scheduling.volcano.sh,
+    scheduling.run.ai and scheduling.x-k8s.io), so a job whose pods state no size is placed whole;
+    kinds the cluster does not serve are retried quietly
+--policy FILE
+    scheduling policy (YAML); reloaded when the file changes; default: the built-in default policy
+--policy-reload-interval SECONDS = 2
+    how often the policy file is checked
+--log-level LEVEL = info
+    trace, debug, info, warn, error or off; debug logs one line per decision
+--log-format FORMAT = text
+    text (control characters in messages escaped), or json for one JSON object per line
+--tls-cert FILE
+    serve HTTPS with this PEM certificate (and chain); re-read when the file changes
+--tls-key FILE
+    PEM private key of --tls-cert
+--client-ca FILE
+    require a client certificate signed by this PEM CA bundle (mutual TLS, so only kube-scheduler
+    may call); needs --tls-cert
+--tls-reload-interval SECONDS = 10
+    how often the TLS files are checked
+--ops-listen HOST:PORT
+    also serve /healthz, /readyz, /metrics, /capacity and /why-pending over plain HTTP here (for
+    probes and Prometheus when the main listener requires client certificates); /metrics and the
+    reports are built at most two at a time, so the probes always find a thread
+--report-interval SECONDS = 30
+    with --ops-listen or --reports-listen: /capacity, /why-pending and their gauges are computed
+    again at most this often, when the inventory or the policy changed
+--reports-listen HOST:PORT
+    serve /capacity and /why-pending (which name the cluster's pods and namespaces) over plain HTTP
+    here instead of on --ops-listen, so that a NetworkPolicy can admit Prometheus to the ops port
+    and nobody to this one (kubectl port-forward still reaches it)
+--webhook-listen HOST:PORT
+    serve the mutating admission webhook (POST /mutate-pods) over HTTPS here: it writes each GPU
+    pod's hard rules into its required node affinity, so cluster-autoscaler and Karpenter see them
+    (manifests/autoscaling/); needs --webhook-tls-cert and --webhook-tls-key
+--webhook-tls-cert FILE
+    PEM certificate (and chain) of the webhook listener; re-read when the file changes
+--webhook-tls-key FILE
+    PEM private key of --webhook-tls-cert
+)");
   return f;
 }
 

@@ -48,68 +48,73 @@ FlagSet SimulateCommandOptions::Flags() {
       "gpusched's engine, and reports unallocated and fragmented GPU against arrived workload and\n"
       "the GPU allocated after the last pod. Policies: " +
           names + ", or a policy file.");
-  flags.Add({"nodes", "CSV", "", "cluster: an openb node list (sn,cpu_milli,memory_mib,gpu,model)"})
-      .Add({"pods", "CSV", "",
-            "workload: an openb pod list "
-            "(name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec...])"})
-      .Add({"scenario", "FILE", "",
-            "cluster and workload from a scenario YAML (node templates with GFD "
-            "labels and MIG resources, pod mixes) instead of --nodes and --pods; "
-            "examples in bench/scenarios/"})
-      .Add({"policy", "NAME[,NAME...]", "fgd,gpusched",
-            "policies to compare: built-in names or policy files"})
-      .Add({"seeds", "LIST", "42-51", "seeds, as a range 42-51 or a list 42,43"})
-      .Add({"jobs", "N", "2", "runs simulated in parallel"})
-      .Add({"tune", "X", "1.3", "workload size as a multiple of the cluster's GPU capacity"})
-      .Add({"order", "MODE", "shuffle",
-            "arrival order: shuffle (FGD's: name-sorted, shuffled per seed, extended with "
-            "clones) or trace (the file's order, as created, cut where the GPUs asked reach "
-            "--tune times the capacity; no clones)"})
-      .Add({"blend", "MODE", "",
-            "model a real kube-scheduler v1.26 with the policy registered as an extender: node "
-            "sampling (--percentage-of-nodes-to-score), NodeResourcesFit filter (pods, cpu, "
-            "memory, GPUs), then per node NodeResourcesFit least-allocated (the default profile) "
-            "or most-allocated (nvidia.com/gpu 5, cpu 1, memory 1) plus BalancedAllocation plus "
-            "the extender's 0..10 score x weight x 10; ties broken per pod unless --tie-break "
-            "says otherwise; policy none: no extender"})
-      .Add({"extender-weight", "W", "1", "the extender's weight in --blend mode"})
-      .Add({"extender-filter", "PODS", "gpu",
-            "in --blend mode, the pods the extender's filter judges: gpu (a filter entry with "
-            "managedResources, as the README registers it) or all"})
-      .Add({"extender-prioritize", "PODS", "all",
-            "in --blend mode, the pods the extender's score counts for: all (a prioritize "
-            "entry without managedResources, as the README registers it) or gpu"})
-      .Add({"extender-filter-top", "BOOL", "false",
-            "in --blend mode, the extender's filter passes only "
-            "its best-scored nodes (as a policy with "
-            "filterBestOnly: true does anyway)"})
-      .Add({"learn-workload", "BOOL", "false",
-            "in --blend mode, the extender learns the workload from the pods arrived so far, as "
-            "the live server does from its watch (pins not seen yet are unknown); otherwise it "
-            "knows every pod's shape from the first"})
-      .Add({"dra", "BOOL", "false",
-            "with --blend, GPU pods ask for their GPUs through ResourceClaims (Kubernetes 1.34 "
-            "DRA, NVIDIA's DRA driver) instead of nvidia.com/gpu: kube-scheduler's "
-            "DynamicResources takes the lowest-index free devices of the chosen node (first "
-            "fit), a share takes a whole device (and arrives as one), an extender entry with "
-            "managedResources (--extender-filter gpu, the README's) is not called for them, "
-            "most-allocated's nvidia.com/gpu weight counts nothing; the extender's prioritize "
-            "still ranks every pod; policy none is kube-scheduler alone with DRA; claims' CEL "
-            "selectors and MIG devices are not modelled"})
-      .Add({"percentage-of-nodes-to-score", "N", "",
-            "kube-scheduler's percentageOfNodesToScore (0..100): nodes are filtered from a "
-            "rotating start until this share of them is found feasible (at least 100), and "
-            "only those are scored; 0 is its adaptive default (50% minus 1 point per 125 nodes, "
-            "at least 5%); default: 0 in --blend mode, 100 (every node) otherwise"})
-      .Add({"tie-break", "MODE", "",
-            "override how equal scores are broken: node-order (one seeded node "
-            "order per run, the paper's behaviour) or per-pod (a fresh draw per "
-            "pod, as kube-scheduler); default: per-pod for random, else node-order"})
-      .Add({"out-json", "FILE", "", "write the report (policies, per-seed figures) as JSON"})
-      .Add({"out-csv", "FILE", "",
-            "write the curves (policy, seed, arrived %, allocated %, ...) as CSV"})
-      .Add({"out-svg", "FILE", "", "plot unallocated GPU against arrived workload as SVG"})
-      .Add({"progress", "BOOL", "true", "show a progress bar on stderr"});
+  flags.AddTable(R"(
+--nodes CSV
+    cluster: an openb node list (sn,cpu_milli,memory_mib,gpu,model)
+--pods CSV
+    workload: an openb pod list (name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec...])
+--scenario FILE
+    cluster and workload from a scenario YAML (node templates with GFD labels and MIG resources,
+    pod mixes) instead of --nodes and --pods; examples in bench/scenarios/
+--policy NAME[,NAME...] = fgd,gpusched
+    policies to compare: built-in names or policy files
+--seeds LIST = 42-51
+    seeds, as a range 42-51 or a list 42,43
+--jobs N = 2
+    runs simulated in parallel
+--tune X = 1.3
+    workload size as a multiple of the cluster's GPU capacity
+--order MODE = shuffle
+    arrival order: shuffle (FGD's: name-sorted, shuffled per seed, extended with clones) or trace
+    (the file's order, as created, cut where the GPUs asked reach --tune times the capacity; no
+    clones)
+--blend MODE
+    model a real kube-scheduler v1.26 with the policy registered as an extender: node sampling
+    (--percentage-of-nodes-to-score), NodeResourcesFit filter (pods, cpu, memory, GPUs), then per
+    node NodeResourcesFit least-allocated (the default profile) or most-allocated (nvidia.com/gpu
+    5, cpu 1, memory 1) plus BalancedAllocation plus the extender's 0..10 score x weight x 10; ties
+    broken per pod unless --tie-break says otherwise; policy none: no extender
+--extender-weight W = 1
+    the extender's weight in --blend mode
+--extender-filter PODS = gpu
+    in --blend mode, the pods the extender's filter judges: gpu (a filter entry with
+    managedResources, as the README registers it) or all
+--extender-prioritize PODS = all
+    in --blend mode, the pods the extender's score counts for: all (a prioritize entry without
+    managedResources, as the README registers it) or gpu
+--extender-filter-top BOOL = false
+    in --blend mode, the extender's filter passes only its best-scored nodes (as a policy with
+    filterBestOnly: true does anyway)
+--learn-workload BOOL = false
+    in --blend mode, the extender learns the workload from the pods arrived so far, as the live
+    server does from its watch (pins not seen yet are unknown); otherwise it knows every pod's
+    shape from the first
+--dra BOOL = false
+    with --blend, GPU pods ask for their GPUs through ResourceClaims (Kubernetes 1.34 DRA, NVIDIA's
+    DRA driver) instead of nvidia.com/gpu: kube-scheduler's DynamicResources takes the lowest-index
+    free devices of the chosen node (first fit), a share takes a whole device (and arrives as one),
+    an extender entry with managedResources (--extender-filter gpu, the README's) is not called for
+    them, most-allocated's nvidia.com/gpu weight counts nothing; the extender's prioritize still
+    ranks every pod; policy none is kube-scheduler alone with DRA; claims' CEL selectors and MIG
+    devices are not modelled
+--percentage-of-nodes-to-score N
+    kube-scheduler's percentageOfNodesToScore (0..100): nodes are filtered from a rotating start
+    until this share of them is found feasible (at least 100), and only those are scored; 0 is its
+    adaptive default (50% minus 1 point per 125 nodes, at least 5%); default: 0 in --blend mode,
+    100 (every node) otherwise
+--tie-break MODE
+    override how equal scores are broken: node-order (one seeded node order per run, the paper's
+    behaviour) or per-pod (a fresh draw per pod, as kube-scheduler); default: per-pod for random,
+    else node-order
+--out-json FILE
+    write the report (policies, per-seed figures) as JSON
+--out-csv FILE
+    write the curves (policy, seed, arrived %, allocated %, ...) as CSV
+--out-svg FILE
+    plot unallocated GPU against arrived workload as SVG
+--progress BOOL = true
+    show a progress bar on stderr
+)");
   return flags;
 }
 

@@ -1,7 +1,10 @@
 #include "gpusched/cli/flags.h"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
+#include <sstream>
+#include <stdexcept>
 
 namespace gpusched {
 
@@ -10,6 +13,49 @@ FlagSet::FlagSet(std::string command, std::string usage, std::string summary)
 
 FlagSet& FlagSet::Add(FlagSpec spec) {
   specs_.push_back(std::move(spec));
+  return *this;
+}
+
+FlagSet& FlagSet::AddTable(std::string_view table) {
+  auto fail = [&](size_t line, const std::string& problem) {
+    throw std::logic_error("flag table of " + command_ + ": line " + std::to_string(line) + ": " +
+                           problem);
+  };
+  std::optional<FlagSpec> open;
+  size_t open_line = 0;
+  auto close = [&] {
+    if (!open) return;
+    if (open->help.empty()) fail(open_line, "--" + open->name + " has no help");
+    Add(std::move(*open));
+    open.reset();
+  };
+  std::istringstream lines{std::string(table)};
+  std::string line;
+  for (size_t number = 1; std::getline(lines, line); ++number) {
+    const size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    if (first > 0) {
+      if (!open) fail(number, "help before any flag");
+      open->help += (open->help.empty() ? "" : " ") + line.substr(first);
+      continue;
+    }
+    if (!line.starts_with("--")) fail(number, "an entry starts with --NAME");
+    close();
+    std::istringstream words(line);
+    std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+    FlagSpec spec{w[0].substr(2), "", "", ""};
+    size_t i = 1;
+    if (i < w.size() && w[i] != "=") spec.value_name = w[i++];
+    if (i < w.size() && w[i] == "=") {
+      if (i + 2 != w.size()) fail(number, "a default is one word after =");
+      spec.default_value = w[i + 1];
+      i = w.size();
+    }
+    if (i != w.size() || spec.name.empty()) fail(number, "expected --NAME [VALUE] [= DEFAULT]");
+    open = std::move(spec);
+    open_line = number;
+  }
+  close();
   return *this;
 }
 

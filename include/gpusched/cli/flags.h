@@ -2,11 +2,23 @@
 // arguments and to print --help, so the two never disagree.
 //
 // Accepts --name value, --name=value, and bare --name for boolean flags. Not synchronized.
+//
+// A command declares its flags as a table in the shape --help prints them (AddTable), so a flag's
+// name, value, default and help read as one entry:
+//
+//   --listen HOST:PORT = 127.0.0.1:8888
+//       address to listen on; the help goes on over as many indented lines as it takes
+//   --json = false
+//       a boolean flag: no value name
+//
+// An entry is "--NAME [VALUE] [= DEFAULT]" at the start of a line, then its help on the indented
+// lines below, joined by single spaces. A default is one word; without "=" it is empty.
 #ifndef GPUSCHED_CLI_FLAGS_H_
 #define GPUSCHED_CLI_FLAGS_H_
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusched/util/validated.h"
@@ -25,6 +37,9 @@ class FlagSet {
   FlagSet(std::string command, std::string usage, std::string summary);
 
   FlagSet& Add(FlagSpec spec);
+  // Adds the flags of `table`, in its order. A malformed table is a mistake in gpusched's own
+  // source, not in the input: it throws std::logic_error naming the command and the line.
+  FlagSet& AddTable(std::string_view table);
   // Parses `args` (without the program and subcommand names). Returns the problem that stopped it
   // (an unknown flag, a missing value: what follows cannot be read reliably), none on success.
   // "--help" sets help_requested().
