@@ -30,6 +30,7 @@
 #include "gpusched/codec/admission_codec.h"
 #include "gpusched/metrics/series_writer.h"
 #include "gpusched/policy/policy.h"
+#include "gpusched/util/enum_count.h"
 #include "gpusched/util/published.h"
 
 namespace gpusched {
@@ -50,7 +51,7 @@ enum class MutationResult {
   kNodeNameSet,
   kBadRequest,
 };
-inline constexpr size_t kMutationResults = 12;
+inline constexpr size_t kMutationResults = EnumCount(MutationResult::kBadRequest);
 std::string_view ToString(MutationResult r);
 
 struct Mutation {

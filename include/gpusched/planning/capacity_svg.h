@@ -26,6 +26,7 @@
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/planning/capacity.h"
+#include "gpusched/util/enum_count.h"
 
 namespace gpusched {
 
@@ -33,15 +34,15 @@ inline constexpr size_t kSvgMaxCellsPerNode = 64;
 inline constexpr size_t kSvgNameChars = 28;
 
 enum class SvgCell : uint8_t {
-  kAllocated,
-  kIdle,
-  kFragmented,
-  kMigAllocated,
-  kMigFree,
-  kSharedAllocated,
-  kSharedFree,
+  kAllocated,        // a whole GPU a pod holds
+  kIdle,             // a whole GPU free, of use to the target workload
+  kFragmented,       // a whole GPU free that FGD counts as fragmented
+  kMigAllocated,     // a MIG slice a pod holds
+  kMigFree,          // a MIG slice free
+  kSharedAllocated,  // a time-slicing or MPS replica a pod holds
+  kSharedFree,       // a replica free
 };
-inline constexpr size_t kSvgCellKinds = 7;
+inline constexpr size_t kSvgCellKinds = EnumCount(SvgCell::kSharedFree);
 // The CSS class of a cell kind in the SVG ("a", "i", "f", "ma", "mf", "sa", "sf").
 std::string_view SvgCellClass(SvgCell kind);
 

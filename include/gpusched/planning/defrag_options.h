@@ -8,22 +8,14 @@
 
 namespace gpusched {
 
-inline constexpr size_t kMaxDefragCandidatesPerNode = 16;
-inline constexpr size_t kMaxDefragMoves = 8;
-inline constexpr size_t kMaxDefragSubsetChecks = 20000;
-inline constexpr size_t kMaxDefragDestinationTrials = 64;
-inline constexpr size_t kMaxDefragWaiting = 100;
-inline constexpr size_t kMaxDefragDomainMoves = 32;
-inline constexpr size_t kMaxDefragDomains = 256;
-
 struct DefragOptions {
-  size_t max_moves = kMaxDefragMoves;
-  size_t max_candidates_per_node = kMaxDefragCandidatesPerNode;
-  size_t max_subset_checks = kMaxDefragSubsetChecks;
-  size_t max_destination_trials = kMaxDefragDestinationTrials;
-  size_t max_waiting = kMaxDefragWaiting;
-  size_t max_domain_moves = kMaxDefragDomainMoves;  // per domain plan
-  size_t max_domains = kMaxDefragDomains;           // domains judged per pod group
+  size_t max_moves = 8;                 // pods moved by one single-node plan
+  size_t max_candidates_per_node = 16;  // movable pods considered on one target node
+  size_t max_subset_checks = 20000;     // single-node filter checks per waiting pod
+  size_t max_destination_trials = 64;   // nodes tried as the destination of one moved pod
+  size_t max_waiting = 100;             // waiting pods planned for, by priority then age
+  size_t max_domain_moves = 32;         // pods moved by one domain plan
+  size_t max_domains = 256;             // domains judged per pod group
 };
 
 }  // namespace gpusched

@@ -28,7 +28,7 @@
 //
 // Search, per waiting pod: the target nodes in order of fewest movable pods (they promise the
 // fewest moves, and a plan found early caps the search on the others), then node order. On each,
-// its movable pods, at most kMaxDefragCandidatesPerNode, those holding most of the resources the
+// its movable pods, at most max_candidates_per_node, those holding most of the resources the
 // waiting pod asks for first (then most GPUs, then by namespace/name); a node the pod would not fit
 // even with all of them gone is dropped after one check. Then subsets of growing size up to
 // max_moves, never past the size of the best plan so far: a size whose `size` first pods (those
