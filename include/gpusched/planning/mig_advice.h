@@ -65,6 +65,7 @@
 
 namespace gpusched {
 
+// Pending pods read at most; the demand of those past it is not counted.
 inline constexpr size_t kMaxAdvicePods = 100000;
 // Nodes with more GPUs than this are not advised (real MIG nodes have 8).
 inline constexpr int64_t kMaxMigAdviceGpusPerNode = 64;

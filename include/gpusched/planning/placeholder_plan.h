@@ -46,8 +46,11 @@
 
 namespace gpusched {
 
+// Nodes a placeholder's NotIn list names at most: a pod refused on more gets none (counted).
 inline constexpr size_t kMaxExcludedNodes = 500;
+// Placeholders a plan asks to create at most; the next pass creates more.
 inline constexpr size_t kMaxCreatesPerPass = 10;
+// Pending pods a plan judges at most, the oldest first.
 inline constexpr size_t kMaxJudgedPods = 500;
 
 // Whether `pod` is a placeholder (carries kPlaceholderLabel and is named after its value).
