@@ -4,10 +4,12 @@
 // docs/architecture.md stands verbatim in the file it names, its recipes for adding a plugin, a
 // command and a metric name files and helpers that exist and, followed for a throwaway command and
 // metric, lead to what the checks of a real one look for (the plugin recipe is followed in
-// plugin_entry_test), every command has its front door, and a source file past 500 lines says why.
+// plugin_entry_test), every command has its front door, and a source file past 500 lines and a
+// function past 100 say why.
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -137,6 +139,116 @@ TEST(DeveloperDocs, the_recipes_name_files_and_helpers_that_exist) {
   auto [metric_files, metric_helpers] = CheckRecipe("Adding a metric");
   EXPECT_GE(metric_files, 6);
   EXPECT_GE(metric_helpers, 6);
+}
+
+// `source` with its comments and literals (raw strings too) blanked to spaces, newlines kept, so
+// that its braces can be counted.
+std::string CodeOnly(const std::string& source) {
+  std::string out = source;
+  auto blank = [&](size_t from, size_t to) {
+    for (size_t k = from; k < std::min(to, out.size()); ++k) {
+      if (out[k] != '\n') out[k] = ' ';
+    }
+  };
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  size_t i = 0;
+  while (i < source.size()) {
+    size_t end = i + 1;
+    if (source.compare(i, 2, "//") == 0) {
+      end = std::min(source.find('\n', i), source.size());
+    } else if (source.compare(i, 2, "/*") == 0) {
+      end = std::min(source.find("*/", i), source.size() - 2) + 2;
+    } else if (source.compare(i, 2, "R\"") == 0 && (i == 0 || !word_char(source[i - 1]))) {
+      size_t open = source.find('(', i);
+      std::string close = ")" + source.substr(i + 2, open - i - 2) + "\"";
+      end = std::min(source.find(close, open), source.size()) + close.size();
+    } else if (source[i] == '"' ||
+               (source[i] == '\'' && (i == 0 || !std::isxdigit(static_cast<unsigned char>(
+                                                    source[i - 1]))))) {  // not 1'000
+      end = i + 1;
+      while (end < source.size() && source[end] != source[i]) end += source[end] == '\\' ? 2 : 1;
+      ++end;
+    } else {
+      ++i;
+      continue;
+    }
+    blank(i, end);
+    i = end;
+  }
+  return out;
+}
+
+// The functions of `source` longer than `limit` lines whose body does not start by saying why
+// ("// Longer than <limit> lines"), as "line N: M lines". A function is an outermost brace that
+// follows a parameter list (after qualifiers such as const or override) that belongs to no if,
+// for, while, switch, catch or lambda.
+std::vector<std::string> LongFunctions(const std::string& source, size_t limit) {
+  const std::string code = CodeOnly(source);
+  static const std::regex kHead(
+      R"(\)\s*(?:(?:const|override|noexcept|final|mutable)\s*|->\s*[\w:<>,*& ]+)*$)");
+  static const std::regex kNotFunction(R"((?:\b(?:if|for|while|switch|catch)|\])\s*$)");
+  std::vector<std::string> found;
+  std::vector<std::pair<bool, size_t>> open;  // (a function's body, its first line)
+  bool in_function = false;
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (code[i] == '{') {
+      bool function = false;
+      if (!in_function) {
+        std::string before = code.substr(i >= 400 ? i - 400 : 0, i >= 400 ? 400 : i);
+        std::smatch head;
+        if (std::regex_search(before, head, kHead)) {
+          // The parameter list's '(' and what stands before it.
+          size_t at = static_cast<size_t>(head.position(0)) + 1;  // past its closing paren
+          for (int depth = 0; at-- > 0;) {
+            if (before[at] == ')') ++depth;
+            if (before[at] == '(' && --depth == 0) break;
+          }
+          function = at < before.size() && !std::regex_search(before.substr(0, at), kNotFunction);
+        }
+      }
+      size_t line = static_cast<size_t>(std::count(code.begin(), code.begin() + i, '\n')) + 1;
+      open.emplace_back(function, line);
+      in_function = in_function || function;
+    } else if (code[i] == '}' && !open.empty()) {
+      auto [function, first] = open.back();
+      open.pop_back();
+      if (!function) continue;
+      in_function = false;
+      size_t last = static_cast<size_t>(std::count(code.begin(), code.begin() + i, '\n')) + 1;
+      size_t line_start = 0;  // of the body's first line, the one after the brace's
+      for (size_t l = 0; l < first; ++l) line_start = source.find('\n', line_start) + 1;
+      std::string top = source.substr(line_start, source.find('\n', line_start) - line_start);
+      const std::string why = "// Longer than " + std::to_string(limit) + " lines";
+      if (last - first + 1 > limit && top.find(why) == std::string::npos) {
+        found.push_back("line " + std::to_string(first) + ": " + std::to_string(last - first + 1) +
+                        " lines");
+      }
+    }
+  }
+  return found;
+}
+
+// Past 100 lines a function says why on its first line: "// Longer than 100 lines: ...". The
+// detector itself is checked on a sample first, so that a detector that finds nothing fails.
+TEST(DeveloperDocs, a_function_over_100_lines_says_why_at_its_top) {
+  auto body = [](size_t lines) {
+    std::string text;
+    for (size_t i = 0; i < lines; ++i) text += "  Step(\"}\", '{');  // {\n";
+    return text;
+  };
+  const std::string sample = "int Short() {\n" + body(3) + "}\nvoid Long(int a) const {\n" +
+                             body(120) + "}\nvoid Said() {\n  // Longer than 100 lines: a table\n" +
+                             body(120) + "}\nvoid Loops() {\n  for (int i : v) {\n" + body(50) +
+                             "  }\n  auto f = [&](int x) {\n" + body(50) + "  };\n}\n";
+  EXPECT_EQ(LongFunctions(sample, 100),
+            (std::vector<std::string>{"line 6: 122 lines", "line 251: 106 lines"}));
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kRoot / "src")) {
+    std::string ext = entry.path().extension().string();
+    if (ext != ".cc" && ext != ".h") continue;
+    EXPECT_EQ(LongFunctions(testing::ReadFile(entry.path().string()), 100),
+              std::vector<std::string>{})
+        << entry.path();
+  }
 }
 
 // Past 500 lines a source file says why at its top: "Longer than 500 lines ...".
