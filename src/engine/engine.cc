@@ -210,7 +210,16 @@ std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
   const size_t width = by_content.size();
   std::vector<double> by_class(nodes.classes_size() * width);
   std::vector<bool> judged(nodes.classes_size(), false);
+  // Where nodes are distinct, their states are far apart in memory: fetch the next ones' ahead.
+  constexpr size_t kStateAhead = 8;
+  constexpr size_t kAmountsAhead = 4;
   for (size_t i = 0; i < n; ++i) {
+    if (i + kStateAhead < n && !judged[nodes.class_of(i + kStateAhead)]) {
+      PrefetchState(*nodes.nodes[i + kStateAhead]);
+    }
+    if (i + kAmountsAhead < n && !judged[nodes.class_of(i + kAmountsAhead)]) {
+      PrefetchAmounts(*nodes.nodes[i + kAmountsAhead]);
+    }
     uint32_t c = nodes.class_of(i);
     const double* row = by_class.data() + c * width;
     if (!judged[c]) {

@@ -1,5 +1,6 @@
 #include "gpusched/plugins/product_reserve.h"
 
+#include "gpusched/engine/gpu_class_memo.h"
 #include "gpusched/plugins/task_shape.h"
 
 #include <algorithm>
@@ -9,8 +10,12 @@
 namespace gpusched {
 namespace {
 
+// The pod's score per product, and per GPU class (whose nodes share their product) as nodes are
+// judged: a lookup by the product's name reads each node's label text, far from what the other
+// plugins read of it. Mutable: a cycle serves one thread at a time.
 struct ProductScores : CycleData {
   std::map<std::string, double, std::less<>> by_product;
+  mutable GpuClassMemo<double> by_gpu_class;
 };
 
 }  // namespace
@@ -167,8 +172,10 @@ bool ProductReservePlugin::ScoresPod(const Cycle& cycle) const {
 double ProductReservePlugin::Score(const Cycle& cycle, const NodeState& node) const {
   const ProductScores* scores = cycle.Get<ProductScores>(kName);
   if (scores == nullptr) return kMaxNodeScore;
-  auto it = scores->by_product.find(node.info.gpu.product);
-  return it == scores->by_product.end() ? kMaxNodeScore : it->second;
+  return scores->by_gpu_class.Of(cycle, node, [&](const NodeState& n, double& score) {
+    auto it = scores->by_product.find(n.info.gpu.product);
+    score = it == scores->by_product.end() ? kMaxNodeScore : it->second;
+  });
 }
 
 }  // namespace gpusched

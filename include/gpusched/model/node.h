@@ -51,6 +51,18 @@ struct NodeState {
   }
 };
 
+// Scoring many nodes one after the other waits on memory for each one's state and amounts: these
+// ask the CPU to fetch them ahead, in two steps a few nodes apart, since the amounts' address is
+// read from the state. Hints only: they change nothing and may be called on any live node.
+inline void PrefetchState(const NodeState& node) {
+  __builtin_prefetch(&node.info.allocatable);
+  __builtin_prefetch(&node.used);
+}
+inline void PrefetchAmounts(const NodeState& node) {
+  __builtin_prefetch(node.info.allocatable.storage());
+  __builtin_prefetch(node.used.storage());
+}
+
 // gpusched/model/device_model.h, which includes this header.
 class DeviceModel;
 

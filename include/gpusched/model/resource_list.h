@@ -60,6 +60,9 @@ class ResourceList {
   size_t size() const { return entries_.size(); }
   auto begin() const { return entries_.begin(); }
   auto end() const { return entries_.end(); }
+  // Where the amounts are kept (null when there are none): for a prefetch, never to be read
+  // through.
+  const void* storage() const { return entries_.data(); }
   bool operator==(const ResourceList&) const = default;
 
  private:
