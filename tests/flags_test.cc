@@ -108,6 +108,8 @@ TEST(Flags, a_malformed_table_names_its_line) {
             "flag table of tool run: line 1: expected --NAME [VALUE] [= DEFAULT]");
   EXPECT_EQ(problem("--a\n    a\n--b =\n    b\n"),
             "flag table of tool run: line 3: a default is one word after =");
+  EXPECT_EQ(problem("--a\n    a\n--a\n    again\n"), "flags of tool run: --a declared twice");
+  EXPECT_EQ(problem("--help\n    mine\n"), "flags of tool run: --help declared twice");
 }
 
 TEST(FlagValues, numbers_take_the_whole_text_or_nothing) {

@@ -12,6 +12,9 @@ FlagSet::FlagSet(std::string command, std::string usage, std::string summary)
     : command_(std::move(command)), usage_(std::move(usage)), summary_(std::move(summary)) {}
 
 FlagSet& FlagSet::Add(FlagSpec spec) {
+  if (spec.name == "help" || Find(spec.name) != nullptr) {
+    throw std::logic_error("flags of " + command_ + ": --" + spec.name + " declared twice");
+  }
   specs_.push_back(std::move(spec));
   return *this;
 }

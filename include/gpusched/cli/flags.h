@@ -36,6 +36,8 @@ class FlagSet {
  public:
   FlagSet(std::string command, std::string usage, std::string summary);
 
+  // Adds one flag. A name declared already (or --help, which every command has) is a mistake in
+  // gpusched's own source: it throws std::logic_error naming the command and the flag.
   FlagSet& Add(FlagSpec spec);
   // Adds the flags of `table`, in its order. A malformed table is a mistake in gpusched's own
   // source, not in the input: it throws std::logic_error naming the command and the line.
