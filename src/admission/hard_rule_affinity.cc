@@ -7,6 +7,7 @@
 
 #include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_resources.h"
+#include "gpusched/model/platform_gpu_labels.h"
 
 namespace gpusched {
 namespace {

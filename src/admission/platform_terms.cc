@@ -54,11 +54,14 @@ const std::vector<KarpenterRead>& KarpenterTable() {
   static const auto table = [] {
     std::vector<KarpenterRead> out;
     std::string huge = std::to_string(kMaxGpuMemoryMib);
+    const std::string prefix(kKarpenterPrefix);
+    const std::string name_key = prefix + std::string(kInstanceGpuName);
+    const std::string maker_key = prefix + std::string(kInstanceGpuManufacturer);
+    const std::string memory_key = prefix + std::string(kInstanceGpuMemory);
     for (std::string_view n : KnownKarpenterGpuNames()) {
-      Labels base = {{"karpenter.k8s.aws/instance-gpu-name", n},
-                     {"karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"}};
+      Labels base = {{name_key, n}, {maker_key, "nvidia"}};
       Labels with_huge = base;
-      with_huge.emplace_back("karpenter.k8s.aws/instance-gpu-memory", huge);
+      with_huge.emplace_back(memory_key, huge);
       out.push_back({n, ParseGpuLabels(base), ParseGpuLabels(with_huge)});
     }
     return out;
@@ -132,9 +135,9 @@ std::vector<AffinityAlternative> Gke(const GpuCriteria& c) {
 // name whose memory label is absent reads the table's memory; a model sold in two sizes is the
 // larger one when the label says more than 1.1x the smaller's memory.
 std::vector<AffinityAlternative> Karpenter(const GpuCriteria& c, std::string_view prefix) {
-  std::string name_key = std::string(prefix) + "instance-gpu-name";
-  std::string memory_key = std::string(prefix) + "instance-gpu-memory";
-  std::string maker_key = std::string(prefix) + "instance-gpu-manufacturer";
+  std::string name_key = std::string(prefix) + std::string(kInstanceGpuName);
+  std::string memory_key = std::string(prefix) + std::string(kInstanceGpuMemory);
+  std::string maker_key = std::string(prefix) + std::string(kInstanceGpuManufacturer);
   // A memory condition: label absent, or within [lo, hi] (hi 0: no upper end).
   struct Range {
     bool absent;
@@ -161,8 +164,8 @@ std::vector<AffinityAlternative> Karpenter(const GpuCriteria& c, std::string_vie
   }
   AffinityAlternative guards = Plus(GfdAbsent(c), {Absent(kGkeAccelerator)});
   if (prefix == kEksAutoPrefix) {
-    guards.push_back(Absent(std::string(kKarpenterPrefix) + "instance-gpu-name"));
-    guards.push_back(Absent(std::string(kKarpenterPrefix) + "instance-gpu-count"));
+    guards.push_back(Absent(std::string(kKarpenterPrefix) + std::string(kInstanceGpuName)));
+    guards.push_back(Absent(std::string(kKarpenterPrefix) + std::string(kInstanceGpuCount)));
   }
   guards.push_back(In(maker_key, {"nvidia"}));
   std::vector<AffinityAlternative> out;
@@ -197,8 +200,8 @@ std::vector<AffinityAlternative> ByInstanceType(const GpuCriteria& c,
   if (types.empty()) return {};
   AffinityAlternative a = GfdAbsent(c);
   for (std::string_view prefix : {kKarpenterPrefix, kEksAutoPrefix}) {
-    a.push_back(Absent(std::string(prefix) + "instance-gpu-name"));
-    a.push_back(Absent(std::string(prefix) + "instance-gpu-count"));
+    a.push_back(Absent(std::string(prefix) + std::string(kInstanceGpuName)));
+    a.push_back(Absent(std::string(prefix) + std::string(kInstanceGpuCount)));
   }
   a.push_back(Absent(kGkeAccelerator));
   a.push_back(std::move(aks));

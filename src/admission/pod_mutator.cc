@@ -5,6 +5,7 @@
 
 #include "gpusched/codec/json_writer.h"
 #include "gpusched/codec/k8s_decode.h"
+#include "gpusched/model/gpu_labels.h"
 #include "gpusched/plugins/gpu_match.h"
 #include "gpusched/plugins/maintenance.h"
 #include "gpusched/plugins/sharing.h"
@@ -291,7 +292,7 @@ LabelVocabulary VocabularyOf(const ClusterSnapshot& snapshot) {
     keep(upgrade_states, g.driver_upgrade_state);
     keep(plugin_deploys, g.device_plugin_deploy);
     keep(driver_deploys, g.driver_deploy);
-    if (auto product = node->info.pin_labels.Find("nvidia.com/gpu.product")) {
+    if (auto product = node->info.pin_labels.Find(kGfdProduct)) {
       // Bounded by the label's size limit; a cluster has a handful of distinct products.
       if (products.size() < 1024) products.emplace(*product);
     }

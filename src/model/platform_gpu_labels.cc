@@ -131,16 +131,15 @@ std::optional<int64_t> KnownMemory(const KnownGpu* g) {
   return g && g->memory_mib > 0 ? std::optional<int64_t>(g->memory_mib) : std::nullopt;
 }
 
-// Labels of one platform, by key without its prefix.
-class Prefixed {
+// A node's labels, looked up by key, or by name under a prefix (Karpenter's and EKS Auto Mode's).
+class NodeLabels {
  public:
-  Prefixed(const std::vector<std::pair<std::string_view, std::string_view>>& labels,
-           std::string_view prefix)
-      : labels_(labels), prefix_(prefix) {}
+  explicit NodeLabels(const std::vector<std::pair<std::string_view, std::string_view>>& labels)
+      : labels_(labels) {}
 
-  std::optional<std::string_view> Get(std::string_view key) const {
+  std::optional<std::string_view> Get(std::string_view name, std::string_view prefix = {}) const {
     for (const auto& [k, v] : labels_) {
-      if (k.size() == prefix_.size() + key.size() && k.starts_with(prefix_) && k.ends_with(key)) {
+      if (k.size() == prefix.size() + name.size() && k.starts_with(prefix) && k.ends_with(name)) {
         return v;
       }
     }
@@ -149,38 +148,37 @@ class Prefixed {
 
  private:
   const std::vector<std::pair<std::string_view, std::string_view>>& labels_;
-  std::string_view prefix_;
 };
 
-std::optional<PlatformGpuFacts> Gke(const Prefixed& gke) {
-  auto accelerator = gke.Get("gke-accelerator");
+std::optional<PlatformGpuFacts> Gke(const NodeLabels& gke) {
+  auto accelerator = gke.Get(kGkeAccelerator);
   if (!accelerator) return std::nullopt;
   PlatformGpuFacts f;
   f.platform = "gke";
   const KnownGpu* g = Find(kGkeAccelerators, *accelerator);
   if (g) f.product = g->product;
   f.memory_mib = KnownMemory(g);
-  if (auto strategy = gke.Get("gke-gpu-sharing-strategy")) {
+  if (auto strategy = gke.Get(kGkeSharing)) {
     if (*strategy == "time-sharing") f.sharing = SharingStrategy::kTimeSlicing;
     if (*strategy == "mps") f.sharing = SharingStrategy::kMps;
-    if (f.sharing) f.replicas = PositiveInt(gke.Get("gke-max-shared-clients-per-gpu").value_or(""));
+    if (f.sharing) f.replicas = PositiveInt(gke.Get(kGkeSharedClients).value_or(""));
   }
-  if (auto partition = gke.Get("gke-gpu-partition-size")) f.mig_profile = *partition;
+  if (auto partition = gke.Get(kGkePartition)) f.mig_profile = *partition;
   return f;
 }
 
-std::optional<PlatformGpuFacts> Karpenter(const Prefixed& aws) {
-  auto name = aws.Get("instance-gpu-name");
-  auto count = aws.Get("instance-gpu-count");
+std::optional<PlatformGpuFacts> Karpenter(const NodeLabels& aws, std::string_view prefix) {
+  auto name = aws.Get(kInstanceGpuName, prefix);
+  auto count = aws.Get(kInstanceGpuCount, prefix);
   if (!name && !count) return std::nullopt;
   // Another vendor's accelerator (an Inferentia, an AMD GPU) is no NVIDIA GPU to describe.
-  if (auto maker = aws.Get("instance-gpu-manufacturer"); maker && *maker != "nvidia") {
+  if (auto maker = aws.Get(kInstanceGpuManufacturer, prefix); maker && *maker != "nvidia") {
     return std::nullopt;
   }
   PlatformGpuFacts f;
   f.platform = "karpenter";
   f.count = PositiveInt(count.value_or(""));
-  f.memory_mib = PositiveInt(aws.Get("instance-gpu-memory").value_or(""));
+  f.memory_mib = PositiveInt(aws.Get(kInstanceGpuMemory, prefix).value_or(""));
   const KnownGpu* g = name ? Find(kKarpenterGpus, *name) : nullptr;
   if (const KnownGpu* large = g ? Find(kKarpenterLargeVariants, g->name) : nullptr;
       large && f.memory_mib && *f.memory_mib > g->memory_mib * 11 / 10) {
@@ -209,9 +207,9 @@ std::optional<PlatformGpuFacts> Ec2(std::optional<std::string_view> instance_typ
   return FromInstanceType("eks", Find(kEc2Families, family));
 }
 
-std::optional<PlatformGpuFacts> Aks(const Prefixed& azure,
+std::optional<PlatformGpuFacts> Aks(const NodeLabels& azure,
                                     std::optional<std::string_view> instance_type) {
-  auto accelerator = azure.Get("accelerator");
+  auto accelerator = azure.Get(kAksAccelerator);
   if (!accelerator || *accelerator != "nvidia") return std::nullopt;
   PlatformGpuFacts f;
   f.platform = "aks";
@@ -273,14 +271,14 @@ std::vector<std::string_view> KnownPlatformProducts() {
 std::vector<PlatformGpuFacts> ReadPlatformGpuLabels(
     const std::vector<std::pair<std::string_view, std::string_view>>& labels) {
   std::vector<PlatformGpuFacts> out;
-  if (auto f = Gke(Prefixed(labels, "cloud.google.com/"))) out.push_back(std::move(*f));
+  const NodeLabels node(labels);
+  if (auto f = Gke(node)) out.push_back(std::move(*f));
   // Karpenter's labels, or EKS Auto Mode's (its managed Karpenter) under its own prefix.
-  auto eks = Karpenter(Prefixed(labels, "karpenter.k8s.aws/"));
-  if (!eks) eks = Karpenter(Prefixed(labels, "eks.amazonaws.com/"));
+  auto eks = Karpenter(node, kKarpenterPrefix);
+  if (!eks) eks = Karpenter(node, kEksAutoPrefix);
   if (eks) out.push_back(std::move(*eks));
-  std::optional<std::string_view> instance_type =
-      Prefixed(labels, "node.kubernetes.io/").Get("instance-type");
-  if (auto f = Aks(Prefixed(labels, "kubernetes.azure.com/"), instance_type)) {
+  std::optional<std::string_view> instance_type = node.Get(kInstanceType);
+  if (auto f = Aks(node, instance_type)) {
     out.push_back(std::move(*f));
   } else if (auto ec2 = Ec2(instance_type); ec2 && !eks) {
     // An EC2 node without Karpenter's labels: only its instance type names the GPU.

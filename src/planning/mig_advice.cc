@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "gpusched/model/gpu_facts.h"
+#include "gpusched/model/gpu_labels.h"
 #include "gpusched/model/gpu_requirements.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/model/node_pins.h"
@@ -78,7 +79,7 @@ bool IsMigProduct(std::string_view product) {
 // term, or gpusched.io/gpu-product naming one product.
 std::string SingleMigProductOf(const PodInfo& pod) {
   auto one = [](const PinRequirement& r) {
-    return r.key == "nvidia.com/gpu.product" && r.op == PinOperator::kIn && r.values.size() == 1 &&
+    return r.key == kGfdProduct && r.op == PinOperator::kIn && r.values.size() == 1 &&
            IsMigProduct(r.values[0]);
   };
   for (const PinRequirement& r : pod.pins.selector) {

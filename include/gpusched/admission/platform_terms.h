@@ -20,18 +20,6 @@
 
 namespace gpusched {
 
-inline constexpr std::string_view kGfdProduct = "nvidia.com/gpu.product";
-inline constexpr std::string_view kGfdMemory = "nvidia.com/gpu.memory";
-inline constexpr std::string_view kGfdSharing = "nvidia.com/gpu.sharing-strategy";
-inline constexpr std::string_view kGfdReplicas = "nvidia.com/gpu.replicas";
-inline constexpr std::string_view kGkeAccelerator = "cloud.google.com/gke-accelerator";
-inline constexpr std::string_view kGkePartition = "cloud.google.com/gke-gpu-partition-size";
-inline constexpr std::string_view kGkeSharing = "cloud.google.com/gke-gpu-sharing-strategy";
-inline constexpr std::string_view kKarpenterPrefix = "karpenter.k8s.aws/";
-inline constexpr std::string_view kEksAutoPrefix = "eks.amazonaws.com/";
-inline constexpr std::string_view kAksAccelerator = "kubernetes.azure.com/accelerator";
-inline constexpr std::string_view kInstanceType = "node.kubernetes.io/instance-type";
-
 // One alternative: requirements AND-ed.
 using AffinityAlternative = std::vector<PinRequirement>;
 

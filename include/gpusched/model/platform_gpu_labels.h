@@ -26,6 +26,23 @@
 
 namespace gpusched {
 
+// The keys of the labels read here, spelled once for this reader and for the webhook that writes
+// them into node affinity (gpusched/admission/platform_terms.h).
+inline constexpr std::string_view kGkeAccelerator = "cloud.google.com/gke-accelerator";
+inline constexpr std::string_view kGkePartition = "cloud.google.com/gke-gpu-partition-size";
+inline constexpr std::string_view kGkeSharing = "cloud.google.com/gke-gpu-sharing-strategy";
+inline constexpr std::string_view kGkeSharedClients =
+    "cloud.google.com/gke-max-shared-clients-per-gpu";
+inline constexpr std::string_view kAksAccelerator = "kubernetes.azure.com/accelerator";
+inline constexpr std::string_view kInstanceType = "node.kubernetes.io/instance-type";
+// Karpenter's and EKS Auto Mode's labels: the same names after either prefix.
+inline constexpr std::string_view kKarpenterPrefix = "karpenter.k8s.aws/";
+inline constexpr std::string_view kEksAutoPrefix = "eks.amazonaws.com/";
+inline constexpr std::string_view kInstanceGpuName = "instance-gpu-name";
+inline constexpr std::string_view kInstanceGpuCount = "instance-gpu-count";
+inline constexpr std::string_view kInstanceGpuMemory = "instance-gpu-memory";
+inline constexpr std::string_view kInstanceGpuManufacturer = "instance-gpu-manufacturer";
+
 enum class SharingStrategy;
 
 // What one platform's labels say of a node's GPUs.
