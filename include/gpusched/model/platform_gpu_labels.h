@@ -27,21 +27,23 @@
 namespace gpusched {
 
 // The keys of the labels read here, spelled once for this reader and for the webhook that writes
-// them into node affinity (gpusched/admission/platform_terms.h).
-inline constexpr std::string_view kGkeAccelerator = "cloud.google.com/gke-accelerator";
-inline constexpr std::string_view kGkePartition = "cloud.google.com/gke-gpu-partition-size";
-inline constexpr std::string_view kGkeSharing = "cloud.google.com/gke-gpu-sharing-strategy";
+// them into node affinity (gpusched/admission/platform_terms.h), with what each holds.
+inline constexpr std::string_view kGkeAccelerator = "cloud.google.com/gke-accelerator";  // model
+inline constexpr std::string_view kGkePartition =
+    "cloud.google.com/gke-gpu-partition-size";  // a MIG profile
+inline constexpr std::string_view kGkeSharing =
+    "cloud.google.com/gke-gpu-sharing-strategy";  // time-sharing or mps
 inline constexpr std::string_view kGkeSharedClients =
-    "cloud.google.com/gke-max-shared-clients-per-gpu";
-inline constexpr std::string_view kAksAccelerator = "kubernetes.azure.com/accelerator";
-inline constexpr std::string_view kInstanceType = "node.kubernetes.io/instance-type";
+    "cloud.google.com/gke-max-shared-clients-per-gpu";  // replicas per GPU
+inline constexpr std::string_view kAksAccelerator = "kubernetes.azure.com/accelerator";  // nvidia
+inline constexpr std::string_view kInstanceType = "node.kubernetes.io/instance-type";    // VM size
 // Karpenter's and EKS Auto Mode's labels: the same names after either prefix.
 inline constexpr std::string_view kKarpenterPrefix = "karpenter.k8s.aws/";
 inline constexpr std::string_view kEksAutoPrefix = "eks.amazonaws.com/";
-inline constexpr std::string_view kInstanceGpuName = "instance-gpu-name";
-inline constexpr std::string_view kInstanceGpuCount = "instance-gpu-count";
-inline constexpr std::string_view kInstanceGpuMemory = "instance-gpu-memory";
-inline constexpr std::string_view kInstanceGpuManufacturer = "instance-gpu-manufacturer";
+inline constexpr std::string_view kInstanceGpuName = "instance-gpu-name";      // a10g, t4, ...
+inline constexpr std::string_view kInstanceGpuCount = "instance-gpu-count";    // physical GPUs
+inline constexpr std::string_view kInstanceGpuMemory = "instance-gpu-memory";  // MiB per GPU
+inline constexpr std::string_view kInstanceGpuManufacturer = "instance-gpu-manufacturer";  // nvidia
 
 enum class SharingStrategy;
 
