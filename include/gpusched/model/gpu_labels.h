@@ -23,12 +23,13 @@
 
 namespace gpusched {
 
-// GFD's keys that other parts name in full (node pins, the webhook's node affinity); the reader
-// here matches them by what follows nvidia.com/.
-inline constexpr std::string_view kGfdProduct = "nvidia.com/gpu.product";
-inline constexpr std::string_view kGfdMemory = "nvidia.com/gpu.memory";
-inline constexpr std::string_view kGfdSharing = "nvidia.com/gpu.sharing-strategy";
-inline constexpr std::string_view kGfdReplicas = "nvidia.com/gpu.replicas";
+// GFD's keys that other parts name in full (node pins, the webhook's node affinity), with what
+// each holds; the reader here matches them by what follows nvidia.com/.
+inline constexpr std::string_view kGfdProduct = "nvidia.com/gpu.product";  // NVIDIA-A100-SXM4-40GB
+inline constexpr std::string_view kGfdMemory = "nvidia.com/gpu.memory";    // MiB per GPU
+inline constexpr std::string_view kGfdSharing =
+    "nvidia.com/gpu.sharing-strategy";                                       // none, mps, ...
+inline constexpr std::string_view kGfdReplicas = "nvidia.com/gpu.replicas";  // per GPU, shared
 
 // No GPU has this much memory in MiB (10^7 MiB is about 9.5 TiB); a larger value is in bytes.
 inline constexpr int64_t kMaxGpuMemoryMib = 10'000'000;
