@@ -103,7 +103,7 @@ void BM_EngineClasses(benchmark::State& state) {
     nodes.push_back(n.get());
     names.push_back(n->info.name);
   }
-  Candidates candidates{nodes, {}, 0, names};
+  Candidates candidates{nodes, {}, 0, names, {}};
   if (state.range(0) == 0) {
     candidates.classes = w.snapshot->classes();
     candidates.class_count = w.snapshot->class_count();

@@ -81,7 +81,7 @@ void Judge(benchmark::State& state, const PodInfo& pod, const ClusterSnapshot& s
     nodes.push_back(n.get());
     names.push_back(n->info.name);
   }
-  Candidates candidates{nodes, snapshot.classes(), snapshot.class_count(), names};
+  Candidates candidates{nodes, snapshot.classes(), snapshot.class_count(), names, {}};
   for (auto _ : state) {
     auto judged = policy.Judge(pod, snapshot);
     auto verdicts = judged.engine().Filter(*judged.cycle, candidates);

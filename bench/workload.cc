@@ -41,18 +41,19 @@ int WholeNumber(const nlohmann::json& v) {
 
 std::vector<nlohmann::json> PublishAsDra(testing::SyntheticCluster& cluster) {
   std::vector<nlohmann::json> objects;
-  objects.push_back(
-      {{"kind", "DeviceClass"},
-       {"metadata", {{"name", "gpu.nvidia.com"}}},
-       {"spec",
-        {{"selectors",
-          {{{"cel",
-             {{"expression", "device.driver == 'gpu.nvidia.com' && "
+  objects.push_back({{"kind", "DeviceClass"},
+                     {"metadata", {{"name", "gpu.nvidia.com"}}},
+                     {"spec",
+                      {{"selectors",
+                        {{{"cel",
+                           {{"expression",
+                             "device.driver == 'gpu.nvidia.com' && "
                              "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}}}}}}}});
   std::map<std::string, int> next_device;  // per DRA node
   for (auto& n : cluster.nodes) {
     auto& allocatable = n["status"]["allocatable"];
-    int gpus = allocatable.contains("nvidia.com/gpu") ? WholeNumber(allocatable["nvidia.com/gpu"]) : 0;
+    int gpus =
+        allocatable.contains("nvidia.com/gpu") ? WholeNumber(allocatable["nvidia.com/gpu"]) : 0;
     if (gpus <= 0) continue;
     const std::string name = n["metadata"]["name"];
     const std::string product = n["metadata"]["labels"]["nvidia.com/gpu.product"];
@@ -126,8 +127,7 @@ nlohmann::json PendingClaimOf(nlohmann::json& pod) {
 
 }  // namespace
 
-Workload MakeWorkload(int nodes, double occupancy, uint64_t seed, NodeUsage usage,
-                      GpuSource gpus) {
+Workload MakeWorkload(int nodes, double occupancy, uint64_t seed, NodeUsage usage, GpuSource gpus) {
   Workload w;
   w.nodes = nodes;
   w.occupancy = occupancy;

@@ -132,7 +132,7 @@ TEST(ContentClasses, judging_one_node_per_class_gives_every_node_its_own_answer)
     for (const auto& n : snapshot.nodes()) nodes.push_back(n.get());
     std::vector<std::string_view> names;
     for (const auto* n : nodes) names.push_back(n->info.name);
-    Candidates by_class{nodes, snapshot.classes(), snapshot.class_count(), names};
+    Candidates by_class{nodes, snapshot.classes(), snapshot.class_count(), names, {}};
     size_t passed = 0;
     size_t failed = 0;
     std::set<int64_t> cpu_reserve_scores;

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <set>
 
 #include "gpusched/model/device_model.h"
 #include "gpusched/packing/gpu_devices.h"
@@ -218,6 +220,34 @@ TEST(FgdScore, policy_target_workload_replaces_the_default_blend) {
   ones.expected = {{TaskShape{0, kMilliPerGpu, 1, {}}, 1.0}};
   FgdPlugin only_ones(ones);
   EXPECT_EQ(score(only_ones, two_free), score(only_ones, empty));
+}
+
+// consolidate's order is a hash of the node name. Given the node's number in the snapshot (as the
+// extender's candidates carry it) it reads the hash the snapshot's index keeps; without one it
+// hashes the name: the two must agree on every node, and a name the snapshot lacks still scores.
+TEST(Consolidate, the_kept_name_hashes_score_as_hashing_the_names_does) {
+  std::vector<ClusterSnapshot::NodePtr> nodes;
+  for (int i = 0; i < 300; ++i) {
+    std::string name = "ip-10-0-" + std::to_string(i / 7) + "-" + std::to_string(i) +
+                       ".us-west-2.compute.internal";
+    nodes.push_back(std::make_shared<const NodeState>(
+        testing::MakeNode(name, ResourceList{{"nvidia.com/gpu", Units(8)}})));
+  }
+  ClusterSnapshot snapshot(nodes, 1);
+  ResourceList request{{"nvidia.com/gpu", Units(1)}};
+  PodInfo pod = testing::MakePod("p", request);
+  Cycle cycle(pod, request, snapshot);
+  ConsolidatePlugin consolidate;
+  std::set<double> distinct;
+  for (uint32_t i = 0; i < nodes.size(); ++i) {
+    const std::string& name = nodes[i]->info.name;
+    ASSERT_EQ(snapshot.IndexOf(name), i);
+    const double kept = consolidate.ScoreName(cycle, name, i);
+    EXPECT_EQ(kept, consolidate.ScoreName(cycle, name, NodeIndex::kAbsent)) << name;
+    distinct.insert(kept);
+  }
+  EXPECT_EQ(distinct.size(), nodes.size());  // a fixed order: every node its own place
+  EXPECT_GE(consolidate.ScoreName(cycle, "not-in-the-snapshot", NodeIndex::kAbsent), 0.0);
 }
 
 }  // namespace

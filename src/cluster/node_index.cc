@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstring>
 
+#include "gpusched/util/fnv1a.h"
+
 namespace gpusched {
 namespace {
 
@@ -34,6 +36,7 @@ NodeIndex::NodeIndex(std::span<const std::string_view> names) {
   size_t bytes = 0;
   for (std::string_view n : names) bytes += n.size();
   names_.reserve(bytes);
+  name_hashes_.reserve(names.size());
   slots_.resize(std::bit_ceil(std::max<size_t>(16, names.size() * 2)));
   mask_ = slots_.size() - 1;
   for (uint32_t i = 0; i < names.size(); ++i) {
@@ -43,6 +46,7 @@ NodeIndex::NodeIndex(std::span<const std::string_view> names) {
     slots_[at] = Slot{static_cast<uint32_t>(h >> 32), i, static_cast<uint32_t>(names_.size()),
                       static_cast<uint32_t>(names[i].size())};
     names_.append(names[i]);
+    name_hashes_.push_back(Fnv1a::Of(names[i]));
   }
 }
 

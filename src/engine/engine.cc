@@ -103,7 +103,8 @@ std::vector<std::pair<Verdict, int>> Engine::FilterAll(const Cycle& cycle,
     if (!f.plugin->FiltersByName(cycle)) continue;
     for (size_t i = 0; i < judged.size(); ++i) {
       if (!judged[i].first.passed()) continue;
-      Verdict v = f.plugin->FilterName(cycle, nodes.name_of(i), *nodes.nodes[i]);
+      Verdict v =
+          f.plugin->FilterName(cycle, nodes.name_of(i), nodes.number_of(i), *nodes.nodes[i]);
       if (!v.passed()) judged[i] = {v, static_cast<int>(f.index)};
     }
   }
@@ -139,7 +140,7 @@ std::vector<std::pair<Verdict, int>> Engine::FilterByContent(const Cycle& cycle,
     // Every verdict is shared by a GPU class: one node of each is judged.
     std::vector<uint32_t> gpu_class_of(n);
     for (size_t i = 0; i < n; ++i) gpu_class_of[i] = snapshot.GpuClassOf(nodes.classes[i]);
-    Candidates by_gpu_class{nodes.nodes, gpu_class_of, gpu_classes, nodes.names};
+    Candidates by_gpu_class{nodes.nodes, gpu_class_of, gpu_classes, nodes.names, nodes.numbers};
     return OncePerClass<std::pair<Verdict, int>>(
         by_gpu_class, [&](const NodeState& node, uint32_t g) {
           cycle.EnterNode(node, g);
@@ -237,7 +238,9 @@ std::vector<std::pair<size_t, std::vector<double>>> Engine::ScoreAll(
     const Scorer& scorer = *of_entry[t];
     std::vector<double>& scores = table[t].second;
     if (scorer.by_name) {
-      for (size_t i = 0; i < n; ++i) scores[i] = scorer.by_name->ScoreName(cycle, nodes.name_of(i));
+      for (size_t i = 0; i < n; ++i) {
+        scores[i] = scorer.by_name->ScoreName(cycle, nodes.name_of(i), nodes.number_of(i));
+      }
     }
     scorer.common->Normalize(cycle, scores);
     for (double& s : scores) s = std::clamp(s, 0.0, kMaxNodeScore);

@@ -58,6 +58,7 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
   c.known.names.reserve(n);
   if (args.node_names) {
     c.known.classes.reserve(n);
+    c.known.numbers.reserve(n);
     c.known.class_count = snapshot.class_count();
     auto all = snapshot.nodes();
     auto classes = snapshot.classes();
@@ -68,6 +69,7 @@ RequestNodes Resolve(const ExtenderArgs& args, const ClusterSnapshot& snapshot,
       const uint32_t i = numbers[position];
       const std::string_view name = c.names[position];
       if (i == NodeIndex::kAbsent) continue;
+      c.known.numbers.push_back(i);  // by name: the node without its assumption keeps it
       if (own && own->node == name) {
         // The node without the pod's own assumption: content no other node shares.
         auto state = std::make_unique<NodeState>(*all[i]);

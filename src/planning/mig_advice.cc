@@ -518,7 +518,7 @@ MigDemand PendingMigDemand(const Policy& policy, const ClusterSnapshot& snapshot
     if (units == 0 || !SingleMigProductOf(pod).empty()) continue;
     const Policy::Judgement judged = policy.Judge(pod, snapshot);
     std::vector<Verdict> verdicts = judged.engine().Filter(
-        *judged.cycle, Candidates{mig_nodes, classes, snapshot.class_count(), {}});
+        *judged.cycle, Candidates{mig_nodes, classes, snapshot.class_count(), {}, {}});
     for (size_t i = 0; i < mig_nodes.size(); ++i) {
       bool pinned_away = pod.pins.has_required_pins() &&
                          !MeetsRequiredPins(pod.pins, mig_nodes[i]->info.pin_labels);

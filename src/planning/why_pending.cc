@@ -115,8 +115,8 @@ PendingJudgement JudgePendingPod(const Policy& policy, const ClusterSnapshot& sn
   }
   if (out.nodes.empty()) return out;
   Policy::Judgement judged = policy.Judge(pod, snapshot);
-  out.verdicts = judged.engine().Filter(*judged.cycle,
-                                        Candidates{out.nodes, classes, snapshot.class_count(), {}});
+  out.verdicts = judged.engine().Filter(
+      *judged.cycle, Candidates{out.nodes, classes, snapshot.class_count(), {}, {}});
   out.demand = judged.cycle->gpu_demand();
   out.cycle = std::move(judged.cycle);
   return out;

@@ -24,7 +24,7 @@ NodeState& WorkingNodes::Mutable(size_t i) {
 }
 
 Candidates WorkingNodes::candidates() const {
-  return Candidates{nodes_, classes_, snapshot_.class_count() + nodes_.size(), {}};
+  return Candidates{nodes_, classes_, snapshot_.class_count() + nodes_.size(), {}, {}};
 }
 
 std::optional<size_t> BestPlacement(const Policy::Selection& selection, const PodInfo& pod,

@@ -388,11 +388,11 @@ bool GangTopologyPlugin::FiltersByName(const Cycle& cycle) const {
 }
 
 Verdict GangTopologyPlugin::FilterName(const Cycle& cycle, std::string_view node_name,
-                                       const NodeState&) const {
+                                       uint32_t number, const NodeState&) const {
   const auto* plan = cycle.Get<GangPlan>(kName);
   if (plan == nullptr) return Verdict::Pass();
   if (!plan->refuse_all.empty()) return Verdict::Unschedulable(plan->refuse_all);
-  uint32_t p = cycle.snapshot().IndexOf(node_name);
+  uint32_t p = number != NodeIndex::kAbsent ? number : cycle.snapshot().IndexOf(node_name);
   if (p == NodeIndex::kAbsent || plan->refused.empty() || plan->refused[p].empty()) {
     return Verdict::Pass();
   }
@@ -404,10 +404,11 @@ bool GangTopologyPlugin::ScoresPod(const Cycle& cycle) const {
   return plan != nullptr && plan->scores;
 }
 
-double GangTopologyPlugin::ScoreName(const Cycle& cycle, std::string_view node_name) const {
+double GangTopologyPlugin::ScoreName(const Cycle& cycle, std::string_view node_name,
+                                     uint32_t number) const {
   const auto* plan = cycle.Get<GangPlan>(kName);
   if (plan == nullptr || !plan->scores) return 0;
-  uint32_t p = cycle.snapshot().IndexOf(node_name);
+  uint32_t p = number != NodeIndex::kAbsent ? number : cycle.snapshot().IndexOf(node_name);
   return p == NodeIndex::kAbsent ? 0 : plan->score[p];
 }
 

@@ -163,6 +163,8 @@ class ClusterSnapshot {
   const NodeState* Find(std::string_view name) const;
   // The position in nodes() of the node called `name`, or NodeIndex::kAbsent.
   uint32_t IndexOf(std::string_view name) const { return index_->Find(name); }
+  // Fnv1a::Of of the name of the node at `position` (< size()), kept with the index.
+  uint64_t NameHash(uint32_t position) const { return index_->NameHash(position); }
   // out[i] = IndexOf(names[i]) for every i, faster over many names; `out` is as long as `names`.
   void IndexAll(std::span<const std::string_view> names, std::span<uint32_t> out) const {
     index_->FindAll(names, out);

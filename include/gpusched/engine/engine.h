@@ -117,15 +117,15 @@ class Engine {
   // The same, each node a class of its own.
   std::vector<Verdict> Filter(const Cycle& cycle, std::span<const NodeState* const> nodes,
                               std::vector<std::string_view>* rejected_by = nullptr) const {
-    return Filter(cycle, Candidates{nodes, {}, 0, {}}, rejected_by);
+    return Filter(cycle, Candidates{nodes, {}, 0, {}, {}}, rejected_by);
   }
   std::vector<int64_t> Prioritize(const Cycle& cycle,
                                   std::span<const NodeState* const> nodes) const {
-    return Prioritize(cycle, Candidates{nodes, {}, 0, {}});
+    return Prioritize(cycle, Candidates{nodes, {}, 0, {}, {}});
   }
   std::vector<NodeEvaluation> Evaluate(const Cycle& cycle,
                                        std::span<const NodeState* const> nodes) const {
-    return Evaluate(cycle, Candidates{nodes, {}, 0, {}});
+    return Evaluate(cycle, Candidates{nodes, {}, 0, {}, {}});
   }
 
   const GpuResourceNames& gpu_names() const { return gpu_names_; }

@@ -98,7 +98,9 @@ class NameFilterPlugin {
   virtual ~NameFilterPlugin() = default;
   // Whether, in this cycle, FilterName may refuse a node; when not, the engine does not ask it.
   virtual bool FiltersByName(const Cycle&) const { return true; }
-  virtual Verdict FilterName(const Cycle& cycle, std::string_view node_name,
+  // `number` is the node's position in the cycle's snapshot when the engine knows it
+  // (Candidates::number_of), else NodeIndex::kAbsent: look the name up then.
+  virtual Verdict FilterName(const Cycle& cycle, std::string_view node_name, uint32_t number,
                              const NodeState& node) const = 0;
 };
 
@@ -111,7 +113,9 @@ class ScorePlugin : public ScoreExtensions {
 // Scores a node by its name alone, asked for every node.
 class NameScorePlugin : public ScoreExtensions {
  public:
-  virtual double ScoreName(const Cycle& cycle, std::string_view node_name) const = 0;
+  // `number` as for NameFilterPlugin::FilterName.
+  virtual double ScoreName(const Cycle& cycle, std::string_view node_name,
+                           uint32_t number) const = 0;
 };
 
 // The extension points a plugin implements: derived from its type, never stated.

@@ -68,10 +68,10 @@ class GangTopologyPlugin : public Plugin,
   std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
   bool FiltersByName(const Cycle& cycle) const override;
-  Verdict FilterName(const Cycle& cycle, std::string_view node_name,
+  Verdict FilterName(const Cycle& cycle, std::string_view node_name, uint32_t number,
                      const NodeState& node) const override;
   bool ScoresPod(const Cycle& cycle) const override;
-  double ScoreName(const Cycle& cycle, std::string_view node_name) const override;
+  double ScoreName(const Cycle& cycle, std::string_view node_name, uint32_t number) const override;
 
  private:
   friend const std::vector<TopologyLevel>& GangTopologyLevels(const Engine& engine);

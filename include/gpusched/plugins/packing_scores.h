@@ -79,7 +79,7 @@ class ConsolidatePlugin : public Plugin, public NameScorePlugin {
  public:
   static constexpr std::string_view kName = "consolidate";
   std::string_view name() const override { return kName; }
-  double ScoreName(const Cycle& cycle, std::string_view node_name) const override;
+  double ScoreName(const Cycle& cycle, std::string_view node_name, uint32_t number) const override;
 };
 
 }  // namespace gpusched
