@@ -2,8 +2,7 @@
 // walked, responses built as a DOM and dumped. It produces the same ExtenderArgs and the same
 // answers as the production codec (tests/baseline_identity_test.cc checks it), so the benchmarks
 // can report the production codec's speed-up as a ratio measured in the same run.
-#ifndef GPUSCHED_BENCH_BASELINE_CODEC_H_
-#define GPUSCHED_BENCH_BASELINE_CODEC_H_
+#pragma once
 
 #include <string>
 #include <string_view>
@@ -17,5 +16,3 @@ std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result);
 std::string EncodeHostPriorityList(const HostPriorityList& list);
 
 }  // namespace gpusched::baseline
-
-#endif  // GPUSCHED_BENCH_BASELINE_CODEC_H_

@@ -11,8 +11,7 @@
 // (an idle connection's wait for a first byte). Not enforced, as Beast has no counterpart:
 // max_headers, max_inflight_bytes (the request budget across connections) and max_connections.
 // HEAD gets the head of the GET answer; `Expect: 100-continue` is not answered.
-#ifndef GPUSCHED_BENCH_BEAST_SERVER_H_
-#define GPUSCHED_BENCH_BEAST_SERVER_H_
+#pragma once
 
 #include <cstddef>
 #include <memory>
@@ -45,5 +44,3 @@ class BeastServer {
 };
 
 }  // namespace gpusched::bench
-
-#endif  // GPUSCHED_BENCH_BEAST_SERVER_H_

@@ -1,7 +1,6 @@
 // Benchmark workloads: a synthetic cluster loaded into a snapshot, and the extender requests
 // kube-scheduler would send for it in both nodeCacheCapable modes.
-#ifndef GPUSCHED_BENCH_WORKLOAD_H_
-#define GPUSCHED_BENCH_WORKLOAD_H_
+#pragma once
 
 #include <memory>
 #include <string>
@@ -57,5 +56,3 @@ std::unique_ptr<ServerApp> MakeServerApp(const Workload& w,
                                          ServerOptions server = ServerOptions());
 
 }  // namespace gpusched::bench
-
-#endif  // GPUSCHED_BENCH_WORKLOAD_H_

@@ -15,6 +15,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -260,6 +261,25 @@ TEST(DeveloperDocs, a_source_file_over_500_lines_says_why_at_its_top) {
     if (std::count(text.begin(), text.end(), '\n') <= 500) continue;
     EXPECT_EQ(text.rfind("// Longer than 500 lines", 0), 0u) << entry.path();
   }
+}
+
+// A header opens with its contract (what it holds, who owns what, thread-safety), then
+// `#pragma once`: one line that no rename can leave pointing at an old path.
+TEST(DeveloperDocs, every_header_says_its_contract_then_pragma_once) {
+  size_t headers = 0;
+  for (const char* dir : {"include", "src", "tests", "bench"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(kRoot / dir)) {
+      if (entry.path().extension() != ".h") continue;
+      ++headers;
+      std::istringstream text(testing::ReadFile(entry.path().string()));
+      std::string line;
+      size_t comment_lines = 0;
+      while (std::getline(text, line) && line.rfind("//", 0) == 0) ++comment_lines;
+      EXPECT_GT(comment_lines, 0u) << entry.path() << " opens with no contract comment";
+      EXPECT_EQ(line, "#pragma once") << entry.path();
+    }
+  }
+  EXPECT_GT(headers, 100u);
 }
 
 // The commands as `gpusched --help` lists them: the dispatch table's names.

@@ -133,7 +133,7 @@ TEST(PluginEntry, top_level_spellings_are_distinct_and_name_own_settings) {
 
 // A plugin that only filters, written as docs/architecture.md's worked example writes one: its
 // name, its points from its bases, its Entry().
-class ThrowawayPlugin : public Plugin, public FilterPlugin {
+class ThrowawayPlugin : public NamedPlugin<ThrowawayPlugin>, public FilterPlugin {
  public:
   static constexpr std::string_view kName = "recipe-throwaway";
   static PluginEntry Entry() {
@@ -147,7 +147,6 @@ class ThrowawayPlugin : public Plugin, public FilterPlugin {
                          return std::make_unique<ThrowawayPlugin>();
                        }};
   }
-  std::string_view name() const override { return kName; }
   Verdict Filter(const Cycle&, const NodeState&) const override { return Verdict::Pass(); }
 };
 

@@ -1,8 +1,7 @@
 // The syntax tree of a compiled DRA device selector (dra/dra_selector.h), shared by its parser
 // (dra_selector_parser.cc: text to tree, or Unsupported naming what is not supported) and its
 // evaluator (dra_selector.cc: a tree against one device). Private to the model layer.
-#ifndef GPUSCHED_DRA_DRA_SELECTOR_TREE_H_
-#define GPUSCHED_DRA_DRA_SELECTOR_TREE_H_
+#pragma once
 
 #include <algorithm>
 #include <cstdint>
@@ -73,5 +72,3 @@ inline bool IsNumeric(std::string_view s) {
 
 }  // namespace dra_cel
 }  // namespace gpusched
-
-#endif  // GPUSCHED_DRA_DRA_SELECTOR_TREE_H_

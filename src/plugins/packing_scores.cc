@@ -172,8 +172,6 @@ PluginEntry FgdPlugin::Entry() {
                          }};
 }
 
-void ShapeScorer::Prepare(Cycle& cycle) const { PrepareTaskShape(cycle); }
-
 void FgdPlugin::Prepare(Cycle& cycle) const {
   PrepareTaskShape(cycle);
   PrepareIdleView(cycle);

@@ -6,8 +6,7 @@
 // the fuzzer. Where an API states a property of its output, the check tests it and, when it does
 // not hold, prints what failed and traps. Not thread-safe (the extender check shares one
 // service stack).
-#ifndef GPUSCHED_TESTS_FUZZ_FUZZ_CHECKS_H_
-#define GPUSCHED_TESTS_FUZZ_FUZZ_CHECKS_H_
+#pragma once
 
 #include <span>
 #include <string_view>
@@ -73,5 +72,3 @@ struct FuzzCheck {
 std::span<const FuzzCheck> AllFuzzChecks();
 
 }  // namespace gpusched::fuzz
-
-#endif  // GPUSCHED_TESTS_FUZZ_FUZZ_CHECKS_H_

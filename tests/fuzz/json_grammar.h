@@ -2,8 +2,7 @@
 // UTF-8, strings with only the standard escapes), with no limit on number range or nesting beyond
 // the call stack. The fuzz checks judge what gpusched writes with it: grammar only, because a
 // parser's range limits (1e999, big integers) are not the writer's business.
-#ifndef GPUSCHED_TESTS_FUZZ_JSON_GRAMMAR_H_
-#define GPUSCHED_TESTS_FUZZ_JSON_GRAMMAR_H_
+#pragma once
 
 #include <string_view>
 
@@ -14,5 +13,3 @@ bool IsJsonText(std::string_view text);
 bool MatchesJsonGrammar(std::string_view text);
 
 }  // namespace gpusched::fuzz
-
-#endif  // GPUSCHED_TESTS_FUZZ_JSON_GRAMMAR_H_

@@ -7,8 +7,7 @@
 // is kept in a decimal big number, multiplied out, and the milli-units rounded away from zero
 // (Kubernetes' MilliValue rounds up), then saturated at the int64 range. nullopt when the text is
 // not a quantity. Pure; thread-safe.
-#ifndef GPUSCHED_TESTS_FUZZ_QUANTITY_ORACLE_H_
-#define GPUSCHED_TESTS_FUZZ_QUANTITY_ORACLE_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -19,5 +18,3 @@ namespace gpusched::fuzz {
 std::optional<int64_t> ReferenceQuantityMilli(std::string_view text);
 
 }  // namespace gpusched::fuzz
-
-#endif  // GPUSCHED_TESTS_FUZZ_QUANTITY_ORACLE_H_

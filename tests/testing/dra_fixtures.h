@@ -1,7 +1,6 @@
 // Small DRA objects in the layout NVIDIA's DRA driver publishes (driver gpu.nvidia.com, one pool
 // per node), and claims and pods naming them, for the DRA tests. Header-only.
-#ifndef GPUSCHED_TESTS_TESTING_DRA_FIXTURES_H_
-#define GPUSCHED_TESTS_TESTING_DRA_FIXTURES_H_
+#pragma once
 
 #include <string>
 #include <utility>
@@ -114,5 +113,3 @@ inline DraClaim OfClass(DraClaim claim, const std::string& device_class) {
 }
 
 }  // namespace gpusched::testing::dra
-
-#endif  // GPUSCHED_TESTS_TESTING_DRA_FIXTURES_H_

@@ -9,8 +9,7 @@
 // Faults can be injected: failing the next requests with a status (401/403/429/500/503), slow and
 // hung responses, duplicate events, a watch connection dropped in the middle of an event, every
 // watch closed, and compaction of the history. Thread-safe.
-#ifndef GPUSCHED_TESTS_TESTING_FAKE_APISERVER_H_
-#define GPUSCHED_TESTS_TESTING_FAKE_APISERVER_H_
+#pragma once
 
 #include <chrono>
 #include <condition_variable>
@@ -121,5 +120,3 @@ nlohmann::json MakeGpuPod(const std::string& ns, const std::string& name, const 
                           const std::string& node, int gpus, const std::string& phase = "Running");
 
 }  // namespace gpusched::testing
-
-#endif  // GPUSCHED_TESTS_TESTING_FAKE_APISERVER_H_

@@ -1,8 +1,7 @@
 // HandedPipe: a pipe as gpusched is handed one by `--cluster <(kubectl get ...)`: the reader is a
 // descriptor named /dev/fd/N. Both ends are close-on-exec and above 10, so a test may dup2 the
 // reader onto a child's fd 3 (dup2 onto itself would keep close-on-exec).
-#ifndef GPUSCHED_TESTS_TESTING_HANDED_PIPE_H_
-#define GPUSCHED_TESTS_TESTING_HANDED_PIPE_H_
+#pragma once
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -51,5 +50,3 @@ class HandedPipe {
 };
 
 }  // namespace gpusched::testing
-
-#endif  // GPUSCHED_TESTS_TESTING_HANDED_PIPE_H_

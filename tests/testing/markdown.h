@@ -1,8 +1,7 @@
 // A reader of the repository's Markdown, as far as the docs tests need one: blocks (headings,
 // paragraphs and list items, table rows, fenced code), inline code spans, links, GitHub's heading
 // anchors and the section each anchor opens.
-#ifndef GPUSCHED_TESTS_TESTING_MARKDOWN_H_
-#define GPUSCHED_TESTS_TESTING_MARKDOWN_H_
+#pragma once
 
 #include <map>
 #include <string>
@@ -69,5 +68,3 @@ std::pair<size_t, size_t> ClauseAround(const MarkdownBlock& block, size_t offset
 std::vector<std::string> UserDocs();
 
 }  // namespace gpusched::testing
-
-#endif  // GPUSCHED_TESTS_TESTING_MARKDOWN_H_

@@ -1,7 +1,6 @@
 // RawSocket: a TCP connection to 127.0.0.1:port that speaks raw bytes, for what HTTP client
 // libraries will not send (bad framing, trickles, pipelining). Every wait is bounded by a timeout.
-#ifndef GPUSCHED_TESTS_TESTING_RAW_SOCKET_H_
-#define GPUSCHED_TESTS_TESTING_RAW_SOCKET_H_
+#pragma once
 
 #include <chrono>
 #include <cstddef>
@@ -50,5 +49,3 @@ class RawSocket {
 };
 
 }  // namespace gpusched::testing
-
-#endif  // GPUSCHED_TESTS_TESTING_RAW_SOCKET_H_

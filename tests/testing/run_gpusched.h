@@ -1,8 +1,7 @@
 // What the gpusched binary under test prints, for the tests that check its --help and its output
 // against the docs. Header-only: GPUSCHED_BINARY is a compile definition of the unit-test
 // executable (tests/CMakeLists.txt), not of the test-support library.
-#ifndef GPUSCHED_TESTING_RUN_GPUSCHED_H_
-#define GPUSCHED_TESTING_RUN_GPUSCHED_H_
+#pragma once
 
 #include <sys/wait.h>
 
@@ -27,5 +26,3 @@ inline std::string RunGpusched(const std::string& args, int* exit_code = nullptr
 }
 
 }  // namespace gpusched::testing
-
-#endif  // GPUSCHED_TESTING_RUN_GPUSCHED_H_

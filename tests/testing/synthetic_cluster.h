@@ -2,8 +2,7 @@
 // with the full GPU Feature Discovery and GPU Operator label sets, conditions, addresses, nodeInfo
 // and an images list (about 6-9 KB of JSON each, like real GPU nodes), and v1.Pod objects with
 // API-server defaults and managedFields (about 2-3 KB). Deterministic for a given seed.
-#ifndef GPUSCHED_TESTS_TESTING_SYNTHETIC_CLUSTER_H_
-#define GPUSCHED_TESTS_TESTING_SYNTHETIC_CLUSTER_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -24,5 +23,3 @@ SyntheticCluster MakeSyntheticCluster(int nodes, int pods, double gpu_share, dou
                                       uint64_t seed);
 
 }  // namespace gpusched::testing
-
-#endif  // GPUSCHED_TESTS_TESTING_SYNTHETIC_CLUSTER_H_

@@ -4,8 +4,7 @@
 // gpu-<i> and all 25 MIG placements per GPU, consuming the GPU's counter set gpu-<i>-counter-set),
 // NVIDIA's DeviceClasses, ordinary ResourceClaims of a busy cluster (about half allocated, with
 // the pods they are reserved for), and hostile claims of ~1.27 MB of valid CEL each.
-#ifndef GPUSCHED_TESTS_TESTING_SYNTHETIC_DRA_H_
-#define GPUSCHED_TESTS_TESTING_SYNTHETIC_DRA_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -52,5 +51,3 @@ void GenerateSyntheticDra(const SyntheticDraOptions& options,
 nlohmann::json MakeHostileClaim(int index, size_t bytes, int touch = 0);
 
 }  // namespace gpusched::testing
-
-#endif  // GPUSCHED_TESTS_TESTING_SYNTHETIC_DRA_H_

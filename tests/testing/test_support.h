@@ -1,6 +1,5 @@
 // Helpers shared by the test suite: fixture files, small node and pod builders, the sample cluster.
-#ifndef GPUSCHED_TESTS_TESTING_TEST_SUPPORT_H_
-#define GPUSCHED_TESTS_TESTING_TEST_SUPPORT_H_
+#pragma once
 
 #include <memory>
 #include <string>
@@ -131,5 +130,3 @@ class TestCertificates {
 };
 
 }  // namespace gpusched::testing
-
-#endif  // GPUSCHED_TESTS_TESTING_TEST_SUPPORT_H_

@@ -24,8 +24,7 @@
 // in gpusched. The other rules (family, compute capability, driver and CUDA floors, a memory floor
 // on a MIG resource, MIG layout, maintenance) are listed in `left_out`: no label of a planned node
 // carries them. Pure; thread-safe.
-#ifndef GPUSCHED_ADMISSION_HARD_RULE_AFFINITY_H_
-#define GPUSCHED_ADMISSION_HARD_RULE_AFFINITY_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -78,5 +77,3 @@ bool AdmitsNode(const std::vector<AffinityAlternative>& alternatives,
                 const std::vector<std::pair<std::string_view, std::string_view>>& labels);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_ADMISSION_HARD_RULE_AFFINITY_H_

@@ -5,8 +5,7 @@
 // DoesNotExist on the labels that take precedence in gpusched's reading of a node (GFD's, then
 // GKE's, Karpenter's, AKS's: model/gpu_labels.h), and its label values are classified by that very
 // reader, once per process. Pure; thread-safe.
-#ifndef GPUSCHED_ADMISSION_PLATFORM_TERMS_H_
-#define GPUSCHED_ADMISSION_PLATFORM_TERMS_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -50,5 +49,3 @@ std::vector<AffinityAlternative> PlatformAlternatives(const GpuCriteria& c,
                                                       const AffinityPlatforms& platforms);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_ADMISSION_PLATFORM_TERMS_H_

@@ -14,8 +14,7 @@
 // read is answered allowed and unpatched (or, without a request uid to answer, with an error that
 // the API server's failurePolicy: Ignore turns into admission unchanged). Thread-safe: reads the
 // published policy and snapshot once per review.
-#ifndef GPUSCHED_ADMISSION_POD_MUTATOR_H_
-#define GPUSCHED_ADMISSION_POD_MUTATOR_H_
+#pragma once
 
 #include <array>
 #include <atomic>
@@ -107,5 +106,3 @@ class PodMutator {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_ADMISSION_POD_MUTATOR_H_

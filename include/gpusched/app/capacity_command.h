@@ -1,7 +1,6 @@
 // `gpusched capacity`: what fits in the cluster now (gpusched/planning/capacity.h), as tables,
 // JSON or a picture.
-#ifndef GPUSCHED_APP_CAPACITY_COMMAND_H_
-#define GPUSCHED_APP_CAPACITY_COMMAND_H_
+#pragma once
 
 #include <optional>
 #include <string>
@@ -29,5 +28,3 @@ struct CapacityCommandOptions {
 int RunCapacityCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_CAPACITY_COMMAND_H_

@@ -3,8 +3,7 @@
 // sample cluster or an API server (listed once, then left). The flags that choose it are declared
 // here once (the inventory's own in gpusched/app/inventory_choice.h, shared with serve), so every
 // such command offers the same ones with the same meaning.
-#ifndef GPUSCHED_APP_CLUSTER_VIEW_H_
-#define GPUSCHED_APP_CLUSTER_VIEW_H_
+#pragma once
 
 #include <chrono>
 #include <memory>
@@ -43,5 +42,3 @@ struct ClusterView {
 ClusterView LoadClusterView(const ClusterViewOptions& options);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_CLUSTER_VIEW_H_

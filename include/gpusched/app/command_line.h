@@ -3,8 +3,7 @@
 // options struct whose FromFlags reads and validates its flags, every problem at once
 // (gpusched/util/validated.h) and without I/O; main.cc only dispatches on the command name.
 // docs/architecture.md, "Adding a command", is the recipe.
-#ifndef GPUSCHED_APP_COMMAND_LINE_H_
-#define GPUSCHED_APP_COMMAND_LINE_H_
+#pragma once
 
 #include <functional>
 #include <memory>
@@ -64,5 +63,3 @@ void CheckNoArguments(const FlagSet& flags, const std::string& command, Problems
 Validated<std::shared_ptr<const Policy>> PolicyFromFlag(const std::string& path);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_COMMAND_LINE_H_

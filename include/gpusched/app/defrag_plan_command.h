@@ -2,8 +2,7 @@
 // move so that one does, where each would go and the GPUs freed (gpusched/planning/defrag_plan.h),
 // as text or JSON. Advice only: it reads the cluster once (nodes, pods and, from an API server or
 // a --cluster file, PodDisruptionBudgets) and writes nothing to it.
-#ifndef GPUSCHED_APP_DEFRAG_PLAN_COMMAND_H_
-#define GPUSCHED_APP_DEFRAG_PLAN_COMMAND_H_
+#pragma once
 
 #include <optional>
 #include <string>
@@ -31,5 +30,3 @@ struct DefragPlanCommandOptions {
 int RunDefragPlanCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_DEFRAG_PLAN_COMMAND_H_

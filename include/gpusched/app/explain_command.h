@@ -1,7 +1,6 @@
 // `gpusched explain`: how one pod would be filtered and scored on every node
 // (gpusched/explain/explain.h).
-#ifndef GPUSCHED_APP_EXPLAIN_COMMAND_H_
-#define GPUSCHED_APP_EXPLAIN_COMMAND_H_
+#pragma once
 
 #include <optional>
 #include <string>
@@ -28,5 +27,3 @@ struct ExplainCommandOptions {
 int RunExplainCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_EXPLAIN_COMMAND_H_

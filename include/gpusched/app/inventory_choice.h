@@ -10,8 +10,7 @@
 //
 // FromFlags reads the flags only (no file is opened); ReadChosenInventory then reads what they
 // name, the one place that does, and a wrong path is reported there.
-#ifndef GPUSCHED_APP_INVENTORY_CHOICE_H_
-#define GPUSCHED_APP_INVENTORY_CHOICE_H_
+#pragma once
 
 #include <string>
 
@@ -64,5 +63,3 @@ struct ChosenInventory {
 ChosenInventory ReadChosenInventory(const InventoryChoice& choice);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_INVENTORY_CHOICE_H_

@@ -5,8 +5,7 @@
 // so `gpusched serve`, the tests and the benchmarks assemble the service the same way.
 //
 // Accessors are safe to call from request threads while the source publishes.
-#ifndef GPUSCHED_APP_INVENTORY_SOURCE_H_
-#define GPUSCHED_APP_INVENTORY_SOURCE_H_
+#pragma once
 
 #include <memory>
 #include <string>
@@ -63,5 +62,3 @@ std::unique_ptr<InventorySource> MakeInventorySource(const ChosenInventory& chos
                                                      const LiveInventoryOptions& live_options);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_INVENTORY_SOURCE_H_

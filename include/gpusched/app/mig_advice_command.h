@@ -1,8 +1,7 @@
 // `gpusched mig-advice`: which idle MIG-capable nodes to repartition for the MIG slices pending
 // pods wait for (gpusched/planning/mig_advice.h), as `kubectl label` lines or JSON. Advice only:
 // it reads the cluster once and writes nothing to it.
-#ifndef GPUSCHED_APP_MIG_ADVICE_COMMAND_H_
-#define GPUSCHED_APP_MIG_ADVICE_COMMAND_H_
+#pragma once
 
 #include <optional>
 #include <string>
@@ -29,5 +28,3 @@ struct MigAdviceCommandOptions {
 int RunMigAdviceCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_MIG_ADVICE_COMMAND_H_

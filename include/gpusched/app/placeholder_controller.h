@@ -19,8 +19,7 @@
 //
 // Work per pass: one plan (bounded, placeholder_plan.h), at most kMaxCreatesPerPass creates and
 // as many deletes as placeholders exist (at most the policy's maxPods, plus strays).
-#ifndef GPUSCHED_APP_PLACEHOLDER_CONTROLLER_H_
-#define GPUSCHED_APP_PLACEHOLDER_CONTROLLER_H_
+#pragma once
 
 #include <atomic>
 #include <chrono>
@@ -105,5 +104,3 @@ class PlaceholderController {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_PLACEHOLDER_CONTROLLER_H_

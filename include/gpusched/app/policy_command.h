@@ -1,6 +1,5 @@
 // `gpusched policy check FILE`: validates a policy file and prints the effective policy.
-#ifndef GPUSCHED_APP_POLICY_COMMAND_H_
-#define GPUSCHED_APP_POLICY_COMMAND_H_
+#pragma once
 
 #include <string>
 #include <vector>
@@ -12,5 +11,3 @@ namespace gpusched {
 int RunPolicyCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_POLICY_COMMAND_H_

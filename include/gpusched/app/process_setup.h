@@ -16,8 +16,7 @@
 // as its listeners' `after_large_requests`, which the transport calls a second after a burst of
 // large requests ends, never during one: a trim walks every free block while holding the
 // allocator's lock.
-#ifndef GPUSCHED_APP_PROCESS_SETUP_H_
-#define GPUSCHED_APP_PROCESS_SETUP_H_
+#pragma once
 
 namespace gpusched {
 
@@ -25,5 +24,3 @@ void SetUpServingProcess();
 void ReleaseFreeMemory();
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_PROCESS_SETUP_H_

@@ -2,8 +2,7 @@
 // defrag-plan) reads the same way: the cluster view it reports on, whether it prints JSON, and no
 // positional arguments. Declared here once, so the commands differ only in their own flags and a
 // new report cannot spell --json or the view's flags differently.
-#ifndef GPUSCHED_APP_REPORT_OPTIONS_H_
-#define GPUSCHED_APP_REPORT_OPTIONS_H_
+#pragma once
 
 #include <iostream>
 #include <string>
@@ -35,5 +34,3 @@ struct ReportOptions {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_REPORT_OPTIONS_H_

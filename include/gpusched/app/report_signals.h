@@ -9,8 +9,7 @@
 //
 // RunReportCommand is the whole front door of such a command, so each says only what it computes
 // and how it prints.
-#ifndef GPUSCHED_APP_REPORT_SIGNALS_H_
-#define GPUSCHED_APP_REPORT_SIGNALS_H_
+#pragma once
 
 #include <chrono>
 #include <string>
@@ -70,5 +69,3 @@ int RunReportCommand(const std::vector<std::string>& args, std::string_view comm
 }
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_REPORT_SIGNALS_H_

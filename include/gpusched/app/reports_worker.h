@@ -13,8 +13,7 @@
 // of reports per interval. Destroying the worker cancels a report in progress (Cancellation,
 // checked between nodes and between pods), so a shutdown waits for one node's or one pod's
 // judgement, not for a whole report.
-#ifndef GPUSCHED_APP_REPORTS_WORKER_H_
-#define GPUSCHED_APP_REPORTS_WORKER_H_
+#pragma once
 
 #include <atomic>
 #include <chrono>
@@ -122,5 +121,3 @@ class ReportsWorker {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_REPORTS_WORKER_H_

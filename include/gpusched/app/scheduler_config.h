@@ -6,8 +6,7 @@
 // so no registration is written by hand.
 //
 // The writer is a pure function: no file, flag or API server is read here.
-#ifndef GPUSCHED_APP_SCHEDULER_CONFIG_H_
-#define GPUSCHED_APP_SCHEDULER_CONFIG_H_
+#pragma once
 
 #include <map>
 #include <optional>
@@ -83,5 +82,3 @@ std::vector<ManagedResource> ManagedGpuResources(const std::map<std::string, int
                                                  bool include_known);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_SCHEDULER_CONFIG_H_

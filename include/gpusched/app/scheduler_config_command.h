@@ -3,8 +3,7 @@
 // install gives gpusched (read from the cluster for a Service), the TLS settings that match, and
 // every GPU resource the filter entry must manage: the MIG profiles NVIDIA documents, plus those
 // the cluster's nodes advertise. Reads the cluster once; never writes to it.
-#ifndef GPUSCHED_APP_SCHEDULER_CONFIG_COMMAND_H_
-#define GPUSCHED_APP_SCHEDULER_CONFIG_COMMAND_H_
+#pragma once
 
 #include <string>
 #include <vector>
@@ -47,5 +46,3 @@ Validated<std::string> SchedulerConfigWithoutCluster(const SchedulerConfigComman
 int RunSchedulerConfigCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_SCHEDULER_CONFIG_COMMAND_H_

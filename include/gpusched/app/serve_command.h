@@ -1,7 +1,6 @@
 // `gpusched serve`: the extender service (gpusched/app/server_app.h) with the options its flags
 // give, until SIGTERM or SIGINT.
-#ifndef GPUSCHED_APP_SERVE_COMMAND_H_
-#define GPUSCHED_APP_SERVE_COMMAND_H_
+#pragma once
 
 #include <string>
 #include <vector>
@@ -36,5 +35,3 @@ struct ServeCommandOptions {
 int RunServeCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_SERVE_COMMAND_H_

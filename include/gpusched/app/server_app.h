@@ -11,8 +11,7 @@
 // Life cycle: construct (nothing listens), Bind() (ports taken; throws on failure), Run() on one
 // thread (blocks until Stop()), Stop() from any thread, including a signal-handling one. The
 // destructor stops and joins what is still running.
-#ifndef GPUSCHED_APP_SERVER_APP_H_
-#define GPUSCHED_APP_SERVER_APP_H_
+#pragma once
 
 #include <chrono>
 #include <memory>
@@ -116,5 +115,3 @@ class ServerApp {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_SERVER_APP_H_

@@ -1,7 +1,6 @@
 // `gpusched simulate`: the packing benchmark (gpusched/sim/sim_batch.h) over an openb trace or a
 // scenario, with its report as a table and optional JSON, CSV and SVG files.
-#ifndef GPUSCHED_APP_SIMULATE_COMMAND_H_
-#define GPUSCHED_APP_SIMULATE_COMMAND_H_
+#pragma once
 
 #include <string>
 #include <vector>
@@ -33,5 +32,3 @@ struct SimulateCommandOptions {
 int RunSimulateCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_SIMULATE_COMMAND_H_

@@ -1,6 +1,5 @@
 // `gpusched version`: prints the version of the binary.
-#ifndef GPUSCHED_APP_VERSION_COMMAND_H_
-#define GPUSCHED_APP_VERSION_COMMAND_H_
+#pragma once
 
 #include <string>
 #include <vector>
@@ -10,5 +9,3 @@ namespace gpusched {
 int RunVersionCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_VERSION_COMMAND_H_

@@ -1,7 +1,6 @@
 // `gpusched why-pending`: the GPU pods waiting for a node, grouped by shape and by the reason
 // gpusched's filter gives (gpusched/planning/why_pending.h), as a table or JSON.
-#ifndef GPUSCHED_APP_WHY_PENDING_COMMAND_H_
-#define GPUSCHED_APP_WHY_PENDING_COMMAND_H_
+#pragma once
 
 #include <cstddef>
 #include <optional>
@@ -27,5 +26,3 @@ struct WhyPendingCommandOptions {
 int RunWhyPendingCommand(const std::vector<std::string>& args);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_APP_WHY_PENDING_COMMAND_H_

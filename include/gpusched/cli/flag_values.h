@@ -1,7 +1,6 @@
 // Strict readers of command-line flag values. The whole text must be the value, or it is refused:
 // "1.3abc" is not 1.3, "8080x" is not a port, "42-51," is not a seed range. Pure functions.
-#ifndef GPUSCHED_CLI_FLAG_VALUES_H_
-#define GPUSCHED_CLI_FLAG_VALUES_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -37,5 +36,3 @@ std::optional<std::vector<uint64_t>> ParseSeedList(std::string_view text);
 std::optional<std::vector<std::string>> ParseNameList(std::string_view text);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLI_FLAG_VALUES_H_

@@ -13,8 +13,7 @@
 //
 // An entry is "--NAME [VALUE] [= DEFAULT]" at the start of a line, then its help on the indented
 // lines below, joined by single spaces. A default is one word; without "=" it is empty.
-#ifndef GPUSCHED_CLI_FLAGS_H_
-#define GPUSCHED_CLI_FLAGS_H_
+#pragma once
 
 #include <map>
 #include <string>
@@ -68,5 +67,3 @@ class FlagSet {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLI_FLAGS_H_

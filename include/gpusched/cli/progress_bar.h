@@ -1,7 +1,6 @@
 // ProgressBar: one stderr line showing the share of a long job done, redrawn at most every 200 ms
 // (and at 100%). Thread-safe; a disabled bar draws nothing.
-#ifndef GPUSCHED_CLI_PROGRESS_BAR_H_
-#define GPUSCHED_CLI_PROGRESS_BAR_H_
+#pragma once
 
 #include <chrono>
 #include <mutex>
@@ -25,5 +24,3 @@ class ProgressBar {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLI_PROGRESS_BAR_H_

@@ -9,8 +9,7 @@
 //
 // Construct it before starting any other thread: it blocks the signals in the calling thread,
 // and threads started later inherit that mask.
-#ifndef GPUSCHED_CLI_SIGNAL_SHUTDOWN_H_
-#define GPUSCHED_CLI_SIGNAL_SHUTDOWN_H_
+#pragma once
 
 #include <signal.h>
 
@@ -47,5 +46,3 @@ class SignalShutdown {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLI_SIGNAL_SHUTDOWN_H_

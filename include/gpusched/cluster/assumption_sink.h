@@ -4,8 +4,7 @@
 // next pod against the cluster as it is about to be (ClusterLedger::Assume).
 //
 // Implementations are called from request threads and must be thread-safe and quick.
-#ifndef GPUSCHED_CLUSTER_ASSUMPTION_SINK_H_
-#define GPUSCHED_CLUSTER_ASSUMPTION_SINK_H_
+#pragma once
 
 #include <string_view>
 
@@ -22,5 +21,3 @@ class AssumptionSink {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_ASSUMPTION_SINK_H_

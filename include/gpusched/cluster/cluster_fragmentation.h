@@ -7,8 +7,7 @@
 // shapes). A node's idle GPUs count as fragment for a shape that needs more GPUs than the node has
 // free, its free slices for a MIG shape whose profile it lacks. CPU is not tracked live and not
 // part of the fit. Pure; thread-safe.
-#ifndef GPUSCHED_CLUSTER_CLUSTER_FRAGMENTATION_H_
-#define GPUSCHED_CLUSTER_CLUSTER_FRAGMENTATION_H_
+#pragma once
 
 #include "gpusched/cluster/cluster_snapshot.h"
 
@@ -22,5 +21,3 @@ struct ClusterFragmentation {
 ClusterFragmentation FragmentationOf(const ClusterSnapshot& snapshot);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_CLUSTER_FRAGMENTATION_H_

@@ -52,8 +52,7 @@
 //
 // Not thread-safe: one writer thread owns it; snapshots it builds are immutable and may be handed
 // to any thread.
-#ifndef GPUSCHED_CLUSTER_CLUSTER_LEDGER_H_
-#define GPUSCHED_CLUSTER_CLUSTER_LEDGER_H_
+#pragma once
 
 #include <chrono>
 #include <deque>
@@ -252,5 +251,3 @@ class ClusterLedger {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_CLUSTER_LEDGER_H_

@@ -31,8 +31,7 @@
 // And the nodes' topology domains (cluster/topology_index.h), built on first use for the levels a
 // plugin reads, kept for a few sets of levels: the one snapshot-wide state a request may add to,
 // under a mutex, once per set of levels.
-#ifndef GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
-#define GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_
+#pragma once
 
 #include <chrono>
 #include <cstdint>
@@ -258,5 +257,3 @@ class ClusterSnapshot {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_CLUSTER_SNAPSHOT_H_

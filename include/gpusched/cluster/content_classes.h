@@ -11,8 +11,7 @@
 // changes or when empty classes pass 64 and a quarter of the live ones (overgrown()): each keeps
 // a node state alive. Numbers are in first-seen order after Reset. Hashes may collide; content
 // equality decides. Not synchronized.
-#ifndef GPUSCHED_CLUSTER_CONTENT_CLASSES_H_
-#define GPUSCHED_CLUSTER_CONTENT_CLASSES_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -73,5 +72,3 @@ class ContentClasses {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_CONTENT_CLASSES_H_

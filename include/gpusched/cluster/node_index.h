@@ -13,8 +13,7 @@
 // index, for plugins that order nodes by a hash of their names (consolidate): a request's thousands
 // of names are then not hashed byte by byte on every call. Immutable after construction; safe for
 // concurrent lookups.
-#ifndef GPUSCHED_CLUSTER_NODE_INDEX_H_
-#define GPUSCHED_CLUSTER_NODE_INDEX_H_
+#pragma once
 
 #include <cstdint>
 #include <span>
@@ -59,5 +58,3 @@ class NodeIndex {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_NODE_INDEX_H_

@@ -4,8 +4,7 @@
 // a few nodes (a drain changes one or two per bind) sums those, not every node of the cluster; a
 // snapshot built without one sums its nodes itself, to the same figures
 // (NodeTotals::Of, tests/cluster_ledger_test.cc). Not synchronized; Summary() is immutable.
-#ifndef GPUSCHED_CLUSTER_NODE_TOTALS_H_
-#define GPUSCHED_CLUSTER_NODE_TOTALS_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -70,5 +69,3 @@ class NodeTotals {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_NODE_TOTALS_H_

@@ -5,8 +5,7 @@
 // Built by the writer (ClusterLedger, the simulator) from the pods it keeps; immutable once built
 // and shared by consecutive snapshots while no group member changes. Its size follows the group
 // members kept, which the ledger's pod budget already bounds. Thread-safe once built.
-#ifndef GPUSCHED_CLUSTER_POD_GROUPS_H_
-#define GPUSCHED_CLUSTER_POD_GROUPS_H_
+#pragma once
 
 #include <chrono>
 #include <cstdint>
@@ -84,5 +83,3 @@ class PodGroups {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_POD_GROUPS_H_

@@ -1,7 +1,6 @@
 // Readiness: whether a source of cluster snapshots has published a complete one, as /readyz and
 // the commands that wait for the first lists report it. A plain value.
-#ifndef GPUSCHED_CLUSTER_READINESS_H_
-#define GPUSCHED_CLUSTER_READINESS_H_
+#pragma once
 
 #include <string>
 
@@ -14,5 +13,3 @@ struct Readiness {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_READINESS_H_

@@ -6,8 +6,7 @@
 // for its life: topology labels change only when a node does, which makes a new snapshot. Domain
 // names view the snapshot's node labels, which the snapshot outlives the index with. Built in one
 // pass over the nodes per level; immutable once built; thread-safe.
-#ifndef GPUSCHED_CLUSTER_TOPOLOGY_INDEX_H_
-#define GPUSCHED_CLUSTER_TOPOLOGY_INDEX_H_
+#pragma once
 
 #include <cstdint>
 #include <memory>
@@ -47,5 +46,3 @@ class TopologyIndex {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CLUSTER_TOPOLOGY_INDEX_H_

@@ -6,8 +6,7 @@
 // back into a patch verbatim. The pod itself is decoded as everywhere else (k8s_decode.h). A body
 // that is no AdmissionReview, or whose pod is malformed, throws DecodeError naming the field; the
 // webhook answers it allowed and unpatched. Functions are reentrant.
-#ifndef GPUSCHED_CODEC_ADMISSION_CODEC_H_
-#define GPUSCHED_CODEC_ADMISSION_CODEC_H_
+#pragma once
 
 #include <functional>
 #include <optional>
@@ -92,5 +91,3 @@ PodSchedulingText DecodePodSchedulingText(std::string_view pod_json);
 std::string Base64(std::string_view bytes);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_ADMISSION_CODEC_H_

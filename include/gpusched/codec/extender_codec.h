@@ -7,8 +7,7 @@
 // line, naming the field) on anything else, including trailing garbage and an ExtenderArgs with
 // both node lists. Encoders write compact JSON with the exact PascalCase keys and integers as
 // integers.
-#ifndef GPUSCHED_CODEC_EXTENDER_CODEC_H_
-#define GPUSCHED_CODEC_EXTENDER_CODEC_H_
+#pragma once
 
 #include <string>
 #include <string_view>
@@ -28,5 +27,3 @@ std::string EncodeHostPriorityList(const HostPriorityList& list);
 std::string EncodeError(std::string_view message);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_EXTENDER_CODEC_H_

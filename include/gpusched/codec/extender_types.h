@@ -7,8 +7,7 @@
 // that no name or node object is copied per node: a decoded value keeps the text its views point
 // into in `text`, and an answer from ExtenderService keeps the request's text and its own (verdict
 // reasons) the same way, so each value owns what it shows. Other types are plain values.
-#ifndef GPUSCHED_CODEC_EXTENDER_TYPES_H_
-#define GPUSCHED_CODEC_EXTENDER_TYPES_H_
+#pragma once
 
 #include <cstdint>
 #include <memory>
@@ -64,5 +63,3 @@ struct HostPriorityList {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_EXTENDER_TYPES_H_

@@ -3,8 +3,7 @@
 // The caller is responsible for well-formed nesting; the writer inserts commas. Strings are
 // escaped per RFC 8259. Integers are written as JSON integers (kube-scheduler rejects 8.0 for an
 // int64). Not synchronized.
-#ifndef GPUSCHED_CODEC_JSON_WRITER_H_
-#define GPUSCHED_CODEC_JSON_WRITER_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -44,5 +43,3 @@ std::string JsonQuote(std::string_view text);
 void AppendJsonString(std::string& out, std::string_view text);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_JSON_WRITER_H_

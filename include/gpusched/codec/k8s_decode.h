@@ -16,8 +16,7 @@
 // (PodInfo/NodeInfo::resources_not_kept); native resources are always kept. Functions are
 // reentrant; each thread uses its own parser. A DecodeError carries the bound an object passed,
 // when that is why it was refused (DecodeError::bound).
-#ifndef GPUSCHED_CODEC_K8S_DECODE_H_
-#define GPUSCHED_CODEC_K8S_DECODE_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -97,5 +96,3 @@ void ForFields(simdjson::ondemand::value v, F&& each) {
 }
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_K8S_DECODE_H_

@@ -30,8 +30,7 @@
 // stored. Selectors are kept as written: gpusched/dra/dra_selector.h decides what can be
 // evaluated of them.
 // Functions are reentrant; each thread uses its own parser.
-#ifndef GPUSCHED_CODEC_K8S_DRA_DECODE_H_
-#define GPUSCHED_CODEC_K8S_DRA_DECODE_H_
+#pragma once
 
 #include <cstddef>
 
@@ -54,5 +53,3 @@ DraClaim DecodeDraClaim(simdjson::ondemand::object object);
 DraDeviceClass DecodeDraDeviceClass(simdjson::ondemand::object object);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_K8S_DRA_DECODE_H_

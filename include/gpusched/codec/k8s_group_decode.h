@@ -20,8 +20,7 @@
 // object): JSON of the wrong shape, a size that is not a JSON integer, no metadata.name or
 // namespace, a pod group without a name, more than kMaxWorkloadPodGroups pod groups (Kubernetes'
 // own bound). Functions are reentrant; each thread uses its own parser.
-#ifndef GPUSCHED_CODEC_K8S_GROUP_DECODE_H_
-#define GPUSCHED_CODEC_K8S_GROUP_DECODE_H_
+#pragma once
 
 #include <cstddef>
 #include <string_view>
@@ -45,5 +44,3 @@ std::string_view GroupSourceOf(GroupSizeKind kind);
 StatedGroupSizes DecodeStatedGroupSizes(GroupSizeKind kind, simdjson::ondemand::object object);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_K8S_GROUP_DECODE_H_

@@ -8,8 +8,7 @@
 // Kubernetes would refuse, or one past the selector budget, is decoded as unreadable (it then
 // protects its whole namespace), never as a narrower selector. disruptionsAllowed is clamped to
 // 0..INT32_MAX. Reentrant.
-#ifndef GPUSCHED_CODEC_K8S_PDB_DECODE_H_
-#define GPUSCHED_CODEC_K8S_PDB_DECODE_H_
+#pragma once
 
 #include <simdjson.h>
 
@@ -21,5 +20,3 @@ namespace gpusched {
 DisruptionBudget DecodeDisruptionBudget(simdjson::ondemand::object object);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_K8S_PDB_DECODE_H_

@@ -4,8 +4,7 @@
 // JSON of the wrong shape is a DecodeError like any other (gpusched/codec/k8s_decode.h). The pod
 // decoder feeds it the two fields as it meets them, in the order written (On-Demand reads once).
 // One decoder per pod; not synchronized.
-#ifndef GPUSCHED_CODEC_K8S_PINS_DECODE_H_
-#define GPUSCHED_CODEC_K8S_PINS_DECODE_H_
+#pragma once
 
 #include <cstddef>
 #include <string_view>
@@ -53,5 +52,3 @@ class NodePinsDecoder {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_K8S_PINS_DECODE_H_

@@ -1,8 +1,7 @@
 // The simdjson On-Demand types gpusched's decoders read JSON through, named here once for all of
 // them. A decoder brings them in with `using namespace ondemand_types;` inside its own anonymous
 // namespace, so the short names (value, object...) never reach the rest of namespace gpusched.
-#ifndef GPUSCHED_CODEC_ONDEMAND_TYPES_H_
-#define GPUSCHED_CODEC_ONDEMAND_TYPES_H_
+#pragma once
 
 #include <simdjson.h>
 
@@ -15,5 +14,3 @@ using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
 }  // namespace gpusched::ondemand_types
-
-#endif  // GPUSCHED_CODEC_ONDEMAND_TYPES_H_

@@ -7,8 +7,7 @@
 // tolerations, preferred node affinity and scheduler name are the pod's, copied as they are. It
 // is owned by the pod (an ownerReference, so the garbage collector deletes it with the pod), and
 // terminates at once when deleted or preempted (terminationGracePeriodSeconds 0). Pure.
-#ifndef GPUSCHED_CODEC_PLACEHOLDER_CODEC_H_
-#define GPUSCHED_CODEC_PLACEHOLDER_CODEC_H_
+#pragma once
 
 #include <string>
 #include <string_view>
@@ -45,5 +44,3 @@ std::string QuantityOfMilli(int64_t milli);
 std::string EncodePlaceholderPod(const PlaceholderPod& pod);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_PLACEHOLDER_CODEC_H_

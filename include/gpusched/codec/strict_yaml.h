@@ -5,8 +5,7 @@
 // cannot forge lines. It collects errors as Problems (gpusched/util/validated.h; at most
 // kMaxErrors, since aliases can repeat one bad key many times over); a caller that wants to stop at
 // the first reads problems().lines().front(). Not synchronized.
-#ifndef GPUSCHED_CODEC_STRICT_YAML_H_
-#define GPUSCHED_CODEC_STRICT_YAML_H_
+#pragma once
 
 #include <yaml-cpp/yaml.h>
 
@@ -64,5 +63,3 @@ class StrictYamlReader {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_STRICT_YAML_H_

@@ -11,8 +11,7 @@
 //
 // Errors throw YamlError with the line and column, any input bytes in the message escaped; a reader
 // reports it, or a yaml-cpp exception from reading the nodes, with YamlInputError.
-#ifndef GPUSCHED_CODEC_YAML_LOAD_H_
-#define GPUSCHED_CODEC_YAML_LOAD_H_
+#pragma once
 
 #include <cstddef>
 #include <string>
@@ -56,5 +55,3 @@ std::vector<YAML::Node> LoadYamlDocuments(std::string_view text);
 YAML::Node LoadYaml(std::string_view text);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_YAML_LOAD_H_

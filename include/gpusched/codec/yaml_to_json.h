@@ -5,8 +5,7 @@
 // read as such in YAML 1.2's core schema and fit JSON's grammar, and strings otherwise. Aliases are
 // expanded, within the limits of LoadYamlDocuments (yaml_load.h). Throws YamlError with the line
 // and column of a syntax error.
-#ifndef GPUSCHED_CODEC_YAML_TO_JSON_H_
-#define GPUSCHED_CODEC_YAML_TO_JSON_H_
+#pragma once
 
 #include <string>
 #include <string_view>
@@ -21,5 +20,3 @@ namespace gpusched {
 std::vector<std::string> YamlDocumentsToJson(std::string_view yaml);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_CODEC_YAML_TO_JSON_H_

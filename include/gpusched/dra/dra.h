@@ -9,8 +9,7 @@
 // `profile`, `parentUUID`); with partitionable devices, a counter set per physical GPU
 // (`sharedCounters`) that the full GPU and its MIG devices consume (`consumesCounters`), so a GPU
 // is handed out whole or as slices, never both.
-#ifndef GPUSCHED_DRA_DRA_H_
-#define GPUSCHED_DRA_DRA_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -120,5 +119,3 @@ inline constexpr size_t kMaxDraRequestsPerClaim = 32;
 inline constexpr size_t kMaxDraSelectorBytes = 10 * 1024;
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_DRA_DRA_H_

@@ -10,8 +10,7 @@
 // copied and destroyed on any thread meanwhile (they only read shards the writer no longer
 // changes). Copying a table gives a table that owns no shard; copy only shares this way (a copy
 // of the writer's own table would not stop the writer changing the shards it shares).
-#ifndef GPUSCHED_DRA_DRA_CLAIM_TABLE_H_
-#define GPUSCHED_DRA_DRA_CLAIM_TABLE_H_
+#pragma once
 
 #include <array>
 #include <cstddef>
@@ -69,5 +68,3 @@ class DraClaimTable {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_DRA_DRA_CLAIM_TABLE_H_

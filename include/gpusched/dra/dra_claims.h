@@ -31,8 +31,7 @@
 // kind, so a selector naming a per-device attribute (uuid, index) is judged by that device alone;
 // matchAttribute constraints are not checked: NVIDIA's nodes carry one product, so devices of a
 // node agree on it. Pure functions; thread-safe.
-#ifndef GPUSCHED_DRA_DRA_CLAIMS_H_
-#define GPUSCHED_DRA_DRA_CLAIMS_H_
+#pragma once
 
 #include <string>
 #include <vector>
@@ -87,5 +86,3 @@ ClaimResolution ResolveClaims(const PodInfo& pod, const DraLookup* lookup,
                               DraDemandScope scope = DraDemandScope::kToPlace);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_DRA_DRA_CLAIMS_H_

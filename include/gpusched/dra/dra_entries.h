@@ -9,8 +9,7 @@
 // what counting its devices reads (names, allocation, reservations): its requests are dropped
 // and `requests_dropped` says why, so a pod naming it is unmodelled (placement neutral) and the
 // devices it holds stay counted as used.
-#ifndef GPUSCHED_DRA_DRA_ENTRIES_H_
-#define GPUSCHED_DRA_DRA_ENTRIES_H_
+#pragma once
 
 #include <cstddef>
 #include <memory>
@@ -62,5 +61,3 @@ struct DraClassEntry {
 size_t DraClaimBytes(const DraClaim& claim);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_DRA_DRA_ENTRIES_H_

@@ -31,8 +31,7 @@
 // devices by (driver, pool, name), about 250 bytes a device), a claim as an immutable entry that
 // every catalog shares (dra/dra_claim_table.h).
 // Not thread-safe: one writer thread owns it; what it builds is immutable.
-#ifndef GPUSCHED_DRA_DRA_LEDGER_H_
-#define GPUSCHED_DRA_DRA_LEDGER_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -221,5 +220,3 @@ class DraLedger final : public DraLookup {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_DRA_DRA_LEDGER_H_

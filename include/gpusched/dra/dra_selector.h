@@ -22,8 +22,7 @@
 // dra/dra_claims.h). == and != on values of two kinds are such an error too, where CEL would
 // answer false. Value type, cheap to copy (copies share the compiled tree); const methods are
 // thread-safe.
-#ifndef GPUSCHED_DRA_DRA_SELECTOR_H_
-#define GPUSCHED_DRA_DRA_SELECTOR_H_
+#pragma once
 
 #include <cstddef>
 #include <memory>
@@ -60,5 +59,3 @@ class DraSelector {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_DRA_DRA_SELECTOR_H_

@@ -19,8 +19,7 @@
 //   Dropped(entry)  whether it was kept only in part
 //
 // Not thread-safe: the ledger's writer owns it.
-#ifndef GPUSCHED_DRA_DRA_STORE_H_
-#define GPUSCHED_DRA_DRA_STORE_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -169,5 +168,3 @@ class DraStore {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_DRA_DRA_STORE_H_

@@ -9,8 +9,7 @@
 // is published; selectors are judged on it (dra/dra_claims.h), so a selector naming a
 // per-device attribute (uuid, index) sees that device's. What else a device publishes (its own
 // uuid, parentUUID, PCI address, counter amounts) is dropped.
-#ifndef GPUSCHED_DRA_DRA_STORED_SLICE_H_
-#define GPUSCHED_DRA_DRA_STORED_SLICE_H_
+#pragma once
 
 #include <cstdint>
 #include <memory>
@@ -72,5 +71,3 @@ struct DraStoredSlice {
 DraStoredSlice StoreSlice(DraSlice slice, DraKindInterner& kinds);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_DRA_DRA_STORED_SLICE_H_

@@ -4,8 +4,7 @@
 // them there rather than from each node's state (the request's names lie together in memory),
 // and with numbers, each node's position in the cycle's snapshot, they need not look names up.
 // A view: it owns none of the lists it spans, which must outlive it. Not synchronized.
-#ifndef GPUSCHED_ENGINE_CANDIDATES_H_
-#define GPUSCHED_ENGINE_CANDIDATES_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -41,5 +40,3 @@ struct Candidates {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_ENGINE_CANDIDATES_H_

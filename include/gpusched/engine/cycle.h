@@ -12,8 +12,7 @@
 // carries.
 //
 // A Cycle lives for one request and is used by one thread at a time.
-#ifndef GPUSCHED_ENGINE_CYCLE_H_
-#define GPUSCHED_ENGINE_CYCLE_H_
+#pragma once
 
 #include <cstdint>
 #include <deque>
@@ -135,5 +134,3 @@ class Cycle {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_ENGINE_CYCLE_H_

@@ -16,8 +16,7 @@
 // kNotBestRejection): kube-scheduler cannot outweigh a filter's answer, so the ranking that makes
 // the choice has to be part of it, and Filter pays one scoring pass over the passing nodes.
 // Immutable after construction; safe for concurrent use from multiple threads.
-#ifndef GPUSCHED_ENGINE_ENGINE_H_
-#define GPUSCHED_ENGINE_ENGINE_H_
+#pragma once
 
 #include <cstdint>
 #include <memory>
@@ -184,5 +183,3 @@ class Engine {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_ENGINE_ENGINE_H_

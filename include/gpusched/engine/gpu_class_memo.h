@@ -5,8 +5,7 @@
 // classes past the snapshot's GPU classes and kSpareClasses more (those of nodes a request brings,
 // a pod's own node without its assumption), so what is kept is bounded by the snapshot.
 // Not synchronized: a cycle serves one thread at a time.
-#ifndef GPUSCHED_ENGINE_GPU_CLASS_MEMO_H_
-#define GPUSCHED_ENGINE_GPU_CLASS_MEMO_H_
+#pragma once
 
 #include <optional>
 #include <vector>
@@ -44,5 +43,3 @@ class GpuClassMemo {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_ENGINE_GPU_CLASS_MEMO_H_

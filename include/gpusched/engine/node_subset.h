@@ -7,8 +7,7 @@
 // class_count numbers the classes as Candidates::class_count does. Positions keep the order the
 // nodes were added in (ascending when taken from a list in order; the simulator's rotate). The
 // nodes and the text of the names must outlive it. Value type; not synchronized.
-#ifndef GPUSCHED_ENGINE_NODE_SUBSET_H_
-#define GPUSCHED_ENGINE_NODE_SUBSET_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -65,5 +64,3 @@ NodeSubset SubsetOf(const Candidates& all, Keep&& keep) {
 }
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_ENGINE_NODE_SUBSET_H_

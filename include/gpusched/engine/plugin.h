@@ -17,8 +17,7 @@
 //
 // Plugins know nothing of HTTP, JSON or where the inventory comes from. Implementations hold only
 // configuration, are immutable after construction, and are safe to call from several threads.
-#ifndef GPUSCHED_ENGINE_PLUGIN_H_
-#define GPUSCHED_ENGINE_PLUGIN_H_
+#pragma once
 
 #include <span>
 #include <string_view>
@@ -60,6 +59,15 @@ class Plugin {
  public:
   virtual ~Plugin() = default;
   virtual std::string_view name() const = 0;
+};
+
+// A plugin named by its class's `static constexpr std::string_view kName`, the name its registry
+// entry, its policy key and its cycle data use: the name it answers is that constant, by
+// construction. Built-in plugins derive from NamedPlugin<TheirClass>.
+template <class P>
+class NamedPlugin : public Plugin {
+ public:
+  std::string_view name() const final { return P::kName; }
 };
 
 // Computes, once per cycle, what the plugin's other calls share, and keeps it in the cycle.
@@ -147,5 +155,3 @@ constexpr ExtensionPoints PointsOf() {
 ExtensionPoints PointsOf(const Plugin& plugin);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_ENGINE_PLUGIN_H_

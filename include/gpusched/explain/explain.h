@@ -4,8 +4,7 @@
 // nvidia.com/gpu is a replica or a MIG slice rather than a GPU, the node's line says so. With a
 // blend, also what kube-scheduler makes of the extender scores: its own NodeResourcesFit and
 // BalancedAllocation scores plus the extender's score x weight x 10, and the node it would pick.
-#ifndef GPUSCHED_EXPLAIN_EXPLAIN_H_
-#define GPUSCHED_EXPLAIN_EXPLAIN_H_
+#pragma once
 
 #include <optional>
 #include <string>
@@ -68,5 +67,3 @@ std::string FormatExplanationText(const Explanation& e);
 std::string FormatExplanationJson(const Explanation& e);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_EXPLAIN_EXPLAIN_H_

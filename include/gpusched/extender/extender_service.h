@@ -20,8 +20,7 @@
 // The pod's profile in the current policy picks the engine. With a Metrics, every call counts its
 // decision under the profile, and Filter counts rejected nodes by plugin (unknown names under
 // "inventory"). Thread-safe: each call reads the snapshot and the policy once.
-#ifndef GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_
-#define GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_
+#pragma once
 
 #include <span>
 #include <string_view>
@@ -62,5 +61,3 @@ std::vector<HostPriority> LeanPriorities(std::span<const std::string_view> names
                                          std::span<const int64_t> scores);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_EXTENDER_EXTENDER_SERVICE_H_

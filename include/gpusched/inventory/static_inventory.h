@@ -6,8 +6,7 @@
 // PodDisruptionBudgetLists: `kubectl get nodes,pods,pdb -A -o yaml`) are kept for planning;
 // ResourceSlices, ResourceClaims and DeviceClasses (and their lists: `kubectl get
 // nodes,pods,resourceslices,resourceclaims,deviceclasses -A -o yaml`) for the DRA ledger.
-#ifndef GPUSCHED_INVENTORY_STATIC_INVENTORY_H_
-#define GPUSCHED_INVENTORY_STATIC_INVENTORY_H_
+#pragma once
 
 #include <stdexcept>
 #include <string>
@@ -67,5 +66,3 @@ PodInfo LoadPodFile(const std::string& path);
 void ApplyInventory(const Inventory& inventory, ClusterLedger& ledger);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_INVENTORY_STATIC_INVENTORY_H_

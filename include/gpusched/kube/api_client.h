@@ -6,8 +6,7 @@
 // the config's CA, client certificate and key from memory; a bearer token read from a file is
 // re-read before every request and taken when its text changed (util/file_change.h), since
 // service-account tokens rotate.
-#ifndef GPUSCHED_KUBE_API_CLIENT_H_
-#define GPUSCHED_KUBE_API_CLIENT_H_
+#pragma once
 
 #include <atomic>
 #include <chrono>
@@ -76,5 +75,3 @@ class ApiClient {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_API_CLIENT_H_

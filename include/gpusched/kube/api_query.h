@@ -1,7 +1,6 @@
 // The request line of an API server GET: a collection path with its query parameters, each value
 // percent-encoded where Kubernetes' tokens (continue, resourceVersion) may need it.
-#ifndef GPUSCHED_KUBE_API_QUERY_H_
-#define GPUSCHED_KUBE_API_QUERY_H_
+#pragma once
 
 #include <initializer_list>
 #include <string>
@@ -15,5 +14,3 @@ std::string ApiQuery(std::string_view path, std::initializer_list<std::string> p
 std::string UrlEncode(std::string_view s);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_API_QUERY_H_

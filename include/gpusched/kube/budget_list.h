@@ -7,8 +7,7 @@
 // that is no list) fails the whole listing: a plan must not mistake budgets it could not read for
 // no budgets. Bounded whatever the server sends: at most kMaxListedBudgets budgets and
 // kMaxBudgetPages pages, past either the listing fails.
-#ifndef GPUSCHED_KUBE_BUDGET_LIST_H_
-#define GPUSCHED_KUBE_BUDGET_LIST_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -36,5 +35,3 @@ struct BudgetListing {
 Validated<BudgetListing> ListDisruptionBudgets(ApiClient& client, int page_size = 500);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_BUDGET_LIST_H_

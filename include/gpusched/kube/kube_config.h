@@ -3,8 +3,7 @@
 //
 // Certificates and keys are kept as PEM bytes (files are read, *-data fields base64-decoded). A
 // token read from a file keeps its path so the client can re-read it when it rotates.
-#ifndef GPUSCHED_KUBE_KUBE_CONFIG_H_
-#define GPUSCHED_KUBE_KUBE_CONFIG_H_
+#pragma once
 
 #include <cstddef>
 #include <stdexcept>
@@ -45,5 +44,3 @@ KubeConfig LoadKubeconfig(const std::string& path, const std::string& context = 
 std::string Base64Decode(const std::string& text);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_KUBE_CONFIG_H_

@@ -5,8 +5,7 @@
 // need not agree. A holder that cannot renew for a lease duration stops writing.
 //
 // Used by one thread (it owns no lock); the ApiClient is the caller's and outlives the lock.
-#ifndef GPUSCHED_KUBE_LEASE_LOCK_H_
-#define GPUSCHED_KUBE_LEASE_LOCK_H_
+#pragma once
 
 #include <chrono>
 #include <string>
@@ -58,5 +57,3 @@ class LeaseLock {
 std::string MicroTimeNow();
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_LEASE_LOCK_H_

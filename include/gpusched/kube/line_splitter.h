@@ -6,8 +6,7 @@
 // its bytes are dropped as they arrive up to its newline, and it is counted (oversized()), so a
 // 128 MiB event costs neither 128 MiB nor a rescan of what came before. Empty lines are ignored.
 // Not synchronized: one stream, one splitter.
-#ifndef GPUSCHED_KUBE_LINE_SPLITTER_H_
-#define GPUSCHED_KUBE_LINE_SPLITTER_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -41,5 +40,3 @@ class LineSplitter {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_LINE_SPLITTER_H_

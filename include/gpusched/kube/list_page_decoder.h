@@ -12,8 +12,7 @@
 // What is no list (a top-level value that is not an object, "items" that is not an array,
 // unbalanced brackets, a page that ends midway) throws DecodeError; the items handed over before
 // stay handed over (the reflector then lists again). Not synchronized: one page, one decoder.
-#ifndef GPUSCHED_KUBE_LIST_PAGE_DECODER_H_
-#define GPUSCHED_KUBE_LIST_PAGE_DECODER_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -74,5 +73,3 @@ class ListPageDecoder {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_LIST_PAGE_DECODER_H_

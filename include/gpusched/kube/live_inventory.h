@@ -19,8 +19,7 @@
 // lock. Assume (an AssumptionSink) queues the placement and wakes the publisher, which applies it
 // and publishes at once instead of waiting for the interval; the request does not wait for it.
 // Safe for concurrent use; the destructor stops every thread.
-#ifndef GPUSCHED_KUBE_LIVE_INVENTORY_H_
-#define GPUSCHED_KUBE_LIVE_INVENTORY_H_
+#pragma once
 
 #include <atomic>
 #include <chrono>
@@ -167,5 +166,3 @@ class LiveInventory : public AssumptionSink {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_LIVE_INVENTORY_H_

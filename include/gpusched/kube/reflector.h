@@ -24,8 +24,7 @@
 // before such an event would only meet it again. Progress (a list applied, an event handled, a
 // watch that ended as the server meant it to) is timed, so a reflector that keeps failing shows as
 // stale.
-#ifndef GPUSCHED_KUBE_REFLECTOR_H_
-#define GPUSCHED_KUBE_REFLECTOR_H_
+#pragma once
 
 #include <atomic>
 #include <chrono>
@@ -183,5 +182,3 @@ class Reflector {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_REFLECTOR_H_

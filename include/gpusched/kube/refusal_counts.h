@@ -5,8 +5,7 @@
 // warning naming the object, every later one is logged at debug level.
 //
 // Reasons are static strings (string literals). Thread-safe.
-#ifndef GPUSCHED_KUBE_REFUSAL_COUNTS_H_
-#define GPUSCHED_KUBE_REFUSAL_COUNTS_H_
+#pragma once
 
 #include <cstdint>
 #include <initializer_list>
@@ -35,5 +34,3 @@ class RefusalCounts {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_REFUSAL_COUNTS_H_

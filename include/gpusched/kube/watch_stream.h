@@ -11,8 +11,7 @@
 // not a list fails as a whole (the caller lists again).
 //
 // ObjectSkips is safe to read from any thread; the functions use thread-local parsers.
-#ifndef GPUSCHED_KUBE_WATCH_STREAM_H_
-#define GPUSCHED_KUBE_WATCH_STREAM_H_
+#pragma once
 
 #include <atomic>
 #include <cstddef>
@@ -113,5 +112,3 @@ bool ObjectSkips::Isolated(std::string_view object, F&& decode) {
 }
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_KUBE_WATCH_STREAM_H_

@@ -3,8 +3,7 @@
 // per topology domain (bounded: the largest domains per level, the rest as one), and pod groups
 // by state. The
 // server registers them for the snapshot it serves (app/server_app.h). Pure; thread-safe.
-#ifndef GPUSCHED_METRICS_CLUSTER_SERIES_H_
-#define GPUSCHED_METRICS_CLUSTER_SERIES_H_
+#pragma once
 
 #include "gpusched/cluster/cluster_snapshot.h"
 #include "gpusched/metrics/series_writer.h"
@@ -14,5 +13,3 @@ namespace gpusched {
 void WriteClusterSeries(const ClusterSnapshot& snapshot, SeriesWriter& out);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_METRICS_CLUSTER_SERIES_H_

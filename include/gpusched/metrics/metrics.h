@@ -7,8 +7,7 @@
 // collector (series_writer.h) that writes them when Prometheus scrapes, so they are never stale
 // and cost nothing between scrapes; this file knows none of them.
 // docs/metrics.md lists every series; a test keeps the two in step.
-#ifndef GPUSCHED_METRICS_METRICS_H_
-#define GPUSCHED_METRICS_METRICS_H_
+#pragma once
 
 #include <cstdint>
 #include <memory>
@@ -59,5 +58,3 @@ class Metrics {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_METRICS_METRICS_H_

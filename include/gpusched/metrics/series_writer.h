@@ -7,8 +7,7 @@
 // is never stale and costs nothing between them. A family that gets no sample in a scrape is left
 // out of it. Names and help texts are the exposition's: docs/metrics.md lists every family, and
 // docs_test keeps the two in step (docs/architecture.md, "Adding a metric").
-#ifndef GPUSCHED_METRICS_SERIES_WRITER_H_
-#define GPUSCHED_METRICS_SERIES_WRITER_H_
+#pragma once
 
 #include <functional>
 #include <map>
@@ -56,5 +55,3 @@ class SeriesWriter {
 using SeriesCollector = std::function<void(SeriesWriter&)>;
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_METRICS_SERIES_WRITER_H_

@@ -26,8 +26,7 @@
 // shares as pods commit, between scheduling cycles, never during one); a DeviceModel points at its
 // table. Neither owns what it reads, and both are valid only while that storage lives and stays in
 // place. Reading is thread-safe while nobody writes.
-#ifndef GPUSCHED_MODEL_DEVICE_MODEL_H_
-#define GPUSCHED_MODEL_DEVICE_MODEL_H_
+#pragma once
 
 #include <cstdint>
 #include <functional>
@@ -88,5 +87,3 @@ class DeviceModel {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_DEVICE_MODEL_H_

@@ -13,8 +13,7 @@
 // `unreadable`, and an unreadable selector selects every pod of the namespace. A budget without
 // status (its controller has not computed one yet) allows no disruption. Value types; not
 // synchronized.
-#ifndef GPUSCHED_MODEL_DISRUPTION_BUDGET_H_
-#define GPUSCHED_MODEL_DISRUPTION_BUDGET_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -63,5 +62,3 @@ struct DisruptionBudget {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_DISRUPTION_BUDGET_H_

@@ -2,8 +2,7 @@
 // the memory one unit of a resource gives, whether a resource is a shared replica, and what one
 // unit of a GPU resource is of the node's physical GPUs.
 // Pure functions; thread-safe.
-#ifndef GPUSCHED_MODEL_GPU_FACTS_H_
-#define GPUSCHED_MODEL_GPU_FACTS_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -63,5 +62,3 @@ int64_t MigSlicesPerGpu(std::string_view profile);
 int64_t PhysicalMilli(GpuUnit unit, int64_t units);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_GPU_FACTS_H_

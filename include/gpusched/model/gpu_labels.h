@@ -9,8 +9,7 @@
 //
 // See shared/reference/nvidia-gpu-conventions.md. A missing or malformed label leaves its field
 // unknown (empty string or nullopt); parsing never fails. Value type; not synchronized.
-#ifndef GPUSCHED_MODEL_GPU_LABELS_H_
-#define GPUSCHED_MODEL_GPU_LABELS_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -87,5 +86,3 @@ std::string_view ToString(MigStrategy s);
 std::string_view ToString(MigConfigState s);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_GPU_LABELS_H_

@@ -4,8 +4,7 @@
 //
 // ParsePodIntent merges a profile's defaults with the pod's gpusched.io/ annotations; an annotation
 // it cannot parse yields an error naming the annotation and the form it expects. Value types.
-#ifndef GPUSCHED_MODEL_GPU_REQUIREMENTS_H_
-#define GPUSCHED_MODEL_GPU_REQUIREMENTS_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -67,5 +66,3 @@ PodIntent ParsePodIntent(const PodInfo& pod, const PodIntent& defaults);
 std::optional<int64_t> ParseMemoryMib(std::string_view quantity);  // "40Gi" -> 40960
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_GPU_REQUIREMENTS_H_

@@ -2,8 +2,7 @@
 //
 // Always: nvidia.com/gpu, nvidia.com/gpu.shared and nvidia.com/mig-<profile>[.shared]; plus any
 // extra names a configuration lists. Immutable after construction; thread-safe.
-#ifndef GPUSCHED_MODEL_GPU_RESOURCES_H_
-#define GPUSCHED_MODEL_GPU_RESOURCES_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -39,5 +38,3 @@ std::string_view MigProfileOf(std::string_view resource);
 bool IsSharedResourceName(std::string_view resource);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_GPU_RESOURCES_H_

@@ -5,8 +5,7 @@
 // user guide: A30, A100 40/80 GB, H100 80 GB, H100 NVL 94 GB, GH200, H200, B200).
 //
 // Immutable static data; thread-safe.
-#ifndef GPUSCHED_MODEL_KNOWN_MIG_PROFILES_H_
-#define GPUSCHED_MODEL_KNOWN_MIG_PROFILES_H_
+#pragma once
 
 #include <span>
 #include <string_view>
@@ -22,5 +21,3 @@ struct KnownMigProduct {
 std::span<const KnownMigProduct> KnownMigProducts();
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_KNOWN_MIG_PROFILES_H_

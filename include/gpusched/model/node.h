@@ -12,8 +12,7 @@
 // from the node); not its name, resourceVersion or pod count. Nodes of equal content get equal
 // verdicts and content-based scores, which lets the engine judge one node per class of equals
 // (gpusched/cluster/cluster_snapshot.h).
-#ifndef GPUSCHED_MODEL_NODE_H_
-#define GPUSCHED_MODEL_NODE_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -86,5 +85,3 @@ struct ContentHashes {
 ContentHashes WholeDeviceContentHashes(const NodeState& node);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_NODE_H_

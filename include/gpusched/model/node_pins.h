@@ -21,8 +21,7 @@
 // Budgets are global, never counts from the input: a pod keeps at most kMaxPinItems terms,
 // requirements and values and kMaxPinBytes of keys and values; past either, it keeps no pins at
 // all and counts as unpinned. Value types; not synchronized.
-#ifndef GPUSCHED_MODEL_NODE_PINS_H_
-#define GPUSCHED_MODEL_NODE_PINS_H_
+#pragma once
 
 #include <cstdint>
 #include <memory>
@@ -150,5 +149,3 @@ int64_t TotalPreferredPinWeight(const NodePins& pins);
 std::optional<int64_t> ParsePinInteger(std::string_view text);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_NODE_PINS_H_

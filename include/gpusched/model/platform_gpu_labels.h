@@ -14,8 +14,7 @@
 // Each platform is read on its own; gpu_labels.h decides what GFD's labels leave to them
 // (GFD first, then GKE, then Karpenter/EKS, then AKS). A missing, malformed or unknown value
 // leaves its field unknown; reading never fails. Pure; thread-safe.
-#ifndef GPUSCHED_MODEL_PLATFORM_GPU_LABELS_H_
-#define GPUSCHED_MODEL_PLATFORM_GPU_LABELS_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -85,5 +84,3 @@ std::vector<std::string_view> KnownEc2GpuInstanceTypes();
 std::vector<std::string_view> KnownPlatformProducts();
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_PLATFORM_GPU_LABELS_H_

@@ -7,8 +7,7 @@
 // containers added to everything that starts after them, plus pod overhead. A resource that has a
 // limit but no request takes the limit, as API-server defaulting does. Value types; not
 // synchronized.
-#ifndef GPUSCHED_MODEL_POD_H_
-#define GPUSCHED_MODEL_POD_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -118,5 +117,3 @@ bool AsksForGpu(const PodInfo& pod, const GpuResourceNames& gpu_names);
 bool AsksOnlyThroughRequests(const PodInfo& pod);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_POD_H_

@@ -8,8 +8,7 @@
 // (ephemeral-storage, hugepages, extended resources that are not GPUs) are not charged: usage is
 // what gpusched judges nodes by (NodeState::used), and a node's usage then has few names whatever
 // its pods ask for. Value types and pure functions; thread-safe.
-#ifndef GPUSCHED_MODEL_POD_CHARGE_H_
-#define GPUSCHED_MODEL_POD_CHARGE_H_
+#pragma once
 
 #include <cstdint>
 
@@ -40,5 +39,3 @@ void ChargePod(NodeState& node, const PodCharge& charge);
 void UnchargePod(NodeState& node, const PodCharge& charge);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_POD_CHARGE_H_

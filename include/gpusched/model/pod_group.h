@@ -28,8 +28,7 @@
 //
 // Groups are namespaced: the key joins the namespace, the source and the name. Keys longer than
 // kMaxGroupKeyBytes make no group. Value types; not synchronized.
-#ifndef GPUSCHED_MODEL_POD_GROUP_H_
-#define GPUSCHED_MODEL_POD_GROUP_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -103,5 +102,3 @@ PodGroupRef ReadPodGroup(std::string_view ns,
                          const SpecGroupRef& spec);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_POD_GROUP_H_

@@ -6,8 +6,7 @@
 //
 // Holds the pod it was made from by reference, or a rebuilt pod it shares; copying it shares the
 // rebuilt pod. Value type; not synchronized.
-#ifndef GPUSCHED_MODEL_RESOLVED_POD_H_
-#define GPUSCHED_MODEL_RESOLVED_POD_H_
+#pragma once
 
 #include <memory>
 #include <string>
@@ -44,5 +43,3 @@ class ResolvedPod {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_RESOLVED_POD_H_

@@ -5,8 +5,7 @@
 // near-linear, so a request with 100,000 resource names costs no more than its size: inserting
 // one name at a time (Set, Add of one name) is for the few names of a node's usage. Value type;
 // not synchronized.
-#ifndef GPUSCHED_MODEL_RESOURCE_LIST_H_
-#define GPUSCHED_MODEL_RESOURCE_LIST_H_
+#pragma once
 
 #include <cstdint>
 #include <functional>
@@ -80,5 +79,3 @@ class ResourceList {
 std::string FormatResourceList(const ResourceList& list);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_RESOURCE_LIST_H_

@@ -15,8 +15,7 @@
 // IsTopologyLabel accepts: any key containing "topology", "topograph", "rack" or "clique", and
 // resource.nvidia.com/computeDomain; a policy naming another key is refused, since no node would
 // carry it.
-#ifndef GPUSCHED_MODEL_TOPOLOGY_H_
-#define GPUSCHED_MODEL_TOPOLOGY_H_
+#pragma once
 
 #include <cstddef>
 #include <string>
@@ -52,5 +51,3 @@ std::pair<size_t, std::string_view> FirstDomainKey(const PinLabels& topology,
 std::string DomainOf(const PinLabels& topology, const TopologyLevel& level);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_MODEL_TOPOLOGY_H_

@@ -14,8 +14,7 @@
 // many MIG pods run does not change what a device fragment costs. The packing
 // simulator, its FGD policy and the live fragmentation gauge all use these functions. Pure
 // functions; thread-safe.
-#ifndef GPUSCHED_PACKING_FRAGMENTATION_H_
-#define GPUSCHED_PACKING_FRAGMENTATION_H_
+#pragma once
 
 #include <compare>
 #include <cstdint>
@@ -113,5 +112,3 @@ std::vector<WeightedShape> CommonShapes(std::span<const WeightedShape> shapes,
                                         double coverage = kWorkloadCoverage);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PACKING_FRAGMENTATION_H_

@@ -9,8 +9,7 @@
 // milli-GPU, which the model's table keeps for the node (not the node itself), and a pod may ask
 // for a share of one device. The same plugins serve both by asking the cycle's snapshot for the
 // model. Pure functions; thread-safe while nobody writes the model's table.
-#ifndef GPUSCHED_PACKING_GPU_DEVICES_H_
-#define GPUSCHED_PACKING_GPU_DEVICES_H_
+#pragma once
 
 #include <functional>
 #include <optional>
@@ -133,5 +132,3 @@ class FgdScores {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PACKING_GPU_DEVICES_H_

@@ -5,8 +5,7 @@
 // kube-scheduler does; the gpu-binpack plugin scores with the same MostAllocated formula. Pure
 // functions; thread-safe. Here, below every user, so that explain/ and plugins/ need not reach
 // into the simulator for kube-scheduler's arithmetic.
-#ifndef GPUSCHED_PACKING_IN_TREE_SCORES_H_
-#define GPUSCHED_PACKING_IN_TREE_SCORES_H_
+#pragma once
 
 #include <algorithm>
 #include <cstdint>
@@ -51,5 +50,3 @@ inline int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
 }
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PACKING_IN_TREE_SCORES_H_

@@ -8,8 +8,7 @@
 // shapes also weigh like a number of pods of their own, so the first few pods seen cannot outweigh
 // them: in a burst, which pods the watch happened to report before a decision must not decide it.
 // Pure functions and value types; not synchronized.
-#ifndef GPUSCHED_PACKING_TARGET_WORKLOAD_H_
-#define GPUSCHED_PACKING_TARGET_WORKLOAD_H_
+#pragma once
 
 #include <chrono>
 #include <cstdint>
@@ -103,5 +102,3 @@ inline constexpr size_t kMaxStandardSizes = 8;
 std::vector<WeightedShape> StandardWorkloadOf(std::span<const NodeInfo* const> nodes);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PACKING_TARGET_WORKLOAD_H_

@@ -36,8 +36,7 @@
 // Pure functions over an immutable snapshot and policy; thread-safe. A Cancellation (options)
 // stops the work between nodes; the report then says so (CapacityReport::cancelled) and holds
 // nothing else worth printing. Never run on a verb's thread: a large cluster takes a second.
-#ifndef GPUSCHED_PLANNING_CAPACITY_H_
-#define GPUSCHED_PLANNING_CAPACITY_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -146,5 +145,3 @@ CapacityReport ComputeCapacity(const Policy& policy, const ClusterSnapshot& snap
                                const CapacityOptions& options = {});
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_CAPACITY_H_

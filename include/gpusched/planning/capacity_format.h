@@ -2,8 +2,7 @@
 // grouping, or one JSON object (also served by GET /capacity), and the GPU figures as every
 // planning report prints them, and its gauges as the reports worker writes them. Pure;
 // thread-safe.
-#ifndef GPUSCHED_PLANNING_CAPACITY_FORMAT_H_
-#define GPUSCHED_PLANNING_CAPACITY_FORMAT_H_
+#pragma once
 
 #include <cstddef>
 #include <string>
@@ -43,5 +42,3 @@ void CapacityGaugesOf(const CapacityReport& report, std::vector<GaugeRow>& gpus,
                       std::vector<GaugeRow>& fits, size_t max_products = kMaxGaugeProducts);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_CAPACITY_FORMAT_H_

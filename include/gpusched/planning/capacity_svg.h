@@ -15,8 +15,7 @@
 // A row draws at most kSvgMaxCellsPerNode cells, then "+N more"; the output therefore grows
 // linearly with the node count (a fixed cell size; the picture grows in height), about 1.5 KB per
 // node at most. Pure functions; thread-safe.
-#ifndef GPUSCHED_PLANNING_CAPACITY_SVG_H_
-#define GPUSCHED_PLANNING_CAPACITY_SVG_H_
+#pragma once
 
 #include <array>
 #include <cstdint>
@@ -66,5 +65,3 @@ std::string XmlEscape(std::string_view text);
 std::string FormatCapacitySvg(const CapacityReport& report, const ClusterSnapshot& snapshot);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_CAPACITY_SVG_H_

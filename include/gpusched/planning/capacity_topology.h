@@ -14,8 +14,7 @@
 // kMaxGroupShapes shapes; domain names (label values) quoted and cut at kMaxGroupNameBytes like
 // capacity's group names; at most kMaxListedDomains domains listed per level, the most free GPUs
 // first (ties by name), the rest summed as kOtherGroup. Pure; thread-safe.
-#ifndef GPUSCHED_PLANNING_CAPACITY_TOPOLOGY_H_
-#define GPUSCHED_PLANNING_CAPACITY_TOPOLOGY_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -95,5 +94,3 @@ std::optional<std::vector<LevelCapacity>> CapacityByDomain(
     const std::vector<PodFitsPerNode>& pod_fits, const Cancellation* cancellation = nullptr);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_CAPACITY_TOPOLOGY_H_

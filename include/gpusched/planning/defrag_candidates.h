@@ -3,8 +3,7 @@
 // gpusched/planning/defrag_plan.h that decide whether one may move off a node for a waiting pod.
 // Pods are numbered in the order given (the indices NodePlan and the search use). Not
 // synchronized; the policy, snapshot, pods and budgets must outlive it.
-#ifndef GPUSCHED_PLANNING_DEFRAG_CANDIDATES_H_
-#define GPUSCHED_PLANNING_DEFRAG_CANDIDATES_H_
+#pragma once
 
 #include <cstdint>
 #include <functional>
@@ -73,5 +72,3 @@ class DefragCandidates {
 int64_t PodGpuMilli(const PodInfo& pod);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_DEFRAG_CANDIDATES_H_

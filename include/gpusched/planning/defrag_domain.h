@@ -25,8 +25,7 @@
 //
 // It changes nothing: the working nodes and candidates are left as they were. Not synchronized;
 // everything given must outlive it.
-#ifndef GPUSCHED_PLANNING_DEFRAG_DOMAIN_H_
-#define GPUSCHED_PLANNING_DEFRAG_DOMAIN_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -116,5 +115,3 @@ class DomainSearch {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_DEFRAG_DOMAIN_H_

@@ -1,8 +1,7 @@
 // The bounds of a defragmentation plan's search (gpusched/planning/defrag_plan.h), shared by the
 // parts it is assembled from (defrag_search.h, defrag_domain.h) and their assembler, so that no
 // part includes the assembler. Plain values.
-#ifndef GPUSCHED_PLANNING_DEFRAG_OPTIONS_H_
-#define GPUSCHED_PLANNING_DEFRAG_OPTIONS_H_
+#pragma once
 
 #include <cstddef>
 
@@ -19,5 +18,3 @@ struct DefragOptions {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_DEFRAG_OPTIONS_H_

@@ -66,8 +66,7 @@
 // memory, taints, pod affinity) are not applied, as in capacity.
 //
 // A pure function of its inputs; thread-safe. Never run on a verb's thread.
-#ifndef GPUSCHED_PLANNING_DEFRAG_PLAN_H_
-#define GPUSCHED_PLANNING_DEFRAG_PLAN_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -142,5 +141,3 @@ DefragReport PlanDefragmentation(const Policy& policy, const ClusterSnapshot& sn
                                  const DefragOptions& options = {});
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_DEFRAG_PLAN_H_

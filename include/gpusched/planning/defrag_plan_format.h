@@ -1,8 +1,7 @@
 // The defragmentation plans (gpusched/planning/defrag_plan.h) as `gpusched defrag-plan` prints
 // them: a paragraph per waiting pod, or one JSON object. Names from the cluster are quoted in the
 // text. Pure; thread-safe.
-#ifndef GPUSCHED_PLANNING_DEFRAG_PLAN_FORMAT_H_
-#define GPUSCHED_PLANNING_DEFRAG_PLAN_FORMAT_H_
+#pragma once
 
 #include <string>
 
@@ -21,5 +20,3 @@ std::string FormatDefragPlanText(const DefragReport& report);
 std::string FormatDefragPlanJson(const DefragReport& report);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_DEFRAG_PLAN_FORMAT_H_

@@ -4,8 +4,7 @@
 // pods, within the search bounds, whose moves make room and whose pods all find a destination.
 // It changes nothing: the working nodes it tries destinations on are left as they were. Not
 // synchronized; everything given must outlive it.
-#ifndef GPUSCHED_PLANNING_DEFRAG_SEARCH_H_
-#define GPUSCHED_PLANNING_DEFRAG_SEARCH_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -88,5 +87,3 @@ std::optional<std::vector<size_t>> MovedPodDestinations(const Policy& policy, Wo
                                                         std::span<const size_t> excluded);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_DEFRAG_SEARCH_H_

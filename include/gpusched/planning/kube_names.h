@@ -3,8 +3,7 @@
 // or a file could otherwise carry a flag (`--all`), a second command or an escape sequence into a
 // shell. A command is built only from names that pass; otherwise the reason it is refused.
 // Pure functions; thread-safe.
-#ifndef GPUSCHED_PLANNING_KUBE_NAMES_H_
-#define GPUSCHED_PLANNING_KUBE_NAMES_H_
+#pragma once
 
 #include <string>
 #include <string_view>
@@ -28,5 +27,3 @@ struct KubectlLine {
 KubectlLine LabelNodeCommand(std::string_view node, std::string_view key, std::string_view value);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_KUBE_NAMES_H_

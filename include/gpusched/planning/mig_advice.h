@@ -48,8 +48,7 @@
 // classes x layouts x profiles, plus a whole-GPU check of O(p log p) for p pending whole-GPU pods
 // per change tried, and there are at most kMaxMigAdvisedNodes steps. At most kMaxAdvicePods
 // pending pods are read. Pure functions; thread-safe.
-#ifndef GPUSCHED_PLANNING_MIG_ADVICE_H_
-#define GPUSCHED_PLANNING_MIG_ADVICE_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -135,5 +134,3 @@ MigAdvice AdviseMigLayouts(const ClusterSnapshot& snapshot, const MigLayouts& la
                            const MigDemand& demand, const GpuResourceNames& gpu_names);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_MIG_ADVICE_H_

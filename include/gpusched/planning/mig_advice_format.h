@@ -2,8 +2,7 @@
 // summary, then a commented `kubectl label` line per advised node (or why none is printed), or one
 // JSON object. Every value from the cluster or a file is quoted, so none starts a line of its own.
 // Pure; thread-safe.
-#ifndef GPUSCHED_PLANNING_MIG_ADVICE_FORMAT_H_
-#define GPUSCHED_PLANNING_MIG_ADVICE_FORMAT_H_
+#pragma once
 
 #include <string>
 
@@ -21,5 +20,3 @@ std::string FormatMigAdviceText(const MigAdvice& advice);
 std::string FormatMigAdviceJson(const MigAdvice& advice);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_MIG_ADVICE_FORMAT_H_

@@ -16,8 +16,7 @@
 // profile a matching spec asks for exists on that model within one GPU's memory and compute slices
 // (slice counts, not the placement slots); otherwise the layout is not offered for that node. Value
 // types and pure functions; thread-safe.
-#ifndef GPUSCHED_PLANNING_MIG_LAYOUTS_H_
-#define GPUSCHED_PLANNING_MIG_LAYOUTS_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -102,5 +101,3 @@ std::optional<MigNodeOffer> OfferOf(const std::vector<MigLayoutSpec>& layout,
 std::string ResourceProfileOf(std::string_view profile);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_MIG_LAYOUTS_H_

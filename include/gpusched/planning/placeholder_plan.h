@@ -30,8 +30,7 @@
 // pods are judged oldest first, at most kMaxJudgedPods per plan.
 //
 // Pure function over an immutable snapshot and policy; thread-safe.
-#ifndef GPUSCHED_PLANNING_PLACEHOLDER_PLAN_H_
-#define GPUSCHED_PLANNING_PLACEHOLDER_PLAN_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -103,5 +102,3 @@ PlaceholderPlan PlanPlaceholders(const Policy& policy, const ClusterSnapshot& sn
                                  const PlaceholderHolds& holds, int64_t now_unix);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_PLACEHOLDER_PLAN_H_

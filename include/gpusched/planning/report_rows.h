@@ -2,8 +2,7 @@
 // groups, a gauge's label values) and the one row of a gauge a report hands to its producer's
 // WriteSeries. planning/ does not include metrics/: the gauges are plain rows, written as series
 // by the reports worker (gpusched/app/reports_worker.h). Pure; thread-safe.
-#ifndef GPUSCHED_PLANNING_REPORT_ROWS_H_
-#define GPUSCHED_PLANNING_REPORT_ROWS_H_
+#pragma once
 
 #include <cstddef>
 #include <map>
@@ -26,5 +25,3 @@ std::map<std::string, std::string> TopOrOther(const std::map<std::string, double
                                               size_t n, std::string_view other);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_REPORT_ROWS_H_

@@ -53,8 +53,7 @@
 //
 // Pure functions over an immutable snapshot and policy; thread-safe. Never run on a verb's thread:
 // thousands of pending pods over thousands of nodes take seconds.
-#ifndef GPUSCHED_PLANNING_WHY_PENDING_H_
-#define GPUSCHED_PLANNING_WHY_PENDING_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -151,5 +150,3 @@ std::string BestLookingReason(std::span<const NodeState* const> nodes,
                               std::span<const Verdict> verdicts, const ResourceList& demand);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_WHY_PENDING_H_

@@ -3,8 +3,7 @@
 // reports worker writes them. Every name and reason from the inventory is quoted here
 // (QuoteForMessage: printable ASCII, at most kMaxPendingTextBytes), in all three alike. Pure;
 // thread-safe.
-#ifndef GPUSCHED_PLANNING_WHY_PENDING_FORMAT_H_
-#define GPUSCHED_PLANNING_WHY_PENDING_FORMAT_H_
+#pragma once
 
 #include <cstddef>
 #include <string>
@@ -41,5 +40,3 @@ void WhyPendingGaugesOf(const WhyPendingReport& report, std::vector<GaugeRow>& p
                         size_t max_reasons = kMaxGaugeReasons);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_WHY_PENDING_FORMAT_H_

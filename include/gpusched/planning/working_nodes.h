@@ -8,8 +8,7 @@
 // and uncharges a node's pods with ChargePod and UnchargePod (gpusched/model/pod_charge.h), the
 // rule the ledger counts bound pods by. Used by the defragmentation plan; capacity's counts charge
 // copies of single nodes the same way. Not synchronized; the snapshot must outlive it.
-#ifndef GPUSCHED_PLANNING_WORKING_NODES_H_
-#define GPUSCHED_PLANNING_WORKING_NODES_H_
+#pragma once
 
 #include <cstdint>
 #include <memory>
@@ -53,5 +52,3 @@ std::optional<size_t> BestPlacement(const Policy::Selection& selection, const Po
                                     std::span<const size_t> excluded = {});
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLANNING_WORKING_NODES_H_

@@ -14,8 +14,7 @@
 // report but a hand-written inventory may leave out), snapshots where no node declares any, and
 // every pod while no observed shape asks for both CPU and a GPU. Prepare computes the ratio once
 // per cycle.
-#ifndef GPUSCHED_PLUGINS_CPU_RESERVE_H_
-#define GPUSCHED_PLUGINS_CPU_RESERVE_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -26,10 +25,11 @@
 
 namespace gpusched {
 
-class CpuReservePlugin : public Plugin, public PreparePlugin, public ScorePlugin {
+class CpuReservePlugin : public NamedPlugin<CpuReservePlugin>,
+                         public PreparePlugin,
+                         public ScorePlugin {
  public:
   static constexpr std::string_view kName = "cpu-reserve";
-  std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
@@ -45,5 +45,3 @@ double StrandedGpuMilli(const NodeIdle& node, double cpu_per_gpu_milli);
 double StrandedGpuMilli(int64_t idle_gpu_milli, int64_t cpu_milli, double cpu_per_gpu_milli);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_CPU_RESERVE_H_

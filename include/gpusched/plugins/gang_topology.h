@@ -32,8 +32,7 @@
 // Weight: a level is worth more than everything else gpusched scores (the default weight 50
 // against the default profile's sum of 9), so packing orders nodes only within a level. Immutable;
 // thread-safe.
-#ifndef GPUSCHED_PLUGINS_GANG_TOPOLOGY_H_
-#define GPUSCHED_PLUGINS_GANG_TOPOLOGY_H_
+#pragma once
 
 #include <chrono>
 #include <vector>
@@ -54,7 +53,7 @@ struct GangTopologySettings {
   std::chrono::seconds hold{120};
 };
 
-class GangTopologyPlugin : public Plugin,
+class GangTopologyPlugin : public NamedPlugin<GangTopologyPlugin>,
                            public PreparePlugin,
                            public NameFilterPlugin,
                            public NameScorePlugin {
@@ -65,7 +64,6 @@ class GangTopologyPlugin : public Plugin,
   // policy's top-level `topology:`.
   static PluginEntry Entry();
 
-  std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
   bool FiltersByName(const Cycle& cycle) const override;
   Verdict FilterName(const Cycle& cycle, std::string_view node_name, uint32_t number,
@@ -83,5 +81,3 @@ class GangTopologyPlugin : public Plugin,
 const std::vector<TopologyLevel>& GangTopologyLevels(const Engine& engine);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_GANG_TOPOLOGY_H_

@@ -4,8 +4,7 @@
 //   node score: sum(score_r * weight_r) / sum(weight_r)
 // Resources the node does not offer (allocatable 0) and resources with weight 0 are skipped.
 // The per-resource formula is MostRequestedScore (packing/in_tree_scores.h).
-#ifndef GPUSCHED_PLUGINS_GPU_BINPACK_H_
-#define GPUSCHED_PLUGINS_GPU_BINPACK_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -24,13 +23,12 @@ struct ResourceWeights {
   int64_t For(std::string_view resource) const;
 };
 
-class GpuBinpackPlugin : public Plugin, public ScorePlugin {
+class GpuBinpackPlugin : public NamedPlugin<GpuBinpackPlugin>, public ScorePlugin {
  public:
   static constexpr std::string_view kName = "gpu-binpack";
   explicit GpuBinpackPlugin(ResourceWeights weights) : weights_(std::move(weights)) {}
   // Off by default; settings `resourceWeights` (resource -> weight) and `defaultResourceWeight`.
   static PluginEntry Entry();
-  std::string_view name() const override { return kName; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
 
  private:
@@ -38,5 +36,3 @@ class GpuBinpackPlugin : public Plugin, public ScorePlugin {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_GPU_BINPACK_H_

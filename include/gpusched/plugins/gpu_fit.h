@@ -8,17 +8,15 @@
 //   "no GPU device with enough free"             unschedulable; only where the snapshot's device
 //                                                model keeps shares per device (the packing
 //                                                simulator's, gpusched/model/device_model.h)
-#ifndef GPUSCHED_PLUGINS_GPU_FIT_H_
-#define GPUSCHED_PLUGINS_GPU_FIT_H_
+#pragma once
 
 #include "gpusched/engine/plugin.h"
 
 namespace gpusched {
 
-class GpuFitPlugin : public Plugin, public PreparePlugin, public FilterPlugin {
+class GpuFitPlugin : public NamedPlugin<GpuFitPlugin>, public PreparePlugin, public FilterPlugin {
  public:
   static constexpr std::string_view kName = "gpu-fit";
-  std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   // True unless a configured GPU resource is named like a native one.
@@ -26,5 +24,3 @@ class GpuFitPlugin : public Plugin, public PreparePlugin, public FilterPlugin {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_GPU_FIT_H_

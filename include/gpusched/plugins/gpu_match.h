@@ -11,8 +11,7 @@
 // Score (pods with preferences, preferCheapest or preferred node affinity): the share of
 // preferences the node meets, its cheapness, cost(cheapest product in the table) / cost(node's
 // product), and the share of the preferred node-affinity weight it earns, averaged.
-#ifndef GPUSCHED_PLUGINS_GPU_MATCH_H_
-#define GPUSCHED_PLUGINS_GPU_MATCH_H_
+#pragma once
 
 #include <string>
 #include <utility>
@@ -27,7 +26,7 @@ namespace gpusched {
 
 using CostTable = std::vector<std::pair<std::string, double>>;  // product glob -> cost
 
-class GpuMatchPlugin : public Plugin,
+class GpuMatchPlugin : public NamedPlugin<GpuMatchPlugin>,
                        public PreparePlugin,
                        public FilterPlugin,
                        public ScorePlugin {
@@ -39,7 +38,6 @@ class GpuMatchPlugin : public Plugin,
   // On by default with weight 1; setting `costs` (product glob -> relative cost, first match
   // counts), also stated as the policy's top-level `costs`.
   static PluginEntry Entry();
-  std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   // It judges labels and GPU facts, never what pods use of cpu, memory or pods.
@@ -56,5 +54,3 @@ class GpuMatchPlugin : public Plugin,
 bool ProductMatches(std::string_view glob, std::string_view product);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_GPU_MATCH_H_

@@ -3,8 +3,7 @@
 // rather than once per plugin; its devices and MIG slices once per GPU class (Cycle::EnterNode),
 // its free CPU per node. Plugins called outside the engine (node scope 0) get it computed afresh
 // every time.
-#ifndef GPUSCHED_PLUGINS_IDLE_VIEW_H_
-#define GPUSCHED_PLUGINS_IDLE_VIEW_H_
+#pragma once
 
 #include "gpusched/engine/cycle.h"
 #include "gpusched/model/node.h"
@@ -19,5 +18,3 @@ void PrepareIdleView(Cycle& cycle);
 const NodeIdle* IdleViewOf(const Cycle& cycle, const NodeState& node);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_IDLE_VIEW_H_

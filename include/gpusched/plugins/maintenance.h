@@ -9,8 +9,7 @@
 // gpu.deploy.driver containing "paused").
 // Score: 0 for nodes in progress; otherwise the healthy share (allocatable / capacity) of the GPU
 // resources the pod asks for, so nodes with failed GPUs rank last.
-#ifndef GPUSCHED_PLUGINS_MAINTENANCE_H_
-#define GPUSCHED_PLUGINS_MAINTENANCE_H_
+#pragma once
 
 #include "gpusched/engine/plugin.h"
 #include "gpusched/plugins/plugin_entry.h"
@@ -23,13 +22,14 @@ enum class MaintenanceAction {
 };
 
 // It filters, and scores when a policy gives it a weight.
-class MaintenancePlugin : public Plugin, public FilterPlugin, public ScorePlugin {
+class MaintenancePlugin : public NamedPlugin<MaintenancePlugin>,
+                          public FilterPlugin,
+                          public ScorePlugin {
  public:
   static constexpr std::string_view kName = "maintenance";
   explicit MaintenancePlugin(MaintenanceAction action) : action_(action) {}
   // On by default as a filter (weight 0); setting `action: filter | score`.
   static PluginEntry Entry();
-  std::string_view name() const override { return kName; }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
@@ -47,5 +47,3 @@ std::string_view BrokenReason(const NodeInfo& node);
 std::string_view InProgressReason(const NodeInfo& node);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_MAINTENANCE_H_

@@ -10,21 +10,22 @@
 // node that strands the least (relative to its MIG capacity) scores highest. Small profiles thus
 // consolidate onto GPUs already cut small and busy, and nodes with large free profiles are kept for
 // large requests.
-#ifndef GPUSCHED_PLUGINS_MIG_FIT_H_
-#define GPUSCHED_PLUGINS_MIG_FIT_H_
+#pragma once
 
 #include "gpusched/engine/plugin.h"
 #include "gpusched/plugins/pod_intent.h"
 
 namespace gpusched {
 
-class MigFitPlugin : public Plugin, public PreparePlugin, public FilterPlugin, public ScorePlugin {
+class MigFitPlugin : public NamedPlugin<MigFitPlugin>,
+                     public PreparePlugin,
+                     public FilterPlugin,
+                     public ScorePlugin {
  public:
   static constexpr std::string_view kName = "mig-fit";
   // `profile_intent`: the profile's required products (a MIG product makes nvidia.com/gpu a slice).
   explicit MigFitPlugin(PodIntent profile_intent = {})
       : profile_intent_(std::move(profile_intent)) {}
-  std::string_view name() const override { return kName; }
   // The pod's intent; for a pod asking for MIG slices, also the profiles the cluster offers.
   void Prepare(Cycle& cycle) const override;
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
@@ -37,5 +38,3 @@ class MigFitPlugin : public Plugin, public PreparePlugin, public FilterPlugin, p
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_MIG_FIT_H_

@@ -20,31 +20,32 @@
 // model, so on the live server (whole devices) they score whole-GPU packing; CPU terms are 0 on a
 // node that declares no CPU (DeclaresCpu). They score every pod, CPU-only ones included, when the
 // profile judges all pods.
-#ifndef GPUSCHED_PLUGINS_PACKING_SCORES_H_
-#define GPUSCHED_PLUGINS_PACKING_SCORES_H_
+#pragma once
 
 #include "gpusched/engine/plugin.h"
 #include "gpusched/packing/target_workload.h"
 #include "gpusched/plugins/plugin_entry.h"
+#include "gpusched/plugins/task_shape.h"
 
 namespace gpusched {
 
-// The pod's shape, prepared once per cycle for the packing scores (plugins/task_shape.h).
-class ShapeScorer : public Plugin, public PreparePlugin, public ScorePlugin {
+// A packing score named P::kName, with the pod's shape prepared once per cycle
+// (plugins/task_shape.h).
+template <class P>
+class ShapeScorer : public NamedPlugin<P>, public PreparePlugin, public ScorePlugin {
  public:
-  void Prepare(Cycle& cycle) const override;
+  void Prepare(Cycle& cycle) const override { PrepareTaskShape(cycle); }
 };
 
 // Measures against the snapshot's target workload, or, when its targetWorkload setting differs
 // from the defaults, against the blend it gives (prepared once per cycle).
-class FgdPlugin : public ShapeScorer {
+class FgdPlugin : public ShapeScorer<FgdPlugin> {
  public:
   static constexpr std::string_view kName = "fgd";
   explicit FgdPlugin(TargetWorkloadSettings workload = {}) : workload_(std::move(workload)) {}
   // On by default with weight 3; setting `targetWorkload: {priorShare, priorPods, expected}`, also
   // stated as the policy's top-level `targetWorkload`.
   static PluginEntry Entry();
-  std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
 
@@ -52,36 +53,30 @@ class FgdPlugin : public ShapeScorer {
   TargetWorkloadSettings workload_;
 };
 
-class BestFitPlugin : public ShapeScorer {
+class BestFitPlugin : public ShapeScorer<BestFitPlugin> {
  public:
   static constexpr std::string_view kName = "best-fit";
-  std::string_view name() const override { return kName; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
   // Integer min-max rescale to 0..100; all 0 when every candidate scores the same.
   void Normalize(const Cycle& cycle, std::span<double> scores) const override;
 };
 
-class DotProductPlugin : public ShapeScorer {
+class DotProductPlugin : public ShapeScorer<DotProductPlugin> {
  public:
   static constexpr std::string_view kName = "dot-product";
-  std::string_view name() const override { return kName; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
 };
 
-class GpuPackingPlugin : public ShapeScorer {
+class GpuPackingPlugin : public ShapeScorer<GpuPackingPlugin> {
  public:
   static constexpr std::string_view kName = "gpu-packing";
-  std::string_view name() const override { return kName; }
   double Score(const Cycle& cycle, const NodeState& node) const override;
 };
 
-class ConsolidatePlugin : public Plugin, public NameScorePlugin {
+class ConsolidatePlugin : public NamedPlugin<ConsolidatePlugin>, public NameScorePlugin {
  public:
   static constexpr std::string_view kName = "consolidate";
-  std::string_view name() const override { return kName; }
   double ScoreName(const Cycle& cycle, std::string_view node_name, uint32_t number) const override;
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_PACKING_SCORES_H_

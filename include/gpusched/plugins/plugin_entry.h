@@ -8,8 +8,7 @@
 // Adding a plugin is its header and .cc (with a static Entry() when it has settings) and one line
 // in src/plugins/all_plugins.cc; policy/ reads, checks, prints and builds it without knowing its
 // name.
-#ifndef GPUSCHED_PLUGINS_PLUGIN_ENTRY_H_
-#define GPUSCHED_PLUGINS_PLUGIN_ENTRY_H_
+#pragma once
 
 #include <functional>
 #include <memory>
@@ -139,5 +138,3 @@ const PluginEntry* FindPlugin(std::string_view name);
 const std::vector<std::string_view>& RegisteredPlugins();
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_PLUGIN_ENTRY_H_

@@ -3,8 +3,7 @@
 // (model/gpu_requirements.h). The first of those plugins to be prepared for a cycle parses it and
 // keeps it in the cycle; the others read it. A malformed annotation rejects the pod on every node
 // (Cycle::Reject), naming the annotation.
-#ifndef GPUSCHED_PLUGINS_POD_INTENT_H_
-#define GPUSCHED_PLUGINS_POD_INTENT_H_
+#pragma once
 
 #include "gpusched/engine/cycle.h"
 #include "gpusched/model/gpu_requirements.h"
@@ -18,5 +17,3 @@ void PreparePodIntent(Cycle& cycle, const PodIntent& profile_intent);
 const PodIntent& PodIntentOf(const Cycle& cycle);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_POD_INTENT_H_

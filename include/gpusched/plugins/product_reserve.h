@@ -17,8 +17,7 @@
 // pinned part of the workload spread over the products as their GPUs are. Pods that ask for no
 // GPU are not scored; neither is any pod in a fleet of one product. Prepare computes the
 // per-product scores once per cycle.
-#ifndef GPUSCHED_PLUGINS_PRODUCT_RESERVE_H_
-#define GPUSCHED_PLUGINS_PRODUCT_RESERVE_H_
+#pragma once
 
 #include <map>
 #include <string>
@@ -45,14 +44,15 @@ struct ProductReserveInputs {
   double prior_pods = kProductReservePriorPods;
 };
 
-class ProductReservePlugin : public Plugin, public PreparePlugin, public ScorePlugin {
+class ProductReservePlugin : public NamedPlugin<ProductReservePlugin>,
+                             public PreparePlugin,
+                             public ScorePlugin {
  public:
   static constexpr std::string_view kName = "product-reserve";
   explicit ProductReservePlugin(double prior_pods = kProductReservePriorPods)
       : prior_pods_(prior_pods) {}
   // On by default, weight 2; setting `priorPods` (how many pods the prior weighs like).
   static PluginEntry Entry();
-  std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override;
   bool ScoresPod(const Cycle& cycle) const override;
   double Score(const Cycle& cycle, const NodeState& node) const override;
@@ -65,5 +65,3 @@ class ProductReservePlugin : public Plugin, public PreparePlugin, public ScorePl
 // neither side of the blend has anything to say.
 std::map<std::string, double, std::less<>> ProductReserveScores(const ProductReserveInputs& in);
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_PRODUCT_RESERVE_H_

@@ -14,8 +14,7 @@
 // - a container asking for more than 1 unit of a resource the node shares, where the device
 //   plugin's failRequestsGreaterThanOne would refuse it at admission (by default: MPS yes,
 //   time-slicing no): the replica-request rules.
-#ifndef GPUSCHED_PLUGINS_SHARING_H_
-#define GPUSCHED_PLUGINS_SHARING_H_
+#pragma once
 
 #include "gpusched/engine/plugin.h"
 #include "gpusched/plugins/plugin_entry.h"
@@ -31,7 +30,7 @@ struct ReplicaRequestRules {
   bool time_slicing_fail_requests_greater_than_one = false;
 };
 
-class SharingPlugin : public Plugin, public PreparePlugin, public FilterPlugin {
+class SharingPlugin : public NamedPlugin<SharingPlugin>, public PreparePlugin, public FilterPlugin {
  public:
   static constexpr std::string_view kName = "sharing";
   // `profile_intent`: the profile's tenancy (and the rest of its intent), before annotations.
@@ -39,7 +38,6 @@ class SharingPlugin : public Plugin, public PreparePlugin, public FilterPlugin {
       : rules_(rules), profile_intent_(std::move(profile_intent)) {}
   // On by default; a filter only.
   static PluginEntry Entry();
-  std::string_view name() const override { return kName; }
   void Prepare(Cycle& cycle) const override { PreparePodIntent(cycle, profile_intent_); }
   Verdict Filter(const Cycle& cycle, const NodeState& node) const override;
   bool FilterIgnoresNativeResources(const Cycle&) const override { return true; }
@@ -50,5 +48,3 @@ class SharingPlugin : public Plugin, public PreparePlugin, public FilterPlugin {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_SHARING_H_

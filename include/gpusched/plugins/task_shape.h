@@ -1,8 +1,7 @@
 // The pod as a task shape (CPU, GPU count, share per GPU, allowed models), for the plugins that
 // judge by shape (gpu-fit's CPU check, the packing scores, product-reserve). The first of them to
 // be prepared for a cycle computes it and keeps it in the cycle; the others read it.
-#ifndef GPUSCHED_PLUGINS_TASK_SHAPE_H_
-#define GPUSCHED_PLUGINS_TASK_SHAPE_H_
+#pragma once
 
 #include "gpusched/engine/cycle.h"
 #include "gpusched/packing/fragmentation.h"
@@ -15,5 +14,3 @@ void PrepareTaskShape(Cycle& cycle);
 const TaskShape& TaskShapeOf(const Cycle& cycle);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_PLUGINS_TASK_SHAPE_H_

@@ -2,8 +2,7 @@
 // profile: the gpusched.io/profile annotation, else the first profile whose selector matches the
 // pod (namespace in its list, all its labels present), else the default profile.
 // Immutable; safe for concurrent use from multiple threads. Swapped whole on reload.
-#ifndef GPUSCHED_POLICY_POLICY_H_
-#define GPUSCHED_POLICY_POLICY_H_
+#pragma once
 
 #include <memory>
 #include <string>
@@ -71,5 +70,3 @@ Validated<std::shared_ptr<const Policy>> CompilePolicy(const std::string& text,
 Validated<std::shared_ptr<const Policy>> LoadPolicy(const std::string& path);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_POLICY_POLICY_H_

@@ -5,8 +5,7 @@
 // are all reported, each as "<file>:<line>:<column>: <key path>: <problem>" (input bytes escaped,
 // at most 100 errors), and none of them yields a policy: ParsePolicy returns the spec with every
 // problem found (gpusched/util/validated.h). See docs/policy.md for every key.
-#ifndef GPUSCHED_POLICY_POLICY_FILE_H_
-#define GPUSCHED_POLICY_POLICY_FILE_H_
+#pragma once
 
 #include <string>
 #include <string_view>
@@ -32,5 +31,3 @@ std::string FormatPolicy(const PolicySpec& spec);
 std::string PolicyDigest(std::string_view text);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_POLICY_POLICY_FILE_H_

@@ -1,7 +1,6 @@
 // PolicySpec: a scheduling policy as plain values, the result of reading a policy file (or the
 // built-in default) and the input from which engines are built. See docs/policy.md.
-#ifndef GPUSCHED_POLICY_POLICY_SPEC_H_
-#define GPUSCHED_POLICY_POLICY_SPEC_H_
+#pragma once
 
 #include <map>
 #include <memory>
@@ -80,5 +79,3 @@ std::map<std::string, PluginSetting, std::less<>> DefaultPluginSettings();
 PolicySpec DefaultPolicySpec();
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_POLICY_POLICY_SPEC_H_

@@ -18,8 +18,7 @@
 // The destructor stops the polling thread and returns within kStopWait, even when a read hangs (a
 // stuck network file system): the thread is then left to end by itself, and touches neither the
 // target nor the logger once the destructor has returned. A signal's shutdown never waits on it.
-#ifndef GPUSCHED_POLICY_POLICY_WATCHER_H_
-#define GPUSCHED_POLICY_POLICY_WATCHER_H_
+#pragma once
 
 #include <chrono>
 #include <cstdint>
@@ -58,5 +57,3 @@ class PolicyWatcher {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_POLICY_POLICY_WATCHER_H_

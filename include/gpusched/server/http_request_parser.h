@@ -18,8 +18,7 @@
 // and body as received, and a body announced by Content-Length in full as soon as its header is
 // read, before any of it is read), so all connections together stay within one memory bound; a
 // request that would pass it fails with 503. Each parser is not thread-safe; the budget is.
-#ifndef GPUSCHED_SERVER_HTTP_REQUEST_PARSER_H_
-#define GPUSCHED_SERVER_HTTP_REQUEST_PARSER_H_
+#pragma once
 
 #include <algorithm>
 #include <atomic>
@@ -159,5 +158,3 @@ class HttpRequestParser {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SERVER_HTTP_REQUEST_PARSER_H_

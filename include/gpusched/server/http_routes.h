@@ -16,8 +16,7 @@
 //
 // HttpServer (http_server.h) serves these routes over our transport; bench/beast_server.h serves
 // them over Boost.Beast, to compare the two. Thread-safe once the routes are added.
-#ifndef GPUSCHED_SERVER_HTTP_ROUTES_H_
-#define GPUSCHED_SERVER_HTTP_ROUTES_H_
+#pragma once
 
 #include <chrono>
 #include <functional>
@@ -78,5 +77,3 @@ class HttpRoutes {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SERVER_HTTP_ROUTES_H_

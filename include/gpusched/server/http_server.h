@@ -18,8 +18,7 @@
 // closes its connection. With TLS files the server speaks HTTPS only (HTTP/1.1, no ALPN h2),
 // reloads the certificate when the files change, and with a client CA refuses every client
 // without a certificate signed by it.
-#ifndef GPUSCHED_SERVER_HTTP_SERVER_H_
-#define GPUSCHED_SERVER_HTTP_SERVER_H_
+#pragma once
 
 #include <functional>
 #include <memory>
@@ -66,5 +65,3 @@ class HttpServer {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SERVER_HTTP_SERVER_H_

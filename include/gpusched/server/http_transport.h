@@ -20,8 +20,7 @@
 // with TLS: SIGPIPE ignored, because OpenSSL writes to sockets with write(), which takes no
 // MSG_NOSIGNAL, so a client closing mid-answer would otherwise end the process. Plain HTTP sends
 // with MSG_NOSIGNAL and needs nothing.
-#ifndef GPUSCHED_SERVER_HTTP_TRANSPORT_H_
-#define GPUSCHED_SERVER_HTTP_TRANSPORT_H_
+#pragma once
 
 #include <chrono>
 #include <cstddef>
@@ -111,5 +110,3 @@ class HttpTransport {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SERVER_HTTP_TRANSPORT_H_

@@ -7,8 +7,7 @@
 // that are not UTF-8 (a raw C1 byte such as 0x9b among them) as \xNN, and the C1 controls, the
 // Unicode line separators and the bidirectional overrides as \uNNNN; the JSON format escapes the
 // same characters the JSON way. Other UTF-8 text is kept as it is.
-#ifndef GPUSCHED_SERVER_LOGGING_H_
-#define GPUSCHED_SERVER_LOGGING_H_
+#pragma once
 
 #include <memory>
 #include <optional>
@@ -27,5 +26,3 @@ void ConfigureLogging(LogFormat format, spdlog::level::level_enum level,
                       std::shared_ptr<spdlog::sinks::sink> sink = nullptr);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SERVER_LOGGING_H_

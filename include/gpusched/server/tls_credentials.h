@@ -7,8 +7,7 @@
 // by it or the handshake fails. A reload that fails (unreadable file, bad PEM, key not matching the
 // certificate) is logged and the last good credentials stay in force. The polling thread stops in
 // the destructor; the object must outlive every server context configured with it.
-#ifndef GPUSCHED_SERVER_TLS_CREDENTIALS_H_
-#define GPUSCHED_SERVER_TLS_CREDENTIALS_H_
+#pragma once
 
 #include <atomic>
 #include <chrono>
@@ -71,5 +70,3 @@ class TlsCredentials {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SERVER_TLS_CREDENTIALS_H_

@@ -8,8 +8,7 @@
 //
 // The innermost level is the first of DefaultTopologyLevels (model/topology.h) that some node
 // carries; a node without it is in no domain. Not synchronized: one run owns it.
-#ifndef GPUSCHED_SIM_GANG_TALLY_H_
-#define GPUSCHED_SIM_GANG_TALLY_H_
+#pragma once
 
 #include <cstdint>
 #include <map>
@@ -69,5 +68,3 @@ class GangTally {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SIM_GANG_TALLY_H_

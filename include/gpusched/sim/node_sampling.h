@@ -4,8 +4,7 @@
 // nodes it checked, so consecutive pods see different windows of the node list. The real
 // scheduler checks nodes in parallel, so which nodes past the count it checked varies a little;
 // this model checks them one by one. Not thread-safe: one sampler per simulated scheduler.
-#ifndef GPUSCHED_SIM_NODE_SAMPLING_H_
-#define GPUSCHED_SIM_NODE_SAMPLING_H_
+#pragma once
 
 #include <cstddef>
 #include <vector>
@@ -44,5 +43,3 @@ class NodeSampler {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SIM_NODE_SAMPLING_H_

@@ -5,8 +5,7 @@
 // files both read; columns the simulator does not use are ignored. A malformed file raises
 // TraceError with "FILE:LINE: column: problem", an unreadable one FileError (both InputErrors).
 // Pure functions; thread-safe.
-#ifndef GPUSCHED_SIM_OPENB_TRACE_H_
-#define GPUSCHED_SIM_OPENB_TRACE_H_
+#pragma once
 
 #include <cstdint>
 #include <stdexcept>
@@ -68,5 +67,3 @@ std::vector<TraceNode> LoadOpenbNodes(const std::string& path);
 std::vector<TracePod> LoadOpenbPods(const std::string& path);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SIM_OPENB_TRACE_H_

@@ -1,8 +1,7 @@
 // Reports of packing-simulator runs: per-policy summaries (means over seeds), and the JSON, CSV,
 // SVG and Markdown renderings `gpusched simulate` writes. Output depends only on the runs, so the
 // same inputs and seeds give byte-identical files. Pure functions; thread-safe.
-#ifndef GPUSCHED_SIM_REPORT_H_
-#define GPUSCHED_SIM_REPORT_H_
+#pragma once
 
 #include <optional>
 #include <string>
@@ -54,5 +53,3 @@ std::string FormatSummaryTable(const std::vector<PolicySummary>& s);
 std::string FormatJobsTable(const std::vector<PolicySummary>& s);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SIM_REPORT_H_

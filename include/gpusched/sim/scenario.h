@@ -19,8 +19,7 @@
 // capacity and use by their compute slices: 3g.40gb = 3/7 of a GPU). Errors raise TraceError with
 // "FILE:LINE: KEY: problem", or FileError for an unreadable file (both InputErrors). Pure
 // functions; thread-safe.
-#ifndef GPUSCHED_SIM_SCENARIO_H_
-#define GPUSCHED_SIM_SCENARIO_H_
+#pragma once
 
 #include <string>
 #include <string_view>
@@ -42,5 +41,3 @@ Scenario ParseScenario(std::string_view yaml, const std::string& source);
 Scenario LoadScenario(const std::string& path);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SIM_SCENARIO_H_

@@ -2,8 +2,7 @@
 // placed on a pool of worker threads, then summarised per policy in the order given. Also resolves
 // the policy names of the command line. Runs are independent and deterministic, so the summary
 // does not depend on the number of threads.
-#ifndef GPUSCHED_SIM_SIM_BATCH_H_
-#define GPUSCHED_SIM_SIM_BATCH_H_
+#pragma once
 
 #include <cstdint>
 #include <functional>
@@ -36,5 +35,3 @@ std::vector<PolicySummary> RunSimBatch(const std::vector<TraceNode>& nodes,
 Validated<std::vector<SimPolicy>> ResolveSimPolicies(const std::vector<std::string>& names);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SIM_SIM_BATCH_H_

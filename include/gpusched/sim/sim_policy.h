@@ -1,8 +1,7 @@
 // The policies the packing simulator runs (sim/simulator.h): what stands in for the scheduler's
 // choice in one run (the extender's policy, kube-scheduler's in-tree score, the device plugin's
 // device choice, the tie-break), the benchmark's built-in ones by name, and a policy file's.
-#ifndef GPUSCHED_SIM_SIM_POLICY_H_
-#define GPUSCHED_SIM_SIM_POLICY_H_
+#pragma once
 
 #include <memory>
 #include <optional>
@@ -49,5 +48,3 @@ std::optional<SimPolicy> BuiltinSimPolicy(const std::string& name);
 SimPolicy SimPolicyOf(std::string name, std::shared_ptr<const Policy> policy);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SIM_SIM_POLICY_H_

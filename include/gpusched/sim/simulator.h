@@ -51,8 +51,7 @@
 // is not retried, so a job some of whose members were refused stays partial (GangTally counts the
 // GPUs such jobs hold). No hold is modelled: nothing arrives between a job's members.
 // Thread-safe: each run owns its nodes and shares, and runs share nothing mutable.
-#ifndef GPUSCHED_SIM_SIMULATOR_H_
-#define GPUSCHED_SIM_SIMULATOR_H_
+#pragma once
 
 #include <cstdint>
 #include <functional>
@@ -162,5 +161,3 @@ SimRun Simulate(const std::vector<TraceNode>& nodes, const std::vector<TracePod>
                 const SimPolicy& policy, const SimOptions& options);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SIM_SIMULATOR_H_

@@ -13,8 +13,7 @@
 // A trace with multi-pod jobs (TracePod::group) is prepared in units: a job's members stay
 // together and in order, and a job is shuffled, drawn (whole request against the target), cloned
 // (as a new job), cut or removed whole.
-#ifndef GPUSCHED_SIM_WORKLOAD_H_
-#define GPUSCHED_SIM_WORKLOAD_H_
+#pragma once
 
 #include <cstdint>
 #include <random>
@@ -52,5 +51,3 @@ std::vector<TracePod> PrepareWorkload(std::vector<TracePod> trace, int64_t capac
                                       SimRandom& random, WorkloadOptions options = {});
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_SIM_WORKLOAD_H_

@@ -1,8 +1,7 @@
 // Cancellation: a flag one thread raises and a long computation (a planning report over a large
 // cluster) reads between units of work, so a shutdown or a signal need not wait for it to finish.
 // Raising it is final. Thread-safe; a computation given no Cancellation (nullptr) runs to its end.
-#ifndef GPUSCHED_UTIL_CANCELLATION_H_
-#define GPUSCHED_UTIL_CANCELLATION_H_
+#pragma once
 
 #include <atomic>
 
@@ -23,5 +22,3 @@ inline bool Cancelled(const Cancellation* cancellation) {
 }
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_CANCELLATION_H_

@@ -1,8 +1,7 @@
 // EnumCount: how many values an enum has whose enumerators run from 0 without gaps, counted from
 // its last one, so that an array indexed by the enum is sized by the enum itself and a count typed
 // by hand cannot fall behind it. Pure.
-#ifndef GPUSCHED_UTIL_ENUM_COUNT_H_
-#define GPUSCHED_UTIL_ENUM_COUNT_H_
+#pragma once
 
 #include <cstddef>
 #include <type_traits>
@@ -14,5 +13,3 @@ requires std::is_enum_v<Enum>
 constexpr size_t EnumCount(Enum last) { return static_cast<size_t>(last) + 1; }
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_ENUM_COUNT_H_

@@ -10,8 +10,7 @@
 // file's identity tells a fault left in place (one change) from a new one; a file readable again
 // after a fault is a change even with its old text (a recovery). Not thread-safe: one owner
 // looks, usually from a PeriodicThread (util/periodic.h).
-#ifndef GPUSCHED_UTIL_FILE_CHANGE_H_
-#define GPUSCHED_UTIL_FILE_CHANGE_H_
+#pragma once
 
 #include <functional>
 #include <optional>
@@ -57,5 +56,3 @@ class FileChange {
 std::string FileIdentity(const std::string& path);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_FILE_CHANGE_H_

@@ -13,8 +13,7 @@
 //   (/dev/fd/N, /proc/self/fd/N, /dev/stdin), as in --cluster <(kubectl get ...). It is read to
 //   its end, up to the cap; that read waits on the writer, which the user started.
 // Errors throw FileError with one line naming the path and the reason. Thread-safe.
-#ifndef GPUSCHED_UTIL_FILE_TEXT_H_
-#define GPUSCHED_UTIL_FILE_TEXT_H_
+#pragma once
 
 #include <cstddef>
 #include <stdexcept>
@@ -40,5 +39,3 @@ std::string ReadFileText(const std::string& path, size_t max_bytes, const std::s
                          FileKinds kinds = FileKinds::kRegularOrHandedPipe);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_FILE_TEXT_H_

@@ -1,8 +1,7 @@
 // FNV-1a (64 bit): a hash that is the same across runs, builds and platforms, unlike std::hash,
 // for values that are kept, compared between processes or shown: node content classes,
 // consolidate's node order, policy digests. Not for anything an attacker must not collide.
-#ifndef GPUSCHED_UTIL_FNV1A_H_
-#define GPUSCHED_UTIL_FNV1A_H_
+#pragma once
 
 #include <cstdint>
 #include <string_view>
@@ -29,5 +28,3 @@ class Fnv1a {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_FNV1A_H_

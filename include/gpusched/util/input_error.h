@@ -20,8 +20,7 @@
 // and keeps the inner message whole (InContext); only the command's edge prints it. Exceptions of
 // other types are a third-party library's (yaml-cpp, simdjson, OpenSSL); each is converted where it
 // is caught.
-#ifndef GPUSCHED_UTIL_INPUT_ERROR_H_
-#define GPUSCHED_UTIL_INPUT_ERROR_H_
+#pragma once
 
 #include <stdexcept>
 #include <string>
@@ -70,5 +69,3 @@ T ValueOrThrow(Validated<T> part) {
 }
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_INPUT_ERROR_H_

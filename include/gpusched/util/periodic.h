@@ -10,8 +10,7 @@
 // read on a stuck network file system) where the process's exit must not wait on it: the thread
 // keeps its own copy of the task, so whatever the task holds stays alive until it returns.
 // Wake and Stop may be called from any thread, but not from the task itself.
-#ifndef GPUSCHED_UTIL_PERIODIC_H_
-#define GPUSCHED_UTIL_PERIODIC_H_
+#pragma once
 
 #include <chrono>
 #include <functional>
@@ -45,5 +44,3 @@ class PeriodicThread {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_PERIODIC_H_

@@ -6,8 +6,7 @@
 // half-built value. (std::atomic<std::shared_ptr> would do the same, but libstdc++ 12's version is
 // opaque to ThreadSanitizer, and a lock this short costs nothing measurable.)
 // Safe for concurrent access from multiple threads without external synchronization.
-#ifndef GPUSCHED_UTIL_PUBLISHED_H_
-#define GPUSCHED_UTIL_PUBLISHED_H_
+#pragma once
 
 #include <memory>
 #include <mutex>
@@ -39,5 +38,3 @@ class Published {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_PUBLISHED_H_

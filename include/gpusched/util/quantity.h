@@ -2,8 +2,7 @@
 //
 // Quantities are parsed exactly (no floating point) into milli-units, rounding up as
 // Kubernetes' MilliValue() does, and saturating at the int64 range. Pure functions; thread-safe.
-#ifndef GPUSCHED_UTIL_QUANTITY_H_
-#define GPUSCHED_UTIL_QUANTITY_H_
+#pragma once
 
 #include <cstdint>
 #include <optional>
@@ -21,5 +20,3 @@ int64_t SaturatingAdd(int64_t a, int64_t b);
 int64_t MilliToUnitsCeil(int64_t milli);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_QUANTITY_H_

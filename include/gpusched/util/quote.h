@@ -1,8 +1,7 @@
 // Quoting untrusted bytes (file contents, keys, values) into error messages, so every message
 // stays one printable line whatever the input holds: a binary file's bytes, a newline in a key,
 // a 50,000-character scalar.
-#ifndef GPUSCHED_UTIL_QUOTE_H_
-#define GPUSCHED_UTIL_QUOTE_H_
+#pragma once
 
 #include <cstddef>
 #include <string>
@@ -16,5 +15,3 @@ namespace gpusched {
 std::string QuoteForMessage(std::string_view bytes, size_t max_len = 256);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_QUOTE_H_

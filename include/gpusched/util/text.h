@@ -1,8 +1,7 @@
 // Text that people write into annotations, policy files and flags: surrounding space trimmed,
 // comma-separated lists, and case-insensitive globs over names (GPU products); and the plain-text
 // tables the commands print. Pure functions.
-#ifndef GPUSCHED_UTIL_TEXT_H_
-#define GPUSCHED_UTIL_TEXT_H_
+#pragma once
 
 #include <string>
 #include <string_view>
@@ -24,5 +23,3 @@ std::string PadRight(std::string s, size_t width);
 std::string AlignColumns(const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_TEXT_H_

@@ -2,8 +2,7 @@
 // one allocation per string: text is copied into large blocks that never move.
 //
 // Decoded wire values keep their strings here. Not synchronized; const access is thread-safe.
-#ifndef GPUSCHED_UTIL_TEXT_STORE_H_
-#define GPUSCHED_UTIL_TEXT_STORE_H_
+#pragma once
 
 #include <algorithm>
 #include <cstddef>
@@ -34,5 +33,3 @@ class TextStore {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_TEXT_STORE_H_

@@ -14,8 +14,7 @@
 // one line of text without the "gpusched: " prefix (gpusched/app/command_line.h prints it; the
 // policy watcher logs it). Problems that must cross a layer that throws travel as one InputError
 // holding every line (ThrowIfAny, ValueOrThrow: gpusched/util/input_error.h). Not synchronized.
-#ifndef GPUSCHED_UTIL_VALIDATED_H_
-#define GPUSCHED_UTIL_VALIDATED_H_
+#pragma once
 
 #include <string>
 #include <utility>
@@ -55,5 +54,3 @@ T Problems::Take(Validated<T> part) {
 }
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_VALIDATED_H_

@@ -1,8 +1,7 @@
 // Dotted numeric versions ("535.104.05", "12.2", "8.0") compared component by component as
 // numbers, so 535.104.05 > 535.54 and 12.10 > 12.2. Missing trailing components count as 0.
 // Value type; thread-safe.
-#ifndef GPUSCHED_UTIL_VERSION_H_
-#define GPUSCHED_UTIL_VERSION_H_
+#pragma once
 
 #include <compare>
 #include <cstdint>
@@ -27,5 +26,3 @@ class Version {
 };
 
 }  // namespace gpusched
-
-#endif  // GPUSCHED_UTIL_VERSION_H_
