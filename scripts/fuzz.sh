@@ -34,8 +34,12 @@ while (($#)); do
 done
 
 [[ $parallel =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --jobs takes a whole number >= 1" >&2; exit 2; }
-targets=(extender_request pod node yaml_to_json policy scenario quantity kubeconfig watch_stream
-  http_request pdb mig_layouts dra)
+# Every target: a file tests/fuzz/<name>_fuzz.cc, as tests/fuzz/CMakeLists.txt builds them.
+targets=()
+for source in "$fuzz_dir"/*_fuzz.cc; do
+  name=${source##*/}
+  targets+=("${name%_fuzz.cc}")
+done
 if ((${#only[@]})); then targets=("${only[@]}"); fi
 
 "$root/scripts/install-deps.sh" --fuzz

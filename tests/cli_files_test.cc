@@ -188,6 +188,30 @@ TEST_F(CliFiles, policy_check_names_a_directory_and_escapes_binary_bytes) {
   for (char c : r.output) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << int(c);
 }
 
+// A trace the simulator cannot measure is refused before any run, with what to change: a
+// cluster without a GPU (every figure a share of nothing), and pods asking for slivers of a large
+// cluster, which tuning would clone into tens of millions (gigabytes) before the first pod.
+TEST_F(CliFiles, simulate_refuses_a_trace_it_cannot_measure) {
+  std::string pods = Write("pods.csv",
+                           "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,100,1,1\n"
+                           "p2,100,100,0,0\n");
+  std::string cpu_only =
+      Write("cpu.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,64000,262144,0,\n");
+  ExpectFailure({"simulate", "--nodes", cpu_only, "--pods", pods, "--progress", "false"}, 2,
+                cpu_only + ": no node offers a GPU, so there is nothing to pack");
+  std::string nodes = "sn,cpu_milli,memory_mib,gpu,model\n";
+  for (int i = 0; i < 100; ++i) nodes += "n" + std::to_string(i) + ",96000,262144,8,G2\n";
+  std::string large = Write("large.csv", nodes);
+  ExpectFailure({"simulate", "--nodes", large, "--pods", pods, "--progress", "false"}, 2,
+                large +
+                    ": tuned to 1.3 times the cluster's 800 GPUs, the 2 pods would become about "
+                    "2080000, past the simulator's 1000000");
+  // The same trace in the file's order is not cloned, so it runs.
+  Result r = Run(
+      {"simulate", "--nodes", large, "--pods", pods, "--order", "trace", "--progress", "false"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 TEST_F(CliFiles, serve_flags_are_validated) {
   ExpectFailure({"serve", "--max-body-bytes", "1e309"}, 2, "--max-body-bytes must be");
   ExpectFailure({"serve", "--max-body-bytes", "5Gi"}, 2, "--max-body-bytes must be");

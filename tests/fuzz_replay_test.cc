@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -67,6 +68,27 @@ const bool kRegistered = [] {
   }
   return true;
 }();
+
+// A fuzz target is a file tests/fuzz/<name>_fuzz.cc (the fuzz build and scripts/fuzz.sh find them
+// by that name) and a check of that name here: neither without the other.
+TEST(FuzzTargets, every_check_has_its_target_file_and_every_target_file_its_check) {
+  const fs::path root = fs::path(GPUSCHED_SOURCE_DIR) / "tests" / "fuzz";
+  std::set<std::string> files;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    const std::string file = entry.path().filename().string();
+    if (file.ends_with("_fuzz.cc")) files.insert(file.substr(0, file.size() - 8));
+  }
+  std::set<std::string> checks;
+  for (const FuzzCheck& check : AllFuzzChecks()) {
+    checks.insert(std::string(check.name));
+    EXPECT_NE(
+        Contents(root / (std::string(check.name) + "_fuzz.cc")).find("LLVMFuzzerTestOneInput"),
+        std::string::npos)
+        << check.name;
+  }
+  EXPECT_EQ(files, checks);
+  EXPECT_GE(checks.size(), 16u);
+}
 
 }  // namespace
 }  // namespace gpusched::fuzz

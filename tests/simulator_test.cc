@@ -101,6 +101,16 @@ TEST(OpenbTrace, errors_name_the_file_line_and_column) {
   std::string refused = message([&] { LoadOpenbPods(fifo); });
   ::unlink(fifo.c_str());
   EXPECT_NE(refused.find("not a regular file"), std::string::npos) << refused;
+  // A node is its name: one listed twice, or without one, is refused where it stands; the file's
+  // bytes are quoted, so a terminal escape in a field is printed, not obeyed.
+  const std::string header = "sn,cpu_milli,memory_mib,gpu,model\n";
+  EXPECT_EQ(
+      message([&] { ParseOpenbNodes(header + "n1,1,2,1,T4\nn2,1,2,1,T4\nn1,1,2,0,\n", "n.csv"); }),
+      "n.csv:4: sn: node \"n1\" is listed twice (first on line 2)");
+  EXPECT_EQ(message([&] { ParseOpenbNodes(header + ",1,2,1,T4\n", "n.csv"); }),
+            "n.csv:2: sn: empty: every node needs a name");
+  EXPECT_EQ(message([&] { ParseOpenbNodes(header + "n1,6\x1b[31m4,2,1,T4\n", "n.csv"); }),
+            "n.csv:2: cpu_milli: not a whole number: \"6\\x1b[31m4\"");
 }
 
 // A trace of 20 pods (15 asking 100 milli-GPU, 5 CPU-only) for 4 GPUs: tuned up to 1.3 x 4000.
@@ -187,6 +197,35 @@ TEST(Workload, trace_order_keeps_the_file_order_and_stops_at_the_pod_that_reache
   SimRandom random(1);
   EXPECT_EQ(PrepareWorkload(trace, 40000, random, {1.0, ArrivalOrder::kTrace}).size(),
             trace.size());
+}
+
+// Pods that ask for slivers of a large cluster would be cloned without end: tuning stops at the
+// bound, and the expected count, which the simulate command checks before any run, is what the
+// seeds make on average, for pods and for jobs drawn whole.
+TEST(Workload, tuning_stops_at_its_bound_and_the_expected_count_predicts_the_seeds) {
+  std::vector<TracePod> pods = {Pod("a", 100, 1, 100), Pod("b", 100, 0, 0), Pod("c", 100, 2, 1000)};
+  std::vector<TracePod> jobs = pods;
+  for (int i = 0; i < 4; ++i) {
+    jobs.push_back(Pod("job-" + std::to_string(i), 100, 1, 1000));
+    jobs.back().group = "job";
+  }
+  for (const auto& trace : {pods, jobs}) {
+    const double expected = ExpectedPreparedPods(trace, 40000, {1.3});  // target 52 GPUs
+    double made = 0;
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+      SimRandom random(seed);
+      made += static_cast<double>(PrepareWorkload(trace, 40000, random, {1.3}).size());
+      WorkloadOptions capped{1.3};
+      capped.max_pods = 20;
+      SimRandom same(seed);
+      EXPECT_LE(PrepareWorkload(trace, 40000, same, capped).size(), 20u + 4u);  // a job's last
+    }
+    EXPECT_NEAR(made / 40, expected, 0.15 * expected) << trace.size() << " pods";
+    EXPECT_GT(expected, 2.0 * static_cast<double>(trace.size()));
+  }
+  // Without a GPU pod there is nothing to clone; in trace order nothing is cloned either.
+  EXPECT_EQ(ExpectedPreparedPods({Pod("b", 100, 0, 0)}, 40000, {1.3}), 1.0);
+  EXPECT_EQ(ExpectedPreparedPods(pods, 40000, {1.3, ArrivalOrder::kTrace}), 3.0);
 }
 
 TEST(SimRandom, below_is_uniform_enough_and_in_range) {

@@ -9,10 +9,12 @@
 #include "gpusched/app/command_line.h"
 #include "gpusched/cli/flag_values.h"
 #include "gpusched/cli/progress_bar.h"
+#include "gpusched/model/gpu_resources.h"
 #include "gpusched/packing/in_tree_scores.h"
 #include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/scenario.h"
 #include "gpusched/sim/simulator.h"
+#include "gpusched/sim/workload.h"
 
 namespace gpusched {
 namespace {
@@ -242,10 +244,40 @@ Validated<std::vector<SimPolicy>> ResolvePolicies(const SimulateCommandOptions& 
   return policies;
 }
 
-// The nodes and pods of the scenario, or of the openb trace, `options` name; throws InputError.
+// `v` as %g writes it: 1.3, 2, 0.05.
+std::string Shortest(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+// The nodes and pods of the scenario, or of the openb trace, `options` name; throws InputError,
+// also for a cluster without a GPU, where every figure would be a share of nothing, and for pods
+// that tuning would clone past the simulator's bound (sim/workload.h).
 Scenario LoadClusterAndWorkload(const SimulateCommandOptions& options) {
-  if (!options.scenario_path.empty()) return LoadScenario(options.scenario_path);
-  return Scenario{LoadOpenbNodes(options.nodes_path), LoadOpenbPods(options.pods_path)};
+  const bool scenario = !options.scenario_path.empty();
+  Scenario loaded =
+      scenario ? LoadScenario(options.scenario_path)
+               : Scenario{LoadOpenbNodes(options.nodes_path), LoadOpenbPods(options.pods_path)};
+  int64_t capacity = 0;
+  for (const TraceNode& node : loaded.nodes) capacity += node.gpu_capacity_milli();
+  const std::string& source = scenario ? options.scenario_path : options.nodes_path;
+  if (capacity <= 0) {
+    throw TraceError(source, 0, 0, "", "no node offers a GPU, so there is nothing to pack");
+  }
+  const SimOptions& run = options.batch.base;
+  const double pods =
+      ExpectedPreparedPods(loaded.pods, capacity, WorkloadOptions{run.tune, run.order});
+  if (pods > static_cast<double>(kMaxPreparedPods)) {
+    throw TraceError(source, 0, 0, "",
+                     "tuned to " + Shortest(run.tune) + " times the cluster's " +
+                         std::to_string(capacity / kMilliPerGpu) + " GPUs, the " +
+                         std::to_string(loaded.pods.size()) + " pods would become about " +
+                         std::to_string(static_cast<int64_t>(pods)) + ", past the simulator's " +
+                         std::to_string(kMaxPreparedPods) +
+                         ": give a smaller --tune, fewer nodes or --order trace");
+  }
+  return loaded;
 }
 
 }  // namespace

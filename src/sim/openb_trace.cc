@@ -2,10 +2,12 @@
 
 #include <charconv>
 #include <map>
+#include <unordered_map>
 
 #include "gpusched/model/gpu_facts.h"
 #include "gpusched/model/gpu_resources.h"
 #include "gpusched/util/file_text.h"
+#include "gpusched/util/quote.h"
 
 namespace gpusched {
 
@@ -73,7 +75,7 @@ class CsvRows {
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || ptr != s.data() + s.size())
-      Fail(column, "not a whole number: \"" + std::string(s) + "\"");
+      Fail(column, "not a whole number: \"" + QuoteForMessage(s, 64) + "\"");
     if (v < min || v > max) {
       Fail(column,
            std::to_string(v) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
@@ -84,6 +86,8 @@ class CsvRows {
   [[noreturn]] void Fail(const std::string& column, const std::string& problem) const {
     throw TraceError(source_, line_, 0, column, problem);
   }
+
+  int line() const { return line_; }
 
  private:
   std::string_view text_;
@@ -119,8 +123,16 @@ Record ReadCommon(CsvRows& rows, const std::string& name_column) {
 std::vector<TraceNode> ParseOpenbNodes(std::string_view csv, const std::string& source) {
   CsvRows rows(csv, source);
   std::vector<TraceNode> nodes;
+  // The simulator, like Kubernetes, tells nodes apart by name: a name listed twice would make two
+  // nodes that every lookup by name confuses.
+  std::unordered_map<std::string, int> first_line;
   while (rows.Next()) {
     TraceNode n = ReadCommon<TraceNode>(rows, "sn");
+    if (n.name.empty()) rows.Fail("sn", "empty: every node needs a name");
+    if (auto [it, added] = first_line.emplace(n.name, rows.line()); !added) {
+      rows.Fail("sn", "node \"" + QuoteForMessage(n.name, 64) +
+                          "\" is listed twice (first on line " + std::to_string(it->second) + ")");
+    }
     n.gpus = static_cast<int32_t>(rows.Int("gpu", 0, 64));
     n.model = rows.Text("model");
     if (n.gpus > 0 && n.model.empty()) rows.Fail("model", "empty for a node with GPUs");

@@ -85,13 +85,16 @@ std::vector<TracePod> PrepareJobs(std::vector<TracePod> trace, int64_t capacity_
   int64_t total = 0;
   for (const auto& u : units) total += GpuRequestOf(u);
   if (static_cast<double>(total) < target && total > 0) {
-    for (int i = 0;; ++i) {
+    size_t pods = 0;
+    for (const auto& u : units) pods += u.size();
+    for (int i = 0; pods < options.max_pods; ++i) {
       Unit u = sorted[random.Below(sorted.size())];
       // A single pod counts its per-GPU share, as in the paper; a job its whole request.
       int64_t step =
           u.size() == 1 && u.front().group.empty() ? u.front().gpu_milli : GpuRequestOf(u);
       if (static_cast<double>(total + step) > target) break;
       total += GpuRequestOf(u);
+      pods += u.size();
       const std::string suffix = "-tuned-" + std::to_string(i);
       for (auto& p : u) {
         p.name += suffix;
@@ -131,7 +134,7 @@ std::vector<TracePod> PrepareWorkload(std::vector<TracePod> trace, int64_t capac
   bool any_gpu = std::any_of(trace.begin(), trace.end(),
                              [](const TracePod& p) { return p.gpu_request_milli() > 0; });
   if (static_cast<double>(total) < target) {
-    for (int i = 0; any_gpu; ++i) {
+    for (int i = 0; any_gpu && pods.size() < options.max_pods; ++i) {
       TracePod p = trace[random.Below(trace.size())];
       if (static_cast<double>(total + p.gpu_milli) > target) break;
       total += p.gpu_request_milli();
@@ -146,6 +149,19 @@ std::vector<TracePod> PrepareWorkload(std::vector<TracePod> trace, int64_t capac
     pods.erase(victim);
   }
   return pods;
+}
+
+double ExpectedPreparedPods(const std::vector<TracePod>& trace, int64_t capacity_gpu_milli,
+                            WorkloadOptions options) {
+  const double target = options.tune * static_cast<double>(capacity_gpu_milli);
+  const double pods = static_cast<double>(trace.size());
+  double total = 0;  // each draw adds a unit's whole request, the trace's mean on average
+  for (const TracePod& p : trace) total += static_cast<double>(p.gpu_request_milli());
+  if (options.order == ArrivalOrder::kTrace || total <= 0 || total >= target) return pods;
+  // Units (pods, or jobs drawn whole) and pods per unit: a draw adds a unit's pods.
+  const double units = static_cast<double>(UnitsOf(trace).size());
+  const double draws = (target - total) / (total / units);
+  return pods + draws * (pods / units);
 }
 
 }  // namespace gpusched

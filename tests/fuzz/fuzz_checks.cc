@@ -12,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -46,7 +47,11 @@
 #include "gpusched/policy/policy.h"
 #include "gpusched/policy/policy_file.h"
 #include "gpusched/server/http_request_parser.h"
+#include "gpusched/sim/openb_trace.h"
 #include "gpusched/sim/scenario.h"
+#include "gpusched/sim/sim_policy.h"
+#include "gpusched/sim/simulator.h"
+#include "gpusched/sim/workload.h"
 #include "gpusched/util/published.h"
 #include "gpusched/util/quantity.h"
 
@@ -471,6 +476,68 @@ void CheckScenarioReader(std::string_view input) {
   }
 }
 
+// Nodes and pods a simulation of a fuzz input may hold: enough to place, share and fail pods,
+// few enough that a run takes milliseconds.
+constexpr size_t kFuzzSimNodes = 8;
+constexpr double kFuzzSimPods = 400;
+
+bool OnePrintableLine(std::string_view message) {
+  return std::all_of(message.begin(), message.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+
+// One openb list read by `parse`, or nullopt when refused with a one-line TraceError naming the
+// file.
+template <class Parse>
+auto ReadOpenb(Parse parse, std::string_view text) -> std::optional<decltype(parse(text))> {
+  try {
+    return parse(text);
+  } catch (const TraceError& e) {
+    Require(std::string_view(e.what()).starts_with("fuzz.csv"),
+            "openb: every error names the file");
+    Require(OnePrintableLine(e.what()), "openb: every error is one printable line");
+    return std::nullopt;
+  }
+}
+
+void CheckOpenbTrace(std::string_view input) {
+  const size_t split = input.find("\n--\n");
+  const std::string_view node_text = input.substr(0, split);
+  const std::string_view pod_text =
+      split == std::string_view::npos ? input : input.substr(split + 4);
+  auto nodes =
+      ReadOpenb([](std::string_view t) { return ParseOpenbNodes(t, "fuzz.csv"); }, node_text);
+  auto pods = ReadOpenb([](std::string_view t) { return ParseOpenbPods(t, "fuzz.csv"); }, pod_text);
+  int64_t capacity = 0;
+  if (nodes) {
+    std::set<std::string> names;
+    for (const TraceNode& n : *nodes) {
+      Require(!n.name.empty() && names.insert(n.name).second, "openb: node names present, unique");
+      Require(n.gpus >= 0 && n.gpus <= 64 && (n.gpus == 0 || !n.model.empty()),
+              "openb: 0..64 GPUs, a model for every node with GPUs");
+      capacity += n.gpu_capacity_milli();
+    }
+  }
+  if (pods) {
+    for (const TracePod& p : *pods) {
+      Require(p.gpu_milli >= 0 && p.gpu_milli <= 1000 && (p.num_gpu == 0) == (p.gpu_milli == 0) &&
+                  (p.num_gpu <= 1 || p.gpu_milli == 1000),
+              "openb: a share only of one GPU, 1000 per GPU beyond it");
+    }
+  }
+  // What the simulate command would run (it refuses a cluster without a GPU and a workload tuned
+  // past its bound), cut to a size a fuzzer can afford.
+  if (!nodes || !pods || split == std::string_view::npos || nodes->size() > kFuzzSimNodes ||
+      capacity <= 0 || pods->empty() || ExpectedPreparedPods(*pods, capacity) > kFuzzSimPods) {
+    return;
+  }
+  SimOptions options;
+  options.seed = 1;
+  SimRun run = Simulate(*nodes, *pods, *BuiltinSimPolicy("gpusched"), options);
+  Require(run.pods_placed + run.pods_failed == run.pods, "openb: every pod placed or failed");
+  Require(run.allocated_at_end_pct >= 0 && run.allocated_at_end_pct <= 100.0 + 1e-9,
+          "openb: the allocated share is a share");
+}
+
 void CheckMigLayoutsReader(std::string_view input) {
   Validated<MigLayouts> parsed = ParseMigLayouts(input, "fuzz.yaml");
   for (const auto& e : parsed.problems.lines()) {
@@ -669,6 +736,7 @@ std::span<const FuzzCheck> AllFuzzChecks() {
       {"yaml_to_json", CheckYamlToJson},
       {"policy", CheckPolicyReader},
       {"scenario", CheckScenarioReader},
+      {"openb", CheckOpenbTrace},
       {"mig_layouts", CheckMigLayoutsReader},
       {"quantity", CheckQuantity},
       {"kubeconfig", CheckKubeconfigReader},

@@ -2,8 +2,10 @@
 // node and pod CSV files read into plain values for the packing simulator.
 //
 // Columns are found by header name, so the five-column multigpu files and the full eleven-column
-// files both read; columns the simulator does not use are ignored. A malformed file raises
-// TraceError with "FILE:LINE: column: problem", an unreadable one FileError (both InputErrors).
+// files both read; columns the simulator does not use are ignored. Node names are required and
+// unique. A malformed file raises TraceError with "FILE:LINE: column: problem" (the file's bytes
+// quoted, so the message stays one printable line), an unreadable one FileError (both
+// InputErrors).
 // Pure functions; thread-safe.
 #pragma once
 

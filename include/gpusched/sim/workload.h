@@ -41,13 +41,25 @@ enum class ArrivalOrder {
   kTrace,    // the file's order (openb lists are in creation order), cut at the target
 };
 
+// The most pods a prepared workload holds: tuning adds no clone past it. The openb traces prepare
+// 10,000 to 25,000; a trace whose pods ask for a sliver of GPU each on a large cluster would
+// otherwise clone without bound (each run holds its own list, a few hundred bytes a pod).
+inline constexpr size_t kMaxPreparedPods = 1'000'000;
+
 struct WorkloadOptions {
   double tune = 1.3;  // target total GPU request as a multiple of cluster capacity
   ArrivalOrder order = ArrivalOrder::kShuffle;
+  size_t max_pods = kMaxPreparedPods;  // tuning up adds no clone past this many pods
 };
 
 // The arrival order for one run. `capacity_gpu_milli` is the cluster's GPU capacity.
 std::vector<TracePod> PrepareWorkload(std::vector<TracePod> trace, int64_t capacity_gpu_milli,
                                       SimRandom& random, WorkloadOptions options = {});
+
+// How many pods PrepareWorkload makes of `trace`, on average over seeds: the trace and the
+// clones that tuning up draws, each draw taking the trace's mean step towards the target. A
+// caller refuses a trace above kMaxPreparedPods before any run rather than measure a cut one.
+double ExpectedPreparedPods(const std::vector<TracePod>& trace, int64_t capacity_gpu_milli,
+                            WorkloadOptions options = {});
 
 }  // namespace gpusched
