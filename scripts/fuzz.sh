@@ -72,6 +72,7 @@ dict_of() {  # TARGET
     extender_request | pod | node | watch_stream | pdb | dra) echo "$fuzz_dir/dict/json.dict" ;;
     quantity) echo "$fuzz_dir/dict/quantity.dict" ;;
     http_request) echo "$fuzz_dir/dict/http.dict" ;;
+    openb) echo "$fuzz_dir/dict/openb.dict" ;;
     *) echo "$fuzz_dir/dict/yaml.dict" ;;
   esac
 }

@@ -42,7 +42,7 @@ enum class ArrivalOrder {
 };
 
 // The most pods a prepared workload holds: tuning adds no clone past it. The openb traces prepare
-// 10,000 to 25,000; a trace whose pods ask for a sliver of GPU each on a large cluster would
+// 7,500 to 13,600; a trace whose pods ask for a sliver of GPU each on a large cluster would
 // otherwise clone without bound (each run holds its own list, a few hundred bytes a pod).
 inline constexpr size_t kMaxPreparedPods = 1'000'000;
 
