@@ -107,6 +107,9 @@ TEST(OpenbTrace, errors_name_the_file_line_and_column) {
   EXPECT_EQ(
       message([&] { ParseOpenbNodes(header + "n1,1,2,1,T4\nn2,1,2,1,T4\nn1,1,2,0,\n", "n.csv"); }),
       "n.csv:4: sn: node \"n1\" is listed twice (first on line 2)");
+  // Memory is kept in milli-bytes: past 1 PiB it would overflow, so it is refused.
+  EXPECT_EQ(message([&] { ParseOpenbNodes(header + "n1,1,1073741825,1,T4\n", "n.csv"); }),
+            "n.csv:2: memory_mib: 1073741825 is outside 0..1073741824");
   EXPECT_EQ(message([&] { ParseOpenbNodes(header + ",1,2,1,T4\n", "n.csv"); }),
             "n.csv:2: sn: empty: every node needs a name");
   EXPECT_EQ(message([&] { ParseOpenbNodes(header + "n1,6\x1b[31m4,2,1,T4\n", "n.csv"); }),

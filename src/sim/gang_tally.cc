@@ -1,6 +1,7 @@
 #include "gpusched/sim/gang_tally.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "gpusched/cluster/pod_groups.h"
@@ -55,9 +56,10 @@ GangFigures GangTally::Figures() const {
   for (const auto& [key, job] : jobs_) {
     ++f.jobs;
     const bool whole = job.placed == job.pods;
-    const bool one_domain = whole && job.domains.front() >= 0 &&
-                            std::all_of(job.domains.begin(), job.domains.end(),
-                                        [&](int d) { return d == job.domains.front(); });
+    const std::vector<int>& domains = job.domains;
+    const bool one_domain =
+        whole && domains.front() >= 0 &&
+        std::adjacent_find(domains.begin(), domains.end(), std::not_equal_to<>()) == domains.end();
     if (job.fits_one_domain) {
       ++f.jobs_fitting_one_domain;
       if (one_domain) ++f.fitting_jobs_in_one_domain;

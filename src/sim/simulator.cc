@@ -364,7 +364,6 @@ class SimulationRun {
 
   const SimPolicy& policy_;
   const SimOptions& options_;
-  const std::vector<TracePod>& trace_;
   SimRandom random_;
   // The run's nodes, their shares and free GPUs (RunNodes), and their device model.
   std::shared_ptr<RunNodes> cluster_;
@@ -420,7 +419,6 @@ SimulationRun::SimulationRun(const std::vector<TraceNode>& trace_nodes,
                              const SimOptions& options)
     : policy_(policy),
       options_(options),
-      trace_(trace),
       random_(options.seed),
       cluster_(std::make_shared<RunNodes>(trace_nodes)),
       sampler_(PercentageOfNodesToScore(options)) {

@@ -3,7 +3,8 @@
 //
 // Columns are found by header name, so the five-column multigpu files and the full eleven-column
 // files both read; columns the simulator does not use are ignored. Node names are required and
-// unique. A malformed file raises TraceError with "FILE:LINE: column: problem" (the file's bytes
+// unique; values are bounded (CPU 2^40 milli, memory 2^30 MiB, 64 GPUs), so the simulator's sums
+// in milli-units cannot overflow. A malformed file raises TraceError with "FILE:LINE: column: problem" (the file's bytes
 // quoted, so the message stays one printable line), an unreadable one FileError (both
 // InputErrors).
 // Pure functions; thread-safe.
