@@ -144,9 +144,11 @@ TEST(FlagValues, listen_addresses_seeds_and_name_lists) {
   EXPECT_EQ(ParseSeedList("42-44"), (std::vector<uint64_t>{42, 43, 44}));
   EXPECT_EQ(ParseSeedList("1,5,7-8"), (std::vector<uint64_t>{1, 5, 7, 8}));
   EXPECT_EQ(ParseSeedList("0-10000")->size(), 10001u);
-  for (const char* bad : {"", "42-51,", ",1", "5-3", "1-2x", "0-10001", "a", "1--2", "-1"}) {
-    EXPECT_FALSE(ParseSeedList(bad)) << bad;
+  for (const char* bad : {"", "42-51,", ",1", "5-3", "1-2x", "0-10001", "a", "1--2", "-1",
+                          "1-5000,1-5000,7-8", "0-10000,3"}) {
+    EXPECT_FALSE(ParseSeedList(bad)) << bad;  // the last two: more than kMaxSeeds in all
   }
+  EXPECT_EQ(ParseSeedList("1-5000,1-5000,7")->size(), 10001u);
   EXPECT_EQ(ParseNameList("fgd,my.yaml"), (std::vector<std::string>{"fgd", "my.yaml"}));
   for (const char* bad : {"", "fgd,", ",fgd", "a,,b"}) EXPECT_FALSE(ParseNameList(bad)) << bad;
 }

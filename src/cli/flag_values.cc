@@ -62,7 +62,8 @@ std::optional<std::vector<uint64_t>> ParseSeedList(std::string_view text) {
     auto last = dash == std::string_view::npos
                     ? first
                     : ParseWholeNumber(item.substr(dash + 1), 0, INT64_MAX);
-    if (!first || !last || *last < *first || *last - *first >= kMaxSeedsPerRange) {
+    if (!first || !last || *last < *first ||
+        *last - *first >= kMaxSeeds - static_cast<int64_t>(seeds.size())) {
       return std::nullopt;
     }
     for (int64_t v = *first; v <= *last; ++v) seeds.push_back(static_cast<uint64_t>(v));

@@ -27,9 +27,10 @@ struct HostPort {
 // IPv6 host may be written [::1]:8888.
 std::optional<HostPort> ParseHostPort(std::string_view text);
 
-// Seeds written as ranges and single values joined by commas: "42-51", "1,5,7-9". A range may
-// hold at most kMaxSeedsPerRange seeds, so a typo cannot ask for billions of runs.
-inline constexpr int64_t kMaxSeedsPerRange = 10001;
+// Seeds written as ranges and single values joined by commas: "42-51", "1,5,7-9". The list may
+// hold at most kMaxSeeds seeds, however its ranges add up, so a typo cannot ask for billions of
+// runs.
+inline constexpr int64_t kMaxSeeds = 10001;
 std::optional<std::vector<uint64_t>> ParseSeedList(std::string_view text);
 
 // Non-empty names joined by commas: "fgd,gpusched,my.yaml"; an empty name is refused.
