@@ -490,6 +490,13 @@ TEST(Scenario, errors_name_the_file_line_and_key) {
             "bad.yaml:4:3: nodes[0].product: is required with gpus");
   EXPECT_EQ(message(head + "nodes:\n- {name: a, cpu: lots}\npods: []\n"),
             "bad.yaml:4:18: nodes[0].cpu: must be a quantity such as 96, 500m or 1Ti");
+  // The bounds the openb lists have too: a node's usage plus a request stays within int64.
+  EXPECT_EQ(message(head + "nodes:\n- {name: a, cpu: 9e15}\npods: []\n"),
+            "bad.yaml:4:18: nodes[0].cpu: must be at most 1099511627776m");
+  EXPECT_EQ(message(head + "nodes:\n- {name: a}\npods:\n- {name: p, memory: 2Pi}\n"),
+            "bad.yaml:6:21: pods[0].memory: must be at most 1Pi");
+  EXPECT_EQ(message(head + "nodes:\n- {name: a, cpu: 1099511627, memory: 1Pi}\npods: []\n"),
+            "no error");
   EXPECT_EQ(message(head + "nodes:\n- {name: a}\npods:\n- {name: p, gpus: 2, gpuMilli: 500}\n"),
             "bad.yaml:6:32: pods[0].gpuMilli: a share needs gpus: 1");
   EXPECT_EQ(message(head + "nodes:\n- {name: a, colour: red}\npods: []\n"),

@@ -105,19 +105,14 @@ std::string ReadWhole(const std::string& path) {
   return ReadFileText(path, kMaxTraceCsvBytes, "trace CSV");
 }
 
-constexpr int64_t kLimit = int64_t{1} << 40;
-// Memory in MiB, at most 1 PiB: the simulator keeps it in milli-bytes (x 2^20 x 1000), where a
-// larger value would overflow int64 (found by the openb fuzz target).
-constexpr int64_t kMaxMemoryMib = int64_t{1} << 30;
-
 // A node or a pod of the current row with the columns both lists have: its name (in
 // `name_column`), CPU and memory.
 template <class Record>
 Record ReadCommon(CsvRows& rows, const std::string& name_column) {
   Record record;
   record.name = rows.Text(name_column);
-  record.cpu_milli = rows.Int("cpu_milli", 0, kLimit);
-  record.memory_mib = rows.Int("memory_mib", 0, kMaxMemoryMib);
+  record.cpu_milli = rows.Int("cpu_milli", 0, kMaxTraceCpuMilli);
+  record.memory_mib = rows.Int("memory_mib", 0, kMaxTraceMemoryMib);
   return record;
 }
 

@@ -53,11 +53,13 @@ class ScenarioReader {
     return *milli / 1000;
   }
 
-  // A Kubernetes quantity in milli-units ("96", "500m", "1Ti"); absent: 0.
-  int64_t QuantityMilli(const YAML::Node& node, const std::string& key) {
+  // A Kubernetes quantity in milli-units ("96", "500m", "1Ti") of at most `max_milli`; absent: 0.
+  int64_t QuantityMilli(const YAML::Node& node, const std::string& key, int64_t max_milli,
+                        std::string_view most) {
     if (!node) return 0;
     auto milli = node.IsScalar() ? ParseQuantityMilli(node.Scalar()) : std::nullopt;
     if (!milli || *milli < 0) Fail(node, key, "must be a quantity such as 96, 500m or 1Ti");
+    if (*milli > max_milli) Fail(node, key, "must be at most " + std::string(most));
     return *milli;
   }
 
@@ -87,8 +89,10 @@ struct Sizes {
 // CPU, memory and whole GPUs, which node templates and pod mixes spell alike.
 Sizes ReadSizes(ScenarioReader& r, const YAML::Node& t, const std::string& key) {
   Sizes s;
-  s.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu");
-  s.memory_mib = r.QuantityMilli(t["memory"], key + ".memory") / 1000 / kBytesPerMib;
+  s.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu", kMaxTraceCpuMilli, "1099511627776m");
+  s.memory_mib = r.QuantityMilli(t["memory"], key + ".memory",
+                                 kMaxTraceMemoryMib * kBytesPerMib * 1000, "1Pi") /
+                 1000 / kBytesPerMib;
   s.gpus = t["gpus"] ? static_cast<int32_t>(r.Int(t["gpus"], key + ".gpus", 0, 64)) : 0;
   return s;
 }

@@ -468,18 +468,48 @@ void CheckPolicyReader(std::string_view input) {
   }
 }
 
-void CheckScenarioReader(std::string_view input) {
-  try {
-    Scenario scenario = ParseScenario(input, "fuzz.yaml");
-    Require(!scenario.nodes.empty(), "scenario: at least one node");
-  } catch (const TraceError&) {
-  }
-}
-
 // Nodes and pods a simulation of a fuzz input may hold: enough to place, share and fail pods,
 // few enough that a run takes milliseconds.
 constexpr size_t kFuzzSimNodes = 8;
 constexpr double kFuzzSimPods = 400;
+
+// What the simulate command would run on `nodes` and `pods` (it refuses a cluster without a GPU and
+// a workload tuned past its bound), when small enough for a fuzzer: the gpusched policy alone, and
+// as the README registers it beside kube-scheduler's LeastAllocated and MostAllocated (blend mode,
+// kube-scheduler's integer score arithmetic); every pod placed or failed, the allocated share a
+// share. `what` names the check in its messages.
+void SimulateIfSmall(const std::vector<TraceNode>& nodes, const std::vector<TracePod>& pods,
+                     const std::string& what) {
+  int64_t capacity = 0;
+  for (const TraceNode& n : nodes) capacity += n.gpu_capacity_milli();
+  if (nodes.size() > kFuzzSimNodes || capacity <= 0 || pods.empty() ||
+      ExpectedPreparedPods(pods, capacity) > kFuzzSimPods) {
+    return;
+  }
+  const SimPolicy gpusched = *BuiltinSimPolicy("gpusched");
+  for (auto blend : {std::optional<InTreeScore>(), std::optional(InTreeScore::kLeastAllocated),
+                     std::optional(InTreeScore::kMostAllocated)}) {
+    SimOptions options;
+    options.seed = 1;
+    options.blend.enabled = blend.has_value();
+    options.blend.in_tree = blend.value_or(InTreeScore::kLeastAllocated);
+    options.blend.extender_weight = 5;
+    SimRun run = Simulate(nodes, pods, gpusched, options);
+    Require(run.pods_placed + run.pods_failed == run.pods,
+            (what + ": every pod placed or failed").c_str());
+    Require(run.allocated_at_end_pct >= 0 && run.allocated_at_end_pct <= 100.0 + 1e-9,
+            (what + ": the allocated share is a share").c_str());
+  }
+}
+
+void CheckScenarioReader(std::string_view input) {
+  try {
+    Scenario scenario = ParseScenario(input, "fuzz.yaml");
+    Require(!scenario.nodes.empty(), "scenario: at least one node");
+    SimulateIfSmall(scenario.nodes, scenario.pods, "scenario");
+  } catch (const TraceError&) {
+  }
+}
 
 bool OnePrintableLine(std::string_view message) {
   return std::all_of(message.begin(), message.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
@@ -507,14 +537,12 @@ void CheckOpenbTrace(std::string_view input) {
   auto nodes =
       ReadOpenb([](std::string_view t) { return ParseOpenbNodes(t, "fuzz.csv"); }, node_text);
   auto pods = ReadOpenb([](std::string_view t) { return ParseOpenbPods(t, "fuzz.csv"); }, pod_text);
-  int64_t capacity = 0;
   if (nodes) {
     std::set<std::string> names;
     for (const TraceNode& n : *nodes) {
       Require(!n.name.empty() && names.insert(n.name).second, "openb: node names present, unique");
       Require(n.gpus >= 0 && n.gpus <= 64 && (n.gpus == 0 || !n.model.empty()),
               "openb: 0..64 GPUs, a model for every node with GPUs");
-      capacity += n.gpu_capacity_milli();
     }
   }
   if (pods) {
@@ -524,18 +552,7 @@ void CheckOpenbTrace(std::string_view input) {
               "openb: a share only of one GPU, 1000 per GPU beyond it");
     }
   }
-  // What the simulate command would run (it refuses a cluster without a GPU and a workload tuned
-  // past its bound), cut to a size a fuzzer can afford.
-  if (!nodes || !pods || split == std::string_view::npos || nodes->size() > kFuzzSimNodes ||
-      capacity <= 0 || pods->empty() || ExpectedPreparedPods(*pods, capacity) > kFuzzSimPods) {
-    return;
-  }
-  SimOptions options;
-  options.seed = 1;
-  SimRun run = Simulate(*nodes, *pods, *BuiltinSimPolicy("gpusched"), options);
-  Require(run.pods_placed + run.pods_failed == run.pods, "openb: every pod placed or failed");
-  Require(run.allocated_at_end_pct >= 0 && run.allocated_at_end_pct <= 100.0 + 1e-9,
-          "openb: the allocated share is a share");
+  if (nodes && pods && split != std::string_view::npos) SimulateIfSmall(*nodes, *pods, "openb");
 }
 
 void CheckMigLayoutsReader(std::string_view input) {

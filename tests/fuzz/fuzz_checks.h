@@ -43,13 +43,15 @@ void CheckYamlToJson(std::string_view input);
 // ParsePolicy: every error one line naming the file; FormatPolicy's text of an accepted policy must
 // parse back to the same policy, which must compile or be rejected with InputError.
 void CheckPolicyReader(std::string_view input);
-// ParseScenario.
+// ParseScenario: at least one node; a cluster with a GPU and a small enough workload (as the
+// simulate command bounds a run) simulated with the gpusched policy alone and as the README
+// registers it beside kube-scheduler's LeastAllocated and MostAllocated: every pod placed or
+// failed, the allocated share a share.
 void CheckScenarioReader(std::string_view input);
 // ParseOpenbNodes on the input up to a line "--" and ParseOpenbPods on the rest (each on the whole
 // input when there is none): every error one printable line naming the file; node names present
-// and unique, a model for every node with GPUs; a share only of one GPU. Both lists read, a
-// cluster with a GPU and a small enough workload (as the simulate command bounds a run): one
-// simulation with the gpusched policy, every pod placed or failed, the allocated share a share.
+// and unique, a model for every node with GPUs; a share only of one GPU. Both lists read, they
+// are simulated as CheckScenarioReader simulates a scenario.
 void CheckOpenbTrace(std::string_view input);
 // ParseMigLayouts: every error one line naming the file, every layout name a label value, and each
 // layout's offer on every known GPU model within what its GPUs hold.

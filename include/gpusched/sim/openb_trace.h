@@ -3,11 +3,10 @@
 //
 // Columns are found by header name, so the five-column multigpu files and the full eleven-column
 // files both read; columns the simulator does not use are ignored. Node names are required and
-// unique; values are bounded (CPU 2^40 milli, memory 2^30 MiB, 64 GPUs), so the simulator's sums
-// in milli-units cannot overflow. A malformed file raises TraceError with "FILE:LINE: column: problem" (the file's bytes
-// quoted, so the message stays one printable line), an unreadable one FileError (both
-// InputErrors).
-// Pure functions; thread-safe.
+// unique; values are bounded (kMaxTraceCpuMilli, kMaxTraceMemoryMib, 64 GPUs). A malformed file
+// raises TraceError with "FILE:LINE: column: problem" (the file's bytes quoted, so the message
+// stays one printable line), an unreadable one FileError (both InputErrors). Pure functions;
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +27,12 @@ class TraceError : public InputError {
 
 // Bytes in a MiB: trace memory is in MiB, Kubernetes quantities in bytes.
 inline constexpr int64_t kBytesPerMib = int64_t{1} << 20;
+
+// The most CPU and memory a trace node or pod may state (about a billion cores, 1 PiB), for the
+// openb lists and scenarios alike: the simulator keeps them in milli-units (memory in milli-bytes)
+// and adds a node's usage to a request, which must stay within int64.
+inline constexpr int64_t kMaxTraceCpuMilli = int64_t{1} << 40;
+inline constexpr int64_t kMaxTraceMemoryMib = int64_t{1} << 30;
 
 // Other extended resources, in units (scenarios only: MIG slices, for one).
 using ExtraResources = std::vector<std::pair<std::string, int64_t>>;
