@@ -259,8 +259,7 @@ Scenario LoadClusterAndWorkload(const SimulateCommandOptions& options) {
   Scenario loaded =
       scenario ? LoadScenario(options.scenario_path)
                : Scenario{LoadOpenbNodes(options.nodes_path), LoadOpenbPods(options.pods_path)};
-  int64_t capacity = 0;
-  for (const TraceNode& node : loaded.nodes) capacity += node.gpu_capacity_milli();
+  const int64_t capacity = GpuCapacityMilli(loaded.nodes);
   const std::string& source = scenario ? options.scenario_path : options.nodes_path;
   if (capacity <= 0) {
     throw TraceError(source, 0, 0, "", "no node offers a GPU, so there is nothing to pack");

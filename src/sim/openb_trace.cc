@@ -17,6 +17,12 @@ int64_t TraceNode::gpu_capacity_milli() const {
   return milli;
 }
 
+int64_t GpuCapacityMilli(const std::vector<TraceNode>& nodes) {
+  int64_t milli = 0;
+  for (const TraceNode& node : nodes) milli += node.gpu_capacity_milli();
+  return milli;
+}
+
 int64_t TracePod::gpu_request_milli() const {
   int64_t milli = num_gpu * gpu_milli;
   for (const auto& [resource, units] : resources) milli += GpuEquivalentMilli(resource, units);

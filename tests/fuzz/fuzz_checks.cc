@@ -480,8 +480,7 @@ constexpr double kFuzzSimPods = 400;
 // share. `what` names the check in its messages.
 void SimulateIfSmall(const std::vector<TraceNode>& nodes, const std::vector<TracePod>& pods,
                      const std::string& what) {
-  int64_t capacity = 0;
-  for (const TraceNode& n : nodes) capacity += n.gpu_capacity_milli();
+  const int64_t capacity = GpuCapacityMilli(nodes);
   if (nodes.size() > kFuzzSimNodes || capacity <= 0 || pods.empty() ||
       ExpectedPreparedPods(pods, capacity) > kFuzzSimPods) {
     return;

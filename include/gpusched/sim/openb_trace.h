@@ -50,6 +50,9 @@ struct TraceNode {
   int64_t gpu_capacity_milli() const;
 };
 
+// The GPU capacity of a cluster of `nodes`, in milli-GPU: what the workload is tuned against.
+int64_t GpuCapacityMilli(const std::vector<TraceNode>& nodes);
+
 struct TracePod {
   std::string name;
   int64_t cpu_milli = 0;
