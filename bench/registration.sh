@@ -12,6 +12,9 @@
 #   GPUSCHED_REG_SETUPS ["alone two-entry readme best-only"]; gpusched runs with the policy named
 #   for each (shipped: manifests/policy/policy.yaml, filterBestOnly: true; default: policies/default.yaml)
 #       alone     kube-scheduler's defaults, no extender
+#       most-allocated  no extender, kube-scheduler's NodeResourcesFit MostAllocated (nvidia.com/gpu
+#                 5, cpu 1, memory 1; tests/e2e/stack.sh e2e_most_allocated_config): kube-scheduler
+#                 packing on its own, so packing's cost to its filter shows apart from the calls'
 #       readme    the README's registration, exactly (tests/e2e/stack.sh e2e_readme_config), shipped
 #                 policy: a GPU pod one call (filter; with one node left kube-scheduler skips
 #                 prioritize), a pod without GPUs one (prioritize)
@@ -24,10 +27,14 @@
 #       second    the default scheduler (no extender) for pods without GPUs beside a second
 #                 kube-scheduler (manifests/second-scheduler's configuration and policy) for the GPU
 #                 pods
+#       readme-sampled, alone-sampled  readme and alone with `percentageOfNodesToScore` set to
+#                 GPUSCHED_REG_SAMPLE_PERCENT: kube-scheduler filters, scores and sends to gpusched
+#                 fewer nodes per pod (never fewer than 100), its own work per pod cut
 #       baseline  the readme setup served by the gpusched binary GPUSCHED_REG_BASELINE names (an
 #                 older build), so old and new are measured in one sitting
 #   GPUSCHED_REG_BASELINE        the gpusched binary of the baseline setup
 #   GPUSCHED_REG_RUNS [1]        rounds; each round runs every setup once, in order
+#   GPUSCHED_REG_SAMPLE_PERCENT [20]  percentageOfNodesToScore of the -sampled setups
 #   GPUSCHED_REG_QPS [1000]      clientConnection qps (burst twice that), so the API client is not
 #                                the limit
 # And the control plane's, as for the e2e tests: GPUSCHED_K8S_STACK, K8S_STACK_BIN_DIR.
@@ -49,6 +56,10 @@ if [[ " $setups " == *" baseline "* && ! -x $baseline ]]; then
   echo "FAIL: the baseline setup needs GPUSCHED_REG_BASELINE, a gpusched binary"; exit 1
 fi
 qps=${GPUSCHED_REG_QPS:-1000}
+sample_percent=${GPUSCHED_REG_SAMPLE_PERCENT:-20}
+if [[ ! $sample_percent =~ ^[0-9]+$ ]] || ((sample_percent > 100)); then
+  echo "FAIL: GPUSCHED_REG_SAMPLE_PERCENT must be a whole number from 0 to 100, not '$sample_percent'"; exit 1
+fi
 e2e_cleanup_hook() {
   e2e_gpusched_stop
   [[ -n ${second_pid:-} ]] && kill "$second_pid" 2> /dev/null && wait "$second_pid" 2> /dev/null
@@ -80,6 +91,10 @@ e2e_sched_client="  qps: $qps
   burst: $((qps * 2))"
 e2e_readme_config "$work/readme.yaml" "$port"
 e2e_default_config "$work/alone.yaml"
+e2e_most_allocated_config "$work/most-allocated.yaml"
+for sampled in alone readme; do
+  { cat "$work/$sampled.yaml"; echo "percentageOfNodesToScore: $sample_percent"; } > "$work/$sampled-sampled.yaml"
+done
 e2e_manifest_config "$work/gpu-only.yaml" extender-default-profile.yaml "$port"
 e2e_manifest_config "$work/best-only.yaml" extender-best-only.yaml "$port"
 default_policy=$repo/policies/default.yaml
@@ -143,7 +158,7 @@ one_run() {  # SETUP ROUND
   "$replay" create-nodes --kubeconfig "$KUBECONFIG" --nodes "$node_csv" > /dev/null
   [[ $setup == second ]] && { config=alone; extra=(--gpu-scheduler gpusched); }
   [[ $setup == two-entry || $setup == baseline ]] && config=readme
-  if [[ $setup != alone ]]; then
+  if [[ $setup != alone* && $setup != most-allocated ]]; then
     local policy=$shipped_policy binary=$gpusched
     [[ $setup == two-entry || $setup == gpu-only ]] && policy=$default_policy
     [[ $setup == baseline ]] && binary=$baseline
