@@ -89,7 +89,11 @@ struct Sizes {
 // CPU, memory and whole GPUs, which node templates and pod mixes spell alike.
 Sizes ReadSizes(ScenarioReader& r, const YAML::Node& t, const std::string& key) {
   Sizes s;
-  s.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu", kMaxTraceCpuMilli, "1099511627776m");
+  // The bounds as a scenario writes them: the CPU's from its constant, the memory's 1Pi held to
+  // kMaxTraceMemoryMib by the assertion.
+  static_assert(kMaxTraceMemoryMib * kBytesPerMib == int64_t{1} << 50);
+  s.cpu_milli = r.QuantityMilli(t["cpu"], key + ".cpu", kMaxTraceCpuMilli,
+                                std::to_string(kMaxTraceCpuMilli) + "m");
   s.memory_mib = r.QuantityMilli(t["memory"], key + ".memory",
                                  kMaxTraceMemoryMib * kBytesPerMib * 1000, "1Pi") /
                  1000 / kBytesPerMib;
